@@ -1,0 +1,27 @@
+//! The pure model of a NUMA machine shared by the simulator and (later) the Linux runtime.
+//!
+//! Everything here is deterministic and side-effect free: no I/O, no clock, no syscalls. The
+//! simulator drives these types with simulated time; the runtime will drive the same policy code
+//! with real time and real pages.
+//!
+//! * [`units`]: newtypes for node, CPU and page numbers and for time.
+//! * [`topology`]: a machine description (parsed from TOML text) and its derived tables.
+//! * [`spec`]: the `NAME:key=value,...` syntax and declared, typed parameters.
+//! * [`placement`]: the `Placement` plug-in point and its registry.
+//! * [`pagetable`]: page → home node, with capacity accounting and nearest-node fallback.
+//! * [`rng`]: a small, version-stable random number generator.
+
+pub mod error;
+pub mod pagetable;
+pub mod placement;
+pub mod rng;
+pub mod spec;
+pub mod topology;
+pub mod units;
+
+pub use error::ModelError;
+pub use pagetable::PageTable;
+pub use placement::{Placement, PlaceRequest, Region};
+pub use spec::{ParamDecl, ParamKind, Resolved, Spec};
+pub use topology::Machine;
+pub use units::{CpuId, NodeId, PageNo, Ps};

@@ -1,0 +1,119 @@
+//! Page → home node, with per-node capacity accounting.
+//!
+//! One byte per page keeps per-page state small: 16 M pages (64 GiB of 4 KiB pages) cost 16 MiB.
+//! A page never touched holds [`UNTOUCHED`]. When the node a placement chose is full, the page
+//! goes to the nearest node with free memory (by latency from the chosen node), as IRIX did.
+
+use crate::topology::Machine;
+use crate::units::{NodeId, PageNo};
+
+/// The home-node byte of a page that has not been touched yet.
+pub const UNTOUCHED: u8 = 0xFF;
+
+/// Home nodes of all pages of one address space.
+#[derive(Clone, Debug)]
+pub struct PageTable {
+    home: Vec<u8>,
+    used: Vec<u64>,
+    capacity: Vec<u64>,
+    fallbacks: u64,
+}
+
+impl PageTable {
+    /// A table of `pages` untouched pages on `machine`.
+    pub fn new(pages: usize, machine: &Machine) -> Self {
+        PageTable {
+            home: vec![UNTOUCHED; pages],
+            used: vec![0; machine.nodes()],
+            capacity: machine.capacity_pages.clone(),
+            fallbacks: 0,
+        }
+    }
+
+    /// The raw home bytes, indexed by page number ([`UNTOUCHED`] where not yet placed). The
+    /// engine's inner loop reads this slice directly.
+    #[inline]
+    pub fn homes(&self) -> &[u8] {
+        &self.home
+    }
+
+    /// The home of `page`, if it has been placed.
+    pub fn home(&self, page: PageNo) -> Option<NodeId> {
+        match self.home[page.0 as usize] {
+            UNTOUCHED => None,
+            h => Some(NodeId(h)),
+        }
+    }
+
+    /// Places an untouched page on `preferred`, or on the nearest node with free memory when
+    /// `preferred` is full or has no memory. Returns the node used.
+    ///
+    /// The caller guarantees (by checking the footprint against the machine's capacity up
+    /// front) that some node has room.
+    pub fn place(&mut self, page: PageNo, preferred: NodeId, machine: &Machine) -> NodeId {
+        debug_assert_eq!(self.home[page.0 as usize], UNTOUCHED);
+        let node = if self.used[preferred.index()] < self.capacity[preferred.index()] {
+            preferred
+        } else {
+            self.fallbacks += 1;
+            *machine.nearest[preferred.index()]
+                .iter()
+                .find(|n| self.used[n.index()] < self.capacity[n.index()])
+                .expect("footprint was checked against capacity")
+        };
+        self.used[node.index()] += 1;
+        self.home[page.0 as usize] = node.0;
+        node
+    }
+
+    /// Pages placed on each node.
+    pub fn pages_per_node(&self) -> &[u64] {
+        &self.used
+    }
+
+    /// Pages that could not go where the placement wanted because that node was full.
+    pub fn fallbacks(&self) -> u64 {
+        self.fallbacks
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_node_falls_back_to_nearest_with_room() {
+        // Three nodes in a line: 0 - 1 - 2; node 0 holds one page.
+        let text = r#"
+name = "line"
+page_size = 1048576
+line_size = 64
+mlp = 1.0
+latency_ns = [[100.0, 200.0, 300.0], [200.0, 100.0, 200.0], [300.0, 200.0, 100.0]]
+[[nodes]]
+cpus = 1
+memory_mib = 1
+bandwidth_gbps = 1.0
+[[nodes]]
+cpus = 1
+memory_mib = 1
+bandwidth_gbps = 1.0
+[[nodes]]
+cpus = 1
+memory_mib = 2
+bandwidth_gbps = 1.0
+[migration]
+fixed_ns = 0.0
+copy_gbps = 1.0
+tlb_shootdown_ns_per_cpu = 0.0
+"#;
+        let m = Machine::from_toml_str(text, "line").unwrap();
+        let mut pt = PageTable::new(4, &m);
+        assert_eq!(pt.place(PageNo(0), NodeId(0), &m), NodeId(0));
+        assert_eq!(pt.place(PageNo(1), NodeId(0), &m), NodeId(1));
+        assert_eq!(pt.place(PageNo(2), NodeId(0), &m), NodeId(2));
+        assert_eq!(pt.home(PageNo(3)), None);
+        assert_eq!(pt.pages_per_node(), &[1, 1, 1]);
+        assert_eq!(pt.fallbacks(), 2);
+    }
+}

@@ -1,0 +1,375 @@
+//! A machine: nodes with CPUs and memory, an unloaded latency matrix, memory service rates, page
+//! and line sizes, and migration cost parameters.
+//!
+//! Machines are written as TOML (see `docs/machines.md` and the presets in `machines/`). Parsing
+//! is two-phase: the text maps 1:1 onto [`RawMachine`] (serde, unknown keys refused), then
+//! [`Machine::from_raw`] validates it in one place and derives the tables the engine uses.
+//! Every error names the file, the key and the offending value.
+
+use crate::error::ModelError;
+use crate::units::{ns_to_ps, CpuId, NodeId, Ps, MAX_NODES};
+use serde::{Deserialize, Serialize};
+
+/// The TOML form of a machine, exactly as written.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawMachine {
+    /// Short name used on the command line, e.g. `origin2000`.
+    pub name: String,
+    /// One line saying what machine this models.
+    #[serde(default)]
+    pub description: String,
+    /// Page size in bytes (a power of two).
+    pub page_size: u64,
+    /// Cache-line size in bytes: one transaction moves one line.
+    pub line_size: u64,
+    /// Memory-level parallelism: how many independent misses one CPU overlaps at most.
+    pub mlp: f64,
+    /// `latency_ns[i][j]`: unloaded latency of a miss from a CPU on node i to memory on node j.
+    pub latency_ns: Vec<Vec<f64>>,
+    /// The nodes, in node-number order.
+    pub nodes: Vec<RawNode>,
+    /// What moving a page costs.
+    pub migration: RawMigration,
+}
+
+/// One node of a [`RawMachine`].
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawNode {
+    /// Number of CPUs on the node (0 for a CPU-less memory node).
+    pub cpus: u32,
+    /// Memory capacity in MiB (0 for a memory-less node).
+    pub memory_mib: u64,
+    /// Sustainable bandwidth of the node's memory controller in GB/s (10^9 bytes per second).
+    /// The service rate in lines per second is `bandwidth / line_size`.
+    pub bandwidth_gbps: f64,
+}
+
+/// Migration cost parameters of a [`RawMachine`].
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawMigration {
+    /// Fixed cost of migrating one page (fault or interrupt handling, page-table update), ns.
+    pub fixed_ns: f64,
+    /// Bandwidth of the page copy, GB/s.
+    pub copy_gbps: f64,
+    /// TLB shootdown cost per CPU that may cache the mapping, ns.
+    pub tlb_shootdown_ns_per_cpu: f64,
+}
+
+/// A validated machine with derived tables.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Machine {
+    /// The description as written (serialised into every result's configuration).
+    pub raw: RawMachine,
+    /// Node of every CPU, CPUs numbered node by node.
+    pub cpu_node: Vec<NodeId>,
+    /// Pages each node can hold.
+    pub capacity_pages: Vec<u64>,
+    /// For each node, every node with memory ordered by latency from it (ties by node number),
+    /// itself first when it has memory: the fallback order of a full node.
+    pub nearest: Vec<Vec<NodeId>>,
+    /// Unloaded latency in ps, row-major `[from * n + to]`.
+    pub latency_ps: Vec<Ps>,
+    /// Memory-controller service time of one line in ps (0 for a memory-less node).
+    pub service_ps: Vec<f64>,
+}
+
+fn err(origin: &str, message: impl Into<String>) -> ModelError {
+    ModelError::Machine { origin: origin.to_string(), message: message.into() }
+}
+
+/// Converts a TOML deserialisation error into one line naming the source line and its text.
+fn toml_error(origin: &str, text: &str, e: &toml::de::Error) -> ModelError {
+    let msg = e.message().trim().replace('\n', " ");
+    match e.span() {
+        Some(span) => {
+            let line_no = text[..span.start.min(text.len())].matches('\n').count() + 1;
+            let line = text.lines().nth(line_no - 1).unwrap_or("").trim();
+            err(&format!("{origin}:{line_no}"), format!("`{line}`: {msg}"))
+        }
+        None => err(origin, msg),
+    }
+}
+
+impl Machine {
+    /// Parses and validates machine TOML text; `origin` (a file path or preset name) prefixes
+    /// every error message.
+    ///
+    /// # Errors
+    /// Malformed TOML, unknown keys, wrong types, or any failed validation rule.
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Machine, ModelError> {
+        let raw: RawMachine = toml::from_str(text).map_err(|e| toml_error(origin, text, &e))?;
+        Machine::from_raw(raw, origin)
+    }
+
+    /// Validates a raw machine and derives its tables.
+    ///
+    /// # Errors
+    /// Each rule names the key and value: sizes not powers of two, no CPUs at all, no memory at
+    /// all, a latency matrix that is not square, not positive, or not symmetric, non-positive
+    /// bandwidths.
+    pub fn from_raw(raw: RawMachine, origin: &str) -> Result<Machine, ModelError> {
+        let n = raw.nodes.len();
+        if raw.name.trim().is_empty() {
+            return Err(err(origin, "name = \"\": a machine needs a name"));
+        }
+        if n == 0 {
+            return Err(err(origin, "nodes: a machine needs at least one [[nodes]] entry"));
+        }
+        if n > MAX_NODES {
+            return Err(err(origin, format!("nodes: {n} nodes, at most {MAX_NODES} are supported")));
+        }
+        if !raw.page_size.is_power_of_two() || raw.page_size < 512 {
+            return Err(err(origin, format!("page_size = {}: must be a power of two >= 512", raw.page_size)));
+        }
+        if !raw.line_size.is_power_of_two() || raw.line_size < 8 || raw.line_size > raw.page_size {
+            return Err(err(
+                origin,
+                format!("line_size = {}: must be a power of two between 8 and page_size", raw.line_size),
+            ));
+        }
+        if raw.page_size / raw.line_size > u16::MAX as u64 {
+            return Err(err(origin, format!("page_size = {}: more than 65535 lines per page", raw.page_size)));
+        }
+        if !raw.mlp.is_finite() || raw.mlp < 1.0 {
+            return Err(err(origin, format!("mlp = {}: must be a number >= 1", raw.mlp)));
+        }
+        if raw.nodes.iter().all(|nd| nd.cpus == 0) {
+            return Err(err(origin, "nodes: no node has CPUs (cpus = 0 everywhere)"));
+        }
+        if raw.nodes.iter().all(|nd| nd.memory_mib == 0) {
+            return Err(err(origin, "nodes: no node has memory (memory_mib = 0 everywhere)"));
+        }
+        for (i, nd) in raw.nodes.iter().enumerate() {
+            if nd.memory_mib > 0 && !(nd.bandwidth_gbps.is_finite() && nd.bandwidth_gbps > 0.0) {
+                return Err(err(
+                    origin,
+                    format!("nodes[{i}].bandwidth_gbps = {}: must be a positive number", nd.bandwidth_gbps),
+                ));
+            }
+        }
+        if raw.latency_ns.len() != n {
+            return Err(err(
+                origin,
+                format!("latency_ns: {} rows for {n} nodes (must be {n} x {n})", raw.latency_ns.len()),
+            ));
+        }
+        for (i, row) in raw.latency_ns.iter().enumerate() {
+            if row.len() != n {
+                return Err(err(origin, format!("latency_ns[{i}]: {} entries, expected {n}", row.len())));
+            }
+            for (j, &v) in row.iter().enumerate() {
+                if !v.is_finite() || v <= 0.0 {
+                    return Err(err(origin, format!("latency_ns[{i}][{j}] = {v}: must be a positive number")));
+                }
+            }
+        }
+        for i in 0..n {
+            for j in 0..i {
+                let (a, b) = (raw.latency_ns[i][j], raw.latency_ns[j][i]);
+                if (a - b).abs() > 1e-9 * a.abs().max(b.abs()) {
+                    return Err(err(
+                        origin,
+                        format!("latency_ns[{i}][{j}] = {a} but latency_ns[{j}][{i}] = {b}: the matrix must be symmetric"),
+                    ));
+                }
+            }
+        }
+        let m = &raw.migration;
+        for (key, v, positive) in [
+            ("migration.fixed_ns", m.fixed_ns, false),
+            ("migration.copy_gbps", m.copy_gbps, true),
+            ("migration.tlb_shootdown_ns_per_cpu", m.tlb_shootdown_ns_per_cpu, false),
+        ] {
+            if !v.is_finite() || v < 0.0 || (positive && v == 0.0) {
+                let need = if positive { "a positive number" } else { "a number >= 0" };
+                return Err(err(origin, format!("{key} = {v}: must be {need}")));
+            }
+        }
+
+        let mut cpu_node = Vec::new();
+        for (i, nd) in raw.nodes.iter().enumerate() {
+            cpu_node.extend(std::iter::repeat(NodeId(i as u8)).take(nd.cpus as usize));
+        }
+        if cpu_node.len() > u16::MAX as usize {
+            return Err(err(origin, "nodes: more than 65535 CPUs in all"));
+        }
+        let capacity_pages: Vec<u64> =
+            raw.nodes.iter().map(|nd| nd.memory_mib * (1 << 20) / raw.page_size).collect();
+        let nearest = (0..n)
+            .map(|from| {
+                let mut order: Vec<NodeId> =
+                    (0..n).filter(|&j| capacity_pages[j] > 0).map(|j| NodeId(j as u8)).collect();
+                order.sort_by(|a, b| {
+                    let (la, lb) = (raw.latency_ns[from][a.index()], raw.latency_ns[from][b.index()]);
+                    // Itself first, then by latency, then by number.
+                    (a.index() != from, la, a.0).partial_cmp(&(b.index() != from, lb, b.0)).unwrap()
+                });
+                order
+            })
+            .collect();
+        let latency_ps = raw.latency_ns.iter().flatten().map(|&v| ns_to_ps(v)).collect();
+        let service_ps = raw
+            .nodes
+            .iter()
+            .map(|nd| if nd.memory_mib == 0 { 0.0 } else { raw.line_size as f64 / nd.bandwidth_gbps * 1000.0 })
+            .collect();
+        Ok(Machine { raw, cpu_node, capacity_pages, nearest, latency_ps, service_ps })
+    }
+
+    /// The machine's name.
+    pub fn name(&self) -> &str {
+        &self.raw.name
+    }
+
+    /// Number of nodes.
+    pub fn nodes(&self) -> usize {
+        self.raw.nodes.len()
+    }
+
+    /// Number of CPUs.
+    pub fn cpus(&self) -> usize {
+        self.cpu_node.len()
+    }
+
+    /// The node a CPU belongs to.
+    pub fn node_of(&self, cpu: CpuId) -> NodeId {
+        self.cpu_node[cpu.0 as usize]
+    }
+
+    /// Nodes that have memory, in node order.
+    pub fn memory_nodes(&self) -> Vec<NodeId> {
+        (0..self.nodes()).filter(|&i| self.capacity_pages[i] > 0).map(|i| NodeId(i as u8)).collect()
+    }
+
+    /// Unloaded latency from a CPU on `from` to memory on `to`, ps.
+    #[inline]
+    pub fn latency(&self, from: NodeId, to: NodeId) -> Ps {
+        self.latency_ps[from.index() * self.nodes() + to.index()]
+    }
+
+    /// Lines per page.
+    pub fn lines_per_page(&self) -> u64 {
+        self.raw.page_size / self.raw.line_size
+    }
+
+    /// Total pages the machine can hold.
+    pub fn capacity_total(&self) -> u64 {
+        self.capacity_pages.iter().sum()
+    }
+
+    /// Time to migrate one page, charged to whoever performs the migration: the fixed cost, the
+    /// copy at `copy_gbps`, and a TLB shootdown on `sharing_cpus` CPUs.
+    pub fn migration_cost_ps(&self, sharing_cpus: usize) -> Ps {
+        let m = &self.raw.migration;
+        let copy_ns = self.raw.page_size as f64 / m.copy_gbps;
+        ns_to_ps(m.fixed_ns + copy_ns + m.tlb_shootdown_ns_per_cpu * sharing_cpus as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    pub(crate) const TWO_NODES: &str = r#"
+name = "t2"
+page_size = 4096
+line_size = 64
+mlp = 2.0
+latency_ns = [[100.0, 200.0], [200.0, 100.0]]
+[[nodes]]
+cpus = 2
+memory_mib = 1
+bandwidth_gbps = 6.4
+[[nodes]]
+cpus = 0
+memory_mib = 2
+bandwidth_gbps = 12.8
+[migration]
+fixed_ns = 1000.0
+copy_gbps = 4.096
+tlb_shootdown_ns_per_cpu = 500.0
+"#;
+
+    #[test]
+    fn parses_and_derives() {
+        let m = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
+        assert_eq!(m.cpus(), 2);
+        assert_eq!(m.cpu_node, vec![NodeId(0), NodeId(0)]);
+        assert_eq!(m.capacity_pages, vec![256, 512]);
+        assert_eq!(m.nearest[1], vec![NodeId(1), NodeId(0)]);
+        assert_eq!(m.latency(NodeId(0), NodeId(1)), 200_000);
+        // 64 B at 6.4 GB/s = 10 ns.
+        assert!((m.service_ps[0] - 10_000.0).abs() < 1e-6);
+        // 1000 ns + 4096 B / 4.096 GB/s (1000 ns) + 2 × 500 ns.
+        assert_eq!(m.migration_cost_ps(2), 3_000_000);
+    }
+
+    fn refused(text: &str) -> String {
+        Machine::from_toml_str(text, "bad.toml").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn asymmetric_latency_is_refused() {
+        let e = refused(&TWO_NODES.replace("[200.0, 100.0]]", "[250.0, 100.0]]"));
+        assert_eq!(
+            e,
+            "bad.toml: latency_ns[1][0] = 250 but latency_ns[0][1] = 200: the matrix must be symmetric"
+        );
+    }
+
+    #[test]
+    fn negative_latency_is_refused() {
+        let e = refused(&TWO_NODES.replace("[[100.0,", "[[-5.0,"));
+        assert_eq!(e, "bad.toml: latency_ns[0][0] = -5: must be a positive number");
+    }
+
+    #[test]
+    fn no_cpus_is_refused() {
+        let e = refused(&TWO_NODES.replace("cpus = 2", "cpus = 0"));
+        assert!(e.contains("no node has CPUs"), "{e}");
+    }
+
+    #[test]
+    fn unknown_key_names_line_and_key() {
+        let e = refused(&TWO_NODES.replace("mlp = 2.0", "mlp = 2.0\ncolour = \"red\""));
+        assert!(e.starts_with("bad.toml:6: `colour = \"red\"`: unknown field `colour`"), "{e}");
+    }
+
+    #[test]
+    fn wrong_type_names_line_key_and_value() {
+        let e = refused(&TWO_NODES.replace("cpus = 2", "cpus = \"two\""));
+        assert!(e.starts_with("bad.toml:8: `cpus = \"two\"`: invalid type: string \"two\""), "{e}");
+        assert!(!e.contains('\n'));
+    }
+
+    #[test]
+    fn malformed_toml_is_one_line() {
+        let e = refused("name = \"x\"\npage_size = [");
+        assert!(e.starts_with("bad.toml:"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn non_square_matrix_is_refused() {
+        let e = refused(&TWO_NODES.replace("[200.0, 100.0]]", "[200.0]]"));
+        assert_eq!(e, "bad.toml: latency_ns[1]: 1 entries, expected 2");
+    }
+
+    proptest! {
+        // Fuzzing the parser: arbitrary edits of a valid file never panic, and an error is one line.
+        #[test]
+        fn parser_never_panics(pos in 0usize..400, junk in ".{0,8}") {
+            let mut text = TWO_NODES.to_string();
+            let mut p = pos.min(text.len());
+            while !text.is_char_boundary(p) { p -= 1; }
+            text.insert_str(p, &junk);
+            if let Err(e) = Machine::from_toml_str(&text, "f.toml") {
+                prop_assert!(!e.to_string().contains('\n'));
+            }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! The `numaplace._native` extension: a thin PyO3 layer over the simulator.
+//!
+//! Functions take plain strings and numbers and return JSON text (parsed on the Python side),
+//! so the Rust result types stay the single definition of every field. Long runs release the
+//! GIL. Every Rust error becomes a Python exception of a class a user can catch; all derive
+//! from `NumaplaceError`.
+
+use numaplace_model::spec::{ParamDecl, ParamKind};
+use numaplace_model::ModelError;
+use numaplace_sim::detect::{detect as detect_host, to_toml, DetectOptions};
+use numaplace_sim::presets::{load_machine as load, PRESETS};
+use numaplace_sim::{bench, workload, Binding, Init, RunConfig, SimError};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use serde_json::{json, Value};
+
+create_exception!(_native, NumaplaceError, PyException, "Base class of every numaplace error.");
+create_exception!(_native, MachineError, NumaplaceError, "A machine file is malformed or invalid.");
+create_exception!(_native, UnknownNameError, NumaplaceError, "A machine, workload, policy or option name is not known.");
+create_exception!(_native, SpecError, NumaplaceError, "A NAME:key=value specification has a bad key or value.");
+create_exception!(_native, ConfigError, NumaplaceError, "A run configuration contradicts the machine.");
+create_exception!(_native, OutOfMemoryError, NumaplaceError, "The workload does not fit in the machine's memory.");
+create_exception!(_native, FileError, NumaplaceError, "A file could not be read or written.");
+
+fn to_py(e: SimError) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        SimError::Io { .. } => FileError::new_err(msg),
+        SimError::Model(m) => match m {
+            ModelError::Machine { .. } => MachineError::new_err(msg),
+            ModelError::UnknownName { .. } => UnknownNameError::new_err(msg),
+            ModelError::Spec(_) => SpecError::new_err(msg),
+            ModelError::Config(_) => ConfigError::new_err(msg),
+            ModelError::OutOfMemory { .. } => OutOfMemoryError::new_err(msg),
+        },
+    }
+}
+
+fn model(e: ModelError) -> PyErr {
+    to_py(SimError::Model(e))
+}
+
+/// Runs one simulation and returns its result as JSON text.
+#[pyfunction]
+#[pyo3(signature = (machine, workload, placement, threads, binding, init, seed, quantum_ns, oversubscribe))]
+#[allow(clippy::too_many_arguments)]
+fn simulate(
+    py: Python<'_>,
+    machine: String,
+    workload: String,
+    placement: String,
+    threads: usize,
+    binding: &str,
+    init: &str,
+    seed: u64,
+    quantum_ns: f64,
+    oversubscribe: bool,
+) -> PyResult<String> {
+    let cfg = RunConfig {
+        machine,
+        workload,
+        placement,
+        threads,
+        binding: Binding::parse(binding).map_err(model)?,
+        init: Init::parse(init).map_err(model)?,
+        seed,
+        quantum_ns,
+        oversubscribe,
+    };
+    let r = py.allow_threads(|| numaplace_sim::simulate(&cfg)).map_err(to_py)?;
+    Ok(r.to_json())
+}
+
+fn params_json(decls: &[ParamDecl]) -> Value {
+    decls
+        .iter()
+        .map(|d| {
+            let ty = match d.kind {
+                ParamKind::UInt => json!({"type": "integer"}),
+                ParamKind::Float { min, max } => json!({"type": "number", "min": min, "max": max}),
+                ParamKind::Choice(w) => json!({"type": "choice", "choices": w}),
+            };
+            json!({"name": d.name, "default": d.default, "doc": d.doc, "kind": ty})
+        })
+        .collect()
+}
+
+/// The shipped machine presets as JSON: name, description, nodes, CPUs, page size.
+#[pyfunction]
+fn machines() -> PyResult<String> {
+    let mut out = Vec::new();
+    for (name, _) in PRESETS {
+        let m = load(name).map_err(to_py)?;
+        out.push(json!({
+            "name": name,
+            "description": m.raw.description,
+            "nodes": m.nodes(),
+            "cpus": m.cpus(),
+            "page_size": m.raw.page_size,
+            "memory_mib": m.raw.nodes.iter().map(|n| n.memory_mib).sum::<u64>(),
+        }));
+    }
+    Ok(Value::Array(out).to_string())
+}
+
+/// The validated machine (preset name or file path) as JSON.
+#[pyfunction]
+fn machine(arg: &str) -> PyResult<String> {
+    let m = load(arg).map_err(to_py)?;
+    Ok(serde_json::to_string(&m.raw).expect("machines serialise"))
+}
+
+/// The TOML text of a preset or of a validated machine file.
+#[pyfunction]
+fn machine_toml(arg: &str) -> PyResult<String> {
+    if let Some((_, text)) = PRESETS.iter().find(|(n, _)| *n == arg) {
+        return Ok(text.to_string());
+    }
+    let m = load(arg).map_err(to_py)?;
+    to_toml(&m).map_err(to_py)
+}
+
+/// Every workload with its doc line and parameters, as JSON.
+#[pyfunction]
+fn workloads() -> String {
+    let v: Vec<Value> = workload::REGISTRY
+        .iter()
+        .map(|w| json!({"name": w.name, "doc": w.doc, "params": params_json(w.params)}))
+        .collect();
+    Value::Array(v).to_string()
+}
+
+/// Every placement policy with its doc line and parameters, as JSON.
+#[pyfunction]
+fn placements() -> String {
+    let v: Vec<Value> = numaplace_model::placement::REGISTRY
+        .iter()
+        .map(|p| json!({"name": p.name, "doc": p.doc, "params": params_json(p.params)}))
+        .collect();
+    Value::Array(v).to_string()
+}
+
+/// Describes this host from a sysfs node directory; returns machine TOML text.
+#[pyfunction]
+#[pyo3(signature = (root, name, local_ns, bandwidth_gbps, mlp, page_size))]
+fn detect(root: &str, name: String, local_ns: f64, bandwidth_gbps: f64, mlp: f64, page_size: u64) -> PyResult<String> {
+    let opts = DetectOptions { name, local_ns, bandwidth_gbps, mlp, page_size, ..DetectOptions::default() };
+    let m = detect_host(std::path::Path::new(root), &opts).map_err(to_py)?;
+    to_toml(&m).map_err(to_py)
+}
+
+/// The speed benchmark, as JSON.
+#[pyfunction]
+fn bench_speed(py: Python<'_>, transactions: u64, pages: u64, repetitions: u32) -> PyResult<String> {
+    let r = py.allow_threads(|| bench::speed(transactions, pages, repetitions)).map_err(to_py)?;
+    Ok(serde_json::to_string(&r).expect("serialise"))
+}
+
+/// The footprint benchmark, as JSON.
+#[pyfunction]
+fn bench_footprint(py: Python<'_>, pages: u64) -> PyResult<String> {
+    let r = py.allow_threads(|| bench::footprint(pages)).map_err(to_py)?;
+    Ok(serde_json::to_string(&r).expect("serialise"))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("DEFAULT_QUANTUM_NS", numaplace_sim::run::DEFAULT_QUANTUM_NS)?;
+    m.add("NumaplaceError", py.get_type_bound::<NumaplaceError>())?;
+    m.add("MachineError", py.get_type_bound::<MachineError>())?;
+    m.add("UnknownNameError", py.get_type_bound::<UnknownNameError>())?;
+    m.add("SpecError", py.get_type_bound::<SpecError>())?;
+    m.add("ConfigError", py.get_type_bound::<ConfigError>())?;
+    m.add("OutOfMemoryError", py.get_type_bound::<OutOfMemoryError>())?;
+    m.add("FileError", py.get_type_bound::<FileError>())?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(machines, m)?)?;
+    m.add_function(wrap_pyfunction!(machine, m)?)?;
+    m.add_function(wrap_pyfunction!(machine_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(workloads, m)?)?;
+    m.add_function(wrap_pyfunction!(placements, m)?)?;
+    m.add_function(wrap_pyfunction!(detect, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_speed, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_footprint, m)?)?;
+    Ok(())
+}

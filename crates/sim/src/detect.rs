@@ -1,0 +1,179 @@
+//! A machine description of this host, from Linux's `/sys/devices/system/node`.
+//!
+//! Read per node: `cpulist` (CPUs), `meminfo` (`MemTotal`), `distance` (the ACPI SLIT row, where
+//! 10 means local). The SLIT is a relative measure, so distances are scaled to nanoseconds by a
+//! documented rule: `latency_ns[i][j] = local_ns · distance[i][j] / 10`. The memory bandwidth
+//! per node and the MLP cannot be read from sysfs and are taken from the options. Node
+//! directories with sparse numbers (node0, node2) are renumbered densely in order.
+//! Asymmetric SLITs (some firmware has them) are symmetrised by taking the mean of the pair.
+
+use crate::error::SimError;
+use numaplace_model::topology::{RawMachine, RawMigration, RawNode};
+use numaplace_model::{Machine, ModelError};
+use std::path::Path;
+
+/// Options of the detection that sysfs cannot supply.
+#[derive(Clone, Debug)]
+pub struct DetectOptions {
+    pub name: String,
+    pub local_ns: f64,
+    pub bandwidth_gbps: f64,
+    pub mlp: f64,
+    pub page_size: u64,
+    pub line_size: u64,
+}
+
+impl Default for DetectOptions {
+    fn default() -> Self {
+        DetectOptions {
+            name: "this-host".into(),
+            local_ns: 90.0,
+            bandwidth_gbps: 20.0,
+            mlp: 10.0,
+            page_size: 4096,
+            line_size: 64,
+        }
+    }
+}
+
+fn read(path: &Path) -> Result<String, SimError> {
+    std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))
+}
+
+fn bad(path: &Path, what: String) -> SimError {
+    SimError::Io { path: path.display().to_string(), message: what }
+}
+
+/// Counts the CPUs in a Linux cpulist such as `0-3,8,10-11`.
+fn count_cpulist(text: &str) -> Option<u32> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Some(0);
+    }
+    let mut n = 0;
+    for part in text.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u32, u32) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+                n += b.checked_sub(a)? + 1;
+            }
+            None => {
+                part.trim().parse::<u32>().ok()?;
+                n += 1;
+            }
+        }
+    }
+    Some(n)
+}
+
+/// Builds a machine from a sysfs node directory (normally `/sys/devices/system/node`).
+///
+/// # Errors
+/// A missing or unreadable directory or file, unparsable contents, or a result that fails
+/// machine validation (for example a host whose nodes report no CPUs).
+pub fn detect(root: &Path, opts: &DetectOptions) -> Result<Machine, SimError> {
+    let entries = std::fs::read_dir(root).map_err(|e| SimError::io(root, e))?;
+    let mut ids: Vec<u32> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_prefix("node")).and_then(|n| n.parse().ok()))
+        .collect();
+    ids.sort_unstable();
+    if ids.is_empty() {
+        return Err(bad(root, "no node* directories: is this a Linux sysfs node directory?".into()));
+    }
+    let mut nodes = Vec::new();
+    let mut rows: Vec<Vec<f64>> = Vec::new();
+    for id in &ids {
+        let dir = root.join(format!("node{id}"));
+        let p = dir.join("cpulist");
+        let cpus = count_cpulist(&read(&p)?).ok_or_else(|| bad(&p, "not a CPU list".into()))?;
+        let p = dir.join("meminfo");
+        let kb = read(&p)?
+            .lines()
+            .find(|l| l.contains("MemTotal:"))
+            .and_then(|l| l.split_whitespace().rev().nth(1).and_then(|v| v.parse::<u64>().ok()))
+            .ok_or_else(|| bad(&p, "no MemTotal line".into()))?;
+        nodes.push(RawNode { cpus, memory_mib: kb / 1024, bandwidth_gbps: opts.bandwidth_gbps });
+        let p = dir.join("distance");
+        let row: Result<Vec<f64>, _> = read(&p)?.split_whitespace().map(|v| v.parse::<f64>()).collect();
+        let row = row.map_err(|_| bad(&p, "not a list of numbers".into()))?;
+        if row.len() != ids.len() {
+            return Err(bad(&p, format!("{} distances for {} nodes", row.len(), ids.len())));
+        }
+        rows.push(row);
+    }
+    let n = ids.len();
+    let latency_ns = (0..n)
+        .map(|i| (0..n).map(|j| opts.local_ns * (rows[i][j] + rows[j][i]) / 2.0 / 10.0).collect())
+        .collect();
+    let raw = RawMachine {
+        name: opts.name.clone(),
+        description: format!(
+            "detected from {} ({n} nodes); latency = {} ns x SLIT distance / 10; bandwidth {} GB/s per node assumed",
+            root.display(),
+            opts.local_ns,
+            opts.bandwidth_gbps
+        ),
+        page_size: opts.page_size,
+        line_size: opts.line_size,
+        mlp: opts.mlp,
+        latency_ns,
+        nodes,
+        // Linux move_pages costs, the same assumptions as the modern-2s preset.
+        migration: RawMigration { fixed_ns: 2000.0, copy_gbps: 10.0, tlb_shootdown_ns_per_cpu: 1000.0 },
+    };
+    Machine::from_raw(raw, &root.display().to_string()).map_err(SimError::from)
+}
+
+/// Writes a machine as TOML text that [`Machine::from_toml_str`] reads back.
+pub fn to_toml(m: &Machine) -> Result<String, SimError> {
+    let body = toml::to_string(&m.raw).map_err(|e| ModelError::Config(format!("cannot write machine TOML: {e}")))?;
+    Ok(format!("# numaplace machine file, written by `numaplace topo --detect`\n{body}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake_sysfs(dir: &Path, nodes: &[(&str, u64, &str)]) {
+        for (i, (cpus, kb, dist)) in nodes.iter().enumerate() {
+            let d = dir.join(format!("node{}", i * 2));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("cpulist"), format!("{cpus}\n")).unwrap();
+            std::fs::write(d.join("meminfo"), format!("Node {} MemTotal:       {kb} kB\nNode 0 MemFree: 1 kB\n", i * 2))
+                .unwrap();
+            std::fs::write(d.join("distance"), format!("{dist}\n")).unwrap();
+        }
+        std::fs::write(dir.join("possible"), "0,2\n").unwrap();
+    }
+
+    #[test]
+    fn detects_a_two_node_host_and_round_trips() {
+        let dir = std::env::temp_dir().join(format!("np-detect-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        fake_sysfs(&dir, &[("0-3,8-11", 4 * 1024 * 1024, "10 21"), ("4-7", 2 * 1024 * 1024, "21 10")]);
+        let m = detect(&dir, &DetectOptions::default()).unwrap();
+        assert_eq!(m.cpus(), 12);
+        assert_eq!(m.raw.nodes[0].memory_mib, 4096);
+        assert_eq!(m.raw.latency_ns[0][1], 189.0);
+        assert_eq!(m.raw.latency_ns[1][1], 90.0);
+        let text = to_toml(&m).unwrap();
+        let back = Machine::from_toml_str(&text, "detected.toml").unwrap();
+        assert_eq!(back, Machine { ..m });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn missing_directory_is_named() {
+        let e = detect(Path::new("/nonexistent/node"), &DetectOptions::default()).unwrap_err();
+        assert_eq!(e.to_string(), "/nonexistent/node: no such file");
+    }
+
+    #[test]
+    fn cpulists_are_counted() {
+        assert_eq!(count_cpulist("0-3,8,10-11"), Some(7));
+        assert_eq!(count_cpulist(""), Some(0));
+        assert_eq!(count_cpulist("3-1"), None);
+        assert_eq!(count_cpulist("x"), None);
+    }
+}

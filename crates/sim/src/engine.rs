@@ -1,0 +1,233 @@
+//! The engine: runs epochs of a workload on a machine under a placement policy.
+//!
+//! Threads are interleaved in quanta of simulated time. Within a quantum each thread, in thread
+//! order, consumes its transactions until its clock passes the quantum's end; a transaction
+//! first touching a page asks the placement policy (the page table falls back to the nearest
+//! node with room). At each quantum boundary the timing model re-solves the memory controllers'
+//! queueing delays from the lines each thread fetched, and the per-line costs are refreshed. An
+//! epoch ends at a barrier: its time is that of the slowest thread, and all threads start the
+//! next epoch together.
+//!
+//! The inner loop is the simulator's hot path: per transaction it reads the record and the
+//! page's home byte, adds a table cost to the thread's clock and counts the lines. Everything
+//! else (placement, timing) happens on the cold path or at quantum boundaries.
+
+use crate::binding::Placed;
+use crate::timing::Timing;
+use crate::workload::{Epoch, Txn};
+use numaplace_model::pagetable::UNTOUCHED;
+use numaplace_model::placement::{PlaceRequest, Placement};
+use numaplace_model::{Machine, NodeId, PageNo, PageTable, Ps, Region};
+
+/// Time and label of one simulated epoch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EpochStat {
+    pub iteration: u32,
+    pub phase: &'static str,
+    pub time_ps: Ps,
+}
+
+/// Lines fetched, by the node of the fetching thread (rows) and the serving node (columns).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Traffic {
+    pub lines: Vec<u64>,
+    pub writes: u64,
+}
+
+impl Traffic {
+    fn new(nn: usize) -> Self {
+        Traffic { lines: vec![0; nn * nn], writes: 0 }
+    }
+}
+
+/// The hot loop: consumes thread records from `*i` while the thread's clock is before `qend`,
+/// charging each its per-line cost and counting its lines per serving node. Returns `true` when
+/// it stops at a record whose page is untouched (`*i` then indexes that record), `false` when
+/// the quantum or the records are used up.
+///
+/// Kept free of `&mut self`, and out of line, so that the page-table slice, the cost row and
+/// the counters live in registers: inlined into the epoch loop it spilled them to the stack.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn hot_loop(
+    txns: &[Txn],
+    i: &mut usize,
+    homes: &[u8],
+    row: &[Ps],
+    lines: &mut [u64],
+    clock: &mut Ps,
+    qend: Ps,
+    writes: &mut u64,
+) -> bool {
+    let (mut j, mut now, mut w) = (*i, *clock, *writes);
+    let nodes = row.len().min(lines.len());
+    let mut stop = false;
+    while j < txns.len() && now < qend {
+        let tx = txns[j];
+        let h = homes[tx.page as usize] as usize;
+        if h == UNTOUCHED as usize {
+            stop = true;
+            break;
+        }
+        debug_assert!(h < nodes);
+        let c = tx.count as u64;
+        // SAFETY: a home byte other than UNTOUCHED is a node number the page table took from
+        // the machine (`PageTable::place`), and `row` and `lines` have one entry per node.
+        unsafe {
+            now += *row.get_unchecked(h) * c;
+            *lines.get_unchecked_mut(h) += c;
+        }
+        // Writes: `c` when the op is Write (1), else 0, without a multiply or a branch.
+        w += c & (tx.op as u64).wrapping_neg();
+        j += 1;
+    }
+    (*i, *clock, *writes) = (j, now, w);
+    stop
+}
+
+/// Page table, placement and regions: everything the first-touch path needs.
+struct Memory<'m> {
+    machine: &'m Machine,
+    pt: PageTable,
+    placement: Box<dyn Placement>,
+    regions: Vec<Region>,
+}
+
+impl Memory<'_> {
+    #[cold]
+    #[inline(never)]
+    fn first_touch(&mut self, page: u32, toucher: NodeId) -> usize {
+        let idx = self.regions.partition_point(|r| r.first_page <= page) - 1;
+        let region = &self.regions[idx];
+        let want = self.placement.place(&PlaceRequest { page: PageNo(page), region, toucher });
+        self.pt.place(PageNo(page), want, self.machine).index()
+    }
+}
+
+/// A simulation in progress.
+pub struct Engine<'m> {
+    nn: usize,
+    nt: usize,
+    mem: Memory<'m>,
+    thread_node: Vec<usize>,
+    quantum_ps: Ps,
+    timing: Timing,
+    /// Per-line cost in ps, `[t * nn + h]`.
+    cost: Vec<Ps>,
+    /// Lines fetched in the current quantum, `[t * nn + h]`.
+    q_lines: Vec<u64>,
+    now: Ps,
+    pub epochs: Vec<EpochStat>,
+    /// Traffic of the initialisation epoch (iteration 0) and of the timed epochs.
+    pub init: Traffic,
+    pub timed: Traffic,
+    clocks: Vec<Ps>,
+    cursor: Vec<usize>,
+}
+
+impl<'m> Engine<'m> {
+    /// An engine for `threads` bound as given, over an address space of `regions`.
+    pub fn new(machine: &'m Machine, threads: &[Placed], regions: Vec<Region>, placement: Box<dyn Placement>, quantum_ps: Ps) -> Self {
+        let nn = machine.nodes();
+        let nt = threads.len();
+        let pages = regions.last().map_or(0, |r| r.first_page as usize + r.pages as usize);
+        let thread_node: Vec<usize> = threads.iter().map(|p| p.node.index()).collect();
+        let share: Vec<u32> = threads.iter().map(|p| p.share).collect();
+        Engine {
+            nn,
+            nt,
+            mem: Memory { machine, pt: PageTable::new(pages, machine), placement, regions },
+            timing: Timing::new(machine, &thread_node, &share),
+            thread_node,
+            quantum_ps: quantum_ps.max(1),
+            cost: vec![0; nt * nn],
+            q_lines: vec![0; nt * nn],
+            now: 0,
+            epochs: Vec::new(),
+            init: Traffic::new(nn),
+            timed: Traffic::new(nn),
+            clocks: vec![0; nt],
+            cursor: vec![0; nt],
+        }
+    }
+
+    /// The page table (placement outcome so far).
+    pub fn page_table(&self) -> &PageTable {
+        &self.mem.pt
+    }
+
+    /// Simulated time so far, ps.
+    pub fn now(&self) -> Ps {
+        self.now
+    }
+
+    /// Runs one epoch to its barrier.
+    ///
+    /// # Panics
+    /// If the epoch has a different number of threads than the engine, or a transaction names a
+    /// page outside the regions (workloads guarantee neither happens; trace readers check).
+    pub fn run_epoch(&mut self, epoch: &Epoch) {
+        assert_eq!(epoch.threads.len(), self.nt, "epoch has the wrong number of threads");
+        let start = self.now;
+        for (t, work) in epoch.threads.iter().enumerate() {
+            self.timing.set_thread(t, work.mlp, work.think_ns, !work.txns.is_empty());
+            self.clocks[t] = start;
+            self.cursor[t] = 0;
+        }
+        self.timing.cost_table(&mut self.cost);
+        let traffic = if epoch.iteration == 0 { &mut self.init } else { &mut self.timed };
+        let nn = self.nn;
+        let mut qend = start;
+        loop {
+            qend += self.quantum_ps;
+            let mut active = false;
+            for t in 0..self.nt {
+                let txns: &[Txn] = &epoch.threads[t].txns;
+                let mut i = self.cursor[t];
+                if i >= txns.len() {
+                    continue;
+                }
+                let node = self.thread_node[t];
+                let row = &self.cost[t * nn..(t + 1) * nn];
+                let lines = &mut self.q_lines[t * nn..(t + 1) * nn];
+                let mut clock = self.clocks[t];
+                let mut writes = 0u64;
+                loop {
+                    let stop = hot_loop(txns, &mut i, self.mem.pt.homes(), row, lines, &mut clock, qend, &mut writes);
+                    if !stop {
+                        break;
+                    }
+                    // Cold path: a first touch. Place the page, then resume the hot loop, which
+                    // re-reads the record and now finds its home.
+                    self.mem.first_touch(txns[i].page, NodeId(node as u8));
+                }
+                self.clocks[t] = clock;
+                self.cursor[t] = i;
+                traffic.writes += writes;
+                if i < txns.len() {
+                    active = true;
+                } else {
+                    self.timing.retire(t);
+                }
+            }
+            // Quantum boundary: fold the quantum's lines into the totals and the timing model.
+            for t in 0..self.nt {
+                let lines = &mut self.q_lines[t * nn..(t + 1) * nn];
+                let from = self.thread_node[t];
+                for (h, l) in lines.iter().enumerate() {
+                    traffic.lines[from * nn + h] += l;
+                }
+                self.timing.observe(t, lines);
+                lines.fill(0);
+            }
+            if !active {
+                break;
+            }
+            self.timing.solve();
+            self.timing.cost_table(&mut self.cost);
+        }
+        let end = self.clocks.iter().copied().max().unwrap_or(start).max(start);
+        self.epochs.push(EpochStat { iteration: epoch.iteration, phase: epoch.phase, time_ps: end - start });
+        self.now = end;
+    }
+}

@@ -1,0 +1,26 @@
+//! The numaplace simulator: a fast, deterministic model of cc-NUMA machines running parallel
+//! workloads under page placement policies.
+//!
+//! * [`presets`]: shipped machines and resolution of a machine argument.
+//! * [`detect`]: a machine file from this host's `/sys/devices/system/node`.
+//! * [`workload`] and [`workloads`]: the `Workload` plug-in point and the built-in workloads.
+//! * [`binding`]: threads to CPUs.
+//! * [`timing`]: latency, memory-level parallelism and memory-controller queueing.
+//! * [`engine`]: the quantum-interleaved epoch loop (the hot path).
+//! * [`run`]: configuration → result; [`bench`]: the speed and footprint benchmarks.
+
+pub mod bench;
+pub mod binding;
+pub mod detect;
+pub mod engine;
+pub mod error;
+pub mod presets;
+pub mod run;
+pub mod timing;
+pub mod workload;
+pub mod workloads;
+
+pub use binding::Binding;
+pub use error::SimError;
+pub use run::{simulate, simulate_on, RunConfig, SimResult};
+pub use workload::Init;

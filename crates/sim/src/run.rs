@@ -1,0 +1,221 @@
+//! One simulation from a configuration to a result: resolve the machine, bind the threads,
+//! build the workload and placement, run the engine over every epoch, summarise.
+
+use crate::binding::{bind, Binding};
+use crate::engine::{Engine, Traffic};
+use crate::error::SimError;
+use crate::presets::load_machine;
+use crate::workload::{self, Epoch, Init, Workload, WorkloadCtx};
+use numaplace_model::placement;
+use numaplace_model::topology::RawMachine;
+use numaplace_model::units::{ns_to_ps, PS_PER_NS};
+use numaplace_model::{Machine, ModelError, Ps, Spec};
+use serde::Serialize;
+
+/// Everything that determines a simulation.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// A preset name or a path to a machine file.
+    pub machine: String,
+    /// `NAME:key=value,...`
+    pub workload: String,
+    /// `NAME:key=value,...`
+    pub placement: String,
+    pub threads: usize,
+    pub binding: Binding,
+    pub init: Init,
+    pub seed: u64,
+    /// Length of the interleaving quantum, ns.
+    pub quantum_ns: f64,
+    pub oversubscribe: bool,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            machine: "origin2000".into(),
+            workload: "stream".into(),
+            placement: "first-touch".into(),
+            threads: 16,
+            binding: Binding::Spread,
+            init: Init::Parallel,
+            seed: 0,
+            quantum_ns: DEFAULT_QUANTUM_NS,
+            oversubscribe: false,
+        }
+    }
+}
+
+/// Default interleaving quantum: long enough that the per-quantum work (a timing solve) is
+/// small beside the transactions, short beside any epoch of interest.
+pub const DEFAULT_QUANTUM_NS: f64 = 200_000.0;
+
+/// The configuration as resolved: every default filled in, the machine written out in full,
+/// so that a run can be repeated exactly from it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ResolvedConfig {
+    pub machine: String,
+    pub machine_spec: RawMachine,
+    pub workload: String,
+    pub placement: String,
+    pub dynamic: Option<String>,
+    pub threads: usize,
+    pub binding: &'static str,
+    pub init: &'static str,
+    pub seed: u64,
+    pub quantum_ns: f64,
+    pub oversubscribe: bool,
+    pub thread_nodes: Vec<u8>,
+    pub numaplace_version: &'static str,
+}
+
+/// One epoch in the result.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct EpochRecord {
+    pub iteration: u32,
+    pub phase: &'static str,
+    pub time_ns: f64,
+}
+
+/// The result of one simulation. Times in ns; traffic in lines (transactions).
+///
+/// `total_time_ns` and the traffic figures cover the timed iterations (1 and up); the
+/// initialisation epoch is reported separately, as NAS excludes its cold start from timing.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SimResult {
+    pub config: ResolvedConfig,
+    pub total_time_ns: f64,
+    pub init_time_ns: f64,
+    pub iterations: u32,
+    pub per_iteration_time_ns: Vec<f64>,
+    pub epochs: Vec<EpochRecord>,
+    pub transactions: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub local_fraction: f64,
+    pub per_node_transactions: Vec<u64>,
+    pub per_node_utilisation: Vec<f64>,
+    pub per_node_pages: Vec<u64>,
+    pub fallback_pages: u64,
+    pub init_transactions: u64,
+    pub migrations: u64,
+    pub replications: u64,
+    pub policy_overhead_ns: f64,
+}
+
+impl SimResult {
+    /// The result as pretty JSON (byte-identical for identical runs).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("results serialise")
+    }
+}
+
+fn ns(ps: Ps) -> f64 {
+    ps as f64 / PS_PER_NS as f64
+}
+
+/// Runs one simulation.
+///
+/// # Errors
+/// Any configuration error (unknown names, bad parameters, too many threads, a footprint that
+/// does not fit), each with a one-line message.
+pub fn simulate(cfg: &RunConfig) -> Result<SimResult, SimError> {
+    let machine = load_machine(&cfg.machine)?;
+    simulate_on(&machine, cfg)
+}
+
+/// Runs one simulation on an already loaded machine (`cfg.machine` is then only a label).
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_on(machine: &Machine, cfg: &RunConfig) -> Result<SimResult, SimError> {
+    if !(cfg.quantum_ns.is_finite() && cfg.quantum_ns >= 1.0) {
+        return Err(ModelError::Config(format!("quantum_ns = {}: must be at least 1", cfg.quantum_ns)).into());
+    }
+    let threads = bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
+    let ctx = WorkloadCtx {
+        threads: cfg.threads,
+        page_size: machine.raw.page_size,
+        line_size: machine.raw.line_size,
+        seed: cfg.seed,
+        init: cfg.init,
+    };
+    let (mut wl, wl_resolved) = workload::build(&Spec::parse(&cfg.workload)?, &ctx)?;
+    let needed = wl.pages();
+    if needed > machine.capacity_total() {
+        return Err(ModelError::OutOfMemory {
+            machine: machine.name().to_string(),
+            needed,
+            capacity: machine.capacity_total(),
+        }
+        .into());
+    }
+    let (place, pl_resolved) = placement::build(&Spec::parse(&cfg.placement)?, machine, cfg.seed)?;
+    let mut engine = Engine::new(machine, &threads, wl.regions().to_vec(), place, ns_to_ps(cfg.quantum_ns));
+    let mut epoch = Epoch::default();
+    while wl.next_epoch(&mut epoch) {
+        engine.run_epoch(&epoch);
+    }
+    let config = ResolvedConfig {
+        machine: machine.name().to_string(),
+        machine_spec: machine.raw.clone(),
+        workload: wl_resolved.to_string(),
+        placement: pl_resolved.to_string(),
+        dynamic: None,
+        threads: cfg.threads,
+        binding: cfg.binding.name(),
+        init: cfg.init.name(),
+        seed: cfg.seed,
+        quantum_ns: cfg.quantum_ns,
+        oversubscribe: cfg.oversubscribe,
+        thread_nodes: threads.iter().map(|p| p.node.0).collect(),
+        numaplace_version: env!("CARGO_PKG_VERSION"),
+    };
+    Ok(summarise(machine, &engine, wl.as_ref(), config))
+}
+
+fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: ResolvedConfig) -> SimResult {
+    let nn = machine.nodes();
+    let Traffic { lines, writes } = &engine.timed;
+    let transactions: u64 = lines.iter().sum();
+    let local: u64 = (0..nn).map(|n| lines[n * nn + n]).sum();
+    let per_node: Vec<u64> = (0..nn).map(|h| (0..nn).map(|n| lines[n * nn + h]).sum()).collect();
+    let timed_ps: Ps = engine.epochs.iter().filter(|e| e.iteration > 0).map(|e| e.time_ps).sum();
+    let init_ps: Ps = engine.epochs.iter().filter(|e| e.iteration == 0).map(|e| e.time_ps).sum();
+    let iterations = wl.iterations();
+    let mut per_iter = vec![0 as Ps; iterations as usize];
+    for e in engine.epochs.iter().filter(|e| e.iteration > 0) {
+        if let Some(slot) = per_iter.get_mut(e.iteration as usize - 1) {
+            *slot += e.time_ps;
+        }
+    }
+    let utilisation = per_node
+        .iter()
+        .zip(&machine.service_ps)
+        .map(|(&l, &s)| if timed_ps == 0 { 0.0 } else { l as f64 * s / timed_ps as f64 })
+        .collect();
+    SimResult {
+        config,
+        total_time_ns: ns(timed_ps),
+        init_time_ns: ns(init_ps),
+        iterations,
+        per_iteration_time_ns: per_iter.into_iter().map(ns).collect(),
+        epochs: engine
+            .epochs
+            .iter()
+            .map(|e| EpochRecord { iteration: e.iteration, phase: e.phase, time_ns: ns(e.time_ps) })
+            .collect(),
+        transactions,
+        reads: transactions - writes,
+        writes: *writes,
+        local_fraction: if transactions == 0 { 0.0 } else { local as f64 / transactions as f64 },
+        per_node_transactions: per_node,
+        per_node_utilisation: utilisation,
+        per_node_pages: engine.page_table().pages_per_node().to_vec(),
+        fallback_pages: engine.page_table().fallbacks(),
+        init_transactions: engine.init.lines.iter().sum(),
+        migrations: 0,
+        replications: 0,
+        policy_overhead_ns: 0.0,
+    }
+}

@@ -1,0 +1,42 @@
+"""numaplace: where should each page of a parallel program live, and when should it move?
+
+The Python face of the numaplace simulator. Quick start::
+
+    import numaplace
+    r = numaplace.simulate(machine="origin2000", workload="stream", placement="round-robin")
+    print(r.total_time_ns, r.local_fraction)
+
+:func:`simulate` runs one simulation; :func:`machines`, :func:`workloads` and
+:func:`placements` list what can be named. Every error raised for bad input derives from
+:class:`NumaplaceError`. The report (``numaplace.report``) and plotting helpers
+(``numaplace.plot``) are imported on demand, since they pull in pandas and matplotlib.
+"""
+
+from numaplace._native import (
+    ConfigError,
+    FileError,
+    MachineError,
+    NumaplaceError,
+    OutOfMemoryError,
+    SpecError,
+    UnknownNameError,
+    __version__,
+)
+from numaplace.api import Result, machine, machines, placements, simulate, workloads
+
+__all__ = [
+    "ConfigError",
+    "FileError",
+    "MachineError",
+    "NumaplaceError",
+    "OutOfMemoryError",
+    "Result",
+    "SpecError",
+    "UnknownNameError",
+    "__version__",
+    "machine",
+    "machines",
+    "placements",
+    "simulate",
+    "workloads",
+]

@@ -1,0 +1,269 @@
+"""The ``numaplace`` command line.
+
+Every command reports bad input as one line on stderr, ``numaplace: error: ...``, and exits
+with status 2; an unexpected internal failure exits with status 1, also in one line (set
+``NUMAPLACE_DEBUG=1`` for the traceback). Nothing is written when a run fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import NoReturn, Sequence
+
+EXIT_USAGE = 2
+EXIT_INTERNAL = 1
+
+
+class UsageError(Exception):
+    """Bad command-line input found by the CLI itself."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but errors are one line and exit with status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def _fmt_ms(ns: float) -> str:
+    return f"{ns / 1e6:,.3f} ms"
+
+
+def _print_table(rows: list[list[str]], header: list[str]) -> None:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Writes ``text`` to ``path`` via a temporary file, so a failure leaves no partial file."""
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        tmp.write_text(text)
+        tmp.replace(path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def cmd_machines(args: argparse.Namespace) -> None:
+    import numaplace
+
+    if args.name:
+        print(numaplace._native.machine_toml(args.name), end="")
+        return
+    rows = [
+        [m["name"], str(m["nodes"]), str(m["cpus"]), f"{m['page_size'] // 1024} KiB", m["description"]]
+        for m in numaplace.machines()
+    ]
+    _print_table(rows, ["name", "nodes", "cpus", "page", "description"])
+
+
+def _print_plugins(items: list[dict]) -> None:
+    for it in items:
+        print(f"{it['name']}: {it['doc']}")
+        for p in it["params"]:
+            kind = p["kind"]
+            ty = {"integer": "integer", "number": f"number in [{kind.get('min')}, {kind.get('max')}]"}.get(
+                kind["type"], "|".join(kind.get("choices", []))
+            )
+            print(f"    {p['name']}={p['default']} ({ty}): {p['doc']}")
+
+
+def cmd_workloads(args: argparse.Namespace) -> None:
+    import numaplace
+
+    _print_plugins(numaplace.workloads())
+
+
+def cmd_placements(args: argparse.Namespace) -> None:
+    import numaplace
+
+    _print_plugins(numaplace.placements())
+
+
+def cmd_topo(args: argparse.Namespace) -> None:
+    from numaplace import _native
+
+    if not args.detect:
+        raise UsageError("numaplace topo: nothing to do: pass --detect")
+    text = _native.detect(
+        args.sysfs, args.name, args.local_ns, args.bandwidth_gbps, args.mlp, os.sysconf("SC_PAGE_SIZE")
+    )
+    if args.out:
+        _write_atomic(Path(args.out), text)
+        print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        print(text, end="")
+
+
+def _summary(r) -> str:  # noqa: ANN001 - a numaplace.Result
+    c = r.config
+    spec = c["machine_spec"]
+    nodes = len(spec["nodes"])
+    per_iter = r.total_time_ns / r.iterations if r.iterations else 0.0
+    lines = [
+        f"machine       {c['machine']} ({nodes} nodes, {sum(n['cpus'] for n in spec['nodes'])} CPUs)",
+        f"workload      {c['workload']}",
+        f"placement     {c['placement']}",
+        f"threads       {c['threads']} ({c['binding']}), init {c['init']}, seed {c['seed']}",
+        f"time          {_fmt_ms(r.total_time_ns)} for {r.iterations} iterations"
+        f" ({_fmt_ms(per_iter)} each); init {_fmt_ms(r.init_time_ns)}",
+        f"transactions  {r.transactions:,} ({r.local_fraction:.1%} local, {r.writes:,} writes)",
+        f"migrations    {r.migrations}, replications {r.replications}",
+        "",
+    ]
+    rows = [
+        [str(n), f"{r.per_node_pages[n]:,}", f"{r.per_node_transactions[n]:,}", f"{r.per_node_utilisation[n]:.1%}"]
+        for n in range(nodes)
+    ]
+    widths = [4, 12, 14, 11]
+    head = ["node", "pages", "transactions", "utilisation"]
+    for row in [head, *rows]:
+        lines.append("  ".join(v.rjust(w) for v, w in zip(row, widths)))
+    return "\n".join(lines)
+
+
+def cmd_sim(args: argparse.Namespace) -> None:
+    import numaplace
+
+    r = numaplace.simulate(
+        machine=args.machine,
+        workload=args.workload,
+        placement=args.placement,
+        threads=args.threads,
+        seed=args.seed,
+        binding=args.binding,
+        init=args.init,
+        quantum_ns=args.quantum_ns,
+        oversubscribe=args.oversubscribe,
+    )
+    if args.json:
+        _write_atomic(Path(args.json), r.to_json() + "\n")
+    print(_summary(r))
+
+
+def cmd_bench(args: argparse.Namespace) -> None:
+    from numaplace import _native
+
+    if args.footprint:
+        out = _native.bench_footprint(args.pages if args.pages is not None else 16 * 1024 * 1024)
+    else:
+        pages = args.pages if args.pages is not None else 256 * 1024
+        out = _native.bench_speed(args.transactions, pages, args.repetitions)
+    print(json.dumps(json.loads(out), indent=2))
+
+
+def cmd_reproduce(args: argparse.Namespace) -> None:
+    from numaplace import report
+
+    try:
+        out = report.reproduce(
+            out_dir=args.out,
+            quick=not args.full,
+            progress=not args.no_progress,
+            experiments=args.experiment or None,
+        )
+    except report.UnknownExperimentError as e:
+        raise UsageError(str(e)) from None
+    print(f"wrote {Path(out) / 'index.html'}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from numaplace.api import BINDINGS, DEFAULT_QUANTUM_NS, INITS
+
+    p = _Parser(prog="numaplace", description="NUMA page placement: simulate, compare, reproduce.")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    s = sub.add_parser("machines", help="list machine presets, or print one as TOML")
+    s.add_argument("name", nargs="?", help="a preset name or machine file to print")
+    s.set_defaults(func=cmd_machines)
+
+    s = sub.add_parser("workloads", help="list workloads and their parameters")
+    s.set_defaults(func=cmd_workloads)
+    s = sub.add_parser("placements", help="list placement policies and their parameters")
+    s.set_defaults(func=cmd_placements)
+
+    s = sub.add_parser("topo", help="describe this host as a machine file")
+    s.add_argument("--detect", action="store_true", help="read /sys/devices/system/node")
+    s.add_argument("--sysfs", default="/sys/devices/system/node", help="sysfs node directory")
+    s.add_argument("--out", help="write the machine file here (default: stdout)")
+    s.add_argument("--name", default="this-host", help="machine name (default: this-host)")
+    s.add_argument("--local-ns", type=float, default=90.0, help="local latency, ns (default 90)")
+    s.add_argument("--bandwidth-gbps", type=float, default=20.0, help="memory bandwidth per node, GB/s (default 20)")
+    s.add_argument("--mlp", type=float, default=10.0, help="memory-level parallelism (default 10)")
+    s.set_defaults(func=cmd_topo)
+
+    s = sub.add_parser("sim", help="run one simulation")
+    s.add_argument("--machine", default="origin2000", help="preset name or machine TOML file")
+    s.add_argument("--workload", default="stream", help="NAME[:key=value,...]")
+    s.add_argument("--placement", default="first-touch", help="NAME[:key=value,...]")
+    s.add_argument("--threads", type=int, default=16)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--binding", choices=BINDINGS, default="spread")
+    s.add_argument("--init", choices=INITS, default="parallel")
+    s.add_argument("--quantum-ns", type=float, default=DEFAULT_QUANTUM_NS)
+    s.add_argument("--oversubscribe", action="store_true", help="allow more threads than CPUs")
+    s.add_argument("--json", help="write the full result as JSON to this file")
+    s.set_defaults(func=cmd_sim)
+
+    s = sub.add_parser("bench", help="measure simulator speed (or memory footprint) as JSON")
+    s.add_argument("--footprint", action="store_true", help="16 M-page footprint run: peak RSS")
+    s.add_argument("--transactions", type=int, default=64 * 1024 * 1024)
+    s.add_argument("--pages", type=int, default=None, help="pages (default 256 Ki; 16 Mi with --footprint)")
+    s.add_argument("--repetitions", type=int, default=3)
+    s.set_defaults(func=cmd_bench)
+
+    s = sub.add_parser("reproduce", help="re-run the seeds' experiments and write report/")
+    s.add_argument("--out", default="report", help="output directory (default: report)")
+    mode = s.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="small problem sizes (the default)")
+    mode.add_argument("--full", action="store_true", help="the seeds' full problem sizes")
+    s.add_argument("--experiment", action="append", help="run only this experiment (repeatable)")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_reproduce)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the CLI; returns the exit status."""
+    try:
+        import numaplace
+
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.version:
+            print(f"numaplace {numaplace.__version__}")
+            return 0
+        if not getattr(args, "command", None):
+            parser.print_help()
+            return EXIT_USAGE
+        args.func(args)
+        return 0
+    except UsageError as e:
+        print(f"numaplace: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("numaplace: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # noqa: BLE001 - the CLI's last line of defence
+        from numaplace._native import NumaplaceError
+
+        if isinstance(e, NumaplaceError):
+            print(f"numaplace: error: {e}", file=sys.stderr)
+            return EXIT_USAGE
+        if os.environ.get("NUMAPLACE_DEBUG"):
+            raise
+        print(f"numaplace: internal error: {type(e).__name__}: {e} (set NUMAPLACE_DEBUG=1 for details)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

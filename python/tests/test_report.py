@@ -1,0 +1,205 @@
+"""Tests of the reproduce report, driven by a fake ``simulate`` so they need no extension.
+
+The fake returns times that are a fixed function of the requested machine, workload and
+placement, so every slowdown in the report is known in advance.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from numaplace import plot
+from numaplace.report import (
+    EXPERIMENTS,
+    UnknownExperimentError,
+    get_experiment,
+    reproduce,
+    run_experiments,
+)
+
+BASE_NS = {
+    "traverse:pattern=sequential": 500e6,
+    "traverse:pattern=strided": 600e6,
+    "traverse:pattern=random": 400e6,
+    "stream": 100e6,
+    "random": 200e6,
+}
+NONLOCAL_FACTOR = {"sequential": 1.3, "strided": 1.2, "random": 1.1}
+PLACEMENT_FACTOR = {"first-touch": 1.0, "round-robin": 1.5, "random": 1.25, "worst-case": 3.0}
+LOCAL_FRACTION = {"first-touch": 1.0, "round-robin": 0.125, "random": 0.25, "worst-case": 0.0625, "bind:node=1": 0.0}
+
+
+class FakeResult:
+    def __init__(self, record: dict[str, Any]) -> None:
+        self._record = record
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._record
+
+
+def fake_simulate(
+    machine: str = "origin2000",
+    workload: str = "stream",
+    placement: str = "first-touch",
+    threads: int = 16,
+    seed: int = 0,
+    binding: str = "spread",
+    init: str = "parallel",
+) -> FakeResult:
+    """A deterministic stand-in for ``numaplace.simulate`` following its result schema."""
+    time = BASE_NS[workload]
+    if placement == "bind:node=1":
+        time *= NONLOCAL_FACTOR[workload.split("=")[1]]
+    else:
+        time *= PLACEMENT_FACTOR[placement]
+    canonical = f"{workload}{',' if ':' in workload else ':'}pages=4096"
+    return FakeResult(
+        {
+            "config": {
+                "machine": machine,
+                "workload": canonical,
+                "placement": placement,
+                "threads": threads,
+                "binding": binding,
+                "init": init,
+                "seed": seed,
+            },
+            "total_time_ns": time,
+            "init_time_ns": time / 10,
+            "iterations": 2,
+            "per_iteration_time_ns": [time / 2, time / 2],
+            "transactions": 1000,
+            "local_fraction": LOCAL_FRACTION[placement],
+            "per_node_transactions": [600, 400],
+            "per_node_pages": [4000, 96],
+            "migrations": 0,
+            "replications": 0,
+            "policy_overhead_ns": 0.0,
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def results() -> pd.DataFrame:
+    return run_experiments(simulate=fake_simulate, progress=False)
+
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return reproduce(tmp_path_factory.mktemp("report"), simulate=fake_simulate, progress=False)
+
+
+def test_reproduce_writes_every_file(report_dir: Path) -> None:
+    for name in ("index.html", "README.md", "results.csv"):
+        assert (report_dir / name).stat().st_size > 0
+    for experiment_id in EXPERIMENTS:
+        png = report_dir / f"{experiment_id}.png"
+        assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+        assert f'<img src="{experiment_id}.png"' in (report_dir / "index.html").read_text()
+        assert f"]({experiment_id}.png)" in (report_dir / "README.md").read_text()
+
+
+def test_results_csv_has_one_row_per_run(report_dir: Path) -> None:
+    csv = pd.read_csv(report_dir / "results.csv")
+    assert len(csv) == sum(len(e.runs(True)) for e in EXPERIMENTS.values())
+    assert list(csv.columns[:2]) == ["experiment", "run"]
+    assert {"request.workload", "config.machine", "config.workload", "total_time_ns"} <= set(csv.columns)
+    assert json.loads(csv.loc[0, "per_node_pages"]) == [4000, 96]
+
+
+def test_results_frame_columns(results: pd.DataFrame) -> None:
+    first = results.iloc[0]
+    assert first["experiment"] == "seed003-table2"
+    assert first["run"] == 0
+    assert first["request.machine"] == "sunfire6800"
+    assert first["request.threads"] == 1
+    assert first["config.workload"] == "traverse:pattern=sequential,pages=4096"
+    assert first["per_iteration_time_ns"] == [250e6, 250e6]
+
+
+def test_table2_runs_are_one_thread_local_and_nonlocal() -> None:
+    runs = get_experiment("seed003-table2").runs(True)
+    assert {(r["workload"], r["placement"]) for r in runs} == {
+        (f"traverse:pattern={p}", placement)
+        for p in ("sequential", "strided", "random")
+        for placement in ("first-touch", "bind:node=1")
+    }
+    assert all(r["machine"] == "sunfire6800" and r["threads"] == 1 for r in runs)
+
+
+def test_table2_compares_with_published_slowdowns(results: pd.DataFrame) -> None:
+    runs = results.loc[results["experiment"] == "seed003-table2"].reset_index(drop=True)
+    table, _ = get_experiment("seed003-table2").analyse(runs)
+    assert table["pattern"].tolist() == ["sequential", "strided", "random"]
+    assert table["simulated local time (ms)"].tolist() == [500.0, 600.0, 400.0]
+    assert table["simulated non-local time (ms)"].tolist() == pytest.approx([650.0, 720.0, 440.0])
+    assert table["simulated slowdown"].tolist() == pytest.approx([1.3, 1.2, 1.1])
+    assert table["published slowdown"].tolist() == [1.25, 1.23, 1.18]
+    assert table["difference (simulated − published)"].tolist() == pytest.approx([0.05, -0.03, -0.08])
+
+
+def test_report_shows_published_slowdowns_and_resolved_configs(report_dir: Path) -> None:
+    for name in ("index.html", "README.md"):
+        text = (report_dir / name).read_text()
+        for published in ("1.25", "1.23", "1.18"):
+            assert published in text
+        assert "traverse:pattern=strided,pages=4096" in text
+        assert "seed 003 §4.2" in text.lower()
+    readme = (report_dir / "README.md").read_text()
+    assert "| pattern | simulated local time (ms) |" in readme
+
+
+def test_sensitivity_slowdown_vs_first_touch(results: pd.DataFrame) -> None:
+    runs = results.loc[results["experiment"] == "placement-sensitivity"].reset_index(drop=True)
+    table, _ = get_experiment("placement-sensitivity").analyse(runs)
+    for row in table.itertuples(index=False):
+        assert row[table.columns.get_loc("slowdown vs first-touch")] == pytest.approx(PLACEMENT_FACTOR[row.placement])
+    stream_ms = table.loc[table["workload"] == "stream", "total time (ms)"].tolist()
+    assert stream_ms == pytest.approx([100.0, 150.0, 125.0, 300.0])
+    assert table["local fraction"].tolist() == [LOCAL_FRACTION[p] for p in table["placement"]]
+
+
+def test_slowdown_is_relative_to_baseline_of_same_group() -> None:
+    df = pd.DataFrame(
+        {
+            "workload": ["a", "a", "b", "b"],
+            "placement": ["first-touch", "worst-case", "worst-case", "first-touch"],
+            "total_time_ns": [10.0, 25.0, 60.0, 20.0],
+        }
+    )
+    assert plot.slowdown(df).tolist() == [1.0, 2.5, 3.0, 1.0]
+    with pytest.raises(ValueError, match="no placement='first-touch' row for workload c"):
+        plot.slowdown(pd.concat([df, pd.DataFrame([{"workload": "c", "placement": "random", "total_time_ns": 1.0}])]))
+
+
+def test_two_runs_are_byte_identical(tmp_path: Path) -> None:
+    first = reproduce(tmp_path / "one", simulate=fake_simulate, progress=False)
+    second = reproduce(tmp_path / "two", simulate=fake_simulate, progress=False)
+    names = ["index.html", "README.md", "results.csv", *(f"{e}.png" for e in EXPERIMENTS)]
+    for name in names:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_unknown_experiment_is_rejected_before_running(tmp_path: Path) -> None:
+    calls: list[dict[str, Any]] = []
+
+    def recording_simulate(**kwargs: Any) -> FakeResult:
+        calls.append(kwargs)
+        return fake_simulate(**kwargs)
+
+    with pytest.raises(UnknownExperimentError, match=r"unknown experiment 'table-9' \(known: seed003-table2, placement-sensitivity\)"):
+        reproduce(tmp_path / "out", simulate=recording_simulate, progress=False, experiments=["seed003-table2", "table-9"])
+    assert calls == []
+    assert not (tmp_path / "out").exists()
+
+
+def test_selected_experiments_only(tmp_path: Path) -> None:
+    out = reproduce(tmp_path, simulate=fake_simulate, progress=False, experiments=["placement-sensitivity"])
+    assert (out / "placement-sensitivity.png").exists()
+    assert not (out / "seed003-table2.png").exists()
+    assert set(pd.read_csv(out / "results.csv")["experiment"]) == {"placement-sensitivity"}
