@@ -346,8 +346,16 @@ def _html_table(table: pd.DataFrame) -> str:
 
 
 def _resolved_configs(runs: pd.DataFrame) -> pd.DataFrame:
-    """The ``config.*`` columns of an experiment's runs, without the prefix, one row per run."""
-    columns = [c for c in runs.columns if c.startswith("config.") and runs[c].notna().any()]
+    """The ``config.*`` columns of an experiment's runs, without the prefix, one row per run.
+
+    The machine's full description (``config.machine_spec.*``) stays in ``results.csv``; the
+    report names the machine, whose preset file is in ``machines/``.
+    """
+    columns = [
+        c
+        for c in runs.columns
+        if c.startswith("config.") and not c.startswith("config.machine_spec.") and runs[c].notna().any()
+    ]
     configs = runs[columns].rename(columns=lambda c: c.removeprefix("config."))
     return pd.concat([runs[["run"]], configs], axis=1)
 

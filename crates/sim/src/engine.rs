@@ -231,3 +231,69 @@ impl<'m> Engine<'m> {
         self.now = end;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binding::{bind, Binding};
+    use crate::workload::ThreadWork;
+    use numaplace_model::placement;
+    use numaplace_model::Spec;
+
+    /// One node, L = 100 ns, S = 64 B / 1.28 GB/s = 50 ns, MLP 1: the case `docs/timing.md`
+    /// works by hand.
+    fn one_node() -> Machine {
+        let t = "name = \"one\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0]]\n\
+                 [[nodes]]\ncpus = 1\nmemory_mib = 64\nbandwidth_gbps = 1.28\n\
+                 [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n";
+        Machine::from_toml_str(t, "one").unwrap()
+    }
+
+    #[test]
+    fn hand_worked_single_thread_epoch() {
+        // 1000 dependent line reads by one thread, 20 µs quanta. Quantum 1 has no queueing
+        // history: 200 lines × 100 ns fill it exactly. From then on the thread's own traffic
+        // loads the controller: W = 25 (√5 − 1) ns = 30.902 ns, so each of the other 800 lines
+        // costs 130.902 ns. Total: 20 000 + 800 × 130.902 = 124 721.6 ns.
+        let m = one_node();
+        let threads = bind(&m, 1, Binding::Spread, false).unwrap();
+        let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m, 0).unwrap();
+        let regions = vec![Region { name: "a".into(), first_page: 0, pages: 1 }];
+        let mut engine = Engine::new(&m, &threads, regions, place, 20_000_000);
+        let epoch = Epoch {
+            iteration: 1,
+            phase: "walk",
+            threads: vec![ThreadWork { txns: vec![Txn::read(0, 1); 1000], mlp: 1.0, think_ns: 0.0 }],
+        };
+        engine.run_epoch(&epoch);
+        let got = engine.epochs[0].time_ps as f64 / 1000.0;
+        // The fixed point is solved to 1e-3 of the service time (0.05 ns) per line.
+        assert!((got - 124_721.6).abs() <= 800.0 * 0.05, "epoch took {got} ns");
+        assert_eq!(engine.timed.lines, vec![1000]);
+    }
+
+    #[test]
+    fn barrier_waits_for_the_slowest_thread() {
+        let text = "name = \"two\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0]]\n\
+                    [[nodes]]\ncpus = 2\nmemory_mib = 64\nbandwidth_gbps = 1000.0\n\
+                    [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n";
+        let m2 = Machine::from_toml_str(text, "two").unwrap();
+        let threads = bind(&m2, 2, Binding::Spread, false).unwrap();
+        let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m2, 0).unwrap();
+        let regions = vec![Region { name: "a".into(), first_page: 0, pages: 1 }];
+        let mut engine = Engine::new(&m2, &threads, regions, place, 1_000_000);
+        let epoch = Epoch {
+            iteration: 1,
+            phase: "p",
+            threads: vec![
+                ThreadWork { txns: vec![Txn::read(0, 10)], mlp: 1.0, think_ns: 0.0 },
+                ThreadWork { txns: vec![Txn::read(0, 30)], mlp: 1.0, think_ns: 0.0 },
+            ],
+        };
+        engine.run_epoch(&epoch);
+        // Thread 1's 30 lines at ~100 ns (a 0.064 ns service time queues almost nothing).
+        let t = engine.epochs[0].time_ps as f64 / 1000.0;
+        assert!((3000.0..3010.0).contains(&t), "{t}");
+        assert_eq!(engine.now(), engine.epochs[0].time_ps);
+    }
+}
