@@ -1,0 +1,57 @@
+"""Golden files: the exact output of fixed runs, so that any change to results is seen.
+
+Regenerate after an intended change with one command, then review the diff:
+
+    NUMAPLACE_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_golden.py
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from numaplace import cli, report, simulate
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("NUMAPLACE_UPDATE_GOLDEN") == "1"
+
+# Small runs that still exercise contention, fallback-free placement and every result field.
+RUNS = {
+    "origin2000-stream-worst-case": dict(
+        machine="origin2000", workload="stream:pages=256,iterations=2", placement="worst-case", threads=16
+    ),
+    "sunfire6800-traverse-random-remote": dict(
+        machine="sunfire6800", workload="traverse:pattern=random,pages=64,iterations=2", placement="bind:node=1", threads=1
+    ),
+    "cxl-tiered-random-round-robin": dict(
+        machine="cxl-tiered", workload="random:pages=512,accesses=2000,iterations=2,write_fraction=0.25",
+        placement="round-robin", threads=8, seed=7,
+    ),
+}
+
+
+def check(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if UPDATE:
+        path.write_text(text, encoding="utf-8")
+        return
+    assert path.exists(), f"missing golden file {path}; regenerate (see module doc)"
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs from its golden file"
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_result_json_matches_golden(name: str) -> None:
+    check(f"{name}.json", simulate(**RUNS[name]).to_json() + "\n")
+
+
+def test_sim_summary_matches_golden(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["sim", "--machine", "origin2000", "--workload", "stream:pages=256,iterations=2", "--placement", "round-robin"]
+    assert cli.main(args) == 0
+    check("sim-summary.txt", capsys.readouterr().out)
+
+
+def test_report_markdown_matches_golden(tmp_path: Path) -> None:
+    out = report.reproduce(out_dir=tmp_path / "report", progress=False)
+    check("report-README.md", (out / "README.md").read_text(encoding="utf-8"))
