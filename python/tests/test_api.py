@@ -223,7 +223,13 @@ def test_result_invariants(case):
     assert r.iterations == iterations == len(r.per_iteration_time_ns)
     assert math.isclose(sum(r.per_iteration_time_ns), r.total_time_ns, rel_tol=1e-9)
     assert all(t > 0 for t in r.per_iteration_time_ns)
-    assert sum(r.per_node_pages) == total_pages
+    # per_node_pages counts placed pages. With init="none" a page is placed when the timed
+    # iterations first touch it, so a random workload with few accesses may leave some unplaced;
+    # a stream sweep, or an initialisation epoch, touches every page.
+    if kwargs["init"] != "none" or kwargs["workload"].startswith("stream:"):
+        assert sum(r.per_node_pages) == total_pages
+    else:
+        assert 1 <= sum(r.per_node_pages) <= total_pages
     assert len(r.per_node_pages) == len(r.per_node_transactions) == len(r.per_node_utilisation) == 8
     assert r.config["threads"] == kwargs["threads"] and len(r.config["thread_nodes"]) == kwargs["threads"]
 

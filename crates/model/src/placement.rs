@@ -37,13 +37,14 @@ pub struct PlaceRequest<'a> {
 /// Decides the home node of a page at its first touch.
 ///
 /// # Contract
-/// * `place` is called exactly once per page, at the page's first touch, in simulated-time
-///   order; it returns a node of the machine it was built for.
-/// * It must be deterministic given the build seed and the sequence of requests.
+/// * `place` is a pure function of the request and of what the policy was built with (machine,
+///   parameters, seed): the engine may also call it to *predict* where an untouched page will
+///   go, so asking must not change the answer.
+/// * It returns a node of the machine it was built for.
 /// * It need not check capacity: a full (or memory-less) node is replaced by the nearest node
 ///   with free memory by the page table.
 pub trait Placement: Send {
-    fn place(&mut self, req: &PlaceRequest<'_>) -> NodeId;
+    fn place(&self, req: &PlaceRequest<'_>) -> NodeId;
 }
 
 /// One registry entry.
@@ -126,7 +127,7 @@ pub fn build(spec: &Spec, machine: &Machine, seed: u64) -> Result<(Box<dyn Place
 
 struct FirstTouch;
 impl Placement for FirstTouch {
-    fn place(&mut self, req: &PlaceRequest<'_>) -> NodeId {
+    fn place(&self, req: &PlaceRequest<'_>) -> NodeId {
         req.toucher
     }
 }
@@ -135,7 +136,7 @@ struct RoundRobin {
     nodes: Vec<NodeId>,
 }
 impl Placement for RoundRobin {
-    fn place(&mut self, req: &PlaceRequest<'_>) -> NodeId {
+    fn place(&self, req: &PlaceRequest<'_>) -> NodeId {
         self.nodes[req.page.0 as usize % self.nodes.len()]
     }
 }
@@ -147,7 +148,7 @@ struct RandomPlace {
     seed: u64,
 }
 impl Placement for RandomPlace {
-    fn place(&mut self, req: &PlaceRequest<'_>) -> NodeId {
+    fn place(&self, req: &PlaceRequest<'_>) -> NodeId {
         let h = mix64(self.seed ^ req.page.0 as u64);
         self.nodes[((h as u128 * self.nodes.len() as u128) >> 64) as usize]
     }
@@ -155,7 +156,7 @@ impl Placement for RandomPlace {
 
 struct Fixed(NodeId);
 impl Placement for Fixed {
-    fn place(&mut self, _: &PlaceRequest<'_>) -> NodeId {
+    fn place(&self, _: &PlaceRequest<'_>) -> NodeId {
         self.0
     }
 }
@@ -164,7 +165,7 @@ struct Block {
     nodes: Vec<NodeId>,
 }
 impl Placement for Block {
-    fn place(&mut self, req: &PlaceRequest<'_>) -> NodeId {
+    fn place(&self, req: &PlaceRequest<'_>) -> NodeId {
         let off = (req.page.0 - req.region.first_page) as u64;
         let part = off * self.nodes.len() as u64 / req.region.pages.max(1) as u64;
         self.nodes[part as usize]
@@ -195,7 +196,7 @@ mod tests {
     }
 
     fn place_all(name: &str, m: &Machine, pages: u32) -> Vec<u8> {
-        let (mut p, _) = build(&Spec::parse(name).unwrap(), m, 42).unwrap();
+        let (p, _) = build(&Spec::parse(name).unwrap(), m, 42).unwrap();
         let region = Region { name: "a".into(), first_page: 0, pages };
         (0..pages)
             .map(|pg| p.place(&PlaceRequest { page: PageNo(pg), region: &region, toucher: NodeId(3) }).0)
@@ -224,7 +225,7 @@ mod tests {
             assert!((9_500..10_500).contains(&c), "{counts:?}");
         }
         assert_eq!(a, place_all("random", &m, 40_000));
-        let (mut other, _) = build(&Spec::parse("random").unwrap(), &m, 43).unwrap();
+        let (other, _) = build(&Spec::parse("random").unwrap(), &m, 43).unwrap();
         let region = Region { name: "a".into(), first_page: 0, pages: 64 };
         let b: Vec<u8> = (0..64)
             .map(|pg| other.place(&PlaceRequest { page: PageNo(pg), region: &region, toucher: NodeId(0) }).0)

@@ -118,14 +118,13 @@ fn machine_toml(arg: &str) -> PyResult<String> {
         return Ok(text.to_string());
     }
     let m = load(arg).map_err(to_py)?;
-    to_toml(&m).map_err(to_py)
+    to_toml(&m, &format!("numaplace machine, validated from {arg}")).map_err(to_py)
 }
 
 /// Every workload with its doc line and parameters, as JSON.
 #[pyfunction]
 fn workloads() -> String {
-    let v: Vec<Value> = workload::REGISTRY
-        .iter()
+    let v: Vec<Value> = workload::registry()
         .map(|w| json!({"name": w.name, "doc": w.doc, "params": params_json(w.params)}))
         .collect();
     Value::Array(v).to_string()
@@ -147,7 +146,7 @@ fn placements() -> String {
 fn detect(root: &str, name: String, local_ns: f64, bandwidth_gbps: f64, mlp: f64, page_size: u64) -> PyResult<String> {
     let opts = DetectOptions { name, local_ns, bandwidth_gbps, mlp, page_size, ..DetectOptions::default() };
     let m = detect_host(std::path::Path::new(root), &opts).map_err(to_py)?;
-    to_toml(&m).map_err(to_py)
+    to_toml(&m, "numaplace machine file, written by `numaplace topo --detect`").map_err(to_py)
 }
 
 /// The speed benchmark, as JSON.

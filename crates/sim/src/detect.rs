@@ -125,10 +125,14 @@ pub fn detect(root: &Path, opts: &DetectOptions) -> Result<Machine, SimError> {
     Machine::from_raw(raw, &root.display().to_string()).map_err(SimError::from)
 }
 
-/// Writes a machine as TOML text that [`Machine::from_toml_str`] reads back.
-pub fn to_toml(m: &Machine) -> Result<String, SimError> {
+/// Writes a machine as TOML text that [`Machine::from_toml_str`] reads back, after a comment
+/// line `header`.
+///
+/// # Errors
+/// Only if the machine could not be serialised (a bug).
+pub fn to_toml(m: &Machine, header: &str) -> Result<String, SimError> {
     let body = toml::to_string(&m.raw).map_err(|e| ModelError::Config(format!("cannot write machine TOML: {e}")))?;
-    Ok(format!("# numaplace machine file, written by `numaplace topo --detect`\n{body}"))
+    Ok(format!("# {header}\n{body}"))
 }
 
 #[cfg(test)]
@@ -157,7 +161,7 @@ mod tests {
         assert_eq!(m.raw.nodes[0].memory_mib, 4096);
         assert_eq!(m.raw.latency_ns[0][1], 189.0);
         assert_eq!(m.raw.latency_ns[1][1], 90.0);
-        let text = to_toml(&m).unwrap();
+        let text = to_toml(&m, "test").unwrap();
         let back = Machine::from_toml_str(&text, "detected.toml").unwrap();
         assert_eq!(back, Machine { ..m });
         std::fs::remove_dir_all(&dir).unwrap();

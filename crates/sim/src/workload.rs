@@ -171,18 +171,19 @@ pub struct WorkloadInfo {
     pub build: fn(&Resolved, &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError>,
 }
 
-/// Every workload, keyed by the name users type.
-pub const REGISTRY: &[WorkloadInfo] = &[workloads::stream::INFO, workloads::random::INFO, workloads::traverse::INFO];
+/// Every workload, keyed by the name users type, in listing order.
+pub fn registry() -> impl Iterator<Item = &'static WorkloadInfo> {
+    workloads::BASIC.iter().chain(workloads::nas::INFOS).chain(workloads::splash::INFOS)
+}
 
 /// Builds the workload named by `spec`, returning it with its resolved spec.
 ///
 /// # Errors
 /// An unknown name (listing the known ones) or a bad parameter.
 pub fn build(spec: &Spec, ctx: &WorkloadCtx) -> Result<(Box<dyn Workload>, Resolved), ModelError> {
-    let info = REGISTRY
-        .iter()
+    let info = registry()
         .find(|w| w.name == spec.name)
-        .ok_or_else(|| ModelError::unknown("workload", &spec.name, REGISTRY.iter().map(|w| w.name)))?;
+        .ok_or_else(|| ModelError::unknown("workload", &spec.name, registry().map(|w| w.name)))?;
     let resolved = spec.resolve("workload", info.params)?;
     let w = (info.build)(&resolved, ctx)?;
     let resolved = w.resolved().cloned().unwrap_or(resolved);
@@ -212,18 +213,23 @@ pub fn push_lines(out: &mut Vec<Txn>, first_page: u32, lines_per_page: u64, from
     }
 }
 
-/// Builds regions laid out back to back from page 0.
-pub fn layout(arrays: &[(&str, u64)]) -> Result<Vec<Region>, ModelError> {
+/// Builds the regions of `workload` laid out back to back from page 0.
+///
+/// # Errors
+/// A region of zero pages, or a footprint beyond 2^32 pages; both name the workload.
+pub fn layout(workload: &str, arrays: &[(&str, u64)]) -> Result<Vec<Region>, ModelError> {
     let mut next: u64 = 0;
     let mut out = Vec::with_capacity(arrays.len());
     for (name, pages) in arrays {
         if *pages == 0 {
-            return Err(ModelError::Spec(format!("region '{name}' would have no pages")));
+            return Err(ModelError::Spec(format!(
+                "workload '{workload}': region '{name}' would have no pages (check its size parameters)"
+            )));
         }
         out.push(Region { name: name.to_string(), first_page: next as u32, pages: *pages as u32 });
         next += pages;
         if next > u32::MAX as u64 {
-            return Err(ModelError::Spec(format!("footprint of {next} pages exceeds 2^32 pages")));
+            return Err(ModelError::Spec(format!("workload '{workload}': footprint of {next} pages exceeds 2^32 pages")));
         }
     }
     Ok(out)

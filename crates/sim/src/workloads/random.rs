@@ -37,7 +37,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 
 fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
     Ok(Box::new(Random {
-        regions: layout(&[("array", r.uint("pages"))])?,
+        regions: layout("random", &[("array", r.uint("pages"))])?,
         accesses: r.uint("accesses"),
         iterations: r.uint("iterations") as u32,
         write_fraction: r.float("write_fraction"),

@@ -38,7 +38,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let names: Vec<String> = (0..arrays).map(|i| ((b'a' + i as u8) as char).to_string()).collect();
     let spec: Vec<(&str, u64)> = names.iter().map(|n| (n.as_str(), r.uint("pages"))).collect();
     Ok(Box::new(Stream {
-        regions: layout(&spec)?,
+        regions: layout("stream", &spec)?,
         iterations: r.uint("iterations") as u32,
         think_ns: r.float("think_ns"),
         ctx: *ctx,

@@ -68,7 +68,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     resolved.set("stride", Value::UInt(stride));
     resolved.set("think_ns", Value::Float(think_ns));
     Ok(Box::new(Traverse {
-        regions: layout(&[("array", r.uint("pages"))])?,
+        regions: layout("traverse", &[("array", r.uint("pages"))])?,
         pattern,
         iterations: r.uint("iterations") as u32,
         stride,
