@@ -19,10 +19,21 @@ from numaplace._native import (
     NumaplaceError,
     OutOfMemoryError,
     SpecError,
+    TraceError,
     UnknownNameError,
     __version__,
 )
-from numaplace.api import Result, machine, machines, placements, simulate, workloads
+from numaplace.api import (
+    Result,
+    machine,
+    machines,
+    placements,
+    simulate,
+    trace_export,
+    trace_info,
+    workload_show,
+    workloads,
+)
 
 __all__ = [
     "ConfigError",
@@ -32,11 +43,15 @@ __all__ = [
     "OutOfMemoryError",
     "Result",
     "SpecError",
+    "TraceError",
     "UnknownNameError",
     "__version__",
     "machine",
     "machines",
     "placements",
     "simulate",
+    "trace_export",
+    "trace_info",
+    "workload_show",
     "workloads",
 ]

@@ -100,6 +100,21 @@ def _check_str(name: str, value: Any) -> str:
     return value
 
 
+def _check_opt_str(name: str, value: Any) -> str | None:
+    return None if value is None else _check_str(name, value)
+
+
+def _problem_class(problem_class: str | None, extra: dict[str, Any]) -> str | None:
+    """``problem_class=`` or its alias ``class`` (``simulate(**{"class": "A"})``, as sweep
+    specs name it); any other extra keyword is an error."""
+    alias = extra.pop("class", None)
+    if extra:
+        raise ConfigError(f"unknown option(s) {', '.join(sorted(extra))} for simulate")
+    if alias is not None and problem_class is not None:
+        raise ConfigError("the problem class is given twice (class and problem_class)")
+    return _check_opt_str("class", alias if alias is not None else problem_class)
+
+
 def simulate(
     machine: str = "origin2000",
     workload: str = "stream",
@@ -111,13 +126,18 @@ def simulate(
     init: str = "parallel",
     quantum_ns: float = DEFAULT_QUANTUM_NS,
     oversubscribe: bool = False,
+    trace: str | None = None,
+    problem_class: str | None = None,
+    **extra: Any,
 ) -> Result:
     """Simulates ``workload`` on ``machine`` under the ``placement`` policy.
 
     ``machine`` is a preset name (see :func:`machines`) or a path to a machine TOML file;
     ``workload`` and ``placement`` use the ``NAME:key=value,...`` syntax (see
-    :func:`workloads`, :func:`placements`). Raises a subclass of :class:`NumaplaceError` for
-    bad input; the same arguments always give the same result.
+    :func:`workloads`, :func:`placements`). ``problem_class`` (alias ``class``) adds
+    ``class=...`` to a kernel's spec. ``trace`` replays a trace file instead of generating
+    ``workload`` (its thread count must match ``threads``). Raises a subclass of
+    :class:`NumaplaceError` for bad input; the same arguments always give the same result.
     """
     if not isinstance(quantum_ns, (int, float)) or isinstance(quantum_ns, bool):
         raise ConfigError(f"quantum_ns = {quantum_ns!r}: expected a number")
@@ -133,8 +153,67 @@ def simulate(
         _check_int("seed", seed, 0, _U64_MAX),
         float(quantum_ns),
         oversubscribe,
+        _check_opt_str("trace", trace),
+        _problem_class(problem_class, extra),
     )
     return Result.from_json(text)
+
+
+def trace_export(
+    out: str,
+    machine: str = "origin2000",
+    workload: str = "stream",
+    *,
+    threads: int = 16,
+    seed: int = 0,
+    binding: str = "spread",
+    init: str = "parallel",
+    text: bool = False,
+    problem_class: str | None = None,
+) -> None:
+    """Writes ``workload`` as it would run on ``machine`` to the trace file ``out`` (binary,
+    or the text form if ``text``). Replaying it gives the same results as the workload."""
+    _native.trace_export(
+        _check_str("machine", machine),
+        _check_str("workload", workload),
+        _check_int("threads", threads, 1, 65535),
+        _check_str("binding", binding),
+        _check_str("init", init),
+        _check_int("seed", seed, 0, _U64_MAX),
+        _check_str("out", out),
+        bool(text),
+        _check_opt_str("class", problem_class),
+    )
+
+
+def trace_info(path: str) -> dict[str, Any]:
+    """A summary of a trace file: header, regions, epochs, records, transactions per phase."""
+    return json.loads(_native.trace_info(_check_str("path", path)))
+
+
+def workload_show(
+    workload: str,
+    machine: str = "origin2000",
+    *,
+    threads: int = 16,
+    seed: int = 0,
+    binding: str = "spread",
+    init: str = "parallel",
+    problem_class: str | None = None,
+) -> dict[str, Any]:
+    """A workload's regions, footprint, and per phase its transactions and how much of its
+    data it shares across nodes (initialisation and first iteration, untimed)."""
+    return json.loads(
+        _native.workload_show(
+            _check_str("machine", machine),
+            _check_str("workload", workload),
+            _check_int("threads", threads, 1, 65535),
+            _check_str("binding", binding),
+            _check_str("init", init),
+            _check_int("seed", seed, 0, _U64_MAX),
+            _check_opt_str("class", problem_class),
+        )
+    )
 
 
 def machines() -> list[dict[str, Any]]:

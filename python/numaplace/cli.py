@@ -131,20 +131,96 @@ def _summary(r) -> str:  # noqa: ANN001 - a numaplace.Result
 def cmd_sim(args: argparse.Namespace) -> None:
     import numaplace
 
+    threads = args.threads
+    if args.trace:
+        if args.workload is not None or args.klass is not None:
+            raise UsageError("numaplace sim: --trace replays a recorded workload: drop --workload and --class")
+        if threads is None:
+            threads = numaplace.trace_info(args.trace)["threads"]
     r = numaplace.simulate(
         machine=args.machine,
-        workload=args.workload,
+        workload=args.workload or "stream",
         placement=args.placement,
-        threads=args.threads,
+        threads=threads if threads is not None else 16,
         seed=args.seed,
         binding=args.binding,
         init=args.init,
         quantum_ns=args.quantum_ns,
         oversubscribe=args.oversubscribe,
+        trace=args.trace,
+        problem_class=args.klass,
     )
     if args.json:
         _write_atomic(Path(args.json), r.to_json() + "\n")
     print(_summary(r))
+
+
+def cmd_trace_export(args: argparse.Namespace) -> None:
+    import numaplace
+
+    numaplace.trace_export(
+        args.out,
+        machine=args.machine,
+        workload=args.workload,
+        threads=args.threads,
+        seed=args.seed,
+        binding=args.binding,
+        init=args.init,
+        text=args.text,
+        problem_class=args.klass,
+    )
+    i = numaplace.trace_info(args.out)
+    print(f"wrote {args.out}: {i['epochs']:,} epochs, {i['records']:,} records, {i['transactions']:,} transactions")
+
+
+def cmd_trace_info(args: argparse.Namespace) -> None:
+    import numaplace
+
+    i = numaplace.trace_info(args.file)
+    if args.json:
+        print(json.dumps(i, indent=2))
+        return
+    print(f"format        {i['format']}, page size {i['page_size']}, line size {i['line_size']}")
+    print(f"threads       {i['threads']}")
+    print(f"footprint     {i['pages']:,} pages ({i['pages'] * i['page_size'] / 2**20:,.1f} MiB)")
+    for k, v in i["meta"]:
+        print(f"meta          {k} = {v}")
+    print(f"epochs        {i['epochs']:,} ({i['iterations']} iterations)")
+    print(f"records       {i['records']:,}; transactions {i['transactions']:,} ({i['writes']:,} writes)")
+    print()
+    _print_table([[n, str(f), f"{p:,}"] for n, f, p in i["regions"]], ["region", "first page", "pages"])
+    print()
+    _print_table([[p, f"{e:,}", f"{t:,}"] for p, e, t in i["phases"]], ["phase", "epochs", "transactions"])
+
+
+def cmd_workload_show(args: argparse.Namespace) -> None:
+    import numaplace
+
+    i = numaplace.workload_show(
+        args.name,
+        machine=args.machine,
+        threads=args.threads,
+        seed=args.seed,
+        binding=args.binding,
+        init=args.init,
+        problem_class=args.klass,
+    )
+    if args.json:
+        print(json.dumps(i, indent=2))
+        return
+    print(f"workload      {i['workload']}")
+    print(f"threads       {i['threads']} on {args.machine}")
+    print(f"footprint     {i['footprint_pages']:,} pages of {i['page_size'] // 1024} KiB ({i['footprint_bytes'] / 2**20:,.1f} MiB)")
+    print(f"iterations    {i['iterations']}; {i['transactions_per_iteration']:,} transactions per iteration")
+    print()
+    _print_table([[n, str(f), f"{p:,}"] for n, f, p in i["regions"]], ["region", "first page", "pages"])
+    print()
+    rows = [
+        [str(p["iteration"]), p["phase"], f"{p['transactions']:,}", f"{p['pages_touched']:,}", f"{p['pages_shared']:,}",
+         f"{p['shared_transactions_fraction']:.1%}"]
+        for p in i["phases"]
+    ]
+    _print_table(rows, ["iteration", "phase", "transactions", "pages", "shared pages", "to shared pages"])
 
 
 def cmd_bench(args: argparse.Namespace) -> None:
@@ -199,18 +275,44 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--mlp", type=float, default=10.0, help="memory-level parallelism (default 10)")
     s.set_defaults(func=cmd_topo)
 
+    def run_options(s: argparse.ArgumentParser, threads_default: int | None = 16) -> None:
+        s.add_argument("--machine", default="origin2000", help="preset name or machine TOML file")
+        s.add_argument("--threads", type=int, default=threads_default)
+        s.add_argument("--seed", type=int, default=0)
+        s.add_argument("--binding", choices=BINDINGS, default="spread")
+        s.add_argument("--init", choices=INITS, default="parallel")
+        s.add_argument("--class", dest="klass", metavar="CLASS", help="problem class of a kernel (S, W, A, B)")
+
     s = sub.add_parser("sim", help="run one simulation")
-    s.add_argument("--machine", default="origin2000", help="preset name or machine TOML file")
-    s.add_argument("--workload", default="stream", help="NAME[:key=value,...]")
+    run_options(s, threads_default=None)
+    s.add_argument("--workload", default=None, help="NAME[:key=value,...] (default: stream)")
+    s.add_argument("--trace", help="replay this trace file instead of a workload")
     s.add_argument("--placement", default="first-touch", help="NAME[:key=value,...]")
-    s.add_argument("--threads", type=int, default=16)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--binding", choices=BINDINGS, default="spread")
-    s.add_argument("--init", choices=INITS, default="parallel")
     s.add_argument("--quantum-ns", type=float, default=DEFAULT_QUANTUM_NS)
     s.add_argument("--oversubscribe", action="store_true", help="allow more threads than CPUs")
     s.add_argument("--json", help="write the full result as JSON to this file")
     s.set_defaults(func=cmd_sim)
+
+    s = sub.add_parser("trace", help="write or summarise trace files")
+    tsub = s.add_subparsers(dest="trace_command", metavar="SUBCOMMAND", parser_class=_Parser, required=True)
+    t = tsub.add_parser("export", help="write a workload as a trace file")
+    run_options(t)
+    t.add_argument("--workload", required=True, help="NAME[:key=value,...]")
+    t.add_argument("--out", required=True, help="the trace file to write")
+    t.add_argument("--text", action="store_true", help="write the text form (for small cases)")
+    t.set_defaults(func=cmd_trace_export)
+    t = tsub.add_parser("info", help="summarise a trace file")
+    t.add_argument("file")
+    t.add_argument("--json", action="store_true", help="print JSON")
+    t.set_defaults(func=cmd_trace_info)
+
+    s = sub.add_parser("workload", help="inspect a workload")
+    wsub = s.add_subparsers(dest="workload_command", metavar="SUBCOMMAND", parser_class=_Parser, required=True)
+    w = wsub.add_parser("show", help="regions, phases, footprint and sharing of a workload")
+    w.add_argument("name", help="NAME[:key=value,...]")
+    run_options(w)
+    w.add_argument("--json", action="store_true", help="print JSON")
+    w.set_defaults(func=cmd_workload_show)
 
     s = sub.add_parser("bench", help="measure simulator speed (or memory footprint) as JSON")
     s.add_argument("--footprint", action="store_true", help="16 M-page footprint run: peak RSS")

@@ -22,11 +22,13 @@ create_exception!(_native, SpecError, NumaplaceError, "A NAME:key=value specific
 create_exception!(_native, ConfigError, NumaplaceError, "A run configuration contradicts the machine.");
 create_exception!(_native, OutOfMemoryError, NumaplaceError, "The workload does not fit in the machine's memory.");
 create_exception!(_native, FileError, NumaplaceError, "A file could not be read or written.");
+create_exception!(_native, TraceError, NumaplaceError, "A trace file is malformed (the message names the byte or line).");
 
 fn to_py(e: SimError) -> PyErr {
     let msg = e.to_string();
     match e {
         SimError::Io { .. } => FileError::new_err(msg),
+        SimError::Trace { .. } => TraceError::new_err(msg),
         SimError::Model(m) => match m {
             ModelError::Machine { .. } => MachineError::new_err(msg),
             ModelError::UnknownName { .. } => UnknownNameError::new_err(msg),
@@ -41,9 +43,39 @@ fn model(e: ModelError) -> PyErr {
     to_py(SimError::Model(e))
 }
 
+/// Builds a run configuration from the arguments every run-like function takes.
+#[allow(clippy::too_many_arguments)]
+fn config(
+    machine: String,
+    workload: String,
+    placement: String,
+    threads: usize,
+    binding: &str,
+    init: &str,
+    seed: u64,
+    quantum_ns: f64,
+    oversubscribe: bool,
+    trace: Option<String>,
+    class: Option<String>,
+) -> PyResult<RunConfig> {
+    Ok(RunConfig {
+        machine,
+        workload,
+        placement,
+        threads,
+        binding: Binding::parse(binding).map_err(model)?,
+        init: Init::parse(init).map_err(model)?,
+        seed,
+        quantum_ns,
+        oversubscribe,
+        trace,
+        class,
+    })
+}
+
 /// Runs one simulation and returns its result as JSON text.
 #[pyfunction]
-#[pyo3(signature = (machine, workload, placement, threads, binding, init, seed, quantum_ns, oversubscribe))]
+#[pyo3(signature = (machine, workload, placement, threads, binding, init, seed, quantum_ns, oversubscribe, trace=None, class_=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -56,20 +88,67 @@ fn simulate(
     seed: u64,
     quantum_ns: f64,
     oversubscribe: bool,
+    trace: Option<String>,
+    class_: Option<String>,
 ) -> PyResult<String> {
-    let cfg = RunConfig {
-        machine,
-        workload,
-        placement,
-        threads,
-        binding: Binding::parse(binding).map_err(model)?,
-        init: Init::parse(init).map_err(model)?,
-        seed,
-        quantum_ns,
-        oversubscribe,
-    };
+    let cfg = config(machine, workload, placement, threads, binding, init, seed, quantum_ns, oversubscribe, trace, class_)?;
     let r = py.allow_threads(|| numaplace_sim::simulate(&cfg)).map_err(to_py)?;
     Ok(r.to_json())
+}
+
+/// Writes a workload as a trace file (binary, or text if `text`).
+#[pyfunction]
+#[pyo3(signature = (machine, workload, threads, binding, init, seed, out, text=false, class_=None))]
+#[allow(clippy::too_many_arguments)]
+fn trace_export(
+    py: Python<'_>,
+    machine: String,
+    workload: String,
+    threads: usize,
+    binding: &str,
+    init: &str,
+    seed: u64,
+    out: String,
+    text: bool,
+    class_: Option<String>,
+) -> PyResult<()> {
+    let cfg = config(machine, workload, String::new(), threads, binding, init, seed, 1.0, false, None, class_)?;
+    py.allow_threads(|| {
+        let m = load(&cfg.machine)?;
+        numaplace_sim::run::export_trace(&m, &cfg, std::path::Path::new(&out), text)
+    })
+    .map_err(to_py)
+}
+
+/// Summarises a trace file, as JSON.
+#[pyfunction]
+fn trace_info(py: Python<'_>, path: String) -> PyResult<String> {
+    let i = py.allow_threads(|| numaplace_sim::trace::info(std::path::Path::new(&path))).map_err(to_py)?;
+    Ok(serde_json::to_string(&i).expect("serialise"))
+}
+
+/// A workload's regions, phases, footprint and sharing, as JSON.
+#[pyfunction]
+#[pyo3(signature = (machine, workload, threads, binding, init, seed, class_=None))]
+#[allow(clippy::too_many_arguments)]
+fn workload_show(
+    py: Python<'_>,
+    machine: String,
+    workload: String,
+    threads: usize,
+    binding: &str,
+    init: &str,
+    seed: u64,
+    class_: Option<String>,
+) -> PyResult<String> {
+    let cfg = config(machine, workload, String::new(), threads, binding, init, seed, 1.0, false, None, class_)?;
+    let i = py
+        .allow_threads(|| {
+            let m = load(&cfg.machine)?;
+            numaplace_sim::inspect::inspect(&m, &cfg)
+        })
+        .map_err(to_py)?;
+    Ok(serde_json::to_string(&i).expect("serialise"))
 }
 
 fn params_json(decls: &[ParamDecl]) -> Value {
@@ -175,6 +254,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", py.get_type_bound::<ConfigError>())?;
     m.add("OutOfMemoryError", py.get_type_bound::<OutOfMemoryError>())?;
     m.add("FileError", py.get_type_bound::<FileError>())?;
+    m.add("TraceError", py.get_type_bound::<TraceError>())?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(machines, m)?)?;
     m.add_function(wrap_pyfunction!(machine, m)?)?;
@@ -184,5 +264,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(detect, m)?)?;
     m.add_function(wrap_pyfunction!(bench_speed, m)?)?;
     m.add_function(wrap_pyfunction!(bench_footprint, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_export, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_info, m)?)?;
+    m.add_function(wrap_pyfunction!(workload_show, m)?)?;
     Ok(())
 }

@@ -13,7 +13,7 @@ use crate::engine::Engine;
 use crate::error::SimError;
 use crate::presets::preset;
 use crate::run::{simulate_on, RunConfig, DEFAULT_QUANTUM_NS};
-use crate::workload::{self, Epoch, Init, WorkloadCtx};
+use crate::workload::{self, Epoch, Init, Workload, WorkloadCtx};
 use numaplace_model::placement;
 use numaplace_model::units::ns_to_ps;
 use numaplace_model::Spec;
@@ -35,6 +35,13 @@ pub struct SpeedResult {
     /// Best time of the plain read-and-count loop over the same records, s.
     pub limit_seconds: f64,
     pub ratio: f64,
+    /// Generating the same records (the `random` workload), best time, s.
+    pub generation_seconds: f64,
+    pub generation_transactions_per_second: f64,
+    /// Reading the same records back from a binary trace (from the page cache), best time, s.
+    pub trace_read_seconds: f64,
+    pub trace_read_transactions_per_second: f64,
+    pub trace_bytes: u64,
 }
 
 /// Output of [`footprint`].
@@ -88,7 +95,52 @@ pub fn speed(transactions: u64, pages: u64, repetitions: u32) -> Result<SpeedRes
         best_limit = best_limit.min(t0.elapsed().as_secs_f64());
         black_box(&counts);
     }
+    // Generation: a fresh workload into a reused buffer (the second pass, so that page faults
+    // of a first allocation are not counted).
+    let mut scratch = Epoch::default();
+    let mut best_gen = f64::INFINITY;
+    for _ in 0..repetitions.max(1) + 1 {
+        let (mut w2, _) = workload::build(&Spec::parse(&spec)?, &ctx)?;
+        let t0 = Instant::now();
+        w2.next_epoch(&mut scratch);
+        best_gen = best_gen.min(t0.elapsed().as_secs_f64());
+    }
+    black_box(&scratch);
+
+    // Trace reading: write the records once, read them back into the reused buffer.
+    let path = std::env::temp_dir().join(format!("numaplace-bench-{}.nptrace", std::process::id()));
+    let header = crate::trace::TraceHeader {
+        page_size: machine.raw.page_size,
+        line_size: machine.raw.line_size,
+        threads: THREADS,
+        regions: wl.regions().to_vec(),
+        meta: Vec::new(),
+    };
+    let file = std::fs::File::create(&path).map_err(|e| SimError::io(&path, e))?;
+    let mut w = crate::trace::TraceWriter::new(std::io::BufWriter::new(file), &header, &path)?;
+    w.epoch(&epoch, &path)?;
+    w.finish(&path)?;
+    let trace_bytes = std::fs::metadata(&path).map_err(|e| SimError::io(&path, e))?.len();
+    let mut best_read = f64::INFINITY;
+    for _ in 0..repetitions.max(1) {
+        let mut t = crate::trace::BinaryTrace::open(&path)?;
+        let t0 = Instant::now();
+        let ok = t.next_epoch(&mut scratch);
+        best_read = best_read.min(t0.elapsed().as_secs_f64());
+        if let Some(e) = t.take_error() {
+            let _ = std::fs::remove_file(&path);
+            return Err(e);
+        }
+        assert!(ok, "the benchmark trace holds one epoch");
+    }
+    let _ = std::fs::remove_file(&path);
+
     Ok(SpeedResult {
+        generation_seconds: best_gen,
+        generation_transactions_per_second: records as f64 / best_gen,
+        trace_read_seconds: best_read,
+        trace_read_transactions_per_second: records as f64 / best_read,
+        trace_bytes,
         transactions: records,
         pages,
         threads: THREADS,

@@ -85,6 +85,25 @@ fn hot_loop(
     stop
 }
 
+/// Holds back every thread that fetched lines from node `h` in the quantum that began at
+/// `qstart` until `qstart + lines(h) · S(h)`, the earliest the node could have served them.
+/// `q_lines` is `[t * nodes + h]`, `service_ps` has one entry per node.
+fn bandwidth_guard(q_lines: &[u64], clocks: &mut [Ps], service_ps: &[f64], qstart: Ps) {
+    let nn = service_ps.len();
+    for (h, &s) in service_ps.iter().enumerate() {
+        let lines: u64 = q_lines.chunks_exact(nn).map(|row| row[h]).sum();
+        if lines == 0 {
+            continue;
+        }
+        let floor = qstart + (lines as f64 * s).ceil() as Ps;
+        for (row, clock) in q_lines.chunks_exact(nn).zip(clocks.iter_mut()) {
+            if row[h] > 0 && *clock < floor {
+                *clock = floor;
+            }
+        }
+    }
+}
+
 /// Page table, placement and regions: everything the first-touch path needs.
 struct Memory<'m> {
     machine: &'m Machine,
@@ -244,7 +263,14 @@ impl<'m> Engine<'m> {
                     self.timing.retire(t);
                 }
             }
-            // Quantum boundary: fold the quantum's lines into the totals and the timing model.
+            // Quantum boundary. First the bandwidth guard: a controller cannot serve more lines
+            // than its bandwidth allows. The queueing model keeps utilisation below 1 when it
+            // knows the threads' mix; when the mix changed within the quantum (pages first
+            // touched by others, a new phase) the quantum may have charged too little, so
+            // every thread that used a node waits until the node could have served the
+            // quantum's lines.
+            bandwidth_guard(&self.q_lines, &mut self.clocks, &self.mem.machine.service_ps, qend - self.quantum_ps);
+            // Then fold the quantum's lines into the totals and the timing model.
             for t in 0..self.nt {
                 let lines = &mut self.q_lines[t * nn..(t + 1) * nn];
                 let from = self.thread_node[t];

@@ -12,6 +12,9 @@ pub enum SimError {
     /// A file could not be read or written.
     #[error("{path}: {message}")]
     Io { path: String, message: String },
+    /// A trace file is malformed: `at` is a byte offset, a block and payload offset, or a line.
+    #[error("{path}: {at}: {message}")]
+    Trace { path: String, at: String, message: String },
 }
 
 impl SimError {

@@ -8,15 +8,19 @@
 //! * [`timing`]: latency, memory-level parallelism and memory-controller queueing.
 //! * [`engine`]: the quantum-interleaved epoch loop (the hot path).
 //! * [`run`]: configuration → result; [`bench`]: the speed and footprint benchmarks.
+//! * [`trace`]: the trace format (writer, streaming reader, text form); [`inspect`]: a
+//!   workload's shape without timing it.
 
 pub mod bench;
 pub mod binding;
 pub mod detect;
 pub mod engine;
 pub mod error;
+pub mod inspect;
 pub mod presets;
 pub mod run;
 pub mod timing;
+pub mod trace;
 pub mod workload;
 pub mod workloads;
 

@@ -5,11 +5,12 @@ use crate::binding::{bind, Binding};
 use crate::engine::{Engine, Traffic};
 use crate::error::SimError;
 use crate::presets::load_machine;
+use crate::trace::{self, TraceSource};
 use crate::workload::{self, Epoch, Init, Workload, WorkloadCtx};
 use numaplace_model::placement;
 use numaplace_model::topology::RawMachine;
 use numaplace_model::units::{ns_to_ps, PS_PER_NS};
-use numaplace_model::{Machine, ModelError, Ps, Spec};
+use numaplace_model::{Machine, ModelError, Ps, Resolved, Spec};
 use serde::Serialize;
 
 /// Everything that determines a simulation.
@@ -28,6 +29,11 @@ pub struct RunConfig {
     /// Length of the interleaving quantum, ns.
     pub quantum_ns: f64,
     pub oversubscribe: bool,
+    /// Replay this trace file instead of generating `workload` (whose text is then ignored;
+    /// threads and init come from the trace).
+    pub trace: Option<String>,
+    /// A problem class (`S`, `W`, `A`, `B`) added to the workload's spec as `class=...`.
+    pub class: Option<String>,
 }
 
 impl Default for RunConfig {
@@ -42,6 +48,8 @@ impl Default for RunConfig {
             seed: 0,
             quantum_ns: DEFAULT_QUANTUM_NS,
             oversubscribe: false,
+            trace: None,
+            class: None,
         }
     }
 }
@@ -61,10 +69,13 @@ pub struct ResolvedConfig {
     pub dynamic: Option<String>,
     pub threads: usize,
     pub binding: &'static str,
-    pub init: &'static str,
+    pub init: String,
     pub seed: u64,
     pub quantum_ns: f64,
     pub oversubscribe: bool,
+    /// The trace file replayed, if the workload came from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
     pub thread_nodes: Vec<u8>,
     pub numaplace_version: &'static str,
 }
@@ -133,14 +144,19 @@ pub fn simulate_on(machine: &Machine, cfg: &RunConfig) -> Result<SimResult, SimE
         return Err(ModelError::Config(format!("quantum_ns = {}: must be at least 1", cfg.quantum_ns)).into());
     }
     let threads = bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
-    let ctx = WorkloadCtx {
-        threads: cfg.threads,
-        page_size: machine.raw.page_size,
-        line_size: machine.raw.line_size,
-        seed: cfg.seed,
-        init: cfg.init,
+    let (mut wl, workload_spec, init): (Box<dyn Workload>, String, String) = match &cfg.trace {
+        Some(path) => {
+            let t = open_trace(machine, cfg, path)?;
+            let h = t.header();
+            let spec = h.meta("source").map_or_else(|| format!("trace:{path}"), str::to_string);
+            let init = h.meta("init").unwrap_or("recorded").to_string();
+            (t, spec, init)
+        }
+        None => {
+            let (wl, resolved) = build_workload(machine, cfg)?;
+            (wl, resolved.to_string(), cfg.init.name().to_string())
+        }
     };
-    let (mut wl, wl_resolved) = workload::build(&Spec::parse(&cfg.workload)?, &ctx)?;
     let needed = wl.pages();
     if needed > machine.capacity_total() {
         return Err(ModelError::OutOfMemory {
@@ -156,22 +172,104 @@ pub fn simulate_on(machine: &Machine, cfg: &RunConfig) -> Result<SimResult, SimE
     while wl.next_epoch(&mut epoch) {
         engine.run_epoch(&epoch);
     }
+    if let Some(e) = wl.take_error() {
+        return Err(e);
+    }
     let config = ResolvedConfig {
         machine: machine.name().to_string(),
         machine_spec: machine.raw.clone(),
-        workload: wl_resolved.to_string(),
+        workload: workload_spec,
         placement: pl_resolved.to_string(),
         dynamic: None,
         threads: cfg.threads,
         binding: cfg.binding.name(),
-        init: cfg.init.name(),
+        init,
         seed: cfg.seed,
         quantum_ns: cfg.quantum_ns,
         oversubscribe: cfg.oversubscribe,
+        trace: cfg.trace.clone(),
         thread_nodes: threads.iter().map(|p| p.node.0).collect(),
         numaplace_version: env!("CARGO_PKG_VERSION"),
     };
     Ok(summarise(machine, &engine, wl.as_ref(), config))
+}
+
+/// The workload context a configuration implies on `machine`.
+pub fn workload_ctx(machine: &Machine, cfg: &RunConfig) -> WorkloadCtx {
+    WorkloadCtx {
+        threads: cfg.threads,
+        page_size: machine.raw.page_size,
+        line_size: machine.raw.line_size,
+        seed: cfg.seed,
+        init: cfg.init,
+    }
+}
+
+/// Builds the workload of a configuration (not a trace) with its resolved spec.
+///
+/// # Errors
+/// An unknown workload or a bad parameter.
+pub fn build_workload(machine: &Machine, cfg: &RunConfig) -> Result<(Box<dyn Workload>, Resolved), SimError> {
+    let mut spec = Spec::parse(&cfg.workload)?;
+    if let Some(class) = &cfg.class {
+        if spec.params.iter().any(|(k, _)| k == "class") {
+            return Err(ModelError::Spec(format!(
+                "workload '{}': class given twice (in the spec and as --class {class})",
+                spec.name
+            ))
+            .into());
+        }
+        spec.params.push(("class".into(), class.clone()));
+    }
+    Ok(workload::build(&spec, &workload_ctx(machine, cfg))?)
+}
+
+/// Opens a trace for a run on `machine`, checking that it fits the machine and the run.
+fn open_trace(machine: &Machine, cfg: &RunConfig, path: &str) -> Result<Box<dyn TraceSource>, SimError> {
+    let t = trace::open(std::path::Path::new(path))?;
+    let h = t.header();
+    let mismatch = |what: &str, trace: u64, run: u64, hint: &str| {
+        Err(ModelError::Config(format!("{path}: the trace's {what} is {trace} but {hint} {run}")).into())
+    };
+    if h.page_size != machine.raw.page_size {
+        return mismatch("page size", h.page_size, machine.raw.page_size, &format!("machine '{}' has", machine.name()));
+    }
+    if h.line_size != machine.raw.line_size {
+        return mismatch("line size", h.line_size, machine.raw.line_size, &format!("machine '{}' has", machine.name()));
+    }
+    if h.threads != cfg.threads {
+        return mismatch("thread count", h.threads as u64, cfg.threads as u64, "the run asks for");
+    }
+    Ok(t)
+}
+
+/// Writes the workload of `cfg` on `machine` as a trace at `path` (text form if `text`),
+/// with the metadata that lets a replay reproduce the run.
+///
+/// # Errors
+/// A bad configuration or a write error.
+pub fn export_trace(machine: &Machine, cfg: &RunConfig, path: &std::path::Path, text: bool) -> Result<(), SimError> {
+    bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
+    let (mut wl, resolved) = build_workload(machine, cfg)?;
+    let header = trace::TraceHeader {
+        page_size: machine.raw.page_size,
+        line_size: machine.raw.line_size,
+        threads: cfg.threads,
+        regions: wl.regions().to_vec(),
+        meta: vec![
+            ("source".into(), resolved.to_string()),
+            ("init".into(), cfg.init.name().into()),
+            ("seed".into(), cfg.seed.to_string()),
+            ("iterations".into(), wl.iterations().to_string()),
+            ("machine".into(), machine.name().into()),
+            ("writer".into(), format!("numaplace {}", env!("CARGO_PKG_VERSION"))),
+        ],
+    };
+    if text {
+        trace::write_text(wl.as_mut(), &header, path)
+    } else {
+        trace::export(wl.as_mut(), &header, path).map(|_| ())
+    }
 }
 
 fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: ResolvedConfig) -> SimResult {
