@@ -128,6 +128,8 @@ def simulate(
     oversubscribe: bool = False,
     trace: str | None = None,
     problem_class: str | None = None,
+    dynamic: str | None = None,
+    decisions: str | None = None,
     **extra: Any,
 ) -> Result:
     """Simulates ``workload`` on ``machine`` under the ``placement`` policy.
@@ -136,7 +138,9 @@ def simulate(
     ``workload`` and ``placement`` use the ``NAME:key=value,...`` syntax (see
     :func:`workloads`, :func:`placements`). ``problem_class`` (alias ``class``) adds
     ``class=...`` to a kernel's spec. ``trace`` replays a trace file instead of generating
-    ``workload`` (its thread count must match ``threads``). Raises a subclass of
+    ``workload`` (its thread count must match ``threads``). ``dynamic`` names a dynamic
+    policy (see :func:`policies`); ``decisions`` writes its every action to a file (``.csv``,
+    else JSON Lines). Raises a subclass of
     :class:`NumaplaceError` for bad input; the same arguments always give the same result.
     """
     if not isinstance(quantum_ns, (int, float)) or isinstance(quantum_ns, bool):
@@ -155,6 +159,8 @@ def simulate(
         oversubscribe,
         _check_opt_str("trace", trace),
         _problem_class(problem_class, extra),
+        _check_opt_str("dynamic", dynamic),
+        _check_opt_str("decisions", decisions),
     )
     return Result.from_json(text)
 
@@ -229,6 +235,11 @@ def machine(name_or_path: str) -> dict[str, Any]:
 def workloads() -> list[dict[str, Any]]:
     """Every workload: name, one-line doc, parameters (name, default, doc, kind)."""
     return json.loads(_native.workloads())
+
+
+def policies() -> list[dict[str, Any]]:
+    """Every dynamic policy: name, one-line doc, parameters."""
+    return json.loads(_native.policies())
 
 
 def placements() -> list[dict[str, Any]]:

@@ -86,6 +86,21 @@ def cmd_placements(args: argparse.Namespace) -> None:
     _print_plugins(numaplace.placements())
 
 
+def cmd_policies(args: argparse.Namespace) -> None:
+    import numaplace
+
+    _print_plugins(numaplace.policies())
+
+
+def cmd_policy_show(args: argparse.Namespace) -> None:
+    import numaplace
+
+    known = {p["name"]: p for p in numaplace.policies()}
+    if args.name not in known:
+        raise UsageError(f"unknown dynamic policy '{args.name}' (known: {', '.join(sorted(known))})")
+    _print_plugins([known[args.name]])
+
+
 def cmd_topo(args: argparse.Namespace) -> None:
     from numaplace import _native
 
@@ -114,7 +129,8 @@ def _summary(r) -> str:  # noqa: ANN001 - a numaplace.Result
         f"time          {_fmt_ms(r.total_time_ns)} for {r.iterations} iterations"
         f" ({_fmt_ms(per_iter)} each); init {_fmt_ms(r.init_time_ns)}",
         f"transactions  {r.transactions:,} ({r.local_fraction:.1%} local, {r.writes:,} writes)",
-        f"migrations    {r.migrations}, replications {r.replications}",
+        f"dynamic       {c.get('dynamic') or 'none'}: {r.migrations} migrations, {r.replications} replications,"
+        f" overhead {_fmt_ms(r.policy_overhead_ns)}",
         "",
     ]
     rows = [
@@ -149,6 +165,8 @@ def cmd_sim(args: argparse.Namespace) -> None:
         oversubscribe=args.oversubscribe,
         trace=args.trace,
         problem_class=args.klass,
+        dynamic=args.dynamic,
+        decisions=args.decisions,
     )
     if args.json:
         _write_atomic(Path(args.json), r.to_json() + "\n")
@@ -290,8 +308,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--placement", default="first-touch", help="NAME[:key=value,...]")
     s.add_argument("--quantum-ns", type=float, default=DEFAULT_QUANTUM_NS)
     s.add_argument("--oversubscribe", action="store_true", help="allow more threads than CPUs")
+    s.add_argument("--dynamic", help="a dynamic policy, NAME[:key=value,...] (see `numaplace policies`)")
+    s.add_argument("--decisions", help="write every policy action to this file (.csv, else JSON Lines)")
     s.add_argument("--json", help="write the full result as JSON to this file")
     s.set_defaults(func=cmd_sim)
+
+    s = sub.add_parser("policies", help="list dynamic policies and their parameters")
+    s.set_defaults(func=cmd_policies)
+    s = sub.add_parser("policy", help="describe a dynamic policy")
+    psub = s.add_subparsers(dest="policy_command", metavar="SUBCOMMAND", parser_class=_Parser, required=True)
+    p2 = psub.add_parser("show", help="a policy's parameters, defaults and sources")
+    p2.add_argument("name")
+    p2.set_defaults(func=cmd_policy_show)
 
     s = sub.add_parser("trace", help="write or summarise trace files")
     tsub = s.add_subparsers(dest="trace_command", metavar="SUBCOMMAND", parser_class=_Parser, required=True)

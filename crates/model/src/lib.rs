@@ -11,6 +11,8 @@
 //! * [`pagetable`]: page → home node, with capacity accounting and nearest-node fallback.
 //! * [`rng`]: a small, version-stable random number generator.
 
+pub mod counters;
+pub mod dynamic;
 pub mod error;
 pub mod pagetable;
 pub mod placement;

@@ -66,6 +66,26 @@ impl PageTable {
         node
     }
 
+    /// Moves a placed page to `to`, or to the nearest node with room when `to` is full (as
+    /// IRIX forwards a migration, seed 000 §3.1). Returns the node used, or `None` when the
+    /// page is already there or no node has room.
+    pub fn migrate(&mut self, page: PageNo, to: NodeId, machine: &Machine) -> Option<NodeId> {
+        let from = self.home(page)?;
+        let node = *machine.nearest[to.index()].iter().find(|n| self.used[n.index()] < self.capacity[n.index()] || **n == from)?;
+        if node == from {
+            return None;
+        }
+        self.used[from.index()] -= 1;
+        self.used[node.index()] += 1;
+        self.home[page.0 as usize] = node.0;
+        Some(node)
+    }
+
+    /// Free pages on each node.
+    pub fn free_per_node(&self) -> Vec<u64> {
+        self.capacity.iter().zip(&self.used).map(|(c, u)| c - u).collect()
+    }
+
     /// Pages placed on each node.
     pub fn pages_per_node(&self) -> &[u64] {
         &self.used

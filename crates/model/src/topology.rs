@@ -25,12 +25,20 @@ pub struct RawMachine {
     pub line_size: u64,
     /// Memory-level parallelism: how many independent misses one CPU overlaps at most.
     pub mlp: f64,
+    /// Width in bits of the per-page, per-node access counters (11 on the Origin2000, seed
+    /// 000 §2.1); used by counter-based dynamic policies.
+    #[serde(default = "default_counter_bits")]
+    pub counter_bits: u32,
     /// `latency_ns[i][j]`: unloaded latency of a miss from a CPU on node i to memory on node j.
     pub latency_ns: Vec<Vec<f64>>,
     /// The nodes, in node-number order.
     pub nodes: Vec<RawNode>,
     /// What moving a page costs.
     pub migration: RawMigration,
+}
+
+fn default_counter_bits() -> u32 {
+    11
 }
 
 /// One node of a [`RawMachine`].
@@ -135,6 +143,9 @@ impl Machine {
         }
         if !raw.mlp.is_finite() || raw.mlp < 1.0 {
             return Err(err(origin, format!("mlp = {}: must be a number >= 1", raw.mlp)));
+        }
+        if !(1..=16).contains(&raw.counter_bits) {
+            return Err(err(origin, format!("counter_bits = {}: must be between 1 and 16", raw.counter_bits)));
         }
         if raw.nodes.iter().all(|nd| nd.cpus == 0) {
             return Err(err(origin, "nodes: no node has CPUs (cpus = 0 everywhere)"));

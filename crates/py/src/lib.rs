@@ -57,6 +57,8 @@ fn config(
     oversubscribe: bool,
     trace: Option<String>,
     class: Option<String>,
+    dynamic: Option<String>,
+    decisions: Option<String>,
 ) -> PyResult<RunConfig> {
     Ok(RunConfig {
         machine,
@@ -70,12 +72,14 @@ fn config(
         oversubscribe,
         trace,
         class,
+        dynamic,
+        decisions,
     })
 }
 
 /// Runs one simulation and returns its result as JSON text.
 #[pyfunction]
-#[pyo3(signature = (machine, workload, placement, threads, binding, init, seed, quantum_ns, oversubscribe, trace=None, class_=None))]
+#[pyo3(signature = (machine, workload, placement, threads, binding, init, seed, quantum_ns, oversubscribe, trace=None, class_=None, dynamic=None, decisions=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -90,8 +94,12 @@ fn simulate(
     oversubscribe: bool,
     trace: Option<String>,
     class_: Option<String>,
+    dynamic: Option<String>,
+    decisions: Option<String>,
 ) -> PyResult<String> {
-    let cfg = config(machine, workload, placement, threads, binding, init, seed, quantum_ns, oversubscribe, trace, class_)?;
+    let cfg = config(
+        machine, workload, placement, threads, binding, init, seed, quantum_ns, oversubscribe, trace, class_, dynamic, decisions,
+    )?;
     let r = py.allow_threads(|| numaplace_sim::simulate(&cfg)).map_err(to_py)?;
     Ok(r.to_json())
 }
@@ -112,7 +120,7 @@ fn trace_export(
     text: bool,
     class_: Option<String>,
 ) -> PyResult<()> {
-    let cfg = config(machine, workload, String::new(), threads, binding, init, seed, 1.0, false, None, class_)?;
+    let cfg = config(machine, workload, String::new(), threads, binding, init, seed, 1.0, false, None, class_, None, None)?;
     py.allow_threads(|| {
         let m = load(&cfg.machine)?;
         numaplace_sim::run::export_trace(&m, &cfg, std::path::Path::new(&out), text)
@@ -141,7 +149,7 @@ fn workload_show(
     seed: u64,
     class_: Option<String>,
 ) -> PyResult<String> {
-    let cfg = config(machine, workload, String::new(), threads, binding, init, seed, 1.0, false, None, class_)?;
+    let cfg = config(machine, workload, String::new(), threads, binding, init, seed, 1.0, false, None, class_, None, None)?;
     let i = py
         .allow_threads(|| {
             let m = load(&cfg.machine)?;
@@ -219,6 +227,16 @@ fn placements() -> String {
     Value::Array(v).to_string()
 }
 
+/// Every dynamic policy with its doc line and parameters, as JSON.
+#[pyfunction]
+fn policies() -> String {
+    let v: Vec<Value> = numaplace_model::dynamic::REGISTRY
+        .iter()
+        .map(|p| json!({"name": p.name, "doc": p.doc, "params": params_json(p.params)}))
+        .collect();
+    Value::Array(v).to_string()
+}
+
 /// Describes this host from a sysfs node directory; returns machine TOML text.
 #[pyfunction]
 #[pyo3(signature = (root, name, local_ns, bandwidth_gbps, mlp, page_size))]
@@ -261,6 +279,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(machine_toml, m)?)?;
     m.add_function(wrap_pyfunction!(workloads, m)?)?;
     m.add_function(wrap_pyfunction!(placements, m)?)?;
+    m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(detect, m)?)?;
     m.add_function(wrap_pyfunction!(bench_speed, m)?)?;
     m.add_function(wrap_pyfunction!(bench_footprint, m)?)?;

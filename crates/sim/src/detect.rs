@@ -117,6 +117,7 @@ pub fn detect(root: &Path, opts: &DetectOptions) -> Result<Machine, SimError> {
         page_size: opts.page_size,
         line_size: opts.line_size,
         mlp: opts.mlp,
+        counter_bits: 11,
         latency_ns,
         nodes,
         // Linux move_pages costs, the same assumptions as the modern-2s preset.

@@ -17,6 +17,8 @@ use crate::timing::Timing;
 use crate::workload::{Epoch, Txn};
 use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::placement::{PlaceRequest, Placement};
+use numaplace_model::counters::PageCounters;
+use numaplace_model::dynamic::{Action, DynamicPolicy, View};
 use numaplace_model::{Machine, NodeId, PageNo, PageTable, Ps, Region};
 
 /// Time and label of one simulated epoch.
@@ -104,6 +106,174 @@ fn bandwidth_guard(q_lines: &[u64], clocks: &mut [Ps], service_ps: &[f64], qstar
     }
 }
 
+/// Why a hot loop stopped before its quantum or records ran out.
+enum Stop {
+    /// Quantum or records used up.
+    Done,
+    /// At a record (not consumed) whose page is untouched.
+    Untouched,
+    /// After a record (consumed) that raised a counter interrupt for its page.
+    Interrupt(u32),
+}
+
+/// The hot loop with access counters on, for counter-based dynamic policies: as
+/// [`hot_loop`], and each record also adds its lines to the page's counter for the thread's
+/// node. When `threshold` is set and that counter now exceeds the home node's by more, the
+/// loop stops with an interrupt (the record is charged and consumed first).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn hot_loop_counted(
+    txns: &[Txn],
+    i: &mut usize,
+    homes: &[u8],
+    row: &[Ps],
+    lines: &mut [u64],
+    clock: &mut Ps,
+    qend: Ps,
+    writes: &mut u64,
+    counters: &mut PageCounters,
+    node: usize,
+    threshold: Option<u16>,
+) -> Stop {
+    let (mut j, mut now, mut w) = (*i, *clock, *writes);
+    let mut stop = Stop::Done;
+    while j < txns.len() && now < qend {
+        let tx = txns[j];
+        let h = homes[tx.page as usize] as usize;
+        if h == UNTOUCHED as usize {
+            stop = Stop::Untouched;
+            break;
+        }
+        let c = tx.count as u64;
+        now += row[h] * c;
+        lines[h] += c;
+        w += c & (tx.op as u64).wrapping_neg();
+        j += 1;
+        let mine = counters.add(tx.page, node, c);
+        if let Some(t) = threshold {
+            if node != h && mine > counters.get(tx.page, h).saturating_add(t) {
+                stop = Stop::Interrupt(tx.page);
+                break;
+            }
+        }
+    }
+    (*i, *clock, *writes) = (j, now, w);
+    stop
+}
+
+/// What a policy sees: the counters and the memory state at `now`.
+fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], now: Ps) -> View<'a> {
+    View { machine: mem.machine, counters, homes: mem.pt.homes(), free, regions: &mem.regions, now }
+}
+
+/// A dynamic policy attached to a run, with its counters and its record.
+pub struct Dynamic {
+    policy: Box<dyn DynamicPolicy>,
+    counters: PageCounters,
+    threshold: Option<u16>,
+    timer: Option<(Ps, Ps)>,
+    /// CPUs that may cache a page's translation (the process's threads): TLB shootdown cost.
+    sharing_cpus: usize,
+    pub migrations: u64,
+    pub interrupts: u64,
+    pub overhead_ps: Ps,
+    pub decisions: Vec<Decision>,
+}
+
+/// One action taken by a dynamic policy, for `--decisions`.
+#[derive(Clone, Debug, serde::Serialize, PartialEq)]
+pub struct Decision {
+    pub time_ns: f64,
+    pub page: u32,
+    pub region: String,
+    pub from: u8,
+    pub to: u8,
+    pub action: &'static str,
+    pub reason: &'static str,
+    /// The page's counters (one per node) when the decision was taken.
+    pub counts: Vec<u16>,
+}
+
+impl Dynamic {
+    /// Attaches `policy` to a run over `pages` pages of `machine` with `threads` threads.
+    pub fn new(policy: Box<dyn DynamicPolicy>, machine: &Machine, pages: usize, threads: usize) -> Self {
+        let timer = policy.timer_period().map(|p| (p.max(1), p.max(1)));
+        Dynamic {
+            threshold: policy.interrupt_threshold(),
+            policy,
+            counters: PageCounters::new(pages, machine.nodes(), machine.raw.counter_bits),
+            timer,
+            sharing_cpus: threads,
+            migrations: 0,
+            interrupts: 0,
+            overhead_ps: 0,
+            decisions: Vec::new(),
+        }
+    }
+
+    /// Pages the policy froze.
+    pub fn frozen_pages(&self) -> u64 {
+        self.policy.frozen_pages()
+    }
+
+    /// Share of the migrations decided at the policy's first invocation, if it has them.
+    pub fn first_invocation_fraction(&self) -> Option<f64> {
+        let first = self.policy.first_invocation_migrations()?;
+        Some(if self.migrations == 0 { 0.0 } else { first as f64 / self.migrations as f64 })
+    }
+
+
+    /// Applies actions at time `now`; returns their cost in ps.
+    fn apply(&mut self, mem: &mut Memory<'_>, actions: Vec<Action>, now: Ps) -> Ps {
+        let mut cost = 0;
+        for a in actions {
+            match a {
+                Action::Migrate { page, to, reason } => {
+                    let from = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
+                    let counts = self.counters.row(page).to_vec();
+                    if let Some(node) = mem.pt.migrate(page, to, mem.machine) {
+                        let c = mem.machine.migration_cost_ps(self.sharing_cpus);
+                        cost += c;
+                        self.migrations += 1;
+                        self.counters.reset_page(page);
+                        let idx = mem.regions.partition_point(|r| r.first_page <= page.0) - 1;
+                        self.decisions.push(Decision {
+                            time_ns: (now + cost) as f64 / 1000.0,
+                            page: page.0,
+                            region: mem.regions[idx].name.clone(),
+                            from,
+                            to: node.0,
+                            action: "migrate",
+                            reason,
+                            counts,
+                        });
+                    }
+                }
+            }
+        }
+        self.overhead_ps += cost;
+        cost
+    }
+
+    /// A counter interrupt at `now` from `node` for `page`: the handler runs (its fixed cost),
+    /// the policy decides, the page's counters are reset whether or not it moves (so a
+    /// refused page must earn its next interrupt). Returns the time charged to the thread.
+    fn interrupt(&mut self, mem: &mut Memory<'_>, page: u32, node: usize, now: Ps) -> Ps {
+        self.interrupts += 1;
+        let free = mem.pt.free_per_node();
+        let action = self.policy.on_interrupt(&view(&self.counters, mem, &free, now), PageNo(page), NodeId(node as u8));
+        self.counters.reset_page(PageNo(page));
+        match action {
+            Some(a) => self.apply(mem, vec![a], now),
+            None => {
+                let c = numaplace_model::units::ns_to_ps(mem.machine.raw.migration.fixed_ns);
+                self.overhead_ps += c;
+                c
+            }
+        }
+    }
+}
+
 /// Page table, placement and regions: everything the first-touch path needs.
 struct Memory<'m> {
     machine: &'m Machine,
@@ -158,6 +328,10 @@ pub struct Engine<'m> {
     pub timed: Traffic,
     clocks: Vec<Ps>,
     cursor: Vec<usize>,
+    /// The dynamic policy, if any.
+    pub dynamic: Option<Dynamic>,
+    /// Local and total lines of each timed iteration (for the per-iteration local fraction).
+    pub iteration_traffic: Vec<(u64, u64)>,
 }
 
 impl<'m> Engine<'m> {
@@ -183,6 +357,43 @@ impl<'m> Engine<'m> {
             timed: Traffic::new(nn),
             clocks: vec![0; nt],
             cursor: vec![0; nt],
+            dynamic: None,
+            iteration_traffic: Vec::new(),
+        }
+    }
+
+    /// Attaches a dynamic policy.
+    pub fn set_dynamic(&mut self, policy: Box<dyn DynamicPolicy>) {
+        let pages = self.mem.pt.homes().len();
+        self.dynamic = Some(Dynamic::new(policy, self.mem.machine, pages, self.nt));
+    }
+
+    /// The start of the timed iterations: a policy that reads counters per iteration starts
+    /// from zero (registering its hot regions clears their counters, as UPMlib's
+    /// `upmlib_memrefcnt` does before the time-step loop).
+    pub fn start_timed(&mut self) {
+        if let Some(d) = self.dynamic.as_mut() {
+            if d.policy.reset_after_iteration() {
+                d.counters.reset_all();
+            }
+        }
+    }
+
+    /// The end of timed iteration `iteration`: the policy's iteration hook runs at the
+    /// barrier; its migrations are done by one thread while the others wait, so their cost
+    /// lengthens the iteration (added to its last epoch).
+    pub fn end_iteration(&mut self, iteration: u32) {
+        let Some(d) = self.dynamic.as_mut() else { return };
+        let free = self.mem.pt.free_per_node();
+        let actions = d.policy.on_iteration_end(&view(&d.counters, &self.mem, &free, self.now), iteration);
+        let invoked = d.policy.reset_after_iteration();
+        let cost = d.apply(&mut self.mem, actions, self.now);
+        if invoked {
+            d.counters.reset_all();
+        }
+        self.now += cost;
+        if let Some(e) = self.epochs.last_mut() {
+            e.time_ps += cost;
         }
     }
 
@@ -229,6 +440,12 @@ impl<'m> Engine<'m> {
         self.timing.solve();
         self.timing.cost_table(&mut self.cost);
         let traffic = if epoch.iteration == 0 { &mut self.init } else { &mut self.timed };
+        let iteration_slot = (epoch.iteration > 0).then(|| epoch.iteration as usize - 1);
+        if let Some(it) = iteration_slot {
+            if self.iteration_traffic.len() <= it {
+                self.iteration_traffic.resize(it + 1, (0, 0));
+            }
+        }
         let nn = self.nn;
         let mut qend = start;
         loop {
@@ -246,13 +463,41 @@ impl<'m> Engine<'m> {
                 let mut clock = self.clocks[t];
                 let mut writes = 0u64;
                 loop {
-                    let stop = hot_loop(txns, &mut i, self.mem.pt.homes(), row, lines, &mut clock, qend, &mut writes);
-                    if !stop {
-                        break;
+                    let stop = match self.dynamic.as_mut() {
+                        Some(d) if d.policy.counts() => hot_loop_counted(
+                            txns,
+                            &mut i,
+                            self.mem.pt.homes(),
+                            row,
+                            lines,
+                            &mut clock,
+                            qend,
+                            &mut writes,
+                            &mut d.counters,
+                            node,
+                            d.threshold,
+                        ),
+                        _ => {
+                            if hot_loop(txns, &mut i, self.mem.pt.homes(), row, lines, &mut clock, qend, &mut writes) {
+                                Stop::Untouched
+                            } else {
+                                Stop::Done
+                            }
+                        }
+                    };
+                    match stop {
+                        Stop::Done => break,
+                        // Cold path: a first touch. Place the page, then resume the hot loop,
+                        // which re-reads the record and now finds its home.
+                        Stop::Untouched => {
+                            self.mem.first_touch(txns[i].page, NodeId(node as u8));
+                        }
+                        // Cold path: the interrupted thread runs the handler.
+                        Stop::Interrupt(page) => {
+                            let d = self.dynamic.as_mut().expect("interrupts need a policy");
+                            clock += d.interrupt(&mut self.mem, page, node, clock);
+                        }
                     }
-                    // Cold path: a first touch. Place the page, then resume the hot loop, which
-                    // re-reads the record and now finds its home.
-                    self.mem.first_touch(txns[i].page, NodeId(node as u8));
                 }
                 self.clocks[t] = clock;
                 self.cursor[t] = i;
@@ -270,12 +515,28 @@ impl<'m> Engine<'m> {
             // every thread that used a node waits until the node could have served the
             // quantum's lines.
             bandwidth_guard(&self.q_lines, &mut self.clocks, &self.mem.machine.service_ps, qend - self.quantum_ps);
+            if let Some(d) = self.dynamic.as_mut() {
+                if let Some((period, next)) = d.timer {
+                    if qend >= next {
+                        let free = self.mem.pt.free_per_node();
+                        if d.policy.on_timer(&view(&d.counters, &self.mem, &free, qend)) {
+                            d.counters.age();
+                        }
+                        d.timer = Some((period, next + period * ((qend - next) / period + 1)));
+                    }
+                }
+            }
             // Then fold the quantum's lines into the totals and the timing model.
             for t in 0..self.nt {
                 let lines = &mut self.q_lines[t * nn..(t + 1) * nn];
                 let from = self.thread_node[t];
                 for (h, l) in lines.iter().enumerate() {
                     traffic.lines[from * nn + h] += l;
+                }
+                if let Some(it) = iteration_slot {
+                    let all: u64 = lines.iter().sum();
+                    self.iteration_traffic[it].0 += lines[from];
+                    self.iteration_traffic[it].1 += all;
                 }
                 self.timing.observe(t, lines);
                 lines.fill(0);

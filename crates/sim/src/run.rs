@@ -7,7 +7,7 @@ use crate::error::SimError;
 use crate::presets::load_machine;
 use crate::trace::{self, TraceSource};
 use crate::workload::{self, Epoch, Init, Workload, WorkloadCtx};
-use numaplace_model::placement;
+use numaplace_model::{dynamic, placement};
 use numaplace_model::topology::RawMachine;
 use numaplace_model::units::{ns_to_ps, PS_PER_NS};
 use numaplace_model::{Machine, ModelError, Ps, Resolved, Spec};
@@ -34,6 +34,10 @@ pub struct RunConfig {
     pub trace: Option<String>,
     /// A problem class (`S`, `W`, `A`, `B`) added to the workload's spec as `class=...`.
     pub class: Option<String>,
+    /// A dynamic policy, `NAME:key=value,...`.
+    pub dynamic: Option<String>,
+    /// Write every policy decision here (`.csv`, else JSON Lines).
+    pub decisions: Option<String>,
 }
 
 impl Default for RunConfig {
@@ -50,6 +54,8 @@ impl Default for RunConfig {
             oversubscribe: false,
             trace: None,
             class: None,
+            dynamic: None,
+            decisions: None,
         }
     }
 }
@@ -112,6 +118,13 @@ pub struct SimResult {
     pub migrations: u64,
     pub replications: u64,
     pub policy_overhead_ns: f64,
+    /// Counter interrupts raised (counter-based policies).
+    pub interrupts: u64,
+    pub frozen_pages: u64,
+    /// Share of the migrations decided at a repeatedly invoked policy's first invocation.
+    pub migrations_first_invocation_fraction: Option<f64>,
+    /// Local share of each timed iteration's transactions.
+    pub per_iteration_local_fraction: Vec<f64>,
 }
 
 impl SimResult {
@@ -168,9 +181,28 @@ pub fn simulate_on(machine: &Machine, cfg: &RunConfig) -> Result<SimResult, SimE
     }
     let (place, pl_resolved) = placement::build(&Spec::parse(&cfg.placement)?, machine, cfg.seed)?;
     let mut engine = Engine::new(machine, &threads, wl.regions().to_vec(), place, ns_to_ps(cfg.quantum_ns));
+    let dynamic = match &cfg.dynamic {
+        Some(text) => {
+            let (policy, resolved) = dynamic::build(&Spec::parse(text)?, machine, cfg.threads)?;
+            engine.set_dynamic(policy);
+            Some(resolved.to_string())
+        }
+        None => None,
+    };
     let mut epoch = Epoch::default();
+    let mut iteration = 0;
     while wl.next_epoch(&mut epoch) {
+        if epoch.iteration != iteration && iteration > 0 {
+            engine.end_iteration(iteration);
+        }
+        if epoch.iteration > 0 && iteration == 0 {
+            engine.start_timed();
+        }
+        iteration = epoch.iteration;
         engine.run_epoch(&epoch);
+    }
+    if iteration > 0 {
+        engine.end_iteration(iteration);
     }
     if let Some(e) = wl.take_error() {
         return Err(e);
@@ -180,7 +212,7 @@ pub fn simulate_on(machine: &Machine, cfg: &RunConfig) -> Result<SimResult, SimE
         machine_spec: machine.raw.clone(),
         workload: workload_spec,
         placement: pl_resolved.to_string(),
-        dynamic: None,
+        dynamic,
         threads: cfg.threads,
         binding: cfg.binding.name(),
         init,
@@ -191,6 +223,9 @@ pub fn simulate_on(machine: &Machine, cfg: &RunConfig) -> Result<SimResult, SimE
         thread_nodes: threads.iter().map(|p| p.node.0).collect(),
         numaplace_version: env!("CARGO_PKG_VERSION"),
     };
+    if let (Some(path), Some(d)) = (&cfg.decisions, &engine.dynamic) {
+        write_decisions(std::path::Path::new(path), &d.decisions)?;
+    }
     Ok(summarise(machine, &engine, wl.as_ref(), config))
 }
 
@@ -272,6 +307,27 @@ pub fn export_trace(machine: &Machine, cfg: &RunConfig, path: &std::path::Path, 
     }
 }
 
+/// Writes decisions as CSV (a `.csv` path) or JSON Lines, atomically.
+fn write_decisions(path: &std::path::Path, decisions: &[crate::engine::Decision]) -> Result<(), SimError> {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let csv = path.extension().is_some_and(|e| e == "csv");
+    if csv {
+        out.push_str("time_ns,page,region,from,to,action,reason,counts\n");
+    }
+    for d in decisions {
+        if csv {
+            let counts: Vec<String> = d.counts.iter().map(u16::to_string).collect();
+            let _ = writeln!(out, "{},{},{},{},{},{},{},{}", d.time_ns, d.page, d.region, d.from, d.to, d.action, d.reason, counts.join(" "));
+        } else {
+            let _ = writeln!(out, "{}", serde_json::to_string(d).expect("decisions serialise"));
+        }
+    }
+    let tmp = path.with_extension("tmp-decisions");
+    std::fs::write(&tmp, out).map_err(|e| SimError::io(path, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| SimError::io(path, e))
+}
+
 fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: ResolvedConfig) -> SimResult {
     let nn = machine.nodes();
     let Traffic { lines, writes } = &engine.timed;
@@ -312,8 +368,16 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
         per_node_pages: engine.page_table().pages_per_node().to_vec(),
         fallback_pages: engine.page_table().fallbacks(),
         init_transactions: engine.init.lines.iter().sum(),
-        migrations: 0,
+        migrations: engine.dynamic.as_ref().map_or(0, |d| d.migrations),
         replications: 0,
-        policy_overhead_ns: 0.0,
+        policy_overhead_ns: engine.dynamic.as_ref().map_or(0.0, |d| ns(d.overhead_ps)),
+        interrupts: engine.dynamic.as_ref().map_or(0, |d| d.interrupts),
+        frozen_pages: engine.dynamic.as_ref().map_or(0, |d| d.frozen_pages()),
+        migrations_first_invocation_fraction: engine.dynamic.as_ref().and_then(|d| d.first_invocation_fraction()),
+        per_iteration_local_fraction: engine
+            .iteration_traffic
+            .iter()
+            .map(|&(local, all)| if all == 0 { 0.0 } else { local as f64 / all as f64 })
+            .collect(),
     }
 }

@@ -1,0 +1,95 @@
+//! Per-page, per-node access counters, as the Origin2000's memory frames carry them (seed 000
+//! §2.1: "each physical memory frame is equipped with a set of 11-bit hardware counters", one per
+//! node). Counters saturate at `2^bits − 1`; aging halves them all.
+
+use crate::units::{NodeId, PageNo};
+
+/// Saturating counters, `[page * nodes + node]`.
+#[derive(Clone, Debug)]
+pub struct PageCounters {
+    nodes: usize,
+    max: u16,
+    c: Vec<u16>,
+}
+
+impl PageCounters {
+    /// Counters of `bits` bits (1..=16) for `pages` pages on `nodes` nodes, all zero.
+    pub fn new(pages: usize, nodes: usize, bits: u32) -> Self {
+        let bits = bits.clamp(1, 16);
+        PageCounters { nodes, max: ((1u32 << bits) - 1) as u16, c: vec![0; pages * nodes] }
+    }
+
+    /// The saturation value.
+    pub fn max(&self) -> u16 {
+        self.max
+    }
+
+    /// Adds `n` accesses from `node` to `page`; returns the new count.
+    #[inline]
+    pub fn add(&mut self, page: u32, node: usize, n: u64) -> u16 {
+        let slot = &mut self.c[page as usize * self.nodes + node];
+        *slot = (*slot as u64 + n).min(self.max as u64) as u16;
+        *slot
+    }
+
+    /// The count of `node` for `page`.
+    #[inline]
+    pub fn get(&self, page: u32, node: usize) -> u16 {
+        self.c[page as usize * self.nodes + node]
+    }
+
+    /// All of a page's counts, one per node.
+    pub fn row(&self, page: PageNo) -> &[u16] {
+        let i = page.0 as usize * self.nodes;
+        &self.c[i..i + self.nodes]
+    }
+
+    /// Clears one page's counters (after it migrated).
+    pub fn reset_page(&mut self, page: PageNo) {
+        let i = page.0 as usize * self.nodes;
+        self.c[i..i + self.nodes].fill(0);
+    }
+
+    /// Clears every counter.
+    pub fn reset_all(&mut self) {
+        self.c.fill(0);
+    }
+
+    /// Halves every counter (periodic aging).
+    pub fn age(&mut self) {
+        for v in &mut self.c {
+            *v >>= 1;
+        }
+    }
+
+    /// The node with the most accesses to `page` (lowest number on ties) and its count.
+    pub fn busiest(&self, page: PageNo) -> (NodeId, u16) {
+        let mut best = (NodeId(0), 0u16);
+        for (n, &v) in self.row(page).iter().enumerate() {
+            if v > best.1 {
+                best = (NodeId(n as u8), v);
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_saturate_age_and_reset() {
+        let mut c = PageCounters::new(2, 3, 11);
+        assert_eq!(c.max(), 2047);
+        assert_eq!(c.add(1, 2, 2000), 2000);
+        assert_eq!(c.add(1, 2, 100), 2047);
+        c.add(1, 0, 10);
+        assert_eq!(c.busiest(PageNo(1)), (NodeId(2), 2047));
+        c.age();
+        assert_eq!(c.row(PageNo(1)), &[5, 0, 1023]);
+        c.reset_page(PageNo(1));
+        assert_eq!(c.row(PageNo(1)), &[0, 0, 0]);
+        assert_eq!(c.get(0, 0), 0);
+    }
+}

@@ -1,0 +1,320 @@
+//! The `DynamicPolicy` plug-in point: when pages move, decided from what the policy learns
+//! about accesses. Written once, driven by the simulator (and later by the Linux runtime).
+//!
+//! A policy sees accesses through per-page, per-node counters ([`PageCounters`]) that the
+//! driver maintains, and acts at its triggers: a counter interrupt (the driver raises it when a
+//! remote node's count exceeds the home node's by the policy's interrupt threshold), the end of
+//! an iteration, or a periodic timer. It answers with [`Action`]s, which the driver applies
+//! with their costs.
+//!
+//! Policies here: `kernel` (IRIX / FLASH competitive migration, seed 000 §2.1, seed 002 §3) and
+//! `upmlib` (user-level iterative migration, seed 000 §3.2).
+
+use crate::counters::PageCounters;
+use crate::error::ModelError;
+use crate::spec::{ParamDecl, ParamKind, Resolved, Spec};
+use crate::topology::Machine;
+use crate::units::{NodeId, PageNo, Ps};
+use crate::Region;
+
+/// What a policy asks the driver to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Move `page` to `to` (the driver falls back to the nearest node with room).
+    Migrate { page: PageNo, to: NodeId, reason: &'static str },
+}
+
+/// What a policy can see when it decides.
+pub struct View<'a> {
+    pub machine: &'a Machine,
+    pub counters: &'a PageCounters,
+    /// Home node of every page (`pagetable::UNTOUCHED` where not placed).
+    pub homes: &'a [u8],
+    /// Free pages per node.
+    pub free: &'a [u64],
+    pub regions: &'a [Region],
+    /// Simulated time now.
+    pub now: Ps,
+}
+
+/// Decides when pages move.
+///
+/// # Contract
+/// * The driver counts every access of every page in [`PageCounters`] when
+///   [`DynamicPolicy::counts`] is true, and calls the hooks below at their triggers, in
+///   simulated-time order. A policy never changes state outside its own struct.
+/// * Actions are applied in order; a migration's cost (machine `[migration]`) is charged as
+///   the hook's documentation says. After a migration the page's counters are reset.
+/// * Deterministic: the same sequence of calls gives the same actions.
+pub trait DynamicPolicy: Send {
+    /// Whether the driver must keep counters for this policy.
+    fn counts(&self) -> bool {
+        true
+    }
+
+    /// The difference `count(remote) − count(home)` beyond which the driver raises
+    /// [`DynamicPolicy::on_interrupt`]; `None` for no interrupts.
+    fn interrupt_threshold(&self) -> Option<u16> {
+        None
+    }
+
+    /// A counter interrupt for `page` caused by an access from `node`. The interrupted thread
+    /// pays the handler and any migration.
+    fn on_interrupt(&mut self, _view: &View<'_>, _page: PageNo, _node: NodeId) -> Option<Action> {
+        None
+    }
+
+    /// The end of timed iteration `iteration` (at its barrier). Migrations are performed by
+    /// one thread while the others wait: their cost lengthens the iteration.
+    fn on_iteration_end(&mut self, _view: &View<'_>, _iteration: u32) -> Vec<Action> {
+        Vec::new()
+    }
+
+    /// Whether the driver resets every counter after [`DynamicPolicy::on_iteration_end`] (a
+    /// policy that reads counters per iteration).
+    fn reset_after_iteration(&self) -> bool {
+        false
+    }
+
+    /// Period of [`DynamicPolicy::on_timer`], if any.
+    fn timer_period(&self) -> Option<Ps> {
+        None
+    }
+
+    /// A periodic timer; returns whether counters should be aged (halved).
+    fn on_timer(&mut self, _view: &View<'_>) -> bool {
+        false
+    }
+
+    /// Pages frozen (never to migrate again) so far.
+    fn frozen_pages(&self) -> u64 {
+        0
+    }
+
+    /// Migrations decided at the first invocation, for policies that are invoked repeatedly.
+    fn first_invocation_migrations(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// One registry entry.
+pub struct DynamicInfo {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub params: &'static [ParamDecl],
+    build: fn(&Resolved, &Machine, usize) -> Result<Box<dyn DynamicPolicy>, ModelError>,
+}
+
+/// Every dynamic policy, keyed by the name users type.
+pub const REGISTRY: &[DynamicInfo] = &[
+    DynamicInfo {
+        name: "kernel",
+        doc: "IRIX / Stanford FLASH competitive migration: counter interrupts, filters, aging (seed 000 §2.1, seed 002 §3)",
+        params: KERNEL_PARAMS,
+        build: |r, m, threads| Ok(Box::new(Kernel::new(r, m, threads))),
+    },
+    DynamicInfo {
+        name: "upmlib",
+        doc: "UPMlib iterative migration at iteration ends until nothing moves; freezes bouncing pages (seed 000 §3.2)",
+        params: UPMLIB_PARAMS,
+        build: |r, _, _| Ok(Box::new(Upmlib::new(r))),
+    },
+];
+
+/// Builds the policy named by `spec` for `machine` and a run of `threads` threads.
+///
+/// # Errors
+/// An unknown name (listing the known ones) or a bad parameter.
+pub fn build(spec: &Spec, machine: &Machine, threads: usize) -> Result<(Box<dyn DynamicPolicy>, Resolved), ModelError> {
+    let info = REGISTRY
+        .iter()
+        .find(|p| p.name == spec.name)
+        .ok_or_else(|| ModelError::unknown("dynamic policy", &spec.name, REGISTRY.iter().map(|p| p.name)))?;
+    let resolved = spec.resolve("dynamic policy", info.params)?;
+    Ok(((info.build)(&resolved, machine, threads)?, resolved))
+}
+
+const KERNEL_PARAMS: &[ParamDecl] = &[
+    ParamDecl {
+        name: "threshold",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: "0.5",
+        doc: "interrupt when a remote count exceeds the home count by this fraction of the counter range (IRIX default 50%, seed 002 §3)",
+    },
+    ParamDecl {
+        name: "page_interval_ms",
+        kind: ParamKind::Float { min: 0.0, max: 1e6 },
+        default: "10",
+        doc: "filter: a page migrates at most once per this interval (assumption: IRIX's per-page rate limit)",
+    },
+    ParamDecl {
+        name: "max_rate",
+        kind: ParamKind::Float { min: 0.0, max: 1e9 },
+        default: "10000",
+        doc: "filter: system-wide migrations per second at most (assumption)",
+    },
+    ParamDecl {
+        name: "aging_ms",
+        kind: ParamKind::Float { min: 0.0, max: 1e6 },
+        default: "50",
+        doc: "counters are halved every this many ms (0: never; assumption)",
+    },
+];
+
+/// The IRIX kernel engine: hardware counters raise an interrupt when a remote node's count
+/// exceeds the home node's by the threshold; the handler applies its filters and migrates.
+struct Kernel {
+    threshold: u16,
+    page_interval: Ps,
+    min_gap: Ps,
+    aging: Option<Ps>,
+    last_migration: std::collections::HashMap<u32, Ps>,
+    last_any: Option<Ps>,
+}
+
+impl Kernel {
+    fn new(r: &Resolved, m: &Machine, _threads: usize) -> Self {
+        let max = ((1u32 << m.raw.counter_bits.clamp(1, 16)) - 1) as f64;
+        let rate = r.float("max_rate");
+        let aging = r.float("aging_ms");
+        Kernel {
+            threshold: (r.float("threshold") * max).round().max(1.0) as u16,
+            page_interval: (r.float("page_interval_ms") * 1e9) as Ps,
+            min_gap: if rate > 0.0 { (1e12 / rate) as Ps } else { Ps::MAX },
+            aging: (aging > 0.0).then(|| (aging * 1e9) as Ps),
+            last_migration: std::collections::HashMap::new(),
+            last_any: None,
+        }
+    }
+}
+
+impl DynamicPolicy for Kernel {
+    fn interrupt_threshold(&self) -> Option<u16> {
+        Some(self.threshold)
+    }
+
+    fn on_interrupt(&mut self, view: &View<'_>, page: PageNo, node: NodeId) -> Option<Action> {
+        // Filters, as the IRIX handler applies them (seed 002 §3): the page's own rate
+        // limit, room on the target node, and the system-wide migration rate.
+        if let Some(&t) = self.last_migration.get(&page.0) {
+            if view.now < t.saturating_add(self.page_interval) {
+                return None;
+            }
+        }
+        if view.free[node.index()] == 0 {
+            return None;
+        }
+        if let Some(t) = self.last_any {
+            if view.now < t.saturating_add(self.min_gap) {
+                return None;
+            }
+        }
+        self.last_migration.insert(page.0, view.now);
+        self.last_any = Some(view.now);
+        Some(Action::Migrate { page, to: node, reason: "counter interrupt" })
+    }
+
+    fn timer_period(&self) -> Option<Ps> {
+        self.aging
+    }
+
+    fn on_timer(&mut self, _view: &View<'_>) -> bool {
+        true
+    }
+}
+
+const UPMLIB_PARAMS: &[ParamDecl] = &[
+    ParamDecl {
+        name: "threshold",
+        kind: ParamKind::Float { min: 1.0, max: 1e6 },
+        default: "2",
+        doc: "competitive criterion: migrate when the busiest node's count exceeds the home count times this (choice: seed 000 does not give it)",
+    },
+    ParamDecl {
+        name: "regions",
+        kind: ParamKind::Choice(&["all"]),
+        default: "all",
+        doc: "hot regions to monitor (all regions; named regions come with the runtime's registration)",
+    },
+];
+
+/// UPMlib: after iteration 1, and after each later iteration while the previous invocation
+/// moved something, move each page to the node that accessed it most when that node's count
+/// beats the home node's by the threshold ratio. A page that moves back to the node it came
+/// from in consecutive invocations is frozen. Counters are read and reset at each invocation.
+struct Upmlib {
+    ratio: f64,
+    active: bool,
+    invocations: u32,
+    first: Option<u64>,
+    /// Last move of each page: (invocation, from, to).
+    moved: std::collections::HashMap<u32, (u32, u8, u8)>,
+    frozen: std::collections::HashSet<u32>,
+}
+
+impl Upmlib {
+    fn new(r: &Resolved) -> Self {
+        Upmlib {
+            ratio: r.float("threshold"),
+            active: true,
+            invocations: 0,
+            first: None,
+            moved: std::collections::HashMap::new(),
+            frozen: std::collections::HashSet::new(),
+        }
+    }
+}
+
+impl DynamicPolicy for Upmlib {
+    fn counts(&self) -> bool {
+        self.active
+    }
+
+    fn on_iteration_end(&mut self, view: &View<'_>, _iteration: u32) -> Vec<Action> {
+        if !self.active {
+            return Vec::new();
+        }
+        self.invocations += 1;
+        let inv = self.invocations;
+        let mut out = Vec::new();
+        for (page, &home) in view.homes.iter().enumerate() {
+            if home as usize >= view.machine.nodes() || self.frozen.contains(&(page as u32)) {
+                continue;
+            }
+            let p = PageNo(page as u32);
+            let (best, count) = view.counters.busiest(p);
+            let local = view.counters.get(p.0, home as usize);
+            if best.0 == home || count == 0 || (count as f64) <= self.ratio * local as f64 {
+                continue;
+            }
+            // Ping-pong: the page moves back to where it came from one invocation later.
+            if let Some(&(when, from, to)) = self.moved.get(&p.0) {
+                if when + 1 == inv && from == best.0 && to == home {
+                    self.frozen.insert(p.0);
+                    continue;
+                }
+            }
+            self.moved.insert(p.0, (inv, home, best.0));
+            out.push(Action::Migrate { page: p, to: best, reason: "competitive criterion" });
+        }
+        if self.first.is_none() {
+            self.first = Some(out.len() as u64);
+        }
+        if out.is_empty() {
+            self.active = false; // self-deactivation (seed 000 §3.2)
+        }
+        out
+    }
+
+    fn reset_after_iteration(&self) -> bool {
+        true
+    }
+
+    fn frozen_pages(&self) -> u64 {
+        self.frozen.len() as u64
+    }
+
+    fn first_invocation_migrations(&self) -> Option<u64> {
+        self.first
+    }
+}
