@@ -68,7 +68,7 @@ def _print_plugins(items: list[dict]) -> None:
         print(f"{it['name']}: {it['doc']}")
         for p in it["params"]:
             kind = p["kind"]
-            ty = {"integer": "integer", "number": f"number in [{kind.get('min')}, {kind.get('max')}]"}.get(
+            ty = {"integer": "integer", "word": "word", "number": f"number in [{kind.get('min')}, {kind.get('max')}]"}.get(
                 kind["type"], "|".join(kind.get("choices", []))
             )
             print(f"    {p['name']}={p['default']} ({ty}): {p['doc']}")

@@ -70,6 +70,18 @@ pub trait DynamicPolicy: Send {
         Vec::new()
     }
 
+    /// Before an epoch of `phase` in `iteration` starts (at the barrier before it). Migrations
+    /// are on the critical path: every thread waits for them.
+    fn on_epoch_start(&mut self, _view: &View<'_>, _iteration: u32, _phase: &str) -> Vec<Action> {
+        Vec::new()
+    }
+
+    /// After an epoch of `phase` in `iteration` ends (at its barrier); as
+    /// [`DynamicPolicy::on_epoch_start`].
+    fn on_epoch_end(&mut self, _view: &View<'_>, _iteration: u32, _phase: &str) -> Vec<Action> {
+        Vec::new()
+    }
+
     /// Whether the driver resets every counter after [`DynamicPolicy::on_iteration_end`] (a
     /// policy that reads counters per iteration).
     fn reset_after_iteration(&self) -> bool {
@@ -112,6 +124,12 @@ pub const REGISTRY: &[DynamicInfo] = &[
         doc: "IRIX / Stanford FLASH competitive migration: counter interrupts, filters, aging (seed 000 §2.1, seed 002 §3)",
         params: KERNEL_PARAMS,
         build: |r, m, threads| Ok(Box::new(Kernel::new(r, m, threads))),
+    },
+    DynamicInfo {
+        name: "upmlib-recrep",
+        doc: "UPMlib record-replay: a phase's isolated counters from iteration 2 select pages to move before it and back after it (seed 000 §3.3)",
+        params: RECREP_PARAMS,
+        build: |r, _, _| Ok(Box::new(RecRep::new(r))),
     },
     DynamicInfo {
         name: "upmlib",
@@ -316,5 +334,139 @@ impl DynamicPolicy for Upmlib {
 
     fn first_invocation_migrations(&self) -> Option<u64> {
         self.first
+    }
+}
+
+const RECREP_PARAMS: &[ParamDecl] = &[
+    ParamDecl { name: "phase", kind: ParamKind::Word, default: "z_solve", doc: "the phase to redistribute for (BT's z_solve, seed 000 §3.3)" },
+    ParamDecl {
+        name: "threshold",
+        kind: ParamKind::Float { min: 0.0, max: 1e6 },
+        default: "2",
+        doc: "a page is eligible when r_max / a_local exceeds this (choice: seed 000 leaves thr open)",
+    },
+    ParamDecl { name: "n", kind: ParamKind::UInt, default: "20", doc: "the n most critical pages (highest ratio) move, per transition" },
+];
+
+/// Record–replay (seed 000 §3.3): in iteration 2 the counters of every page are recorded
+/// before and after each epoch of the phase; the difference isolates the phase's accesses.
+/// Pages with `r_max / a_local > threshold` (the busiest remote node's count over the home
+/// node's) are eligible; the `n` with the highest ratio move to their busiest node before the
+/// phase in every later iteration, and back to their original node after it. Both moves are
+/// on the critical path.
+struct RecRep {
+    phase: String,
+    ratio: f64,
+    n: usize,
+    /// Counters at the start of the phase's current epoch in iteration 2.
+    snapshot: Vec<u16>,
+    /// The phase's accumulated counts per page and node (iteration 2).
+    isolated: Vec<u32>,
+    /// (page, target) to replay, decided at the end of iteration 2.
+    plan: Vec<(PageNo, NodeId)>,
+    /// (page, original node) moved by the current replay, to undo.
+    undo: Vec<(PageNo, NodeId)>,
+    recorded: bool,
+}
+
+impl RecRep {
+    fn new(r: &Resolved) -> Self {
+        RecRep {
+            phase: r.text("phase").to_string(),
+            ratio: r.float("threshold"),
+            n: r.uint("n") as usize,
+            snapshot: Vec::new(),
+            isolated: Vec::new(),
+            plan: Vec::new(),
+            undo: Vec::new(),
+            recorded: false,
+        }
+    }
+
+    fn all_counts(view: &View<'_>) -> Vec<u16> {
+        (0..view.homes.len()).flat_map(|p| view.counters.row(PageNo(p as u32)).to_vec()).collect()
+    }
+}
+
+impl DynamicPolicy for RecRep {
+    fn counts(&self) -> bool {
+        !self.recorded
+    }
+
+    fn on_epoch_start(&mut self, view: &View<'_>, iteration: u32, phase: &str) -> Vec<Action> {
+        if phase != self.phase {
+            return Vec::new();
+        }
+        if iteration == 2 {
+            self.snapshot = Self::all_counts(view);
+            return Vec::new();
+        }
+        if iteration < 3 {
+            return Vec::new();
+        }
+        self.undo.clear();
+        let mut out = Vec::new();
+        for &(page, to) in &self.plan {
+            let home = view.homes[page.0 as usize];
+            if home != to.0 && (home as usize) < view.machine.nodes() {
+                self.undo.push((page, NodeId(home)));
+                out.push(Action::Migrate { page, to, reason: "record-replay: replay before the phase" });
+            }
+        }
+        out
+    }
+
+    fn on_epoch_end(&mut self, view: &View<'_>, iteration: u32, phase: &str) -> Vec<Action> {
+        if phase != self.phase {
+            return Vec::new();
+        }
+        if iteration == 2 && !self.snapshot.is_empty() {
+            let now = Self::all_counts(view);
+            if self.isolated.is_empty() {
+                self.isolated = vec![0; now.len()];
+            }
+            for ((acc, &after), &before) in self.isolated.iter_mut().zip(&now).zip(&self.snapshot) {
+                *acc += after.saturating_sub(before) as u32;
+            }
+            return Vec::new();
+        }
+        self.undo
+            .drain(..)
+            .map(|(page, to)| Action::Migrate { page, to, reason: "record-replay: undo after the phase" })
+            .collect()
+    }
+
+    fn on_iteration_end(&mut self, view: &View<'_>, iteration: u32) -> Vec<Action> {
+        if iteration != 2 || self.recorded {
+            return Vec::new();
+        }
+        self.recorded = true;
+        let nodes = view.machine.nodes();
+        let mut eligible: Vec<(f64, PageNo, NodeId)> = Vec::new();
+        for (page, &home) in view.homes.iter().enumerate() {
+            let home = home as usize;
+            if home >= nodes || self.isolated.is_empty() {
+                continue;
+            }
+            let row = &self.isolated[page * nodes..(page + 1) * nodes];
+            let (best, r_max) = row
+                .iter()
+                .enumerate()
+                .filter(|&(n, _)| n != home)
+                .fold((0, 0u32), |acc, (n, &v)| if v > acc.1 { (n, v) } else { acc });
+            if r_max == 0 {
+                continue;
+            }
+            let ratio = r_max as f64 / row[home].max(1) as f64;
+            if ratio > self.ratio {
+                eligible.push((ratio, PageNo(page as u32), NodeId(best as u8)));
+            }
+        }
+        // Highest ratio first; ties by page number, for determinism.
+        eligible.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.plan = eligible.into_iter().take(self.n).map(|(_, p, to)| (p, to)).collect();
+        self.isolated = Vec::new();
+        self.snapshot = Vec::new();
+        Vec::new()
     }
 }

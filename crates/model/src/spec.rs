@@ -28,6 +28,8 @@ pub enum ParamKind {
     Float { min: f64, max: f64 },
     /// One of a fixed set of words.
     Choice(&'static [&'static str]),
+    /// A free word of letters, digits, `_` and `-` (a phase or region name).
+    Word,
 }
 
 /// One declared parameter of a plug-in.
@@ -46,6 +48,8 @@ pub enum Value {
     UInt(u64),
     Float(f64),
     Choice(&'static str),
+    /// A free word.
+    Text(String),
     /// The word `auto`, accepted by parameters whose default is `auto`: the plug-in picks the
     /// value and writes it back with [`Resolved::set`] so the canonical form shows the number.
     Auto,
@@ -57,6 +61,7 @@ impl fmt::Display for Value {
             Value::UInt(v) => write!(f, "{v}"),
             Value::Float(v) => write!(f, "{v}"),
             Value::Choice(v) => write!(f, "{v}"),
+            Value::Text(v) => write!(f, "{v}"),
             Value::Auto => write!(f, "auto"),
         }
     }
@@ -156,6 +161,13 @@ fn parse_value(d: &ParamDecl, text: &str) -> Result<Value, String> {
             }
             Ok(Value::Float(v))
         }
+        ParamKind::Word => {
+            if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+                Ok(Value::Text(text.to_string()))
+            } else {
+                Err("expected a word of letters, digits, '_' and '-'".to_string())
+            }
+        }
         ParamKind::Choice(words) => words
             .iter()
             .find(|w| **w == text)
@@ -193,6 +205,17 @@ impl Resolved {
         match self.get(key) {
             Value::Float(v) => *v,
             other => panic!("parameter '{key}' is not a number: {other:?}"),
+        }
+    }
+
+    /// The value of a declared `Word` parameter.
+    ///
+    /// # Panics
+    /// If `key` was not declared as `Word`.
+    pub fn text(&self, key: &str) -> &str {
+        match self.get(key) {
+            Value::Text(v) => v,
+            other => panic!("parameter '{key}' is not a word: {other:?}"),
         }
     }
 
@@ -247,6 +270,7 @@ pub fn describe(decls: &[ParamDecl]) -> String {
                 ParamKind::UInt => "integer".to_string(),
                 ParamKind::Float { min, max } => format!("number in [{min}, {max}]"),
                 ParamKind::Choice(w) => w.join("|"),
+                ParamKind::Word => "word".to_string(),
             };
             let ty = if d.default == "auto" { format!("{ty} or auto") } else { ty };
             format!("  {}={} ({ty}): {}", d.name, d.default, d.doc)

@@ -167,6 +167,7 @@ fn params_json(decls: &[ParamDecl]) -> Value {
                 ParamKind::UInt => json!({"type": "integer"}),
                 ParamKind::Float { min, max } => json!({"type": "number", "min": min, "max": max}),
                 ParamKind::Choice(w) => json!({"type": "choice", "choices": w}),
+                ParamKind::Word => json!({"type": "word"}),
             };
             json!({"name": d.name, "default": d.default, "doc": d.doc, "kind": ty})
         })

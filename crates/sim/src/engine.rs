@@ -376,6 +376,23 @@ impl<'m> Engine<'m> {
         self.dynamic = Some(Dynamic::new(policy, self.mem.machine, pages, self.nt));
     }
 
+    /// The policy's hook before (`start`) or after an epoch, at the barrier; returns the cost
+    /// of its actions, which every thread waits for.
+    fn epoch_hook(&mut self, epoch: &Epoch, start: bool) -> Ps {
+        let Some(d) = self.dynamic.as_mut() else { return 0 };
+        let free = self.mem.pt.free_per_node();
+        let v = view(&d.counters, &self.mem, &free, self.now);
+        let actions = if start {
+            d.policy.on_epoch_start(&v, epoch.iteration, epoch.phase)
+        } else {
+            d.policy.on_epoch_end(&v, epoch.iteration, epoch.phase)
+        };
+        if actions.is_empty() {
+            return 0;
+        }
+        d.apply(&mut self.mem, actions, self.now)
+    }
+
     /// The start of the timed iterations: a policy that reads counters per iteration starts
     /// from zero (registering its hot regions clears their counters, as UPMlib's
     /// `upmlib_memrefcnt` does before the time-step loop).
@@ -438,6 +455,8 @@ impl<'m> Engine<'m> {
     /// page outside the regions (workloads guarantee neither happens; trace readers check).
     pub fn run_epoch(&mut self, epoch: &Epoch) {
         assert_eq!(epoch.threads.len(), self.nt, "epoch has the wrong number of threads");
+        let barrier = self.now;
+        self.now += self.epoch_hook(epoch, true);
         let start = self.now;
         for (t, work) in epoch.threads.iter().enumerate() {
             self.timing.set_thread(t, work.mlp, work.think_ns, !work.txns.is_empty());
@@ -556,8 +575,9 @@ impl<'m> Engine<'m> {
             self.timing.cost_table(&mut self.cost);
         }
         let end = self.clocks.iter().copied().max().unwrap_or(start).max(start);
-        self.epochs.push(EpochStat { iteration: epoch.iteration, phase: epoch.phase, time_ps: end - start });
         self.now = end;
+        self.now += self.epoch_hook(epoch, false);
+        self.epochs.push(EpochStat { iteration: epoch.iteration, phase: epoch.phase, time_ps: self.now - barrier });
     }
 }
 

@@ -83,7 +83,7 @@ fn upmlib_competitive_criterion_needs_the_ratio() {
 fn unknown_policy_and_bad_parameter_are_explained() {
     let cfg = RunConfig { workload: "stream:pages=8".into(), dynamic: Some("autonumb".into()), ..RunConfig::default() };
     let e = simulate(&cfg).unwrap_err().to_string();
-    assert_eq!(e, "unknown dynamic policy 'autonumb' (known: kernel, upmlib)");
+    assert_eq!(e, "unknown dynamic policy 'autonumb' (known: kernel, upmlib, upmlib-recrep)");
     let cfg = RunConfig { workload: "stream:pages=8".into(), dynamic: Some("kernel:threshold=2".into()), ..RunConfig::default() };
     let e = simulate(&cfg).unwrap_err().to_string();
     assert!(e.contains("threshold=2: expected a number in [0, 1]"), "{e}");
@@ -112,4 +112,21 @@ fn migration_recovers_worst_case_stream() {
     assert!((up.total_time_ns - ft.total_time_ns - overhead).abs() < 0.05 * ft.total_time_ns);
     assert!(up.total_time_ns < 0.5 * wc.total_time_ns, "{} vs {}", up.total_time_ns, wc.total_time_ns);
     assert!(up.migrations_first_invocation_fraction.unwrap() >= 0.75);
+}
+
+#[test]
+fn record_replay_moves_before_the_phase_and_undoes_after_it() {
+    // Each iteration: phase x (node 0 reads page 0), phase z (node 1 reads page 0 heavily).
+    // Iteration 2 records z in isolation; iterations 3 and 4 move page 0 to node 1 before z
+    // and back after it: 2 moves each, the page ending where it started.
+    let it = |i: u32| format!("epoch {i} x\n0 0 100 0\nend\nepoch {i} z\n1 0 400 0\nend\n");
+    let body = format!("{INIT}{}{}{}{}", it(1), it(2), it(3), it(4));
+    let r = run(&body, "upmlib-recrep:phase=z");
+    assert_eq!(r.migrations, 4);
+    assert_eq!(r.per_node_pages[0], 2, "page 0 is back on node 0");
+    let lf = &r.per_iteration_local_fraction;
+    assert!(lf[2] > lf[1] + 0.5, "{lf:?}");
+    // n = 0 moves nothing; a phase that does not exist moves nothing.
+    assert_eq!(run(&body, "upmlib-recrep:phase=z,n=0").migrations, 0);
+    assert_eq!(run(&body, "upmlib-recrep:phase=y").migrations, 0);
 }
