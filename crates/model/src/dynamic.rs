@@ -24,6 +24,27 @@ pub enum Action {
     Migrate { page: PageNo, to: NodeId, reason: &'static str },
 }
 
+/// What a timer tick asks of the driver.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timer {
+    /// Halve every counter.
+    pub age: bool,
+    /// Clear every counter (after reading them).
+    pub reset: bool,
+    pub actions: Vec<Action>,
+}
+
+/// Sampled observation (seed 003 §3, §4.1): the counters then hold samples, not accesses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Sampling {
+    /// Every `n`-th transaction of each thread is a sample.
+    Interval(u64),
+    /// At most this many samples per second of simulated time, shared among the running
+    /// threads: a thread that issues fewer transactions than its share has all of them
+    /// sampled, a faster one only its share (the bias of seed 003 §4.1).
+    MaxRate(f64),
+}
+
 /// What a policy can see when it decides.
 pub struct View<'a> {
     pub machine: &'a Machine,
@@ -93,9 +114,15 @@ pub trait DynamicPolicy: Send {
         None
     }
 
-    /// A periodic timer; returns whether counters should be aged (halved).
-    fn on_timer(&mut self, _view: &View<'_>) -> bool {
-        false
+    /// A periodic timer. The actions stop the world: every running thread waits for them.
+    fn on_timer(&mut self, _view: &View<'_>) -> Timer {
+        Timer::default()
+    }
+
+    /// How the driver observes accesses for this policy: every access counted (the default)
+    /// or a sample of them.
+    fn sampling(&self) -> Option<Sampling> {
+        None
     }
 
     /// Pages frozen (never to migrate again) so far.
@@ -130,6 +157,12 @@ pub const REGISTRY: &[DynamicInfo] = &[
         doc: "UPMlib record-replay: a phase's isolated counters from iteration 2 select pages to move before it and back after it (seed 000 §3.3)",
         params: RECREP_PARAMS,
         build: |r, _, _| Ok(Box::new(RecRep::new(r))),
+    },
+    DynamicInfo {
+        name: "sampled",
+        doc: "profile-driven migration from sampled transactions, every period, with freezing (seed 003 §3)",
+        params: SAMPLED_PARAMS,
+        build: |r, _, _| Ok(Box::new(Sampled::new(r))),
     },
     DynamicInfo {
         name: "upmlib",
@@ -236,8 +269,8 @@ impl DynamicPolicy for Kernel {
         self.aging
     }
 
-    fn on_timer(&mut self, _view: &View<'_>) -> bool {
-        true
+    fn on_timer(&mut self, _view: &View<'_>) -> Timer {
+        Timer { age: true, ..Timer::default() }
     }
 }
 
@@ -468,5 +501,97 @@ impl DynamicPolicy for RecRep {
         self.isolated = Vec::new();
         self.snapshot = Vec::new();
         Vec::new()
+    }
+}
+
+const SAMPLED_PARAMS: &[ParamDecl] = &[
+    ParamDecl {
+        name: "mode",
+        kind: ParamKind::Choice(&["interval", "max-rate"]),
+        default: "interval",
+        doc: "sample every N-th transaction, or at most R samples per second (seed 003 §4.1)",
+    },
+    ParamDecl { name: "interval", kind: ParamKind::UInt, default: "1024", doc: "N: every N-th transaction (seed 003 §5 samples every 1024)" },
+    ParamDecl {
+        name: "max_rate",
+        kind: ParamKind::Float { min: 1.0, max: 1e12 },
+        default: "100000",
+        doc: "R: samples per second in max-rate mode (assumption: what the bus analyzer's software could read)",
+    },
+    ParamDecl {
+        name: "period_ms",
+        kind: ParamKind::Float { min: 0.001, max: 1e7 },
+        default: "500",
+        doc: "T: migration interval; seed 003 §5 uses 5 s on runs of minutes, scaled here by 1/10 for runs of seconds",
+    },
+    ParamDecl { name: "freeze", kind: ParamKind::UInt, default: "3", doc: "freeze a page that migrated in each of the last this many intervals (seed 003 §3)" },
+];
+
+/// Seed 003's engine: a profiler samples transactions into per-page, per-node sample counts;
+/// every period a migration thread stops the application, moves every page to the node with
+/// the most samples (no minimum count, seed 003 §3), freezes pages that migrated in each of
+/// the last `freeze` intervals, and clears the samples.
+struct Sampled {
+    sampling: Sampling,
+    period: Ps,
+    freeze: u32,
+    tick: u32,
+    /// Per page that has migrated: the consecutive intervals (ending at `tick`) it moved in.
+    streak: std::collections::HashMap<u32, (u32, u32)>,
+    frozen: std::collections::HashSet<u32>,
+}
+
+impl Sampled {
+    fn new(r: &Resolved) -> Self {
+        Sampled {
+            sampling: match r.choice("mode") {
+                "max-rate" => Sampling::MaxRate(r.float("max_rate")),
+                _ => Sampling::Interval(r.uint("interval").max(1)),
+            },
+            period: (r.float("period_ms") * 1e9) as Ps,
+            freeze: r.uint("freeze") as u32,
+            tick: 0,
+            streak: std::collections::HashMap::new(),
+            frozen: std::collections::HashSet::new(),
+        }
+    }
+}
+
+impl DynamicPolicy for Sampled {
+    fn sampling(&self) -> Option<Sampling> {
+        Some(self.sampling)
+    }
+
+    fn timer_period(&self) -> Option<Ps> {
+        Some(self.period)
+    }
+
+    fn on_timer(&mut self, view: &View<'_>) -> Timer {
+        self.tick += 1;
+        let mut actions = Vec::new();
+        for (page, &home) in view.homes.iter().enumerate() {
+            if home as usize >= view.machine.nodes() || self.frozen.contains(&(page as u32)) {
+                continue;
+            }
+            let p = PageNo(page as u32);
+            let (best, count) = view.counters.busiest(p);
+            if count == 0 || best.0 == home || count <= view.counters.get(p.0, home as usize) {
+                continue;
+            }
+            let run = match self.streak.get(&p.0) {
+                Some(&(last, n)) if last + 1 == self.tick => n + 1,
+                _ => 1,
+            };
+            self.streak.insert(p.0, (self.tick, run));
+            if self.freeze > 0 && run >= self.freeze {
+                self.frozen.insert(p.0);
+            }
+            actions.push(Action::Migrate { page: p, to: best, reason: "most samples in the interval" });
+        }
+        Timer { age: false, reset: true, actions }
+    }
+
+    fn frozen_pages(&self) -> u64 {
+        self.frozen.len() as u64
     }
 }

@@ -18,7 +18,7 @@ use crate::workload::{Epoch, Txn};
 use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::placement::{PlaceRequest, Placement};
 use numaplace_model::counters::PageCounters;
-use numaplace_model::dynamic::{Action, DynamicPolicy, View};
+use numaplace_model::dynamic::{Action, DynamicPolicy, Sampling, View};
 use numaplace_model::{Machine, NodeId, PageNo, PageTable, Ps, Region};
 
 /// Time and label of one simulated epoch.
@@ -171,6 +171,67 @@ fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], no
     View { machine: mem.machine, counters, homes: mem.pt.homes(), free, regions: &mem.regions, now }
 }
 
+/// One thread's sampler: lines until its next sample, its current interval, and what it has
+/// issued and had sampled (for the sampling distance, seed 003 §4.1).
+#[derive(Clone, Debug, Default)]
+pub struct ThreadSampler {
+    countdown: u64,
+    interval: u64,
+    pub lines: u64,
+    pub samples: u64,
+}
+
+/// The sampler of a sampled policy.
+pub struct Sampler {
+    mode: Sampling,
+    pub threads: Vec<ThreadSampler>,
+}
+
+/// The hot loop of sampled policies: as [`hot_loop`], and every `interval`-th line of the
+/// thread becomes a sample of its page from the thread's node.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn hot_loop_sampled(
+    txns: &[Txn],
+    i: &mut usize,
+    homes: &[u8],
+    row: &[Ps],
+    lines: &mut [u64],
+    clock: &mut Ps,
+    qend: Ps,
+    writes: &mut u64,
+    samples: &mut PageCounters,
+    node: usize,
+    s: &mut ThreadSampler,
+) -> bool {
+    let (mut j, mut now, mut w) = (*i, *clock, *writes);
+    let mut untouched = false;
+    while j < txns.len() && now < qend {
+        let tx = txns[j];
+        let h = homes[tx.page as usize] as usize;
+        if h == UNTOUCHED as usize {
+            untouched = true;
+            break;
+        }
+        let c = tx.count as u64;
+        now += row[h] * c;
+        lines[h] += c;
+        w += c & (tx.op as u64).wrapping_neg();
+        j += 1;
+        s.lines += c;
+        if c >= s.countdown {
+            let k = 1 + (c - s.countdown) / s.interval;
+            samples.add(tx.page, node, k);
+            s.samples += k;
+            s.countdown = s.interval - (c - s.countdown) % s.interval;
+        } else {
+            s.countdown -= c;
+        }
+    }
+    (*i, *clock, *writes) = (j, now, w);
+    untouched
+}
+
 /// How many records ahead [`hot_loop_counted`] prefetches counters.
 const PREFETCH_AHEAD: usize = 16;
 
@@ -182,6 +243,8 @@ pub struct Dynamic {
     timer: Option<(Ps, Ps)>,
     /// CPUs that may cache a page's translation (the process's threads): TLB shootdown cost.
     sharing_cpus: usize,
+    /// The sampler, for policies that observe a sample of the accesses.
+    pub sampler: Option<Sampler>,
     pub migrations: u64,
     pub interrupts: u64,
     pub overhead_ps: Ps,
@@ -206,10 +269,26 @@ impl Dynamic {
     /// Attaches `policy` to a run over `pages` pages of `machine` with `threads` threads.
     pub fn new(policy: Box<dyn DynamicPolicy>, machine: &Machine, pages: usize, threads: usize) -> Self {
         let timer = policy.timer_period().map(|p| (p.max(1), p.max(1)));
+        let sampling = policy.sampling();
+        // Samples are counted in full 16-bit counters; access counters have the machine's width.
+        let bits = if sampling.is_some() { 16 } else { machine.raw.counter_bits };
+        let sampler = sampling.map(|mode| {
+            let interval = match mode {
+                Sampling::Interval(n) => n.max(1),
+                Sampling::MaxRate(_) => 1,
+            };
+            // Each thread starts at a different point of its interval (deterministic), so
+            // that threads with the same pattern are not sampled in lockstep.
+            let threads = (0..threads)
+                .map(|t| ThreadSampler { countdown: 1 + (t as u64 * 7919) % interval, interval, lines: 0, samples: 0 })
+                .collect();
+            Sampler { mode, threads }
+        });
         Dynamic {
             threshold: policy.interrupt_threshold(),
+            sampler,
             policy,
-            counters: PageCounters::new(pages, machine.nodes(), machine.raw.counter_bits),
+            counters: PageCounters::new(pages, machine.nodes(), bits),
             timer,
             sharing_cpus: threads,
             migrations: 0,
@@ -217,6 +296,41 @@ impl Dynamic {
             overhead_ps: 0,
             decisions: Vec::new(),
         }
+    }
+
+    /// In max-rate mode, sets each running thread's interval for the next quantum so that
+    /// the quantum's sample budget (rate × quantum) is shared equally among them: a thread
+    /// that issued fewer lines than its share in the last quantum is sampled fully.
+    fn sampler_quantum(&mut self, q_lines: &[u64], nn: usize, quantum: Ps, cursor: &[usize], epoch: &Epoch) {
+        let Some(sm) = self.sampler.as_mut() else { return };
+        let Sampling::MaxRate(rate) = sm.mode else { return };
+        let running = (0..sm.threads.len()).filter(|&t| cursor[t] < epoch.threads[t].txns.len()).count().max(1);
+        let share = (rate * quantum as f64 / 1e12 / running as f64).max(1e-9);
+        for (t, s) in sm.threads.iter_mut().enumerate() {
+            let issued: u64 = q_lines[t * nn..(t + 1) * nn].iter().sum();
+            let interval = ((issued as f64 / share).ceil() as u64).max(1);
+            s.countdown = s.countdown.min(interval);
+            s.interval = interval;
+        }
+    }
+
+    /// Seed 003's sampling distance per thread, `|P_sample − P_all| / P_all` with `P` a
+    /// thread's share of the samples and of all transactions; `None` without a sampler.
+    pub fn sampling_distance(&self) -> Option<Vec<f64>> {
+        let sm = self.sampler.as_ref()?;
+        let all: u64 = sm.threads.iter().map(|s| s.lines).sum();
+        let taken: u64 = sm.threads.iter().map(|s| s.samples).sum();
+        Some(
+            sm.threads
+                .iter()
+                .filter(|s| s.lines > 0)
+                .map(|s| {
+                    let p_all = s.lines as f64 / all as f64;
+                    let p_sample = if taken == 0 { 0.0 } else { s.samples as f64 / taken as f64 };
+                    (p_sample - p_all).abs() / p_all
+                })
+                .collect(),
+        )
     }
 
     /// Pages the policy froze.
@@ -491,6 +605,27 @@ impl<'m> Engine<'m> {
                 let mut writes = 0u64;
                 loop {
                     let stop = match self.dynamic.as_mut() {
+                        Some(d) if d.sampler.is_some() => {
+                            let sm = d.sampler.as_mut().expect("checked");
+                            let untouched = hot_loop_sampled(
+                                txns,
+                                &mut i,
+                                self.mem.pt.homes(),
+                                row,
+                                lines,
+                                &mut clock,
+                                qend,
+                                &mut writes,
+                                &mut d.counters,
+                                node,
+                                &mut sm.threads[t],
+                            );
+                            if untouched {
+                                Stop::Untouched
+                            } else {
+                                Stop::Done
+                            }
+                        }
                         Some(d) if d.policy.counts() => hot_loop_counted(
                             txns,
                             &mut i,
@@ -546,12 +681,26 @@ impl<'m> Engine<'m> {
                 if let Some((period, next)) = d.timer {
                     if qend >= next {
                         let free = self.mem.pt.free_per_node();
-                        if d.policy.on_timer(&view(&d.counters, &self.mem, &free, qend)) {
+                        let tick = d.policy.on_timer(&view(&d.counters, &self.mem, &free, qend));
+                        // Stop the world: every thread still running waits for the actions.
+                        let cost = d.apply(&mut self.mem, tick.actions, qend);
+                        for (t, clock) in self.clocks.iter_mut().enumerate() {
+                            if self.cursor[t] < epoch.threads[t].txns.len() {
+                                *clock = (*clock).max(qend) + cost;
+                            }
+                        }
+                        if tick.age {
                             d.counters.age();
+                        }
+                        if tick.reset {
+                            d.counters.reset_all();
                         }
                         d.timer = Some((period, next + period * ((qend - next) / period + 1)));
                     }
                 }
+            }
+            if let Some(d) = self.dynamic.as_mut() {
+                d.sampler_quantum(&self.q_lines, nn, self.quantum_ps, &self.cursor, epoch);
             }
             // Then fold the quantum's lines into the totals and the timing model.
             for t in 0..self.nt {

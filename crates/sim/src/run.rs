@@ -125,6 +125,9 @@ pub struct SimResult {
     pub migrations_first_invocation_fraction: Option<f64>,
     /// Local share of each timed iteration's transactions.
     pub per_iteration_local_fraction: Vec<f64>,
+    /// Seed 003's sampling distance per thread (sampled policies).
+    pub sampling_distance: Option<Vec<f64>>,
+    pub sampling_distance_mean: Option<f64>,
 }
 
 impl SimResult {
@@ -374,6 +377,13 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
         interrupts: engine.dynamic.as_ref().map_or(0, |d| d.interrupts),
         frozen_pages: engine.dynamic.as_ref().map_or(0, |d| d.frozen_pages()),
         migrations_first_invocation_fraction: engine.dynamic.as_ref().and_then(|d| d.first_invocation_fraction()),
+        sampling_distance: engine.dynamic.as_ref().and_then(|d| d.sampling_distance()),
+        sampling_distance_mean: engine
+            .dynamic
+            .as_ref()
+            .and_then(|d| d.sampling_distance())
+            .filter(|v| !v.is_empty())
+            .map(|v| v.iter().sum::<f64>() / v.len() as f64),
         per_iteration_local_fraction: engine
             .iteration_traffic
             .iter()
