@@ -232,6 +232,45 @@ fn hot_loop_sampled(
     untouched
 }
 
+/// The hot loop of fault-driven policies: as [`hot_loop`], and an access to a page whose
+/// access was revoked stops the loop with a fault (the record is charged and consumed first;
+/// the page's flag is cleared by the handler).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn hot_loop_faulting(
+    txns: &[Txn],
+    i: &mut usize,
+    homes: &[u8],
+    row: &[Ps],
+    lines: &mut [u64],
+    clock: &mut Ps,
+    qend: Ps,
+    writes: &mut u64,
+    revoked: &[bool],
+) -> Stop {
+    let (mut j, mut now, mut w) = (*i, *clock, *writes);
+    let mut stop = Stop::Done;
+    while j < txns.len() && now < qend {
+        let tx = txns[j];
+        let h = homes[tx.page as usize] as usize;
+        if h == UNTOUCHED as usize {
+            stop = Stop::Untouched;
+            break;
+        }
+        let c = tx.count as u64;
+        now += row[h] * c;
+        lines[h] += c;
+        w += c & (tx.op as u64).wrapping_neg();
+        j += 1;
+        if revoked[tx.page as usize] {
+            stop = Stop::Interrupt(tx.page);
+            break;
+        }
+    }
+    (*i, *clock, *writes) = (j, now, w);
+    stop
+}
+
 /// How many records ahead [`hot_loop_counted`] prefetches counters.
 const PREFETCH_AHEAD: usize = 16;
 
@@ -245,6 +284,10 @@ pub struct Dynamic {
     sharing_cpus: usize,
     /// The sampler, for policies that observe a sample of the accesses.
     pub sampler: Option<Sampler>,
+    /// Pages whose access is revoked (fault-driven policies), and how many are.
+    revoked: Vec<bool>,
+    revoked_count: u64,
+    pub faults: u64,
     pub migrations: u64,
     pub interrupts: u64,
     pub overhead_ps: Ps,
@@ -287,6 +330,9 @@ impl Dynamic {
         Dynamic {
             threshold: policy.interrupt_threshold(),
             sampler,
+            revoked: Vec::new(),
+            revoked_count: 0,
+            faults: 0,
             policy,
             counters: PageCounters::new(pages, machine.nodes(), bits),
             timer,
@@ -375,6 +421,19 @@ impl Dynamic {
         }
         self.overhead_ps += cost;
         cost
+    }
+
+    /// A hinting fault at `now` from `node` on `page`: access is restored, the policy decides.
+    /// Returns the time charged to the faulting thread.
+    fn fault(&mut self, mem: &mut Memory<'_>, page: u32, node: usize, now: Ps) -> Ps {
+        self.revoked[page as usize] = false;
+        self.revoked_count -= 1;
+        self.faults += 1;
+        let free = mem.pt.free_per_node();
+        let action = self.policy.on_fault(&view(&self.counters, mem, &free, now), PageNo(page), NodeId(node as u8));
+        let cost = self.policy.fault_cost();
+        self.overhead_ps += cost;
+        cost + action.map_or(0, |a| self.apply(mem, vec![a], now))
     }
 
     /// A counter interrupt at `now` from `node` for `page`: the handler runs (its fixed cost),
@@ -626,6 +685,17 @@ impl<'m> Engine<'m> {
                                 Stop::Done
                             }
                         }
+                        Some(d) if d.revoked_count > 0 => hot_loop_faulting(
+                            txns,
+                            &mut i,
+                            self.mem.pt.homes(),
+                            row,
+                            lines,
+                            &mut clock,
+                            qend,
+                            &mut writes,
+                            &d.revoked,
+                        ),
                         Some(d) if d.policy.counts() => hot_loop_counted(
                             txns,
                             &mut i,
@@ -657,7 +727,11 @@ impl<'m> Engine<'m> {
                         // Cold path: the interrupted thread runs the handler.
                         Stop::Interrupt(page) => {
                             let d = self.dynamic.as_mut().expect("interrupts need a policy");
-                            clock += d.interrupt(&mut self.mem, page, node, clock);
+                            clock += if d.revoked.get(page as usize).copied().unwrap_or(false) {
+                                d.fault(&mut self.mem, page, node, clock)
+                            } else {
+                                d.interrupt(&mut self.mem, page, node, clock)
+                            };
                         }
                     }
                 }
@@ -695,7 +769,20 @@ impl<'m> Engine<'m> {
                         if tick.reset {
                             d.counters.reset_all();
                         }
-                        d.timer = Some((period, next + period * ((qend - next) / period + 1)));
+                        if let Some(range) = tick.revoke {
+                            if d.revoked.len() != self.mem.pt.homes().len() {
+                                d.revoked = vec![false; self.mem.pt.homes().len()];
+                            }
+                            for p in range {
+                                let placed = self.mem.pt.homes()[p as usize] != UNTOUCHED;
+                                if placed && !d.revoked[p as usize] {
+                                    d.revoked[p as usize] = true;
+                                    d.revoked_count += 1;
+                                }
+                            }
+                        }
+                        let period = tick.next_period.unwrap_or(period).max(1);
+                        d.timer = Some((period, qend + period));
                     }
                 }
             }

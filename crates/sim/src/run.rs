@@ -120,6 +120,8 @@ pub struct SimResult {
     pub policy_overhead_ns: f64,
     /// Counter interrupts raised (counter-based policies).
     pub interrupts: u64,
+    /// Hinting faults taken (fault-driven policies).
+    pub hinting_faults: u64,
     pub frozen_pages: u64,
     /// Share of the migrations decided at a repeatedly invoked policy's first invocation.
     pub migrations_first_invocation_fraction: Option<f64>,
@@ -375,6 +377,7 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
         replications: 0,
         policy_overhead_ns: engine.dynamic.as_ref().map_or(0.0, |d| ns(d.overhead_ps)),
         interrupts: engine.dynamic.as_ref().map_or(0, |d| d.interrupts),
+        hinting_faults: engine.dynamic.as_ref().map_or(0, |d| d.faults),
         frozen_pages: engine.dynamic.as_ref().map_or(0, |d| d.frozen_pages()),
         migrations_first_invocation_fraction: engine.dynamic.as_ref().and_then(|d| d.first_invocation_fraction()),
         sampling_distance: engine.dynamic.as_ref().and_then(|d| d.sampling_distance()),
