@@ -14,6 +14,9 @@ pub const UNTOUCHED: u8 = 0xFF;
 #[derive(Clone, Debug)]
 pub struct PageTable {
     home: Vec<u8>,
+    /// Nodes holding a read-only replica of each page (bit n: node n), allocated on the first
+    /// replication; replicas take capacity on their nodes.
+    replicas: Vec<u64>,
     used: Vec<u64>,
     capacity: Vec<u64>,
     fallbacks: u64,
@@ -24,6 +27,7 @@ impl PageTable {
     pub fn new(pages: usize, machine: &Machine) -> Self {
         PageTable {
             home: vec![UNTOUCHED; pages],
+            replicas: Vec::new(),
             used: vec![0; machine.nodes()],
             capacity: machine.capacity_pages.clone(),
             fallbacks: 0,
@@ -71,6 +75,7 @@ impl PageTable {
     /// page is already there or no node has room.
     pub fn migrate(&mut self, page: PageNo, to: NodeId, machine: &Machine) -> Option<NodeId> {
         let from = self.home(page)?;
+        debug_assert_eq!(self.replicas(page), 0, "collapse a page's replicas before migrating it");
         let node = *machine.nearest[to.index()].iter().find(|n| self.used[n.index()] < self.capacity[n.index()] || **n == from)?;
         if node == from {
             return None;
@@ -79,6 +84,54 @@ impl PageTable {
         self.used[node.index()] += 1;
         self.home[page.0 as usize] = node.0;
         Some(node)
+    }
+
+    /// The replica bitmask of every page (empty until a page is replicated).
+    #[inline]
+    pub fn replica_masks(&self) -> &[u64] {
+        &self.replicas
+    }
+
+    /// The nodes holding replicas of `page`, as a bitmask.
+    pub fn replicas(&self, page: PageNo) -> u64 {
+        self.replicas.get(page.0 as usize).copied().unwrap_or(0)
+    }
+
+    /// Adds a replica of a placed page on `node` (nodes 0..64). Returns false when the page
+    /// lives there already, has a replica there, or the node has no room.
+    pub fn replicate(&mut self, page: PageNo, node: NodeId) -> bool {
+        let Some(home) = self.home(page) else { return false };
+        if home == node || node.index() >= 64 || self.used[node.index()] >= self.capacity[node.index()] {
+            return false;
+        }
+        if self.replicas.is_empty() {
+            self.replicas = vec![0; self.home.len()];
+        }
+        let bit = 1u64 << node.index();
+        if self.replicas[page.0 as usize] & bit != 0 {
+            return false;
+        }
+        self.replicas[page.0 as usize] |= bit;
+        self.used[node.index()] += 1;
+        true
+    }
+
+    /// Removes every replica of `page`; returns how many there were.
+    pub fn collapse(&mut self, page: PageNo) -> u32 {
+        let Some(mask) = self.replicas.get_mut(page.0 as usize) else { return 0 };
+        let n = mask.count_ones();
+        for node in 0..64 {
+            if *mask & (1 << node) != 0 {
+                self.used[node] -= 1;
+            }
+        }
+        *mask = 0;
+        n
+    }
+
+    /// Replicas in the whole table (the memory replication costs, in pages).
+    pub fn replica_pages(&self) -> u64 {
+        self.replicas.iter().map(|m| m.count_ones() as u64).sum()
     }
 
     /// Free pages on each node.

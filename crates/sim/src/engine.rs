@@ -167,8 +167,17 @@ fn hot_loop_counted(
 }
 
 /// What a policy sees: the counters and the memory state at `now`.
-fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], now: Ps) -> View<'a> {
-    View { machine: mem.machine, counters, homes: mem.pt.homes(), free, regions: &mem.regions, now }
+fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], replica_writes: &'a [u32], now: Ps) -> View<'a> {
+    View {
+        machine: mem.machine,
+        counters,
+        replicas: mem.pt.replica_masks(),
+        replica_writes,
+        homes: mem.pt.homes(),
+        free,
+        regions: &mem.regions,
+        now,
+    }
 }
 
 /// One thread's sampler: lines until its next sample, its current interval, and what it has
@@ -271,6 +280,56 @@ fn hot_loop_faulting(
     stop
 }
 
+/// The hot loop of replicating policies: counts accesses like [`hot_loop_counted`] (no
+/// interrupts), serves a read from the thread's node when it holds a replica, and charges a
+/// write to a replicated page one invalidation per replica (a round trip to the home each)
+/// and counts it towards collapsing the page.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn hot_loop_replicated(
+    txns: &[Txn],
+    i: &mut usize,
+    homes: &[u8],
+    replicas: &[u64],
+    row: &[Ps],
+    lines: &mut [u64],
+    clock: &mut Ps,
+    qend: Ps,
+    writes: &mut u64,
+    counters: &mut PageCounters,
+    replica_writes: &mut [u32],
+    node: usize,
+) -> Stop {
+    let (mut j, mut now, mut w) = (*i, *clock, *writes);
+    let mut stop = Stop::Done;
+    let mine = 1u64 << node.min(63);
+    while j < txns.len() && now < qend {
+        let tx = txns[j];
+        let h = homes[tx.page as usize] as usize;
+        if h == UNTOUCHED as usize {
+            stop = Stop::Untouched;
+            break;
+        }
+        let c = tx.count as u64;
+        let mask = replicas.get(tx.page as usize).copied().unwrap_or(0);
+        let serve = if tx.op == crate::workload::Op::Read && mask & mine != 0 { node } else { h };
+        now += row[serve] * c;
+        lines[serve] += c;
+        if tx.op == crate::workload::Op::Write {
+            w += c;
+            if mask != 0 {
+                now += row[h] * mask.count_ones() as u64 * c;
+                let slot = &mut replica_writes[tx.page as usize];
+                *slot = slot.saturating_add(c as u32);
+            }
+        }
+        j += 1;
+        counters.add(tx.page, node, c);
+    }
+    (*i, *clock, *writes) = (j, now, w);
+    stop
+}
+
 /// How many records ahead [`hot_loop_counted`] prefetches counters.
 const PREFETCH_AHEAD: usize = 16;
 
@@ -288,6 +347,10 @@ pub struct Dynamic {
     revoked: Vec<bool>,
     revoked_count: u64,
     pub faults: u64,
+    /// Writes to each page while replicated, since the last timer tick (replicating policies).
+    replica_writes: Vec<u32>,
+    pub replications: u64,
+    pub collapses: u64,
     pub migrations: u64,
     pub interrupts: u64,
     pub overhead_ps: Ps,
@@ -333,6 +396,9 @@ impl Dynamic {
             revoked: Vec::new(),
             revoked_count: 0,
             faults: 0,
+            replica_writes: if policy.replicates() { vec![0; pages] } else { Vec::new() },
+            replications: 0,
+            collapses: 0,
             policy,
             counters: PageCounters::new(pages, machine.nodes(), bits),
             timer,
@@ -396,7 +462,30 @@ impl Dynamic {
         let mut cost = 0;
         for a in actions {
             match a {
+                Action::Replicate { page, node, reason } => {
+                    if mem.pt.replicate(page, node) {
+                        // A page copy to one node; only that node's mapping changes.
+                        cost += mem.machine.migration_cost_ps(1);
+                        self.replications += 1;
+                        let home = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
+                        self.log(mem, now + cost, page, home, node.0, "replicate", reason);
+                    }
+                }
+                Action::Collapse { page, reason } => {
+                    if mem.pt.collapse(page) > 0 {
+                        // Invalidate the replicas' mappings everywhere (a TLB shootdown).
+                        let m = &mem.machine.raw.migration;
+                        cost += numaplace_model::units::ns_to_ps(m.fixed_ns + m.tlb_shootdown_ns_per_cpu * self.sharing_cpus as f64);
+                        self.collapses += 1;
+                        if let Some(w) = self.replica_writes.get_mut(page.0 as usize) {
+                            *w = 0;
+                        }
+                        let home = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
+                        self.log(mem, now + cost, page, home, home, "collapse", reason);
+                    }
+                }
                 Action::Migrate { page, to, reason } => {
+                    mem.pt.collapse(page);
                     let from = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
                     let counts = self.counters.row(page).to_vec();
                     if let Some(node) = mem.pt.migrate(page, to, mem.machine) {
@@ -423,6 +512,22 @@ impl Dynamic {
         cost
     }
 
+    /// Records a replication or collapse decision.
+    #[allow(clippy::too_many_arguments)]
+    fn log(&mut self, mem: &Memory<'_>, at: Ps, page: PageNo, from: u8, to: u8, action: &'static str, reason: &'static str) {
+        let idx = mem.regions.partition_point(|r| r.first_page <= page.0) - 1;
+        self.decisions.push(Decision {
+            time_ns: at as f64 / 1000.0,
+            page: page.0,
+            region: mem.regions[idx].name.clone(),
+            from,
+            to,
+            action,
+            reason,
+            counts: self.counters.row(page).to_vec(),
+        });
+    }
+
     /// A hinting fault at `now` from `node` on `page`: access is restored, the policy decides.
     /// Returns the time charged to the faulting thread.
     fn fault(&mut self, mem: &mut Memory<'_>, page: u32, node: usize, now: Ps) -> Ps {
@@ -430,7 +535,7 @@ impl Dynamic {
         self.revoked_count -= 1;
         self.faults += 1;
         let free = mem.pt.free_per_node();
-        let action = self.policy.on_fault(&view(&self.counters, mem, &free, now), PageNo(page), NodeId(node as u8));
+        let action = self.policy.on_fault(&view(&self.counters, mem, &free, &self.replica_writes, now), PageNo(page), NodeId(node as u8));
         let cost = self.policy.fault_cost();
         self.overhead_ps += cost;
         cost + action.map_or(0, |a| self.apply(mem, vec![a], now))
@@ -442,7 +547,7 @@ impl Dynamic {
     fn interrupt(&mut self, mem: &mut Memory<'_>, page: u32, node: usize, now: Ps) -> Ps {
         self.interrupts += 1;
         let free = mem.pt.free_per_node();
-        let action = self.policy.on_interrupt(&view(&self.counters, mem, &free, now), PageNo(page), NodeId(node as u8));
+        let action = self.policy.on_interrupt(&view(&self.counters, mem, &free, &self.replica_writes, now), PageNo(page), NodeId(node as u8));
         self.counters.reset_page(PageNo(page));
         match action {
             Some(a) => self.apply(mem, vec![a], now),
@@ -554,7 +659,7 @@ impl<'m> Engine<'m> {
     fn epoch_hook(&mut self, epoch: &Epoch, start: bool) -> Ps {
         let Some(d) = self.dynamic.as_mut() else { return 0 };
         let free = self.mem.pt.free_per_node();
-        let v = view(&d.counters, &self.mem, &free, self.now);
+        let v = view(&d.counters, &self.mem, &free, &d.replica_writes, self.now);
         let actions = if start {
             d.policy.on_epoch_start(&v, epoch.iteration, epoch.phase)
         } else {
@@ -583,7 +688,7 @@ impl<'m> Engine<'m> {
     pub fn end_iteration(&mut self, iteration: u32) {
         let Some(d) = self.dynamic.as_mut() else { return };
         let free = self.mem.pt.free_per_node();
-        let actions = d.policy.on_iteration_end(&view(&d.counters, &self.mem, &free, self.now), iteration);
+        let actions = d.policy.on_iteration_end(&view(&d.counters, &self.mem, &free, &d.replica_writes, self.now), iteration);
         let invoked = d.policy.reset_after_iteration();
         let cost = d.apply(&mut self.mem, actions, self.now);
         if invoked {
@@ -685,6 +790,20 @@ impl<'m> Engine<'m> {
                                 Stop::Done
                             }
                         }
+                        Some(d) if !d.replica_writes.is_empty() => hot_loop_replicated(
+                            txns,
+                            &mut i,
+                            self.mem.pt.homes(),
+                            self.mem.pt.replica_masks(),
+                            row,
+                            lines,
+                            &mut clock,
+                            qend,
+                            &mut writes,
+                            &mut d.counters,
+                            &mut d.replica_writes,
+                            node,
+                        ),
                         Some(d) if d.revoked_count > 0 => hot_loop_faulting(
                             txns,
                             &mut i,
@@ -755,7 +874,7 @@ impl<'m> Engine<'m> {
                 if let Some((period, next)) = d.timer {
                     if qend >= next {
                         let free = self.mem.pt.free_per_node();
-                        let tick = d.policy.on_timer(&view(&d.counters, &self.mem, &free, qend));
+                        let tick = d.policy.on_timer(&view(&d.counters, &self.mem, &free, &d.replica_writes, qend));
                         // Stop the world: every thread still running waits for the actions.
                         let cost = d.apply(&mut self.mem, tick.actions, qend);
                         for (t, clock) in self.clocks.iter_mut().enumerate() {
@@ -768,6 +887,7 @@ impl<'m> Engine<'m> {
                         }
                         if tick.reset {
                             d.counters.reset_all();
+                            d.replica_writes.fill(0);
                         }
                         if let Some(range) = tick.revoke {
                             if d.revoked.len() != self.mem.pt.homes().len() {

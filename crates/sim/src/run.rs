@@ -117,6 +117,10 @@ pub struct SimResult {
     pub init_transactions: u64,
     pub migrations: u64,
     pub replications: u64,
+    /// Replicated pages collapsed back to one copy.
+    pub collapses: u64,
+    /// Replicas alive at the end (the memory replication costs, in pages).
+    pub replica_pages: u64,
     pub policy_overhead_ns: f64,
     /// Counter interrupts raised (counter-based policies).
     pub interrupts: u64,
@@ -374,7 +378,9 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
         fallback_pages: engine.page_table().fallbacks(),
         init_transactions: engine.init.lines.iter().sum(),
         migrations: engine.dynamic.as_ref().map_or(0, |d| d.migrations),
-        replications: 0,
+        replications: engine.dynamic.as_ref().map_or(0, |d| d.replications),
+        collapses: engine.dynamic.as_ref().map_or(0, |d| d.collapses),
+        replica_pages: engine.page_table().replica_pages(),
         policy_overhead_ns: engine.dynamic.as_ref().map_or(0.0, |d| ns(d.overhead_ps)),
         interrupts: engine.dynamic.as_ref().map_or(0, |d| d.interrupts),
         hinting_faults: engine.dynamic.as_ref().map_or(0, |d| d.faults),

@@ -200,3 +200,34 @@ fn autonuma_scans_less_often_when_faults_are_local() {
     assert_eq!(pinned.migrations + adaptive.migrations, 0);
     assert!(adaptive.hinting_faults * 2 < pinned.hinting_faults, "{} vs {}", adaptive.hinting_faults, pinned.hinting_faults);
 }
+
+#[test]
+fn wildfire_replica_serves_reads_and_writes_collapse_it() {
+    // Node 1 reads page 0 (home 0) past the threshold in the first interval: replication
+    // only gives node 1 a replica, and its later reads are local.
+    let reads: String = (1..=8).map(|i| format!("epoch {i} a\n1 0 3000 0\nend\n")).collect();
+    let r = run(&format!("{INIT}{reads}"), "wildfire:migration=off,period_ms=0.5");
+    assert_eq!((r.replications, r.migrations), (1, 0));
+    assert_eq!(r.replica_pages, 1);
+    assert!(r.per_iteration_local_fraction[7] > 0.99, "{:?}", r.per_iteration_local_fraction);
+    // Then node 0 writes the page heavily: the replica is invalidated on each write and the
+    // page collapses back to one copy, for good.
+    let writes: String = (9..=16).map(|i| format!("epoch {i} b\n0 0 0 3000\n1 0 100 0\nend\n")).collect();
+    let w = run(&format!("{INIT}{reads}{writes}"), "wildfire:migration=off,period_ms=0.5");
+    assert_eq!((w.replications, w.collapses, w.replica_pages), (1, 1, 0));
+}
+
+#[test]
+fn wildfire_with_both_mechanisms_migrates_first() {
+    // Node 1 reads page 0 past the threshold: with migration and replication on, migration
+    // is tried first, so the page moves to node 1 (and needs no replica); with both off,
+    // nothing happens.
+    let one: String = (1..=4).map(|i| format!("epoch {i} a\n1 0 3000 0\nend\n")).collect();
+    let two: String = (5..=8).map(|i| format!("epoch {i} a\n1 0 100 0\nend\n")).collect();
+    let r = run(&format!("{INIT}{one}{two}"), "wildfire:period_ms=0.5");
+    assert_eq!(r.replications, 0);
+    assert_eq!(r.migrations, 1);
+    assert_eq!(r.per_node_pages[1], 1);
+    let off = run(&format!("{INIT}{one}"), "wildfire:migration=off,replication=off");
+    assert_eq!((off.migrations, off.replications), (0, 0));
+}
