@@ -7,7 +7,8 @@ The Python face of the numaplace simulator. Quick start::
     print(r.total_time_ns, r.local_fraction)
 
 :func:`simulate` runs one simulation; :func:`machines`, :func:`workloads` and
-:func:`placements` list what can be named. Every error raised for bad input derives from
+:func:`placements` list what can be named; :func:`sweep` runs many configurations (on local
+cores or a Dask cluster) into a pandas DataFrame. Every error raised for bad input derives from
 :class:`NumaplaceError`. The report (``numaplace.report``) and plotting helpers
 (``numaplace.plot``) are imported on demand, since they pull in pandas and matplotlib.
 """
@@ -35,6 +36,7 @@ from numaplace.api import (
     workload_show,
     workloads,
 )
+from numaplace.sweep import SweepError, sweep
 
 __all__ = [
     "ConfigError",
@@ -44,6 +46,7 @@ __all__ = [
     "OutOfMemoryError",
     "Result",
     "SpecError",
+    "SweepError",
     "TraceError",
     "UnknownNameError",
     "__version__",
@@ -52,6 +55,7 @@ __all__ = [
     "placements",
     "policies",
     "simulate",
+    "sweep",
     "trace_export",
     "trace_info",
     "workload_show",

@@ -261,6 +261,8 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
             quick=not args.full,
             progress=not args.no_progress,
             experiments=args.experiment or None,
+            scheduler=args.scheduler,
+            jobs=args.jobs,
         )
     except report.UnknownExperimentError as e:
         raise UsageError(str(e)) from None
@@ -269,6 +271,7 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from numaplace.api import BINDINGS, DEFAULT_QUANTUM_NS, INITS
+    from numaplace.sweep import add_execution_args, add_parser as add_sweep_parser
 
     p = _Parser(prog="numaplace", description="NUMA page placement: simulate, compare, reproduce.")
     p.add_argument("--version", action="store_true", help="print the version and exit")
@@ -356,7 +359,10 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--full", action="store_true", help="the seeds' full problem sizes")
     s.add_argument("--experiment", action="append", help="run only this experiment (repeatable)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_execution_args(s)
     s.set_defaults(func=cmd_reproduce)
+
+    add_sweep_parser(sub)
     return p
 
 

@@ -11,12 +11,21 @@ Helpers:
 * :func:`slowdown` — the time of each run relative to the baseline run of its group.
 * :func:`slowdown_bars` — grouped bars of that slowdown (e.g. placements within a workload).
 * :func:`compare_bars` — simulated next to published values, one pair of bars per label.
+* :func:`iteration_series` — per-iteration time of several runs, one line per run.
+* :func:`factor_grid` — a grid of small bar charts for three factors, e.g. the 2×2×2 design
+  init × migration × replication: one panel per (row, column) level, one bar per level of the
+  third factor.
+
+The last two take a sweep's table (:func:`numaplace.sweep.run_sweep`) or any DataFrame with
+the named columns.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -155,3 +164,123 @@ def compare_bars(
     ax.set_title(title)
     ax.legend(fontsize="small")
     return fig, ax
+
+
+def _label_columns(df: pd.DataFrame, label: str | Sequence[str] | None) -> list[str]:
+    if isinstance(label, str):
+        return [label]
+    if label is not None:
+        return list(label)
+    # Default: the run inputs (a sweep's option columns, a report's request.* columns) that vary.
+    from numaplace.sweep import OPTIONS
+
+    inputs = [c for c in df.columns if c in OPTIONS or str(c).startswith("request.")]
+    varying = [c for c in inputs if df[c].astype(str).nunique() > 1]
+    return varying or (["run"] if "run" in df.columns else [])
+
+
+def _as_list(value: Any) -> list[float]:
+    if isinstance(value, str):
+        value = json.loads(value)
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return []
+    return [float(v) for v in value]
+
+
+def iteration_series(
+    df: pd.DataFrame,
+    label: str | Sequence[str] | None = None,
+    value: str = "per_iteration_time_ns",
+    ax: Axes | None = None,
+    *,
+    scale: float = 1e-6,
+    title: str | None = None,
+    ylabel: str | None = None,
+) -> tuple[Figure, Axes]:
+    """Plots ``df[value]`` (a list per row, e.g. ``per_iteration_time_ns``) as one line per row.
+
+    The x axis is the iteration (1, 2, ...); values are multiplied by ``scale`` (default: ns
+    to ms). Each line is labelled by the ``label`` column(s), ``name=value`` joined by commas;
+    by default, by the input columns that vary between rows (a sweep's option columns or a
+    report's ``request.*`` columns). Lists may also be JSON text, as in a sweep's CSV file.
+    Rows without values (failed runs) are skipped.
+    Draws on ``ax`` if given, else on a new standard figure; returns the figure and the axes.
+
+    Raises:
+        KeyError: a named column is missing.
+    """
+    columns = _label_columns(df, label)
+    missing = [c for c in [value, *columns] if c not in df.columns]
+    if missing:
+        raise KeyError(f"no column {missing[0]!r} in the frame")
+    fig, ax = _target(ax)
+    for _, row in df.iterrows():
+        ys = _as_list(row[value])
+        if not ys:
+            continue
+        name = ", ".join(f"{c}={row[c]}" for c in columns)
+        ax.plot(np.arange(1, len(ys) + 1), np.asarray(ys) * scale, marker="o", markersize=3, label=name)
+    ax.set_xlabel("iteration")
+    ax.set_ylabel(ylabel or (f"{value} (ms)" if scale == 1e-6 else value))
+    ax.set_title(title or "Time per iteration")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
+    return fig, ax
+
+
+def factor_grid(
+    df: pd.DataFrame,
+    row: str,
+    col: str,
+    bar: str,
+    value: str = "total_time_ns",
+    *,
+    scale: float = 1e-6,
+    sharey: bool = True,
+    title: str | None = None,
+    ylabel: str | None = None,
+) -> tuple[Figure, np.ndarray]:
+    """Draws a grid of small bar charts: one panel per (``row``, ``col``) level, one bar per ``bar`` level.
+
+    Made for 2×2×2 designs with three binary factors (e.g. ``row="init"``, ``col="migration"``,
+    ``bar="replication"``), it accepts any number of levels; levels appear in the order they
+    first occur in ``df``. Each (row, col, bar) combination must occur at most once; a missing
+    one leaves its bar out. Values are multiplied by ``scale`` (default: ns to ms) and share
+    one y axis unless ``sharey`` is false. Returns the figure and the 2-D array of axes
+    (``axes[i, j]``).
+
+    Raises:
+        KeyError: a named column is missing.
+        ValueError: a combination occurs more than once.
+    """
+    missing = [c for c in (row, col, bar, value) if c not in df.columns]
+    if missing:
+        raise KeyError(f"no column {missing[0]!r} in the frame")
+    if df.duplicated([row, col, bar]).any():
+        raise ValueError(f"more than one row per ({row}, {col}, {bar}) combination")
+    rows, cols, bars = (list(pd.unique(df[c])) for c in (row, col, bar))
+    fig = Figure(figsize=(FIGSIZE[0], FIGSIZE[1] * max(1, len(rows)) / 1.5), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(rows), len(cols), sharey=sharey, squeeze=False)
+    colours = [f"C{i % 10}" for i in range(len(bars))]
+    x = np.arange(len(bars))
+    for i, r in enumerate(rows):
+        for j, c in enumerate(cols):
+            ax = axes[i, j]
+            cell = df.loc[(df[row] == r) & (df[col] == c)]
+            heights = [
+                float(cell.loc[cell[bar] == b, value].iloc[0]) * scale if (cell[bar] == b).any() else np.nan
+                for b in bars
+            ]
+            drawn = ax.bar(x, heights, color=colours)
+            ax.bar_label(drawn, fmt="%.3g", fontsize="x-small", padding=2)
+            ax.set_xticks(x, [str(b) for b in bars], fontsize="small")
+            ax.set_title(f"{row}={r}\n{col}={c}", fontsize="x-small")
+            ax.margins(y=0.2)
+            if j == 0:
+                ax.set_ylabel(ylabel or (f"{value} (ms)" if scale == 1e-6 else value), fontsize="small")
+            if i == len(rows) - 1:
+                ax.set_xlabel(bar, fontsize="small")
+    fig.suptitle(title or f"{value} by {row} × {col} × {bar}")
+    return fig, axes

@@ -12,7 +12,10 @@ experiment, keyed by id; :func:`reproduce` runs them and writes, into one direct
 * ``results.csv`` — every run, one row each (the results frame below).
 
 The output contains no dates, versions or timings of the reproduction itself, so the same
-simulator gives byte-identical files on every run.
+simulator gives byte-identical files on every run, wherever the runs execute: the runs go
+through the sweep machinery (:mod:`numaplace.sweep`), on local worker processes or a Dask
+cluster (``reproduce(..., jobs=N)`` or ``scheduler="tcp://HOST:PORT"``), and the frame is
+assembled in run order.
 
 Results frame
 -------------
@@ -43,7 +46,6 @@ from __future__ import annotations
 
 import html
 import json
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,9 +53,9 @@ from typing import Any, Protocol
 
 import pandas as pd
 from matplotlib.figure import Figure
-from tqdm import tqdm
 
-from numaplace import plot
+from numaplace import experiments_seed000, plot
+from numaplace.sweep import SweepError, execute, make_backend, run_id
 
 REPORT_TITLE = "numaplace: reproduced results"
 
@@ -237,6 +239,13 @@ EXPERIMENTS: dict[str, Experiment] = {
             runs=_sensitivity_runs,
             analyse=_sensitivity_analyse,
         ),
+        Experiment(
+            id="seed000-migration",
+            title=experiments_seed000.TITLE,
+            description=experiments_seed000.DESCRIPTION,
+            runs=experiments_seed000.runs,
+            analyse=experiments_seed000.analyse,
+        ),
     )
 }
 """Every experiment of the report, keyed by id, in report order."""
@@ -278,36 +287,52 @@ def run_experiments(
     quick: bool = True,
     simulate: Simulate | None = None,
     progress: bool = True,
+    scheduler: str | None = None,
+    jobs: int | None = None,
 ) -> pd.DataFrame:
     """Runs the given experiments (default: all, in registry order) and returns the results frame.
 
-    ``simulate`` defaults to :func:`numaplace.simulate`. A progress bar is shown on standard
-    error when ``progress`` is true and standard error is a terminal. The frame's columns are
-    described in the module documentation.
+    The runs go through the sweep machinery (:func:`numaplace.sweep.execute`, each run by
+    :func:`numaplace.sweep.run_one`): on ``jobs`` local worker processes (default: the number
+    of CPUs; 0: in this process), or as tasks on the Dask scheduler at ``scheduler``
+    (``"local"`` starts a LocalCluster). A custom ``simulate`` (default
+    :func:`numaplace.simulate`) runs in this process. A progress bar is shown on standard error
+    when ``progress`` is true and standard error is a terminal. The frame's columns are
+    described in the module documentation; its rows are in run order whatever the backend.
 
     Raises:
         UnknownExperimentError: an id is not in :data:`EXPERIMENTS` (raised before any run).
         ValueError: ``experiment_ids`` is empty.
+        numaplace.sweep.SweepError: a run failed (the message names it and gives its error),
+            or ``jobs``/``scheduler`` are unusable.
     """
     experiments = _select(experiment_ids)
-    if simulate is None:
-        import numaplace
-
-        simulate = numaplace.simulate
     planned = [(e.id, i, kwargs) for e in experiments for i, kwargs in enumerate(e.runs(quick))]
+    backend = make_backend(scheduler, jobs, simulate)
+    outcomes: list[dict[str, Any] | None] = [None] * len(planned)
+
+    def record(index: int, outcome: dict[str, Any], attempts: int) -> None:
+        outcomes[index] = outcome
+
+    execute(
+        [(run_id(kwargs), kwargs) for _, _, kwargs in planned],
+        backend,
+        record,
+        progress=progress,
+        desc="reproduce",
+    )
     rows = []
-    with tqdm(
-        total=len(planned), desc="reproduce", unit="run", disable=not (progress and sys.stderr.isatty())
-    ) as bar:
-        for experiment_id, index, kwargs in planned:
-            bar.set_postfix_str(experiment_id, refresh=False)
-            record = simulate(**kwargs).to_dict()
-            rows.append(
-                {"experiment": experiment_id, "run": index}
-                | _flatten(kwargs, "request.")
-                | _flatten(record)
+    for (experiment_id, index, kwargs), outcome in zip(planned, outcomes):
+        assert outcome is not None
+        if outcome["status"] != "ok":
+            raise SweepError(
+                f"experiment {experiment_id}, run {index} failed: {outcome['error_type']}: {outcome['error']}"
             )
-            bar.update()
+        rows.append(
+            {"experiment": experiment_id, "run": index}
+            | _flatten(kwargs, "request.")
+            | _flatten(outcome["result"])
+        )
     return pd.DataFrame(rows)
 
 
@@ -446,20 +471,27 @@ def reproduce(
     simulate: Simulate | None = None,
     progress: bool = True,
     experiments: Sequence[str] | None = None,
+    scheduler: str | None = None,
+    jobs: int | None = None,
 ) -> Path:
     """Runs the experiments and writes the report into ``out_dir``; returns its path.
 
     ``experiments`` selects experiment ids (default: all, in registry order). ``simulate``
-    defaults to :func:`numaplace.simulate`, imported only when needed. See the module
-    documentation for the files written; the directory is created if missing and existing
-    report files in it are overwritten.
+    defaults to :func:`numaplace.simulate`. ``scheduler`` and ``jobs`` choose where the runs
+    execute, as for :func:`run_experiments`; the report is the same wherever they run. See the
+    module documentation for the files written; the directory is created if missing and
+    existing report files in it are overwritten.
 
     Raises:
         UnknownExperimentError: an id is not in :data:`EXPERIMENTS` (raised before any run).
         ValueError: ``experiments`` is empty.
+        numaplace.sweep.SweepError: a run failed, or ``jobs``/``scheduler`` are unusable
+            (raised before anything is written).
     """
     selected = _select(experiments)
-    results = run_experiments([e.id for e in selected], quick=quick, simulate=simulate, progress=progress)
+    results = run_experiments(
+        [e.id for e in selected], quick=quick, simulate=simulate, progress=progress, scheduler=scheduler, jobs=jobs
+    )
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     sections = []

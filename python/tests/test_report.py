@@ -1,7 +1,8 @@
-"""Tests of the reproduce report, driven by a fake ``simulate`` so they need no extension.
+"""Tests of the reproduce report, mostly driven by a fake ``simulate``.
 
 The fake returns times that are a fixed function of the requested machine, workload and
-placement, so every slowdown in the report is known in advance.
+placement, so every slowdown in the report is known in advance. The last test runs the real
+simulator, in this process and on a process pool, and compares the reports.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ BASE_NS = {
 }
 NONLOCAL_FACTOR = {"sequential": 1.3, "strided": 1.2, "random": 1.1}
 PLACEMENT_FACTOR = {"first-touch": 1.0, "round-robin": 1.5, "random": 1.25, "worst-case": 3.0}
+# The experiments the fake simulator knows (seed000-migration needs the real kernels; it runs
+# with the real simulator in test_seed000_claims_are_evaluated_from_real_runs).
+FAKE_IDS = ("seed003-table2", "placement-sensitivity")
 LOCAL_FRACTION = {"first-touch": 1.0, "round-robin": 0.125, "random": 0.25, "worst-case": 0.0625, "bind:node=1": 0.0}
 
 
@@ -86,18 +90,18 @@ def fake_simulate(
 
 @pytest.fixture(scope="module")
 def results() -> pd.DataFrame:
-    return run_experiments(simulate=fake_simulate, progress=False)
+    return run_experiments(FAKE_IDS, simulate=fake_simulate, progress=False)
 
 
 @pytest.fixture(scope="module")
 def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return reproduce(tmp_path_factory.mktemp("report"), simulate=fake_simulate, progress=False)
+    return reproduce(tmp_path_factory.mktemp("report"), simulate=fake_simulate, progress=False, experiments=FAKE_IDS)
 
 
 def test_reproduce_writes_every_file(report_dir: Path) -> None:
     for name in ("index.html", "README.md", "results.csv"):
         assert (report_dir / name).stat().st_size > 0
-    for experiment_id in EXPERIMENTS:
+    for experiment_id in FAKE_IDS:
         png = report_dir / f"{experiment_id}.png"
         assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
         assert f'<img src="{experiment_id}.png"' in (report_dir / "index.html").read_text()
@@ -106,7 +110,7 @@ def test_reproduce_writes_every_file(report_dir: Path) -> None:
 
 def test_results_csv_has_one_row_per_run(report_dir: Path) -> None:
     csv = pd.read_csv(report_dir / "results.csv")
-    assert len(csv) == sum(len(e.runs(True)) for e in EXPERIMENTS.values())
+    assert len(csv) == sum(len(EXPERIMENTS[e].runs(True)) for e in FAKE_IDS)
     assert list(csv.columns[:2]) == ["experiment", "run"]
     assert {"request.workload", "config.machine", "config.workload", "total_time_ns"} <= set(csv.columns)
     assert json.loads(csv.loc[0, "per_node_pages"]) == [4000, 96]
@@ -178,9 +182,9 @@ def test_slowdown_is_relative_to_baseline_of_same_group() -> None:
 
 
 def test_two_runs_are_byte_identical(tmp_path: Path) -> None:
-    first = reproduce(tmp_path / "one", simulate=fake_simulate, progress=False)
-    second = reproduce(tmp_path / "two", simulate=fake_simulate, progress=False)
-    names = ["index.html", "README.md", "results.csv", *(f"{e}.png" for e in EXPERIMENTS)]
+    first = reproduce(tmp_path / "one", simulate=fake_simulate, progress=False, experiments=FAKE_IDS)
+    second = reproduce(tmp_path / "two", simulate=fake_simulate, progress=False, experiments=FAKE_IDS)
+    names = ["index.html", "README.md", "results.csv", *(f"{e}.png" for e in FAKE_IDS)]
     for name in names:
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
 
@@ -192,7 +196,7 @@ def test_unknown_experiment_is_rejected_before_running(tmp_path: Path) -> None:
         calls.append(kwargs)
         return fake_simulate(**kwargs)
 
-    with pytest.raises(UnknownExperimentError, match=r"unknown experiment 'table-9' \(known: seed003-table2, placement-sensitivity\)"):
+    with pytest.raises(UnknownExperimentError, match=r"unknown experiment 'table-9' \(known: seed003-table2, placement-sensitivity, seed000-migration\)"):
         reproduce(tmp_path / "out", simulate=recording_simulate, progress=False, experiments=["seed003-table2", "table-9"])
     assert calls == []
     assert not (tmp_path / "out").exists()
@@ -203,3 +207,44 @@ def test_selected_experiments_only(tmp_path: Path) -> None:
     assert (out / "placement-sensitivity.png").exists()
     assert not (out / "seed003-table2.png").exists()
     assert set(pd.read_csv(out / "results.csv")["experiment"]) == {"placement-sensitivity"}
+
+
+# --- where the runs execute (the sweep machinery) -----------------------------------------------
+
+
+def test_failed_run_names_its_experiment_and_error(tmp_path: Path) -> None:
+    from numaplace.sweep import SweepError
+
+    def failing_simulate(**kwargs: Any) -> FakeResult:
+        if kwargs["placement"] == "worst-case":
+            raise ValueError("no room on node 0")
+        return fake_simulate(**kwargs)
+
+    with pytest.raises(SweepError, match=r"^experiment placement-sensitivity, run 3 failed: ValueError: no room on node 0$"):
+        reproduce(tmp_path / "out", simulate=failing_simulate, progress=False, experiments=["placement-sensitivity"])
+    assert not (tmp_path / "out").exists()
+
+
+def test_custom_simulate_runs_in_this_process_only(tmp_path: Path) -> None:
+    from numaplace.sweep import SweepError
+
+    with pytest.raises(SweepError, match="a custom simulate function runs in this process only"):
+        run_experiments(FAKE_IDS, simulate=fake_simulate, progress=False, scheduler="local")
+
+
+def test_report_is_identical_in_process_and_on_a_process_pool(tmp_path: Path) -> None:
+    """The real simulator: the report does not depend on where its runs execute."""
+    inline = reproduce(tmp_path / "inline", progress=False, jobs=0)
+    pooled = reproduce(tmp_path / "pool", progress=False, jobs=2)
+    for name in ["index.html", "README.md", "results.csv", *(f"{e}.png" for e in EXPERIMENTS)]:
+        assert (inline / name).read_bytes() == (pooled / name).read_bytes(), name
+
+
+def test_seed000_claims_are_evaluated_from_real_runs(tmp_path: Path) -> None:
+    """The seed 000 experiment runs on the real simulator and reports C1–C4 with numbers."""
+    out = reproduce(tmp_path, progress=False, experiments=["seed000-migration"], jobs=0)
+    text = (out / "README.md").read_text()
+    for claim in ("C1:", "C2:", "C3:", "C4:"):
+        assert claim in text
+    rows = [line for line in text.splitlines() if line.startswith("| C")]
+    assert len(rows) == 4 and all(("| holds |" in r) != ("| fails |" in r) for r in rows), rows
