@@ -13,6 +13,7 @@
 //! else (placement, timing) happens on the cold path or at quantum boundaries.
 
 use crate::binding::Placed;
+use crate::hotloop::{hot_loop, hot_loop_counted, hot_loop_faulting, hot_loop_replicated, hot_loop_sampled, Stop, ThreadSampler};
 use crate::timing::Timing;
 use crate::workload::{Epoch, Txn};
 use numaplace_model::pagetable::UNTOUCHED;
@@ -42,51 +43,6 @@ impl Traffic {
     }
 }
 
-/// The hot loop: consumes thread records from `*i` while the thread's clock is before `qend`,
-/// charging each its per-line cost and counting its lines per serving node. Returns `true` when
-/// it stops at a record whose page is untouched (`*i` then indexes that record), `false` when
-/// the quantum or the records are used up.
-///
-/// Kept free of `&mut self`, and out of line, so that the page-table slice, the cost row and
-/// the counters live in registers: inlined into the epoch loop it spilled them to the stack.
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn hot_loop(
-    txns: &[Txn],
-    i: &mut usize,
-    homes: &[u8],
-    row: &[Ps],
-    lines: &mut [u64],
-    clock: &mut Ps,
-    qend: Ps,
-    writes: &mut u64,
-) -> bool {
-    let (mut j, mut now, mut w) = (*i, *clock, *writes);
-    let nodes = row.len().min(lines.len());
-    let mut stop = false;
-    while j < txns.len() && now < qend {
-        let tx = txns[j];
-        let h = homes[tx.page as usize] as usize;
-        if h == UNTOUCHED as usize {
-            stop = true;
-            break;
-        }
-        debug_assert!(h < nodes);
-        let c = tx.count as u64;
-        // SAFETY: a home byte other than UNTOUCHED is a node number the page table took from
-        // the machine (`PageTable::place`), and `row` and `lines` have one entry per node.
-        unsafe {
-            now += *row.get_unchecked(h) * c;
-            *lines.get_unchecked_mut(h) += c;
-        }
-        // Writes: `c` when the op is Write (1), else 0, without a multiply or a branch.
-        w += c & (tx.op as u64).wrapping_neg();
-        j += 1;
-    }
-    (*i, *clock, *writes) = (j, now, w);
-    stop
-}
-
 /// Holds back every thread that fetched lines from node `h` in the quantum that began at
 /// `qstart` until `qstart + lines(h) · S(h)`, the earliest the node could have served them.
 /// `q_lines` is `[t * nodes + h]`, `service_ps` has one entry per node.
@@ -106,66 +62,6 @@ fn bandwidth_guard(q_lines: &[u64], clocks: &mut [Ps], service_ps: &[f64], qstar
     }
 }
 
-/// Why a hot loop stopped before its quantum or records ran out.
-enum Stop {
-    /// Quantum or records used up.
-    Done,
-    /// At a record (not consumed) whose page is untouched.
-    Untouched,
-    /// After a record (consumed) that raised a counter interrupt for its page.
-    Interrupt(u32),
-}
-
-/// The hot loop with access counters on, for counter-based dynamic policies: as
-/// [`hot_loop`], and each record also adds its lines to the page's counter for the thread's
-/// node. When `threshold` is set and that counter now exceeds the home node's by more, the
-/// loop stops with an interrupt (the record is charged and consumed first).
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn hot_loop_counted(
-    txns: &[Txn],
-    i: &mut usize,
-    homes: &[u8],
-    row: &[Ps],
-    lines: &mut [u64],
-    clock: &mut Ps,
-    qend: Ps,
-    writes: &mut u64,
-    counters: &mut PageCounters,
-    node: usize,
-    threshold: Option<u16>,
-) -> Stop {
-    let (mut j, mut now, mut w) = (*i, *clock, *writes);
-    let mut stop = Stop::Done;
-    while j < txns.len() && now < qend {
-        // The counters (16 bytes a page on 8 nodes) are the loop's one large random-access
-        // array: fetch the row of a record a few iterations ahead.
-        if let Some(ahead) = txns.get(j + PREFETCH_AHEAD) {
-            counters.prefetch(ahead.page);
-        }
-        let tx = txns[j];
-        let h = homes[tx.page as usize] as usize;
-        if h == UNTOUCHED as usize {
-            stop = Stop::Untouched;
-            break;
-        }
-        let c = tx.count as u64;
-        now += row[h] * c;
-        lines[h] += c;
-        w += c & (tx.op as u64).wrapping_neg();
-        j += 1;
-        let mine = counters.add(tx.page, node, c);
-        if let Some(t) = threshold {
-            if node != h && mine > counters.get(tx.page, h).saturating_add(t) {
-                stop = Stop::Interrupt(tx.page);
-                break;
-            }
-        }
-    }
-    (*i, *clock, *writes) = (j, now, w);
-    stop
-}
-
 /// What a policy sees: the counters and the memory state at `now`.
 fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], replica_writes: &'a [u32], now: Ps) -> View<'a> {
     View {
@@ -180,158 +76,11 @@ fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], re
     }
 }
 
-/// One thread's sampler: lines until its next sample, its current interval, and what it has
-/// issued and had sampled (for the sampling distance, seed 003 §4.1).
-#[derive(Clone, Debug, Default)]
-pub struct ThreadSampler {
-    countdown: u64,
-    interval: u64,
-    pub lines: u64,
-    pub samples: u64,
-}
-
 /// The sampler of a sampled policy.
 pub struct Sampler {
     mode: Sampling,
     pub threads: Vec<ThreadSampler>,
 }
-
-/// The hot loop of sampled policies: as [`hot_loop`], and every `interval`-th line of the
-/// thread becomes a sample of its page from the thread's node.
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn hot_loop_sampled(
-    txns: &[Txn],
-    i: &mut usize,
-    homes: &[u8],
-    row: &[Ps],
-    lines: &mut [u64],
-    clock: &mut Ps,
-    qend: Ps,
-    writes: &mut u64,
-    samples: &mut PageCounters,
-    node: usize,
-    s: &mut ThreadSampler,
-) -> bool {
-    let (mut j, mut now, mut w) = (*i, *clock, *writes);
-    let mut untouched = false;
-    while j < txns.len() && now < qend {
-        let tx = txns[j];
-        let h = homes[tx.page as usize] as usize;
-        if h == UNTOUCHED as usize {
-            untouched = true;
-            break;
-        }
-        let c = tx.count as u64;
-        now += row[h] * c;
-        lines[h] += c;
-        w += c & (tx.op as u64).wrapping_neg();
-        j += 1;
-        s.lines += c;
-        if c >= s.countdown {
-            let k = 1 + (c - s.countdown) / s.interval;
-            samples.add(tx.page, node, k);
-            s.samples += k;
-            s.countdown = s.interval - (c - s.countdown) % s.interval;
-        } else {
-            s.countdown -= c;
-        }
-    }
-    (*i, *clock, *writes) = (j, now, w);
-    untouched
-}
-
-/// The hot loop of fault-driven policies: as [`hot_loop`], and an access to a page whose
-/// access was revoked stops the loop with a fault (the record is charged and consumed first;
-/// the page's flag is cleared by the handler).
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn hot_loop_faulting(
-    txns: &[Txn],
-    i: &mut usize,
-    homes: &[u8],
-    row: &[Ps],
-    lines: &mut [u64],
-    clock: &mut Ps,
-    qend: Ps,
-    writes: &mut u64,
-    revoked: &[bool],
-) -> Stop {
-    let (mut j, mut now, mut w) = (*i, *clock, *writes);
-    let mut stop = Stop::Done;
-    while j < txns.len() && now < qend {
-        let tx = txns[j];
-        let h = homes[tx.page as usize] as usize;
-        if h == UNTOUCHED as usize {
-            stop = Stop::Untouched;
-            break;
-        }
-        let c = tx.count as u64;
-        now += row[h] * c;
-        lines[h] += c;
-        w += c & (tx.op as u64).wrapping_neg();
-        j += 1;
-        if revoked[tx.page as usize] {
-            stop = Stop::Interrupt(tx.page);
-            break;
-        }
-    }
-    (*i, *clock, *writes) = (j, now, w);
-    stop
-}
-
-/// The hot loop of replicating policies: counts accesses like [`hot_loop_counted`] (no
-/// interrupts), serves a read from the thread's node when it holds a replica, and charges a
-/// write to a replicated page one invalidation per replica (a round trip to the home each)
-/// and counts it towards collapsing the page.
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn hot_loop_replicated(
-    txns: &[Txn],
-    i: &mut usize,
-    homes: &[u8],
-    replicas: &[u64],
-    row: &[Ps],
-    lines: &mut [u64],
-    clock: &mut Ps,
-    qend: Ps,
-    writes: &mut u64,
-    counters: &mut PageCounters,
-    replica_writes: &mut [u32],
-    node: usize,
-) -> Stop {
-    let (mut j, mut now, mut w) = (*i, *clock, *writes);
-    let mut stop = Stop::Done;
-    let mine = 1u64 << node.min(63);
-    while j < txns.len() && now < qend {
-        let tx = txns[j];
-        let h = homes[tx.page as usize] as usize;
-        if h == UNTOUCHED as usize {
-            stop = Stop::Untouched;
-            break;
-        }
-        let c = tx.count as u64;
-        let mask = replicas.get(tx.page as usize).copied().unwrap_or(0);
-        let serve = if tx.op == crate::workload::Op::Read && mask & mine != 0 { node } else { h };
-        now += row[serve] * c;
-        lines[serve] += c;
-        if tx.op == crate::workload::Op::Write {
-            w += c;
-            if mask != 0 {
-                now += row[h] * mask.count_ones() as u64 * c;
-                let slot = &mut replica_writes[tx.page as usize];
-                *slot = slot.saturating_add(c as u32);
-            }
-        }
-        j += 1;
-        counters.add(tx.page, node, c);
-    }
-    (*i, *clock, *writes) = (j, now, w);
-    stop
-}
-
-/// How many records ahead [`hot_loop_counted`] prefetches counters.
-const PREFETCH_AHEAD: usize = 16;
 
 /// A dynamic policy attached to a run, with its counters and its record.
 pub struct Dynamic {

@@ -6,7 +6,8 @@
 //! * [`workload`] and [`workloads`]: the `Workload` plug-in point and the built-in workloads.
 //! * [`binding`]: threads to CPUs.
 //! * [`timing`]: latency, memory-level parallelism and memory-controller queueing.
-//! * [`engine`]: the quantum-interleaved epoch loop (the hot path).
+//! * [`engine`]: the quantum-interleaved epoch loop; [`hotloop`]: the hot path, one loop
+//!   specialised per dynamic policy's observer.
 //! * [`run`]: configuration → result; [`bench`]: the speed and footprint benchmarks.
 //! * [`trace`]: the trace format (writer, streaming reader, text form); [`inspect`]: a
 //!   workload's shape without timing it.
@@ -16,6 +17,7 @@ pub mod binding;
 pub mod detect;
 pub mod engine;
 pub mod error;
+pub mod hotloop;
 pub mod inspect;
 pub mod presets;
 pub mod run;
