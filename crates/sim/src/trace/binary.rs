@@ -227,65 +227,28 @@ pub fn export(workload: &mut dyn Workload, header: &TraceHeader, path: &Path) ->
     }
 }
 
-/// A binary trace opened for replay.
-pub struct BinaryTrace {
+/// What the block reader hands to the parser.
+enum Next {
+    /// A block's raw (checked, decompressed) payload and the block's file offset.
+    Block { at: u64, raw: Vec<u8> },
+    /// The end marker, at file offset `at`, with the totals it declares.
+    End { at: u64, epochs: u64, records: u64 },
+}
+
+/// Blocks of a trace read ahead on a thread of their own, so that reading the file, checking
+/// checksums and decompressing overlap with decoding records (two blocks in flight at most).
+struct BlockReader {
     path: String,
     input: BufReader<Box<dyn Read + Send>>,
     /// File offset of the next unread byte.
     offset: u64,
-    header: TraceHeader,
-    /// The current block's raw payload, its file offset, and the read position in it.
-    raw: Vec<u8>,
     packed: Vec<u8>,
-    block_at: u64,
-    pos: usize,
-    pages: u64,
-    iterations: u32,
-    last_iteration: u32,
-    epochs: u64,
-    records: u64,
-    finished: bool,
-    error: Option<SimError>,
 }
 
-impl BinaryTrace {
-    /// Opens `path` and reads its header.
-    ///
-    /// # Errors
-    /// An unreadable file, bad magic, an unknown version, a truncated or corrupt header.
-    pub fn open(path: &Path) -> Result<Self, SimError> {
-        let file = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
-        Self::from_reader(Box::new(file), &path.display().to_string())
-    }
+/// How many blocks the reader thread may be ahead of the parser.
+const READ_AHEAD: usize = 2;
 
-    /// Reads a trace from any byte stream; `name` stands for the file in messages.
-    ///
-    /// # Errors
-    /// As [`BinaryTrace::open`].
-    pub fn from_reader(input: Box<dyn Read + Send>, name: &str) -> Result<Self, SimError> {
-        let mut t = BinaryTrace {
-            path: name.to_string(),
-            input: BufReader::with_capacity(1 << 16, input),
-            offset: 0,
-            header: TraceHeader { page_size: 0, line_size: 0, threads: 0, regions: Vec::new(), meta: Vec::new() },
-            raw: Vec::new(),
-            packed: Vec::new(),
-            block_at: 0,
-            pos: 0,
-            pages: 0,
-            iterations: 0,
-            last_iteration: 0,
-            epochs: 0,
-            records: 0,
-            finished: false,
-            error: None,
-        };
-        t.read_header()?;
-        t.pages = t.header.pages();
-        t.iterations = t.header.meta("iterations").and_then(|v| v.parse().ok()).unwrap_or(0);
-        Ok(t)
-    }
-
+impl BlockReader {
     /// An error at file offset `at`.
     fn err(&self, at: u64, message: impl Into<String>) -> SimError {
         SimError::Trace { path: self.path.clone(), at: format!("byte {at}"), message: message.into() }
@@ -311,7 +274,7 @@ impl BinaryTrace {
         Ok(())
     }
 
-    fn read_header(&mut self) -> Result<(), SimError> {
+    fn read_header(&mut self) -> Result<TraceHeader, SimError> {
         let mut fixed = [0u8; 16];
         self.read_exact(&mut fixed, "the header")?;
         if &fixed[..8] != MAGIC {
@@ -363,14 +326,14 @@ impl BinaryTrace {
             }
             Ok(TraceHeader { page_size, line_size, threads, regions, meta })
         };
-        self.header = parse(&mut c).map_err(|(p, m)| self.err(16 + p as u64, m))?;
+        let header = parse(&mut c).map_err(|(p, m)| self.err(16 + p as u64, m))?;
         let path = self.path.clone();
-        self.header.validate(&|m| SimError::Trace { path: path.clone(), at: "header".into(), message: m })?;
-        Ok(())
+        header.validate(&|m| SimError::Trace { path: path.clone(), at: "header".into(), message: m })?;
+        Ok(header)
     }
 
-    /// Reads the next block (or the end marker). Returns false at the end.
-    fn next_block(&mut self) -> Result<bool, SimError> {
+    /// Reads the next block, checked and decompressed, or the end marker.
+    fn next_block(&mut self) -> Result<Next, SimError> {
         let at = self.offset;
         let mut tag = [0u8; 1];
         self.read_exact(&mut tag, "a block tag (the end marker is missing)")?;
@@ -380,20 +343,11 @@ impl BinaryTrace {
                 self.read_exact(&mut end, "the end marker")?;
                 let epochs = u64::from_le_bytes(end[..8].try_into().expect("8 bytes"));
                 let records = u64::from_le_bytes(end[8..].try_into().expect("8 bytes"));
-                if (epochs, records) != (self.epochs, self.records) {
-                    return Err(self.err(
-                        at,
-                        format!(
-                            "end marker counts {epochs} epochs and {records} records, the file holds {} and {}",
-                            self.epochs, self.records
-                        ),
-                    ));
-                }
                 let mut extra = [0u8; 1];
                 if self.input.read(&mut extra).map_err(|e| self.err(self.offset, e.to_string()))? != 0 {
                     return Err(self.err(self.offset, "unexpected bytes after the end marker"));
                 }
-                Ok(false)
+                Ok(Next::End { at, epochs, records })
             }
             TAG_BLOCK | TAG_STORED => {
                 let mut head = [0u8; 12];
@@ -412,20 +366,16 @@ impl BinaryTrace {
                         format!("implausible block sizes: {raw_len} bytes raw, {body_len} stored (at most {BLOCK_MAX} raw)"),
                     ));
                 }
+                let mut raw = vec![0u8; raw_len];
                 if stored {
-                    let mut raw = std::mem::take(&mut self.raw);
-                    raw.resize(raw_len, 0);
-                    let r = self.read_exact(&mut raw, "a stored block");
-                    self.raw = raw;
-                    r?;
+                    self.read_exact(&mut raw, "a stored block")?;
                 } else {
                     let mut packed = std::mem::take(&mut self.packed);
                     packed.resize(body_len, 0);
                     let r = self.read_exact(&mut packed, "a compressed block");
                     self.packed = packed;
                     r?;
-                    self.raw.resize(raw_len, 0);
-                    match lz4_flex::block::decompress_into(&self.packed, &mut self.raw) {
+                    match lz4_flex::block::decompress_into(&self.packed, &mut raw) {
                         Ok(n) if n == raw_len => {}
                         Ok(n) => {
                             return Err(self.err(at, format!("compressed block decodes to {n} bytes, header says {raw_len}")))
@@ -433,14 +383,117 @@ impl BinaryTrace {
                         Err(e) => return Err(self.err(at, format!("corrupt compressed block: {e}"))),
                     }
                 }
-                if crc32fast::hash(&self.raw) != crc {
+                if crc32fast::hash(&raw) != crc {
                     return Err(self.err(at, "block checksum mismatch (the block is corrupt)"));
                 }
+                Ok(Next::Block { at, raw })
+            }
+            other => Err(self.err(at, format!("expected a block tag 'B' or 'S' or the end tag 'Z', found byte 0x{other:02x}"))),
+        }
+    }
+
+    /// Runs on the reader thread: sends blocks until the end marker, an error, or the parser
+    /// hanging up.
+    fn run(mut self, out: std::sync::mpsc::SyncSender<Result<Next, SimError>>) {
+        loop {
+            let next = self.next_block();
+            let last = !matches!(next, Ok(Next::Block { .. }));
+            if out.send(next).is_err() || last {
+                return;
+            }
+        }
+    }
+}
+
+/// A binary trace opened for replay.
+pub struct BinaryTrace {
+    path: String,
+    header: TraceHeader,
+    blocks: std::sync::mpsc::Receiver<Result<Next, SimError>>,
+    /// The current block's raw payload, its file offset, and the read position in it.
+    raw: Vec<u8>,
+    block_at: u64,
+    pos: usize,
+    pages: u64,
+    iterations: u32,
+    last_iteration: u32,
+    epochs: u64,
+    records: u64,
+    finished: bool,
+    error: Option<SimError>,
+}
+
+impl BinaryTrace {
+    /// Opens `path` and reads its header.
+    ///
+    /// # Errors
+    /// An unreadable file, bad magic, an unknown version, a truncated or corrupt header.
+    pub fn open(path: &Path) -> Result<Self, SimError> {
+        let file = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
+        Self::from_reader(Box::new(file), &path.display().to_string())
+    }
+
+    /// Reads a trace from any byte stream; `name` stands for the file in messages.
+    ///
+    /// # Errors
+    /// As [`BinaryTrace::open`].
+    pub fn from_reader(input: Box<dyn Read + Send>, name: &str) -> Result<Self, SimError> {
+        let mut reader =
+            BlockReader { path: name.to_string(), input: BufReader::with_capacity(1 << 16, input), offset: 0, packed: Vec::new() };
+        let header = reader.read_header()?;
+        let (tx, rx) = std::sync::mpsc::sync_channel(READ_AHEAD);
+        std::thread::Builder::new()
+            .name("numaplace-trace-reader".into())
+            .spawn(move || reader.run(tx))
+            .map_err(|e| SimError::Io { path: name.to_string(), message: format!("cannot start the reader thread: {e}") })?;
+        Ok(BinaryTrace {
+            path: name.to_string(),
+            pages: header.pages(),
+            iterations: header.meta("iterations").and_then(|v| v.parse().ok()).unwrap_or(0),
+            header,
+            blocks: rx,
+            raw: Vec::new(),
+            block_at: 0,
+            pos: 0,
+            last_iteration: 0,
+            epochs: 0,
+            records: 0,
+            finished: false,
+            error: None,
+        })
+    }
+
+    /// An error at file offset `at`.
+    fn err(&self, at: u64, message: impl Into<String>) -> SimError {
+        SimError::Trace { path: self.path.clone(), at: format!("byte {at}"), message: message.into() }
+    }
+
+    /// Takes the next block from the reader thread; `Ok(false)` at the (checked) end marker.
+    fn next_block(&mut self) -> Result<bool, SimError> {
+        let next = self.blocks.recv().map_err(|_| SimError::Io {
+            path: self.path.clone(),
+            message: "the trace reader thread stopped unexpectedly".into(),
+        })??;
+        match next {
+            Next::Block { at, raw } => {
+                self.raw = raw;
                 self.block_at = at;
                 self.pos = 0;
                 Ok(true)
             }
-            other => Err(self.err(at, format!("expected a block tag 'B' or 'S' or the end tag 'Z', found byte 0x{other:02x}"))),
+            Next::End { at, epochs, records } => {
+                if (epochs, records) != (self.epochs, self.records) {
+                    return Err(self.err(
+                        at,
+                        format!(
+                            "end marker counts {epochs} epochs and {records} records, the file holds {} and {}",
+                            self.epochs, self.records
+                        ),
+                    ));
+                }
+                self.block_at = at;
+                Ok(false)
+            }
         }
     }
 
@@ -457,7 +510,7 @@ impl BinaryTrace {
             if self.pos >= self.raw.len() && !self.next_block()? {
                 self.finished = true;
                 if started {
-                    return Err(self.err(self.offset, "the trace ends inside an epoch"));
+                    return Err(self.err(self.block_at, "the trace ends inside an epoch"));
                 }
                 return Ok(false);
             }
