@@ -81,6 +81,15 @@ pub struct View<'a> {
 ///   the hook's documentation says. After a migration the page's counters are reset.
 /// * Deterministic: the same sequence of calls gives the same actions.
 pub trait DynamicPolicy: Send {
+    /// Checks the policy's parameters against the workload's regions (e.g. named hot
+    /// regions); the message names the parameter and lists the regions.
+    ///
+    /// # Errors
+    /// A parameter that names a region the workload does not have.
+    fn check_regions(&self, _regions: &[Region]) -> Result<(), String> {
+        Ok(())
+    }
+
     /// Whether the driver must keep counters for this policy.
     fn counts(&self) -> bool {
         true
@@ -325,9 +334,9 @@ const UPMLIB_PARAMS: &[ParamDecl] = &[
     },
     ParamDecl {
         name: "regions",
-        kind: ParamKind::Choice(&["all"]),
+        kind: ParamKind::Word,
         default: "all",
-        doc: "hot regions to monitor (all regions; named regions come with the runtime's registration)",
+        doc: "hot regions to monitor: all, or region names joined by '+', e.g. u+rhs+forcing (seed 000 Figure 2)",
     },
 ];
 
@@ -337,6 +346,8 @@ const UPMLIB_PARAMS: &[ParamDecl] = &[
 /// from in consecutive invocations is frozen. Counters are read and reset at each invocation.
 struct Upmlib {
     ratio: f64,
+    /// Names of the hot regions, or `None` for all.
+    regions: Option<Vec<String>>,
     active: bool,
     invocations: u32,
     first: Option<u64>,
@@ -347,8 +358,10 @@ struct Upmlib {
 
 impl Upmlib {
     fn new(r: &Resolved) -> Self {
+        let regions = r.text("regions");
         Upmlib {
             ratio: r.float("threshold"),
+            regions: (regions != "all").then(|| regions.split('+').map(str::to_string).collect()),
             active: true,
             invocations: 0,
             first: None,
@@ -359,6 +372,16 @@ impl Upmlib {
 }
 
 impl DynamicPolicy for Upmlib {
+    fn check_regions(&self, regions: &[Region]) -> Result<(), String> {
+        for name in self.regions.iter().flatten() {
+            if !regions.iter().any(|r| &r.name == name) {
+                let known: Vec<&str> = regions.iter().map(|r| r.name.as_str()).collect();
+                return Err(format!("dynamic policy 'upmlib': regions: no region '{name}' (the workload has: {})", known.join(", ")));
+            }
+        }
+        Ok(())
+    }
+
     fn counts(&self) -> bool {
         self.active
     }
@@ -370,7 +393,13 @@ impl DynamicPolicy for Upmlib {
         self.invocations += 1;
         let inv = self.invocations;
         let mut out = Vec::new();
-        for (page, &home) in view.homes.iter().enumerate() {
+        let hot: Vec<&Region> = match &self.regions {
+            Some(names) => view.regions.iter().filter(|r| names.contains(&r.name)).collect(),
+            None => view.regions.iter().collect(),
+        };
+        let pages = hot.iter().flat_map(|r| r.first_page as usize..(r.first_page + r.pages) as usize);
+        for page in pages {
+            let home = view.homes[page];
             if home as usize >= view.machine.nodes() || self.frozen.contains(&(page as u32)) {
                 continue;
             }

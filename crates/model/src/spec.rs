@@ -28,7 +28,7 @@ pub enum ParamKind {
     Float { min: f64, max: f64 },
     /// One of a fixed set of words.
     Choice(&'static [&'static str]),
-    /// A free word of letters, digits, `_` and `-` (a phase or region name).
+    /// A free word of letters, digits, `_`, `-` and `+` (a phase name, region names joined by `+`).
     Word,
 }
 
@@ -162,10 +162,10 @@ fn parse_value(d: &ParamDecl, text: &str) -> Result<Value, String> {
             Ok(Value::Float(v))
         }
         ParamKind::Word => {
-            if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+            if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+')) {
                 Ok(Value::Text(text.to_string()))
             } else {
-                Err("expected a word of letters, digits, '_' and '-'".to_string())
+                Err("expected a word of letters, digits, '_', '-' and '+'".to_string())
             }
         }
         ParamKind::Choice(words) => words

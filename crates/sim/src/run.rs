@@ -193,6 +193,7 @@ pub fn simulate_on(machine: &Machine, cfg: &RunConfig) -> Result<SimResult, SimE
     let dynamic = match &cfg.dynamic {
         Some(text) => {
             let (policy, resolved) = dynamic::build(&Spec::parse(text)?, machine, cfg.threads)?;
+            policy.check_regions(wl.regions()).map_err(ModelError::Spec)?;
             engine.set_dynamic(policy);
             Some(resolved.to_string())
         }

@@ -231,3 +231,31 @@ fn wildfire_with_both_mechanisms_migrates_first() {
     let off = run(&format!("{INIT}{one}"), "wildfire:migration=off,replication=off");
     assert_eq!((off.migrations, off.replications), (0, 0));
 }
+
+#[test]
+fn upmlib_monitors_only_the_named_hot_regions() {
+    // Node 1 reads page 0 (region a) and page 2 (region b, homed on node 0 as well); with
+    // regions=b only page 2 may move.
+    let text_init = "epoch 0 init\n0 0 0 128\n0 2 0 128\nend\n";
+    let body = format!("{text_init}epoch 1 x\n1 0 300 0\n1 2 300 0\nend\nepoch 2 x\n1 0 300 0\nend\n");
+    let two_regions = |dynamic: &str| {
+        let text = format!("numaplace-trace 1\npage_size 16384\nline_size 128\nthreads 2\nregion a 0 2\nregion b 2 2\n{body}");
+        let path = std::env::temp_dir().join(format!("np-dyn-regions-{}-{}.txt", std::process::id(), dynamic.len()));
+        std::fs::write(&path, text).unwrap();
+        let cfg = RunConfig {
+            machine: "origin2000".into(),
+            threads: 2,
+            trace: Some(path.display().to_string()),
+            dynamic: Some(dynamic.into()),
+            ..RunConfig::default()
+        };
+        let r = simulate(&cfg);
+        std::fs::remove_file(&path).unwrap();
+        r
+    };
+    assert_eq!(two_regions("upmlib").unwrap().migrations, 2);
+    assert_eq!(two_regions("upmlib:regions=b").unwrap().migrations, 1);
+    assert_eq!(two_regions("upmlib:regions=a+b").unwrap().migrations, 2);
+    let e = two_regions("upmlib:regions=c").unwrap_err().to_string();
+    assert_eq!(e, "dynamic policy 'upmlib': regions: no region 'c' (the workload has: a, b)");
+}
