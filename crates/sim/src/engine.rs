@@ -209,6 +209,8 @@ impl Dynamic {
     /// Applies actions at time `now`; returns their cost in ps.
     fn apply(&mut self, mem: &mut Memory<'_>, actions: Vec<Action>, now: Ps) -> Ps {
         let mut cost = 0;
+        let actions_len = actions.len();
+        let mut migrated_in_batch = 0u64;
         for a in actions {
             match a {
                 Action::Replicate { page, node, reason } => {
@@ -238,7 +240,12 @@ impl Dynamic {
                     let from = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
                     let counts = self.counters.row(page).to_vec();
                     if let Some(node) = mem.pt.migrate(page, to, mem.machine) {
-                        let c = mem.machine.migration_cost_ps(self.sharing_cpus);
+                        // A batch of moves (a barrier's, a timer's) flushes the TLBs once, as
+                        // a range migration or Linux's batched migrate_pages does; a single
+                        // move (an interrupt, a fault) pays its own shootdown.
+                        let shootdowns = if migrated_in_batch == 0 || actions_len == 1 { self.sharing_cpus } else { 0 };
+                        migrated_in_batch += 1;
+                        let c = mem.machine.migration_cost_ps(shootdowns);
                         cost += c;
                         self.migrations += 1;
                         self.counters.reset_page(page);
