@@ -661,6 +661,8 @@ class _DaskBackend:
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
+                    # no dashboard, but the scheduler still serves /health: on any free port
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                     silence_logs=logging.ERROR,
                 )
                 self._client = Client(self._cluster)

@@ -315,7 +315,12 @@ def test_dask_cluster_gives_the_same_table_as_the_local_pool(small_spec: Path, r
     from distributed import LocalCluster
 
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # /health on a free port, not 8787
     ) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         on_cluster = run_sweep(small_spec, scheduler=cluster.scheduler_address)
