@@ -46,6 +46,18 @@ impl PageCounters {
         let _ = page;
     }
 
+    /// Adds `n` accesses from `node` to `page` and returns by how much the page's count for
+    /// `node` now exceeds its count for `other` (0 when it does not): one row lookup for
+    /// the counter-interrupt check of the hot loop.
+    #[inline]
+    pub fn add_and_lead(&mut self, page: u32, node: usize, other: usize, n: u64) -> u16 {
+        let start = page as usize * self.nodes;
+        let row = &mut self.c[start..start + self.nodes];
+        let v = (row[node] as u64 + n).min(self.max as u64) as u16;
+        row[node] = v;
+        v.saturating_sub(row[other])
+    }
+
     /// The count of `node` for `page`.
     #[inline]
     pub fn get(&self, page: u32, node: usize) -> u16 {

@@ -127,12 +127,9 @@ impl Observe for Counting<'_> {
 
     #[inline(always)]
     fn after(&mut self, tx: Txn, h: usize, node: usize, _row: &[Ps]) -> (Ps, bool) {
-        let mine = self.counters.add(tx.page, node, tx.count as u64);
-        let halt = match self.threshold {
-            Some(t) => node != h && mine > self.counters.get(tx.page, h).saturating_add(t),
-            None => false,
-        };
-        (0, halt)
+        let lead = self.counters.add_and_lead(tx.page, node, h, tx.count as u64);
+        // `lead` is 0 when node == h; without a threshold nothing interrupts.
+        (0, lead > self.threshold.unwrap_or(u16::MAX))
     }
 }
 
