@@ -54,7 +54,7 @@ from typing import Any, Protocol
 import pandas as pd
 from matplotlib.figure import Figure
 
-from numaplace import experiments_seed000, experiments_seed003, plot
+from numaplace import experiments_seed000, experiments_seed001, experiments_seed003, plot
 from numaplace.sweep import SweepError, execute, make_backend, run_id
 
 REPORT_TITLE = "numaplace: reproduced results"
@@ -245,6 +245,13 @@ EXPERIMENTS: dict[str, Experiment] = {
             description=experiments_seed000.DESCRIPTION,
             runs=experiments_seed000.runs,
             analyse=experiments_seed000.analyse,
+        ),
+        Experiment(
+            id="seed001-wildfire",
+            title=experiments_seed001.TITLE,
+            description=experiments_seed001.DESCRIPTION,
+            runs=experiments_seed001.runs,
+            analyse=experiments_seed001.analyse,
         ),
         Experiment(
             id="seed003-sampled",

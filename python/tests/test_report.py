@@ -196,7 +196,7 @@ def test_unknown_experiment_is_rejected_before_running(tmp_path: Path) -> None:
         calls.append(kwargs)
         return fake_simulate(**kwargs)
 
-    with pytest.raises(UnknownExperimentError, match=r"unknown experiment 'table-9' \(known: seed003-table2, placement-sensitivity, seed000-migration, seed003-sampled\)"):
+    with pytest.raises(UnknownExperimentError, match=r"unknown experiment 'table-9' \(known: seed003-table2, placement-sensitivity, seed000-migration, seed001-wildfire, seed003-sampled\)"):
         reproduce(tmp_path / "out", simulate=recording_simulate, progress=False, experiments=["seed003-table2", "table-9"])
     assert calls == []
     assert not (tmp_path / "out").exists()
@@ -258,3 +258,14 @@ def test_seed003_claims_are_evaluated_from_real_runs(tmp_path: Path) -> None:
     assert [r.split(":")[0] for r in rows] == ["| C7", "| C8"]
     assert all(("| holds |" in r) != ("| fails |" in r) for r in rows), rows
     assert "interval=1024" in rows[1] and "max-rate" in rows[1]
+
+
+def test_seed001_claims_are_evaluated_from_real_runs(tmp_path: Path) -> None:
+    """The seed 001 grid runs on the real simulator and reports C5 and C6 with numbers."""
+    out = reproduce(tmp_path, progress=False, experiments=["seed001-wildfire"], jobs=0)
+    text = (out / "README.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| C")]
+    assert [r.split(":")[0] for r in rows] == ["| C5", "| C6"]
+    assert all(("| holds |" in r) != ("| fails |" in r) for r in rows), rows
+    results = pd.read_csv(out / "results.csv")
+    assert len(results) == 6 * 2 * 4

@@ -1,0 +1,121 @@
+"""Seed 001's Wildfire experiment for the report: distribution × migration × replication.
+
+Seed 001 §3 runs SHALLOW and NAS kernels on the three-node Sun Wildfire with 18 threads (6 per
+node), with data distribution on or off (parallel or sequential initialisation), page migration
+on or off and page replication on or off: a 2×2×2 grid per benchmark. The experiment runs the
+grid on the ``wildfire`` preset (SHALLOW with 20 steps and class W kernels in quick mode; 100
+steps and class A in full mode) and evaluates claims C5 and C6:
+
+* C5: SHALLOW with sequential init and neither mechanism is at least 3 × slower than with
+  parallel init; migration alone and replication alone each come within 1.5 × of parallel init.
+* C6: CG with sequential init: both cells with replication on are below half of the no-policy
+  time and below migration alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from numaplace import plot
+
+BENCHMARKS = ("shallow", "nas-bt", "nas-cg", "nas-ft", "nas-mg", "nas-sp")
+INITS = ("parallel", "sequential")
+SWITCHES = (("off", "off"), ("on", "off"), ("off", "on"), ("on", "on"))
+
+
+def _workload(benchmark: str, quick: bool) -> str:
+    if benchmark == "shallow":
+        return f"shallow:steps={20 if quick else 100}"
+    return f"{benchmark}:class={'W' if quick else 'A'}"
+
+
+def runs(quick: bool) -> list[dict[str, Any]]:
+    """Every (benchmark, init, migration, replication) run."""
+    out = []
+    for b in BENCHMARKS:
+        for init in INITS:
+            for migration, replication in SWITCHES:
+                kwargs: dict[str, Any] = {
+                    "machine": "wildfire",
+                    "workload": _workload(b, quick),
+                    "placement": "first-touch",
+                    "threads": 18,
+                    "init": init,
+                    "seed": 0,
+                }
+                if (migration, replication) != ("off", "off"):
+                    kwargs["dynamic"] = f"wildfire:migration={migration},replication={replication}"
+                out.append(kwargs)
+    return out
+
+
+def _cell(dynamic: Any) -> str:
+    if not isinstance(dynamic, str):
+        return "none"
+    params = dict(p.split("=") for p in dynamic.split(":", 1)[1].split(","))
+    return {("on", "off"): "migration", ("off", "on"): "replication", ("on", "on"): "both"}[
+        (params["migration"], params["replication"])
+    ]
+
+
+def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
+    """The claims C5 and C6 with their numbers, and the grid of run times."""
+    dynamic = results.get("request.dynamic", pd.Series([None] * len(results), index=results.index))
+    f = pd.DataFrame(
+        {
+            "benchmark": results["request.workload"].str.split(":").str[0],
+            "init": results["request.init"],
+            "cell": dynamic.map(_cell),
+            "time": results["total_time_ns"] / 1e9,
+        }
+    )
+    t = f.set_index(["benchmark", "init", "cell"])["time"]
+    sh = lambda init, cell: float(t[("shallow", init, cell)])  # noqa: E731
+    par = sh("parallel", "none")
+    seq_ratio = sh("sequential", "none") / par
+    mig_ratio = sh("sequential", "migration") / par
+    rep_ratio = sh("sequential", "replication") / par
+    c5 = seq_ratio >= 3 and mig_ratio <= 1.5 and rep_ratio <= 1.5
+    cg = lambda cell: float(t[("nas-cg", "sequential", cell)])  # noqa: E731
+    c6 = all(cg(c) < 0.5 * cg("none") and cg(c) < cg("migration") for c in ("replication", "both"))
+    table = pd.DataFrame(
+        [
+            (
+                "C5: SHALLOW sequential ≥ 3 × parallel; migration alone and replication alone within 1.5 ×",
+                "holds" if c5 else "fails",
+                f"sequential {seq_ratio:.2f} ×, migration {mig_ratio:.2f} ×, replication {rep_ratio:.2f} × parallel init",
+            ),
+            (
+                "C6: CG sequential: both replication cells < half of no policy and < migration alone",
+                "holds" if c6 else "fails",
+                ", ".join(f"{c} {cg(c):.3f} s" for c in ("none", "migration", "replication", "both")),
+            ),
+        ],
+        columns=["claim", "holds", "simulated"],
+    )
+    grid = f.assign(group=f.benchmark + " / " + f.init)
+    fig, ax = plot.new_axes()
+    fig.set_size_inches(10, 4.5)
+    pivot = grid.pivot(index="group", columns="cell", values="time")
+    pivot = pivot.div(pivot["none"], axis=0)[["none", "migration", "replication", "both"]]
+    width = 0.2
+    for i, c in enumerate(pivot.columns):
+        ax.bar([k + i * width for k in range(len(pivot))], pivot[c], width, label=c)
+    ax.set_xticks([k + 1.5 * width for k in range(len(pivot))], list(pivot.index), rotation=45, ha="right", fontsize="small")
+    ax.set_ylabel("time relative to no policy (×)")
+    ax.set_title("Wildfire, 18 threads: migration and replication (seed 001 §3)")
+    ax.legend(fontsize="small")
+    return table, fig
+
+
+TITLE = "Data distribution, migration and replication on Sun Wildfire (seed 001 §3)"
+DESCRIPTION = (
+    "Seed 001 compares, on the three-node Sun Wildfire, data distribution (parallel versus "
+    "sequential initialisation) with the machine's page migration and page replication, in a "
+    "2×2×2 grid per benchmark. We run shallow, nas-bt, nas-cg, nas-ft, nas-mg and nas-sp on "
+    "machine wildfire with 18 threads (6 per node) and the wildfire policy with each "
+    "combination of migration and replication, and evaluate the paper's claims C5 and C6."
+)
