@@ -611,11 +611,7 @@ class _PoolBackend:
                 w.stop(kill=True)
                 self._deaths += 1
                 self._answered += w.answered
-                if not self._answered and not any(x.answered for x in self._workers) and self._deaths >= max(3, self.jobs + 1):
-                    raise SweepError(
-                        f"local worker processes exit before running anything ({w.exit_text}); "
-                        "see the messages above, or run with jobs=0 (--jobs 0)"
-                    )
+                self._check_startable(w, self._deaths + sum(not x.alive for x in self._workers if x is not w))
                 self._workers[i] = _Worker()
         worker = min(self._workers, key=lambda w: len(w.pending))
         fut: Future[dict[str, Any]] = Future()
@@ -627,8 +623,21 @@ class _PoolBackend:
 
         return wait(futures, return_when=FIRST_COMPLETED).done
 
+    def _check_startable(self, dead: _Worker, lost: int) -> None:
+        """Stops the sweep when `lost` workers died before any of them ran anything."""
+        if not self._answered and not any(x.answered for x in self._workers) and lost >= max(3, self.jobs + 1):
+            raise SweepError(
+                f"local worker processes exit before running anything ({dead.exit_text}); "
+                "see the messages above, or run with jobs=0 (--jobs 0)"
+            )
+
     def recover(self) -> None:
-        pass  # dead workers are replaced at the next submission
+        # Dead workers are replaced at the next submission; but when runs are lost and no
+        # worker has ever answered, check now: the retries may otherwise all be used up on
+        # workers not yet seen dead at submission, and the sweep would end as failed rows.
+        for w in self._workers:
+            if not w.alive:
+                self._check_startable(w, self._deaths + sum(not x.alive for x in self._workers))
 
     def pids(self) -> list[int]:
         """The process ids of the live workers (for tests)."""
