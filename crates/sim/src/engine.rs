@@ -527,7 +527,7 @@ impl<'m> Engine<'m> {
                     let stop = match self.dynamic.as_mut() {
                         Some(d) if d.sampler.is_some() => {
                             let sm = d.sampler.as_mut().expect("checked");
-                            let untouched = hot_loop_sampled(
+                            hot_loop_sampled(
                                 txns,
                                 &mut i,
                                 self.mem.pt.homes(),
@@ -539,12 +539,7 @@ impl<'m> Engine<'m> {
                                 &mut d.counters,
                                 node,
                                 &mut sm.threads[t],
-                            );
-                            if untouched {
-                                Stop::Untouched
-                            } else {
-                                Stop::Done
-                            }
+                            )
                         }
                         Some(d) if !d.replica_writes.is_empty() => hot_loop_replicated(
                             txns,
@@ -584,13 +579,7 @@ impl<'m> Engine<'m> {
                             node,
                             d.threshold,
                         ),
-                        _ => {
-                            if hot_loop(txns, &mut i, self.mem.pt.homes(), row, lines, &mut clock, qend, &mut writes) {
-                                Stop::Untouched
-                            } else {
-                                Stop::Done
-                            }
-                        }
+                        _ => hot_loop(txns, &mut i, self.mem.pt.homes(), row, lines, &mut clock, qend, &mut writes),
                     };
                     match stop {
                         Stop::Done => break,

@@ -98,11 +98,11 @@ fn run_records<O: Observe>(
 struct Plain;
 impl Observe for Plain {}
 
-/// The hot loop without a dynamic policy. Returns `true` when it stopped at an untouched page.
+/// The hot loop without a dynamic policy.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-pub fn hot_loop(txns: &[Txn], i: &mut usize, homes: &[u8], row: &[Ps], lines: &mut [u64], clock: &mut Ps, qend: Ps, writes: &mut u64) -> bool {
-    matches!(run_records(txns, i, homes, row, lines, clock, qend, writes, 0, &mut Plain), Stop::Untouched)
+pub fn hot_loop(txns: &[Txn], i: &mut usize, homes: &[u8], row: &[Ps], lines: &mut [u64], clock: &mut Ps, qend: Ps, writes: &mut u64) -> Stop {
+    run_records(txns, i, homes, row, lines, clock, qend, writes, 0, &mut Plain)
 }
 
 /// How many records ahead the counting loop prefetches counters.
@@ -185,7 +185,7 @@ impl Observe for Sampling<'_> {
     }
 }
 
-/// The hot loop of sampled policies. Returns `true` when it stopped at an untouched page.
+/// The hot loop of sampled policies.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub fn hot_loop_sampled(
@@ -200,9 +200,8 @@ pub fn hot_loop_sampled(
     samples: &mut PageCounters,
     node: usize,
     s: &mut ThreadSampler,
-) -> bool {
-    let stop = run_records(txns, i, homes, row, lines, clock, qend, writes, node, &mut Sampling { samples, s });
-    matches!(stop, Stop::Untouched)
+) -> Stop {
+    run_records(txns, i, homes, row, lines, clock, qend, writes, node, &mut Sampling { samples, s })
 }
 
 /// An access to a page whose access was revoked stops the loop with a fault.
