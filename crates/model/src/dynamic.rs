@@ -546,7 +546,7 @@ impl DynamicPolicy for RecRep {
         }
         self.recorded = true;
         let nodes = view.machine.nodes();
-        let mut eligible: Vec<(f64, PageNo, NodeId)> = Vec::new();
+        let mut eligible: Vec<(f64, u32, PageNo, NodeId)> = Vec::new();
         for (page, &home) in view.homes.iter().enumerate() {
             let home = home as usize;
             if home >= nodes || self.isolated.is_empty() {
@@ -561,14 +561,17 @@ impl DynamicPolicy for RecRep {
             if r_max == 0 {
                 continue;
             }
-            let ratio = r_max as f64 / row[home].max(1) as f64;
+            // No local access at all: the ratio is unbounded, the page eligible. (Counting
+            // a_local = 0 as 1 would make a driver with sparse counts, such as the runtime's
+            // hinting-fault samples, never select a page seen once or twice remotely.)
+            let ratio = if row[home] == 0 { f64::INFINITY } else { r_max as f64 / row[home] as f64 };
             if ratio > self.ratio {
-                eligible.push((ratio, PageNo(page as u32), NodeId(best as u8)));
+                eligible.push((ratio, r_max, PageNo(page as u32), NodeId(best as u8)));
             }
         }
-        // Highest ratio first; ties by page number, for determinism.
-        eligible.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        self.plan = eligible.into_iter().take(self.n).map(|(_, p, to)| (p, to)).collect();
+        // Highest ratio first, then most remote accesses; ties by page number, for determinism.
+        eligible.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        self.plan = eligible.into_iter().take(self.n).map(|(_, _, p, to)| (p, to)).collect();
         self.isolated = Vec::new();
         self.snapshot = Vec::new();
         Vec::new()

@@ -1,0 +1,379 @@
+//! Interposed C library functions, for unmodified programs (`numaplace run`, which sets
+//! `LD_PRELOAD` and `NUMAPLACE_PRELOAD=1`) and for the sampler's correctness in any program
+//! that links the library.
+//!
+//! * **Allocation** (`malloc`, `calloc`, `realloc`, `free`, `posix_memalign`, `aligned_alloc`,
+//!   `memalign`, `malloc_usable_size`): with `NUMAPLACE_PRELOAD=1`, a request of at least
+//!   `NUMAPLACE_MIN_BYTES` is served by its own anonymous mapping, registered as a managed
+//!   region named `malloc#k` and placed by `NUMAPLACE_PLACEMENT`; everything else (and every
+//!   request when preload mode is off) goes to glibc's `__libc_*` functions. `free` of a
+//!   managed block unmaps it; freeing memory inside a region the program registered itself
+//!   withdraws the region first. The library's own allocations never come here (its global
+//!   allocator calls glibc directly), so no hook re-enters the runtime. glibc only.
+//! * **System calls with user buffers** (`read`, `write`, `pread`, `pwrite`, `readv`,
+//!   `writev`): restore access to sampled pages of the buffer first ([`crate::space`]).
+//! * **Signals** (`sigaction`, `signal`): `SIGSEGV` dispositions the program sets are
+//!   recorded and honoured behind the sampler's handler ([`crate::sampler`]).
+//!
+//! A constructor initialises the runtime in preload mode; a destructor writes the statistics
+//! file (`NUMAPLACE_STATS`) when the process managed any memory, so that in a process tree
+//! (a shell running the program) the file describes the process that did the work.
+
+use crate::capi;
+use crate::sampler;
+use crate::space::SPACE;
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::*};
+
+extern "C" {
+    fn __libc_malloc(size: usize) -> *mut c_void;
+    fn __libc_calloc(n: usize, size: usize) -> *mut c_void;
+    fn __libc_realloc(p: *mut c_void, size: usize) -> *mut c_void;
+    fn __libc_free(p: *mut c_void);
+    fn __libc_memalign(align: usize, size: usize) -> *mut c_void;
+}
+
+/// The library's global allocator: glibc directly, bypassing the interposed `malloc`.
+pub struct LibcAlloc;
+
+// SAFETY: glibc's allocator satisfies GlobalAlloc's contract for the alignments passed.
+unsafe impl std::alloc::GlobalAlloc for LibcAlloc {
+    unsafe fn alloc(&self, l: std::alloc::Layout) -> *mut u8 {
+        if l.align() <= 16 {
+            __libc_malloc(l.size()) as *mut u8
+        } else {
+            __libc_memalign(l.align(), l.size()) as *mut u8
+        }
+    }
+    unsafe fn alloc_zeroed(&self, l: std::alloc::Layout) -> *mut u8 {
+        if l.align() <= 16 {
+            __libc_calloc(1, l.size()) as *mut u8
+        } else {
+            let p = self.alloc(l);
+            if !p.is_null() {
+                std::ptr::write_bytes(p, 0, l.size());
+            }
+            p
+        }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, _l: std::alloc::Layout) {
+        __libc_free(p as *mut c_void)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: std::alloc::Layout, new: usize) -> *mut u8 {
+        if l.align() <= 16 {
+            __libc_realloc(p as *mut c_void, new) as *mut u8
+        } else {
+            let q = self.alloc(std::alloc::Layout::from_size_align_unchecked(new, l.align()));
+            if !q.is_null() {
+                std::ptr::copy_nonoverlapping(p, q, l.size().min(new));
+                self.dealloc(p, l);
+            }
+            q
+        }
+    }
+}
+
+/// Preload mode: large allocations become managed regions.
+static MANAGE: AtomicBool = AtomicBool::new(false);
+static MIN_BYTES: AtomicUsize = AtomicUsize::new(usize::MAX);
+static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
+
+const MAX_OWNED: usize = 4096;
+#[allow(clippy::declare_interior_mutable_const)]
+const ZERO: AtomicUsize = AtomicUsize::new(0);
+/// Blocks served by our own mappings: (address, mapping length); address 0 = free entry.
+static OWNED_ADDR: [AtomicUsize; MAX_OWNED] = [ZERO; MAX_OWNED];
+static OWNED_LEN: [AtomicUsize; MAX_OWNED] = [ZERO; MAX_OWNED];
+static OWNED_COUNT: AtomicUsize = AtomicUsize::new(0);
+
+fn page() -> usize {
+    SPACE.page_size.load(Relaxed)
+}
+
+fn owned_len(p: usize) -> Option<(usize, usize)> {
+    if OWNED_COUNT.load(Acquire) == 0 || p % page() != 0 {
+        return None;
+    }
+    (0..MAX_OWNED).find(|&i| OWNED_ADDR[i].load(Acquire) == p).map(|i| (i, OWNED_LEN[i].load(Relaxed)))
+}
+
+/// Serves `size` bytes from a fresh mapping and manages it, or `None` (then glibc serves).
+fn big_alloc(size: usize) -> Option<*mut c_void> {
+    if !MANAGE.load(Relaxed) || size < MIN_BYTES.load(Relaxed) || capi::holding() {
+        return None;
+    }
+    let len = size.div_ceil(page()) * page();
+    // SAFETY: a fresh anonymous private mapping.
+    let p = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
+    if p == libc::MAP_FAILED {
+        return None;
+    }
+    let Some(i) = (0..MAX_OWNED).find(|&i| OWNED_ADDR[i].compare_exchange(0, p as usize, AcqRel, Relaxed).is_ok()) else {
+        // SAFETY: the mapping made above.
+        unsafe { libc::munmap(p, len) };
+        return None;
+    };
+    OWNED_LEN[i].store(len, Release);
+    OWNED_COUNT.fetch_add(1, Release);
+    let mut g = capi::lock();
+    if let Some(rt) = g.as_mut() {
+        let name = format!("malloc#{}", NEXT_ID.fetch_add(1, Relaxed));
+        if rt.register(p as usize, len, &name, Some(len)).is_ok() && rt.cfg.placement != "first-touch" {
+            let spec = rt.cfg.placement.clone();
+            let _ = rt.place(p as usize, len, &spec);
+        }
+    }
+    Some(p)
+}
+
+/// Releases a block from [`big_alloc`]; false if `p` is not one.
+fn big_free(p: *mut c_void) -> bool {
+    let Some((i, len)) = owned_len(p as usize) else { return false };
+    {
+        let mut g = capi::lock();
+        if let Some(rt) = g.as_mut() {
+            rt.unregister(p as usize);
+        }
+    }
+    // SAFETY: our own mapping of `len` bytes, no longer registered.
+    unsafe { libc::munmap(p, len) };
+    OWNED_LEN[i].store(0, Relaxed);
+    OWNED_ADDR[i].store(0, Release);
+    OWNED_COUNT.fetch_sub(1, Release);
+    true
+}
+
+/// Before glibc frees `p`: withdraw any registered region inside the block.
+fn forget_libc_block(p: *mut c_void) {
+    if SPACE.live_slots.load(Relaxed) == 0 || capi::holding() {
+        return;
+    }
+    // SAFETY: `p` is a live glibc block.
+    let len = unsafe { real_usable_size(p) };
+    if len < page() || SPACE.find_overlap(p as usize, len).is_none() {
+        return;
+    }
+    let mut g = capi::lock();
+    if let Some(rt) = g.as_mut() {
+        rt.forget_range(p as usize, len);
+    }
+}
+
+fn next<T>(cache: &AtomicPtr<c_void>, name: &std::ffi::CStr) -> T {
+    let mut p = cache.load(Relaxed);
+    if p.is_null() {
+        // SAFETY: dlsym with a NUL-terminated name.
+        p = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) };
+        cache.store(p, Relaxed);
+    }
+    assert!(!p.is_null(), "numaplace: the C library has no {name:?}");
+    assert_eq!(std::mem::size_of::<T>(), std::mem::size_of::<*mut c_void>());
+    // SAFETY: T is the function pointer type of `name` (each caller names its own).
+    unsafe { std::mem::transmute_copy::<*mut c_void, T>(&p) }
+}
+
+unsafe fn real_usable_size(p: *mut c_void) -> usize {
+    static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+    let f: unsafe extern "C" fn(*mut c_void) -> usize = next(&F, c"malloc_usable_size");
+    f(p)
+}
+
+#[cfg(not(test))]
+mod hooks {
+    use super::*;
+    use libc::{iovec, off_t, size_t, ssize_t};
+
+    #[no_mangle]
+    pub unsafe extern "C" fn malloc(size: size_t) -> *mut c_void {
+        big_alloc(size).unwrap_or_else(|| __libc_malloc(size))
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn calloc(n: size_t, size: size_t) -> *mut c_void {
+        match n.checked_mul(size) {
+            Some(total) => big_alloc(total).unwrap_or_else(|| __libc_calloc(n, size)),
+            None => {
+                *libc::__errno_location() = libc::ENOMEM;
+                std::ptr::null_mut()
+            }
+        }
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn free(p: *mut c_void) {
+        if p.is_null() || big_free(p) {
+            return;
+        }
+        forget_libc_block(p);
+        __libc_free(p)
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn realloc(p: *mut c_void, size: size_t) -> *mut c_void {
+        if p.is_null() {
+            return malloc(size);
+        }
+        let old = owned_len(p as usize).map(|(_, l)| l);
+        if old.is_none() && (size < MIN_BYTES.load(Relaxed) || !MANAGE.load(Relaxed)) {
+            forget_libc_block(p);
+            return __libc_realloc(p, size);
+        }
+        let q = malloc(size);
+        if q.is_null() {
+            return q;
+        }
+        let have = old.unwrap_or_else(|| real_usable_size(p));
+        std::ptr::copy_nonoverlapping(p as *const u8, q as *mut u8, have.min(size));
+        free(p);
+        q
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn posix_memalign(out: *mut *mut c_void, align: size_t, size: size_t) -> c_int {
+        if align <= page() {
+            if let Some(p) = big_alloc(size) {
+                *out = p;
+                return 0;
+            }
+        }
+        if align < std::mem::size_of::<*mut c_void>() || !align.is_power_of_two() {
+            return libc::EINVAL;
+        }
+        let p = __libc_memalign(align, size);
+        if p.is_null() {
+            return libc::ENOMEM;
+        }
+        *out = p;
+        0
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn aligned_alloc(align: size_t, size: size_t) -> *mut c_void {
+        memalign(align, size)
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn memalign(align: size_t, size: size_t) -> *mut c_void {
+        if align <= page() {
+            if let Some(p) = big_alloc(size) {
+                return p;
+            }
+        }
+        __libc_memalign(align, size)
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn malloc_usable_size(p: *mut c_void) -> size_t {
+        if p.is_null() {
+            return 0;
+        }
+        match owned_len(p as usize) {
+            Some((_, l)) => l,
+            None => real_usable_size(p),
+        }
+    }
+
+    macro_rules! buffer_call {
+        ($name:ident, $cname:literal, ($($arg:ident: $ty:ty),*), $buf:ident, $len:ident, $ret:ty) => {
+            #[no_mangle]
+            pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
+                static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+                SPACE.restore_range($buf as usize, $len);
+                let f: unsafe extern "C" fn($($ty),*) -> $ret = next(&F, $cname);
+                f($($arg),*)
+            }
+        };
+    }
+
+    buffer_call!(read, c"read", (fd: c_int, buf: *mut c_void, count: size_t), buf, count, ssize_t);
+    buffer_call!(write, c"write", (fd: c_int, buf: *const c_void, count: size_t), buf, count, ssize_t);
+    buffer_call!(pread, c"pread", (fd: c_int, buf: *mut c_void, count: size_t, off: off_t), buf, count, ssize_t);
+    buffer_call!(pwrite, c"pwrite", (fd: c_int, buf: *const c_void, count: size_t, off: off_t), buf, count, ssize_t);
+    buffer_call!(pread64, c"pread64", (fd: c_int, buf: *mut c_void, count: size_t, off: off_t), buf, count, ssize_t);
+    buffer_call!(pwrite64, c"pwrite64", (fd: c_int, buf: *const c_void, count: size_t, off: off_t), buf, count, ssize_t);
+
+    unsafe fn restore_iov(iov: *const iovec, n: c_int) {
+        if iov.is_null() || SPACE.live_slots.load(Relaxed) == 0 {
+            return;
+        }
+        for i in 0..n.max(0) as usize {
+            let v = &*iov.add(i);
+            SPACE.restore_range(v.iov_base as usize, v.iov_len);
+        }
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn readv(fd: c_int, iov: *const iovec, n: c_int) -> ssize_t {
+        static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+        restore_iov(iov, n);
+        let f: unsafe extern "C" fn(c_int, *const iovec, c_int) -> ssize_t = next(&F, c"readv");
+        f(fd, iov, n)
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn writev(fd: c_int, iov: *const iovec, n: c_int) -> ssize_t {
+        static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+        restore_iov(iov, n);
+        let f: unsafe extern "C" fn(c_int, *const iovec, c_int) -> ssize_t = next(&F, c"writev");
+        f(fd, iov, n)
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn sigaction(sig: c_int, act: *const libc::sigaction, old: *mut libc::sigaction) -> c_int {
+        match sampler::app_sigaction(sig, act, old) {
+            Some(rc) => rc,
+            None => sampler::real_sigaction()(sig, act, old),
+        }
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn signal(sig: c_int, handler: libc::sighandler_t) -> libc::sighandler_t {
+        let mut act: libc::sigaction = std::mem::zeroed();
+        act.sa_sigaction = handler;
+        act.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut act.sa_mask);
+        let mut old: libc::sigaction = std::mem::zeroed();
+        if sigaction(sig, &act, &mut old) != 0 {
+            return libc::SIG_ERR;
+        }
+        old.sa_sigaction
+    }
+
+    extern "C" fn on_load() {
+        MIN_BYTES.store(usize::MAX, Relaxed);
+        if std::env::var("NUMAPLACE_PRELOAD").as_deref() != Ok("1") {
+            return;
+        }
+        if let Err(e) = capi::init_with(None, true) {
+            eprintln!("numaplace: {}", e.message);
+            // SAFETY: terminating before the program starts; nothing to flush.
+            unsafe { libc::_exit(2) };
+        }
+        if let Some(rt) = capi::lock().as_ref() {
+            MIN_BYTES.store(rt.cfg.min_bytes.max(1), Relaxed);
+        }
+        MANAGE.store(true, Release);
+    }
+
+    extern "C" fn on_unload() {
+        MANAGE.store(false, Release);
+        let g = capi::lock();
+        if let Some(rt) = g.as_ref() {
+            if let Some(path) = &rt.cfg.stats {
+                if rt.stats.invocations > 0 || !rt.regions.is_empty() || !rt.stats.retired.is_empty() {
+                    if let Err(e) = rt.stats_write(path) {
+                        eprintln!("numaplace: {}", e.message);
+                    }
+                }
+            }
+        }
+    }
+
+    #[used]
+    #[link_section = ".init_array"]
+    static ON_LOAD: extern "C" fn() = on_load;
+
+    #[used]
+    #[link_section = ".fini_array"]
+    static ON_UNLOAD: extern "C" fn() = on_unload;
+}

@@ -1,0 +1,171 @@
+//! Where samples come from, and the fault handler.
+//!
+//! **Hinting faults** (always available): the runtime's `SIGSEGV` handler claims faults on
+//! revoked managed pages ([`crate::space`]) and passes every other fault on, unchanged, to the
+//! application's own handler, or to the default action. The application still installs its
+//! handler with `sigaction(2)`/`signal(2)` as usual: the library interposes both for
+//! `SIGSEGV` only, records the application's handler, and keeps its own in front.
+//!
+//! System calls that read into or write from user memory would fail with `EFAULT` on a
+//! revoked page instead of faulting; the library interposes `read`, `write`, `pread`,
+//! `pwrite`, `readv` and `writev` and restores access to the buffers first, so they behave
+//! exactly as without sampling. Other calls that take user buffers (`recv`, `fread`'s direct
+//! path, io_uring, ...) are not interposed: do not register memory used as their buffers, or
+//! use `NUMAPLACE_SOURCE=perf`.
+//!
+//! **perf_event** (where kernel and CPU support precise memory sampling: Intel PEBS
+//! `mem-loads`/`mem-stores`, AMD IBS): [`probe_perf`] says whether it would work and why not.
+
+use crate::space::SPACE;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering::*};
+
+type SigactionFn = unsafe extern "C" fn(libc::c_int, *const libc::sigaction, *mut libc::sigaction) -> libc::c_int;
+
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+/// The application's SIGSEGV disposition (what it would be without the runtime).
+static APP: AtomicPtr<libc::sigaction> = AtomicPtr::new(std::ptr::null_mut());
+
+/// libc's own `sigaction` (the next definition after this library's interposer).
+pub fn real_sigaction() -> SigactionFn {
+    static REAL: AtomicPtr<libc::c_void> = AtomicPtr::new(std::ptr::null_mut());
+    let mut p = REAL.load(Relaxed);
+    if p.is_null() {
+        // SAFETY: dlsym with a constant, NUL-terminated name.
+        p = unsafe { libc::dlsym(libc::RTLD_NEXT, c"sigaction".as_ptr()) };
+        if p.is_null() {
+            // SAFETY: as above; the library was linked statically into the program.
+            p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__sigaction".as_ptr()) };
+        }
+        REAL.store(p, Relaxed);
+    }
+    assert!(!p.is_null(), "numaplace: no sigaction in libc");
+    // SAFETY: the symbol is libc's sigaction, which has this signature.
+    unsafe { std::mem::transmute::<*mut libc::c_void, SigactionFn>(p) }
+}
+
+fn leak(act: libc::sigaction) -> *mut libc::sigaction {
+    Box::into_raw(Box::new(act))
+}
+
+extern "C" fn on_segv(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    if SPACE.claim_fault(addr) {
+        return;
+    }
+    // Not ours: what the application asked for.
+    let app = APP.load(Acquire);
+    // SAFETY: APP always points to a leaked, never-freed sigaction.
+    let app = unsafe { &*app };
+    match app.sa_sigaction {
+        libc::SIG_DFL | libc::SIG_IGN => {
+            // Restore the default and return: the access faults again and the default action
+            // (terminate, core dump) happens as it would have.
+            // SAFETY: a zeroed sigaction with SIG_DFL is a valid argument.
+            unsafe {
+                let mut dfl: libc::sigaction = std::mem::zeroed();
+                dfl.sa_sigaction = libc::SIG_DFL;
+                real_sigaction()(libc::SIGSEGV, &dfl, std::ptr::null_mut());
+            }
+        }
+        h => {
+            if app.sa_flags & libc::SA_RESETHAND != 0 {
+                // SAFETY: zeroed = SIG_DFL.
+                APP.store(leak(unsafe { std::mem::zeroed() }), Release);
+            }
+            if app.sa_flags & libc::SA_SIGINFO != 0 {
+                // SAFETY: the application installed this three-argument handler.
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = unsafe { std::mem::transmute(h) };
+                f(sig, info, ctx);
+            } else {
+                // SAFETY: the application installed this one-argument handler.
+                let f: extern "C" fn(libc::c_int) = unsafe { std::mem::transmute(h) };
+                f(sig);
+            }
+        }
+    }
+}
+
+/// Installs the fault handler (once), remembering the current disposition as the
+/// application's.
+///
+/// # Errors
+/// `sigaction` failed (errno).
+pub fn install() -> Result<(), i32> {
+    if INSTALLED.load(Acquire) {
+        return Ok(());
+    }
+    // SAFETY: plain sigaction calls with valid structures.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        let mut act: libc::sigaction = std::mem::zeroed();
+        act.sa_sigaction = on_segv as *const () as usize;
+        act.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART | libc::SA_ONSTACK | libc::SA_NODEFER;
+        libc::sigemptyset(&mut act.sa_mask);
+        if real_sigaction()(libc::SIGSEGV, &act, &mut old) != 0 {
+            return Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(0));
+        }
+        APP.store(leak(old), Release);
+    }
+    SPACE.armed.store(true, Release);
+    INSTALLED.store(true, Release);
+    Ok(())
+}
+
+/// The interposed `sigaction` for `SIGSEGV` while the handler is installed: swaps the
+/// recorded application disposition. Returns `None` when the call is not ours to handle.
+///
+/// # Safety
+/// `act` and `old` are null or valid, as for `sigaction(2)`.
+pub unsafe fn app_sigaction(sig: libc::c_int, act: *const libc::sigaction, old: *mut libc::sigaction) -> Option<libc::c_int> {
+    if sig != libc::SIGSEGV || !INSTALLED.load(Acquire) {
+        return None;
+    }
+    let cur = APP.load(Acquire);
+    if !old.is_null() {
+        *old = *cur;
+    }
+    if !act.is_null() {
+        APP.store(leak(*act), Release);
+    }
+    Some(0)
+}
+
+/// Whether the fault handler is installed.
+pub fn installed() -> bool {
+    INSTALLED.load(Acquire)
+}
+
+/// Whether precise memory-access sampling through `perf_event_open` works here, and why not.
+pub fn probe_perf() -> Result<String, String> {
+    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid").ok().and_then(|s| s.trim().parse::<i32>().ok());
+    let Some(paranoid) = paranoid else {
+        return Err("perf_event: /proc/sys/kernel/perf_event_paranoid is missing (kernel without perf events)".into());
+    };
+    let pmu = ["/sys/bus/event_source/devices/cpu/events/mem-loads", "/sys/bus/event_source/devices/ibs_op/type"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists());
+    let Some(pmu) = pmu else {
+        return Err("perf_event: this CPU exposes no precise memory sampling (no PEBS mem-loads event, no AMD IBS op PMU)".into());
+    };
+    // SAFETY: geteuid has no preconditions.
+    if paranoid > 1 && unsafe { libc::geteuid() } != 0 {
+        return Err(format!("perf_event: kernel.perf_event_paranoid = {paranoid} forbids sampling by unprivileged processes"));
+    }
+    Err(format!("perf_event: {pmu} is present, but this build reads samples from hinting faults only"))
+}
+
+/// Chooses the sample source for `wanted` (`auto`, `faults`, `perf`): the name and the reason.
+///
+/// # Errors
+/// `perf` was asked for and is not available (the reason says why).
+pub fn choose(wanted: &str) -> Result<(&'static str, String), String> {
+    match wanted {
+        "faults" => Ok(("hinting-faults", "asked for (NUMAPLACE_SOURCE=faults)".into())),
+        "perf" => match probe_perf() {
+            Ok(_) => Err("perf_event sampling is not available in this build".into()),
+            Err(why) => Err(format!("NUMAPLACE_SOURCE=perf: {why}")),
+        },
+        _ => Ok(("hinting-faults", probe_perf().err().unwrap_or_default())),
+    }
+}

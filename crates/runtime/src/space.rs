@@ -1,0 +1,353 @@
+//! The managed address space, readable from a signal handler: registered regions, per-page
+//! per-node sample counts, and which pages have their access revoked for hinting-fault
+//! sampling.
+//!
+//! Everything the fault handler touches is a fixed-size table of atomics: no locks, no
+//! allocation (async-signal-safe). Writers (registration, revocation) hold the runtime's lock,
+//! so there is one writer at a time; readers see a slot only once `live` is published.
+//!
+//! Hinting faults (the user-level form of Linux's NUMA hinting faults, and of seed 003 §6's
+//! suggestion to sample with page protection where no bus analyser exists): the sampler sets
+//! a page's *revoked* bit, then `mprotect`s it `PROT_NONE`. The next access faults; the handler
+//! restores `PROT_READ|PROT_WRITE` first, then clears the bit, and whoever clears it counts
+//! one sample for the faulting CPU's node. Restoring before clearing means a second thread
+//! faulting on the same page in the meantime also finds the bit set, restores (idempotent) and
+//! returns; a fault on a managed page whose bit is clear is not ours and goes to the
+//! application's handler.
+
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering::*};
+
+pub const MAX_REGIONS: usize = 256;
+pub const MAX_CPUS: usize = 4096;
+
+/// One registered region.
+pub struct Slot {
+    pub start: AtomicUsize,
+    pub pages: AtomicUsize,
+    /// Index of the region's first page in the runtime's page numbering (stable, never reused).
+    pub first: AtomicUsize,
+    /// `pages * nodes` sample counters.
+    counts: AtomicPtr<AtomicU32>,
+    /// One bit per page: access revoked by the sampler.
+    revoked: AtomicPtr<AtomicU64>,
+    pub live: AtomicBool,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const EMPTY_SLOT: Slot = Slot {
+    start: AtomicUsize::new(0),
+    pages: AtomicUsize::new(0),
+    first: AtomicUsize::new(0),
+    counts: AtomicPtr::new(std::ptr::null_mut()),
+    revoked: AtomicPtr::new(std::ptr::null_mut()),
+    live: AtomicBool::new(false),
+};
+
+#[allow(clippy::declare_interior_mutable_const)]
+const NO_NODE: AtomicU8 = AtomicU8::new(0);
+
+/// The process's managed space (one per process: [`SPACE`]).
+pub struct Space {
+    pub slots: [Slot; MAX_REGIONS],
+    pub nodes: AtomicUsize,
+    pub page_size: AtomicUsize,
+    cpu_node: [AtomicU8; MAX_CPUS],
+    /// Samples counted (faults claimed, and system-call buffers restored).
+    pub samples: AtomicU64,
+    /// Number of live slots (0: the fault and system-call paths return at once).
+    pub live_slots: AtomicUsize,
+    /// Whether the fault-handling path is enabled (handler installed).
+    pub armed: AtomicBool,
+}
+
+pub static SPACE: Space = Space {
+    slots: [EMPTY_SLOT; MAX_REGIONS],
+    nodes: AtomicUsize::new(1),
+    page_size: AtomicUsize::new(4096),
+    cpu_node: [NO_NODE; MAX_CPUS],
+    samples: AtomicU64::new(0),
+    live_slots: AtomicUsize::new(0),
+    armed: AtomicBool::new(false),
+};
+
+/// A leaked, zeroed array of `n` atomics (lives as long as the process: slots may be read by a
+/// handler at any time).
+fn leak_zeroed<T: Default>(n: usize) -> *mut T {
+    let v: Vec<T> = (0..n.max(1)).map(|_| T::default()).collect();
+    Box::leak(v.into_boxed_slice()).as_mut_ptr()
+}
+
+impl Space {
+    /// Sets the node count, page size and CPU → node table (before any region exists).
+    pub fn configure(&self, nodes: usize, page_size: usize, cpu_nodes: &[Option<u8>]) {
+        self.nodes.store(nodes.max(1), Relaxed);
+        self.page_size.store(page_size, Relaxed);
+        for (c, n) in cpu_nodes.iter().enumerate().take(MAX_CPUS) {
+            self.cpu_node[c].store(n.unwrap_or(0), Relaxed);
+        }
+    }
+
+    /// Dense node of the calling CPU (async-signal-safe).
+    pub fn current_node(&self) -> usize {
+        let mut cpu: libc::c_uint = 0;
+        // SAFETY: getcpu writes one unsigned int; the other arguments may be null.
+        let rc = unsafe { libc::syscall(libc::SYS_getcpu, &mut cpu as *mut libc::c_uint, std::ptr::null_mut::<libc::c_uint>(), std::ptr::null_mut::<libc::c_void>()) };
+        if rc != 0 || cpu as usize >= MAX_CPUS {
+            return 0;
+        }
+        self.cpu_node[cpu as usize].load(Relaxed) as usize
+    }
+
+    /// Publishes a region in a free slot. Caller holds the runtime lock.
+    ///
+    /// # Errors
+    /// Every slot is taken.
+    pub fn add(&self, start: usize, pages: usize, first: usize) -> Result<usize, String> {
+        let nodes = self.nodes.load(Relaxed);
+        let i = self
+            .slots
+            .iter()
+            .position(|s| !s.live.load(Acquire) && s.start.load(Relaxed) == 0)
+            .or_else(|| self.slots.iter().position(|s| !s.live.load(Acquire)))
+            .ok_or_else(|| format!("too many managed regions (at most {MAX_REGIONS})"))?;
+        let s = &self.slots[i];
+        s.start.store(start, Relaxed);
+        s.pages.store(pages, Relaxed);
+        s.first.store(first, Relaxed);
+        s.counts.store(leak_zeroed::<AtomicU32>(pages * nodes), Relaxed);
+        s.revoked.store(leak_zeroed::<AtomicU64>(pages.div_ceil(64)), Relaxed);
+        s.live.store(true, Release);
+        self.live_slots.fetch_add(1, Relaxed);
+        Ok(i)
+    }
+
+    /// Withdraws a region: restores access to its revoked pages, then unpublishes it.
+    pub fn remove(&self, i: usize) {
+        let s = &self.slots[i];
+        if !s.live.load(Acquire) {
+            return;
+        }
+        self.restore_pages(i, 0, s.pages.load(Relaxed), false);
+        s.live.store(false, Release);
+        self.live_slots.fetch_sub(1, Relaxed);
+    }
+
+    /// The slot and page index holding `addr`, among live slots.
+    pub fn find(&self, addr: usize) -> Option<(usize, usize)> {
+        if self.live_slots.load(Relaxed) == 0 {
+            return None;
+        }
+        let ps = self.page_size.load(Relaxed);
+        for (i, s) in self.slots.iter().enumerate() {
+            if !s.live.load(Acquire) {
+                continue;
+            }
+            let start = s.start.load(Relaxed);
+            let len = s.pages.load(Relaxed) * ps;
+            if addr >= start && addr < start + len {
+                return Some((i, (addr - start) / ps));
+            }
+        }
+        None
+    }
+
+    fn revoked_word(&self, slot: usize, page: usize) -> &AtomicU64 {
+        // SAFETY: the slot is live, so its bitmap holds pages.div_ceil(64) words and is never
+        // freed; `page` < pages was checked by the caller.
+        unsafe { &*self.slots[slot].revoked.load(Relaxed).add(page / 64) }
+    }
+
+    /// Sample count of `page` of `slot` for `node`.
+    pub fn count(&self, slot: usize, page: usize, node: usize) -> u32 {
+        let nodes = self.nodes.load(Relaxed);
+        // SAFETY: live slot, page < pages, node < nodes.
+        unsafe { (*self.slots[slot].counts.load(Relaxed).add(page * nodes + node)).load(Relaxed) }
+    }
+
+    /// Clears every sample count of `slot`.
+    pub fn clear_counts(&self, slot: usize) {
+        let n = self.slots[slot].pages.load(Relaxed) * self.nodes.load(Relaxed);
+        let base = self.slots[slot].counts.load(Relaxed);
+        for k in 0..n {
+            // SAFETY: k < pages * nodes.
+            unsafe { (*base.add(k)).store(0, Relaxed) };
+        }
+    }
+
+    fn record(&self, slot: usize, page: usize, node: usize) {
+        let nodes = self.nodes.load(Relaxed);
+        // SAFETY: live slot, page < pages, node < nodes (the cpu table holds dense nodes).
+        unsafe { (*self.slots[slot].counts.load(Relaxed).add(page * nodes + node.min(nodes - 1))).fetch_add(1, Relaxed) };
+        self.samples.fetch_add(1, Relaxed);
+    }
+
+    /// Revokes access to pages `[from, to)` of `slot`: set the bits, then `PROT_NONE`.
+    ///
+    /// # Errors
+    /// `mprotect` failed (errno).
+    pub fn revoke_pages(&self, slot: usize, from: usize, to: usize) -> Result<(), i32> {
+        if from >= to {
+            return Ok(());
+        }
+        for p in from..to {
+            self.revoked_word(slot, p).fetch_or(1 << (p % 64), AcqRel);
+        }
+        let ps = self.page_size.load(Relaxed);
+        let start = self.slots[slot].start.load(Relaxed) + from * ps;
+        // SAFETY: the range lies inside a region the program registered as its own memory.
+        let rc = unsafe { libc::mprotect(start as *mut libc::c_void, (to - from) * ps, libc::PROT_NONE) };
+        if rc != 0 {
+            let e = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
+            self.restore_pages(slot, from, to, false);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Restores access to the revoked pages among `[from, to)` of `slot`; counts a sample for
+    /// each page whose bit this call cleared when `count` is set. Async-signal-safe.
+    pub fn restore_pages(&self, slot: usize, from: usize, to: usize, count: bool) -> usize {
+        let ps = self.page_size.load(Relaxed);
+        let start = self.slots[slot].start.load(Relaxed);
+        let node = if count { self.current_node() } else { 0 };
+        let mut restored = 0;
+        let mut p = from;
+        while p < to {
+            let word = self.revoked_word(slot, p);
+            if word.load(Acquire) & (1 << (p % 64)) == 0 {
+                p += 1;
+                continue;
+            }
+            // A run of revoked pages, restored with one mprotect.
+            let mut q = p + 1;
+            while q < to && self.revoked_word(slot, q).load(Acquire) & (1 << (q % 64)) != 0 {
+                q += 1;
+            }
+            // SAFETY: restores the program's own protection (read-write) on its own pages.
+            unsafe { libc::mprotect((start + p * ps) as *mut libc::c_void, (q - p) * ps, libc::PROT_READ | libc::PROT_WRITE) };
+            for k in p..q {
+                let bit = 1u64 << (k % 64);
+                if self.revoked_word(slot, k).fetch_and(!bit, AcqRel) & bit != 0 {
+                    restored += 1;
+                    if count {
+                        self.record(slot, k, node);
+                    }
+                }
+            }
+            p = q;
+        }
+        restored
+    }
+
+    /// The fault path: if `addr` is a revoked managed page, restore it, count the sample and
+    /// return true (the access is retried); otherwise false (not ours).
+    pub fn claim_fault(&self, addr: usize) -> bool {
+        let Some((slot, page)) = self.find(addr) else { return false };
+        let bit = 1u64 << (page % 64);
+        if self.revoked_word(slot, page).load(Acquire) & bit == 0 {
+            return false;
+        }
+        self.restore_pages(slot, page, page + 1, true);
+        true
+    }
+
+    /// Before a system call reads into or writes from `[addr, addr+len)`: restores access to
+    /// every revoked managed page there (counting them as accesses of this CPU's node), so
+    /// the call behaves exactly as without sampling.
+    pub fn restore_range(&self, addr: usize, len: usize) {
+        if len == 0 || self.live_slots.load(Relaxed) == 0 {
+            return;
+        }
+        let ps = self.page_size.load(Relaxed);
+        let end = addr.saturating_add(len);
+        for (i, s) in self.slots.iter().enumerate() {
+            if !s.live.load(Acquire) {
+                continue;
+            }
+            let start = s.start.load(Relaxed);
+            let stop = start + s.pages.load(Relaxed) * ps;
+            if end <= start || addr >= stop {
+                continue;
+            }
+            let from = (addr.max(start) - start) / ps;
+            let to = (end.min(stop) - start).div_ceil(ps);
+            self.restore_pages(i, from, to, true);
+        }
+    }
+
+    /// The first live slot overlapping `[addr, addr+len)`.
+    pub fn find_overlap(&self, addr: usize, len: usize) -> Option<usize> {
+        let ps = self.page_size.load(Relaxed);
+        let end = addr.saturating_add(len);
+        self.slots.iter().position(|s| {
+            s.live.load(Acquire) && {
+                let start = s.start.load(Relaxed);
+                addr < start + s.pages.load(Relaxed) * ps && start < end
+            }
+        })
+    }
+
+    /// Adds `n` samples of `node` to `page` of `slot` (tests of the policy glue, where no real
+    /// fault happens).
+    pub fn inject(&self, slot: usize, page: usize, node: usize, n: u32) {
+        for _ in 0..n {
+            self.record(slot, page, node);
+        }
+    }
+
+    /// Whether `page` of `slot` is revoked now.
+    pub fn is_revoked(&self, slot: usize, page: usize) -> bool {
+        self.revoked_word(slot, page).load(Acquire) & (1 << (page % 64)) != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pages: usize) -> usize {
+        // SAFETY: a fresh anonymous private mapping.
+        let p = unsafe { libc::mmap(std::ptr::null_mut(), pages * 4096, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
+        assert_ne!(p, libc::MAP_FAILED);
+        p as usize
+    }
+
+    #[test]
+    fn revoke_then_restore_range_counts_each_page_once_and_keeps_data() {
+        let space = Space {
+            slots: [EMPTY_SLOT; MAX_REGIONS],
+            nodes: AtomicUsize::new(2),
+            page_size: AtomicUsize::new(4096),
+            cpu_node: [NO_NODE; MAX_CPUS],
+            samples: AtomicU64::new(0),
+            live_slots: AtomicUsize::new(0),
+            armed: AtomicBool::new(false),
+        };
+        let base = map(8);
+        // SAFETY: our own mapping.
+        unsafe { *(base as *mut u64) = 42 };
+        let slot = space.add(base, 8, 100).unwrap();
+        assert_eq!(space.find(base + 3 * 4096 + 5), Some((slot, 3)));
+        assert_eq!(space.find(base + 8 * 4096), None);
+        space.revoke_pages(slot, 0, 8).unwrap();
+        assert!((0..8).all(|p| space.is_revoked(slot, p)));
+        space.restore_range(base + 4096 + 10, 2 * 4096);
+        assert_eq!((0..8).filter(|&p| space.is_revoked(slot, p)).count(), 5);
+        assert_eq!(space.samples.load(Relaxed), 3);
+        assert_eq!((0..2).map(|n| space.count(slot, 1, n)).sum::<u32>(), 1);
+        // Restoring again claims nothing more.
+        space.restore_range(base + 4096, 4096);
+        assert_eq!(space.samples.load(Relaxed), 3);
+        assert!(space.claim_fault(base)); // page 0 was revoked
+        assert!(!space.claim_fault(base)); // now it is not: not ours
+        // SAFETY: page 0 is accessible again.
+        assert_eq!(unsafe { *(base as *const u64) }, 42);
+        space.remove(slot);
+        assert_eq!(space.find(base), None);
+        // remove restored the rest: every page is readable.
+        for p in 0..8 {
+            // SAFETY: restored pages of our mapping.
+            let _ = unsafe { std::ptr::read_volatile((base + p * 4096) as *const u8) };
+        }
+    }
+}
