@@ -403,7 +403,8 @@ def run(script: str, files: dict[str, str] | None = None, *, nodes: int = 4,
         console, boot_at, end_at, timed_out, qrc, qerr = _boot(argv, begin, end, timeout, t0)
     total = time.monotonic() - t0
 
-    text = console.decode("utf-8", "replace").replace("\r", "")
+    # drop CRs of the serial line and the BIOS's terminal escape sequences
+    text = re.sub(r"\x1b(\[[0-9;?]*[A-Za-z]|c)", "", console.decode("utf-8", "replace").replace("\r", ""))
     m = re.search(re.escape(begin) + r"\n(.*)\n" + re.escape(end) + r" rc=(\d+)\n", text, re.S)
     if m is None:
         tail = "\n".join(text.splitlines()[-20:])
