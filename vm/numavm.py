@@ -259,7 +259,11 @@ export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 /bin/busybox mount -t proc proc /proc
 /bin/busybox mount -t sysfs sysfs /sys
 /bin/busybox mount -t devtmpfs devtmpfs /dev
-/bin/busybox mount -t tmpfs tmpfs /tmp
+# a fresh tmpfs on /tmp that keeps whatever files were copied to /tmp
+/bin/busybox mkdir /numavm/tmpfs
+/bin/busybox mount -t tmpfs tmpfs /numavm/tmpfs
+/bin/busybox cp -a /tmp/. /numavm/tmpfs/
+/bin/busybox mount -o move /numavm/tmpfs /tmp
 echo {numa_balancing} > /proc/sys/kernel/numa_balancing
 export HOME=/root TMPDIR=/tmp
 {ld_path}

@@ -67,6 +67,8 @@ echo "== online =="
 cat /sys/devices/system/node/online
 echo "== meminfo =="
 cat /sys/devices/system/node/node*/meminfo
+echo "== tmp =="
+ls /tmp/in; mount | grep -c " /tmp type tmpfs"
 """
 
 
@@ -81,7 +83,8 @@ def four_nodes(tmp_path_factory):
                            capture_output=True, text=True)
     if build.returncode != 0:
         pytest.skip(f"gcc -fopenmp cannot build numa_smoke.c: {build.stderr.strip()[-300:]}")
-    res = numavm.run(SCRIPT_4NODES, {"/bin/numa_smoke": str(exe)}, nodes=4)
+    files = {"/bin/numa_smoke": str(exe), "/tmp/in/copy": str(SMOKE_SRC)}
+    res = numavm.run(SCRIPT_4NODES, files, nodes=4)
     return res, _sections(res.output)
 
 
@@ -109,6 +112,11 @@ def test_four_nodes_with_requested_memory(four_nodes):
     assert sec["online"].strip() == "0-3"
     _check_node_memory(_node_memtotal_kb(sec["meminfo"]), [256] * 4)
     assert res.boot_seconds > 0 and res.total_seconds >= res.boot_seconds
+
+
+def test_files_under_tmp_survive_the_tmpfs_mount(four_nodes):
+    _, sec = four_nodes
+    assert sec["tmp"] == "copy\n1\n"
 
 
 def test_balancing_on_uneven_nodes_and_failing_rc():
