@@ -74,9 +74,15 @@ trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"   # lets apt's _apt user write there (avoids an unsandboxed-download warning)
 
 kernel_pkg() {
-    # linux-image-amd64 is a metapackage depending on the versioned image.
-    apt-cache depends linux-image-amd64 2>/dev/null |
-        awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9].*-amd64$/ { print $2; exit }'
+    # linux-image-amd64 (Debian) is a metapackage depending on the versioned
+    # image; linux-image-generic is Ubuntu's equivalent.
+    local meta
+    for meta in amd64 generic; do
+        apt-cache depends "linux-image-$meta" 2>/dev/null |
+            awk -v m="$meta" '$1 == "Depends:" && $2 ~ ("^linux-image-(unsigned-)?[0-9].*-" m "$") { print $2; f = 1; exit }
+                              END { exit !f }' && return 0
+    done
+    return 1
 }
 
 download() {  # download PKG into $tmp, retrying once after apt-get update
@@ -91,7 +97,7 @@ if ! have_kernel; then
         apt_update
         pkg="$(kernel_pkg)"
     fi
-    [ -n "$pkg" ] || die "kernel missing: cannot resolve linux-image-amd64 to a versioned linux-image package with apt-cache (see $log)"
+    [ -n "$pkg" ] || die "kernel missing: cannot resolve linux-image-amd64 (or -generic) to a versioned kernel package with apt-cache (see $log)"
     download "$pkg" || die "kernel missing: apt-get download $pkg failed (see $log)"
     deb="$(ls "$tmp"/"$pkg"_*.deb 2>/dev/null | head -n1)"
     [ -n "$deb" ] || die "kernel missing: apt-get download $pkg produced no .deb"
