@@ -411,7 +411,7 @@ def run(script: str, files: dict[str, str] | None = None, *, nodes: int = 4,
         initrd.write_bytes(_build_initramfs(script, files or {}, numa_balancing, begin, end))
         argv = _qemu_argv(prepare_kernel(), initrd, nodes, cpus_per_node, mem,
                           numa_balancing, distances, append, mttcg)
-        console, boot_at, end_at, timed_out, qrc, qerr = _boot(argv, begin, end, timeout, t0)
+        console, boot_at, timed_out, qrc, qerr = _boot(argv, begin, end, timeout, t0)
     total = time.monotonic() - t0
 
     # drop CRs of the serial line and the BIOS's terminal escape sequences
@@ -486,9 +486,8 @@ def _boot(argv: list[str], begin: str, end: str, timeout: float, t0: float):
         for f in (proc.stdout, proc.stderr):
             if f is not None:
                 f.close()
-    end_at = time.monotonic()
     qerr = b"".join(err_chunks).decode("utf-8", "replace")
-    return bytes(buf), (boot_at[0] if boot_at else None), end_at, timed_out, proc.returncode, qerr
+    return bytes(buf), (boot_at[0] if boot_at else None), timed_out, proc.returncode, qerr
 
 
 # --------------------------------------------------------------------------
