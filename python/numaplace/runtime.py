@@ -750,21 +750,23 @@ def plot_stats(all_stats: Sequence[Mapping[str, Any]], names: Sequence[str] | No
     bars, line = fig.subplots(1, 2)
     nodes = max(s["nodes"] for s in all_stats)
     x = np.arange(nodes)
-    series = [(f"{name}: {when}", s[when]) for name, s in zip(names, all_stats) for when in ("before", "after")]
+    # One colour per file (the same in both panels); "before" bars are pale and hatched.
+    series = [(f"{name}: {when}", s[when], f"C{k}", when == "before")
+              for k, (name, s) in enumerate(zip(names, all_stats)) for when in ("before", "after")]
     width = 0.8 / len(series)
-    for i, (label, values) in enumerate(series):
+    for i, (label, values, colour, before) in enumerate(series):
         padded = list(values) + [0] * (nodes - len(values))
-        bars.bar(x + (i - (len(series) - 1) / 2) * width, padded, width, label=label,
-                 hatch="//" if label.endswith("before") else None)
+        bars.bar(x + (i - (len(series) - 1) / 2) * width, padded, width, label=label, color=colour,
+                 alpha=0.4 if before else 1.0, hatch="//" if before else None)
     bars.set_xticks(x, [str(n) for n in range(nodes)])
     bars.set_xlabel("node")
     bars.set_ylabel("pages of managed regions")
     bars.set_title("pages per node, before and after")
     bars.legend(fontsize="small")
-    for name, s in zip(names, all_stats):
+    for k, (name, s) in enumerate(zip(names, all_stats)):
         t = [e["t_s"] for e in s["epochs"]]
         share = [math.nan if e["local_share"] is None else e["local_share"] for e in s["epochs"]]
-        line.plot(t, share, marker="o", label=name)
+        line.plot(t, share, marker="o", label=name, color=f"C{k}")
     line.set_ylim(0, 1.05)
     line.set_xlabel("time (s)")
     line.set_ylabel("local share of samples")
