@@ -287,6 +287,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             parent = Path(args.stats).absolute().parent
             if not parent.is_dir():
                 raise UsageError(f"--stats {args.stats}: directory {parent} does not exist")
+            if Path(args.stats).is_dir():
+                raise UsageError(f"--stats {args.stats}: is a directory (give a file name)")
         lib = rt.find_library()
         env = rt.launch_env(
             lib,

@@ -26,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -155,6 +156,8 @@ def _check_value(kind: dict[str, Any], text: str, default: str) -> str | None:
     if ty == "number":
         lo, hi = float(kind["min"]), float(kind["max"])
         try:
+            if "_" in text or not text.isascii():  # Python's float() takes these, Rust's does not
+                raise ValueError(text)
             v = float(text)
         except ValueError:
             return "expected a number"
@@ -329,7 +332,7 @@ def run_program(argv: Sequence[str], env: Mapping[str, str]) -> int:
         raise RuntimeToolError("no program to run (usage: numaplace run [OPTIONS] -- PROGRAM [ARGS...])")
     exe = resolve_program(argv[0], env)
     try:
-        child = subprocess.Popen([exe, *argv[1:]], env=dict(env), executable=exe)
+        child = subprocess.Popen(list(argv), env=dict(env), executable=exe)  # argv[0] as given
     except FileNotFoundError as e:
         raise ProgramNotFound(f"{argv[0]}: {e.strerror}") from None
     except OSError as e:  # ENOEXEC, EACCES, a missing interpreter
@@ -339,9 +342,10 @@ def run_program(argv: Sequence[str], env: Mapping[str, str]) -> int:
         child.send_signal(signum)
 
     saved = {}
-    for s, handler in ((signal.SIGINT, signal.SIG_IGN), (signal.SIGQUIT, signal.SIG_IGN),
-                       (signal.SIGTERM, forward), (signal.SIGHUP, forward)):
-        saved[s] = signal.signal(s, handler)
+    if threading.current_thread() is threading.main_thread():  # only there can handlers be set
+        for s, handler in ((signal.SIGINT, signal.SIG_IGN), (signal.SIGQUIT, signal.SIG_IGN),
+                           (signal.SIGTERM, forward), (signal.SIGHUP, forward)):
+            saved[s] = signal.signal(s, handler)
     try:
         return exit_status(child.wait())
     finally:

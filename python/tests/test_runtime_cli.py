@@ -311,7 +311,8 @@ def test_report_bad_file_among_good_ones_writes_nothing(cli, tmp_path):
 BAD_PLACEMENTS = ["nearest", "bind:node=x", "bind:core=1", "round-robin:x=1", ":node=1", "bind:node", "bind:node=1,node=2",
                   "bind:node=-1"]
 BAD_DYNAMICS = ["foo", "sampled:x=1", "sampled:mode=record", "sampled:period_ms=0", "sampled:period_ms=abc",
-                "upmlib:threshold=0.5", "kernel:threshold=2", "upmlib:regions=a/b", "sampled:period_ms=", "wildfire:migration=maybe"]
+                "upmlib:threshold=0.5", "kernel:threshold=2", "upmlib:regions=a/b", "sampled:period_ms=", "wildfire:migration=maybe",
+                "sampled:period_ms=1_000", "sampled:period_ms=\uff11", "sampled:period_ms=inf", "sampled:interval=1.5"]
 
 
 @pytest.mark.parametrize("spec", BAD_PLACEMENTS)
@@ -374,6 +375,7 @@ def test_run_bad_options(cli, tmp_path):
     assert_usage_error(cli("run", "--source", "pmu", "--", "true"), "--source")
     assert_usage_error(cli("run", "--min-bytes", "-1", "--", "true"), "--min-bytes -1")
     assert_usage_error(cli("run", "--stats", tmp_path / "no" / "dir" / "s.json", "--", "true"), "does not exist")
+    assert_usage_error(cli("run", "--stats", tmp_path, "--", "true"), "is a directory")
     assert_usage_error(cli("run"), "no program given")
     assert_usage_error(cli("run", "--"), "no program given")
 
@@ -536,10 +538,13 @@ def test_run_defaults_options_and_existing_preload(stand_in, tmp_path):
 
 def test_run_passes_arguments_and_output_through(stand_in, tmp_path):
     lib, _ = stand_in
-    r, _ = run_cli(["run", "--dynamic", "none", "--", "sh", "-c", 'printf "%s|" "$@"; echo err >&2', "x", "a b", "--placement"],
-                {"NUMAPLACE_LIB": lib}, tmp_path)
+    r, _ = run_cli(["run", "--dynamic", "none", "--", "sh", "-c", 'printf "%s|" "$0" "$@"; echo err >&2', "x", "a b",
+                    "--placement"], {"NUMAPLACE_LIB": lib}, tmp_path)
     assert r.returncode == 0, r.stderr
-    assert r.stdout == "a b|--placement|" and r.stderr == "err\n"
+    assert r.stdout == "x|a b|--placement|" and r.stderr == "err\n"
+    # The program's argv[0] is as given, not the resolved path.
+    r, _ = run_cli(["run", "--", "sh", "-c", 'echo "$0"'], {"NUMAPLACE_LIB": lib}, tmp_path)
+    assert r.stdout == "sh\n"
 
 
 def test_run_signal_death_is_128_plus_signal(stand_in, tmp_path):
@@ -572,3 +577,23 @@ def test_launch_env_does_not_touch_the_base():
     assert rt.launch_env("/lib/n.so", base={"LD_PRELOAD": "/lib/n.so"})["LD_PRELOAD"] == "/lib/n.so"
     with pytest.raises(rt.RuntimeToolError, match="source 'pmu'"):
         rt.launch_env("/lib/n.so", source="pmu", base={})
+
+
+def test_run_passes_sigterm_on_and_waits(stand_in, tmp_path):
+    import signal
+    import time
+
+    lib, _ = stand_in
+    ready = tmp_path / "ready"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMAPLACE_")}
+    env["NUMAPLACE_LIB"] = str(lib)
+    script = f"trap 'kill $!; exit 7' TERM; sleep 30 >/dev/null 2>&1 & touch {ready}; wait"
+    with subprocess.Popen([sys.executable, "-m", "numaplace", "run", "--", "sh", "-c", script], env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+        deadline = time.monotonic() + 30
+        while not ready.exists():
+            assert p.poll() is None and time.monotonic() < deadline, p.stderr.read() if p.stderr else ""
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=30)
+    assert p.returncode == 7, err  # the program's trap ran: the launcher passed the signal on
