@@ -328,7 +328,8 @@ def cmd_where(args: argparse.Namespace) -> None:
     from numaplace import runtime as rt
 
     try:
-        w = rt.where(args.pid, min_bytes=args.min_kib * 1024, show_all=args.all)
+        host = rt.host_nodes()
+        w = rt.where(args.pid, min_bytes=args.min_kib * 1024, show_all=args.all, min_nodes=max(host) + 1 if host else 1)
     except rt.RuntimeToolError as e:
         raise UsageError(str(e)) from None
     if args.json:

@@ -468,18 +468,24 @@ def read_numa_maps(pid: int, proc: str | Path = "/proc") -> str:
 
 
 def where(
-    pid: int, *, min_bytes: int = 256 * 1024, show_all: bool = False, proc: str | Path = "/proc"
+    pid: int,
+    *,
+    min_bytes: int = 256 * 1024,
+    show_all: bool = False,
+    proc: str | Path = "/proc",
+    min_nodes: int = 1,
 ) -> dict[str, Any]:
     """How process ``pid``'s resident memory is spread over nodes, as plain data: ``pid``,
     ``nodes`` (node count seen), ``mappings`` (those with at least ``min_bytes`` resident, or
     all if ``show_all``; each with address, name, policy, page_size, pages per node, bytes and
     local_share), ``hidden`` (how many mappings and bytes were left out) and
-    ``total_bytes``/``total_pages`` per node over every mapping.
+    ``total_bytes``/``total_pages`` per node over every mapping. Nodes are counted from the
+    highest ``N<node>`` seen, and at least ``min_nodes`` (e.g. the host's), so empty nodes show.
     """
     maps = parse_numa_maps(read_numa_maps(pid, proc))
     if not maps:
         raise RuntimeToolError(f"process {pid} has no memory mappings (a kernel thread?)")
-    nodes = 1 + max((n for m in maps for n in m.pages), default=0)
+    nodes = max(min_nodes, 1 + max((n for m in maps for n in m.pages), default=0))
     shown = [m for m in maps if show_all or (m.total_pages and m.bytes >= min_bytes)]
     total_bytes = [0] * nodes
     total_pages = [0] * nodes

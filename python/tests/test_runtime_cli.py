@@ -93,6 +93,8 @@ def test_where_on_a_fake_proc(tmp_path):
     assert w["total_bytes"] == [(2 + 4 + 3 + 33) * 4096 + 2**21, 5 * 4096 + 6 * 2**21]
     assert w["hidden"] == {"mappings": 3, "bytes": 2 * 4096}
     assert len(rt.where(42, proc=tmp_path, show_all=True)["mappings"]) == 8
+    wide = rt.where(42, proc=tmp_path, min_nodes=4)
+    assert wide["nodes"] == 4 and wide["total_pages"][2:] == [0, 0] and len(wide["mappings"][0]["pages"]) == 4
 
 
 def test_where_own_pid_has_pages_on_node_0(cli):
