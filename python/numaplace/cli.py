@@ -269,6 +269,122 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
     print(f"wrote {Path(out) / 'index.html'}")
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    """Runs a program under libnumaplace.so; returns the program's exit status."""
+    from numaplace import runtime as rt
+
+    argv = list(args.program)
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    if not argv:
+        raise UsageError("numaplace run: no program given (usage: numaplace run [OPTIONS] -- PROGRAM [ARGS...])")
+    if args.min_bytes < 0:
+        raise UsageError(f"numaplace run: --min-bytes {args.min_bytes}: expected a non-negative integer")
+    try:
+        placement = rt.validate_placement(args.placement, rt.host_nodes())
+        dynamic = rt.validate_dynamic(args.dynamic)
+        if args.stats is not None:
+            parent = Path(args.stats).absolute().parent
+            if not parent.is_dir():
+                raise UsageError(f"--stats {args.stats}: directory {parent} does not exist")
+            if Path(args.stats).is_dir():
+                raise UsageError(f"--stats {args.stats}: is a directory (give a file name)")
+        lib = rt.find_library()
+        env = rt.launch_env(
+            lib,
+            placement=placement,
+            dynamic=dynamic,
+            stats=args.stats,
+            min_bytes=args.min_bytes,
+            source=args.source,
+            verbose=args.verbose,
+        )
+        return rt.run_program(argv, env)
+    except rt.ProgramNotFound as e:
+        print(f"numaplace: error: {e}", file=sys.stderr)
+        return rt.EXIT_NOT_FOUND
+    except rt.ProgramNotExecutable as e:
+        print(f"numaplace: error: {e}", file=sys.stderr)
+        return rt.EXIT_CANNOT_EXECUTE
+    except rt.RuntimeToolError as e:
+        raise UsageError(str(e)) from None
+
+
+def _pid(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a process id (a positive integer)")
+    return int(text)
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.1f}"
+
+
+def _page(size: int) -> str:
+    return f"{size // 2**20}M" if size >= 2**20 and size % 2**20 == 0 else f"{size // 1024}K"
+
+
+def cmd_where(args: argparse.Namespace) -> None:
+    from numaplace import runtime as rt
+
+    try:
+        host = rt.host_nodes()
+        w = rt.where(args.pid, min_bytes=args.min_kib * 1024, show_all=args.all, min_nodes=max(host) + 1 if host else 1)
+    except rt.RuntimeToolError as e:
+        raise UsageError(str(e)) from None
+    if args.json:
+        print(json.dumps(w, indent=2))
+        return
+    nodes = range(w["nodes"])
+    rows = []
+    for m in w["mappings"]:
+        share = "-" if m["local_share"] is None else f"{m['local_share']:.0%} on N{m['largest_node']}"
+        rows.append(
+            [m["address"], m["name"], _page(m["page_size"]), _mib(m["bytes"]), *(f"{p:,}" for p in m["pages"]), share]
+        )
+    rows.append(["total (MiB)", "", "", _mib(sum(w["total_bytes"])), *(_mib(b) for b in w["total_bytes"]), ""])
+    header = ["address", "mapping", "page", "MiB", *(f"N{n} pages" for n in nodes), "largest node"]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    right = {0, 2, 3, *(4 + n for n in nodes)}
+    for r in [header, *rows]:
+        print("  ".join(c.rjust(wd) if i in right else c.ljust(wd) for i, (c, wd) in enumerate(zip(r, widths))).rstrip())
+    h = w["hidden"]
+    if h["mappings"]:
+        print(
+            f"({h['mappings']} mappings with less than {args.min_kib:,} KiB resident not shown, {_mib(h['bytes'])} MiB"
+            " in all; --all shows them)"
+        )
+
+
+def cmd_report(args: argparse.Namespace) -> None:
+    from numaplace import runtime as rt
+
+    try:
+        stats = [rt.load_stats(f) for f in args.files]
+    except rt.RuntimeToolError as e:
+        raise UsageError(str(e)) from None
+    if args.plot:
+        from numaplace.plot import save_png
+
+        out = Path(args.plot)
+        tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
+        try:
+            save_png(rt.plot_stats(stats), tmp)
+            tmp.replace(out)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
+    if args.json:
+        print(json.dumps([rt.summary(s, f) for s, f in zip(stats, args.files)], indent=2))
+    else:
+        print("\n\n".join(rt.format_summary(s, f) for s, f in zip(stats, args.files)))
+        if len(stats) > 1:
+            print()
+            print(rt.format_comparison(stats))
+    if args.plot:
+        print(f"wrote {args.plot}", file=sys.stderr)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from numaplace.api import BINDINGS, DEFAULT_QUANTUM_NS, INITS
     from numaplace.sweep import add_execution_args, add_parser as add_sweep_parser
@@ -362,6 +478,36 @@ def build_parser() -> argparse.ArgumentParser:
     add_execution_args(s)
     s.set_defaults(func=cmd_reproduce)
 
+    s = sub.add_parser(
+        "run",
+        help="run a program under the runtime library (libnumaplace.so)",
+        usage="numaplace run [--placement P] [--dynamic D] [--stats FILE] [--min-bytes N]"
+        " [--source auto|faults|perf] [--verbose] -- PROGRAM [ARGS...]",
+        description="Runs PROGRAM with libnumaplace.so preloaded and exits with its exit status (128 + N if"
+        " signal N killed it; 127 if PROGRAM is not found, 126 if it cannot be executed; 2 for bad options).",
+    )
+    s.add_argument("--placement", default="first-touch", help="NAME[:key=value,...] (default: first-touch)")
+    s.add_argument("--dynamic", default="sampled", help="a dynamic policy NAME[:key=value,...], or none (default: sampled)")
+    s.add_argument("--stats", help="write the library's stats JSON here at exit (default: none)")
+    s.add_argument("--min-bytes", type=int, default=1 << 20, help="manage allocations of at least this many bytes (default 1048576)")
+    s.add_argument("--source", choices=("auto", "faults", "perf"), default="auto", help="where access samples come from")
+    s.add_argument("--verbose", action="store_true", help="the library says on stderr which sample source it uses")
+    s.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
+    s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("where", help="how a running process's memory is spread over NUMA nodes")
+    s.add_argument("pid", type=_pid, metavar="PID")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.add_argument("--all", action="store_true", help="show every mapping, even small or empty ones")
+    s.add_argument("--min-kib", type=int, default=256, help="show mappings with at least this much resident (default 256 KiB)")
+    s.set_defaults(func=cmd_where)
+
+    s = sub.add_parser("report", help="summarise stats files written by the runtime library")
+    s.add_argument("files", nargs="+", metavar="FILE")
+    s.add_argument("--plot", metavar="OUT.png", help="also draw pages per node and local share per epoch")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.set_defaults(func=cmd_report)
+
     add_sweep_parser(sub)
     return p
 
@@ -379,8 +525,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "command", None):
             parser.print_help()
             return EXIT_USAGE
-        args.func(args)
-        return 0
+        status = args.func(args)  # `run` returns its program's exit status
+        return status if isinstance(status, int) else 0
     except UsageError as e:
         print(f"numaplace: error: {e}", file=sys.stderr)
         return EXIT_USAGE

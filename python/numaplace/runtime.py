@@ -1,0 +1,786 @@
+"""Running real programs under the numaplace runtime library, and reading what it reports.
+
+The runtime is ``libnumaplace.so`` (crate ``crates/runtime``): preloaded into a program, it
+manages the program's large allocations, places their pages and moves them while it runs, and
+writes a stats file at exit. This module is the Python side of it:
+
+* :func:`find_library` — where the library is (``$NUMAPLACE_LIB``, the venv, ``target/release``).
+* :func:`validate_placement`, :func:`validate_dynamic` — check a spec as the simulator would.
+* :func:`launch_env`, :func:`run_program` — the environment the library reads, and a launcher
+  that returns the program's exit status (128 + signal for a signal death, as shells do).
+* :func:`parse_numa_maps`, :func:`read_numa_maps`, :func:`where` — how a running process's
+  memory is spread over NUMA nodes, from ``/proc/PID/numa_maps``.
+* :func:`load_stats`, :func:`stats_frame`, :func:`summary`, :func:`plot_stats` — the stats files
+  the library writes (schema version :data:`STATS_VERSION`).
+
+Every error for bad input is a :class:`RuntimeToolError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+STATS_VERSION = 1
+"""The stats-file schema version this module reads."""
+
+LIB_NAME = "libnumaplace.so"
+DEFAULT_DYNAMIC = "sampled"
+DEFAULT_MIN_BYTES = 1 << 20
+SOURCES = ("auto", "faults", "perf")
+EPOCH_KINDS = ("migrate", "timer", "record", "replay", "undo")
+EXIT_NOT_FOUND = 127
+"""``numaplace run``'s status when the program does not exist (as ``env`` and shells)."""
+EXIT_CANNOT_EXECUTE = 126
+"""``numaplace run``'s status when the program exists but cannot be executed."""
+
+# The variables the library reads at load time; the launcher sets or clears every one.
+ENV_VARS = (
+    "NUMAPLACE_PRELOAD",
+    "NUMAPLACE_PLACEMENT",
+    "NUMAPLACE_DYNAMIC",
+    "NUMAPLACE_STATS",
+    "NUMAPLACE_MIN_BYTES",
+    "NUMAPLACE_SOURCE",
+    "NUMAPLACE_VERBOSE",
+)
+
+
+class RuntimeToolError(Exception):
+    """Bad input to the runtime tools: a spec, a library path, a pid, a stats file."""
+
+
+# --- finding the library ---------------------------------------------------------------------
+
+
+def library_candidates(prefix: str | Path | None = None, repo: str | Path | None = None) -> list[Path]:
+    """The default places of the library, in search order: ``<prefix>/lib/numaplace/`` (the
+    installed copy; ``prefix`` defaults to ``sys.prefix``), then ``<repo>/target/release/``
+    (a checkout's build; ``repo`` defaults to two directories above this package)."""
+    prefix = Path(sys.prefix if prefix is None else prefix)
+    repo = Path(__file__).resolve().parents[2] if repo is None else Path(repo)
+    return [prefix / "lib" / "numaplace" / LIB_NAME, repo / "target" / "release" / LIB_NAME]
+
+
+def find_library(
+    env: Mapping[str, str] | None = None, prefix: str | Path | None = None, repo: str | Path | None = None
+) -> Path:
+    """The absolute path of ``libnumaplace.so``: ``$NUMAPLACE_LIB`` if set (it must exist),
+    else the first of :func:`library_candidates` that exists.
+
+    Raises:
+        RuntimeToolError: ``$NUMAPLACE_LIB`` names no file, or no candidate exists.
+    """
+    env = os.environ if env is None else env
+    given = env.get("NUMAPLACE_LIB")
+    if given:
+        p = Path(given)
+        if not p.is_file():
+            raise RuntimeToolError(f"NUMAPLACE_LIB={given}: no such file")
+        return _preloadable(p)
+    tried = library_candidates(prefix, repo)
+    for p in tried:
+        if p.is_file():
+            return _preloadable(p)
+    raise RuntimeToolError(
+        f"runtime library {LIB_NAME} not found (tried {', '.join(map(str, tried))}); "
+        "`make run` builds it, or set NUMAPLACE_LIB to its path"
+    )
+
+
+def _preloadable(p: Path) -> Path:
+    p = p.resolve()
+    if any(c in str(p) for c in ": \t\n"):
+        # ld.so splits LD_PRELOAD at colons and white space.
+        raise RuntimeToolError(f"{p}: a library path in LD_PRELOAD cannot contain ':' or white space")
+    return p
+
+
+# --- checking specs as the simulator does ------------------------------------------------------
+
+
+def _rust_number(v: float) -> str:
+    """``v`` as Rust's ``{}`` prints an ``f64`` (no exponent, no trailing ``.0``)."""
+    if float(v).is_integer():
+        return str(int(v))
+    return format(Decimal(repr(float(v))), "f")
+
+
+def _parse_spec(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """``NAME[:key=value,...]`` split as ``numaplace_model::spec::Spec::parse`` does."""
+    text = text.strip()
+    name, sep, rest = text.partition(":")
+    name = name.strip()
+    if not name:
+        raise RuntimeToolError(f"'{text}': missing name before ':'")
+    params: list[tuple[str, str]] = []
+    if sep:
+        for pair in rest.split(","):
+            pair = pair.strip()
+            if "=" not in pair:
+                raise RuntimeToolError(f"'{text}': parameter '{pair}' is not of the form key=value")
+            k, _, v = pair.partition("=")
+            k, v = k.strip(), v.strip()
+            if not k or not v:
+                raise RuntimeToolError(f"'{text}': parameter '{pair}' needs both a key and a value")
+            if any(pk == k for pk, _ in params):
+                raise RuntimeToolError(f"'{text}': key '{k}' given twice")
+            params.append((k, v))
+    return name, params
+
+
+def _check_value(kind: dict[str, Any], text: str, default: str) -> str | None:
+    """Why ``text`` is not a value of ``kind`` (as ``spec::parse_value``), or None if it is."""
+    if text == "auto" and default == "auto":
+        return None
+    ty = kind["type"]
+    if ty == "integer":
+        digits = text.replace("_", "")
+        ok = digits.lstrip("+").isdigit() and digits.count("+") <= 1 and digits.isascii()
+        return None if ok and int(digits) < 2**64 else "expected a non-negative integer"
+    if ty == "number":
+        lo, hi = float(kind["min"]), float(kind["max"])
+        try:
+            if "_" in text or not text.isascii():  # Python's float() takes these, Rust's does not
+                raise ValueError(text)
+            v = float(text)
+        except ValueError:
+            return "expected a number"
+        if not math.isfinite(v) or v < lo or v > hi:
+            return f"expected a number in [{_rust_number(lo)}, {_rust_number(hi)}]"
+        return None
+    if ty == "word":
+        if text and all(c.isascii() and (c.isalnum() or c in "_-+") for c in text):
+            return None
+        return "expected a word of letters, digits, '_', '-' and '+'"
+    choices = kind.get("choices", [])
+    return None if text in choices else f"expected one of: {', '.join(choices)}"
+
+
+def _validate(spec: str, what: str, plugins: list[dict[str, Any]]) -> tuple[str, dict[str, str]]:
+    name, params = _parse_spec(spec)
+    known = {p["name"]: p for p in plugins}
+    if name not in known:
+        raise RuntimeToolError(f"unknown {what} '{name}' (known: {', '.join(sorted(known))})")
+    decls = known[name]["params"]
+    for k, _ in params:
+        if not any(d["name"] == k for d in decls):
+            valid = (
+                "it takes no parameters" if not decls else f"valid keys: {', '.join(d['name'] for d in decls)}"
+            )
+            raise RuntimeToolError(f"{what} '{name}': unknown parameter '{k}' ({valid})")
+    given = dict(params)
+    values: dict[str, str] = {}
+    for d in decls:
+        text = given.get(d["name"], d["default"])
+        why = _check_value(d["kind"], text, d["default"])
+        if why:
+            raise RuntimeToolError(f"{what} '{name}': {d['name']}={text}: {why}")
+        values[d["name"]] = text
+    return name, values
+
+
+def host_nodes(sysfs: str | Path = "/sys/devices/system/node") -> list[int] | None:
+    """The online NUMA nodes of this host (from sysfs), or None if that cannot be read."""
+    try:
+        text = (Path(sysfs) / "online").read_text().strip()
+    except OSError:
+        return None
+    nodes: list[int] = []
+    try:
+        for part in filter(None, text.split(",")):
+            lo, _, hi = part.partition("-")
+            nodes.extend(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        return None
+    return nodes
+
+
+def validate_placement(spec: str, nodes: Sequence[int] | None = None) -> str:
+    """Checks a placement spec as the simulator does (name, keys, value types and ranges) and
+    returns it stripped. ``bind:node=N`` is also checked against ``nodes`` (the host's online
+    nodes, if known). Checks that need the program's memory are left to the library.
+
+    Raises:
+        RuntimeToolError: with the same message ``numaplace sim --placement`` gives.
+    """
+    import numaplace
+
+    name, values = _validate(spec, "placement", numaplace.placements())
+    if name == "bind" and nodes:
+        node = int(values["node"].replace("_", ""))
+        if node not in nodes:
+            have = f"0..{max(nodes)}" if list(nodes) == list(range(max(nodes) + 1)) else ",".join(map(str, nodes))
+            raise RuntimeToolError(f"placement 'bind': node={node}: this host has nodes {have}")
+    return spec.strip()
+
+
+def validate_dynamic(spec: str) -> str:
+    """Checks a dynamic-policy spec as the simulator does and returns it stripped; ``none``
+    (no dynamic policy) is accepted too. Checks that need the program (e.g. ``upmlib``'s
+    region names) are left to the library.
+
+    Raises:
+        RuntimeToolError: with the same message ``numaplace sim --dynamic`` gives.
+    """
+    import numaplace
+
+    if spec.strip() == "none":
+        return "none"
+    _validate(spec, "dynamic policy", numaplace.policies())
+    return spec.strip()
+
+
+# --- launching -------------------------------------------------------------------------------
+
+
+def launch_env(
+    lib: str | Path,
+    *,
+    placement: str = "first-touch",
+    dynamic: str = DEFAULT_DYNAMIC,
+    stats: str | Path | None = None,
+    min_bytes: int = DEFAULT_MIN_BYTES,
+    source: str = "auto",
+    verbose: bool = False,
+    base: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment to run a program under the library: ``base`` (default ``os.environ``)
+    with ``lib`` prepended to ``LD_PRELOAD`` (once) and every ``NUMAPLACE_*`` variable the
+    library reads set, or removed when not wanted (no stats file, not verbose), so nothing
+    stale is inherited. ``stats`` is made absolute: the program may change directory."""
+    if source not in SOURCES:
+        raise RuntimeToolError(f"source '{source}': expected one of: {', '.join(SOURCES)}")
+    if isinstance(min_bytes, bool) or not isinstance(min_bytes, int) or min_bytes < 0:
+        raise RuntimeToolError(f"min-bytes {min_bytes!r}: expected a non-negative integer")
+    env = dict(os.environ if base is None else base)
+    lib = str(lib)
+    rest = [p for p in re.split(r"[:\s]+", env.get("LD_PRELOAD", "")) if p and p != lib]
+    env["LD_PRELOAD"] = ":".join([lib, *rest])
+    for k in ENV_VARS:
+        env.pop(k, None)
+    env["NUMAPLACE_PRELOAD"] = "1"
+    env["NUMAPLACE_PLACEMENT"] = placement
+    env["NUMAPLACE_DYNAMIC"] = dynamic
+    env["NUMAPLACE_MIN_BYTES"] = str(min_bytes)
+    env["NUMAPLACE_SOURCE"] = source
+    if stats is not None:
+        env["NUMAPLACE_STATS"] = str(Path(stats).absolute())
+    if verbose:
+        env["NUMAPLACE_VERBOSE"] = "1"
+    return env
+
+
+def resolve_program(program: str, env: Mapping[str, str]) -> str:
+    """The executable ``program`` names: a path if it has a ``/``, else looked up on ``PATH``.
+
+    Raises:
+        ProgramNotFound, ProgramNotExecutable
+    """
+    if "/" in program:
+        p = Path(program)
+        if not p.exists():
+            raise ProgramNotFound(f"{program}: no such file")
+        if p.is_dir() or not os.access(p, os.X_OK):
+            raise ProgramNotExecutable(f"{program}: not an executable file")
+        return program
+    found = shutil.which(program, path=env.get("PATH", os.defpath))
+    if found is None:
+        raise ProgramNotFound(f"{program}: command not found")
+    return found
+
+
+class ProgramNotFound(RuntimeToolError):
+    """The program to run does not exist (``numaplace run`` exits with 127)."""
+
+
+class ProgramNotExecutable(RuntimeToolError):
+    """The program exists but cannot be executed (``numaplace run`` exits with 126)."""
+
+
+def exit_status(returncode: int) -> int:
+    """A child's status as a shell reports it: its exit code, or 128 + N for death by signal N."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def run_program(argv: Sequence[str], env: Mapping[str, str]) -> int:
+    """Runs ``argv`` with ``env`` and returns its :func:`exit_status`.
+
+    While it runs, SIGINT and SIGQUIT are ignored here (the terminal sends them to the program
+    too, and the program decides), and SIGTERM and SIGHUP are passed on to it, so the launcher
+    never exits before the program it started.
+
+    Raises:
+        ProgramNotFound, ProgramNotExecutable
+    """
+    if not argv:
+        raise RuntimeToolError("no program to run (usage: numaplace run [OPTIONS] -- PROGRAM [ARGS...])")
+    exe = resolve_program(argv[0], env)
+    try:
+        child = subprocess.Popen(list(argv), env=dict(env), executable=exe)  # argv[0] as given
+    except FileNotFoundError as e:
+        raise ProgramNotFound(f"{argv[0]}: {e.strerror}") from None
+    except OSError as e:  # ENOEXEC, EACCES, a missing interpreter
+        raise ProgramNotExecutable(f"{argv[0]}: {e.strerror or e}") from None
+
+    def forward(signum: int, _frame: object) -> None:
+        child.send_signal(signum)
+
+    saved = {}
+    if threading.current_thread() is threading.main_thread():  # only there can handlers be set
+        for s, handler in ((signal.SIGINT, signal.SIG_IGN), (signal.SIGQUIT, signal.SIG_IGN),
+                           (signal.SIGTERM, forward), (signal.SIGHUP, forward)):
+            saved[s] = signal.signal(s, handler)
+    try:
+        return exit_status(child.wait())
+    finally:
+        for s, h in saved.items():
+            signal.signal(s, h)
+
+
+# --- /proc/PID/numa_maps -----------------------------------------------------------------------
+
+_NODE_KEY = re.compile(r"^N(\d+)$")
+_OCTAL = re.compile(r"\\([0-7]{3})")
+
+
+@dataclass
+class NumaMapping:
+    """One line of ``numa_maps``: a mapping, its policy, and its resident pages per node."""
+
+    address: int
+    policy: str
+    name: str
+    """``file=`` path, ``[heap]``, ``[stack]``, ``[huge]`` (hugetlbfs without a file) or ``[anon]``."""
+    page_size: int
+    """Bytes per page counted in ``pages`` (``kernelpagesize_kB``)."""
+    pages: dict[int, int] = field(default_factory=dict)
+    """Resident pages per node (``N<node>=<pages>``); empty when nothing is resident."""
+    flags: dict[str, str] = field(default_factory=dict)
+    """Every other ``key=value`` (``anon``, ``dirty``, ``mapped``...) and bare word (``huge``)."""
+
+    @property
+    def total_pages(self) -> int:
+        return sum(self.pages.values())
+
+    @property
+    def bytes(self) -> int:
+        return self.total_pages * self.page_size
+
+    @property
+    def largest_node(self) -> int | None:
+        return max(self.pages, key=lambda n: (self.pages[n], -n)) if self.pages else None
+
+    @property
+    def local_share(self) -> float | None:
+        """The share of the pages on the node holding most of them (None if none resident)."""
+        total = self.total_pages
+        return max(self.pages.values()) / total if total else None
+
+
+
+def parse_numa_maps(text: str) -> list[NumaMapping]:
+    """Parses the text of ``/proc/PID/numa_maps`` (proc(5)): one mapping per line,
+    ``ADDRESS POLICY [key=value | word]...``. Pages are counted in units of the mapping's
+    ``kernelpagesize_kB`` (4 KiB if absent). A file name's escaped characters (``\\040``...)
+    are decoded.
+
+    Raises:
+        RuntimeToolError: a line without an address and a policy, or a bad ``N<node>=`` count.
+    """
+    out: list[NumaMapping] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        words = line.split()
+        if len(words) < 2:
+            raise RuntimeToolError(f"numa_maps line {lineno}: expected 'ADDRESS POLICY ...': {line!r}")
+        try:
+            address = int(words[0], 16)
+        except ValueError:
+            raise RuntimeToolError(f"numa_maps line {lineno}: bad address {words[0]!r}") from None
+        m = NumaMapping(address=address, policy=words[1], name="", page_size=4096)
+        kinds: list[str] = []
+        for w in words[2:]:
+            key, eq, value = w.partition("=")
+            node = _NODE_KEY.match(key)
+            if node and eq:
+                if not value.isdigit():
+                    raise RuntimeToolError(f"numa_maps line {lineno}: bad page count {w!r}")
+                m.pages[int(node.group(1))] = int(value)
+            elif key == "kernelpagesize_kB" and value.isdigit():
+                m.page_size = int(value) * 1024
+            elif key == "file" and eq:
+                m.name = _OCTAL.sub(lambda g: chr(int(g.group(1), 8)), value)
+            elif not eq:
+                kinds.append(key)
+                m.flags[key] = ""
+            else:
+                m.flags[key] = value
+        if not m.name:
+            for k in ("heap", "stack", "huge"):
+                if k in kinds:
+                    m.name = f"[{k}]"
+                    break
+            else:
+                m.name = "[anon]"
+        out.append(m)
+    return out
+
+
+def read_numa_maps(pid: int, proc: str | Path = "/proc") -> str:
+    """The text of ``/proc/PID/numa_maps``.
+
+    Raises:
+        RuntimeToolError: no such process, no permission, or a kernel without NUMA support.
+    """
+    base = Path(proc) / str(pid)
+    path = base / "numa_maps"
+    try:
+        return path.read_text(errors="surrogateescape")
+    except FileNotFoundError:
+        if not base.exists():
+            raise RuntimeToolError(f"no process with pid {pid}") from None
+        raise RuntimeToolError(f"{path} does not exist: this kernel has no NUMA support (CONFIG_NUMA)") from None
+    except PermissionError:
+        raise RuntimeToolError(
+            f"cannot read {path}: permission denied (process {pid} belongs to another user; try as its owner or root)"
+        ) from None
+    except ProcessLookupError:
+        raise RuntimeToolError(f"process {pid} exited while its numa_maps was being read") from None
+    except OSError as e:
+        raise RuntimeToolError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def where(
+    pid: int,
+    *,
+    min_bytes: int = 256 * 1024,
+    show_all: bool = False,
+    proc: str | Path = "/proc",
+    min_nodes: int = 1,
+) -> dict[str, Any]:
+    """How process ``pid``'s resident memory is spread over nodes, as plain data: ``pid``,
+    ``nodes`` (node count seen), ``mappings`` (those with at least ``min_bytes`` resident, or
+    all if ``show_all``; each with address, name, policy, page_size, pages per node, bytes and
+    local_share), ``hidden`` (how many mappings and bytes were left out) and
+    ``total_bytes``/``total_pages`` per node over every mapping. Nodes are counted from the
+    highest ``N<node>`` seen, and at least ``min_nodes`` (e.g. the host's), so empty nodes show.
+    """
+    maps = parse_numa_maps(read_numa_maps(pid, proc))
+    if not maps:
+        raise RuntimeToolError(f"process {pid} has no memory mappings (a kernel thread?)")
+    nodes = max(min_nodes, 1 + max((n for m in maps for n in m.pages), default=0))
+    shown = [m for m in maps if show_all or (m.total_pages and m.bytes >= min_bytes)]
+    total_bytes = [0] * nodes
+    total_pages = [0] * nodes
+    for m in maps:
+        for n, c in m.pages.items():
+            total_bytes[n] += c * m.page_size
+            total_pages[n] += c
+    return {
+        "pid": pid,
+        "nodes": nodes,
+        "mappings": [
+            {
+                "address": f"0x{m.address:x}",
+                "name": m.name,
+                "policy": m.policy,
+                "page_size": m.page_size,
+                "pages": [m.pages.get(n, 0) for n in range(nodes)],
+                "bytes": m.bytes,
+                "largest_node": m.largest_node,
+                "local_share": m.local_share,
+            }
+            for m in shown
+        ],
+        "hidden": {"mappings": len(maps) - len(shown), "bytes": sum(m.bytes for m in maps) - sum(m.bytes for m in shown)},
+        "total_bytes": total_bytes,
+        "total_pages": total_pages,
+    }
+
+
+# --- stats files -----------------------------------------------------------------------------
+
+_NUM = (int, float)
+_TOP_KEYS: dict[str, Any] = {
+    "program": str,
+    "pid": int,
+    "nodes": int,
+    "page_size": int,
+    "source": str,
+    "source_reason": str,
+    "placement": str,
+    "dynamic": str,
+    "regions": list,
+    "before": "nodes",
+    "after": "nodes",
+    "faults_sampled": int,
+    "samples_local": int,
+    "pages_moved": int,
+    "move_failures": int,
+    "busy_retries": int,
+    "fallbacks": int,
+    "invocations": int,
+    "time_sampling_s": _NUM,
+    "time_migrating_s": _NUM,
+    "wall_s": _NUM,
+    "epochs": list,
+}
+_REGION_KEYS: dict[str, Any] = {
+    "name": str, "address": str, "bytes": int, "pages": int, "before": "nodes", "after": "nodes",
+}
+_EPOCH_KEYS: dict[str, Any] = {
+    "t_s": _NUM, "kind": str, "samples": int, "local_share": "share", "moved": int, "per_node": "nodes",
+}
+_TYPE_WORDS = {str: "a string", int: "an integer", list: "a list", _NUM: "a number"}
+
+
+def _check_keys(path: str, obj: Any, keys: dict[str, Any], at: str, nodes: int | None) -> None:
+    if not isinstance(obj, dict):
+        raise RuntimeToolError(f"{path}: {at or 'the file'} is not a JSON object")
+    for key, ty in keys.items():
+        name = f"{at}.{key}" if at else key
+        if key not in obj:
+            raise RuntimeToolError(f"{path}: missing key '{name}'")
+        v = obj[key]
+        if ty == "nodes":
+            ok = isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v)
+            if not ok:
+                raise RuntimeToolError(f"{path}: key '{name}' should be a list of page counts")
+            if nodes is not None and len(v) != nodes:
+                raise RuntimeToolError(f"{path}: key '{name}' has {len(v)} entries for {nodes} nodes")
+        elif ty == "share":
+            ok = v is None or (isinstance(v, _NUM) and not isinstance(v, bool) and 0 <= v <= 1)
+            if not ok:
+                raise RuntimeToolError(f"{path}: key '{name}' should be a number in [0, 1] or null")
+        elif isinstance(v, bool) or not isinstance(v, ty):
+            raise RuntimeToolError(f"{path}: key '{name}' should be {_TYPE_WORDS[ty]}, not {json.dumps(v)[:40]}")
+
+
+def load_stats(path: str | Path) -> dict[str, Any]:
+    """Reads and checks a stats file the library wrote (schema version :data:`STATS_VERSION`).
+
+    Raises:
+        RuntimeToolError: the file cannot be read, is not JSON, has another schema version,
+            lacks a key or has a value of the wrong type (the message names the file and key).
+    """
+    p = str(path)
+    try:
+        text = Path(path).read_text()
+    except OSError as e:
+        raise RuntimeToolError(f"{p}: cannot read: {e.strerror or e}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RuntimeToolError(f"{p}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except UnicodeDecodeError:
+        raise RuntimeToolError(f"{p}: not valid JSON: not UTF-8 text") from None
+    if not isinstance(data, dict):
+        raise RuntimeToolError(f"{p}: not a numaplace stats file (expected a JSON object)")
+    if "numaplace_stats" not in data:
+        raise RuntimeToolError(f"{p}: missing key 'numaplace_stats' (not a numaplace stats file?)")
+    version = data["numaplace_stats"]
+    if version != STATS_VERSION or isinstance(version, bool):
+        raise RuntimeToolError(
+            f"{p}: key 'numaplace_stats' is {json.dumps(version)}: this numaplace reads version {STATS_VERSION}"
+        )
+    _check_keys(p, data, {"nodes": int}, "", None)
+    nodes = data["nodes"]
+    if nodes < 1:
+        raise RuntimeToolError(f"{p}: key 'nodes' should be at least 1, not {nodes}")
+    _check_keys(p, data, _TOP_KEYS, "", nodes)
+    for i, r in enumerate(data["regions"]):
+        _check_keys(p, r, _REGION_KEYS, f"regions[{i}]", nodes)
+    for i, e in enumerate(data["epochs"]):
+        _check_keys(p, e, _EPOCH_KEYS, f"epochs[{i}]", nodes)
+    return data
+
+
+def _label(stats: Mapping[str, Any]) -> str:
+    return f"{Path(stats['program']).name} ({stats['dynamic'].split(':', 1)[0]})"
+
+
+def labels(all_stats: Sequence[Mapping[str, Any]]) -> list[str]:
+    """A column label per stats file, ``program (dynamic)``, numbered when two would be equal."""
+    base = [_label(s) for s in all_stats]
+    return [f"{b} #{i + 1}" if base.count(b) > 1 else b for i, b in enumerate(base)]
+
+
+STATS_FRAME_COLUMNS = ["file", "program", "dynamic", "epoch", "t_s", "kind", "samples", "local_share", "moved"]
+
+
+def stats_frame(paths: Iterable[str | Path]) -> pd.DataFrame:
+    """One row per epoch of every stats file: file, program, dynamic, epoch (index within its
+    file), t_s, kind, samples, local_share (NaN when unknown), moved.
+
+    Raises:
+        RuntimeToolError: as :func:`load_stats`.
+    """
+    import pandas as pd
+
+    rows = []
+    for path in paths:
+        s = load_stats(path)
+        for i, e in enumerate(s["epochs"]):
+            rows.append({
+                "file": str(path), "program": s["program"], "dynamic": s["dynamic"], "epoch": i,
+                "t_s": float(e["t_s"]), "kind": e["kind"], "samples": e["samples"],
+                "local_share": math.nan if e["local_share"] is None else float(e["local_share"]),
+                "moved": e["moved"],
+            })
+    frame = pd.DataFrame(rows, columns=STATS_FRAME_COLUMNS)
+    return frame.astype({"epoch": "int64", "samples": "int64", "moved": "int64", "t_s": "float64",
+                         "local_share": "float64"})
+
+
+def overall_local_share(stats: Mapping[str, Any]) -> float | None:
+    """The share of all samples that came from the node holding the page (None if no samples)."""
+    n = stats["faults_sampled"]
+    return stats["samples_local"] / n if n else None
+
+
+def summary(stats: Mapping[str, Any], path: str | Path | None = None) -> dict[str, Any]:
+    """The figures ``numaplace report`` prints for one stats file, as plain data."""
+    wall = stats["wall_s"]
+    return {
+        "file": None if path is None else str(path),
+        "program": stats["program"],
+        "pid": stats["pid"],
+        "nodes": stats["nodes"],
+        "source": stats["source"],
+        "source_reason": stats["source_reason"],
+        "placement": stats["placement"],
+        "dynamic": stats["dynamic"],
+        "regions": len(stats["regions"]),
+        "pages_moved": stats["pages_moved"],
+        "move_failures": stats["move_failures"],
+        "faults_sampled": stats["faults_sampled"],
+        "samples_local": stats["samples_local"],
+        "local_share": overall_local_share(stats),
+        "time_sampling_s": stats["time_sampling_s"],
+        "time_migrating_s": stats["time_migrating_s"],
+        "wall_s": wall,
+        "overhead_share": (stats["time_sampling_s"] + stats["time_migrating_s"]) / wall if wall else None,
+        "before": list(stats["before"]),
+        "after": list(stats["after"]),
+        "epochs": [dict(e) for e in stats["epochs"]],
+    }
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1%}"
+
+
+def _secs(v: float, wall: float) -> str:
+    return f"{v:.3f} s ({v / wall:.1%} of wall)" if wall else f"{v:.3f} s"
+
+
+def _table(rows: list[list[str]], header: list[str], right: Sequence[bool] | None = None) -> list[str]:
+    right = right or [False] * len(header)
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    return [
+        "  ".join(c.rjust(w) if rj else c.ljust(w) for c, w, rj in zip(r, widths, right)).rstrip()
+        for r in [header, *rows]
+    ]
+
+
+def format_summary(stats: Mapping[str, Any], path: str | Path) -> str:
+    """The text ``numaplace report`` prints for one stats file."""
+    s = summary(stats, path)
+    wall = s["wall_s"]
+    lines = [
+        f"== {path}",
+        f"program       {s['program']} (pid {s['pid']})",
+        f"source        {s['source']}: {s['source_reason']}",
+        f"placement     {s['placement']}",
+        f"dynamic       {s['dynamic']}",
+        f"regions       {s['regions']} managed",
+        f"pages moved   {s['pages_moved']:,} ({s['move_failures']:,} failures, {stats['busy_retries']:,} busy retries,"
+        f" {stats['fallbacks']:,} fallbacks) in {stats['invocations']:,} invocations",
+        f"samples       {s['faults_sampled']:,} ({_pct(s['local_share'])} local)",
+        f"time          wall {wall:.3f} s; sampling {_secs(s['time_sampling_s'], wall)};"
+        f" migrating {_secs(s['time_migrating_s'], wall)}",
+        "",
+    ]
+    rows = [[str(n), f"{b:,}", f"{a:,}", f"{a - b:+,}"] for n, (b, a) in enumerate(zip(s["before"], s["after"]))]
+    rows.append(["all", f"{sum(s['before']):,}", f"{sum(s['after']):,}", f"{sum(s['after']) - sum(s['before']):+,}"])
+    lines += _table(rows, ["node", "pages before", "pages after", "change"], [True] * 4)
+    lines.append("")
+    if s["epochs"]:
+        rows = [
+            [str(i), f"{e['t_s']:.3f}", e["kind"], f"{e['samples']:,}", _pct(e["local_share"]), f"{e['moved']:,}"]
+            for i, e in enumerate(s["epochs"])
+        ]
+        lines += _table(rows, ["epoch", "t (s)", "kind", "samples", "local", "moved"], [True, True, False, True, True, True])
+    else:
+        lines.append("no epochs")
+    return "\n".join(lines)
+
+
+def format_comparison(all_stats: Sequence[Mapping[str, Any]]) -> str:
+    """Local share of samples per epoch index, one column per stats file."""
+    cols = labels(all_stats)
+    n = max((len(s["epochs"]) for s in all_stats), default=0)
+    rows = [
+        [str(i)] + [_pct(s["epochs"][i]["local_share"]) if i < len(s["epochs"]) else "" for s in all_stats]
+        for i in range(n)
+    ]
+    rows.append(["all"] + [_pct(overall_local_share(s)) for s in all_stats])
+    return "\n".join(["local share of samples per epoch", *_table(rows, ["epoch", *cols], [True] * (len(cols) + 1))])
+
+
+def plot_stats(all_stats: Sequence[Mapping[str, Any]], names: Sequence[str] | None = None) -> Figure:
+    """A figure of two panels: pages per node before and after (bars, per file) and the local
+    share of samples per epoch against time (a line per file)."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from numaplace.plot import DPI, FIGSIZE
+
+    names = list(names) if names is not None else labels(all_stats)
+    fig = Figure(figsize=(FIGSIZE[0] * 1.6, FIGSIZE[1]), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    bars, line = fig.subplots(1, 2)
+    nodes = max(s["nodes"] for s in all_stats)
+    x = np.arange(nodes)
+    # One colour per file (the same in both panels); "before" bars are pale and hatched.
+    series = [(f"{name}: {when}", s[when], f"C{k}", when == "before")
+              for k, (name, s) in enumerate(zip(names, all_stats)) for when in ("before", "after")]
+    width = 0.8 / len(series)
+    for i, (label, values, colour, before) in enumerate(series):
+        padded = list(values) + [0] * (nodes - len(values))
+        bars.bar(x + (i - (len(series) - 1) / 2) * width, padded, width, label=label, color=colour,
+                 alpha=0.4 if before else 1.0, hatch="//" if before else None)
+    bars.set_xticks(x, [str(n) for n in range(nodes)])
+    bars.set_xlabel("node")
+    bars.set_ylabel("pages of managed regions")
+    bars.set_title("pages per node, before and after")
+    bars.legend(fontsize="small")
+    for k, (name, s) in enumerate(zip(names, all_stats)):
+        t = [e["t_s"] for e in s["epochs"]]
+        share = [math.nan if e["local_share"] is None else e["local_share"] for e in s["epochs"]]
+        line.plot(t, share, marker="o", label=name, color=f"C{k}")
+    line.set_ylim(0, 1.05)
+    line.set_xlabel("time (s)")
+    line.set_ylabel("local share of samples")
+    line.set_title("local share per epoch")
+    if any(s["epochs"] for s in all_stats):
+        line.legend(fontsize="small")
+    return fig

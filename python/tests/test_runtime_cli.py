@@ -1,0 +1,601 @@
+"""Tests of the runtime tools: ``numaplace run``, ``where`` and ``report`` and ``numaplace.runtime``.
+
+The runtime library itself is not needed: ``run`` is tested with a stand-in shared object
+compiled here with gcc, whose constructor records the environment it was loaded with.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import numaplace
+from numaplace import runtime as rt
+
+
+
+def assert_usage_error(run, *needles: str) -> str:
+    """The one-line error contract of the CLI (as in test_cli.py): status 2, one
+    ``numaplace: error:`` line naming every needle, nothing on stdout, no traceback."""
+    assert run.returncode == 2, (run.returncode, run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr and run.stdout == "", (run.stdout, run.stderr)
+    assert len(run.stderr_lines) == 1, run.stderr
+    line = run.stderr_lines[0]
+    assert line.startswith("numaplace: error:"), line
+    for needle in needles:
+        assert str(needle) in line, f"{needle!r} not in {line!r}"
+    return line
+
+# --- numa_maps ---------------------------------------------------------------------------------
+
+NUMA_MAPS = """\
+55e1c35fb000 default file=/usr/bin/head mapped=2 N0=2 kernelpagesize_kB=4
+55e1d11cb000 default heap anon=4 dirty=4 active=0 N0=4 kernelpagesize_kB=4
+7f0000000000 interleave:0-1 anon=8 dirty=8 N0=3 N1=5 kernelpagesize_kB=4
+7f2000000000 bind:1 file=/dev/hugepages/buf huge dirty=3 N0=1 N1=2 kernelpagesize_kB=2048
+7f4000000000 default huge anon=4 dirty=4 N1=4 kernelpagesize_kB=2048
+7fadf7f92000 default
+7fadf7f96000 default file=/tmp/with\\040space\\012name
+7ffc1a2b3000 default stack anon=33 dirty=33 N0=33 kernelpagesize_kB=4
+"""
+
+
+def test_parse_numa_maps():
+    maps = rt.parse_numa_maps(NUMA_MAPS)
+    assert [m.name for m in maps] == [
+        "/usr/bin/head", "[heap]", "[anon]", "/dev/hugepages/buf", "[huge]", "[anon]", "/tmp/with space\nname", "[stack]",
+    ]
+    head, heap, inter, hugefile, hugeanon, empty, spaced, stack = maps
+    assert head.address == 0x55E1C35FB000 and head.policy == "default" and head.pages == {0: 2}
+    assert head.flags["mapped"] == "2" and head.page_size == 4096
+    assert heap.pages == {0: 4} and heap.bytes == 4 * 4096
+    assert inter.policy == "interleave:0-1" and inter.pages == {0: 3, 1: 5}
+    assert inter.total_pages == 8 and inter.largest_node == 1 and inter.local_share == pytest.approx(5 / 8)
+    assert hugefile.page_size == 2 * 2**20 and hugefile.pages == {0: 1, 1: 2} and hugefile.bytes == 3 * 2**21
+    assert "huge" in hugefile.flags and hugefile.policy == "bind:1"
+    assert hugeanon.pages == {1: 4} and hugeanon.bytes == 8 * 2**20 and hugeanon.local_share == 1.0
+    # No N entries: nothing resident.
+    for m in (empty, spaced):
+        assert m.pages == {} and m.total_pages == 0 and m.bytes == 0
+        assert m.local_share is None and m.largest_node is None
+    assert empty.page_size == 4096
+    assert stack.pages == {0: 33}
+
+
+def test_parse_numa_maps_equal_nodes_picks_lowest():
+    (m,) = rt.parse_numa_maps("7f0000000000 default anon=4 N0=2 N1=2 kernelpagesize_kB=4\n")
+    assert m.largest_node == 0 and m.local_share == 0.5
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [("7f0000000000\n", "line 1"), ("zzz default N0=1\n", "bad address"), ("\n7f00 default N0=x\n", "line 2")],
+)
+def test_parse_numa_maps_bad_lines(text, needle):
+    with pytest.raises(rt.RuntimeToolError, match=needle):
+        rt.parse_numa_maps(text)
+
+
+def test_where_on_a_fake_proc(tmp_path):
+    (tmp_path / "42").mkdir()
+    (tmp_path / "42" / "numa_maps").write_text(NUMA_MAPS)
+    w = rt.where(42, proc=tmp_path, min_bytes=16 * 1024)
+    assert w["nodes"] == 2
+    assert [m["name"] for m in w["mappings"]] == ["[heap]", "[anon]", "/dev/hugepages/buf", "[huge]", "[stack]"]
+    assert w["total_pages"] == [2 + 4 + 3 + 1 + 33, 5 + 2 + 4]
+    assert w["total_bytes"] == [(2 + 4 + 3 + 33) * 4096 + 2**21, 5 * 4096 + 6 * 2**21]
+    assert w["hidden"] == {"mappings": 3, "bytes": 2 * 4096}
+    assert len(rt.where(42, proc=tmp_path, show_all=True)["mappings"]) == 8
+    wide = rt.where(42, proc=tmp_path, min_nodes=4)
+    assert wide["nodes"] == 4 and wide["total_pages"][2:] == [0, 0] and len(wide["mappings"][0]["pages"]) == 4
+
+
+def test_where_own_pid_has_pages_on_node_0(cli):
+    r = cli("where", str(os.getpid()), "--json")
+    assert r.returncode == 0, r.stderr
+    w = json.loads(r.stdout)
+    assert w["pid"] == os.getpid()
+    assert w["total_pages"][0] > 0 and w["total_bytes"][0] > 0
+    assert w["mappings"], "a Python process has mappings of at least 256 KiB"
+    assert any(m["pages"][0] > 0 for m in w["mappings"])
+
+    r = cli("where", str(os.getpid()))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].split()[:4] == ["address", "mapping", "page", "MiB"] and "N0 pages" in lines[0]
+    total = next(line for line in lines if line.startswith("total (MiB)") or line.strip().startswith("total (MiB)"))
+    mib = w["total_bytes"][0] / 2**20
+    assert f"{mib:,.1f}" in total
+    assert any("[heap]" in line or "python" in line for line in lines)
+
+
+def test_where_all_shows_more(cli):
+    few = json.loads(cli("where", str(os.getpid()), "--json").stdout)
+    every = json.loads(cli("where", str(os.getpid()), "--json", "--all").stdout)
+    assert len(every["mappings"]) > len(few["mappings"]) and every["hidden"]["mappings"] == 0
+
+
+@pytest.mark.parametrize(("pid", "needle"), [("abc", "'abc' is not a process id"), ("0", "'0'"), ("-5", "PID")])
+def test_where_bad_pid_argument(cli, pid, needle):
+    assert_usage_error(cli("where", pid), needle)
+
+
+def test_where_missing_process(cli):
+    pid = 2**22 + 12345  # above the largest pid_max (2^22)
+    assert_usage_error(cli("where", str(pid)), f"no process with pid {pid}")
+
+
+def test_where_errors_without_numa_or_permission(tmp_path):
+    (tmp_path / "7").mkdir()
+    with pytest.raises(rt.RuntimeToolError, match="no NUMA support"):
+        rt.read_numa_maps(7, proc=tmp_path)
+    if os.geteuid() != 0:
+        (tmp_path / "7" / "numa_maps").write_text("")
+        (tmp_path / "7" / "numa_maps").chmod(0)
+        with pytest.raises(rt.RuntimeToolError, match="permission denied"):
+            rt.read_numa_maps(7, proc=tmp_path)
+    (tmp_path / "8").mkdir()
+    (tmp_path / "8" / "numa_maps").write_text("")
+    with pytest.raises(rt.RuntimeToolError, match="no memory mappings"):
+        rt.where(8, proc=tmp_path)
+
+
+# --- stats files and report ---------------------------------------------------------------------
+
+STATS = {
+    "numaplace_stats": 1, "program": "/opt/bench/stream", "pid": 4242, "nodes": 4, "page_size": 4096,
+    "source": "hinting-faults", "source_reason": "perf_event: no precise memory sampling (test)",
+    "placement": "first-touch", "dynamic": "sampled:mode=interval,period_ms=100",
+    "regions": [{"name": "malloc#0", "address": "0x7f0000000000", "bytes": 8388608, "pages": 2048,
+                 "before": [2048, 0, 0, 0], "after": [512, 512, 512, 512]}],
+    "before": [2048, 0, 0, 0], "after": [512, 512, 512, 512],
+    "faults_sampled": 10240, "samples_local": 7000,
+    "pages_moved": 1536, "move_failures": 2, "busy_retries": 5, "fallbacks": 0,
+    "invocations": 3, "time_sampling_s": 0.125, "time_migrating_s": 0.05, "wall_s": 2.5,
+    "epochs": [
+        {"t_s": 0.5, "kind": "timer", "samples": 4096, "local_share": 0.25, "moved": 1536, "per_node": [512, 512, 512, 512]},
+        {"t_s": 1.0, "kind": "timer", "samples": 3072, "local_share": 0.875, "moved": 0, "per_node": [512, 512, 512, 512]},
+        {"t_s": 1.5, "kind": "migrate", "samples": 0, "local_share": None, "moved": 0, "per_node": [512, 512, 512, 512]},
+    ],
+}
+
+
+def write_stats(path: Path, **changes) -> Path:
+    data = copy.deepcopy(STATS)
+    data.update(changes)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_load_stats_and_frame(tmp_path):
+    a = write_stats(tmp_path / "a.json")
+    b = write_stats(tmp_path / "b.json", dynamic="upmlib", epochs=STATS["epochs"][:1])
+    assert rt.load_stats(a) == STATS
+    df = rt.stats_frame([a, b])
+    assert list(df.columns) == ["file", "program", "dynamic", "epoch", "t_s", "kind", "samples", "local_share", "moved"]
+    assert len(df) == 4
+    assert df["epoch"].tolist() == [0, 1, 2, 0]
+    assert df["file"].tolist() == [str(a)] * 3 + [str(b)]
+    assert df["local_share"].iloc[1] == 0.875 and df["local_share"].isna().tolist() == [False, False, True, False]
+    assert df["moved"].sum() == 2 * 1536
+    empty = rt.stats_frame([write_stats(tmp_path / "c.json", epochs=[])])
+    assert empty.empty and list(empty.columns) == rt.STATS_FRAME_COLUMNS
+
+
+def test_report_text(cli, tmp_path):
+    f = write_stats(tmp_path / "s.json")
+    r = cli("report", f)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    for needle in [
+        "/opt/bench/stream (pid 4242)",
+        "hinting-faults: perf_event: no precise memory sampling (test)",
+        "first-touch",
+        "sampled:mode=interval,period_ms=100",
+        "1,536 (2 failures, 5 busy retries, 0 fallbacks) in 3 invocations",
+        "10,240 (68.4% local)",  # 7000 / 10240
+        "wall 2.500 s; sampling 0.125 s (5.0% of wall); migrating 0.050 s (2.0% of wall)",
+    ]:
+        assert needle in out, (needle, out)
+    lines = out.splitlines()
+    # before -> after per node
+    assert lines[lines.index(next(x for x in lines if x.split()[:1] == ["node"])) + 1].split() == ["0", "2,048", "512", "-1,536"]
+    assert ["all", "2,048", "2,048", "+0"] in [x.split() for x in lines]
+    # epochs
+    assert ["0", "0.500", "timer", "4,096", "25.0%", "1,536"] in [x.split() for x in lines]
+    assert ["1", "1.000", "timer", "3,072", "87.5%", "0"] in [x.split() for x in lines]
+    assert ["2", "1.500", "migrate", "0", "-", "0"] in [x.split() for x in lines]
+    assert "local share of samples per epoch" not in out  # one file: no comparison
+
+
+def test_report_several_files_side_by_side_and_plot(cli, tmp_path):
+    a = write_stats(tmp_path / "a.json")
+    b = write_stats(tmp_path / "b.json", program="/bin/other", dynamic="upmlib:threshold=2",
+                    epochs=[dict(STATS["epochs"][0], local_share=0.5)], samples_local=0)
+    png = tmp_path / "out.png"
+    r = cli("report", a, b, "--plot", png)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.strip() == f"wrote {png}"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000
+    tail = r.stdout.split("local share of samples per epoch\n", 1)[1].splitlines()
+    assert tail[0].split() == ["epoch", "stream", "(sampled)", "other", "(upmlib)"]
+    assert tail[1].split() == ["0", "25.0%", "50.0%"]
+    assert tail[2].split() == ["1", "87.5%"]
+    assert tail[3].split() == ["2", "-"]
+    assert tail[4].split() == ["all", "68.4%", "0.0%"]
+    assert f"== {a}" in r.stdout and f"== {b}" in r.stdout
+
+
+def test_report_same_labels_are_numbered(tmp_path):
+    s = rt.load_stats(write_stats(tmp_path / "a.json"))
+    assert rt.labels([s, s]) == ["stream (sampled) #1", "stream (sampled) #2"]
+
+
+def test_report_json(cli, tmp_path):
+    r = cli("report", write_stats(tmp_path / "s.json"), "--json")
+    assert r.returncode == 0, r.stderr
+    (s,) = json.loads(r.stdout)
+    assert s["program"] == "/opt/bench/stream" and s["pages_moved"] == 1536
+    assert s["local_share"] == pytest.approx(7000 / 10240)
+    assert s["overhead_share"] == pytest.approx(0.175 / 2.5)
+    assert s["before"] == [2048, 0, 0, 0] and s["after"] == [512] * 4 and len(s["epochs"]) == 3
+
+
+def test_report_missing_file(cli, tmp_path):
+    assert_usage_error(cli("report", tmp_path / "nope.json"), "nope.json", "cannot read")
+
+
+def test_report_bad_json(cli, tmp_path):
+    f = tmp_path / "bad.json"
+    f.write_text('{"numaplace_stats": 1,')
+    assert_usage_error(cli("report", f), "bad.json", "not valid JSON")
+
+
+def test_report_not_an_object(cli, tmp_path):
+    f = tmp_path / "list.json"
+    f.write_text("[1, 2]")
+    assert_usage_error(cli("report", f), "list.json", "expected a JSON object")
+
+
+def test_report_wrong_version(cli, tmp_path):
+    assert_usage_error(cli("report", write_stats(tmp_path / "v2.json", numaplace_stats=2)),
+                       "v2.json", "'numaplace_stats'", "version 1")
+
+
+@pytest.mark.parametrize("key", ["numaplace_stats", "program", "epochs", "wall_s", "after"])
+def test_report_missing_key(cli, tmp_path, key):
+    data = copy.deepcopy(STATS)
+    del data[key]
+    f = tmp_path / "k.json"
+    f.write_text(json.dumps(data))
+    assert_usage_error(cli("report", f), "k.json", f"missing key '{key}'")
+
+
+def test_report_missing_nested_key(cli, tmp_path):
+    data = copy.deepcopy(STATS)
+    del data["epochs"][1]["kind"]
+    del data["regions"][0]["pages"]
+    f = tmp_path / "n.json"
+    f.write_text(json.dumps(data))
+    assert_usage_error(cli("report", f), "n.json", "missing key 'regions[0].pages'")
+    del data["regions"][0]
+    f.write_text(json.dumps(data))
+    assert_usage_error(cli("report", f), "n.json", "missing key 'epochs[1].kind'")
+
+
+@pytest.mark.parametrize(
+    ("changes", "needle"),
+    [({"pages_moved": "many"}, "'pages_moved' should be an integer"),
+     ({"wall_s": True}, "'wall_s' should be a number"),
+     ({"after": [1, 2]}, "'after' has 2 entries for 4 nodes"),
+     ({"nodes": 0}, "'nodes' should be at least 1")],
+)
+def test_report_bad_values(cli, tmp_path, changes, needle):
+    assert_usage_error(cli("report", write_stats(tmp_path / "t.json", **changes)), "t.json", needle)
+
+
+def test_report_bad_file_among_good_ones_writes_nothing(cli, tmp_path):
+    png = tmp_path / "p.png"
+    r = cli("report", write_stats(tmp_path / "a.json"), tmp_path / "gone.json", "--plot", png)
+    assert_usage_error(r, "gone.json")
+    assert not png.exists()
+
+
+# --- specs --------------------------------------------------------------------------------------
+
+BAD_PLACEMENTS = ["nearest", "bind:node=x", "bind:core=1", "round-robin:x=1", ":node=1", "bind:node", "bind:node=1,node=2",
+                  "bind:node=-1"]
+BAD_DYNAMICS = ["foo", "sampled:x=1", "sampled:mode=record", "sampled:period_ms=0", "sampled:period_ms=abc",
+                "upmlib:threshold=0.5", "kernel:threshold=2", "upmlib:regions=a/b", "sampled:period_ms=", "wildfire:migration=maybe",
+                "sampled:period_ms=1_000", "sampled:period_ms=\uff11", "sampled:period_ms=inf", "sampled:interval=1.5"]
+
+
+@pytest.mark.parametrize("spec", BAD_PLACEMENTS)
+def test_placement_errors_match_the_simulator(spec):
+    with pytest.raises(numaplace.NumaplaceError) as sim:
+        numaplace.simulate(workload="stream:pages=64,iterations=1", placement=spec, threads=1)
+    with pytest.raises(rt.RuntimeToolError) as ours:
+        rt.validate_placement(spec)
+    assert str(ours.value) == str(sim.value)
+
+
+@pytest.mark.parametrize("spec", BAD_DYNAMICS)
+def test_dynamic_errors_match_the_simulator(spec):
+    with pytest.raises(numaplace.NumaplaceError) as sim:
+        numaplace.simulate(workload="stream:pages=64,iterations=1", threads=1, dynamic=spec)
+    with pytest.raises(rt.RuntimeToolError) as ours:
+        rt.validate_dynamic(spec)
+    assert str(ours.value) == str(sim.value)
+
+
+@pytest.mark.parametrize("spec", ["first-touch", "round-robin", "random", "block", "worst-case", " bind:node=1 ", "bind:node=1_0"])
+def test_good_placements(spec):
+    assert rt.validate_placement(spec) == spec.strip()
+
+
+@pytest.mark.parametrize("spec", ["none", "sampled", "sampled:period_ms=100", "upmlib", "upmlib:regions=malloc-0",
+                                  "kernel:threshold=0.25", "autonuma", "wildfire:replication=off", "sampled:interval=auto"])
+def test_good_dynamics(spec):
+    # `interval=auto` is no value of interval (its default is not auto): the simulator refuses it too.
+    if spec.endswith("auto"):
+        with pytest.raises(rt.RuntimeToolError, match="interval=auto"):
+            rt.validate_dynamic(spec)
+        return
+    assert rt.validate_dynamic(spec) == spec
+
+
+def test_bind_checked_against_host_nodes(tmp_path):
+    assert rt.validate_placement("bind:node=1", [0, 1]) == "bind:node=1"
+    with pytest.raises(rt.RuntimeToolError, match=r"node=2: this host has nodes 0\.\.1"):
+        rt.validate_placement("bind:node=2", [0, 1])
+    with pytest.raises(rt.RuntimeToolError, match="this host has nodes 0,2"):
+        rt.validate_placement("bind:node=1", [0, 2])
+    (tmp_path / "online").write_text("0-1,4\n")
+    assert rt.host_nodes(tmp_path) == [0, 1, 4]
+    assert rt.host_nodes(tmp_path / "missing") is None
+
+
+def test_run_unknown_placement(cli):
+    msg = assert_usage_error(cli("run", "--placement", "nearest", "--", "true"), "unknown placement 'nearest'")
+    for name in ("first-touch", "round-robin", "bind", "block"):
+        assert name in msg
+
+
+def test_run_unknown_policy_and_bad_parameter(cli):
+    assert_usage_error(cli("run", "--dynamic", "foo", "--", "true"), "unknown dynamic policy 'foo'", "sampled")
+    assert_usage_error(cli("run", "--dynamic", "sampled:period_ms=-1", "--", "true"), "period_ms=-1")
+
+
+def test_run_bad_options(cli, tmp_path):
+    assert_usage_error(cli("run", "--source", "pmu", "--", "true"), "--source")
+    assert_usage_error(cli("run", "--min-bytes", "-1", "--", "true"), "--min-bytes -1")
+    assert_usage_error(cli("run", "--stats", tmp_path / "no" / "dir" / "s.json", "--", "true"), "does not exist")
+    assert_usage_error(cli("run", "--stats", tmp_path, "--", "true"), "is a directory")
+    assert_usage_error(cli("run"), "no program given")
+    assert_usage_error(cli("run", "--"), "no program given")
+
+
+# --- finding the library ------------------------------------------------------------------------
+
+
+def test_find_library_order(tmp_path):
+    prefix, repo = tmp_path / "prefix", tmp_path / "repo"
+    with pytest.raises(rt.RuntimeToolError) as e:
+        rt.find_library({}, prefix, repo)
+    msg = str(e.value)
+    assert str(prefix / "lib/numaplace/libnumaplace.so") in msg and str(repo / "target/release/libnumaplace.so") in msg
+    assert "make run" in msg
+    built = repo / "target" / "release" / "libnumaplace.so"
+    built.parent.mkdir(parents=True)
+    built.write_bytes(b"")
+    assert rt.find_library({}, prefix, repo) == built.resolve()
+    installed = prefix / "lib" / "numaplace" / "libnumaplace.so"
+    installed.parent.mkdir(parents=True)
+    installed.write_bytes(b"")
+    assert rt.find_library({}, prefix, repo) == installed.resolve()
+    mine = tmp_path / "mine.so"
+    mine.write_bytes(b"")
+    assert rt.find_library({"NUMAPLACE_LIB": str(mine)}, prefix, repo) == mine.resolve()
+    with pytest.raises(rt.RuntimeToolError, match="NUMAPLACE_LIB=.*gone.so: no such file"):
+        rt.find_library({"NUMAPLACE_LIB": str(tmp_path / "gone.so")}, prefix, repo)
+    odd = tmp_path / "a:b.so"
+    odd.write_bytes(b"")
+    with pytest.raises(rt.RuntimeToolError, match="cannot contain"):
+        rt.find_library({"NUMAPLACE_LIB": str(odd)}, prefix, repo)
+
+
+def test_default_candidates_are_venv_then_checkout():
+    venv, checkout = rt.library_candidates()
+    assert venv == Path(sys.prefix) / "lib" / "numaplace" / "libnumaplace.so"
+    assert checkout == Path(numaplace.__file__).resolve().parents[2] / "target" / "release" / "libnumaplace.so"
+
+
+def run_cli(args, env_changes, cwd):
+    """Runs ``python -m numaplace ARGS`` with a clean NUMAPLACE_*/LD_PRELOAD environment plus
+    ``env_changes``; the result has ``returncode``, ``stdout``, ``stderr`` and ``pid``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMAPLACE_") and k != "LD_PRELOAD"}
+    env.update({k: str(v) for k, v in env_changes.items()})
+    with subprocess.Popen([sys.executable, "-m", "numaplace", *map(str, args)], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env, cwd=cwd) as p:
+        stdout, stderr = p.communicate(timeout=60)
+    return subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr), p.pid
+
+
+def test_run_library_not_found(cli, tmp_path):
+    if any(p.exists() for p in rt.library_candidates()):
+        pytest.skip("a libnumaplace.so is installed or built here; test_find_library_order covers the search")
+    r = cli("run", "--", "true")
+    assert_usage_error(r, "libnumaplace.so not found", "make run", *map(str, rt.library_candidates()))
+
+
+def test_run_numaplace_lib_missing(tmp_path):
+    r, _ = run_cli(["run", "--", "true"], {"NUMAPLACE_LIB": tmp_path / "nope.so"}, tmp_path)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.splitlines() == [f"numaplace: error: NUMAPLACE_LIB={tmp_path / 'nope.so'}: no such file"]
+
+
+# --- run with a stand-in library -----------------------------------------------------------------
+
+STAND_IN = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char *vars[] = {"NUMAPLACE_PRELOAD", "NUMAPLACE_PLACEMENT", "NUMAPLACE_DYNAMIC", "NUMAPLACE_STATS",
+                             "NUMAPLACE_MIN_BYTES", "NUMAPLACE_SOURCE", "NUMAPLACE_VERBOSE", "LD_PRELOAD", 0};
+
+__attribute__((constructor)) static void stand_in_init(void) {
+    const char *out = getenv("STAND_IN_OUT");
+    if (!out) return;
+    FILE *f = fopen(out, "a");
+    if (!f) return;
+    fprintf(f, "marker %s %d %d\n", TAG, (int)getpid(), (int)getppid());
+    for (int i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        fprintf(f, "%s=%s\n", vars[i], v ? v : "<unset>");
+    }
+    fclose(f);
+}
+"""
+
+
+@pytest.fixture
+def stand_in(tmp_path):
+    """Compiles the stand-in library (tag ``A``) and a second one (tag ``B``); returns their paths."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc is not installed: cannot build the stand-in runtime library")
+    src = tmp_path / "stand_in.c"
+    src.write_text(STAND_IN)
+    libs = []
+    for tag in ("A", "B"):
+        lib = tmp_path / f"libstandin{tag}.so"
+        subprocess.run([gcc, "-shared", "-fPIC", f'-DTAG="{tag}"', "-o", lib, src], check=True, timeout=120)
+        libs.append(lib)
+    return libs
+
+
+def records(path: Path) -> list[dict[str, str]]:
+    """The stand-in's records: one dict per process it was loaded into."""
+    out: list[dict[str, str]] = []
+    for line in path.read_text().splitlines():
+        if line.startswith("marker "):
+            _, tag, pid, ppid = line.split()
+            out.append({"tag": tag, "pid": pid, "ppid": ppid})
+        else:
+            k, _, v = line.partition("=")
+            out[-1][k] = v
+    return out
+
+
+def test_run_preloads_and_sets_the_environment(stand_in, tmp_path):
+    lib, _ = stand_in
+    out, stats = tmp_path / "env.txt", tmp_path / "stats.json"
+    r, launcher = run_cli(
+        ["run", "--placement", "round-robin", "--dynamic", "upmlib", "--stats", "stats.json", "--", "/bin/sh", "-c", "exit 3"],
+        {"NUMAPLACE_LIB": lib, "STAND_IN_OUT": out},
+        tmp_path,
+    )
+    assert r.returncode == 3, r.stderr
+    assert r.stderr == "" and r.stdout == ""
+    (rec,) = records(out)  # the constructor ran once: in the program, not in the launcher
+    assert rec["tag"] == "A" and rec["pid"] != str(launcher) and rec["ppid"] == str(launcher)
+    assert rec["NUMAPLACE_PRELOAD"] == "1"
+    assert rec["NUMAPLACE_PLACEMENT"] == "round-robin"
+    assert rec["NUMAPLACE_DYNAMIC"] == "upmlib"
+    assert rec["NUMAPLACE_STATS"] == str(stats)  # absolute
+    assert rec["NUMAPLACE_MIN_BYTES"] == "1048576"
+    assert rec["NUMAPLACE_SOURCE"] == "auto"
+    assert rec["NUMAPLACE_VERBOSE"] == "<unset>"
+    assert rec["LD_PRELOAD"] == str(lib.resolve())
+
+
+def test_run_defaults_options_and_existing_preload(stand_in, tmp_path):
+    lib, other = stand_in
+    out = tmp_path / "env.txt"
+    r, launcher = run_cli(
+        ["run", "--min-bytes", "4096", "--source", "faults", "--verbose", "--", "sh", "-c", "exit 0"],
+        # A stale stats path in the environment is not inherited; LD_PRELOAD is kept, after ours.
+        {"NUMAPLACE_LIB": lib, "STAND_IN_OUT": out, "NUMAPLACE_STATS": "/stale.json", "LD_PRELOAD": other},
+        tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    # The launcher itself had B preloaded (from its own environment); the program has both.
+    recs = [x for x in records(out) if x["ppid"] == str(launcher)]
+    assert sorted(x["tag"] for x in recs) == ["A", "B"]
+    rec = next(x for x in recs if x["tag"] == "A")
+    assert rec["LD_PRELOAD"] == f"{lib.resolve()}:{other}"
+    assert rec["NUMAPLACE_PLACEMENT"] == "first-touch" and rec["NUMAPLACE_DYNAMIC"] == "sampled"
+    assert rec["NUMAPLACE_STATS"] == "<unset>"
+    assert rec["NUMAPLACE_MIN_BYTES"] == "4096" and rec["NUMAPLACE_SOURCE"] == "faults"
+    assert rec["NUMAPLACE_VERBOSE"] == "1"
+
+
+def test_run_passes_arguments_and_output_through(stand_in, tmp_path):
+    lib, _ = stand_in
+    r, _ = run_cli(["run", "--dynamic", "none", "--", "sh", "-c", 'printf "%s|" "$0" "$@"; echo err >&2', "x", "a b",
+                    "--placement"], {"NUMAPLACE_LIB": lib}, tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "x|a b|--placement|" and r.stderr == "err\n"
+    # The program's argv[0] is as given, not the resolved path.
+    r, _ = run_cli(["run", "--", "sh", "-c", 'echo "$0"'], {"NUMAPLACE_LIB": lib}, tmp_path)
+    assert r.stdout == "sh\n"
+
+
+def test_run_signal_death_is_128_plus_signal(stand_in, tmp_path):
+    lib, _ = stand_in
+    r, _ = run_cli(["run", "--", "sh", "-c", "kill -TERM $$"], {"NUMAPLACE_LIB": lib}, tmp_path)
+    assert r.returncode == 128 + 15, r.stderr
+
+
+def test_run_missing_program_is_127(stand_in, tmp_path):
+    lib, _ = stand_in
+    for prog, needle in [("no-such-program-xyz", "command not found"), (str(tmp_path / "gone"), "no such file")]:
+        r, _ = run_cli(["run", "--", prog], {"NUMAPLACE_LIB": lib}, tmp_path)
+        assert r.returncode == 127 and r.stdout == ""
+        assert r.stderr.splitlines() == [f"numaplace: error: {prog}: {needle}"]
+    noexec = tmp_path / "data.txt"
+    noexec.write_text("x")
+    r, _ = run_cli(["run", "--", noexec], {"NUMAPLACE_LIB": lib}, tmp_path)
+    assert r.returncode == 126 and r.stderr.splitlines() == [f"numaplace: error: {noexec}: not an executable file"]
+
+
+def test_exit_status():
+    assert rt.exit_status(0) == 0 and rt.exit_status(3) == 3 and rt.exit_status(-9) == 137
+
+
+def test_launch_env_does_not_touch_the_base():
+    base = {"LD_PRELOAD": "/x.so /y.so", "NUMAPLACE_VERBOSE": "1", "PATH": "/bin"}
+    env = rt.launch_env("/lib/n.so", base=base)
+    assert base == {"LD_PRELOAD": "/x.so /y.so", "NUMAPLACE_VERBOSE": "1", "PATH": "/bin"}
+    assert env["LD_PRELOAD"] == "/lib/n.so:/x.so:/y.so" and "NUMAPLACE_VERBOSE" not in env
+    assert rt.launch_env("/lib/n.so", base={"LD_PRELOAD": "/lib/n.so"})["LD_PRELOAD"] == "/lib/n.so"
+    with pytest.raises(rt.RuntimeToolError, match="source 'pmu'"):
+        rt.launch_env("/lib/n.so", source="pmu", base={})
+
+
+def test_run_passes_sigterm_on_and_waits(stand_in, tmp_path):
+    import signal
+    import time
+
+    lib, _ = stand_in
+    ready = tmp_path / "ready"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMAPLACE_")}
+    env["NUMAPLACE_LIB"] = str(lib)
+    script = f"trap 'kill $!; exit 7' TERM; sleep 30 >/dev/null 2>&1 & touch {ready}; wait"
+    with subprocess.Popen([sys.executable, "-m", "numaplace", "run", "--", "sh", "-c", script], env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+        deadline = time.monotonic() + 30
+        while not ready.exists():
+            assert p.poll() is None and time.monotonic() < deadline, p.stderr.read() if p.stderr else ""
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=30)
+    assert p.returncode == 7, err  # the program's trap ran: the launcher passed the signal on
