@@ -104,7 +104,7 @@ int numaplace_nodes(void);
  `addr..addr+len` is memory of this process that stays mapped until unregistered or freed;
  `name` is null or NUL-terminated.
  */
-int numaplace_register(void *addr, uintptr_t len, const char *name);
+int numaplace_register(void *addr, size_t len, const char *name);
 
 /*
  Stops managing the region containing `addr`.
@@ -121,7 +121,7 @@ int numaplace_unregister(void *addr);
  # Safety
  `addr..addr+len` is this process's memory; `placement` is NUL-terminated.
  */
-long numaplace_place(void *addr, uintptr_t len, const char *placement);
+long numaplace_place(void *addr, size_t len, const char *placement);
 
 /*
  Applies the dynamic policy now (UPMlib's `migrate_memory`). Returns pages moved, or a
@@ -160,7 +160,7 @@ long numaplace_undo(void);
  # Safety
  `nodes_out` has room for `(addr % page + len + page - 1) / page` ints.
  */
-long numaplace_where(const void *addr, uintptr_t len, int *nodes_out);
+long numaplace_where(const void *addr, size_t len, int *nodes_out);
 
 /*
  Writes the statistics (JSON, schema `numaplace_stats` 1) to `path`.
@@ -187,7 +187,7 @@ int upmlib_init(void);
  # Safety
  As [`numaplace_register`].
  */
-int upmlib_memrefcnt(void *addr, uintptr_t size);
+int upmlib_memrefcnt(void *addr, size_t size);
 
 /*
  `upmlib_migrate_memory()`: pages moved (UPMlib's `num_migrations`), or a negated code.
@@ -213,16 +213,6 @@ long upmlib_replay(void);
  `upmlib_undo()`: pages moved back, or a negated code.
  */
 long upmlib_undo(void);
-
-extern void *__libc_malloc(uintptr_t size);
-
-extern void *__libc_calloc(uintptr_t n, uintptr_t size);
-
-extern void *__libc_realloc(void *p, uintptr_t size);
-
-extern void __libc_free(void *p);
-
-extern void *__libc_memalign(uintptr_t align, uintptr_t size);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -144,6 +144,7 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
     let (source, reason) = crate::sampler::choose(&rt.cfg.source).map_err(|m| RtError::new(Code::Unsupported, m))?;
     rt.source = source;
     rt.source_reason = reason;
+    crate::sampler::DEBUG.store(std::env::var("NUMAPLACE_DEBUG").as_deref() == Ok("1"), std::sync::atomic::Ordering::Relaxed);
     if rt.wants_samples() || rt.timer.is_some() {
         crate::sampler::install().map_err(|e| RtError::new(Code::Sys, format!("sigaction(SIGSEGV) failed: errno {e}")))?;
         rt.sampling = true;

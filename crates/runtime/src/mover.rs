@@ -7,6 +7,8 @@
 //!   with free memory"), trying each at most once.
 //! * `-ENOENT` (not present: never touched), `-EFAULT`, `-EACCES` and other per-page errors
 //!   leave the page alone and are counted.
+//! * A call that fails as a whole with `ENOMEM` (Linux does this when the target node cannot
+//!   take the batch) is retried page by page, so that each page falls back on its own.
 //! * A failure of the call itself (`EPERM`, `ENODEV`, ...) stops the move and is returned.
 //!
 //! The kernel moves a page atomically with respect to the process's own accesses (the page
@@ -68,7 +70,23 @@ pub fn move_pages(sys: &dyn Sys, pages: &[usize], targets: &[usize], nearest: &[
             let addrs: Vec<usize> = chunk.iter().map(|&(i, ..)| pages[i]).collect();
             let to: Vec<usize> = chunk.iter().map(|&(_, t, _)| t).collect();
             let mut status = vec![0i32; chunk.len()];
-            sys.move_pages(&addrs, Some(&to), &mut status)?;
+            match sys.move_pages(&addrs, Some(&to), &mut status) {
+                Ok(()) => {}
+                // Linux fails the whole call with ENOMEM when a target node has no room for
+                // the batch (its per-page status is then not filled in): retry page by page,
+                // so each page gets its own answer and the full node its fallbacks.
+                Err(e) if e.errno == libc::ENOMEM => {
+                    for (k, (&a, &t)) in addrs.iter().zip(&to).enumerate() {
+                        let mut one = [0i32];
+                        status[k] = match sys.move_pages(&[a], Some(&[t]), &mut one) {
+                            Ok(()) => one[0],
+                            Err(e) if e.errno == libc::ENOMEM => -libc::ENOMEM,
+                            Err(e) => return Err(e),
+                        };
+                    }
+                }
+                Err(e) => return Err(e),
+            }
             for (&(i, t, tried), &s) in chunk.iter().zip(&status) {
                 let want = targets[i];
                 if s >= 0 {
@@ -168,6 +186,21 @@ mod tests {
         s.state.lock().unwrap().fail_all = Some(libc::EPERM);
         let e = move_pages(&s, &[0x5000], &[1], &nearest(2)).unwrap_err();
         assert_eq!(e.errno, libc::EPERM);
+    }
+
+    #[test]
+    fn a_whole_call_failing_with_enomem_is_retried_page_by_page_with_fallbacks() {
+        let s = FakeSys::new(3, 100);
+        s.touch(0, 4 * 4096);
+        {
+            let mut st = s.state.lock().unwrap();
+            st.whole_call_enomem = true;
+            st.free[2] = 0;
+        }
+        let pages: Vec<usize> = (0..4).map(|p| p * 4096).collect();
+        let r = move_pages(&s, &pages, &[1, 2, 1, 2], &nearest(3)).unwrap();
+        assert_eq!((r.moved, r.fallbacks, r.failed), (4, 2, 0), "{r:?}");
+        assert!((0..4).all(|p| s.node_of(p * 4096) == Some(1)));
     }
 
     #[test]

@@ -108,6 +108,9 @@ fn big_alloc(size: usize) -> Option<*mut c_void> {
     if p == libc::MAP_FAILED {
         return None;
     }
+    // Base pages before anything touches the block (see `Sys::base_pages`).
+    // SAFETY: advice on our own fresh mapping.
+    unsafe { libc::madvise(p, len, libc::MADV_NOHUGEPAGE) };
     let Some(i) = (0..MAX_OWNED).find(|&i| OWNED_ADDR[i].compare_exchange(0, p as usize, AcqRel, Relaxed).is_ok()) else {
         // SAFETY: the mapping made above.
         unsafe { libc::munmap(p, len) };

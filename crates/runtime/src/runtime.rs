@@ -362,6 +362,7 @@ impl Runtime {
             return Err(RtError::new(Code::Invalid, format!("register '{name}': {start:#x}..{end:#x} overlaps a managed region")));
         }
         let pages = (end - start) / ps;
+        self.sys.base_pages(start, end - start);
         let slot = SPACE.add(start, pages, self.next_first).map_err(|m| RtError::new(Code::Limit, m))?;
         let before = self.per_node(start, pages)?;
         self.regions.push(Managed { name: name.to_string(), slot, start, pages, first: self.next_first, owned, before });
@@ -399,7 +400,7 @@ impl Runtime {
         let ps = self.page_size();
         let addrs: Vec<usize> = (0..pages).map(|p| start + p * ps).collect();
         let mut out = vec![0u64; self.nodes()];
-        for s in mover::query(self.sys.as_ref(), &addrs)? {
+        for s in self.peek(|| mover::query(self.sys.as_ref(), &addrs))? {
             if s >= 0 {
                 out[s as usize] += 1;
             }
@@ -416,7 +417,7 @@ impl Runtime {
         let start = addr / ps * ps;
         let pages = (addr + len).div_ceil(ps) * ps / ps - start / ps;
         let addrs: Vec<usize> = (0..pages).map(|p| start + p * ps).collect();
-        Ok(mover::query(self.sys.as_ref(), &addrs)?)
+        Ok(self.peek(|| mover::query(self.sys.as_ref(), &addrs))?)
     }
 
     /// Places `[addr, addr+len)` by `placement` (a model placement spec). `first-touch` resets
@@ -456,10 +457,13 @@ impl Runtime {
         let here = NodeId(self.sys.current_node() as u8);
         let targets: Vec<usize> =
             (0..pages).map(|p| pl.place(&PlaceRequest { page: PageNo(p as u32), region: &region, toucher: here }).index()).collect();
+        self.unprotect_all();
         self.sys.touch(start, end - start);
         let addrs: Vec<usize> = (0..pages).map(|p| start + p * ps).collect();
         let t = Instant::now();
-        let rep = mover::move_pages(self.sys.as_ref(), &addrs, &targets, &self.nearest)?;
+        let rep = mover::move_pages(self.sys.as_ref(), &addrs, &targets, &self.nearest);
+        self.rearm();
+        let rep = rep?;
         self.stats.time_migrating += t.elapsed();
         self.account(&rep);
         Ok(rep.moved)
@@ -472,8 +476,47 @@ impl Runtime {
         self.stats.fallbacks += rep.fallbacks;
     }
 
-    /// Reads homes and sample counts of every managed page.
+    /// Restores access to every protected managed page without counting it. Linux's
+    /// `move_pages` does not see a `PROT_NONE` page (it answers `-ENOENT`, as for a page never
+    /// touched), so the runtime ends a sampling interval before it queries or moves pages.
+    fn unprotect_all(&self) {
+        for r in &self.regions {
+            SPACE.restore_pages(r.slot, 0, r.pages, false);
+        }
+    }
+
+    /// Runs `f` with every protected managed page briefly accessible (so `move_pages` sees
+    /// them), then protects those pages again: a look that does not end the sampling interval.
+    fn peek<T>(&self, f: impl FnOnce() -> T) -> T {
+        let mut runs = Vec::new();
+        for r in &self.regions {
+            let mut p = 0;
+            while p < r.pages {
+                if !SPACE.is_revoked(r.slot, p) {
+                    p += 1;
+                    continue;
+                }
+                let mut q = p + 1;
+                while q < r.pages && SPACE.is_revoked(r.slot, q) {
+                    q += 1;
+                }
+                runs.push((r.slot, p, q));
+                p = q;
+            }
+        }
+        for &(slot, p, q) in &runs {
+            SPACE.restore_pages(slot, p, q, false);
+        }
+        let out = f();
+        for &(slot, p, q) in &runs {
+            let _ = SPACE.revoke_pages(slot, p, q);
+        }
+        out
+    }
+
+    /// Reads homes and sample counts of every managed page (ending the sampling interval).
     fn snapshot(&self) -> Result<Snapshot, RtError> {
+        self.unprotect_all();
         let nodes = self.nodes();
         let ps = self.page_size();
         let total = self.next_first;
@@ -608,9 +651,8 @@ impl Runtime {
         let Some(mut policy) = self.policy.take() else { return Ok(0) };
         let result = self.invoke(policy.as_mut(), kind);
         self.policy = Some(policy);
-        let moved = result?;
         self.rearm();
-        Ok(moved)
+        result
     }
 
     fn invoke(&mut self, policy: &mut dyn DynamicPolicy, kind: &'static str) -> Result<u64, RtError> {
@@ -712,8 +754,8 @@ impl Runtime {
             0 => {
                 self.phase(name)?.records = 1;
                 self.clear_samples();
-                self.rearm();
                 self.phase_hook(name, "record", |p, v| p.on_epoch_start(v, 2, name))?;
+                self.rearm();
             }
             1 => {
                 self.phase_hook(name, "record", |p, v| p.on_epoch_end(v, 2, name))?;
@@ -750,7 +792,9 @@ impl Runtime {
             return Err(RtError::new(Code::State, format!("replay '{name}': the phase was not recorded (call record before and after it first)")));
         }
         self.phase(name)?.replaying = true;
-        self.phase_hook(name, "replay", |p, v| p.on_epoch_start(v, 3, name))
+        let moved = self.phase_hook(name, "replay", |p, v| p.on_epoch_start(v, 3, name));
+        self.rearm();
+        moved
     }
 
     /// `undo()`: moves back every page the last replay of any phase moved.
@@ -764,6 +808,7 @@ impl Runtime {
             self.phase(&name)?.replaying = false;
             moved += self.phase_hook(&name, "undo", |p, v| p.on_epoch_end(v, 3, &name))?;
         }
+        self.rearm();
         Ok(moved)
     }
 

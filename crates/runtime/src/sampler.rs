@@ -22,6 +22,33 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering::*};
 type SigactionFn = unsafe extern "C" fn(libc::c_int, *const libc::sigaction, *mut libc::sigaction) -> libc::c_int;
 
 static INSTALLED: AtomicBool = AtomicBool::new(false);
+/// `NUMAPLACE_DEBUG=1`: say on stderr why a fault was passed on.
+pub static DEBUG: AtomicBool = AtomicBool::new(false);
+
+/// Writes one line about a fault passed on to the application (async-signal-safe: formats
+/// into a stack buffer, one write).
+fn debug_fault(addr: usize) {
+    let mut buf = [0u8; 96];
+    let mut n = 0;
+    let mut put = |b: &[u8]| {
+        for &c in b {
+            if n < buf.len() {
+                buf[n] = c;
+                n += 1;
+            }
+        }
+    };
+    put(b"numaplace: fault at 0x");
+    for shift in (0..16).rev() {
+        put(&[b"0123456789abcdef"[(addr >> (shift * 4)) & 15]]);
+    }
+    put(match SPACE.find(addr) {
+        Some(_) => b" in a managed region, not revoked: passed on\n",
+        None => b" outside managed regions: passed on\n",
+    });
+    // SAFETY: write(2) of a stack buffer is async-signal-safe.
+    unsafe { libc::syscall(libc::SYS_write, 2, buf.as_ptr(), n) };
+}
 /// The application's SIGSEGV disposition (what it would be without the runtime).
 static APP: AtomicPtr<libc::sigaction> = AtomicPtr::new(std::ptr::null_mut());
 
@@ -54,6 +81,9 @@ extern "C" fn on_segv(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut li
         return;
     }
     // Not ours: what the application asked for.
+    if DEBUG.load(Relaxed) {
+        debug_fault(addr);
+    }
     let app = APP.load(Acquire);
     // SAFETY: APP always points to a leaked, never-freed sigaction.
     let app = unsafe { &*app };

@@ -7,13 +7,14 @@
 //! so there is one writer at a time; readers see a slot only once `live` is published.
 //!
 //! Hinting faults (the user-level form of Linux's NUMA hinting faults, and of seed 003 §6's
-//! suggestion to sample with page protection where no bus analyser exists): the sampler sets
-//! a page's *revoked* bit, then `mprotect`s it `PROT_NONE`. The next access faults; the handler
-//! restores `PROT_READ|PROT_WRITE` first, then clears the bit, and whoever clears it counts
-//! one sample for the faulting CPU's node. Restoring before clearing means a second thread
-//! faulting on the same page in the meantime also finds the bit set, restores (idempotent) and
-//! returns; a fault on a managed page whose bit is clear is not ours and goes to the
-//! application's handler.
+//! suggestion to sample with page protection where no bus analyser exists): the sampler marks
+//! a page *revoked* (and not *taken*), then `mprotect`s it `PROT_NONE`. The next access faults;
+//! the handler restores `PROT_READ|PROT_WRITE`, and whoever sets the page's *taken* bit counts
+//! one sample for the faulting CPU's node. The revoked bit stays set until the next revocation:
+//! a second thread that faulted on the page before it was restored, but whose handler runs
+//! after, still finds it ours, restores (idempotent) and returns. A fault on a managed page
+//! never revoked is not ours and goes to the application's handler. Managed regions are
+//! assumed read-write: the program must not `mprotect` them itself.
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering::*};
 
@@ -28,8 +29,10 @@ pub struct Slot {
     pub first: AtomicUsize,
     /// `pages * nodes` sample counters.
     counts: AtomicPtr<AtomicU32>,
-    /// One bit per page: access revoked by the sampler.
+    /// One bit per page: access revoked by the sampler in the current interval.
     revoked: AtomicPtr<AtomicU64>,
+    /// One bit per page: the revoked page's access was restored (its sample taken).
+    taken: AtomicPtr<AtomicU64>,
     pub live: AtomicBool,
 }
 
@@ -40,6 +43,7 @@ const EMPTY_SLOT: Slot = Slot {
     first: AtomicUsize::new(0),
     counts: AtomicPtr::new(std::ptr::null_mut()),
     revoked: AtomicPtr::new(std::ptr::null_mut()),
+    taken: AtomicPtr::new(std::ptr::null_mut()),
     live: AtomicBool::new(false),
 };
 
@@ -116,6 +120,7 @@ impl Space {
         s.first.store(first, Relaxed);
         s.counts.store(leak_zeroed::<AtomicU32>(pages * nodes), Relaxed);
         s.revoked.store(leak_zeroed::<AtomicU64>(pages.div_ceil(64)), Relaxed);
+        s.taken.store(leak_zeroed::<AtomicU64>(pages.div_ceil(64)), Relaxed);
         s.live.store(true, Release);
         self.live_slots.fetch_add(1, Relaxed);
         Ok(i)
@@ -157,6 +162,17 @@ impl Space {
         unsafe { &*self.slots[slot].revoked.load(Relaxed).add(page / 64) }
     }
 
+    fn taken_word(&self, slot: usize, page: usize) -> &AtomicU64 {
+        // SAFETY: as `revoked_word`.
+        unsafe { &*self.slots[slot].taken.load(Relaxed).add(page / 64) }
+    }
+
+    /// Whether `page` is protected now: revoked and not yet restored.
+    fn protected(&self, slot: usize, page: usize) -> bool {
+        let bit = 1u64 << (page % 64);
+        self.revoked_word(slot, page).load(Acquire) & bit != 0 && self.taken_word(slot, page).load(Acquire) & bit == 0
+    }
+
     /// Sample count of `page` of `slot` for `node`.
     pub fn count(&self, slot: usize, page: usize, node: usize) -> u32 {
         let nodes = self.nodes.load(Relaxed);
@@ -191,6 +207,7 @@ impl Space {
         }
         for p in from..to {
             self.revoked_word(slot, p).fetch_or(1 << (p % 64), AcqRel);
+            self.taken_word(slot, p).fetch_and(!(1 << (p % 64)), AcqRel);
         }
         let ps = self.page_size.load(Relaxed);
         let start = self.slots[slot].start.load(Relaxed) + from * ps;
@@ -204,8 +221,8 @@ impl Space {
         Ok(())
     }
 
-    /// Restores access to the revoked pages among `[from, to)` of `slot`; counts a sample for
-    /// each page whose bit this call cleared when `count` is set. Async-signal-safe.
+    /// Restores access to the protected pages among `[from, to)` of `slot`; counts a sample
+    /// for each page whose *taken* bit this call set when `count` is set. Async-signal-safe.
     pub fn restore_pages(&self, slot: usize, from: usize, to: usize, count: bool) -> usize {
         let ps = self.page_size.load(Relaxed);
         let start = self.slots[slot].start.load(Relaxed);
@@ -213,21 +230,20 @@ impl Space {
         let mut restored = 0;
         let mut p = from;
         while p < to {
-            let word = self.revoked_word(slot, p);
-            if word.load(Acquire) & (1 << (p % 64)) == 0 {
+            if !self.protected(slot, p) {
                 p += 1;
                 continue;
             }
-            // A run of revoked pages, restored with one mprotect.
+            // A run of protected pages, restored with one mprotect.
             let mut q = p + 1;
-            while q < to && self.revoked_word(slot, q).load(Acquire) & (1 << (q % 64)) != 0 {
+            while q < to && self.protected(slot, q) {
                 q += 1;
             }
             // SAFETY: restores the program's own protection (read-write) on its own pages.
             unsafe { libc::mprotect((start + p * ps) as *mut libc::c_void, (q - p) * ps, libc::PROT_READ | libc::PROT_WRITE) };
             for k in p..q {
                 let bit = 1u64 << (k % 64);
-                if self.revoked_word(slot, k).fetch_and(!bit, AcqRel) & bit != 0 {
+                if self.taken_word(slot, k).fetch_or(bit, AcqRel) & bit == 0 {
                     restored += 1;
                     if count {
                         self.record(slot, k, node);
@@ -239,15 +255,22 @@ impl Space {
         restored
     }
 
-    /// The fault path: if `addr` is a revoked managed page, restore it, count the sample and
-    /// return true (the access is retried); otherwise false (not ours).
+    /// The fault path: if `addr` is a managed page revoked in this interval, make sure it is
+    /// accessible, count the sample if nobody has, and return true (the access is retried);
+    /// otherwise false (not ours).
     pub fn claim_fault(&self, addr: usize) -> bool {
         let Some((slot, page)) = self.find(addr) else { return false };
         let bit = 1u64 << (page % 64);
         if self.revoked_word(slot, page).load(Acquire) & bit == 0 {
             return false;
         }
-        self.restore_pages(slot, page, page + 1, true);
+        if self.restore_pages(slot, page, page + 1, true) == 0 {
+            // Restored by another thread after this one faulted: make sure (idempotent).
+            let ps = self.page_size.load(Relaxed);
+            let start = self.slots[slot].start.load(Relaxed) + page * ps;
+            // SAFETY: as in restore_pages.
+            unsafe { libc::mprotect(start as *mut libc::c_void, ps, libc::PROT_READ | libc::PROT_WRITE) };
+        }
         true
     }
 
@@ -295,9 +318,9 @@ impl Space {
         }
     }
 
-    /// Whether `page` of `slot` is revoked now.
+    /// Whether `page` of `slot` is protected now (revoked, not yet restored).
     pub fn is_revoked(&self, slot: usize, page: usize) -> bool {
-        self.revoked_word(slot, page).load(Acquire) & (1 << (page % 64)) != 0
+        self.protected(slot, page)
     }
 }
 
@@ -327,6 +350,7 @@ mod tests {
         // SAFETY: our own mapping.
         unsafe { *(base as *mut u64) = 42 };
         let slot = space.add(base, 8, 100).unwrap();
+        assert!(!space.claim_fault(base)); // never revoked: not ours
         assert_eq!(space.find(base + 3 * 4096 + 5), Some((slot, 3)));
         assert_eq!(space.find(base + 8 * 4096), None);
         space.revoke_pages(slot, 0, 8).unwrap();
@@ -339,7 +363,10 @@ mod tests {
         space.restore_range(base + 4096, 4096);
         assert_eq!(space.samples.load(Relaxed), 3);
         assert!(space.claim_fault(base)); // page 0 was revoked
-        assert!(!space.claim_fault(base)); // now it is not: not ours
+        assert_eq!(space.samples.load(Relaxed), 4);
+        // A late fault on the restored page (another thread's) is still ours, and not counted.
+        assert!(space.claim_fault(base));
+        assert_eq!(space.samples.load(Relaxed), 4);
         // SAFETY: page 0 is accessible again.
         assert_eq!(unsafe { *(base as *const u64) }, 42);
         space.remove(slot);

@@ -156,6 +156,9 @@ pub trait Sys: Send + Sync {
     fn touch(&self, addr: usize, len: usize);
     /// Dense node of the CPU the caller runs on.
     fn current_node(&self) -> usize;
+    /// Asks for base pages in `[addr, addr+len)` (`MADV_NOHUGEPAGE`): placement is decided
+    /// page by page, and a transparent huge page would move 512 of them as one.
+    fn base_pages(&self, _addr: usize, _len: usize) {}
 }
 
 /// The real kernel.
@@ -275,6 +278,11 @@ impl Sys for LinuxSys {
     fn current_node(&self) -> usize {
         getcpu_node(&self.cpu_nodes)
     }
+
+    fn base_pages(&self, addr: usize, len: usize) {
+        // SAFETY: advice only; fails harmlessly on kernels without THP.
+        unsafe { libc::madvise(addr as *mut libc::c_void, len, libc::MADV_NOHUGEPAGE) };
+    }
 }
 
 /// An in-memory kernel for unit tests: pages are addresses mapped to nodes, nodes have a
@@ -294,6 +302,9 @@ pub struct FakeState {
     pub busy: HashMap<usize, u32>,
     /// If set, every `move_pages` call fails with this errno.
     pub fail_all: Option<i32>,
+    /// If set, a call that would put a page on a full node fails as a whole with `ENOMEM`
+    /// (what Linux does), instead of answering `-ENOMEM` for the page.
+    pub whole_call_enomem: bool,
     /// Node reported by `current_node`.
     pub current: usize,
     /// Every mbind call.
@@ -355,6 +366,9 @@ impl Sys for FakeSys {
             }
             if to != cur {
                 if st.free[to] == 0 {
+                    if st.whole_call_enomem {
+                        return Err(SysError { call: "move_pages", errno: libc::ENOMEM });
+                    }
                     status[i] = -libc::ENOMEM;
                     continue;
                 }

@@ -1,0 +1,160 @@
+"""libnumaplace on real kernels: natively on this host (whatever its node count), and in a
+4-node qemu VM (vm/numavm.py) where pages really move. The C programs beside this file are
+built with gcc here; the library is target/release/libnumaplace.so (``make test`` builds it).
+
+The VM tests boot twice: once for numaplace (explicit API with upmlib, an unmodified binary
+preloaded the way ``numaplace run`` preloads it with ``sampled``, and the system-call and
+signal checks), once with Linux's automatic NUMA balancing on the same stencil. They write a
+side-by-side table of the local share per iteration (``runtime-vm.md`` in the test's
+directory, and ``$NUMAPLACE_VM_REPORT`` if set).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from numaplace.runtime import launch_env
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+LIB = REPO / "target" / "release" / "libnumaplace.so"
+INCLUDE = REPO / "crates" / "runtime" / "include"
+sys.path.insert(0, str(REPO / "vm"))
+import numavm  # noqa: E402
+
+PAGES, ITERS, SWEEPS = 1024, 4, 10
+
+
+@pytest.fixture(scope="module")
+def progs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    if not LIB.exists():
+        pytest.skip(f"{LIB} is missing: `make test` builds it (cargo build --release -p numaplace-runtime)")
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is missing")
+    out = tmp_path_factory.mktemp("rtprogs")
+    built = {}
+    for name, src, extra in [
+        ("stencil", "stencil.c", ["-fopenmp", "-DWITH_NUMAPLACE", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
+        ("stencil-plain", "stencil.c", ["-fopenmp"]),
+        ("syscalls", "syscalls.c", [f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
+        ("integrity", "integrity.c", ["-fopenmp", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
+    ]:
+        exe = out / name
+        subprocess.run(["gcc", "-O2", "-Wall", "-Werror", str(HERE / src), "-o", str(exe), *extra], check=True)
+        built[name] = exe
+    return built
+
+
+def local_shares(output: str) -> list[float]:
+    return [float(m.group(1)) for m in re.finditer(r"^iter \d+ local ([0-9.]+)", output, re.M)]
+
+
+def test_single_node_host_loads_the_library_and_reports_one_node(progs, tmp_path):
+    nodes = len([d for d in Path("/sys/devices/system/node").glob("node[0-9]*")]) or 1
+    stats = tmp_path / "s.json"
+    r = subprocess.run([progs["stencil"], "api", "64", "2", "2"], env={**os.environ, "NUMAPLACE_STATS": str(stats)}, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "checksum ok" in r.stdout
+    s = json.loads(stats.read_text())
+    assert s["nodes"] == nodes
+    assert s["source"] == "hinting-faults"
+    assert s["faults_sampled"] >= 128  # every page of both arrays sampled at least once
+    if nodes == 1:
+        assert local_shares(r.stdout) == [1.0, 1.0]
+    r = subprocess.run([progs["syscalls"]], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split("\n")[:3] == ["app handler ok", "read write ok", "default action ok"]
+    r = subprocess.run([progs["integrity"], "64", "20", "0"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "integrity ok" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_bad_policy_is_one_line_and_a_non_zero_exit(progs):
+    r = subprocess.run([progs["stencil"], "api", "64", "1", "1"], env={**os.environ, "NUMAPLACE_DYNAMIC": "kernel"}, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 4
+    assert r.stderr.strip().count("\n") == 0
+    assert "dynamic policy 'kernel' cannot run on real processes" in r.stderr
+
+
+@pytest.fixture(scope="module")
+def vm_runs(progs) -> dict[str, str]:
+    ok, why = numavm.available()
+    if not ok:
+        pytest.skip(f"real-kernel VM tests skipped: {why}")
+    files = {"/bin/stencil": str(progs["stencil"]), "/bin/stencil-plain": str(progs["stencil-plain"]), "/bin/syscalls": str(progs["syscalls"]), "/bin/integrity": str(progs["integrity"]), str(LIB): str(LIB)}
+    env = launch_env(LIB, dynamic="sampled:period_ms=100", stats="/tmp/preload.json", base={})
+    preload = " ".join(f"{k}={v}" for k, v in sorted(env.items()))
+    args = f"{PAGES} {ITERS} {SWEEPS}"
+    script = "\n".join([
+        "echo '== api'",
+        f"NUMAPLACE_STATS=/tmp/api.json stencil api {args}; echo rc=$?",
+        "echo '== preload'",
+        f"env {preload} stencil-plain plain {args}; echo rc=$?",
+        "echo '== syscalls'",
+        "syscalls; echo rc=$?",
+        "echo '== stats'; cat /tmp/preload.json",
+    ])
+    r = numavm.run(script, files, nodes=4, timeout=600)
+    parts = dict(re.findall(r"^== (\w+)\n(.*?)(?=^== |\Z)", r.output, re.S | re.M))
+    balanced = numavm.run(f"stencil-plain plain {args}; echo rc=$?", files, nodes=4, numa_balancing=True, timeout=600)
+    parts["balancing"] = balanced.output
+    # Node 3 small, then filled: round-robin onto it must fall back, losing nothing.
+    small = numavm.run("integrity 256 20 150; echo rc=$?; cat /tmp/integrity.json", files, nodes=4, node_mem_mb=[320, 320, 320, 160], timeout=600)
+    parts["integrity"] = small.output
+    return parts
+
+
+def test_vm_upmlib_api_moves_99_percent_after_iteration_1(vm_runs):
+    out = vm_runs["api"]
+    assert "rc=0" in out and "checksum ok" in out, out
+    shares = local_shares(out)
+    assert len(shares) == ITERS and shares[0] >= 0.99, out
+
+
+def test_vm_preloaded_unmodified_binary_with_sampled(vm_runs):
+    out = vm_runs["preload"]
+    assert "rc=0" in out and "checksum ok" in out, out
+    shares = local_shares(out)
+    assert len(shares) == ITERS and min(shares) >= 0.99, out
+    stats = json.loads(vm_runs["stats"])
+    assert stats["dynamic"] == "sampled:period_ms=100"
+    assert stats["before"] == [0, 0, 0, 0]  # registered at malloc, before the first touch
+    assert stats["epochs"][0]["per_node"][0] >= PAGES  # thread 0's first touch, seen at the first tick
+    assert stats["pages_moved"] >= 3 * PAGES * 2 // 4
+    assert all(abs(n - PAGES // 2) <= 16 for n in stats["after"]), stats["after"]
+
+
+def test_vm_sampling_is_invisible_to_signals_and_system_calls(vm_runs):
+    out = vm_runs["syscalls"]
+    assert "app handler ok" in out and "read write ok" in out and "default action ok" in out and "rc=0" in out, out
+
+
+def test_vm_pages_moved_while_written_and_onto_a_full_node_lose_nothing(vm_runs):
+    out = vm_runs["integrity"]
+    assert "integrity ok" in out and "fallback ok" in out and "rc=0" in out, out
+    moved = int(re.search(r"integrity ok: (\d+) pages moved", out).group(1))
+    assert moved > 1000
+    stats = json.loads(out[out.index("{"):])
+    assert stats["fallbacks"] > 0 and stats["move_failures"] == 0
+
+
+def test_vm_side_by_side_with_linux_numa_balancing(vm_runs, tmp_path):
+    bal = vm_runs["balancing"]
+    assert "checksum ok" in bal, bal
+    rows = {"numaplace upmlib (API)": local_shares(vm_runs["api"]), "numaplace sampled (preloaded)": local_shares(vm_runs["preload"]), "Linux NUMA balancing": local_shares(bal)}
+    assert all(len(v) == ITERS for v in rows.values()), rows
+    assert rows["Linux NUMA balancing"][0] < 0.5  # the kernel's scanner needs more than one iteration here
+    lines = ["| configuration | " + " | ".join(f"iter {i}" for i in range(1, ITERS + 1)) + " |", "|---|" + "---|" * ITERS]
+    lines += [f"| {k} | " + " | ".join(f"{x:.4f}" for x in v) + " |" for k, v in rows.items()]
+    text = f"Local share of pages per iteration: stencil, {PAGES} pages x 2 arrays, 4-node VM, one thread per node\n\n" + "\n".join(lines) + "\n"
+    (tmp_path / "runtime-vm.md").write_text(text)
+    if os.environ.get("NUMAPLACE_VM_REPORT"):
+        Path(os.environ["NUMAPLACE_VM_REPORT"]).write_text(text)
+    print(text)
