@@ -82,6 +82,7 @@ int main(int argc, char **argv) {
                 long owner = 0;
                 while (owner + 1 < nodes && p >= pages * (owner + 1) / nodes) owner++;
                 if (status[p] == owner) local++;
+                else if (getenv("STENCIL_VERBOSE")) printf("  iter %ld array %d page %ld owner %ld node %d\n", it, arr, p, owner, status[p]);
             }
         }
         printf("iter %ld local %.4f moved %ld\n", it, (double)local / (2.0 * pages), now);

@@ -481,7 +481,7 @@ impl Runtime {
     /// touched), so the runtime ends a sampling interval before it queries or moves pages.
     fn unprotect_all(&self) {
         for r in &self.regions {
-            SPACE.restore_pages(r.slot, 0, r.pages, false);
+            SPACE.open_all(r.slot);
         }
     }
 
@@ -504,9 +504,7 @@ impl Runtime {
                 p = q;
             }
         }
-        for &(slot, p, q) in &runs {
-            SPACE.restore_pages(slot, p, q, false);
-        }
+        self.unprotect_all();
         let out = f();
         for &(slot, p, q) in &runs {
             let _ = SPACE.revoke_pages(slot, p, q);
@@ -609,7 +607,7 @@ impl Runtime {
             if want {
                 let _ = SPACE.revoke_pages(r.slot, 0, r.pages);
             } else {
-                SPACE.restore_pages(r.slot, 0, r.pages, false);
+                SPACE.open_all(r.slot);
             }
         }
         self.stats.time_sampling += t.elapsed();
@@ -679,6 +677,13 @@ impl Runtime {
             (a, policy.reset_after_iteration())
         };
         self.stats.invocations += 1;
+        if std::env::var("NUMAPLACE_DEBUG").as_deref() == Ok("2") {
+            for a in &actions {
+                if let Action::Migrate { page, to, reason } = a {
+                    eprintln!("numaplace: page {} home {} -> {} ({reason}); samples {:?}", page.0, snap.homes[page.0 as usize], to.0, snap.counters.row(*page));
+                }
+            }
+        }
         let rep = self.apply(&snap, &actions)?;
         if reset {
             self.clear_samples();

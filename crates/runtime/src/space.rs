@@ -132,7 +132,7 @@ impl Space {
         if !s.live.load(Acquire) {
             return;
         }
-        self.restore_pages(i, 0, s.pages.load(Relaxed), false);
+        self.open_all(i);
         s.live.store(false, Release);
         self.live_slots.fetch_sub(1, Relaxed);
     }
@@ -253,6 +253,25 @@ impl Space {
             p = q;
         }
         restored
+    }
+
+    /// Makes every page of `slot` accessible and marks every revoked page taken, whatever the
+    /// bits say: a revocation racing with a fault handler can leave a page `PROT_NONE` with
+    /// its taken bit set (the handler restored and marked it between the sampler's clearing
+    /// and its `mprotect`), which the program never notices (its next access restores the
+    /// page) but `move_pages` would (it does not see `PROT_NONE` pages). The runtime calls
+    /// this, under its lock, before it queries or moves pages.
+    pub fn open_all(&self, slot: usize) {
+        let s = &self.slots[slot];
+        let pages = s.pages.load(Relaxed);
+        let ps = self.page_size.load(Relaxed);
+        // SAFETY: restores the program's own protection (read-write) on its own pages.
+        unsafe { libc::mprotect(s.start.load(Relaxed) as *mut libc::c_void, pages * ps, libc::PROT_READ | libc::PROT_WRITE) };
+        for w in 0..pages.div_ceil(64) {
+            // SAFETY: w < pages.div_ceil(64), the bitmap's length.
+            let (rev, taken) = unsafe { (&*s.revoked.load(Relaxed).add(w), &*s.taken.load(Relaxed).add(w)) };
+            taken.fetch_or(rev.load(Acquire), AcqRel);
+        }
     }
 
     /// The fault path: if `addr` is a managed page revoked in this interval, make sure it is
