@@ -51,6 +51,7 @@ int main(int argc, char **argv) {
     if (api) { fprintf(stderr, "built without numaplace\n"); return 2; }
 #endif
     omp_set_num_threads(nodes);
+    double t0 = omp_get_wtime();
     int *status = malloc(sizeof(int) * pages);
     long moved = 1;
     (void)moved;
@@ -86,6 +87,7 @@ int main(int argc, char **argv) {
             }
         }
         printf("iter %ld local %.4f moved %ld\n", it, (double)local / (2.0 * pages), now);
+        if (getenv("STENCIL_VERBOSE")) printf("  at %.3f s\n", omp_get_wtime() - t0);
         fflush(stdout);
     }
     /* The same computation, serially, on memory numaplace never sees. */

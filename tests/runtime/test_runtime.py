@@ -31,6 +31,9 @@ sys.path.insert(0, str(REPO / "vm"))
 import numavm  # noqa: E402
 
 PAGES, ITERS, SWEEPS = 1024, 4, 10
+# The preloaded run's iterations are longer: `sampled` acts every period (100 ms here) and
+# needs a few periods to converge (about 1 s in the VM), so iteration 1 must span several.
+PRELOAD_SWEEPS = 25
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +99,7 @@ def vm_runs(progs) -> dict[str, str]:
         "echo '== api'",
         f"NUMAPLACE_STATS=/tmp/api.json stencil api {args}; echo rc=$?",
         "echo '== preload'",
-        f"env {preload} stencil-plain plain {args}; echo rc=$?",
+        f"env {preload} stencil-plain plain {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?",
         "echo '== syscalls'",
         "syscalls; echo rc=$?",
         "echo '== stats'; cat /tmp/preload.json",
