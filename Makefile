@@ -16,7 +16,7 @@ LIB    := target/release/libnumaplace.so
 
 .PHONY: run test rust-test py-test bench clean lib vm-setup
 
-run: $(EXT)
+run: $(EXT) lib
 	$(VENV)/bin/numaplace reproduce --out report
 
 test: rust-test py-test
