@@ -60,7 +60,9 @@ pub struct View<'a> {
     pub counters: &'a PageCounters,
     /// Replica bitmask per page (empty when nothing was ever replicated).
     pub replicas: &'a [u64],
-    /// Writes to each replicated page since the last timer tick (empty likewise).
+    /// Writes to each replicated page since the last timer tick that invalidated lines held by
+    /// a replica (empty likewise). The simulator keeps replicas coherent line by line (seed 001
+    /// §2) and counts only such writes; a driver that cannot tell counts every write.
     pub replica_writes: &'a [u32],
     /// Home node of every page (`pagetable::UNTOUCHED` where not placed).
     pub homes: &'a [u8],
@@ -801,7 +803,7 @@ const WILDFIRE_PARAMS: &[ParamDecl] = &[
         name: "collapse_ratio",
         kind: ParamKind::Float { min: 0.0, max: 1e6 },
         default: "0.5",
-        doc: "a replicated page is collapsed when its writes in an interval exceed this share of its accesses (assumption)",
+        doc: "a replicated page is collapsed when the lines other nodes' writes invalidate in its replicas in an interval exceed this share of the replicas' own accesses (assumption: seed 001 gives no rule)",
     },
     ParamDecl {
         name: "recent",
@@ -816,10 +818,13 @@ const WILDFIRE_PARAMS: &[ParamDecl] = &[
 /// node in the interval is a candidate. With migration on, a candidate whose busiest node
 /// outdoes its home moves there, unless (with replication on) it is already replicated or
 /// migrated recently: then, as when migration is off, the busiest remote node gets a replica.
-/// A replica serves its node's reads; a write goes to the home copy and invalidates every
-/// replica (the writer pays); a page whose writes in an interval exceed `collapse_ratio` of its
-/// accesses is collapsed back to one copy and never replicated again (without that it would be
-/// replicated and collapsed over and over).
+/// A replica is seed 001 §2's "shadow" page: it satisfies its node's misses to the page while
+/// coherence is kept line by line, so the node's reads and its writes to lines it holds alone
+/// are local, and another node's write invalidates the written lines in every other copy (the
+/// driver's model; see the simulator's hot loop). A page whose replicas lose, in an interval,
+/// more lines to other nodes' writes than `collapse_ratio` times the replicas' own accesses is
+/// collapsed back to one copy and never replicated again (without that it would be replicated
+/// and collapsed over and over).
 /// Counters restart every interval.
 struct Wildfire {
     migration: bool,
@@ -875,9 +880,11 @@ impl DynamicPolicy for Wildfire {
             let replicas = view.replicas.get(page).copied().unwrap_or(0);
             let row = view.counters.row(p);
             if replicas != 0 {
+                // The replicas' own accesses in the interval, against the lines other nodes'
+                // writes took from them.
                 let writes = view.replica_writes.get(page).copied().unwrap_or(0) as f64;
-                let accesses: f64 = row.iter().map(|&v| v as f64).sum();
-                if writes > self.collapse_ratio * accesses.max(1.0) {
+                let served: f64 = row.iter().enumerate().filter(|&(n, _)| n < 64 && replicas & (1 << n) != 0).map(|(_, &v)| v as f64).sum();
+                if writes > self.collapse_ratio * served.max(1.0) {
                     self.collapsed.insert(p.0, self.tick);
                     actions.push(Action::Collapse { page: p, reason: "written often while replicated" });
                     continue;

@@ -96,8 +96,15 @@ pub struct Dynamic {
     revoked: Vec<bool>,
     revoked_count: u64,
     pub faults: u64,
-    /// Writes to each page while replicated, since the last timer tick (replicating policies).
+    /// Writes to each page while replicated that invalidated lines of a replica, since the
+    /// last timer tick (replicating policies).
     replica_writes: Vec<u32>,
+    /// Stale lines of each copy of a replicated page, `[page * nodes + node]` (replicating
+    /// policies; see `hotloop::Replicating`).
+    stale: Vec<u16>,
+    /// Nodes of the machine and lines per page (for `stale`).
+    nodes: usize,
+    page_lines: u16,
     pub replications: u64,
     pub collapses: u64,
     pub migrations: u64,
@@ -146,6 +153,9 @@ impl Dynamic {
             revoked_count: 0,
             faults: 0,
             replica_writes: if policy.replicates() { vec![0; pages] } else { Vec::new() },
+            stale: if policy.replicates() { vec![0; pages * machine.nodes()] } else { Vec::new() },
+            nodes: machine.nodes(),
+            page_lines: (machine.raw.page_size / machine.raw.line_size.max(1)).clamp(1, u16::MAX as u64) as u16,
             replications: 0,
             collapses: 0,
             policy,
@@ -215,6 +225,8 @@ impl Dynamic {
             match a {
                 Action::Replicate { page, node, reason } => {
                     if mem.pt.replicate(page, node) {
+                        // A fresh copy: every line valid.
+                        self.clear_stale(page, Some(node));
                         // A page copy to one node; only that node's mapping changes.
                         cost += mem.machine.migration_cost_ps(1);
                         self.replications += 1;
@@ -224,6 +236,7 @@ impl Dynamic {
                 }
                 Action::Collapse { page, reason } => {
                     if mem.pt.collapse(page) > 0 {
+                        self.clear_stale(page, None);
                         // Invalidate the replicas' mappings everywhere (a TLB shootdown).
                         let m = &mem.machine.raw.migration;
                         cost += numaplace_model::units::ns_to_ps(m.fixed_ns + m.tlb_shootdown_ns_per_cpu * self.sharing_cpus as f64);
@@ -237,6 +250,7 @@ impl Dynamic {
                 }
                 Action::Migrate { page, to, reason } => {
                     mem.pt.collapse(page);
+                    self.clear_stale(page, None);
                     let from = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
                     let counts = self.counters.row(page).to_vec();
                     if let Some(node) = mem.pt.migrate(page, to, mem.machine) {
@@ -266,6 +280,19 @@ impl Dynamic {
         }
         self.overhead_ps += cost;
         cost
+    }
+
+    /// A page's copies become fully valid: one node's (a new replica), or all (the page is back
+    /// to a single copy, whose lines are written back to it).
+    fn clear_stale(&mut self, page: PageNo, node: Option<NodeId>) {
+        if self.stale.is_empty() {
+            return;
+        }
+        let start = page.0 as usize * self.nodes;
+        match node {
+            Some(n) => self.stale[start + n.index()] = 0,
+            None => self.stale[start..start + self.nodes].fill(0),
+        }
     }
 
     /// Records a replication or collapse decision.
@@ -553,6 +580,8 @@ impl<'m> Engine<'m> {
                             &mut writes,
                             &mut d.counters,
                             &mut d.replica_writes,
+                            &mut d.stale,
+                            d.page_lines,
                             node,
                         ),
                         Some(d) if d.revoked_count > 0 => hot_loop_faulting(
