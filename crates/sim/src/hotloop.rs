@@ -171,6 +171,9 @@ pub struct ThreadSampler {
     pub interval: u64,
     pub lines: u64,
     pub samples: u64,
+    /// Samples the profiler can still record for this thread in the current quantum
+    /// (`u64::MAX` without a rate limit).
+    pub budget: u64,
 }
 
 /// Every `interval`-th line of the thread is a sample of its page from the thread's node.
@@ -185,9 +188,12 @@ impl Observe for Sampling<'_> {
         let (c, s) = (tx.count as u64, &mut *self.s);
         s.lines += c;
         if c >= s.countdown {
-            let k = 1 + (c - s.countdown) / s.interval;
-            self.samples.add(tx.page, node, k);
-            s.samples += k;
+            let k = (1 + (c - s.countdown) / s.interval).min(s.budget);
+            if k > 0 {
+                self.samples.add(tx.page, node, k);
+                s.samples += k;
+                s.budget -= k;
+            }
             s.countdown = s.interval - (c - s.countdown) % s.interval;
         } else {
             s.countdown -= c;

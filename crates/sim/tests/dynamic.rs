@@ -162,6 +162,21 @@ fn sampled_policy_freezes_a_page_that_moves_in_three_consecutive_intervals() {
 }
 
 #[test]
+fn sampled_auto_period_waits_for_enough_samples_per_page() {
+    // period_ms=auto: an interval ends once its samples reach samples_per_page per placed page
+    // (2 pages here). Node 1 reads page 0 (home 0) 20 000 lines, sampled every 10th: 2 000
+    // samples. At 50 per page (100 in all) the engine acts and moves page 0 to node 1; at
+    // 2 000 per page (4 000) the run ends first and nothing moves.
+    let epochs: String = (1..=20).map(|i| format!("epoch {i} a\n1 0 1000 0\nend\n")).collect();
+    let body = format!("{INIT}{epochs}");
+    let enough = run(&body, "sampled:interval=10,samples_per_page=50");
+    assert_eq!(enough.migrations, 1);
+    assert_eq!(enough.per_node_pages[1], 1);
+    let starved = run(&body, "sampled:interval=10,samples_per_page=2000");
+    assert_eq!(starved.migrations, 0);
+}
+
+#[test]
 fn max_rate_sampling_favours_the_slow_thread() {
     // Thread 0 issues lines 10× slower (think time) than thread 1: under a tight sample budget
     // thread 0 is sampled fully and thread 1 only up to its share, so thread 0's share of the
