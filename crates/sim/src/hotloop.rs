@@ -286,7 +286,7 @@ impl Replicating<'_> {
     fn best_other(row: &[u16], copies: u64, x: usize, page_lines: u16) -> (usize, u16) {
         let mut best = (usize::MAX, 0u16);
         for (y, &s) in row.iter().enumerate() {
-            if y != x && copies & (1 << y) != 0 {
+            if y != x && y < 64 && copies & (1 << y) != 0 {
                 let valid = page_lines - s.min(page_lines);
                 if best.0 == usize::MAX || valid > best.1 {
                     best = (y, valid);
@@ -329,7 +329,7 @@ impl Observe for Replicating<'_> {
         // collapsing; every other copy then has the written lines stale.
         let mut invalidated = 0u64;
         for (y, s) in row.iter_mut().enumerate() {
-            if y != node && copies & (1 << y) != 0 {
+            if y != node && y < 64 && copies & (1 << y) != 0 {
                 if y != h {
                     invalidated = invalidated.max(c.min((lines - (*s).min(lines)) as u64));
                 }
