@@ -10,7 +10,16 @@ by the distance D = |P_sample − P_all| / P_all per processor. The experiment r
 * CG with ``sampled`` in max-rate mode and at intervals of 64, 256, 1024 and 4096, reporting
   the mean sampling distance;
 
-and evaluates claims C7 and C8:
+and evaluates claims C7 and C8 (below).
+
+Initialisation. Seed 003 Table 4 reports, without migration, non-local shares of 41–85 %, and
+for CG, MG and EP 80.9 %, 80.5 % and 85.4 %: about 5/6, the share when all data sit on one of
+the six boards. The first-touch baseline of the seed's runs therefore placed most data on one
+board, as a sequential initialisation does; our kernels' parallel initialisation places every
+page where its main user runs (5–47 % non-local at class A), leaving only shared pages, which
+moving a page to its most-sampled board cannot fix. The experiment therefore initialises
+sequentially (``init="sequential"``, first-touch placement, as the seed's baseline); the
+parallel-initialisation pairs are run as well and shown beside the claim.
 
 * C7: ``sampled`` lowers the non-local share of every NAS kernel by 15 % to 95 % of its value
   without a dynamic policy.
@@ -30,22 +39,25 @@ KERNELS = ("nas-bt", "nas-sp", "nas-cg", "nas-mg", "nas-ft", "nas-lu")
 DISTANCE_MODES = ("sampled:mode=max-rate", *(f"sampled:interval={n}" for n in (64, 256, 1024, 4096)))
 
 
-def _base(kernel: str, quick: bool) -> dict[str, Any]:
+def _base(kernel: str, quick: bool, init: str = "sequential") -> dict[str, Any]:
     return {
         "machine": "sunfire6800",
         "workload": f"{kernel}:class={'W' if quick else 'A'}",
         "placement": "first-touch",
         "threads": 12,
+        "init": init,
         "seed": 0,
     }
 
 
 def runs(quick: bool) -> list[dict[str, Any]]:
-    """The kernels without and with ``sampled``, then CG under each sampling technique."""
+    """The kernels without and with ``sampled`` (sequential, then parallel initialisation),
+    then CG under each sampling technique."""
     out = []
-    for kernel in KERNELS:
-        out.append(_base(kernel, quick))
-        out.append({**_base(kernel, quick), "dynamic": "sampled"})
+    for init in ("sequential", "parallel"):
+        for kernel in KERNELS:
+            out.append(_base(kernel, quick, init))
+            out.append({**_base(kernel, quick, init), "dynamic": "sampled"})
     for mode in DISTANCE_MODES:
         out.append({**_base("nas-cg", quick), "dynamic": mode})
     return out
@@ -62,11 +74,15 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
             "time_ms": results["total_time_ns"] / 1e6,
             "migrations": results["migrations"],
             "distance": results["sampling_distance_mean"],
+            "init": results["request.init"],
         }
     )
-    pairs = f[f.dynamic.isin(["none", "sampled"])].pivot_table(index="kernel", columns="dynamic", values="nonlocal")
+    both = f[f.dynamic.isin(["none", "sampled"])]
+    pairs = both[both.init == "sequential"].pivot_table(index="kernel", columns="dynamic", values="nonlocal")
     pairs = pairs.reindex(KERNELS)
     reduction = 1.0 - pairs["sampled"] / pairs["none"]
+    par = both[both.init == "parallel"].pivot_table(index="kernel", columns="dynamic", values="nonlocal").reindex(KERNELS)
+    par_reduction = 1.0 - par["sampled"] / par["none"]
     c7 = bool(((reduction >= 0.15) & (reduction <= 0.95)).all())
     dist = f[f.dynamic.isin(DISTANCE_MODES)].set_index("dynamic")["distance"]
     d1024 = float(dist["sampled:interval=1024"])
@@ -77,7 +93,14 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
             (
                 "C7: sampled lowers every kernel's non-local share by 15 % to 95 %",
                 "holds" if c7 else "fails",
-                ", ".join(f"{k} {r:+.0%}" for k, r in reduction.items()),
+                ", ".join(f"{k} {r:+.0%}" for k, r in reduction.items())
+                + " (non-local without policy "
+                + ", ".join(f"{v:.0%}" for v in pairs["none"])
+                + "); with parallel init: "
+                + ", ".join(f"{k} {r:+.0%}" for k, r in par_reduction.items())
+                + " (without policy "
+                + ", ".join(f"{v:.0%}" for v in par["none"])
+                + ")",
             ),
             (
                 "C8: D ≤ 0.05 when sampling every 1024; D ≥ 0.3 for max-rate sampling",
@@ -115,5 +138,7 @@ DESCRIPTION = (
     "true per-processor shares (Table 1). We run nas-bt, nas-sp, nas-cg, nas-mg, nas-ft and "
     "nas-lu on machine sunfire6800 (class W in quick mode, A in full mode) without a dynamic "
     "policy and with sampled, and CG under max-rate sampling and intervals of 64 to 4096, and "
-    "evaluate the paper's claims C7 and C8 from the results."
+    "evaluate the paper's claims C7 and C8 from the results. The runs initialise sequentially, "
+    "as the seed's baseline non-local shares (Table 4, about 5/6 for CG and MG) imply; the "
+    "claim row also gives the reductions with parallel initialisation."
 )

@@ -60,7 +60,9 @@ pub struct View<'a> {
     pub counters: &'a PageCounters,
     /// Replica bitmask per page (empty when nothing was ever replicated).
     pub replicas: &'a [u64],
-    /// Writes to each replicated page since the last timer tick (empty likewise).
+    /// Writes to each replicated page since the last timer tick that invalidated lines held by
+    /// a replica (empty likewise). The simulator keeps replicas coherent line by line (seed 001
+    /// §2) and counts only such writes; a driver that cannot tell counts every write.
     pub replica_writes: &'a [u32],
     /// Home node of every page (`pagetable::UNTOUCHED` where not placed).
     pub homes: &'a [u8],
@@ -595,19 +597,37 @@ const SAMPLED_PARAMS: &[ParamDecl] = &[
     ParamDecl {
         name: "period_ms",
         kind: ParamKind::Float { min: 0.001, max: 1e7 },
-        default: "500",
-        doc: "T: migration interval; seed 003 §5 uses 5 s on runs of minutes, scaled here by 1/10 for runs of seconds",
+        default: "auto",
+        doc: "T: migration interval in ms; auto (the default): seed 003 §5's 5 s scaled to the run, ending an interval once the samples taken in it reach samples_per_page per placed page",
+    },
+    ParamDecl {
+        name: "samples_per_page",
+        kind: ParamKind::Float { min: 0.001, max: 1e6 },
+        default: "1.8",
+        doc: "with period_ms=auto: samples per placed page that end an interval (seed 003's 5 s intervals held 0.4 to 8.7 per page, median 1.8: Tables 4 and 6 with the NPB class B/C footprints, docs/timing.md)",
     },
     ParamDecl { name: "freeze", kind: ParamKind::UInt, default: "3", doc: "freeze a page that migrated in each of the last this many intervals (seed 003 §3)" },
 ];
+
+/// With `period_ms=auto`, how often the migration thread looks at the sample count (it runs
+/// on its own CPU, seed 003 §3, so looking costs the application nothing).
+const SAMPLED_CHECK_PS: Ps = 10_000_000_000;
 
 /// Seed 003's engine: a profiler samples transactions into per-page, per-node sample counts;
 /// every period a migration thread stops the application, moves every page to the node with
 /// the most samples (no minimum count, seed 003 §3), freezes pages that migrated in each of
 /// the last `freeze` intervals, and clears the samples.
+///
+/// The period: seed 003 §5 uses T = 5 s on runs of 31 s to 65 min and found 1 s to 50 s
+/// equally good. Our runs are 10 to 1000 times shorter and sample at different rates, so a
+/// fixed T cannot carry over; what does carry over is what a period holds. With
+/// `period_ms=auto` an interval ends once the samples taken in it reach `samples_per_page` per
+/// placed page (checked every 10 ms of simulated time); a number fixes T instead.
 struct Sampled {
     sampling: Sampling,
-    period: Ps,
+    /// `None`: adaptive (`period_ms=auto`).
+    period: Option<Ps>,
+    per_page: f64,
     freeze: u32,
     tick: u32,
     /// Per page that has migrated: the consecutive intervals (ending at `tick`) it moved in.
@@ -622,7 +642,8 @@ impl Sampled {
                 "max-rate" => Sampling::MaxRate(r.float("max_rate")),
                 _ => Sampling::Interval(r.uint("interval").max(1)),
             },
-            period: (r.float("period_ms") * 1e9) as Ps,
+            period: (!r.is_auto("period_ms")).then(|| ((r.float("period_ms") * 1e9) as Ps).max(1)),
+            per_page: r.float("samples_per_page"),
             freeze: r.uint("freeze") as u32,
             tick: 0,
             streak: std::collections::HashMap::new(),
@@ -637,14 +658,23 @@ impl DynamicPolicy for Sampled {
     }
 
     fn timer_period(&self) -> Option<Ps> {
-        Some(self.period)
+        Some(self.period.unwrap_or(SAMPLED_CHECK_PS))
     }
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
+        let nodes = view.machine.nodes();
+        if self.period.is_none() {
+            // Adaptive period: act only once the interval holds enough samples.
+            let placed = view.homes.iter().filter(|&&h| (h as usize) < nodes).count() as f64;
+            let taken: u64 = (0..view.homes.len()).map(|p| view.counters.row(PageNo(p as u32)).iter().map(|&v| v as u64).sum::<u64>()).sum();
+            if placed == 0.0 || (taken as f64) < self.per_page * placed {
+                return Timer::default();
+            }
+        }
         self.tick += 1;
         let mut actions = Vec::new();
         for (page, &home) in view.homes.iter().enumerate() {
-            if home as usize >= view.machine.nodes() || self.frozen.contains(&(page as u32)) {
+            if home as usize >= nodes || self.frozen.contains(&(page as u32)) {
                 continue;
             }
             let p = PageNo(page as u32);
@@ -804,7 +834,7 @@ const WILDFIRE_PARAMS: &[ParamDecl] = &[
         name: "collapse_ratio",
         kind: ParamKind::Float { min: 0.0, max: 1e6 },
         default: "0.5",
-        doc: "a replicated page is collapsed when its writes in an interval exceed this share of its accesses (assumption)",
+        doc: "a replicated page is collapsed when the lines other nodes' writes invalidate in its replicas in an interval exceed this share of the replicas' own accesses (assumption: seed 001 gives no rule)",
     },
     ParamDecl {
         name: "recent",
@@ -819,10 +849,13 @@ const WILDFIRE_PARAMS: &[ParamDecl] = &[
 /// node in the interval is a candidate. With migration on, a candidate whose busiest node
 /// outdoes its home moves there, unless (with replication on) it is already replicated or
 /// migrated recently: then, as when migration is off, the busiest remote node gets a replica.
-/// A replica serves its node's reads; a write goes to the home copy and invalidates every
-/// replica (the writer pays); a page whose writes in an interval exceed `collapse_ratio` of its
-/// accesses is collapsed back to one copy and never replicated again (without that it would be
-/// replicated and collapsed over and over).
+/// A replica is seed 001 §2's "shadow" page: it satisfies its node's misses to the page while
+/// coherence is kept line by line, so the node's reads and its writes to lines it holds alone
+/// are local, and another node's write invalidates the written lines in every other copy (the
+/// driver's model; see the simulator's hot loop). A page whose replicas lose, in an interval,
+/// more lines to other nodes' writes than `collapse_ratio` times the replicas' own accesses is
+/// collapsed back to one copy and never replicated again (without that it would be replicated
+/// and collapsed over and over).
 /// Counters restart every interval.
 struct Wildfire {
     migration: bool,
@@ -878,9 +911,11 @@ impl DynamicPolicy for Wildfire {
             let replicas = view.replicas.get(page).copied().unwrap_or(0);
             let row = view.counters.row(p);
             if replicas != 0 {
+                // The replicas' own accesses in the interval, against the lines other nodes'
+                // writes took from them.
                 let writes = view.replica_writes.get(page).copied().unwrap_or(0) as f64;
-                let accesses: f64 = row.iter().map(|&v| v as f64).sum();
-                if writes > self.collapse_ratio * accesses.max(1.0) {
+                let served: f64 = row.iter().enumerate().filter(|&(n, _)| n < 64 && replicas & (1 << n) != 0).map(|(_, &v)| v as f64).sum();
+                if writes > self.collapse_ratio * served.max(1.0) {
                     self.collapsed.insert(p.0, self.tick);
                     actions.push(Action::Collapse { page: p, reason: "written often while replicated" });
                     continue;

@@ -299,7 +299,12 @@ impl Runtime {
             }
             Some(p)
         };
-        let timer = policy.as_ref().and_then(|p| p.timer_period()).map(|ps| Duration::from_nanos((ps / 1000) as u64));
+        // The policy's timer, no more often than the sampler revokes windows: a check reads
+        // every managed page's node, which costs more than the simulator's look.
+        let timer = policy
+            .as_ref()
+            .and_then(|p| p.timer_period())
+            .map(|ps| Duration::from_nanos((ps / 1000) as u64).max(Duration::from_secs_f64(cfg.sample_period_ms / 1000.0)));
         let nearest = machine.nearest.iter().map(|v| v.iter().map(|n| n.index()).collect()).collect();
         Ok(Runtime {
             sys,
@@ -549,6 +554,12 @@ impl Runtime {
         Ok(Snapshot { homes, counters, regions, free: vec![u64::MAX / 2; nodes], addr, samples, local })
     }
 
+    fn age_samples(&self) {
+        for r in &self.regions {
+            SPACE.age_counts(r.slot);
+        }
+    }
+
     fn clear_samples(&self) {
         for r in &self.regions {
             SPACE.clear_counts(r.slot);
@@ -667,7 +678,15 @@ impl Runtime {
         };
         let (actions, reset) = if policy.timer_period().is_some() {
             let t = policy.on_timer(&view);
-            (t.actions, t.reset || !t.age)
+            if t.age {
+                self.age_samples();
+            }
+            if t.actions.is_empty() && !t.reset && !t.age {
+                // The policy let the tick pass (e.g. `sampled` with an adaptive period, still
+                // short of samples): the interval goes on.
+                return Ok(0);
+            }
+            (t.actions, t.reset)
         } else {
             if !policy.counts() {
                 return Ok(0);
@@ -1039,6 +1058,29 @@ mod tests {
         // Replayed again in the next iteration.
         assert_eq!(rt.replay("z").unwrap(), 16);
         assert_eq!(rt.undo().unwrap(), 16);
+        rt.unregister(base);
+    }
+
+    #[test]
+    fn sampled_with_an_adaptive_period_waits_for_samples_then_moves_to_the_most_sampled_node() {
+        let (mut rt, fake) = rt("sampled");
+        assert_eq!(rt.timer, Some(Duration::from_millis(100))); // 10 ms checks, at the sampler's pace
+        let base = 0x6000_0000;
+        let pages = 16;
+        fake.touch(base, pages * 4096);
+        let slot = rt.register(base, pages * 4096, "a", None).unwrap();
+        for p in 0..pages {
+            crate::space::SPACE.inject(slot, p, 2, 1); // 1 sample per page: below 1.8
+        }
+        assert_eq!(rt.migrate("timer").unwrap(), 0);
+        assert!(rt.stats.epochs.is_empty(), "a declined tick is not an epoch");
+        for p in 0..pages {
+            crate::space::SPACE.inject(slot, p, 2, 1); // the interval goes on: now 2 per page
+        }
+        assert_eq!(rt.migrate("timer").unwrap(), 16);
+        assert!((0..pages).all(|p| fake.node_of(base + p * 4096) == Some(2)));
+        assert_eq!(rt.stats.epochs.len(), 1);
+        assert_eq!(crate::space::SPACE.count(slot, 0, 2), 0, "the policy's reset cleared the samples");
         rt.unregister(base);
     }
 }

@@ -190,6 +190,17 @@ impl Space {
         }
     }
 
+    /// Halves every sample count of `slot` (a policy's aging).
+    pub fn age_counts(&self, slot: usize) {
+        let n = self.slots[slot].pages.load(Relaxed) * self.nodes.load(Relaxed);
+        let base = self.slots[slot].counts.load(Relaxed);
+        for k in 0..n {
+            // SAFETY: k < pages * nodes.
+            let c = unsafe { &*base.add(k) };
+            let _ = c.fetch_update(Relaxed, Relaxed, |v| Some(v / 2));
+        }
+    }
+
     fn record(&self, slot: usize, page: usize, node: usize) {
         let nodes = self.nodes.load(Relaxed);
         // SAFETY: live slot, page < pages, node < nodes (the cpu table holds dense nodes).

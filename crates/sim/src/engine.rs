@@ -80,6 +80,8 @@ fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], re
 pub struct Sampler {
     mode: Sampling,
     pub threads: Vec<ThreadSampler>,
+    /// Max-rate mode: each thread's fraction of a sample carried to the next quantum.
+    carry: Vec<f64>,
 }
 
 /// A dynamic policy attached to a run, with its counters and its record.
@@ -96,8 +98,15 @@ pub struct Dynamic {
     revoked: Vec<bool>,
     revoked_count: u64,
     pub faults: u64,
-    /// Writes to each page while replicated, since the last timer tick (replicating policies).
+    /// Writes to each page while replicated that invalidated lines of a replica, since the
+    /// last timer tick (replicating policies).
     replica_writes: Vec<u32>,
+    /// Stale lines of each copy of a replicated page, `[page * nodes + node]` (replicating
+    /// policies; see `hotloop::Replicating`).
+    stale: Vec<u16>,
+    /// Nodes of the machine and lines per page (for `stale`).
+    nodes: usize,
+    page_lines: u16,
     pub replications: u64,
     pub collapses: u64,
     pub migrations: u64,
@@ -134,10 +143,15 @@ impl Dynamic {
             };
             // Each thread starts at a different point of its interval (deterministic), so
             // that threads with the same pattern are not sampled in lockstep.
-            let threads = (0..threads)
-                .map(|t| ThreadSampler { countdown: 1 + (t as u64 * 7919) % interval, interval, lines: 0, samples: 0 })
+            // Max-rate mode: nothing recorded until the first quantum boundary sets budgets.
+            let budget = match mode {
+                Sampling::Interval(_) => u64::MAX,
+                Sampling::MaxRate(_) => 0,
+            };
+            let samplers = (0..threads)
+                .map(|t| ThreadSampler { countdown: 1 + (t as u64 * 7919) % interval, interval, lines: 0, samples: 0, budget })
                 .collect();
-            Sampler { mode, threads }
+            Sampler { mode, threads: samplers, carry: vec![0.0; threads] }
         });
         Dynamic {
             threshold: policy.interrupt_threshold(),
@@ -146,6 +160,9 @@ impl Dynamic {
             revoked_count: 0,
             faults: 0,
             replica_writes: if policy.replicates() { vec![0; pages] } else { Vec::new() },
+            stale: if policy.replicates() { vec![0; pages * machine.nodes()] } else { Vec::new() },
+            nodes: machine.nodes(),
+            page_lines: (machine.raw.page_size / machine.raw.line_size.max(1)).clamp(1, u16::MAX as u64) as u16,
             replications: 0,
             collapses: 0,
             policy,
@@ -159,9 +176,13 @@ impl Dynamic {
         }
     }
 
-    /// In max-rate mode, sets each running thread's interval for the next quantum so that
-    /// the quantum's sample budget (rate × quantum) is shared equally among them: a thread
-    /// that issued fewer lines than its share in the last quantum is sampled fully.
+    /// In max-rate mode (seed 003 §4.1: "the maximum number of transactions the
+    /// instrumentation software can record bounds the number of samples that can be taken for
+    /// a processor"), gives each running thread the next quantum's share of the sample budget
+    /// (rate × quantum, shared equally) as a hard cap: a thread that issues fewer lines than
+    /// its share has all of them recorded, a faster one only its share, and an unused share
+    /// is lost (the software cannot read ahead). The interval spreads a thread's samples over
+    /// the quantum, predicted from the lines it issued in the last one.
     fn sampler_quantum(&mut self, q_lines: &[u64], nn: usize, quantum: Ps, cursor: &[usize], epoch: &Epoch) {
         let Some(sm) = self.sampler.as_mut() else { return };
         let Sampling::MaxRate(rate) = sm.mode else { return };
@@ -172,6 +193,9 @@ impl Dynamic {
             let interval = ((issued as f64 / share).ceil() as u64).max(1);
             s.countdown = s.countdown.min(interval);
             s.interval = interval;
+            let credit = sm.carry[t] + share;
+            s.budget = credit.floor() as u64;
+            sm.carry[t] = credit - credit.floor();
         }
     }
 
@@ -215,6 +239,8 @@ impl Dynamic {
             match a {
                 Action::Replicate { page, node, reason } => {
                     if mem.pt.replicate(page, node) {
+                        // A fresh copy: every line valid.
+                        self.clear_stale(page, Some(node));
                         // A page copy to one node; only that node's mapping changes.
                         cost += mem.machine.migration_cost_ps(1);
                         self.replications += 1;
@@ -224,6 +250,7 @@ impl Dynamic {
                 }
                 Action::Collapse { page, reason } => {
                     if mem.pt.collapse(page) > 0 {
+                        self.clear_stale(page, None);
                         // Invalidate the replicas' mappings everywhere (a TLB shootdown).
                         let m = &mem.machine.raw.migration;
                         cost += numaplace_model::units::ns_to_ps(m.fixed_ns + m.tlb_shootdown_ns_per_cpu * self.sharing_cpus as f64);
@@ -237,6 +264,7 @@ impl Dynamic {
                 }
                 Action::Migrate { page, to, reason } => {
                     mem.pt.collapse(page);
+                    self.clear_stale(page, None);
                     let from = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
                     let counts = self.counters.row(page).to_vec();
                     if let Some(node) = mem.pt.migrate(page, to, mem.machine) {
@@ -266,6 +294,19 @@ impl Dynamic {
         }
         self.overhead_ps += cost;
         cost
+    }
+
+    /// A page's copies become fully valid: one node's (a new replica), or all (the page is back
+    /// to a single copy, whose lines are written back to it).
+    fn clear_stale(&mut self, page: PageNo, node: Option<NodeId>) {
+        if self.stale.is_empty() {
+            return;
+        }
+        let start = page.0 as usize * self.nodes;
+        match node {
+            Some(n) => self.stale[start + n.index()] = 0,
+            None => self.stale[start..start + self.nodes].fill(0),
+        }
     }
 
     /// Records a replication or collapse decision.
@@ -553,6 +594,8 @@ impl<'m> Engine<'m> {
                             &mut writes,
                             &mut d.counters,
                             &mut d.replica_writes,
+                            &mut d.stale,
+                            d.page_lines,
                             node,
                         ),
                         Some(d) if d.revoked_count > 0 => hot_loop_faulting(
@@ -720,6 +763,40 @@ mod tests {
         // The fixed point is solved to 1e-3 of the service time (0.05 ns) per line.
         assert!((got - 130_901.7).abs() <= 1000.0 * 0.05, "epoch took {got} ns");
         assert_eq!(engine.timed.lines, vec![1000]);
+    }
+
+    #[test]
+    fn max_rate_sampling_never_records_more_than_the_rate() {
+        // Seed 003 §4.1: the software records at most R samples per second. Two threads on
+        // one node, R = 1e5/s, quanta of 100 us: 10 samples a quantum, 5 per running thread.
+        // Thread 0 issues 20 000 dependent lines (about 2 ms); thread 1 a handful. However
+        // the interval prediction fares, thread 0 gets at most its share of each quantum.
+        let text = "name = \"two\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0]]\n\
+                    [[nodes]]\ncpus = 2\nmemory_mib = 64\nbandwidth_gbps = 1000.0\n\
+                    [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n";
+        let m2 = Machine::from_toml_str(text, "two").unwrap();
+        let threads = bind(&m2, 2, Binding::Spread, false).unwrap();
+        let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m2, 0).unwrap();
+        let regions = vec![Region { name: "a".into(), first_page: 0, pages: 2 }];
+        let mut engine = Engine::new(&m2, &threads, regions, place, 100_000_000);
+        let (policy, _) = numaplace_model::dynamic::build(&Spec::parse("sampled:mode=max-rate,max_rate=100000,period_ms=1000").unwrap(), &m2, 2).unwrap();
+        engine.set_dynamic(policy);
+        let epoch = Epoch {
+            iteration: 1,
+            phase: "p",
+            threads: vec![
+                ThreadWork { txns: vec![Txn::read(0, 1); 20_000], mlp: 1.0, think_ns: 0.0 },
+                ThreadWork { txns: vec![Txn::read(1, 1); 3], mlp: 1.0, think_ns: 0.0 },
+            ],
+        };
+        engine.run_epoch(&epoch);
+        let quanta = engine.now().div_ceil(100_000_000);
+        let sm = engine.dynamic.as_ref().unwrap().sampler.as_ref().unwrap();
+        let (lines, samples) = (sm.threads[0].lines, sm.threads[0].samples);
+        assert_eq!(lines, 20_000);
+        // 5 a quantum while both run, up to 10 once thread 1 is done.
+        assert!(samples > 0 && samples <= quanta * 10, "{samples} samples in {quanta} quanta");
+        assert!(sm.threads[1].samples <= 3);
     }
 
     #[test]

@@ -162,6 +162,21 @@ fn sampled_policy_freezes_a_page_that_moves_in_three_consecutive_intervals() {
 }
 
 #[test]
+fn sampled_auto_period_waits_for_enough_samples_per_page() {
+    // period_ms=auto: an interval ends once its samples reach samples_per_page per placed page
+    // (2 pages here). Node 1 reads page 0 (home 0) 20 000 lines, sampled every 10th: 2 000
+    // samples. At 50 per page (100 in all) the engine acts and moves page 0 to node 1; at
+    // 2 000 per page (4 000) the run ends first and nothing moves.
+    let epochs: String = (1..=20).map(|i| format!("epoch {i} a\n1 0 1000 0\nend\n")).collect();
+    let body = format!("{INIT}{epochs}");
+    let enough = run(&body, "sampled:interval=10,samples_per_page=50");
+    assert_eq!(enough.migrations, 1);
+    assert_eq!(enough.per_node_pages[1], 1);
+    let starved = run(&body, "sampled:interval=10,samples_per_page=2000");
+    assert_eq!(starved.migrations, 0);
+}
+
+#[test]
 fn max_rate_sampling_favours_the_slow_thread() {
     // Thread 0 issues lines 10× slower (think time) than thread 1: under a tight sample budget
     // thread 0 is sampled fully and thread 1 only up to its share, so thread 0's share of the
@@ -210,11 +225,38 @@ fn wildfire_replica_serves_reads_and_writes_collapse_it() {
     assert_eq!((r.replications, r.migrations), (1, 0));
     assert_eq!(r.replica_pages, 1);
     assert!(r.per_iteration_local_fraction[7] > 0.99, "{:?}", r.per_iteration_local_fraction);
-    // Then node 0 writes the page heavily: the replica is invalidated on each write and the
-    // page collapses back to one copy, for good.
+    // Then node 0 writes the page heavily and node 1 only reads a little: node 0's writes
+    // invalidate the replica's lines faster than node 1 reads them (every read is a coherence
+    // miss), so the page collapses back to one copy, for good.
     let writes: String = (9..=16).map(|i| format!("epoch {i} b\n0 0 0 3000\n1 0 100 0\nend\n")).collect();
     let w = run(&format!("{INIT}{reads}{writes}"), "wildfire:migration=off,period_ms=0.5");
     assert_eq!((w.replications, w.collapses, w.replica_pages), (1, 1, 0));
+}
+
+#[test]
+fn wildfire_replica_node_writes_the_lines_it_holds_locally() {
+    // Seed 001 §2: a replica is a "shadow" page kept coherent line by line. Node 1 reads and
+    // writes page 0 (home 0) and nobody else touches it: once replicated, node 1 holds every
+    // line alone, so its reads and its writes are local (only the first writes after the
+    // copy take ownership from the home), and nothing invalidates the replica.
+    let rw: String = (1..=8).map(|i| format!("epoch {i} a\n1 0 3000 3000\nend\n")).collect();
+    let r = run(&format!("{INIT}{rw}"), "wildfire:migration=off,period_ms=0.5");
+    assert_eq!((r.replications, r.collapses, r.replica_pages), (1, 0, 1));
+    assert!(r.per_iteration_local_fraction[7] > 0.999, "{:?}", r.per_iteration_local_fraction);
+}
+
+#[test]
+fn wildfire_home_writes_invalidate_only_the_written_lines_of_a_replica() {
+    // Node 1 reads page 0 (home 0) 3000 lines an epoch; node 0 writes 64 of its 128 lines
+    // each epoch. Once replicated, each epoch costs 64 invalidations (node 0's writes reach
+    // the replica) and 64 coherence misses (node 1 refetches them); the other 2936 of node
+    // 1's reads hit the replica. 64 lost lines per 3000 served: the replica stays.
+    let mix: String = (1..=8).map(|i| format!("epoch {i} a\n0 0 0 64\n1 0 3000 0\nend\n")).collect();
+    let r = run(&format!("{INIT}{mix}"), "wildfire:migration=off,period_ms=0.5");
+    assert_eq!((r.replications, r.collapses), (1, 0));
+    let expect = 2936.0 / 3064.0;
+    let got = r.per_iteration_local_fraction[7];
+    assert!((got - expect).abs() < 1e-9, "local fraction {got}, expected {expect}");
 }
 
 #[test]
