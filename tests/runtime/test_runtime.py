@@ -48,6 +48,7 @@ def progs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ("stencil", "stencil.c", ["-fopenmp", "-DWITH_NUMAPLACE", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
         ("stencil-plain", "stencil.c", ["-fopenmp"]),
         ("syscalls", "syscalls.c", [f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
+        ("recrep", "recrep.c", ["-fopenmp", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
         ("integrity", "integrity.c", ["-fopenmp", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
     ]:
         exe = out / name
@@ -75,6 +76,8 @@ def test_single_node_host_loads_the_library_and_reports_one_node(progs, tmp_path
     r = subprocess.run([progs["syscalls"]], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.split("\n")[:3] == ["app handler ok", "read write ok", "default action ok"]
+    r = subprocess.run([progs["recrep"], "64", "3"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "placed 1.0000" in r.stdout and len(recrep_rows(r.stdout)) == 3, r.stdout + r.stderr
     r = subprocess.run([progs["integrity"], "64", "20", "0"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "integrity ok" in r.stdout, r.stdout + r.stderr
 
@@ -91,7 +94,7 @@ def vm_runs(progs) -> dict[str, str]:
     ok, why = numavm.available()
     if not ok:
         pytest.skip(f"real-kernel VM tests skipped: {why}")
-    files = {"/bin/stencil": str(progs["stencil"]), "/bin/stencil-plain": str(progs["stencil-plain"]), "/bin/syscalls": str(progs["syscalls"]), "/bin/integrity": str(progs["integrity"]), str(LIB): str(LIB)}
+    files = {"/bin/stencil": str(progs["stencil"]), "/bin/stencil-plain": str(progs["stencil-plain"]), "/bin/syscalls": str(progs["syscalls"]), "/bin/integrity": str(progs["integrity"]), "/bin/recrep": str(progs["recrep"]), str(LIB): str(LIB)}
     env = launch_env(LIB, dynamic="sampled:period_ms=100", stats="/tmp/preload.json", base={})
     preload = " ".join(f"{k}={v}" for k, v in sorted(env.items()))
     args = f"{PAGES} {ITERS} {SWEEPS}"
@@ -100,6 +103,10 @@ def vm_runs(progs) -> dict[str, str]:
         f"NUMAPLACE_STATS=/tmp/api.json stencil api {args}; echo rc=$?",
         "echo '== preload'",
         f"env {preload} stencil-plain plain {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?",
+        "echo '== recrep'",
+        "NUMAPLACE_RECREP=n=100000 recrep 512 4; echo rc=$?",
+        "echo '== recrep20'",
+        "recrep 512 3; echo rc=$?",
         "echo '== syscalls'",
         "syscalls; echo rc=$?",
         "echo '== stats'; cat /tmp/preload.json",
@@ -134,6 +141,25 @@ def test_vm_preloaded_unmodified_binary_with_sampled(vm_runs):
     # (Not a per-node split at exit: the closing check reads every page from node 0, and the
     # policy rightly moves what it then samples.)
     assert sum(stats["after"]) == 2 * PAGES
+
+
+def recrep_rows(out: str) -> list[tuple[float, float]]:
+    return [(float(a), float(b)) for a, b in re.findall(r"^iter \d+ during ([0-9.]+) after ([0-9.]+)", out, re.M)]
+
+
+def test_vm_record_replay_moves_the_phase_pages_and_undo_restores_them(vm_runs):
+    out = vm_runs["recrep"]
+    assert "placed 1.0000" in out and "rc=0" in out, out
+    rows = recrep_rows(out)
+    assert len(rows) == 4, out
+    # Iterations 1 and 2 run the phase on the placement (the phase's user is the next node);
+    # from iteration 3 the recorded migrations are replayed before it and undone after it.
+    assert rows[0][0] == 0.0 and rows[1][0] == 0.0
+    assert rows[2][0] >= 0.99 and rows[3][0] >= 0.99
+    assert all(after == 1.0 for _, after in rows)
+    # The default n = 20 (seed 000 §3.3): only the 20 most critical pages move.
+    rows = recrep_rows(vm_runs["recrep20"])
+    assert rows[2][0] == pytest.approx(20 / 512, abs=1e-4) and rows[2][1] == 1.0
 
 
 def test_vm_sampling_is_invisible_to_signals_and_system_calls(vm_runs):

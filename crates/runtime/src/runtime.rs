@@ -566,8 +566,17 @@ impl Runtime {
         }
     }
 
-    /// Applies a policy's actions; returns the mover's report.
+    /// Applies a policy's actions; returns the mover's report. `NUMAPLACE_DEBUG=2` prints each
+    /// decision with the samples behind it.
     fn apply(&mut self, snap: &Snapshot, actions: &[Action]) -> Result<MoveReport, RtError> {
+        if std::env::var("NUMAPLACE_DEBUG").as_deref() == Ok("2") {
+            eprintln!("numaplace: {} action(s) on {} sample(s)", actions.len(), snap.samples);
+            for a in actions {
+                if let Action::Migrate { page, to, reason } = a {
+                    eprintln!("numaplace: page {} home {} -> {} ({reason}); samples {:?}", page.0, snap.homes[page.0 as usize], to.0, snap.counters.row(*page));
+                }
+            }
+        }
         let mut pages = Vec::new();
         let mut targets = Vec::new();
         for a in actions {
@@ -696,13 +705,6 @@ impl Runtime {
             (a, policy.reset_after_iteration())
         };
         self.stats.invocations += 1;
-        if std::env::var("NUMAPLACE_DEBUG").as_deref() == Ok("2") {
-            for a in &actions {
-                if let Action::Migrate { page, to, reason } = a {
-                    eprintln!("numaplace: page {} home {} -> {} ({reason}); samples {:?}", page.0, snap.homes[page.0 as usize], to.0, snap.counters.row(*page));
-                }
-            }
-        }
         let rep = self.apply(&snap, &actions)?;
         if reset {
             self.clear_samples();
