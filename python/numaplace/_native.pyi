@@ -103,6 +103,10 @@ def placements() -> str:
 def policies() -> str:
     """Every dynamic policy as a JSON array: name, doc, params."""
 
+def check_spec(kind: str, text: str) -> str:
+    """Checks a ``placement`` or ``dynamic`` spec as a run would, without a machine; returns
+    ``{"name", "values"}`` as JSON. Raises UnknownNameError or SpecError."""
+
 def detect(root: str, name: str, local_ns: float, bandwidth_gbps: float, mlp: float, page_size: int) -> str:
     """Describes a host from a sysfs node directory (``root``); returns machine TOML text."""
 

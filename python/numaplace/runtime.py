@@ -28,7 +28,6 @@ import subprocess
 import sys
 import threading
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
@@ -114,85 +113,16 @@ def _preloadable(p: Path) -> Path:
 # --- checking specs as the simulator does ------------------------------------------------------
 
 
-def _rust_number(v: float) -> str:
-    """``v`` as Rust's ``{}`` prints an ``f64`` (no exponent, no trailing ``.0``)."""
-    if float(v).is_integer():
-        return str(int(v))
-    return format(Decimal(repr(float(v))), "f")
+def _validate(spec: str, kind: str) -> tuple[str, dict[str, str]]:
+    """Checks ``spec`` with the model's own parser and parameter declarations (the checks a
+    run makes before it needs a machine); returns its name and values as text."""
+    from numaplace import _native
 
-
-def _parse_spec(text: str) -> tuple[str, list[tuple[str, str]]]:
-    """``NAME[:key=value,...]`` split as ``numaplace_model::spec::Spec::parse`` does."""
-    text = text.strip()
-    name, sep, rest = text.partition(":")
-    name = name.strip()
-    if not name:
-        raise RuntimeToolError(f"'{text}': missing name before ':'")
-    params: list[tuple[str, str]] = []
-    if sep:
-        for pair in rest.split(","):
-            pair = pair.strip()
-            if "=" not in pair:
-                raise RuntimeToolError(f"'{text}': parameter '{pair}' is not of the form key=value")
-            k, _, v = pair.partition("=")
-            k, v = k.strip(), v.strip()
-            if not k or not v:
-                raise RuntimeToolError(f"'{text}': parameter '{pair}' needs both a key and a value")
-            if any(pk == k for pk, _ in params):
-                raise RuntimeToolError(f"'{text}': key '{k}' given twice")
-            params.append((k, v))
-    return name, params
-
-
-def _check_value(kind: dict[str, Any], text: str, default: str) -> str | None:
-    """Why ``text`` is not a value of ``kind`` (as ``spec::parse_value``), or None if it is."""
-    if text == "auto" and default == "auto":
-        return None
-    ty = kind["type"]
-    if ty == "integer":
-        digits = text.replace("_", "")
-        ok = digits.lstrip("+").isdigit() and digits.count("+") <= 1 and digits.isascii()
-        return None if ok and int(digits) < 2**64 else "expected a non-negative integer"
-    if ty == "number":
-        lo, hi = float(kind["min"]), float(kind["max"])
-        try:
-            if "_" in text or not text.isascii():  # Python's float() takes these, Rust's does not
-                raise ValueError(text)
-            v = float(text)
-        except ValueError:
-            return "expected a number"
-        if not math.isfinite(v) or v < lo or v > hi:
-            return f"expected a number in [{_rust_number(lo)}, {_rust_number(hi)}]"
-        return None
-    if ty == "word":
-        if text and all(c.isascii() and (c.isalnum() or c in "_-+") for c in text):
-            return None
-        return "expected a word of letters, digits, '_', '-' and '+'"
-    choices = kind.get("choices", [])
-    return None if text in choices else f"expected one of: {', '.join(choices)}"
-
-
-def _validate(spec: str, what: str, plugins: list[dict[str, Any]]) -> tuple[str, dict[str, str]]:
-    name, params = _parse_spec(spec)
-    known = {p["name"]: p for p in plugins}
-    if name not in known:
-        raise RuntimeToolError(f"unknown {what} '{name}' (known: {', '.join(sorted(known))})")
-    decls = known[name]["params"]
-    for k, _ in params:
-        if not any(d["name"] == k for d in decls):
-            valid = (
-                "it takes no parameters" if not decls else f"valid keys: {', '.join(d['name'] for d in decls)}"
-            )
-            raise RuntimeToolError(f"{what} '{name}': unknown parameter '{k}' ({valid})")
-    given = dict(params)
-    values: dict[str, str] = {}
-    for d in decls:
-        text = given.get(d["name"], d["default"])
-        why = _check_value(d["kind"], text, d["default"])
-        if why:
-            raise RuntimeToolError(f"{what} '{name}': {d['name']}={text}: {why}")
-        values[d["name"]] = text
-    return name, values
+    try:
+        out = json.loads(_native.check_spec(kind, spec))
+    except _native.NumaplaceError as e:
+        raise RuntimeToolError(str(e)) from None
+    return out["name"], out["values"]
 
 
 def host_nodes(sysfs: str | Path = "/sys/devices/system/node") -> list[int] | None:
@@ -219,9 +149,7 @@ def validate_placement(spec: str, nodes: Sequence[int] | None = None) -> str:
     Raises:
         RuntimeToolError: with the same message ``numaplace sim --placement`` gives.
     """
-    import numaplace
-
-    name, values = _validate(spec, "placement", numaplace.placements())
+    name, values = _validate(spec, "placement")
     if name == "bind" and nodes:
         node = int(values["node"].replace("_", ""))
         if node not in nodes:
@@ -238,11 +166,9 @@ def validate_dynamic(spec: str) -> str:
     Raises:
         RuntimeToolError: with the same message ``numaplace sim --dynamic`` gives.
     """
-    import numaplace
-
     if spec.strip() == "none":
         return "none"
-    _validate(spec, "dynamic policy", numaplace.policies())
+    _validate(spec, "dynamic")
     return spec.strip()
 
 

@@ -230,12 +230,20 @@ pub const REGISTRY: &[DynamicInfo] = &[
 /// # Errors
 /// An unknown name (listing the known ones) or a bad parameter.
 pub fn build(spec: &Spec, machine: &Machine, threads: usize) -> Result<(Box<dyn DynamicPolicy>, Resolved), ModelError> {
+    let (info, resolved) = resolve(spec)?;
+    Ok(((info.build)(&resolved, machine, threads)?, resolved))
+}
+
+/// Finds `spec`'s policy and checks its parameters (names, types, ranges), without a machine.
+///
+/// # Errors
+/// An unknown name (listing the known ones) or a bad parameter.
+pub fn resolve(spec: &Spec) -> Result<(&'static DynamicInfo, Resolved), ModelError> {
     let info = REGISTRY
         .iter()
         .find(|p| p.name == spec.name)
         .ok_or_else(|| ModelError::unknown("dynamic policy", &spec.name, REGISTRY.iter().map(|p| p.name)))?;
-    let resolved = spec.resolve("dynamic policy", info.params)?;
-    Ok(((info.build)(&resolved, machine, threads)?, resolved))
+    Ok((info, spec.resolve("dynamic policy", info.params)?))
 }
 
 const KERNEL_PARAMS: &[ParamDecl] = &[

@@ -111,16 +111,25 @@ pub const REGISTRY: &[PlacementInfo] = &[
     },
 ];
 
+/// Finds `spec`'s placement and checks its parameters (names, types, ranges), without a
+/// machine: what can be checked before a run.
+///
+/// # Errors
+/// An unknown name (listing the known ones) or a bad parameter.
+pub fn resolve(spec: &Spec) -> Result<(&'static PlacementInfo, Resolved), ModelError> {
+    let info = REGISTRY
+        .iter()
+        .find(|p| p.name == spec.name)
+        .ok_or_else(|| ModelError::unknown("placement", &spec.name, REGISTRY.iter().map(|p| p.name)))?;
+    Ok((info, spec.resolve("placement", info.params)?))
+}
+
 /// Builds the placement named by `spec` for `machine`, returning it with its resolved spec.
 ///
 /// # Errors
 /// An unknown name (listing the known ones) or a bad parameter.
 pub fn build(spec: &Spec, machine: &Machine, seed: u64) -> Result<(Box<dyn Placement>, Resolved), ModelError> {
-    let info = REGISTRY
-        .iter()
-        .find(|p| p.name == spec.name)
-        .ok_or_else(|| ModelError::unknown("placement", &spec.name, REGISTRY.iter().map(|p| p.name)))?;
-    let resolved = spec.resolve("placement", info.params)?;
+    let (info, resolved) = resolve(spec)?;
     let p = (info.build)(&resolved, machine, seed)?;
     Ok((p, resolved))
 }

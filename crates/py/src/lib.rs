@@ -5,7 +5,7 @@
 //! GIL. Every Rust error becomes a Python exception of a class a user can catch; all derive
 //! from `NumaplaceError`.
 
-use numaplace_model::spec::{ParamDecl, ParamKind};
+use numaplace_model::spec::{ParamDecl, ParamKind, Spec};
 use numaplace_model::ModelError;
 use numaplace_sim::detect::{detect as detect_host, to_toml, DetectOptions};
 use numaplace_sim::presets::{load_machine as load, PRESETS};
@@ -238,6 +238,24 @@ fn policies() -> String {
     Value::Array(v).to_string()
 }
 
+/// Checks a `placement` or `dynamic` spec (name, keys, value types and ranges) as a run
+/// would, without a machine; returns `{"name", "values": {key: text}}` as JSON. `none` is a
+/// valid dynamic spec (no policy).
+#[pyfunction]
+fn check_spec(kind: &str, text: &str) -> PyResult<String> {
+    if kind == "dynamic" && text.trim() == "none" {
+        return Ok(json!({"name": "none", "values": {}}).to_string());
+    }
+    let spec = Spec::parse(text).map_err(model)?;
+    let resolved = match kind {
+        "placement" => numaplace_model::placement::resolve(&spec).map_err(model)?.1,
+        "dynamic" => numaplace_model::dynamic::resolve(&spec).map_err(model)?.1,
+        _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("check_spec: kind '{kind}': expected placement or dynamic"))),
+    };
+    let values: serde_json::Map<String, Value> = resolved.values.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();
+    Ok(json!({"name": resolved.name, "values": values}).to_string())
+}
+
 /// Describes this host from a sysfs node directory; returns machine TOML text.
 #[pyfunction]
 #[pyo3(signature = (root, name, local_ns, bandwidth_gbps, mlp, page_size))]
@@ -281,6 +299,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(workloads, m)?)?;
     m.add_function(wrap_pyfunction!(placements, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(check_spec, m)?)?;
     m.add_function(wrap_pyfunction!(detect, m)?)?;
     m.add_function(wrap_pyfunction!(bench_speed, m)?)?;
     m.add_function(wrap_pyfunction!(bench_footprint, m)?)?;
