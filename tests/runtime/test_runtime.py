@@ -89,6 +89,25 @@ def test_a_bad_policy_is_one_line_and_a_non_zero_exit(progs):
     assert "dynamic policy 'kernel' cannot run on real processes" in r.stderr
 
 
+def test_the_sample_source_is_chosen_and_said(progs, tmp_path):
+    pebs = Path("/sys/bus/event_source/devices/cpu/events/mem-loads").exists()
+    env = {**os.environ, "NUMAPLACE_SOURCE": "perf", "NUMAPLACE_STATS": str(tmp_path / "s.json")}
+    r = subprocess.run([progs["stencil"], "api", "64", "1", "1"], env=env, capture_output=True, text=True, timeout=60)
+    if pebs:  # precise sampling opens: it is the source
+        assert r.returncode == 0, r.stderr
+        assert json.loads((tmp_path / "s.json").read_text())["source"] == "perf_event"
+    else:  # asked for and not available: one line saying why, non-zero exit
+        assert r.returncode == 4
+        assert r.stderr.startswith("numaplace: NUMAPLACE_SOURCE=perf: perf_event: ")
+        assert r.stderr.count("\n") == 1
+    env["NUMAPLACE_SOURCE"] = "auto"
+    env["NUMAPLACE_VERBOSE"] = "1"
+    r = subprocess.run([progs["stencil"], "api", "64", "1", "1"], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0
+    said = [line for line in r.stderr.splitlines() if "samples from" in line]
+    assert len(said) == 1 and ("perf_event" in said[0] if pebs else "hinting-faults — perf_event:" in said[0]), r.stderr
+
+
 @pytest.fixture(scope="module")
 def vm_runs(progs) -> dict[str, str]:
     ok, why = numavm.available()

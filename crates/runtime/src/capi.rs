@@ -141,13 +141,26 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
     let topo = crate::sys::Sys::topology(&sys).clone();
     let mut rt = Runtime::new(Box::new(sys), cfg)?;
     crate::space::SPACE.configure(rt.nodes(), crate::sys::Sys::page_size(rt.sys.as_ref()), &topo.cpu_nodes());
-    let (source, reason) = crate::sampler::choose(&rt.cfg.source).map_err(|m| RtError::new(Code::Unsupported, m))?;
-    rt.source = source;
+    let cpus: Vec<(usize, usize)> = topo.cpus.iter().enumerate().flat_map(|(n, cs)| cs.iter().map(move |&c| (c, n))).collect();
+    let wants = rt.wants_samples() || rt.timer.is_some();
+    let (source, reason) = if wants {
+        crate::sampler::choose(&rt.cfg.source, &cpus).map_err(|m| RtError::new(Code::Unsupported, m))?
+    } else {
+        (crate::sampler::Source::Faults, "no dynamic policy: nothing sampled".into())
+    };
     rt.source_reason = reason;
     crate::sampler::DEBUG.store(std::env::var("NUMAPLACE_DEBUG").as_deref() == Ok("1"), std::sync::atomic::Ordering::Relaxed);
-    if rt.wants_samples() || rt.timer.is_some() {
-        crate::sampler::install().map_err(|e| RtError::new(Code::Sys, format!("sigaction(SIGSEGV) failed: errno {e}")))?;
-        rt.sampling = true;
+    match source {
+        crate::sampler::Source::Perf(p) => {
+            rt.source = "perf_event";
+            rt.perf = Some(p);
+        }
+        crate::sampler::Source::Faults if wants => {
+            crate::sampler::install().map_err(|e| RtError::new(Code::Sys, format!("sigaction(SIGSEGV) failed: errno {e}")))?;
+            rt.source = "hinting-faults";
+            rt.sampling = true;
+        }
+        crate::sampler::Source::Faults => {}
     }
     if rt.cfg.verbose {
         eprintln!(
@@ -161,7 +174,7 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
         );
     }
     let period = Duration::from_secs_f64(rt.cfg.sample_period_ms / 1000.0);
-    let run_thread = rt.sampling;
+    let run_thread = rt.sampling || rt.perf.is_some();
     *g = Some(rt);
     drop(g);
     if run_thread {

@@ -9,6 +9,7 @@
 //! * [`space`]: the managed regions, sample counters and revoked-page bits, readable from a
 //!   signal handler;
 //! * [`sampler`]: the hinting-fault handler and the sample-source choice;
+//! * [`perf`]: precise memory sampling (PEBS) through `perf_event_open`;
 //! * [`mover`]: batched `move_pages` with per-page status handling;
 //! * [`runtime`]: the policy glue and statistics;
 //! * [`capi`]: the C ABI, including UPMlib's names;
@@ -16,6 +17,7 @@
 
 pub mod capi;
 pub mod mover;
+pub mod perf;
 pub mod preload;
 pub mod runtime;
 pub mod sampler;

@@ -266,6 +266,8 @@ pub struct Runtime {
     last_timer: Instant,
     /// The policy's timer period, if it has one.
     pub timer: Option<Duration>,
+    /// Precise memory sampling, when that is the source (no page is revoked then).
+    pub perf: Option<crate::perf::Perf>,
 }
 
 /// The policies the runtime can drive.
@@ -325,6 +327,7 @@ impl Runtime {
             cursor: 0,
             last_timer: Instant::now(),
             timer,
+            perf: None,
         })
     }
 
@@ -666,6 +669,9 @@ impl Runtime {
     /// # Errors
     /// A failed system call.
     pub fn migrate(&mut self, kind: &'static str) -> Result<u64, RtError> {
+        if let Some(p) = self.perf.as_mut() {
+            p.drain();
+        }
         let Some(mut policy) = self.policy.take() else { return Ok(0) };
         let result = self.invoke(policy.as_mut(), kind);
         self.policy = Some(policy);
@@ -719,6 +725,11 @@ impl Runtime {
     /// # Errors
     /// A failed system call.
     pub fn tick(&mut self) -> Result<u64, RtError> {
+        if let Some(p) = self.perf.as_mut() {
+            let t = Instant::now();
+            p.drain();
+            self.stats.time_sampling += t.elapsed();
+        }
         self.sample_step();
         match self.timer {
             Some(period) if self.last_timer.elapsed() >= period => {

@@ -14,7 +14,7 @@
 //! use `NUMAPLACE_SOURCE=perf`.
 //!
 //! **perf_event** (where kernel and CPU support precise memory sampling: Intel PEBS
-//! `mem-loads`/`mem-stores`, AMD IBS): [`probe_perf`] says whether it would work and why not.
+//! `mem-loads`): [`crate::perf`]; [`choose`] prefers it and says why it is not used.
 
 use crate::space::SPACE;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering::*};
@@ -166,36 +166,27 @@ pub fn installed() -> bool {
     INSTALLED.load(Acquire)
 }
 
-/// Whether precise memory-access sampling through `perf_event_open` works here, and why not.
-pub fn probe_perf() -> Result<String, String> {
-    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid").ok().and_then(|s| s.trim().parse::<i32>().ok());
-    let Some(paranoid) = paranoid else {
-        return Err("perf_event: /proc/sys/kernel/perf_event_paranoid is missing (kernel without perf events)".into());
-    };
-    let pmu = ["/sys/bus/event_source/devices/cpu/events/mem-loads", "/sys/bus/event_source/devices/ibs_op/type"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists());
-    let Some(pmu) = pmu else {
-        return Err("perf_event: this CPU exposes no precise memory sampling (no PEBS mem-loads event, no AMD IBS op PMU)".into());
-    };
-    // SAFETY: geteuid has no preconditions.
-    if paranoid > 1 && unsafe { libc::geteuid() } != 0 {
-        return Err(format!("perf_event: kernel.perf_event_paranoid = {paranoid} forbids sampling by unprivileged processes"));
-    }
-    Err(format!("perf_event: {pmu} is present, but this build reads samples from hinting faults only"))
+/// The sample source chosen for a run.
+pub enum Source {
+    Faults,
+    Perf(crate::perf::Perf),
 }
 
-/// Chooses the sample source for `wanted` (`auto`, `faults`, `perf`): the name and the reason.
+/// Chooses the sample source for `wanted` (`auto`, `faults`, `perf`) on `cpus` (CPU, dense
+/// node): precise memory sampling where it opens, else hinting faults; with the reason.
 ///
 /// # Errors
 /// `perf` was asked for and is not available (the reason says why).
-pub fn choose(wanted: &str) -> Result<(&'static str, String), String> {
-    match wanted {
-        "faults" => Ok(("hinting-faults", "asked for (NUMAPLACE_SOURCE=faults)".into())),
-        "perf" => match probe_perf() {
-            Ok(_) => Err("perf_event sampling is not available in this build".into()),
-            Err(why) => Err(format!("NUMAPLACE_SOURCE=perf: {why}")),
-        },
-        _ => Ok(("hinting-faults", probe_perf().err().unwrap_or_default())),
+pub fn choose(wanted: &str, cpus: &[(usize, usize)]) -> Result<(Source, String), String> {
+    if wanted == "faults" {
+        return Ok((Source::Faults, "asked for (NUMAPLACE_SOURCE=faults)".into()));
+    }
+    match crate::perf::Perf::open(cpus) {
+        Ok(p) => {
+            let why = format!("{} on {} CPU(s), one load in {}", p.event, cpus.len(), crate::perf::PERIOD);
+            Ok((Source::Perf(p), why))
+        }
+        Err(why) if wanted == "perf" => Err(format!("NUMAPLACE_SOURCE=perf: {why}")),
+        Err(why) => Ok((Source::Faults, why)),
     }
 }
