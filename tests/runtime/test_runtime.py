@@ -47,6 +47,7 @@ def progs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for name, src, extra in [
         ("stencil", "stencil.c", ["-fopenmp", "-DWITH_NUMAPLACE", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
         ("stencil-plain", "stencil.c", ["-fopenmp"]),
+        ("stencil-static", "stencil.c", ["-fopenmp", "-DWITH_NUMAPLACE", f"-I{INCLUDE}", str(LIB.with_suffix(".a")), "-lpthread", "-ldl", "-lm"]),
         ("syscalls", "syscalls.c", [f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
         ("recrep", "recrep.c", ["-fopenmp", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
         ("integrity", "integrity.c", ["-fopenmp", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
@@ -80,6 +81,14 @@ def test_single_node_host_loads_the_library_and_reports_one_node(progs, tmp_path
     assert r.returncode == 0 and "placed 1.0000" in r.stdout and len(recrep_rows(r.stdout)) == 3, r.stdout + r.stderr
     r = subprocess.run([progs["integrity"], "64", "20", "0"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "integrity ok" in r.stdout, r.stdout + r.stderr
+
+
+def test_the_static_library_links_and_runs(progs, tmp_path):
+    assert "libnumaplace" not in subprocess.run(["ldd", progs["stencil-static"]], capture_output=True, text=True).stdout
+    stats = tmp_path / "s.json"
+    r = subprocess.run([progs["stencil-static"], "api", "64", "2", "2"], env={**os.environ, "NUMAPLACE_STATS": str(stats)}, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "checksum ok" in r.stdout, r.stderr
+    assert json.loads(stats.read_text())["faults_sampled"] >= 128
 
 
 def test_a_bad_policy_is_one_line_and_a_non_zero_exit(progs):
