@@ -91,7 +91,7 @@ fn page() -> usize {
 }
 
 fn owned_len(p: usize) -> Option<(usize, usize)> {
-    if OWNED_COUNT.load(Acquire) == 0 || p % page() != 0 {
+    if OWNED_COUNT.load(Acquire) == 0 || !p.is_multiple_of(page()) {
         return None;
     }
     (0..MAX_OWNED).find(|&i| OWNED_ADDR[i].load(Acquire) == p).map(|i| (i, OWNED_LEN[i].load(Relaxed)))

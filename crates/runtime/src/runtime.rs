@@ -207,6 +207,17 @@ pub struct Epoch {
     pub per_node: Vec<u64>,
 }
 
+/// A freed region, kept for the statistics.
+#[derive(Clone, Debug)]
+pub struct Retired {
+    pub name: String,
+    pub bytes: usize,
+    pub pages: usize,
+    /// Pages per node at registration and when freed.
+    pub before: Vec<u64>,
+    pub after: Vec<u64>,
+}
+
 /// Counters of the whole run.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
@@ -220,8 +231,8 @@ pub struct Stats {
     pub time_sampling: Duration,
     pub time_migrating: Duration,
     pub epochs: Vec<Epoch>,
-    /// Regions already freed: (name, bytes, pages, before, after).
-    pub retired: Vec<(String, usize, usize, Vec<u64>, Vec<u64>)>,
+    /// Regions already freed.
+    pub retired: Vec<Retired>,
 }
 
 /// A record-replay phase: its policy instance and how many `record` calls it has had.
@@ -241,6 +252,13 @@ struct Snapshot {
     addr: Vec<usize>,
     samples: u64,
     local: u64,
+}
+
+impl Snapshot {
+    /// What a policy sees of this snapshot (the runtime makes no replicas).
+    fn view<'a>(&'a self, machine: &'a Machine, now: numaplace_model::Ps) -> View<'a> {
+        View { machine, counters: &self.counters, replicas: &[], replica_writes: &[], homes: &self.homes, free: &self.free, regions: &self.regions, now }
+    }
 }
 
 /// The process's runtime.
@@ -306,7 +324,7 @@ impl Runtime {
         let timer = policy
             .as_ref()
             .and_then(|p| p.timer_period())
-            .map(|ps| Duration::from_nanos((ps / 1000) as u64).max(Duration::from_secs_f64(cfg.sample_period_ms / 1000.0)));
+            .map(|ps| Duration::from_nanos(ps / 1000).max(Duration::from_secs_f64(cfg.sample_period_ms / 1000.0)));
         let nearest = machine.nearest.iter().map(|v| v.iter().map(|n| n.index()).collect()).collect();
         Ok(Runtime {
             sys,
@@ -333,6 +351,11 @@ impl Runtime {
 
     pub fn nodes(&self) -> usize {
         self.machine.nodes()
+    }
+
+    /// Time since the runtime started, in the model's picoseconds.
+    fn now(&self) -> numaplace_model::Ps {
+        (self.started.elapsed().as_nanos() as u64).saturating_mul(1000)
     }
 
     fn page_size(&self) -> usize {
@@ -389,7 +412,7 @@ impl Runtime {
         let r = self.regions.remove(i);
         SPACE.remove(r.slot);
         let after = self.per_node(r.start, r.pages).unwrap_or_default();
-        self.stats.retired.push((r.name.clone(), r.pages * ps, r.pages, r.before.clone(), after));
+        self.stats.retired.push(Retired { name: r.name.clone(), bytes: r.pages * ps, pages: r.pages, before: r.before.clone(), after });
         Some(r.owned)
     }
 
@@ -681,16 +704,7 @@ impl Runtime {
 
     fn invoke(&mut self, policy: &mut dyn DynamicPolicy, kind: &'static str) -> Result<u64, RtError> {
         let snap = self.snapshot()?;
-        let view = View {
-            machine: &self.machine,
-            counters: &snap.counters,
-            replicas: &[],
-            replica_writes: &[],
-            homes: &snap.homes,
-            free: &snap.free,
-            regions: &snap.regions,
-            now: (self.started.elapsed().as_nanos() as u64).saturating_mul(1000),
-        };
+        let view = snap.view(&self.machine, self.now());
         let (actions, reset) = if policy.timer_period().is_some() {
             let t = policy.on_timer(&view);
             if t.age {
@@ -760,16 +774,7 @@ impl Runtime {
         let mut phase = self.phases.remove(name).expect("phase exists");
         let result = (|| {
             let snap = self.snapshot()?;
-            let view = View {
-                machine: &self.machine,
-                counters: &snap.counters,
-                replicas: &[],
-                replica_writes: &[],
-                homes: &snap.homes,
-                free: &snap.free,
-                regions: &snap.regions,
-                now: (self.started.elapsed().as_nanos() as u64).saturating_mul(1000),
-            };
+            let view = snap.view(&self.machine, self.now());
             let actions = hook(phase.policy.as_mut(), &view);
             let rep = self.apply(&snap, &actions)?;
             self.log(kind, &snap, rep.moved)?;
@@ -865,9 +870,9 @@ impl Runtime {
                 after[n] += a[n];
             }
         };
-        for (name, bytes, pages, b, a) in &self.stats.retired {
-            add(b, a);
-            regions.push(json!({"name": name, "address": null, "bytes": bytes, "pages": pages, "before": b, "after": a}));
+        for r in &self.stats.retired {
+            add(&r.before, &r.after);
+            regions.push(json!({"name": r.name, "address": null, "bytes": r.bytes, "pages": r.pages, "before": r.before, "after": r.after}));
         }
         for r in &self.regions {
             let a = self.per_node(r.start, r.pages).unwrap_or_else(|_| vec![0; self.nodes()]);

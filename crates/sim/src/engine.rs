@@ -728,6 +728,14 @@ impl<'m> Engine<'m> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One node, two CPUs, fast memory, free migration: the small machine of several tests.
+    fn two_cpu_machine() -> Machine {
+        let text = "name = \"two\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0]]\n\
+                    [[nodes]]\ncpus = 2\nmemory_mib = 64\nbandwidth_gbps = 1000.0\n\
+                    [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n";
+        Machine::from_toml_str(text, "two").unwrap()
+    }
     use crate::binding::{bind, Binding};
     use crate::workload::ThreadWork;
     use numaplace_model::placement;
@@ -771,10 +779,7 @@ mod tests {
         // one node, R = 1e5/s, quanta of 100 us: 10 samples a quantum, 5 per running thread.
         // Thread 0 issues 20 000 dependent lines (about 2 ms); thread 1 a handful. However
         // the interval prediction fares, thread 0 gets at most its share of each quantum.
-        let text = "name = \"two\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0]]\n\
-                    [[nodes]]\ncpus = 2\nmemory_mib = 64\nbandwidth_gbps = 1000.0\n\
-                    [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n";
-        let m2 = Machine::from_toml_str(text, "two").unwrap();
+        let m2 = two_cpu_machine();
         let threads = bind(&m2, 2, Binding::Spread, false).unwrap();
         let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m2, 0).unwrap();
         let regions = vec![Region { name: "a".into(), first_page: 0, pages: 2 }];
@@ -801,10 +806,7 @@ mod tests {
 
     #[test]
     fn barrier_waits_for_the_slowest_thread() {
-        let text = "name = \"two\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0]]\n\
-                    [[nodes]]\ncpus = 2\nmemory_mib = 64\nbandwidth_gbps = 1000.0\n\
-                    [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n";
-        let m2 = Machine::from_toml_str(text, "two").unwrap();
+        let m2 = two_cpu_machine();
         let threads = bind(&m2, 2, Binding::Spread, false).unwrap();
         let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m2, 0).unwrap();
         let regions = vec![Region { name: "a".into(), first_page: 0, pages: 1 }];
