@@ -192,8 +192,12 @@ pub struct Managed {
     pub first: usize,
     /// Mapped by the runtime's allocator (freed with `munmap`), with this length.
     pub owned: Option<usize>,
-    /// Pages per node at registration.
+    /// Pages per node before the runtime moved any: each page counted on the node it was on
+    /// when the runtime first saw it present (at registration, or at a later decision for
+    /// pages touched after it: a fresh allocation is registered untouched).
     pub before: Vec<u64>,
+    /// Pages already counted in `before`.
+    seen: Vec<bool>,
 }
 
 /// One policy invocation, for the statistics.
@@ -395,8 +399,16 @@ impl Runtime {
         let pages = (end - start) / ps;
         self.sys.base_pages(start, end - start);
         let slot = SPACE.add(start, pages, self.next_first).map_err(|m| RtError::new(Code::Limit, m))?;
-        let before = self.per_node(start, pages)?;
-        self.regions.push(Managed { name: name.to_string(), slot, start, pages, first: self.next_first, owned, before });
+        let addrs: Vec<usize> = (0..pages).map(|p| start + p * ps).collect();
+        let mut before = vec![0u64; self.nodes()];
+        let mut seen = vec![false; pages];
+        for (p, st) in mover::query(self.sys.as_ref(), &addrs)?.into_iter().enumerate() {
+            if st >= 0 {
+                before[st as usize] += 1;
+                seen[p] = true;
+            }
+        }
+        self.regions.push(Managed { name: name.to_string(), slot, start, pages, first: self.next_first, owned, before, seen });
         self.next_first += pages;
         if self.sampling && self.wants_samples() {
             let _ = SPACE.revoke_pages(slot, 0, pages);
@@ -595,6 +607,16 @@ impl Runtime {
     /// Applies a policy's actions; returns the mover's report. `NUMAPLACE_DEBUG=2` prints each
     /// decision with the samples behind it.
     fn apply(&mut self, snap: &Snapshot, actions: &[Action]) -> Result<MoveReport, RtError> {
+        // Pages present for the first time count, where they are, in their region's "before".
+        let nodes = self.nodes();
+        for r in &mut self.regions {
+            for (p, &h) in snap.homes[r.first..r.first + r.pages].iter().enumerate() {
+                if (h as usize) < nodes && !r.seen[p] {
+                    r.seen[p] = true;
+                    r.before[h as usize] += 1;
+                }
+            }
+        }
         if std::env::var("NUMAPLACE_DEBUG").as_deref() == Ok("2") {
             eprintln!("numaplace: {} action(s) on {} sample(s)", actions.len(), snap.samples);
             for a in actions {
