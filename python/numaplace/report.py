@@ -247,6 +247,13 @@ EXPERIMENTS: dict[str, Experiment] = {
             analyse=experiments_seed000.analyse,
         ),
         Experiment(
+            id="seed000-recrep",
+            title=experiments_seed000.RECREP_TITLE,
+            description=experiments_seed000.RECREP_DESCRIPTION,
+            runs=experiments_seed000.recrep_runs,
+            analyse=experiments_seed000.recrep_analyse,
+        ),
+        Experiment(
             id="seed001-wildfire",
             title=experiments_seed001.TITLE,
             description=experiments_seed001.DESCRIPTION,

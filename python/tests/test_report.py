@@ -196,7 +196,7 @@ def test_unknown_experiment_is_rejected_before_running(tmp_path: Path) -> None:
         calls.append(kwargs)
         return fake_simulate(**kwargs)
 
-    with pytest.raises(UnknownExperimentError, match=r"unknown experiment 'table-9' \(known: seed003-table2, placement-sensitivity, seed000-migration, seed001-wildfire, seed003-sampled\)"):
+    with pytest.raises(UnknownExperimentError, match=r"unknown experiment 'table-9' \(known: seed003-table2, placement-sensitivity, seed000-migration, seed000-recrep, seed001-wildfire, seed003-sampled\)"):
         reproduce(tmp_path / "out", simulate=recording_simulate, progress=False, experiments=["seed003-table2", "table-9"])
     assert calls == []
     assert not (tmp_path / "out").exists()
@@ -269,3 +269,19 @@ def test_seed001_claims_are_evaluated_from_real_runs(tmp_path: Path) -> None:
     assert all(("| holds |" in r) != ("| fails |" in r) for r in rows), rows
     results = pd.read_csv(out / "results.csv")
     assert len(results) == 6 * 2 * 4
+
+
+def test_seed000_recrep_runs_bt_with_normal_and_longer_phases(tmp_path: Path) -> None:
+    """Record-replay on BT: both phase lengths, three policies, the published finding beside
+    the record-replay rows, and replays that really move pages."""
+    out = reproduce(tmp_path, progress=False, experiments=["seed000-recrep"], jobs=0)
+    text = (out / "README.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| normal") or line.startswith("| 4 x longer")]
+    assert len(rows) == 6, rows
+    recrep = [r for r in rows if "| upmlib-recrep |" in r]
+    assert len(recrep) == 2 and "outweighs" in recrep[0] and "5 % faster" in recrep[1]
+    cells = [r.split("|") for r in recrep]
+    # migrations: 20 pages before and after z_solve in each iteration from the third, plus
+    # upmlib's distribution after the first.
+    assert all(int(c[5]) >= 2 * 20 * 190 for c in cells), cells
+    assert (out / "seed000-recrep.png").exists()

@@ -460,6 +460,12 @@ const RECREP_PARAMS: &[ParamDecl] = &[
         doc: "a page is eligible when r_max / a_local exceeds this (choice: seed 000 leaves thr open)",
     },
     ParamDecl { name: "n", kind: ParamKind::UInt, default: "20", doc: "the n most critical pages (highest ratio) move, per transition" },
+    ParamDecl {
+        name: "distribute",
+        kind: ParamKind::Choice(&["on", "off"]),
+        default: "on",
+        doc: "also run upmlib's migrate_memory once, at the end of iteration 1 (data distribution), as seed 000 Figure 3 does",
+    },
 ];
 
 /// Record–replay (seed 000 §3.3): in iteration 2 the counters of every page are recorded
@@ -481,11 +487,15 @@ struct RecRep {
     /// (page, original node) moved by the current replay, to undo.
     undo: Vec<(PageNo, NodeId)>,
     recorded: bool,
+    /// UPMlib's data distribution, run once at the end of iteration 1 (Figure 3).
+    distribute: Option<Upmlib>,
 }
 
 impl RecRep {
     fn new(r: &Resolved) -> Self {
+        let upmlib = Spec::parse("upmlib").and_then(|s| s.resolve("dynamic policy", UPMLIB_PARAMS)).expect("upmlib's defaults resolve");
         RecRep {
+            distribute: (r.choice("distribute") == "on").then(|| Upmlib::new(&upmlib)),
             phase: r.text("phase").to_string(),
             ratio: r.float("threshold"),
             n: r.uint("n") as usize,
@@ -505,6 +515,12 @@ impl RecRep {
 impl DynamicPolicy for RecRep {
     fn counts(&self) -> bool {
         !self.recorded
+    }
+
+    /// Counters restart at each iteration: the distribution at the end of iteration 1 reads
+    /// that iteration's counts; the recording differences counters within iteration 2.
+    fn reset_after_iteration(&self) -> bool {
+        true
     }
 
     fn on_epoch_start(&mut self, view: &View<'_>, iteration: u32, phase: &str) -> Vec<Action> {
@@ -551,6 +567,9 @@ impl DynamicPolicy for RecRep {
     }
 
     fn on_iteration_end(&mut self, view: &View<'_>, iteration: u32) -> Vec<Action> {
+        if iteration == 1 {
+            return self.distribute.as_mut().map_or_else(Vec::new, |u| u.on_iteration_end(view, 1));
+        }
         if iteration != 2 || self.recorded {
             return Vec::new();
         }

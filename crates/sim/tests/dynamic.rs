@@ -124,14 +124,18 @@ fn record_replay_moves_before_the_phase_and_undoes_after_it() {
     // and back after it: 2 moves each, the page ending where it started.
     let it = |i: u32| format!("epoch {i} x\n0 0 100 0\nend\nepoch {i} z\n1 0 400 0\nend\n");
     let body = format!("{INIT}{}{}{}{}", it(1), it(2), it(3), it(4));
-    let r = run(&body, "upmlib-recrep:phase=z");
+    let r = run(&body, "upmlib-recrep:phase=z,distribute=off");
     assert_eq!(r.migrations, 4);
     assert_eq!(r.per_node_pages[0], 2, "page 0 is back on node 0");
     let lf = &r.per_iteration_local_fraction;
     assert!(lf[2] > lf[1] + 0.5, "{lf:?}");
     // n = 0 moves nothing; a phase that does not exist moves nothing.
-    assert_eq!(run(&body, "upmlib-recrep:phase=z,n=0").migrations, 0);
-    assert_eq!(run(&body, "upmlib-recrep:phase=y").migrations, 0);
+    assert_eq!(run(&body, "upmlib-recrep:phase=z,n=0,distribute=off").migrations, 0);
+    assert_eq!(run(&body, "upmlib-recrep:phase=y,distribute=off").migrations, 0);
+    // With upmlib's distribution after iteration 1 (seed 000 Figure 3, the default), page 0
+    // moves to node 1, its busiest user (400 > 2 x 100), and z has nothing left to replay.
+    let r = run(&body, "upmlib-recrep:phase=z");
+    assert_eq!((r.migrations, r.per_node_pages[1]), (1, 1), "{:?}", r.per_node_pages);
 }
 
 #[test]

@@ -31,13 +31,26 @@
 
 use super::common::{finish, grid_arrays, padded, params, Access, Class, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC};
 use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
-use numaplace_model::spec::{ParamDecl, Resolved};
+use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::ModelError;
 
-const PARAMS: &[ParamDecl] = &params(
-    ITERATIONS_DOC,
-    "CPU time per line, ns (auto: 3478.8 flops per grid point per iteration at 4 ns per flop over the lines fetched)",
-);
+const PARAMS: &[ParamDecl] = &{
+    let [class, iterations, think] = params(
+        ITERATIONS_DOC,
+        "CPU time per line, ns (auto: 3478.8 flops per grid point per iteration at 4 ns per flop over the lines fetched)",
+    );
+    [
+        class,
+        iterations,
+        think,
+        ParamDecl {
+            name: "repeat",
+            kind: ParamKind::UInt,
+            default: "1",
+            doc: "run each phase's sweep this many times within its epoch: seed 000 §4 encloses each function in a loop of 4 to lengthen the phases",
+        },
+    ]
+};
 
 pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-bt",
@@ -107,6 +120,10 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     ];
     let nf = n as f64;
     let flops = 3478.8 * nf * nf * nf - 17655.7 * nf * nf + 28023.7 * nf;
-    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads };
+    let repeat = r.uint("repeat");
+    if !(1..=1000).contains(&repeat) {
+        return Err(ModelError::Spec(format!("workload 'nas-bt': repeat={repeat}: expected 1 to 1000")));
+    }
+    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: repeat as u32 };
     finish("nas-bt", r, ctx, kernel, class.pick(ITERS))
 }

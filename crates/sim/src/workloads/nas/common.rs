@@ -406,6 +406,10 @@ pub(crate) struct Sweeps {
     pub flops: f64,
     pub g: Geom,
     pub threads: usize,
+    /// Each sweep is run this many times in a row within its epoch: seed 000 §4's synthetic
+    /// scaling ("we enclosed each function that comprises the main body of the parallel
+    /// [region] in a sequential loop with 4 iterations"): longer phases, same access pattern.
+    pub repeat: u32,
 }
 
 impl Kernel for Sweeps {
@@ -422,7 +426,9 @@ impl Kernel for Sweeps {
     }
 
     fn fill(&self, e: usize, t: usize, work: &mut ThreadWork) {
-        emit(&self.sweeps[e], &self.fields, &self.g, t, self.threads, &mut work.txns);
+        for _ in 0..self.repeat.max(1) {
+            emit(&self.sweeps[e], &self.fields, &self.g, t, self.threads, &mut work.txns);
+        }
     }
 
     fn init(&self, t: usize, parts: usize, out: &mut Vec<Txn>) {
@@ -432,7 +438,7 @@ impl Kernel for Sweeps {
     }
 
     fn flops_per_iteration(&self) -> f64 {
-        self.flops
+        self.flops * self.repeat.max(1) as f64
     }
 }
 

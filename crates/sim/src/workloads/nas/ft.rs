@@ -70,6 +70,6 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     ];
     let n = (nx * ny * nz) as f64;
     let flops = n * (5.23518 + 7.21113 * n.ln());
-    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads };
+    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: 1 };
     finish("nas-ft", r, ctx, kernel, class.pick(ITERS))
 }

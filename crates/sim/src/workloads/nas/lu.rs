@@ -104,6 +104,6 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     ));
     let nf = n as f64;
     let flops = 1984.77 * nf * nf * nf - 10923.3 * nf * nf + 27770.9 * nf - 144010.0;
-    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads };
+    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: 1 };
     finish("nas-lu", r, ctx, kernel, class.pick(ITERS))
 }

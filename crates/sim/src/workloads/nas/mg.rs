@@ -98,6 +98,6 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     sweeps.push(resid_fine);
 
     let n = (1u64 << lt) as f64;
-    let kernel = Sweeps { regions, fields, sweeps, flops: 58.0 * n * n * n, g, threads: ctx.threads };
+    let kernel = Sweeps { regions, fields, sweeps, flops: 58.0 * n * n * n, g, threads: ctx.threads, repeat: 1 };
     finish("nas-mg", r, ctx, kernel, class.pick(ITERS))
 }

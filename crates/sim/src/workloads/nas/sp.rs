@@ -120,6 +120,6 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     ];
     let nf = n as f64;
     let flops = 881.174 * nf * nf * nf - 4683.91 * nf * nf + 11484.5 * nf - 19272.4;
-    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads };
+    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: 1 };
     finish("nas-sp", r, ctx, kernel, class.pick(ITERS))
 }
