@@ -355,7 +355,7 @@ fn official_classes_give_sizes_and_iterations() {
             assert_eq!(w.iterations() as u64, count, "{kernel} class {class}");
             let text = resolved.to_string();
             assert!(text.contains(&format!("iterations={count},")), "{text}");
-            let think: f64 = text.split("think_ns=").nth(1).unwrap().parse().unwrap();
+            let think: f64 = text.split("think_ns=").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
             assert!(think > 0.0, "{text}");
         }
     }
@@ -397,7 +397,7 @@ fn think_ns_follows_the_official_flop_counts() {
     // BT is compute-bound, MG and CG memory-bound: per line, BT thinks > 5x longer than MG.
     let think = |spec: &str| -> f64 {
         let (_, r) = make(spec, &ctx(16, Init::Parallel));
-        r.to_string().split("think_ns=").nth(1).unwrap().parse().unwrap()
+        r.to_string().split("think_ns=").nth(1).unwrap().split(',').next().unwrap().parse().unwrap()
     };
     let (bt, sp, mg, cg) = (think("nas-bt"), think("nas-sp"), think("nas-mg"), think("nas-cg"));
     assert!(bt > 5.0 * mg && bt > 3.0 * sp && sp > mg && mg > cg, "bt {bt} sp {sp} mg {mg} cg {cg}");
@@ -430,3 +430,29 @@ fn class_a_wall_times() {
     }
 }
 
+
+#[test]
+fn bt_repeat_runs_each_sweep_n_times_in_its_epoch() {
+    // Seed 000 §4's synthetic scaling: the same epochs (phases), each with its sweep four
+    // times over, and the same think time per line (the flops are repeated too).
+    let lines = |spec: &str| -> (Vec<&'static str>, u64, String) {
+        let (mut w, r) = make(spec, &ctx(4, Init::Parallel));
+        let mut e = Epoch::default();
+        let (mut phases, mut n) = (Vec::new(), 0u64);
+        while w.next_epoch(&mut e) {
+            if e.iteration == 1 {
+                phases.push(e.phase);
+                n += e.threads.iter().flat_map(|t| &t.txns).map(|x| x.count as u64).sum::<u64>();
+            }
+        }
+        (phases, n, r.to_string())
+    };
+    let (p1, n1, r1) = lines("nas-bt:class=S,iterations=1,repeat=1");
+    let (p4, n4, r4) = lines("nas-bt:class=S,iterations=1,repeat=4");
+    assert_eq!(p1, p4);
+    assert_eq!(n4, 4 * n1);
+    let think = |r: &str| r.split("think_ns=").nth(1).unwrap().split(',').next().unwrap().to_string();
+    assert_eq!(think(&r1), think(&r4));
+    let err = build(&Spec::parse("nas-bt:repeat=0").unwrap(), &ctx(4, Init::Parallel)).err().unwrap().to_string();
+    assert!(err.contains("repeat=0: expected 1 to 1000"), "{err}");
+}
