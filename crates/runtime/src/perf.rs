@@ -280,3 +280,20 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any ring contents and positions: parsing never panics and only reports samples
+        /// wholly between tail and head.
+        #[test]
+        fn arbitrary_rings_never_panic(data in proptest::collection::vec(any::<u8>(), 64..=64), tail in 0u64..200, len in 0u64..200) {
+            let mut n = 0;
+            parse_ring(&data, tail, tail + len, |_, _| n += 1);
+            prop_assert!(n as u64 * 32 <= len);
+        }
+    }
+}

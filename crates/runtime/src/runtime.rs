@@ -1124,3 +1124,21 @@ mod tests {
         rt.unregister(base);
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any option string: applied or refused with one line naming the option, never a panic.
+        #[test]
+        fn arbitrary_options_are_applied_or_refused_in_one_line(text in "[a-z_=;,:. 0-9-]{0,40}") {
+            let mut c = Config::default();
+            if let Err(e) = c.apply(&text) {
+                prop_assert!(!e.message.contains('\n'));
+                prop_assert!(e.message.starts_with("option '") || e.message.starts_with("unknown option '"), "{}", e.message);
+            }
+        }
+    }
+}
