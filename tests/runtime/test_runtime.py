@@ -49,6 +49,7 @@ def progs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ("stencil-plain", "stencil.c", ["-fopenmp"]),
         ("stencil-static", "stencil.c", ["-fopenmp", "-DWITH_NUMAPLACE", f"-I{INCLUDE}", str(LIB.with_suffix(".a")), "-lpthread", "-ldl", "-lm"]),
         ("syscalls", "syscalls.c", [f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
+        ("alloc", "alloc.c", []),
         ("recrep", "recrep.c", ["-fopenmp", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
         ("integrity", "integrity.c", ["-fopenmp", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
     ]:
@@ -81,6 +82,19 @@ def test_single_node_host_loads_the_library_and_reports_one_node(progs, tmp_path
     assert r.returncode == 0 and "placed 1.0000" in r.stdout and len(recrep_rows(r.stdout)) == 3, r.stdout + r.stderr
     r = subprocess.run([progs["integrity"], "64", "20", "0"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "integrity ok" in r.stdout, r.stdout + r.stderr
+
+
+def test_preloaded_allocation_functions_manage_large_blocks_and_keep_contents(progs, tmp_path):
+    stats = tmp_path / "alloc.json"
+    env = launch_env(LIB, dynamic="sampled", stats=stats)
+    r = subprocess.run([progs["alloc"]], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "alloc ok", r.stdout + r.stderr
+    s = json.loads(stats.read_text())
+    # malloc, realloc (a new block), calloc, posix_memalign, aligned_alloc, a small glibc block
+    # grown past the threshold by realloc, reallocarray: seven managed regions, all freed.
+    assert [reg["name"] for reg in s["regions"]] == [f"malloc#{i}" for i in range(7)]
+    assert all(reg["address"] is None for reg in s["regions"])  # retired: freed by the program
+    assert sum(s["before"]) == sum(s["after"]) > 0
 
 
 def test_the_static_library_links_and_runs(progs, tmp_path):

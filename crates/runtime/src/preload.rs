@@ -2,8 +2,8 @@
 //! `LD_PRELOAD` and `NUMAPLACE_PRELOAD=1`) and for the sampler's correctness in any program
 //! that links the library.
 //!
-//! * **Allocation** (`malloc`, `calloc`, `realloc`, `free`, `posix_memalign`, `aligned_alloc`,
-//!   `memalign`, `malloc_usable_size`): with `NUMAPLACE_PRELOAD=1`, a request of at least
+//! * **Allocation** (`malloc`, `calloc`, `realloc`, `reallocarray`, `free`, `posix_memalign`,
+//!   `aligned_alloc`, `memalign`, `malloc_usable_size`): with `NUMAPLACE_PRELOAD=1`, a request of at least
 //!   `NUMAPLACE_MIN_BYTES` is served by its own anonymous mapping, registered as a managed
 //!   region named `malloc#k` and placed by `NUMAPLACE_PLACEMENT`; everything else (and every
 //!   request when preload mode is off) goes to glibc's `__libc_*` functions. `free` of a
@@ -233,6 +233,17 @@ mod hooks {
         std::ptr::copy_nonoverlapping(p as *const u8, q as *mut u8, have.min(size));
         free(p);
         q
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn reallocarray(p: *mut c_void, n: size_t, size: size_t) -> *mut c_void {
+        match n.checked_mul(size) {
+            Some(total) => realloc(p, total),
+            None => {
+                *libc::__errno_location() = libc::ENOMEM;
+                std::ptr::null_mut()
+            }
+        }
     }
 
     #[no_mangle]

@@ -421,10 +421,10 @@ impl Runtime {
     pub fn unregister(&mut self, addr: usize) -> Option<Option<usize>> {
         let ps = self.page_size();
         let i = self.regions.iter().position(|r| addr >= r.start.saturating_sub(ps) && addr < r.start + r.pages * ps)?;
+        let (before, after) = self.before_after(&self.regions[i]);
         let r = self.regions.remove(i);
         SPACE.remove(r.slot);
-        let after = self.per_node(r.start, r.pages).unwrap_or_default();
-        self.stats.retired.push(Retired { name: r.name.clone(), bytes: r.pages * ps, pages: r.pages, before: r.before.clone(), after });
+        self.stats.retired.push(Retired { name: r.name.clone(), bytes: r.pages * ps, pages: r.pages, before, after });
         Some(r.owned)
     }
 
@@ -436,6 +436,25 @@ impl Runtime {
         for s in hits {
             self.unregister(s);
         }
+    }
+
+    /// A region's pages per node before the runtime moved any (pages never seen until now
+    /// count where they are: the runtime never moved them) and now.
+    fn before_after(&self, r: &Managed) -> (Vec<u64>, Vec<u64>) {
+        let ps = self.page_size();
+        let addrs: Vec<usize> = (0..r.pages).map(|p| r.start + p * ps).collect();
+        let (mut before, mut after) = (r.before.clone(), vec![0u64; self.nodes()]);
+        if let Ok(now) = self.peek(|| mover::query(self.sys.as_ref(), &addrs)) {
+            for (p, st) in now.into_iter().enumerate() {
+                if st >= 0 {
+                    after[st as usize] += 1;
+                    if !r.seen[p] {
+                        before[st as usize] += 1;
+                    }
+                }
+            }
+        }
+        (before, after)
     }
 
     /// Pages per node of `[start, start + pages·ps)` (not-present pages are not counted).
@@ -897,9 +916,9 @@ impl Runtime {
             regions.push(json!({"name": r.name, "address": null, "bytes": r.bytes, "pages": r.pages, "before": r.before, "after": r.after}));
         }
         for r in &self.regions {
-            let a = self.per_node(r.start, r.pages).unwrap_or_else(|_| vec![0; self.nodes()]);
-            add(&r.before, &a);
-            regions.push(json!({"name": r.name, "address": format!("{:#x}", r.start), "bytes": r.pages * ps, "pages": r.pages, "before": r.before, "after": a}));
+            let (b, a) = self.before_after(r);
+            add(&b, &a);
+            regions.push(json!({"name": r.name, "address": format!("{:#x}", r.start), "bytes": r.pages * ps, "pages": r.pages, "before": b, "after": a}));
         }
         let epochs: Vec<_> = self
             .stats
