@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define MB (1024 * 1024)
 #define CHECK(c) do { if (!(c)) { printf("FAIL %s\n", #c); return 1; } } while (0)
@@ -40,6 +42,21 @@ int main(void) {
     free(e);
     free(s2);
     free(r);
+    /* A child allocates and frees a managed-size block (the runtime's lock is not inherited
+     * held, whatever the timer thread was doing at the fork). */
+    for (int k = 0; k < 20; k++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            char *x = malloc(2 * MB);
+            if (!x) _exit(3);
+            memset(x, 1, 2 * MB);
+            free(x);
+            _exit(0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
     printf("alloc ok\n");
     return 0;
 }

@@ -45,6 +45,20 @@ static RT: Mutex<Option<Runtime>> = Mutex::new(None);
 thread_local! {
     static LAST: RefCell<CString> = RefCell::new(CString::default());
     static HOLDING: Cell<bool> = const { Cell::new(false) };
+    /// The runtime lock, held across a `fork` by the forking thread.
+    static FORK_GUARD: RefCell<Option<RtGuard>> = const { RefCell::new(None) };
+}
+
+/// `pthread_atfork` handlers: the forking thread takes the runtime lock before `fork` and
+/// releases it after, in the parent and in the child, so that a child never inherits a lock
+/// held by a thread it does not have (the timer thread).
+extern "C" fn before_fork() {
+    let g = lock();
+    FORK_GUARD.with(|f| *f.borrow_mut() = Some(g));
+}
+
+extern "C" fn after_fork() {
+    FORK_GUARD.with(|f| drop(f.borrow_mut().take()));
 }
 
 /// The runtime lock, held. While a thread holds it, its own large allocations bypass the
@@ -173,6 +187,11 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
             rt.source_reason
         );
     }
+    static ATFORK: Once = Once::new();
+    // SAFETY: registers handlers with no preconditions; they only take and drop our lock.
+    ATFORK.call_once(|| unsafe {
+        libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork));
+    });
     let period = Duration::from_secs_f64(rt.cfg.sample_period_ms / 1000.0);
     let run_thread = rt.sampling || rt.perf.is_some();
     *g = Some(rt);
