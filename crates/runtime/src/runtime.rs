@@ -286,6 +286,12 @@ pub struct Runtime {
     pub sampling: bool,
     cursor: usize,
     last_timer: Instant,
+    /// Timer-thread ticks since the last sampling step, and the back-off: a step every
+    /// `2^backoff` ticks (see [`Runtime::tick`]).
+    ticks: u32,
+    backoff: u32,
+    /// Holding decisions in a row at the current back-off.
+    holds: u32,
     /// The policy's timer period, if it has one.
     pub timer: Option<Duration>,
     /// Precise memory sampling, when that is the source (no page is revoked then).
@@ -348,6 +354,9 @@ impl Runtime {
             sampling: false,
             cursor: 0,
             last_timer: Instant::now(),
+            ticks: 0,
+            backoff: 0,
+            holds: 0,
             timer,
             perf: None,
         })
@@ -574,9 +583,19 @@ impl Runtime {
         out
     }
 
-    /// Reads homes and sample counts of every managed page (ending the sampling interval).
+    /// Reads homes and sample counts of every managed page, ending the sampling interval.
     fn snapshot(&self) -> Result<Snapshot, RtError> {
         self.unprotect_all();
+        self.read_snapshot()
+    }
+
+    /// Reads homes and sample counts without disturbing sampling: pages under sampling stay
+    /// so (a look, for a timer check the policy may let pass).
+    fn snapshot_peek(&self) -> Result<Snapshot, RtError> {
+        self.peek(|| self.read_snapshot())
+    }
+
+    fn read_snapshot(&self) -> Result<Snapshot, RtError> {
         let nodes = self.nodes();
         let ps = self.page_size();
         let total = self.next_first;
@@ -737,29 +756,49 @@ impl Runtime {
             p.drain();
         }
         let Some(mut policy) = self.policy.take() else { return Ok(0) };
+        let timer = policy.timer_period().is_some();
         let result = self.invoke(policy.as_mut(), kind);
         self.policy = Some(policy);
-        self.rearm();
-        result
+        let decided = match result {
+            Ok(d) => d,
+            Err(e) => {
+                self.rearm();
+                return Err(e);
+            }
+        };
+        let Some(moved) = decided else { return Ok(0) }; // a tick the policy let pass
+        if self.backoff == 0 || !timer {
+            self.rearm();
+        } else {
+            // Sampling goes on at the slower pace of the windows; the pages this decision
+            // opened are sampled again when their window comes round.
+        }
+        Ok(moved)
     }
 
-    fn invoke(&mut self, policy: &mut dyn DynamicPolicy, kind: &'static str) -> Result<u64, RtError> {
-        let snap = self.snapshot()?;
+    /// One policy decision; `None` when the policy let a timer tick pass.
+    fn invoke(&mut self, policy: &mut dyn DynamicPolicy, kind: &'static str) -> Result<Option<u64>, RtError> {
+        let timer = policy.timer_period().is_some();
+        // A timer check only looks (the policy may let it pass); an iteration end closes the
+        // interval.
+        let snap = if timer { self.snapshot_peek()? } else { self.snapshot()? };
         let view = snap.view(&self.machine, self.now());
-        let (actions, reset) = if policy.timer_period().is_some() {
+        let (actions, reset) = if timer {
             let t = policy.on_timer(&view);
             if t.age {
                 self.age_samples();
             }
             if t.actions.is_empty() && !t.reset && !t.age {
                 // The policy let the tick pass (e.g. `sampled` with an adaptive period, still
-                // short of samples): the interval goes on.
-                return Ok(0);
+                // short of samples): the interval goes on, undisturbed.
+                return Ok(None);
             }
+            // Acting: pages must be accessible to move (the interval ends here).
+            self.unprotect_all();
             (t.actions, t.reset)
         } else {
             if !policy.counts() {
-                return Ok(0);
+                return Ok(Some(0));
             }
             self.iteration += 1;
             let a = policy.on_iteration_end(&view, self.iteration);
@@ -770,8 +809,36 @@ impl Runtime {
         if reset {
             self.clear_samples();
         }
+        if timer && kind == "timer" {
+            self.pace(&snap, rep.moved);
+        }
         self.log(kind, &snap, rep.moved)?;
-        Ok(rep.moved)
+        Ok(Some(rep.moved))
+    }
+
+    /// The sampling pace after a timer decision. Like Linux's NUMA balancing, which lengthens
+    /// its scan period while most hinting faults are local (kernel/sched/fair.c,
+    /// `update_task_scan_period`), sampling backs off while the placement holds: a decision
+    /// on samples at least 99 % local that moved at most 0.1 % of the managed pages "holds";
+    /// after `2^backoff` holding decisions in a row the interval between sampling steps doubles
+    /// (up to 64 ticks), so the pace slows gently (a program's start-up, where one thread
+    /// touches everything locally, does not slow it much); a decision that finds accesses
+    /// elsewhere restores the full rate at once; one without samples changes nothing.
+    fn pace(&mut self, snap: &Snapshot, moved: u64) {
+        if snap.samples == 0 {
+            return;
+        }
+        let pages: u64 = self.regions.iter().map(|r| r.pages as u64).sum();
+        if snap.local * 100 >= snap.samples * 99 && moved * 1000 <= pages {
+            self.holds += 1;
+            if self.holds >= 1 << self.backoff && self.backoff < 6 {
+                self.backoff += 1;
+                self.holds = 0;
+            }
+        } else {
+            self.backoff = 0;
+            self.holds = 0;
+        }
     }
 
     /// The timer thread's tick: a sampling step, and the policy's timer when its period has
@@ -785,7 +852,11 @@ impl Runtime {
             p.drain();
             self.stats.time_sampling += t.elapsed();
         }
-        self.sample_step();
+        self.ticks += 1;
+        if self.ticks >= 1 << self.backoff {
+            self.ticks = 0;
+            self.sample_step();
+        }
         match self.timer {
             Some(period) if self.last_timer.elapsed() >= period => {
                 self.last_timer = Instant::now();
@@ -1142,6 +1213,41 @@ mod tests {
         assert_eq!(crate::space::SPACE.count(slot, 0, 2), 0, "the policy's reset cleared the samples");
         rt.unregister(base);
     }
+
+    #[test]
+    fn a_timer_policy_backs_off_while_placement_holds_and_comes_back_on_a_move() {
+        let (mut rt, fake) = rt("sampled:period_ms=1");
+        let base = 0x7000_0000;
+        let pages = 64;
+        fake.touch(base, pages * 4096);
+        let slot = rt.register(base, pages * 4096, "a", None).unwrap();
+        let decide = |rt: &mut Runtime, node: usize| {
+            for p in 0..pages {
+                crate::space::SPACE.inject(slot, p, node, 2);
+            }
+            rt.migrate("timer").unwrap()
+        };
+        assert_eq!(decide(&mut rt, 1), 64);
+        assert_eq!(rt.backoff, 0);
+        // Placement holds: the back-off rises after 1, 2, 4, ... holding decisions in a row.
+        let mut levels = Vec::new();
+        for _ in 0..40 {
+            assert_eq!(decide(&mut rt, 1), 0);
+            levels.push(rt.backoff);
+        }
+        assert_eq!(&levels[..8], &[1, 1, 2, 2, 2, 2, 3, 3]);
+        assert_eq!(*levels.last().unwrap(), 5);
+        assert_eq!(decide(&mut rt, 3), 64); // the accesses moved: full rate again
+        assert_eq!(rt.backoff, 0);
+        // An explicit call (numaplace_migrate, not the timer) does not change the pace.
+        for p in 0..pages {
+            crate::space::SPACE.inject(slot, p, 3, 2);
+        }
+        assert_eq!(rt.migrate("migrate").unwrap(), 0);
+        assert_eq!(rt.backoff, 0);
+        rt.unregister(base);
+    }
+
 }
 
 #[cfg(test)]
