@@ -407,7 +407,6 @@ impl Runtime {
         }
         let pages = (end - start) / ps;
         self.sys.base_pages(start, end - start);
-        let slot = SPACE.add(start, pages, self.next_first).map_err(|m| RtError::new(Code::Limit, m))?;
         let addrs: Vec<usize> = (0..pages).map(|p| start + p * ps).collect();
         let mut before = vec![0u64; self.nodes()];
         let mut seen = vec![false; pages];
@@ -417,6 +416,8 @@ impl Runtime {
                 seen[p] = true;
             }
         }
+        // Published for the fault handler last, once nothing can fail.
+        let slot = SPACE.add(start, pages, self.next_first).map_err(|m| RtError::new(Code::Limit, m))?;
         self.regions.push(Managed { name: name.to_string(), slot, start, pages, first: self.next_first, owned, before, seen });
         self.next_first += pages;
         if self.sampling && self.wants_samples() {
@@ -429,7 +430,13 @@ impl Runtime {
     /// mapping length, if the runtime mapped it.
     pub fn unregister(&mut self, addr: usize) -> Option<Option<usize>> {
         let ps = self.page_size();
-        let i = self.regions.iter().position(|r| addr >= r.start.saturating_sub(ps) && addr < r.start + r.pages * ps)?;
+        // The region containing `addr`, else one starting within a page after it (a range the
+        // program registered from an address that was not page-aligned).
+        let i = self
+            .regions
+            .iter()
+            .position(|r| addr >= r.start && addr < r.start + r.pages * ps)
+            .or_else(|| self.regions.iter().position(|r| addr < r.start && addr >= r.start.saturating_sub(ps)))?;
         let (before, after) = self.before_after(&self.regions[i]);
         let r = self.regions.remove(i);
         SPACE.remove(r.slot);
@@ -1246,6 +1253,23 @@ mod tests {
         assert_eq!(rt.migrate("migrate").unwrap(), 0);
         assert_eq!(rt.backoff, 0);
         rt.unregister(base);
+    }
+
+
+    #[test]
+    fn a_failed_registration_leaves_nothing_managed_and_unregister_finds_unaligned_ranges() {
+        let (mut rt, fake) = rt("none");
+        let base = 0x7100_0000;
+        fake.state.lock().unwrap().fail_all = Some(libc::EPERM);
+        let e = rt.register(base, 4 * 4096, "x", None).unwrap_err();
+        assert_eq!(e.code, Code::Sys);
+        assert!(crate::space::SPACE.find(base).is_none() && rt.regions.is_empty());
+        fake.state.lock().unwrap().fail_all = None;
+        // Registered from an unaligned address: the region starts at the next page.
+        rt.register(base + 100, 4 * 4096, "y", None).unwrap();
+        assert_eq!(rt.regions[0].start, base + 4096);
+        assert_eq!(rt.unregister(base + 100), Some(None));
+        assert!(rt.regions.is_empty() && crate::space::SPACE.find(base + 4096).is_none());
     }
 
 }
