@@ -228,7 +228,7 @@ def recrep_analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     ax.set_xticks([k + 0.4 - width / 2 for k in range(len(RECREP_REPEATS))], labels)
     ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
     ax.set_ylabel("time relative to no policy (×)")
-    ax.set_title("NAS BT, Origin2000, 16 threads, first-touch: record-replay (seed 000 Figures 5, 6)")
+    ax.set_title("NAS BT on origin2000, 16 threads: record-replay (seed 000 Fig. 5, 6)")
     ax.legend(fontsize="small")
     return table, fig
 
