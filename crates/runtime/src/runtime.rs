@@ -256,6 +256,8 @@ struct Snapshot {
     addr: Vec<usize>,
     samples: u64,
     local: u64,
+    /// Nodes with at least one sample.
+    active_nodes: u64,
 }
 
 impl Snapshot {
@@ -610,6 +612,7 @@ impl Runtime {
         let mut counters = PageCounters::new(total, nodes, 16);
         let mut regions = Vec::new();
         let mut addr = vec![0usize; total];
+        let mut active = 0u64;
         let (mut samples, mut local) = (0u64, 0u64);
         for r in &self.regions {
             let addrs: Vec<usize> = (0..r.pages).map(|p| r.start + p * ps).collect();
@@ -625,6 +628,7 @@ impl Runtime {
                     if c > 0 {
                         counters.add(g as u32, n, c as u64);
                         samples += c as u64;
+                        active |= 1u64 << n;
                         if s == n as i32 {
                             local += c as u64;
                         }
@@ -634,7 +638,8 @@ impl Runtime {
             regions.push(Region { name: r.name.clone(), first_page: r.first as u32, pages: r.pages as u32 });
         }
         // Free memory is not tracked: the mover falls back when a node is full.
-        Ok(Snapshot { homes, counters, regions, free: vec![u64::MAX / 2; nodes], addr, samples, local })
+        let active_nodes = active.count_ones() as u64;
+        Ok(Snapshot { homes, counters, regions, free: vec![u64::MAX / 2; nodes], addr, samples, local, active_nodes })
     }
 
     fn age_samples(&self) {
@@ -828,11 +833,12 @@ impl Runtime {
     /// `update_task_scan_period`), sampling backs off while the placement holds: a decision
     /// on samples at least 99 % local that moved at most 0.1 % of the managed pages "holds";
     /// after `2^backoff` holding decisions in a row the interval between sampling steps doubles
-    /// (up to 64 ticks), so the pace slows gently (a program's start-up, where one thread
-    /// touches everything locally, does not slow it much); a decision that finds accesses
-    /// elsewhere restores the full rate at once; one without samples changes nothing.
+    /// (up to 64 ticks), so the pace slows gently; a decision that finds accesses
+    /// elsewhere restores the full rate at once. A decision on samples from fewer than two
+    /// nodes changes nothing: one thread touching its data (a program's start-up) says nothing
+    /// about where the parallel phases will access it.
     fn pace(&mut self, snap: &Snapshot, moved: u64) {
-        if snap.samples == 0 {
+        if snap.samples == 0 || snap.active_nodes < 2 {
             return;
         }
         let pages: u64 = self.regions.iter().map(|r| r.pages as u64).sum();
@@ -1228,33 +1234,37 @@ mod tests {
         let pages = 64;
         fake.touch(base, pages * 4096);
         let slot = rt.register(base, pages * 4096, "a", None).unwrap();
-        let decide = |rt: &mut Runtime, node: usize| {
+        // Two threads, on nodes 1 and 2, each using half the pages.
+        let decide = |rt: &mut Runtime, user: &dyn Fn(usize) -> usize| {
             for p in 0..pages {
-                crate::space::SPACE.inject(slot, p, node, 2);
+                crate::space::SPACE.inject(slot, p, user(p), 2);
             }
             rt.migrate("timer").unwrap()
         };
-        assert_eq!(decide(&mut rt, 1), 64);
+        let halves = |p: usize| if p < pages / 2 { 1 } else { 2 };
+        // One node's samples alone (a start-up, one thread touching everything) say nothing.
+        assert_eq!(decide(&mut rt, &|_| 0), 0);
+        assert_eq!(rt.backoff, 0);
+        assert_eq!(decide(&mut rt, &halves), 64);
         assert_eq!(rt.backoff, 0);
         // Placement holds: the back-off rises after 1, 2, 4, ... holding decisions in a row.
         let mut levels = Vec::new();
         for _ in 0..40 {
-            assert_eq!(decide(&mut rt, 1), 0);
+            assert_eq!(decide(&mut rt, &halves), 0);
             levels.push(rt.backoff);
         }
         assert_eq!(&levels[..8], &[1, 1, 2, 2, 2, 2, 3, 3]);
         assert_eq!(*levels.last().unwrap(), 5);
-        assert_eq!(decide(&mut rt, 3), 64); // the accesses moved: full rate again
+        assert_eq!(decide(&mut rt, &|p| if p < pages / 2 { 3 } else { 2 }), 32); // accesses moved
         assert_eq!(rt.backoff, 0);
         // An explicit call (numaplace_migrate, not the timer) does not change the pace.
         for p in 0..pages {
-            crate::space::SPACE.inject(slot, p, 3, 2);
+            crate::space::SPACE.inject(slot, p, if p < pages / 2 { 3 } else { 2 }, 2);
         }
         assert_eq!(rt.migrate("migrate").unwrap(), 0);
         assert_eq!(rt.backoff, 0);
         rt.unregister(base);
     }
-
 
     #[test]
     fn a_failed_registration_leaves_nothing_managed_and_unregister_finds_unaligned_ranges() {
