@@ -33,7 +33,7 @@ import numavm  # noqa: E402
 PAGES, ITERS, SWEEPS = 1024, 4, 10
 # The preloaded run's iterations are longer: `sampled` acts every period (100 ms here) and
 # needs a few periods to converge (about 1 s in the VM), so iteration 1 must span several.
-PRELOAD_SWEEPS = 25
+PRELOAD_SWEEPS = 50
 
 
 @pytest.fixture(scope="module")

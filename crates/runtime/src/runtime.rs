@@ -737,24 +737,11 @@ impl Runtime {
             return;
         }
         let t = Instant::now();
-        let mut budget = self.cfg.window_pages;
-        let total: usize = self.regions.iter().map(|r| r.pages).sum();
-        self.cursor %= total.max(1);
-        let mut skip = self.cursor;
-        for r in &self.regions {
-            if budget == 0 {
-                break;
-            }
-            if skip >= r.pages {
-                skip -= r.pages;
-                continue;
-            }
-            let to = (skip + budget).min(r.pages);
-            let _ = SPACE.revoke_pages(r.slot, skip, to);
-            budget -= to - skip;
-            skip = 0;
+        for (slot, from, to) in window_runs(&self.regions, self.cursor, self.cfg.window_pages) {
+            let _ = SPACE.revoke_pages(slot, from, to);
         }
-        self.cursor += self.cfg.window_pages - budget;
+        let total: usize = self.regions.iter().map(|r| r.pages).sum();
+        self.cursor = (self.cursor + self.cfg.window_pages.min(total)) % total.max(1);
         self.stats.time_sampling += t.elapsed();
     }
 
@@ -1050,6 +1037,33 @@ impl Runtime {
     }
 }
 
+/// The runs `(slot, from, to)` of the sampling window of `window` pages starting at page
+/// `cursor` of the regions taken end to end, wrapping round to the first region (a window at
+/// least as large as every region covers each page once).
+fn window_runs(regions: &[Managed], cursor: usize, window: usize) -> Vec<(usize, usize, usize)> {
+    let total: usize = regions.iter().map(|r| r.pages).sum();
+    let mut out = Vec::new();
+    if total == 0 {
+        return out;
+    }
+    let (mut pos, mut left) = (cursor % total, window.min(total));
+    while left > 0 {
+        let mut base = 0;
+        for r in regions {
+            if pos < base + r.pages {
+                let from = pos - base;
+                let to = (from + left).min(r.pages);
+                out.push((r.slot, from, to));
+                left -= to - from;
+                pos = (pos + to - from) % total;
+                break;
+            }
+            base += r.pages;
+        }
+    }
+    out
+}
+
 /// The model machine of the host: nodes, CPUs and memory from the topology, latencies from
 /// the SLIT (10 = 100 ns; only their order matters here: it is the fallback order).
 fn machine_of(sys: &dyn Sys) -> Result<Machine, RtError> {
@@ -1280,6 +1294,19 @@ mod tests {
         assert_eq!(rt.regions[0].start, base + 4096);
         assert_eq!(rt.unregister(base + 100), Some(None));
         assert!(rt.regions.is_empty() && crate::space::SPACE.find(base + 4096).is_none());
+    }
+
+
+    #[test]
+    fn sampling_windows_wrap_round_and_cover_every_page_once() {
+        let region = |slot: usize, pages: usize| Managed { name: String::new(), slot, start: 0, pages, first: 0, owned: None, before: vec![], seen: vec![] };
+        let regions = [region(7, 10), region(8, 1), region(9, 5)];
+        // A window larger than everything: each page once, starting at the cursor.
+        assert_eq!(window_runs(&regions, 12, 100), vec![(9, 1, 5), (7, 0, 10), (8, 0, 1), (9, 0, 1)]);
+        assert_eq!(window_runs(&regions, 0, 100), vec![(7, 0, 10), (8, 0, 1), (9, 0, 5)]);
+        // A smaller window crosses region boundaries and wraps.
+        assert_eq!(window_runs(&regions, 14, 4), vec![(9, 3, 5), (7, 0, 2)]);
+        assert!(window_runs(&[], 3, 10).is_empty());
     }
 
 }
