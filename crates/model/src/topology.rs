@@ -280,9 +280,48 @@ impl Machine {
     }
 }
 
+/// The CPUs of a Linux cpulist such as `0-3,8,10-11` (sysfs `nodeN/cpulist`), or `None` if
+/// the text is not one. Text in, numbers out: the callers (host detection, the runtime) read
+/// the files.
+pub fn parse_cpulist(text: &str) -> Option<Vec<usize>> {
+    let text = text.trim();
+    let mut out = Vec::new();
+    if text.is_empty() {
+        return Some(out);
+    }
+    for part in text.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+                if b < a {
+                    return None;
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.trim().parse().ok()?),
+        }
+    }
+    Some(out)
+}
+
+/// `MemTotal` in kB from a sysfs `nodeN/meminfo` text (`Node 0 MemTotal:  262144 kB`).
+pub fn parse_meminfo_total_kb(text: &str) -> Option<u64> {
+    text.lines().find(|l| l.contains("MemTotal:")).and_then(|l| l.split_whitespace().rev().nth(1).and_then(|v| v.parse().ok()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sysfs_texts_parse() {
+        assert_eq!(parse_cpulist("0-3,8,10-11\n"), Some(vec![0, 1, 2, 3, 8, 10, 11]));
+        assert_eq!(parse_cpulist(""), Some(vec![]));
+        assert_eq!(parse_cpulist("3-1"), None);
+        assert_eq!(parse_cpulist("x"), None);
+        assert_eq!(parse_meminfo_total_kb("Node 0 MemTotal:       262144 kB\nNode 0 MemFree: 1 kB\n"), Some(262144));
+        assert_eq!(parse_meminfo_total_kb("Node 0 MemFree: 1 kB\n"), None);
+    }
     use proptest::prelude::*;
 
     pub(crate) const TWO_NODES: &str = r#"

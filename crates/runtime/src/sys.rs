@@ -5,6 +5,7 @@
 //! Node numbers here are *dense* indices `0..nodes` (the model's numbering); [`Topology`] maps
 //! them to Linux node ids (which may be sparse) at this boundary only.
 
+use numaplace_model::topology::{parse_cpulist, parse_meminfo_total_kb};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -89,10 +90,7 @@ impl Topology {
             let cpus = parse_cpulist(&read(&p)?).ok_or_else(|| format!("{}: not a CPU list", p.display()))?;
             t.cpus.push(cpus);
             let p = dir.join("meminfo");
-            let kb = read(&p)?
-                .lines()
-                .find(|l| l.contains("MemTotal:"))
-                .and_then(|l| l.split_whitespace().rev().nth(1).and_then(|v| v.parse::<u64>().ok()))
+            let kb = parse_meminfo_total_kb(&read(&p)?)
                 .ok_or_else(|| format!("{}: no MemTotal line", p.display()))?;
             t.mem_bytes.push(kb * 1024);
             let p = dir.join("distance");
@@ -102,28 +100,6 @@ impl Topology {
         }
         Ok(t)
     }
-}
-
-/// Parses a Linux cpulist such as `0-3,8,10-11`.
-pub fn parse_cpulist(text: &str) -> Option<Vec<usize>> {
-    let text = text.trim();
-    let mut out = Vec::new();
-    if text.is_empty() {
-        return Some(out);
-    }
-    for part in text.split(',') {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (usize, usize) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-                if b < a {
-                    return None;
-                }
-                out.extend(a..=b);
-            }
-            None => out.push(part.trim().parse().ok()?),
-        }
-    }
-    Some(out)
 }
 
 /// A memory policy for [`Sys::mbind`].
@@ -417,14 +393,6 @@ impl Sys for FakeSys {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cpulists_parse() {
-        assert_eq!(parse_cpulist("0-3,8,10-11\n"), Some(vec![0, 1, 2, 3, 8, 10, 11]));
-        assert_eq!(parse_cpulist(""), Some(vec![]));
-        assert_eq!(parse_cpulist("3-1"), None);
-        assert_eq!(parse_cpulist("x"), None);
-    }
 
     #[test]
     fn sysfs_topology_reads_nodes_and_a_missing_directory_means_one_node() {

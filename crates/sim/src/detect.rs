@@ -8,7 +8,7 @@
 //! Asymmetric SLITs (some firmware has them) are symmetrised by taking the mean of the pair.
 
 use crate::error::SimError;
-use numaplace_model::topology::{RawMachine, RawMigration, RawNode};
+use numaplace_model::topology::{parse_cpulist, parse_meminfo_total_kb, RawMachine, RawMigration, RawNode};
 use numaplace_model::{Machine, ModelError};
 use std::path::Path;
 
@@ -44,28 +44,6 @@ fn bad(path: &Path, what: String) -> SimError {
     SimError::Io { path: path.display().to_string(), message: what }
 }
 
-/// Counts the CPUs in a Linux cpulist such as `0-3,8,10-11`.
-fn count_cpulist(text: &str) -> Option<u32> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Some(0);
-    }
-    let mut n = 0;
-    for part in text.split(',') {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (u32, u32) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-                n += b.checked_sub(a)? + 1;
-            }
-            None => {
-                part.trim().parse::<u32>().ok()?;
-                n += 1;
-            }
-        }
-    }
-    Some(n)
-}
-
 /// Builds a machine from a sysfs node directory (normally `/sys/devices/system/node`).
 ///
 /// # Errors
@@ -86,12 +64,9 @@ pub fn detect(root: &Path, opts: &DetectOptions) -> Result<Machine, SimError> {
     for id in &ids {
         let dir = root.join(format!("node{id}"));
         let p = dir.join("cpulist");
-        let cpus = count_cpulist(&read(&p)?).ok_or_else(|| bad(&p, "not a CPU list".into()))?;
+        let cpus = parse_cpulist(&read(&p)?).ok_or_else(|| bad(&p, "not a CPU list".into()))?.len() as u32;
         let p = dir.join("meminfo");
-        let kb = read(&p)?
-            .lines()
-            .find(|l| l.contains("MemTotal:"))
-            .and_then(|l| l.split_whitespace().rev().nth(1).and_then(|v| v.parse::<u64>().ok()))
+        let kb = parse_meminfo_total_kb(&read(&p)?)
             .ok_or_else(|| bad(&p, "no MemTotal line".into()))?;
         nodes.push(RawNode { cpus, memory_mib: kb / 1024, bandwidth_gbps: opts.bandwidth_gbps });
         let p = dir.join("distance");
@@ -176,9 +151,9 @@ mod tests {
 
     #[test]
     fn cpulists_are_counted() {
-        assert_eq!(count_cpulist("0-3,8,10-11"), Some(7));
-        assert_eq!(count_cpulist(""), Some(0));
-        assert_eq!(count_cpulist("3-1"), None);
-        assert_eq!(count_cpulist("x"), None);
+        assert_eq!(parse_cpulist("0-3,8,10-11").map(|c| c.len()), Some(7));
+        assert_eq!(parse_cpulist("").map(|c| c.len()), Some(0));
+        assert_eq!(parse_cpulist("3-1"), None);
+        assert_eq!(parse_cpulist("x"), None);
     }
 }
