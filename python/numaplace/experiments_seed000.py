@@ -37,30 +37,34 @@ DYNAMICS = ("none", "kernel", "upmlib")
 
 def runs(quick: bool) -> list[dict[str, Any]]:
     """Every (kernel, placement, dynamic) run, class W in quick mode and A in full mode."""
-    out = []
-    for kernel in KERNELS:
-        for placement in PLACEMENTS:
-            for dynamic in DYNAMICS:
-                kwargs: dict[str, Any] = {
-                    "machine": "origin2000",
-                    "workload": f"{kernel}:class={'W' if quick else 'A'}",
-                    "placement": placement,
-                    "threads": 16,
-                    "seed": 0,
-                }
-                if dynamic != "none":
-                    kwargs["dynamic"] = dynamic
-                out.append(kwargs)
-    return out
+    cls = "W" if quick else "A"
+    return [
+        _origin_run(f"{kernel}:class={cls}", placement, dynamic)
+        for kernel in KERNELS
+        for placement in PLACEMENTS
+        for dynamic in DYNAMICS
+    ]
+
+
+def _origin_run(workload: str, placement: str, dynamic: str) -> dict[str, Any]:
+    """One run on origin2000 with 16 threads (seed 000's setting); ``dynamic`` "none" is none."""
+    kwargs: dict[str, Any] = {"machine": "origin2000", "workload": workload, "placement": placement, "threads": 16, "seed": 0}
+    if dynamic != "none":
+        kwargs["dynamic"] = dynamic
+    return kwargs
+
+
+def _dynamic(results: pd.DataFrame) -> pd.Series:
+    """Each run's dynamic policy, "none" where the run had none."""
+    return results.get("request.dynamic", pd.Series([None] * len(results), index=results.index)).fillna("none")
 
 
 def _frame(results: pd.DataFrame) -> pd.DataFrame:
-    dynamic = results.get("request.dynamic", pd.Series([None] * len(results), index=results.index))
     return pd.DataFrame(
         {
             "kernel": results["request.workload"].str.split(":").str[0],
             "placement": results["request.placement"],
-            "dynamic": dynamic.fillna("none"),
+            "dynamic": _dynamic(results),
             "total_time_ns": results["total_time_ns"],
             "migrations": results["migrations"],
             "first_fraction": results["migrations_first_invocation_fraction"],
@@ -173,20 +177,12 @@ RECREP_REPEATS = (1, 4)
 def recrep_runs(quick: bool) -> list[dict[str, Any]]:
     """BT under first-touch with no policy, upmlib and record-replay, with normal phases and
     phases four times longer (``repeat=4``: each sweep run four times in its epoch)."""
-    out = []
-    for repeat in RECREP_REPEATS:
-        for dynamic in RECREP_POLICIES:
-            kwargs: dict[str, Any] = {
-                "machine": "origin2000",
-                "workload": f"nas-bt:class={'W' if quick else 'A'},repeat={repeat}",
-                "placement": "first-touch",
-                "threads": 16,
-                "seed": 0,
-            }
-            if dynamic != "none":
-                kwargs["dynamic"] = dynamic
-            out.append(kwargs)
-    return out
+    cls = "W" if quick else "A"
+    return [
+        _origin_run(f"nas-bt:class={cls},repeat={repeat}", "first-touch", dynamic)
+        for repeat in RECREP_REPEATS
+        for dynamic in RECREP_POLICIES
+    ]
 
 
 # Seed 000's findings, beside each row: Figure 5 (normal phases) and Figure 6 (4x phases).
@@ -199,7 +195,7 @@ _PUBLISHED = {
 def recrep_analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     """Times, migrations and overhead per (phase length, policy), each beside upmlib's time and
     the paper's finding; a chart of times relative to no policy."""
-    dynamic = results.get("request.dynamic", pd.Series([None] * len(results), index=results.index)).fillna("none")
+    dynamic = _dynamic(results)
     repeat = results["request.workload"].str.extract(r"repeat=(\d+)")[0].astype(int)
     f = pd.DataFrame(
         {
