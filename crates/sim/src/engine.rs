@@ -731,10 +731,18 @@ mod tests {
 
     /// One node, two CPUs, fast memory, free migration: the small machine of several tests.
     fn two_cpu_machine() -> Machine {
-        let text = "name = \"two\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0]]\n\
-                    [[nodes]]\ncpus = 2\nmemory_mib = 64\nbandwidth_gbps = 1000.0\n\
-                    [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n";
-        Machine::from_toml_str(text, "two").unwrap()
+        small_machine("two", 2, 1000.0)
+    }
+
+    /// One node of 64 MiB with `cpus` CPUs and the given bandwidth: 100 ns, MLP 1, 4 KiB
+    /// pages, 64-byte lines, free migration.
+    fn small_machine(name: &str, cpus: u32, bandwidth_gbps: f64) -> Machine {
+        let text = format!(
+            "name = \"{name}\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0]]\n\
+             [[nodes]]\ncpus = {cpus}\nmemory_mib = 64\nbandwidth_gbps = {bandwidth_gbps}\n\
+             [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n"
+        );
+        Machine::from_toml_str(&text, name).unwrap()
     }
     use crate::binding::{bind, Binding};
     use crate::workload::ThreadWork;
@@ -744,10 +752,7 @@ mod tests {
     /// One node, L = 100 ns, S = 64 B / 1.28 GB/s = 50 ns, MLP 1: the case `docs/timing.md`
     /// works by hand.
     fn one_node() -> Machine {
-        let t = "name = \"one\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0]]\n\
-                 [[nodes]]\ncpus = 1\nmemory_mib = 64\nbandwidth_gbps = 1.28\n\
-                 [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n";
-        Machine::from_toml_str(t, "one").unwrap()
+        small_machine("one", 1, 1.28)
     }
 
     #[test]
