@@ -3,10 +3,16 @@
 
 use numaplace_sim::{simulate, RunConfig, SimResult};
 
-/// Runs a text trace (2 threads: thread 0 on node 0, thread 1 on node 1 of the Origin2000).
+/// Runs a text trace (2 threads: thread 0 on node 0, thread 1 on node 1 of the Origin2000)
+/// with region `a` over pages 0-1.
 fn run(body: &str, dynamic: &str) -> SimResult {
-    let text = format!("numaplace-trace 1\npage_size 16384\nline_size 128\nthreads 2\nregion a 0 2\n{body}");
-    let dir = std::env::temp_dir().join(format!("np-dyn-{}-{}", std::process::id(), body.len() ^ dynamic.len() << 16));
+    try_run("region a 0 2\n", body, dynamic).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Runs a text trace with the given region lines; the simulator's answer as it is.
+fn try_run(regions: &str, body: &str, dynamic: &str) -> Result<SimResult, numaplace_sim::SimError> {
+    let text = format!("numaplace-trace 1\npage_size 16384\nline_size 128\nthreads 2\n{regions}{body}");
+    let dir = std::env::temp_dir().join(format!("np-dyn-{}-{}", std::process::id(), (body.len() + regions.len()) ^ dynamic.len() << 16));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("t.txt");
     std::fs::write(&path, text).unwrap();
@@ -17,7 +23,7 @@ fn run(body: &str, dynamic: &str) -> SimResult {
         dynamic: Some(dynamic.into()),
         ..RunConfig::default()
     };
-    let r = simulate(&cfg).unwrap_or_else(|e| panic!("{e}"));
+    let r = simulate(&cfg);
     std::fs::remove_dir_all(&dir).unwrap();
     r
 }
@@ -284,21 +290,7 @@ fn upmlib_monitors_only_the_named_hot_regions() {
     // regions=b only page 2 may move.
     let text_init = "epoch 0 init\n0 0 0 128\n0 2 0 128\nend\n";
     let body = format!("{text_init}epoch 1 x\n1 0 300 0\n1 2 300 0\nend\nepoch 2 x\n1 0 300 0\nend\n");
-    let two_regions = |dynamic: &str| {
-        let text = format!("numaplace-trace 1\npage_size 16384\nline_size 128\nthreads 2\nregion a 0 2\nregion b 2 2\n{body}");
-        let path = std::env::temp_dir().join(format!("np-dyn-regions-{}-{}.txt", std::process::id(), dynamic.len()));
-        std::fs::write(&path, text).unwrap();
-        let cfg = RunConfig {
-            machine: "origin2000".into(),
-            threads: 2,
-            trace: Some(path.display().to_string()),
-            dynamic: Some(dynamic.into()),
-            ..RunConfig::default()
-        };
-        let r = simulate(&cfg);
-        std::fs::remove_file(&path).unwrap();
-        r
-    };
+    let two_regions = |dynamic: &str| try_run("region a 0 2\nregion b 2 2\n", &body, dynamic);
     assert_eq!(two_regions("upmlib").unwrap().migrations, 2);
     assert_eq!(two_regions("upmlib:regions=b").unwrap().migrations, 1);
     assert_eq!(two_regions("upmlib:regions=a+b").unwrap().migrations, 2);
