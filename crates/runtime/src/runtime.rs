@@ -656,7 +656,7 @@ impl Runtime {
 
     /// Applies a policy's actions; returns the mover's report. `NUMAPLACE_DEBUG=2` prints each
     /// decision with the samples behind it.
-    fn apply(&mut self, snap: &Snapshot, actions: &[Action]) -> Result<MoveReport, RtError> {
+    fn apply(&mut self, snap: &Snapshot, actions: &[Action]) -> Result<(MoveReport, Vec<u64>), RtError> {
         // Pages present for the first time count, where they are, in their region's "before".
         let nodes = self.nodes();
         for r in &mut self.regions {
@@ -675,14 +675,14 @@ impl Runtime {
                 }
             }
         }
-        let mut pages = Vec::new();
-        let mut targets = Vec::new();
+        let (mut pages, mut targets, mut index) = (Vec::new(), Vec::new(), Vec::new());
         for a in actions {
             if let Action::Migrate { page, to, .. } = a {
                 let g = page.0 as usize;
                 if g < snap.addr.len() && snap.addr[g] != 0 {
                     pages.push(snap.addr[g]);
                     targets.push(to.index());
+                    index.push(g);
                 }
             }
         }
@@ -690,16 +690,24 @@ impl Runtime {
         let rep = mover::move_pages(self.sys.as_ref(), &pages, &targets, &self.nearest)?;
         self.stats.time_migrating += t.elapsed();
         self.account(&rep);
-        Ok(rep)
-    }
-
-    fn log(&mut self, kind: &'static str, snap: &Snapshot, moved: u64) -> Result<(), RtError> {
-        let mut per_node = vec![0u64; self.nodes()];
-        for r in &self.regions {
-            for (n, c) in self.per_node(r.start, r.pages)?.into_iter().enumerate() {
-                per_node[n] += c;
+        // Pages per node after the decision: the snapshot's homes with the mover's results.
+        let mut per_node = vec![0u64; nodes];
+        for &h in &snap.homes {
+            if (h as usize) < nodes {
+                per_node[h as usize] += 1;
             }
         }
+        for (&g, &now) in index.iter().zip(&rep.result) {
+            let was = snap.homes[g] as usize;
+            if now >= 0 && was < nodes && now as usize != was {
+                per_node[was] -= 1;
+                per_node[now as usize] += 1;
+            }
+        }
+        Ok((rep, per_node))
+    }
+
+    fn log(&mut self, kind: &'static str, snap: &Snapshot, moved: u64, per_node: Vec<u64>) {
         self.stats.samples_seen += snap.samples;
         self.stats.samples_local += snap.local;
         self.stats.epochs.push(Epoch {
@@ -710,7 +718,6 @@ impl Runtime {
             moved,
             per_node,
         });
-        Ok(())
     }
 
     /// Revokes every managed page (a new sampling interval starts), or restores them all
@@ -804,14 +811,14 @@ impl Runtime {
             (a, policy.reset_after_iteration())
         };
         self.stats.invocations += 1;
-        let rep = self.apply(&snap, &actions)?;
+        let (rep, per_node) = self.apply(&snap, &actions)?;
         if reset {
             self.clear_samples();
         }
         if timer && kind == "timer" {
             self.pace(&snap, rep.moved);
         }
-        self.log(kind, &snap, rep.moved)?;
+        self.log(kind, &snap, rep.moved, per_node);
         Ok(Some(rep.moved))
     }
 
@@ -888,8 +895,8 @@ impl Runtime {
             let snap = self.snapshot()?;
             let view = snap.view(&self.machine, self.now());
             let actions = hook(phase.policy.as_mut(), &view);
-            let rep = self.apply(&snap, &actions)?;
-            self.log(kind, &snap, rep.moved)?;
+            let (rep, per_node) = self.apply(&snap, &actions)?;
+            self.log(kind, &snap, rep.moved, per_node);
             Ok(rep.moved)
         })();
         self.phases.insert(name.to_string(), phase);
