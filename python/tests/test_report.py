@@ -285,3 +285,18 @@ def test_seed000_recrep_runs_bt_with_normal_and_longer_phases(tmp_path: Path) ->
     # upmlib's distribution after the first.
     assert all(int(c[5]) >= 2 * 20 * 190 for c in cells), cells
     assert (out / "seed000-recrep.png").exists()
+
+
+def test_seed003_period_keeps_the_seeds_intervals_per_run() -> None:
+    """The seed-period runs migrate every 5 s × (our no-policy run time) / (the seed's run
+    time of the kernel), so MG gets the seed's 31 s / 5 s intervals per run."""
+    import numaplace
+    from numaplace import experiments_seed003 as e3
+
+    runs = e3.runs(True)
+    mg = [r for r in runs if r["workload"].startswith("nas-mg") and r["init"] == "sequential"]
+    assert [r.get("dynamic", "none").split(":")[0] for r in mg] == ["none", "sampled", "sampled"]
+    period_ms = float(mg[1]["dynamic"].removeprefix("sampled:period_ms="))
+    base = numaplace.simulate(**mg[0])
+    assert base.total_time_ns / 1e6 / period_ms == pytest.approx(31.0 / 5.0, rel=1e-5)
+    assert mg[2]["dynamic"] == "sampled"  # the policy's own default period, shown beside it
