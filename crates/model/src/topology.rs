@@ -58,8 +58,15 @@ pub struct RawNode {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RawMigration {
-    /// Fixed cost of migrating one page (fault or interrupt handling, page-table update), ns.
+    /// Fixed cost of migrating one page (page-table update; fault or interrupt handling unless
+    /// `trap_ns` gives it separately), ns. Paid for every page, in a batch too.
     pub fixed_ns: f64,
+    /// Cost of the trap that hands one page to the OS (a counter interrupt and its policy
+    /// checks), ns: paid by the interrupted thread for every trap, whether the page then moves
+    /// or not, and never by a batch of moves decided at a barrier or a timer. 0 (the default)
+    /// where `fixed_ns` already includes it.
+    #[serde(default)]
+    pub trap_ns: f64,
     /// Bandwidth of the page copy, GB/s.
     pub copy_gbps: f64,
     /// TLB shootdown cost per CPU that may cache the mapping, ns.
@@ -191,6 +198,7 @@ impl Machine {
         let m = &raw.migration;
         for (key, v, positive) in [
             ("migration.fixed_ns", m.fixed_ns, false),
+            ("migration.trap_ns", m.trap_ns, false),
             ("migration.copy_gbps", m.copy_gbps, true),
             ("migration.tlb_shootdown_ns_per_cpu", m.tlb_shootdown_ns_per_cpu, false),
         ] {
@@ -360,6 +368,18 @@ tlb_shootdown_ns_per_cpu = 500.0
 
     fn refused(text: &str) -> String {
         Machine::from_toml_str(text, "bad.toml").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn trap_cost_defaults_to_zero_and_must_not_be_negative() {
+        let m = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
+        assert_eq!(m.raw.migration.trap_ns, 0.0);
+        let with = Machine::from_toml_str(&TWO_NODES.replace("fixed_ns = 1000.0", "fixed_ns = 1000.0\ntrap_ns = 25000.0"), "t2.toml").unwrap();
+        assert_eq!(with.raw.migration.trap_ns, 25000.0);
+        // The trap is not part of a page's own cost (a batch never pays it).
+        assert_eq!(with.migration_cost_ps(2), m.migration_cost_ps(2));
+        let e = refused(&TWO_NODES.replace("fixed_ns = 1000.0", "fixed_ns = 1000.0\ntrap_ns = -1.0"));
+        assert_eq!(e, "bad.toml: migration.trap_ns = -1: must be a number >= 0");
     }
 
     #[test]

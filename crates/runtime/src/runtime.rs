@@ -1084,7 +1084,7 @@ fn machine_of(sys: &dyn Sys) -> Result<Machine, RtError> {
         counter_bits: 16,
         latency_ns: t.distance.iter().map(|row| row.iter().map(|&d| d as f64 * 10.0).collect()).collect(),
         nodes: (0..t.nodes()).map(|n| RawNode { cpus: t.cpus[n].len() as u32, memory_mib: (t.mem_bytes[n] >> 20).max(1), bandwidth_gbps: 10.0 }).collect(),
-        migration: RawMigration { fixed_ns: 2000.0, copy_gbps: 10.0, tlb_shootdown_ns_per_cpu: 250.0 },
+        migration: RawMigration { fixed_ns: 2000.0, trap_ns: 0.0, copy_gbps: 10.0, tlb_shootdown_ns_per_cpu: 250.0 },
     };
     Machine::from_raw(raw, "sysfs").map_err(|e| RtError::new(Code::Sys, format!("this host's topology: {e}")))
 }

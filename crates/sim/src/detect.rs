@@ -96,7 +96,7 @@ pub fn detect(root: &Path, opts: &DetectOptions) -> Result<Machine, SimError> {
         latency_ns,
         nodes,
         // Linux move_pages costs, the same assumptions as the modern-2s preset.
-        migration: RawMigration { fixed_ns: 2000.0, copy_gbps: 10.0, tlb_shootdown_ns_per_cpu: 1000.0 },
+        migration: RawMigration { fixed_ns: 2000.0, trap_ns: 0.0, copy_gbps: 10.0, tlb_shootdown_ns_per_cpu: 1000.0 },
     };
     Machine::from_raw(raw, &root.display().to_string()).map_err(SimError::from)
 }

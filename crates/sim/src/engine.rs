@@ -338,18 +338,25 @@ impl Dynamic {
         cost + action.map_or(0, |a| self.apply(mem, vec![a], now))
     }
 
-    /// A counter interrupt at `now` from `node` for `page`: the handler runs (its fixed cost),
-    /// the policy decides, the page's counters are reset whether or not it moves (so a
-    /// refused page must earn its next interrupt). Returns the time charged to the thread.
+    /// A counter interrupt at `now` from `node` for `page`: the trap and its handler run
+    /// (`trap_ns`, or `fixed_ns` where the machine does not give the trap separately), the
+    /// policy decides, the page's counters are reset whether or not it moves (so a refused
+    /// page must earn its next interrupt). Returns the time charged to the thread.
     fn interrupt(&mut self, mem: &mut Memory<'_>, page: u32, node: usize, now: Ps) -> Ps {
         self.interrupts += 1;
         let free = mem.pt.free_per_node();
         let action = self.policy.on_interrupt(&view(&self.counters, mem, &free, &self.replica_writes, now), PageNo(page), NodeId(node as u8));
         self.counters.reset_page(PageNo(page));
+        let m = &mem.machine.raw.migration;
         match action {
-            Some(a) => self.apply(mem, vec![a], now),
+            // A move pays the page's own cost (which includes `fixed_ns`) after the trap.
+            Some(a) => {
+                let trap = numaplace_model::units::ns_to_ps(m.trap_ns);
+                self.overhead_ps += trap;
+                trap + self.apply(mem, vec![a], now + trap)
+            }
             None => {
-                let c = numaplace_model::units::ns_to_ps(mem.machine.raw.migration.fixed_ns);
+                let c = numaplace_model::units::ns_to_ps(if m.trap_ns > 0.0 { m.trap_ns } else { m.fixed_ns });
                 self.overhead_ps += c;
                 c
             }

@@ -12,7 +12,10 @@ fn run(body: &str, dynamic: &str) -> SimResult {
 /// Runs a text trace with the given region lines; the simulator's answer as it is.
 fn try_run(regions: &str, body: &str, dynamic: &str) -> Result<SimResult, numaplace_sim::SimError> {
     let text = format!("numaplace-trace 1\npage_size 16384\nline_size 128\nthreads 2\n{regions}{body}");
-    let dir = std::env::temp_dir().join(format!("np-dyn-{}-{}", std::process::id(), (body.len() + regions.len()) ^ dynamic.len() << 16));
+    // One directory per call: tests run in parallel and may share a trace.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("np-dyn-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("t.txt");
     std::fs::write(&path, text).unwrap();
@@ -42,6 +45,19 @@ fn kernel_migrates_when_a_remote_count_crosses_the_threshold() {
     assert_eq!((above.interrupts, above.migrations), (1, 1));
     assert_eq!(above.per_node_pages[1], 1, "page 0 now lives on node 1");
     assert!(above.policy_overhead_ns > 0.0);
+}
+
+#[test]
+fn kernel_interrupt_pays_the_trap_then_the_page() {
+    // The Origin2000 preset: a 25 us trap, then the page's 5 us + 16 KiB at 0.546 GB/s
+    // + a TLB shootdown on the run's 2 CPUs at 5 us each; a refused interrupt pays only the trap.
+    let moved = run(&format!("{INIT}epoch 1 a\n1 0 1200 0\nend\n"), "kernel");
+    let page = 5_000.0 + 16384.0 / 0.546 + 2.0 * 5_000.0;
+    assert!((moved.policy_overhead_ns - (25_000.0 + page)).abs() < 1.0, "{}", moved.policy_overhead_ns);
+    let body = format!("{INIT}epoch 1 a\n1 0 1200 0\nend\nepoch 2 b\n0 0 2000 0\nend\n");
+    let refused = run(&body, "kernel:page_interval_ms=1000000");
+    assert_eq!((refused.interrupts, refused.migrations), (2, 1));
+    assert!((refused.policy_overhead_ns - (2.0 * 25_000.0 + page)).abs() < 1.0, "{}", refused.policy_overhead_ns);
 }
 
 #[test]
