@@ -1,11 +1,17 @@
 /* Sampling must be invisible to the program: its own SIGSEGV handler still gets its own
- * faults (and only those), read(2)/write(2) into and from sampled pages behave as without
- * numaplace, and a fault nobody handles still kills the process with SIGSEGV. */
+ * faults (and only those), system calls and stdio calls into and from sampled pages behave
+ * as without numaplace (read/write, send/recv, sendmsg/recvmsg, pwritev/preadv,
+ * fwrite/fread, and a recv that blocks while the sampler revokes its buffer), and a fault
+ * nobody handles still kills the process with SIGSEGV. */
 #include "common.h"
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "numaplace.h"
 
 static volatile int app_faults;
@@ -36,6 +42,23 @@ static int protnone(const void *p) {
 }
 
 #define CHECK(c, msg) do { if (!(c)) { printf("FAIL %s\n", msg); return 1; } } while (0)
+
+/* Ends the sampling interval: every managed page is revoked again. */
+#define RESAMPLE(p) do { CHECK(numaplace_migrate() >= 0, numaplace_last_error()); CHECK(protnone(p), "the buffer is not under sampling"); } while (0)
+
+static int same(const char *p, char c, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != c) return 0;
+    return 1;
+}
+
+struct blocked { int fd; char *buf; ssize_t got; };
+
+static void *blocked_recv(void *arg) {
+    struct blocked *b = arg;
+    b->got = recv(b->fd, b->buf, PAGE, MSG_WAITALL);
+    return NULL;
+}
 
 int main(void) {
     size_t bytes = 64 * PAGE;
@@ -70,6 +93,58 @@ int main(void) {
     CHECK(read(fd[0], a + 10 * PAGE + 7, 2 * PAGE) == 2 * PAGE, "read(2) into a sampled page");
     for (int i = 0; i < 2 * PAGE; i++) CHECK(a[10 * PAGE + 7 + i] == 'b', "read(2) data");
     printf("read write ok\n");
+
+    /* send(2)/recv(2) and sendmsg(2)/recvmsg(2) over a socket pair. */
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+    memset(a + 12 * PAGE, 'a', 3 * PAGE);
+    RESAMPLE(a + 12 * PAGE);
+    CHECK(send(sv[0], b + 5 * PAGE + 3, PAGE, 0) == PAGE, "send(2) from a sampled page");
+    CHECK(recv(sv[1], a + 12 * PAGE + 5, PAGE, MSG_WAITALL) == PAGE, "recv(2) into a sampled page");
+    CHECK(same(a + 12 * PAGE + 5, 'b', PAGE) && a[12 * PAGE + 4] == 'a', "recv(2) data");
+    RESAMPLE(a + 40 * PAGE);
+    struct iovec out[2] = {{b + 20 * PAGE, 100}, {b + 30 * PAGE + 1, PAGE}};
+    struct msghdr mo = {.msg_iov = out, .msg_iovlen = 2};
+    CHECK(sendmsg(sv[0], &mo, 0) == 100 + PAGE, "sendmsg(2) from sampled pages");
+    struct iovec in[1] = {{a + 40 * PAGE + 9, 100 + PAGE}};
+    struct msghdr mi = {.msg_iov = in, .msg_iovlen = 1};
+    CHECK(recvmsg(sv[1], &mi, MSG_WAITALL) == 100 + PAGE, "recvmsg(2) into a sampled page");
+    CHECK(same(a + 40 * PAGE + 9, 'b', 100 + PAGE), "recvmsg(2) data");
+    printf("socket ok\n");
+
+    /* pwritev(2)/preadv(2), then stdio's fwrite/fread unbuffered (straight to the buffer). */
+    FILE *tf = tmpfile();
+    CHECK(tf != NULL, "tmpfile");
+    memset(a + 44 * PAGE, 'a', 2 * PAGE);
+    RESAMPLE(a + 44 * PAGE);
+    CHECK(pwritev(fileno(tf), out, 2, 0) == 100 + PAGE, "pwritev(2) from sampled pages");
+    struct iovec back[1] = {{a + 44 * PAGE + 1, 100 + PAGE}};
+    CHECK(preadv(fileno(tf), back, 1, 0) == 100 + PAGE, "preadv(2) into a sampled page");
+    CHECK(same(a + 44 * PAGE + 1, 'b', 100 + PAGE), "preadv(2) data");
+    FILE *sf = tmpfile();
+    CHECK(sf != NULL && setvbuf(sf, NULL, _IONBF, 0) == 0, "unbuffered tmpfile");
+    RESAMPLE(b + 50 * PAGE);
+    CHECK(fwrite(b + 50 * PAGE, 1, 4 * PAGE, sf) == 4 * PAGE, "fwrite from sampled pages");
+    rewind(sf);
+    memset(a + 50 * PAGE, 'a', 4 * PAGE);
+    RESAMPLE(a + 50 * PAGE);
+    CHECK(fread(a + 50 * PAGE, 1, 4 * PAGE, sf) == 4 * PAGE, "fread into sampled pages");
+    CHECK(same(a + 50 * PAGE, 'b', 4 * PAGE), "fread data");
+    fclose(sf);
+    fclose(tf);
+    printf("file ok\n");
+
+    /* A recv(2) blocks on a buffer the sampler then revokes: it must still succeed. */
+    memset(a + 60 * PAGE, 'a', PAGE);
+    struct blocked bl = {sv[1], a + 60 * PAGE, 0};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, blocked_recv, &bl) == 0, "pthread_create");
+    usleep(200 * 1000);
+    RESAMPLE(a + 60 * PAGE);
+    CHECK(send(sv[0], b, PAGE, 0) == PAGE, "send(2)");
+    pthread_join(th, NULL);
+    CHECK(bl.got == PAGE && same(a + 60 * PAGE, 'b', PAGE), "a recv(2) blocked while its buffer was revoked");
+    printf("blocked recv ok\n");
 
     /* A fault nobody handles still kills with SIGSEGV (default action), in a child. */
     pid_t pid = fork();

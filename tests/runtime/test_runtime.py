@@ -48,7 +48,7 @@ def progs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ("stencil", "stencil.c", ["-fopenmp", "-DWITH_NUMAPLACE", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
         ("stencil-plain", "stencil.c", ["-fopenmp"]),
         ("stencil-static", "stencil.c", ["-fopenmp", "-DWITH_NUMAPLACE", f"-I{INCLUDE}", str(LIB.with_suffix(".a")), "-lpthread", "-ldl", "-lm"]),
-        ("syscalls", "syscalls.c", [f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
+        ("syscalls", "syscalls.c", ["-pthread", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
         ("alloc", "alloc.c", []),
         ("recrep", "recrep.c", ["-fopenmp", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
         ("integrity", "integrity.c", ["-fopenmp", f"-I{INCLUDE}", f"-L{LIB.parent}", "-lnumaplace", f"-Wl,-rpath,{LIB.parent}"]),
@@ -77,7 +77,7 @@ def test_single_node_host_loads_the_library_and_reports_one_node(progs, tmp_path
         assert local_shares(r.stdout) == [1.0, 1.0]
     r = subprocess.run([progs["syscalls"]], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.split("\n")[:3] == ["app handler ok", "read write ok", "default action ok"]
+    assert r.stdout.split("\n")[:6] == ["app handler ok", "read write ok", "socket ok", "file ok", "blocked recv ok", "default action ok"]
     r = subprocess.run([progs["recrep"], "64", "3"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "placed 1.0000" in r.stdout and len(recrep_rows(r.stdout)) == 3, r.stdout + r.stderr
     r = subprocess.run([progs["integrity"], "64", "20", "0"], capture_output=True, text=True, timeout=120)
@@ -208,7 +208,8 @@ def test_vm_record_replay_moves_the_phase_pages_and_undo_restores_them(vm_runs):
 
 def test_vm_sampling_is_invisible_to_signals_and_system_calls(vm_runs):
     out = vm_runs["syscalls"]
-    assert "app handler ok" in out and "read write ok" in out and "default action ok" in out and "rc=0" in out, out
+    for step in ("app handler ok", "read write ok", "socket ok", "file ok", "blocked recv ok", "default action ok", "rc=0"):
+        assert step in out, out
 
 
 def test_vm_pages_moved_while_written_and_onto_a_full_node_lose_nothing(vm_runs):

@@ -10,8 +10,12 @@
 //!   managed block unmaps it; freeing memory inside a region the program registered itself
 //!   withdraws the region first. The library's own allocations never come here (its global
 //!   allocator calls glibc directly), so no hook re-enters the runtime. glibc only.
-//! * **System calls with user buffers** (`read`, `write`, `pread`, `pwrite`, `readv`,
-//!   `writev`): restore access to sampled pages of the buffer first ([`crate::space`]).
+//! * **Calls with user buffers** (`read`, `write`, `pread`, `pwrite` and their `64` names,
+//!   `readv`, `writev`, `preadv`, `pwritev` (also `64` and `2`), `recv`, `recvfrom`, `recvmsg`,
+//!   `recvmmsg`, `send`, `sendto`, `sendmsg`, `sendmmsg`, and stdio's `fread`, `fwrite` and their
+//!   `_unlocked` forms): restore access to sampled pages of every buffer first
+//!   ([`crate::space`]); a system call that still fails with `EFAULT` (the sampler revoked a
+//!   page while it blocked) is restored and made again.
 //! * **Signals** (`sigaction`, `signal`): `SIGSEGV` dispositions the program sets are
 //!   recorded and honoured behind the sampler's handler ([`crate::sampler`]).
 //!
@@ -291,14 +295,34 @@ mod hooks {
         }
     }
 
+    /// How many times a call that failed with `EFAULT` on managed memory is made again: the
+    /// sampler may revoke a page of the buffer while the call blocks (a `recv` waiting for
+    /// data), after the restore that preceded it.
+    const EFAULT_RETRIES: u32 = 4;
+
+    /// Runs `call` with access to the buffers restored by `restore`; a failure with `EFAULT`
+    /// while managed memory exists restores and calls again. Linux copies nothing and consumes
+    /// nothing (pipes, sockets, files) when a call fails with `EFAULT` before any byte moved,
+    /// so the call can be repeated; one that moved bytes returns their count instead.
+    unsafe fn buffered<R: PartialEq + From<i8>>(restore: impl Fn(), mut call: impl FnMut() -> R) -> R {
+        let mut tries = 0;
+        loop {
+            restore();
+            let r = call();
+            if r != R::from(-1) || tries == EFAULT_RETRIES || SPACE.live_slots.load(Relaxed) == 0 || *libc::__errno_location() != libc::EFAULT {
+                return r;
+            }
+            tries += 1;
+        }
+    }
+
     macro_rules! buffer_call {
-        ($name:ident, $cname:literal, ($($arg:ident: $ty:ty),*), $buf:ident, $len:ident, $ret:ty) => {
+        ($name:ident, $cname:literal, ($($arg:ident: $ty:ty),*), $buf:ident, $len:expr, $ret:ty) => {
             #[no_mangle]
             pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
                 static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-                SPACE.restore_range($buf as usize, $len);
                 let f: unsafe extern "C" fn($($ty),*) -> $ret = next(&F, $cname);
-                f($($arg),*)
+                buffered(|| SPACE.restore_range($buf as usize, $len), || f($($arg),*))
             }
         };
     }
@@ -309,6 +333,24 @@ mod hooks {
     buffer_call!(pwrite, c"pwrite", (fd: c_int, buf: *const c_void, count: size_t, off: off_t), buf, count, ssize_t);
     buffer_call!(pread64, c"pread64", (fd: c_int, buf: *mut c_void, count: size_t, off: off_t), buf, count, ssize_t);
     buffer_call!(pwrite64, c"pwrite64", (fd: c_int, buf: *const c_void, count: size_t, off: off_t), buf, count, ssize_t);
+    buffer_call!(recv, c"recv", (fd: c_int, buf: *mut c_void, len: size_t, flags: c_int), buf, len, ssize_t);
+    buffer_call!(send, c"send", (fd: c_int, buf: *const c_void, len: size_t, flags: c_int), buf, len, ssize_t);
+    buffer_call!(
+        recvfrom,
+        c"recvfrom",
+        (fd: c_int, buf: *mut c_void, len: size_t, flags: c_int, addr: *mut libc::sockaddr, alen: *mut libc::socklen_t),
+        buf,
+        len,
+        ssize_t
+    );
+    buffer_call!(
+        sendto,
+        c"sendto",
+        (fd: c_int, buf: *const c_void, len: size_t, flags: c_int, addr: *const libc::sockaddr, alen: libc::socklen_t),
+        buf,
+        len,
+        ssize_t
+    );
 
     unsafe fn restore_iov(iov: *const iovec, n: c_int) {
         if iov.is_null() || SPACE.live_slots.load(Relaxed) == 0 {
@@ -320,21 +362,93 @@ mod hooks {
         }
     }
 
+    /// A message's data (its iovec), ancillary data and address.
+    unsafe fn restore_msg(m: *const libc::msghdr) {
+        if m.is_null() || SPACE.live_slots.load(Relaxed) == 0 {
+            return;
+        }
+        let m = &*m;
+        restore_iov(m.msg_iov, m.msg_iovlen as c_int);
+        SPACE.restore_range(m.msg_control as usize, m.msg_controllen as usize);
+        SPACE.restore_range(m.msg_name as usize, m.msg_namelen as usize);
+    }
+
+    macro_rules! iov_call {
+        ($name:ident, $cname:literal, ($($arg:ident: $ty:ty),*)) => {
+            #[no_mangle]
+            pub unsafe extern "C" fn $name(fd: c_int, iov: *const iovec, n: c_int $(, $arg: $ty)*) -> ssize_t {
+                static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+                let f: unsafe extern "C" fn(c_int, *const iovec, c_int $(, $ty)*) -> ssize_t = next(&F, $cname);
+                buffered(|| restore_iov(iov, n), || f(fd, iov, n $(, $arg)*))
+            }
+        };
+    }
+
+    iov_call!(readv, c"readv", ());
+    iov_call!(writev, c"writev", ());
+    iov_call!(preadv, c"preadv", (off: off_t));
+    iov_call!(pwritev, c"pwritev", (off: off_t));
+    iov_call!(preadv64, c"preadv64", (off: off_t));
+    iov_call!(pwritev64, c"pwritev64", (off: off_t));
+    iov_call!(preadv2, c"preadv2", (off: off_t, flags: c_int));
+    iov_call!(pwritev2, c"pwritev2", (off: off_t, flags: c_int));
+
     #[no_mangle]
-    pub unsafe extern "C" fn readv(fd: c_int, iov: *const iovec, n: c_int) -> ssize_t {
+    pub unsafe extern "C" fn recvmsg(fd: c_int, m: *mut libc::msghdr, flags: c_int) -> ssize_t {
         static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-        restore_iov(iov, n);
-        let f: unsafe extern "C" fn(c_int, *const iovec, c_int) -> ssize_t = next(&F, c"readv");
-        f(fd, iov, n)
+        let f: unsafe extern "C" fn(c_int, *mut libc::msghdr, c_int) -> ssize_t = next(&F, c"recvmsg");
+        buffered(|| restore_msg(m), || f(fd, m, flags))
     }
 
     #[no_mangle]
-    pub unsafe extern "C" fn writev(fd: c_int, iov: *const iovec, n: c_int) -> ssize_t {
+    pub unsafe extern "C" fn sendmsg(fd: c_int, m: *const libc::msghdr, flags: c_int) -> ssize_t {
         static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-        restore_iov(iov, n);
-        let f: unsafe extern "C" fn(c_int, *const iovec, c_int) -> ssize_t = next(&F, c"writev");
-        f(fd, iov, n)
+        let f: unsafe extern "C" fn(c_int, *const libc::msghdr, c_int) -> ssize_t = next(&F, c"sendmsg");
+        buffered(|| restore_msg(m), || f(fd, m, flags))
     }
+
+    unsafe fn restore_mmsg(v: *const libc::mmsghdr, n: libc::c_uint) {
+        if v.is_null() {
+            return;
+        }
+        for i in 0..n as usize {
+            restore_msg(&(*v.add(i)).msg_hdr);
+        }
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn recvmmsg(fd: c_int, v: *mut libc::mmsghdr, n: libc::c_uint, flags: c_int, t: *mut libc::timespec) -> c_int {
+        static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+        let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int, *mut libc::timespec) -> c_int = next(&F, c"recvmmsg");
+        buffered(|| restore_mmsg(v, n), || f(fd, v, n, flags, t))
+    }
+
+    #[no_mangle]
+    pub unsafe extern "C" fn sendmmsg(fd: c_int, v: *mut libc::mmsghdr, n: libc::c_uint, flags: c_int) -> c_int {
+        static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+        let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int) -> c_int = next(&F, c"sendmmsg");
+        buffered(|| restore_mmsg(v, n), || f(fd, v, n, flags))
+    }
+
+    // stdio moves large requests straight between the caller's buffer and the file with
+    // glibc's internal read/write, which no interposer sees: restore before. A failure there
+    // sets the stream's error flag, so these are not retried.
+    macro_rules! stdio_call {
+        ($name:ident, $cname:literal, $buf:ty) => {
+            #[no_mangle]
+            pub unsafe extern "C" fn $name(buf: $buf, size: size_t, n: size_t, stream: *mut libc::FILE) -> size_t {
+                static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+                SPACE.restore_range(buf as usize, size.saturating_mul(n));
+                let f: unsafe extern "C" fn($buf, size_t, size_t, *mut libc::FILE) -> size_t = next(&F, $cname);
+                f(buf, size, n, stream)
+            }
+        };
+    }
+
+    stdio_call!(fread, c"fread", *mut c_void);
+    stdio_call!(fwrite, c"fwrite", *const c_void);
+    stdio_call!(fread_unlocked, c"fread_unlocked", *mut c_void);
+    stdio_call!(fwrite_unlocked, c"fwrite_unlocked", *const c_void);
 
     #[no_mangle]
     pub unsafe extern "C" fn sigaction(sig: c_int, act: *const libc::sigaction, old: *mut libc::sigaction) -> c_int {
