@@ -300,6 +300,9 @@ mod hooks {
     /// data), after the restore that preceded it.
     const EFAULT_RETRIES: u32 = 4;
 
+    /// Linux's limit on the entries of an iovec (and on the messages of `sendmmsg`/`recvmmsg`).
+    const IOV_MAX: usize = 1024;
+
     /// Runs `call` with access to the buffers restored by `restore`; a failure with `EFAULT`
     /// while managed memory exists restores and calls again. Linux copies nothing and consumes
     /// nothing (pipes, sockets, files) when a call fails with `EFAULT` before any byte moved,
@@ -356,7 +359,8 @@ mod hooks {
         if iov.is_null() || SPACE.live_slots.load(Relaxed) == 0 {
             return;
         }
-        for i in 0..n.max(0) as usize {
+        // Linux refuses more than IOV_MAX (1024) entries: read no further than it would.
+        for i in 0..(n.max(0) as usize).min(IOV_MAX) {
             let v = &*iov.add(i);
             SPACE.restore_range(v.iov_base as usize, v.iov_len);
         }
@@ -368,7 +372,7 @@ mod hooks {
             return;
         }
         let m = &*m;
-        restore_iov(m.msg_iov, m.msg_iovlen as c_int);
+        restore_iov(m.msg_iov, m.msg_iovlen.min(IOV_MAX) as c_int);
         SPACE.restore_range(m.msg_control as usize, m.msg_controllen as usize);
         SPACE.restore_range(m.msg_name as usize, m.msg_namelen as usize);
     }
@@ -411,7 +415,7 @@ mod hooks {
         if v.is_null() {
             return;
         }
-        for i in 0..n as usize {
+        for i in 0..(n as usize).min(IOV_MAX) {
             restore_msg(&(*v.add(i)).msg_hdr);
         }
     }
