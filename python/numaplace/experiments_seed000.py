@@ -107,7 +107,7 @@ def claims(f: pd.DataFrame) -> list[tuple[str, bool, str]]:
             bool(c2),
             ", ".join(f"{p} {v:.0%}" for p, v in up_means.items())
             + " (worst-case by kernel: "
-            + ", ".join(f"{k} {v:.0%}" for k, v in wc_up.items())
+            + ", ".join(f"{k} {v:.0%}" for k, v in wc_up.round(2).add(0.0).items())
             + f"); worst change vs no policy {worse:+.1%}"
             + ("; more than 2 % worse: " + ", ".join(f"{k} {p} {v:+.1%}" for (k, p), v in over.items()) if len(over) else ""),
         )
