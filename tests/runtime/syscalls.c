@@ -1,7 +1,7 @@
 /* Sampling must be invisible to the program: its own SIGSEGV handler still gets its own
  * faults (and only those), system calls and stdio calls into and from sampled pages behave
  * as without numaplace (read/write, send/recv, sendmsg/recvmsg, pwritev/preadv,
- * fwrite/fread, and a recv that blocks while the sampler revokes its buffer), and a fault
+ * fwrite/fread, and a recv that blocks while the sampler revokes every page), and a fault
  * nobody handles still kills the process with SIGSEGV. */
 #include "common.h"
 #include <pthread.h>
@@ -134,13 +134,15 @@ int main(void) {
     fclose(tf);
     printf("file ok\n");
 
-    /* A recv(2) blocks on a buffer the sampler then revokes: it must still succeed. */
+    /* A recv(2) blocks on a buffer, and the sampler revokes every page meanwhile: the call's
+     * buffer is pinned, so it stays accessible (its neighbour does not) and the call succeeds. */
     memset(a + 60 * PAGE, 'a', PAGE);
     struct blocked bl = {sv[1], a + 60 * PAGE, 0};
     pthread_t th;
     CHECK(pthread_create(&th, NULL, blocked_recv, &bl) == 0, "pthread_create");
     usleep(200 * 1000);
-    RESAMPLE(a + 60 * PAGE);
+    RESAMPLE(a + 62 * PAGE);
+    CHECK(!protnone(a + 60 * PAGE), "the blocked call's buffer was left revoked");
     CHECK(send(sv[0], b, PAGE, 0) == PAGE, "send(2)");
     pthread_join(th, NULL);
     CHECK(bl.got == PAGE && same(a + 60 * PAGE, 'b', PAGE), "a recv(2) blocked while its buffer was revoked");

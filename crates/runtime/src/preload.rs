@@ -14,8 +14,9 @@
 //!   `readv`, `writev`, `preadv`, `pwritev` (also `64` and `2`), `recv`, `recvfrom`, `recvmsg`,
 //!   `recvmmsg`, `send`, `sendto`, `sendmsg`, `sendmmsg`, and stdio's `fread`, `fwrite` and their
 //!   `_unlocked` forms): restore access to sampled pages of every buffer first
-//!   ([`crate::space`]); a system call that still fails with `EFAULT` (the sampler revoked a
-//!   page while it blocked) is restored and made again.
+//!   ([`crate::space`]), and pin them for the call's duration so that a revocation while it
+//!   blocks restores them at once; a system call that still fails with `EFAULT` (more
+//!   buffers than pins) is restored and made again.
 //! * **Signals** (`sigaction`, `signal`): `SIGSEGV` dispositions the program sets are
 //!   recorded and honoured behind the sampler's handler ([`crate::sampler`]).
 //!
@@ -295,23 +296,61 @@ mod hooks {
         }
     }
 
-    /// How many times a call that failed with `EFAULT` on managed memory is made again: the
-    /// sampler may revoke a page of the buffer while the call blocks (a `recv` waiting for
-    /// data), after the restore that preceded it.
+    /// How many times a call that failed with `EFAULT` on managed memory is made again. Pins
+    /// ([`Pins`]) keep a call's buffers accessible while it runs; a call with more buffers than
+    /// [`Pins::MAX`], or made while every pin is taken, can still meet a page the sampler
+    /// revoked while it blocked (a `recv` waiting for data).
     const EFAULT_RETRIES: u32 = 4;
 
     /// Linux's limit on the entries of an iovec (and on the messages of `sendmmsg`/`recvmmsg`).
     const IOV_MAX: usize = 1024;
 
-    /// Runs `call` with access to the buffers restored by `restore`; a failure with `EFAULT`
-    /// while managed memory exists restores and calls again. Linux copies nothing and consumes
-    /// nothing (pipes, sockets, files) when a call fails with `EFAULT` before any byte moved,
-    /// so the call can be repeated; one that moved bytes returns their count instead.
-    unsafe fn buffered<R: PartialEq + From<i8>>(restore: impl Fn(), mut call: impl FnMut() -> R) -> R {
+    /// The buffers of one call: each pinned (while pins last), then restored.
+    struct Pins {
+        held: [usize; Pins::MAX],
+        n: usize,
+    }
+
+    impl Pins {
+        const MAX: usize = 8;
+
+        fn new() -> Pins {
+            Pins { held: [0; Pins::MAX], n: 0 }
+        }
+
+        /// Pins (if a pin is left) and restores `[addr, addr+len)`.
+        fn add(&mut self, addr: usize, len: usize) {
+            if self.n < Pins::MAX {
+                if let Some(p) = SPACE.pin(addr, len) {
+                    self.held[self.n] = p;
+                    self.n += 1;
+                }
+            }
+            SPACE.restore_range(addr, len);
+        }
+    }
+
+    impl Drop for Pins {
+        fn drop(&mut self) {
+            self.held[..self.n].iter().for_each(|&p| SPACE.unpin(p));
+        }
+    }
+
+    /// Runs `call` with its buffers (added by `buffers`) pinned and restored; a failure with
+    /// `EFAULT` while managed memory exists pins, restores and calls again. Linux copies
+    /// nothing when such a call fails before any byte moved; pipes, stream sockets and files
+    /// also consume nothing then, but a datagram socket drops the datagram — which the pins
+    /// prevent for calls with up to [`Pins::MAX`] buffers.
+    unsafe fn buffered<R: PartialEq + From<i8>>(buffers: impl Fn(&mut Pins), mut call: impl FnMut() -> R) -> R {
         let mut tries = 0;
         loop {
-            restore();
-            let r = call();
+            let r = if SPACE.live_slots.load(Relaxed) == 0 {
+                call()
+            } else {
+                let mut pins = Pins::new();
+                buffers(&mut pins);
+                call()
+            };
             if r != R::from(-1) || tries == EFAULT_RETRIES || SPACE.live_slots.load(Relaxed) == 0 || *libc::__errno_location() != libc::EFAULT {
                 return r;
             }
@@ -325,7 +364,7 @@ mod hooks {
             pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
                 static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
                 let f: unsafe extern "C" fn($($ty),*) -> $ret = next(&F, $cname);
-                buffered(|| SPACE.restore_range($buf as usize, $len), || f($($arg),*))
+                buffered(|p| p.add($buf as usize, $len), || f($($arg),*))
             }
         };
     }
@@ -355,26 +394,26 @@ mod hooks {
         ssize_t
     );
 
-    unsafe fn restore_iov(iov: *const iovec, n: c_int) {
-        if iov.is_null() || SPACE.live_slots.load(Relaxed) == 0 {
+    unsafe fn add_iov(pins: &mut Pins, iov: *const iovec, n: c_int) {
+        if iov.is_null() {
             return;
         }
         // Linux refuses more than IOV_MAX (1024) entries: read no further than it would.
         for i in 0..(n.max(0) as usize).min(IOV_MAX) {
             let v = &*iov.add(i);
-            SPACE.restore_range(v.iov_base as usize, v.iov_len);
+            pins.add(v.iov_base as usize, v.iov_len);
         }
     }
 
     /// A message's data (its iovec), ancillary data and address.
-    unsafe fn restore_msg(m: *const libc::msghdr) {
-        if m.is_null() || SPACE.live_slots.load(Relaxed) == 0 {
+    unsafe fn add_msg(pins: &mut Pins, m: *const libc::msghdr) {
+        if m.is_null() {
             return;
         }
         let m = &*m;
-        restore_iov(m.msg_iov, m.msg_iovlen.min(IOV_MAX) as c_int);
-        SPACE.restore_range(m.msg_control as usize, m.msg_controllen as usize);
-        SPACE.restore_range(m.msg_name as usize, m.msg_namelen as usize);
+        add_iov(pins, m.msg_iov, m.msg_iovlen.min(IOV_MAX) as c_int);
+        pins.add(m.msg_control as usize, m.msg_controllen);
+        pins.add(m.msg_name as usize, m.msg_namelen as usize);
     }
 
     macro_rules! iov_call {
@@ -383,7 +422,7 @@ mod hooks {
             pub unsafe extern "C" fn $name(fd: c_int, iov: *const iovec, n: c_int $(, $arg: $ty)*) -> ssize_t {
                 static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
                 let f: unsafe extern "C" fn(c_int, *const iovec, c_int $(, $ty)*) -> ssize_t = next(&F, $cname);
-                buffered(|| restore_iov(iov, n), || f(fd, iov, n $(, $arg)*))
+                buffered(|p| add_iov(p, iov, n), || f(fd, iov, n $(, $arg)*))
             }
         };
     }
@@ -401,22 +440,22 @@ mod hooks {
     pub unsafe extern "C" fn recvmsg(fd: c_int, m: *mut libc::msghdr, flags: c_int) -> ssize_t {
         static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
         let f: unsafe extern "C" fn(c_int, *mut libc::msghdr, c_int) -> ssize_t = next(&F, c"recvmsg");
-        buffered(|| restore_msg(m), || f(fd, m, flags))
+        buffered(|p| add_msg(p, m), || f(fd, m, flags))
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn sendmsg(fd: c_int, m: *const libc::msghdr, flags: c_int) -> ssize_t {
         static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
         let f: unsafe extern "C" fn(c_int, *const libc::msghdr, c_int) -> ssize_t = next(&F, c"sendmsg");
-        buffered(|| restore_msg(m), || f(fd, m, flags))
+        buffered(|p| add_msg(p, m), || f(fd, m, flags))
     }
 
-    unsafe fn restore_mmsg(v: *const libc::mmsghdr, n: libc::c_uint) {
+    unsafe fn add_mmsg(pins: &mut Pins, v: *const libc::mmsghdr, n: libc::c_uint) {
         if v.is_null() {
             return;
         }
         for i in 0..(n as usize).min(IOV_MAX) {
-            restore_msg(&(*v.add(i)).msg_hdr);
+            add_msg(pins, &(*v.add(i)).msg_hdr);
         }
     }
 
@@ -424,26 +463,27 @@ mod hooks {
     pub unsafe extern "C" fn recvmmsg(fd: c_int, v: *mut libc::mmsghdr, n: libc::c_uint, flags: c_int, t: *mut libc::timespec) -> c_int {
         static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
         let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int, *mut libc::timespec) -> c_int = next(&F, c"recvmmsg");
-        buffered(|| restore_mmsg(v, n), || f(fd, v, n, flags, t))
+        buffered(|p| add_mmsg(p, v, n), || f(fd, v, n, flags, t))
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn sendmmsg(fd: c_int, v: *mut libc::mmsghdr, n: libc::c_uint, flags: c_int) -> c_int {
         static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
         let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int) -> c_int = next(&F, c"sendmmsg");
-        buffered(|| restore_mmsg(v, n), || f(fd, v, n, flags))
+        buffered(|p| add_mmsg(p, v, n), || f(fd, v, n, flags))
     }
 
     // stdio moves large requests straight between the caller's buffer and the file with
-    // glibc's internal read/write, which no interposer sees: restore before. A failure there
-    // sets the stream's error flag, so these are not retried.
+    // glibc's internal read/write, which no interposer sees: pin and restore before. A failure
+    // there sets the stream's error flag, so these are not retried.
     macro_rules! stdio_call {
         ($name:ident, $cname:literal, $buf:ty) => {
             #[no_mangle]
             pub unsafe extern "C" fn $name(buf: $buf, size: size_t, n: size_t, stream: *mut libc::FILE) -> size_t {
                 static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-                SPACE.restore_range(buf as usize, size.saturating_mul(n));
                 let f: unsafe extern "C" fn($buf, size_t, size_t, *mut libc::FILE) -> size_t = next(&F, $cname);
+                let mut pins = Pins::new();
+                pins.add(buf as usize, size.saturating_mul(n));
                 f(buf, size, n, stream)
             }
         };

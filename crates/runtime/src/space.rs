@@ -16,10 +16,21 @@
 //! never revoked is not ours and goes to the application's handler. Managed regions are
 //! assumed read-write: the program must not `mprotect` them itself.
 
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering::*};
+use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering::*};
 
 pub const MAX_REGIONS: usize = 256;
 pub const MAX_CPUS: usize = 4096;
+/// Buffers of system calls in flight that the sampler leaves accessible ([`Space::pin`]).
+pub const MAX_PINS: usize = 64;
+
+/// One pinned buffer, `[start, end)`; `end == 0`: free.
+pub struct Pin {
+    start: AtomicUsize,
+    end: AtomicUsize,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const FREE_PIN: Pin = Pin { start: AtomicUsize::new(0), end: AtomicUsize::new(0) };
 
 /// One registered region.
 pub struct Slot {
@@ -62,17 +73,17 @@ pub struct Space {
     pub live_slots: AtomicUsize,
     /// Whether the fault-handling path is enabled (handler installed).
     pub armed: AtomicBool,
+    /// Buffers of system calls in flight ([`Space::pin`]).
+    pins: [Pin; MAX_PINS],
 }
 
-pub static SPACE: Space = Space {
-    slots: [EMPTY_SLOT; MAX_REGIONS],
-    nodes: AtomicUsize::new(1),
-    page_size: AtomicUsize::new(4096),
-    cpu_node: [NO_NODE; MAX_CPUS],
-    samples: AtomicU64::new(0),
-    live_slots: AtomicUsize::new(0),
-    armed: AtomicBool::new(false),
-};
+pub static SPACE: Space = Space::new();
+
+impl Default for Space {
+    fn default() -> Self {
+        Space::new()
+    }
+}
 
 /// A leaked, zeroed array of `n` atomics (lives as long as the process: slots may be read by a
 /// handler at any time).
@@ -82,6 +93,62 @@ fn leak_zeroed<T: Default>(n: usize) -> *mut T {
 }
 
 impl Space {
+    /// An empty space: no region, one node, 4 KiB pages.
+    pub const fn new() -> Space {
+        Space {
+            slots: [EMPTY_SLOT; MAX_REGIONS],
+            nodes: AtomicUsize::new(1),
+            page_size: AtomicUsize::new(4096),
+            cpu_node: [NO_NODE; MAX_CPUS],
+            samples: AtomicU64::new(0),
+            live_slots: AtomicUsize::new(0),
+            armed: AtomicBool::new(false),
+            pins: [FREE_PIN; MAX_PINS],
+        }
+    }
+
+    /// Pins `[addr, addr+len)`, the buffer of a system call about to run: until [`Space::unpin`],
+    /// a revocation that covers it restores it at once, so the call cannot meet a protected
+    /// page even when it blocks. Returns the pin, or `None` when every pin is taken (the
+    /// caller then relies on retrying a call that fails with `EFAULT`). Call before restoring
+    /// the buffer ([`Space::restore_range`]): either the revocation sees the pin, or the
+    /// restore sees the revocation (both sides store, fence, then load).
+    pub fn pin(&self, addr: usize, len: usize) -> Option<usize> {
+        if len == 0 || self.live_slots.load(Relaxed) == 0 {
+            return None;
+        }
+        let end = addr.saturating_add(len);
+        let i = self.pins.iter().position(|p| p.end.compare_exchange(0, end, AcqRel, Relaxed).is_ok())?;
+        self.pins[i].start.store(addr, SeqCst);
+        fence(SeqCst);
+        Some(i)
+    }
+
+    /// Releases a pin from [`Space::pin`].
+    pub fn unpin(&self, pin: usize) {
+        self.pins[pin].start.store(0, Relaxed);
+        self.pins[pin].end.store(0, Release);
+    }
+
+    /// Restores, without counting them, the pages of `[from, to)` of `slot` that a pinned
+    /// buffer covers (after they were revoked).
+    fn restore_pinned(&self, slot: usize, from: usize, to: usize) {
+        fence(SeqCst);
+        let ps = self.page_size.load(Relaxed);
+        let base = self.slots[slot].start.load(Relaxed);
+        let (lo, hi) = (base + from * ps, base + to * ps);
+        for p in &self.pins {
+            let end = p.end.load(SeqCst);
+            if end == 0 {
+                continue;
+            }
+            let start = p.start.load(SeqCst);
+            if start < hi && lo < end {
+                self.restore_pages(slot, (start.max(lo) - base) / ps, (end.min(hi) - base).div_ceil(ps), false);
+            }
+        }
+    }
+
     /// Sets the node count, page size and CPU → node table (before any region exists).
     pub fn configure(&self, nodes: usize, page_size: usize, cpu_nodes: &[Option<u8>]) {
         self.nodes.store(nodes.max(1), Relaxed);
@@ -229,6 +296,7 @@ impl Space {
             self.restore_pages(slot, from, to, false);
             return Err(e);
         }
+        self.restore_pinned(slot, from, to);
         Ok(())
     }
 
@@ -367,15 +435,8 @@ mod tests {
 
     #[test]
     fn revoke_then_restore_range_counts_each_page_once_and_keeps_data() {
-        let space = Space {
-            slots: [EMPTY_SLOT; MAX_REGIONS],
-            nodes: AtomicUsize::new(2),
-            page_size: AtomicUsize::new(4096),
-            cpu_node: [NO_NODE; MAX_CPUS],
-            samples: AtomicU64::new(0),
-            live_slots: AtomicUsize::new(0),
-            armed: AtomicBool::new(false),
-        };
+        let space = Space::new();
+        space.nodes.store(2, Relaxed);
         let base = map(8);
         // SAFETY: our own mapping.
         unsafe { *(base as *mut u64) = 42 };
@@ -406,5 +467,30 @@ mod tests {
             // SAFETY: restored pages of our mapping.
             let _ = unsafe { std::ptr::read_volatile((base + p * 4096) as *const u8) };
         }
+    }
+
+    #[test]
+    fn a_pinned_buffer_stays_accessible_through_a_revocation() {
+        let space = Space::new();
+        let base = map(8);
+        let slot = space.add(base, 8, 0).unwrap();
+        // A call's buffer over pages 2-4 (from mid-page 2 to mid-page 4).
+        let pin = space.pin(base + 2 * 4096 + 100, 2 * 4096).unwrap();
+        space.revoke_pages(slot, 0, 8).unwrap();
+        let protected: Vec<bool> = (0..8).map(|p| space.is_revoked(slot, p)).collect();
+        assert_eq!(protected, [true, true, false, false, false, true, true, true]);
+        // SAFETY: page 3 of our mapping, left accessible by the pin.
+        unsafe { std::ptr::write_volatile((base + 3 * 4096) as *mut u8, 7) };
+        // Restored pages of a pinned buffer are not samples.
+        assert_eq!(space.samples.load(Relaxed), 0);
+        space.unpin(pin);
+        space.revoke_pages(slot, 0, 8).unwrap();
+        assert!((0..8).all(|p| space.is_revoked(slot, p)));
+        // Every pin taken: the next one is refused.
+        let all: Vec<usize> = (0..MAX_PINS).map(|_| space.pin(base, 4096).unwrap()).collect();
+        assert_eq!(space.pin(base, 4096), None);
+        all.into_iter().for_each(|p| space.unpin(p));
+        assert!(space.pin(base, 4096).is_some());
+        space.remove(slot);
     }
 }
