@@ -224,11 +224,8 @@ def recrep_analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     )
     fig, ax = plot.new_axes()
     labels = [f"{p} phases" for p in dict.fromkeys(f.phases)]
-    width = 0.8 / len(RECREP_POLICIES)
-    for i, d in enumerate(RECREP_POLICIES):
-        rel = [float(f[(f.repeat == r) & (f.dynamic == d)].time_ms.iloc[0] / none[r]) for r in RECREP_REPEATS]
-        ax.bar([k + i * width for k in range(len(RECREP_REPEATS))], rel, width, label=d)
-    ax.set_xticks([k + 0.4 - width / 2 for k in range(len(RECREP_REPEATS))], labels)
+    rel = {d: [float(f[(f.repeat == r) & (f.dynamic == d)].time_ms.iloc[0] / none[r]) for r in RECREP_REPEATS] for d in RECREP_POLICIES}
+    plot.grouped_bars(ax, labels, rel, fmt="%.2f")
     ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
     ax.set_ylabel("time relative to no policy (×)")
     ax.set_title("NAS BT on origin2000, 16 threads: record-replay (seed 000 Fig. 5, 6)")

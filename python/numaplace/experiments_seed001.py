@@ -105,10 +105,10 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     fig.set_size_inches(10, 4.5)
     pivot = grid.pivot(index="group", columns="cell", values="time")
     pivot = pivot.div(pivot["none"], axis=0)[["none", "migration", "replication", "both"]]
-    width = 0.2
-    for i, c in enumerate(pivot.columns):
-        ax.bar([k + i * width for k in range(len(pivot))], pivot[c], width, label=c)
-    ax.set_xticks([k + 1.5 * width for k in range(len(pivot))], list(pivot.index), rotation=45, ha="right", fontsize="small")
+    plot.grouped_bars(ax, list(pivot.index), {c: pivot[c].tolist() for c in pivot.columns})
+    ax.tick_params(axis="x", labelrotation=45, labelsize="small")
+    for label in ax.get_xticklabels():
+        label.set_horizontalalignment("right")
     ax.set_ylabel("time relative to no policy (×)")
     ax.set_title("Wildfire, 18 threads: migration and replication (seed 001 §3)")
     ax.legend(fontsize="small")

@@ -146,19 +146,8 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
         ],
         columns=["claim", "holds", "simulated"],
     )
-    chart = pd.DataFrame(
-        {
-            "workload": [k for k in KERNELS for _ in (0, 1)],
-            "placement": ["none", "sampled"] * len(KERNELS),
-            "nonlocal": [pairs.loc[k, d] for k in KERNELS for d in ("none", "sampled")],
-        }
-    )
     fig, ax = plot.new_axes()
-    width = 0.4
-    for i, d in enumerate(("none", "sampled")):
-        part = chart[chart.placement == d]
-        ax.bar([k + i * width for k in range(len(KERNELS))], part["nonlocal"], width, label=d)
-    ax.set_xticks([k + width / 2 for k in range(len(KERNELS))], list(KERNELS))
+    plot.grouped_bars(ax, list(KERNELS), {d: pairs[d].tolist() for d in ("none", "sampled")})
     ax.set_ylabel("non-local share of transactions")
     ax.set_title("Sun Fire 6800, 12 threads: non-local share, no policy vs sampled")
     ax.legend(fontsize="small")

@@ -87,14 +87,17 @@ def _target(ax: Axes | None) -> tuple[Figure, Axes]:
     return ax.get_figure(root=True), ax
 
 
-def _grouped_bars(ax: Axes, groups: Sequence[str], series: dict[str, Sequence[float]], fmt: str) -> None:
-    """Draws one cluster of bars per group, one bar per entry of ``series``, labelled ``fmt``."""
+def grouped_bars(ax: Axes, groups: Sequence[str], series: dict[str, Sequence[float]], fmt: str | None = None) -> None:
+    """Draws one cluster of bars per group on ``ax``, one bar per entry of ``series`` (its
+    values in group order, its key as the legend label); with ``fmt``, each bar is labelled
+    with its value."""
     x = np.arange(len(groups))
     width = _BAR_GROUP_WIDTH / len(series)
     for i, (name, values) in enumerate(series.items()):
         offset = (i - (len(series) - 1) / 2) * width
         bars = ax.bar(x + offset, values, width, label=name)
-        ax.bar_label(bars, fmt=fmt, fontsize="small", padding=2)
+        if fmt is not None:
+            ax.bar_label(bars, fmt=fmt, fontsize="small", padding=2)
     ax.set_xticks(x, list(groups))
     ax.margins(y=0.15)
 
@@ -127,7 +130,7 @@ def slowdown_bars(
     table = frame.pivot(index=group, columns=by, values="slowdown").reindex(groups)
     series = {str(name): table[name].tolist() for name in pd.unique(frame[by])}
     fig, ax = _target(ax)
-    _grouped_bars(ax, [str(g) for g in groups], series, fmt="%.2f")
+    grouped_bars(ax, [str(g) for g in groups], series, fmt="%.2f")
     ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
     ax.set_xlabel(group)
     ax.set_ylabel(ylabel or f"{value} relative to {baseline} (×)")
@@ -158,7 +161,7 @@ def compare_bars(
             f"labels, simulated and published differ in length ({len(labels)}, {len(simulated)}, {len(published)})"
         )
     fig, ax = _target(ax)
-    _grouped_bars(ax, list(labels), {"simulated": simulated, "published": published}, fmt="%.2f")
+    grouped_bars(ax, list(labels), {"simulated": simulated, "published": published}, fmt="%.2f")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
