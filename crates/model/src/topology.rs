@@ -288,6 +288,15 @@ impl Machine {
     }
 }
 
+/// The node numbers among the entry names of a sysfs node directory (`node0`, `node2`, ...;
+/// other names such as `possible` or `power` are skipped), sorted. Names in, numbers out: the
+/// callers (host detection, the runtime) list the directory.
+pub fn sysfs_node_ids<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Vec<u32> {
+    let mut ids: Vec<u32> = names.into_iter().filter_map(|n| n.as_ref().strip_prefix("node")?.parse().ok()).collect();
+    ids.sort_unstable();
+    ids
+}
+
 /// The CPUs of a Linux cpulist such as `0-3,8,10-11` (sysfs `nodeN/cpulist`), or `None` if
 /// the text is not one. Text in, numbers out: the callers (host detection, the runtime) read
 /// the files.
@@ -329,6 +338,7 @@ mod tests {
         assert_eq!(parse_cpulist("x"), None);
         assert_eq!(parse_meminfo_total_kb("Node 0 MemTotal:       262144 kB\nNode 0 MemFree: 1 kB\n"), Some(262144));
         assert_eq!(parse_meminfo_total_kb("Node 0 MemFree: 1 kB\n"), None);
+        assert_eq!(sysfs_node_ids(["node2", "possible", "node0", "nodeX", "node10", "power"]), vec![0, 2, 10]);
     }
     use proptest::prelude::*;
 

@@ -5,7 +5,7 @@
 //! Node numbers here are *dense* indices `0..nodes` (the model's numbering); [`Topology`] maps
 //! them to Linux node ids (which may be sparse) at this boundary only.
 
-use numaplace_model::topology::{parse_cpulist, parse_meminfo_total_kb};
+use numaplace_model::topology::{parse_cpulist, parse_meminfo_total_kb, sysfs_node_ids};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -73,11 +73,7 @@ impl Topology {
             let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
             return Ok(Topology::single(cpus, 0));
         };
-        let mut ids: Vec<i32> = entries
-            .filter_map(|e| e.ok())
-            .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_prefix("node")).and_then(|n| n.parse().ok()))
-            .collect();
-        ids.sort_unstable();
+        let ids: Vec<i32> = sysfs_node_ids(entries.filter_map(|e| e.ok()?.file_name().into_string().ok())).into_iter().map(|i| i as i32).collect();
         if ids.is_empty() {
             let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
             return Ok(Topology::single(cpus, 0));

@@ -8,7 +8,7 @@
 //! Asymmetric SLITs (some firmware has them) are symmetrised by taking the mean of the pair.
 
 use crate::error::SimError;
-use numaplace_model::topology::{parse_cpulist, parse_meminfo_total_kb, RawMachine, RawMigration, RawNode};
+use numaplace_model::topology::{parse_cpulist, parse_meminfo_total_kb, sysfs_node_ids, RawMachine, RawMigration, RawNode};
 use numaplace_model::{Machine, ModelError};
 use std::path::Path;
 
@@ -51,11 +51,7 @@ fn bad(path: &Path, what: String) -> SimError {
 /// machine validation (for example a host whose nodes report no CPUs).
 pub fn detect(root: &Path, opts: &DetectOptions) -> Result<Machine, SimError> {
     let entries = std::fs::read_dir(root).map_err(|e| SimError::io(root, e))?;
-    let mut ids: Vec<u32> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_prefix("node")).and_then(|n| n.parse().ok()))
-        .collect();
-    ids.sort_unstable();
+    let ids = sysfs_node_ids(entries.filter_map(|e| e.ok()?.file_name().into_string().ok()));
     if ids.is_empty() {
         return Err(bad(root, "no node* directories: is this a Linux sysfs node directory?".into()));
     }
