@@ -113,8 +113,9 @@ impl Space {
     /// caller then relies on retrying a call that fails with `EFAULT`). Call before restoring
     /// the buffer ([`Space::restore_range`]): either the revocation sees the pin, or the
     /// restore sees the revocation (both sides store, fence, then load).
+    /// A buffer outside every managed region needs no pin and takes none.
     pub fn pin(&self, addr: usize, len: usize) -> Option<usize> {
-        if len == 0 || self.live_slots.load(Relaxed) == 0 {
+        if len == 0 || self.live_slots.load(Relaxed) == 0 || self.find_overlap(addr, len).is_none() {
             return None;
         }
         let end = addr.saturating_add(len);
@@ -486,6 +487,8 @@ mod tests {
         space.unpin(pin);
         space.revoke_pages(slot, 0, 8).unwrap();
         assert!((0..8).all(|p| space.is_revoked(slot, p)));
+        // A buffer outside the managed regions takes no pin.
+        assert_eq!(space.pin(base + 8 * 4096, 4096), None);
         // Every pin taken: the next one is refused.
         let all: Vec<usize> = (0..MAX_PINS).map(|_| space.pin(base, 4096).unwrap()).collect();
         assert_eq!(space.pin(base, 4096), None);
