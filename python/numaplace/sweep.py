@@ -561,7 +561,11 @@ class _Worker:
         try:
             _write_frame(self.proc.stdin, (seq, dict(options)))
         except OSError as e:  # it died: the reader fails every pending future, this one included
+            # Mark it dead now, not when its reader thread gets to run: until then it has no
+            # pending run, so every later submission would pick it, fail at once the same way,
+            # and use up the retries of the whole queue without a death being counted.
             with self.lock:
+                self.alive = False
                 self.pending.pop(seq, None)
             if not fut.done():
                 fut.set_exception(WorkerLostError(f"worker process {self.proc.pid}: {e}"))
@@ -626,8 +630,10 @@ class _PoolBackend:
     def _check_startable(self, dead: _Worker, lost: int) -> None:
         """Stops the sweep when `lost` workers died before any of them ran anything."""
         if not self._answered and not any(x.answered for x in self._workers) and lost >= max(3, self.jobs + 1):
+            # A worker marked dead by a broken pipe may not have been reaped by its reader yet.
+            reason = dead.exit_text or _exit_text(dead.proc.pid, dead.proc.wait())
             raise SweepError(
-                f"local worker processes exit before running anything ({dead.exit_text}); "
+                f"local worker processes exit before running anything ({reason}); "
                 "see the messages above, or run with jobs=0 (--jobs 0)"
             )
 

@@ -514,3 +514,28 @@ def test_workers_that_cannot_start_stop_the_sweep_with_one_line(monkeypatch: pyt
     with pytest.raises(SweepError, match=r"^local worker processes exit before running anything \(worker process \d+ exited with status 3\); "):
         run_sweep({"axes": {"seed": list(range(8))}, "fixed": {"workload": STREAM}}, jobs=2, out=tmp_path)
     assert not (tmp_path / RESULTS_FILE).exists()
+
+
+def test_workers_found_dead_by_a_broken_pipe_still_stop_the_sweep(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # The race CI once lost: a worker has exited, but its reader thread has not yet run to mark
+    # it dead. Submissions then meet a broken pipe; each must count as that worker's death, or
+    # they all go to the same dead worker and use up every run's retries without a death seen.
+    import numaplace.sweep as _  # noqa: F401
+
+    module = sys.modules["numaplace.sweep"]
+    monkeypatch.setattr(module, "_WORKER_BOOTSTRAP", "import sys; sys.exit(3)")
+    start, read = module._Worker.__init__, module._Worker._read
+
+    def exited_on_start(self: Any) -> None:
+        start(self)
+        self.proc.wait()
+
+    def slow_reader(self: Any) -> None:
+        time.sleep(0.3)
+        read(self)
+
+    monkeypatch.setattr(module._Worker, "__init__", exited_on_start)
+    monkeypatch.setattr(module._Worker, "_read", slow_reader)
+    with pytest.raises(SweepError, match=r"^local worker processes exit before running anything \(worker process \d+ exited with status 3\); "):
+        run_sweep({"axes": {"seed": list(range(8))}, "fixed": {"workload": STREAM}}, jobs=2, out=tmp_path)
+    assert not (tmp_path / RESULTS_FILE).exists()
