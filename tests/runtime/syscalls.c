@@ -1,7 +1,8 @@
 /* Sampling must be invisible to the program: its own SIGSEGV handler still gets its own
  * faults (and only those), system calls and stdio calls into and from sampled pages behave
  * as without numaplace (read/write, send/recv, sendmsg/recvmsg, pwritev/preadv,
- * fwrite/fread, and a recv that blocks while the sampler revokes every page), and a fault
+ * fwrite/fread, a recv that blocks while the sampler revokes every page, and a read that
+ * blocks without a pin because other calls hold them all), and a fault
  * nobody handles still kills the process with SIGSEGV. */
 #include "common.h"
 #include <pthread.h>
@@ -58,6 +59,37 @@ static void *blocked_recv(void *arg) {
     struct blocked *b = arg;
     b->got = recv(b->fd, b->buf, PAGE, MSG_WAITALL);
     return NULL;
+}
+
+/* A reader blocked in readv(2) on `n` pages (read(2) when n is 1). */
+struct reader { int fd; char *buf; int n; ssize_t got; int tid; };
+
+static void *blocked_read(void *arg) {
+    struct reader *r = arg;
+    struct iovec v[8];
+    for (int k = 0; k < r->n; k++) v[k] = (struct iovec){r->buf + k * PAGE, PAGE};
+    __atomic_store_n(&r->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+    r->got = r->n == 1 ? read(r->fd, r->buf, PAGE) : readv(r->fd, v, r->n);
+    return NULL;
+}
+
+/* Waits (up to 20 s) until the reader's thread is blocked in system call `nr`, as
+ * /proc/self/task/TID/syscall shows it; 0 if it never was. */
+static int wait_blocked(struct reader *r, long nr) {
+    for (int i = 0; i < 20000; i++) {
+        int tid = __atomic_load_n(&r->tid, __ATOMIC_ACQUIRE);
+        char path[64];
+        long now = -2;
+        snprintf(path, sizeof path, "/proc/self/task/%d/syscall", tid);
+        FILE *f = tid ? fopen(path, "r") : NULL;
+        if (f) {
+            if (fscanf(f, "%ld", &now) != 1) now = -2;
+            fclose(f);
+        }
+        if (now == nr) return 1;
+        usleep(1000);
+    }
+    return 0;
 }
 
 int main(void) {
@@ -147,6 +179,35 @@ int main(void) {
     pthread_join(th, NULL);
     CHECK(bl.got == PAGE && same(a + 60 * PAGE, 'b', PAGE), "a recv(2) blocked while its buffer was revoked");
     printf("blocked recv ok\n");
+
+    /* Eight readv(2) calls of eight pages each block and hold all 64 pins; a ninth call, a
+     * read(2), then gets none, so its buffer is revoked with the rest while it blocks. The
+     * kernel's copy into it fails with EFAULT before consuming anything, and the interposer
+     * restores the buffer and makes the call again: the program never sees the EFAULT. */
+    size_t cbytes = 66 * PAGE;
+    char *c = aligned_alloc(PAGE, cbytes);
+    memset(c, 'c', cbytes);
+    CHECK(numaplace_register(c, cbytes, "c") == NUMAPLACE_OK, numaplace_last_error());
+    struct reader rd[9];
+    pthread_t rth[9];
+    int rfd[9][2];
+    for (int t = 0; t < 9; t++) {
+        CHECK(pipe(rfd[t]) == 0, "pipe");
+        rd[t] = (struct reader){rfd[t][0], c + 8 * t * PAGE, t < 8 ? 8 : 1, 0, 0};
+        CHECK(pthread_create(&rth[t], NULL, blocked_read, &rd[t]) == 0, "pthread_create");
+        CHECK(wait_blocked(&rd[t], t < 8 ? SYS_readv : SYS_read), "a reader never blocked");
+    }
+    RESAMPLE(c + 64 * PAGE); /* the ninth call's buffer, unpinned, is revoked */
+    CHECK(!protnone(c) && !protnone(c + 63 * PAGE), "a pinned buffer was left revoked");
+    CHECK(write(rfd[8][1], b, PAGE) == PAGE, "write(2)");
+    pthread_join(rth[8], NULL);
+    CHECK(rd[8].got == PAGE && same(c + 64 * PAGE, 'b', PAGE), "a read(2) without a pin met EFAULT");
+    for (int t = 0; t < 8; t++) {
+        CHECK(write(rfd[t][1], b + 8 * PAGE, 8 * PAGE) == 8 * PAGE, "write(2)");
+        pthread_join(rth[t], NULL);
+        CHECK(rd[t].got == 8 * PAGE && same(c + 8 * t * PAGE, 'b', 8 * PAGE), "readv(2) data");
+    }
+    printf("pins exhausted ok\n");
 
     /* A fault nobody handles still kills with SIGSEGV (default action), in a child. */
     pid_t pid = fork();

@@ -77,7 +77,7 @@ def test_single_node_host_loads_the_library_and_reports_one_node(progs, tmp_path
         assert local_shares(r.stdout) == [1.0, 1.0]
     r = subprocess.run([progs["syscalls"]], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.split("\n")[:6] == ["app handler ok", "read write ok", "socket ok", "file ok", "blocked recv ok", "default action ok"]
+    assert r.stdout.split("\n")[:7] == ["app handler ok", "read write ok", "socket ok", "file ok", "blocked recv ok", "pins exhausted ok", "default action ok"]
     r = subprocess.run([progs["recrep"], "64", "3"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "placed 1.0000" in r.stdout and len(recrep_rows(r.stdout)) == 3, r.stdout + r.stderr
     r = subprocess.run([progs["integrity"], "64", "20", "0"], capture_output=True, text=True, timeout=120)
@@ -212,7 +212,7 @@ def test_vm_record_replay_moves_the_phase_pages_and_undo_restores_them(vm_runs):
 
 def test_vm_sampling_is_invisible_to_signals_and_system_calls(vm_runs):
     out = vm_runs["syscalls"]
-    for step in ("app handler ok", "read write ok", "socket ok", "file ok", "blocked recv ok", "default action ok", "rc=0"):
+    for step in ("app handler ok", "read write ok", "socket ok", "file ok", "blocked recv ok", "pins exhausted ok", "default action ok", "rc=0"):
         assert step in out, out
 
 
