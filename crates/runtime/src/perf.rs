@@ -7,6 +7,11 @@
 //! same per-page, per-node sample counts the hinting faults fill ([`crate::space`]), so the
 //! policies cannot tell the sources apart. No page is protected in this mode.
 //!
+//! `inherit` also covers processes forked later, and their samples arrive in this process's
+//! rings, naming addresses of the child's copy of the memory: a drain counts only records of
+//! its own process. A forked child's first drain opens the child's own events in place of
+//! the parent's it inherited.
+//!
 //! AMD IBS reports data addresses in raw records; this version recognises the PMU but does not
 //! decode them, and says so.
 
@@ -104,19 +109,22 @@ struct Ring {
 pub struct Perf {
     rings: Vec<Ring>,
     pub event: String,
+    /// The process the events were opened for, and its CPUs (to open them again in a child).
+    pid: u32,
+    cpus: Vec<(usize, usize)>,
+    /// Why a forked child could not open its own events (it then has no samples).
+    pub lost: Option<String>,
 }
 
 // SAFETY: the rings are mapped for the process's lifetime and only read under the runtime lock.
 unsafe impl Send for Perf {}
 
-impl Drop for Perf {
+impl Drop for Ring {
     fn drop(&mut self) {
-        for r in &self.rings {
-            // SAFETY: our own mapping and descriptor.
-            unsafe {
-                libc::munmap(r.base as *mut libc::c_void, r.len);
-                libc::close(r.fd);
-            }
+        // SAFETY: our own mapping and descriptor (in a forked child, the child's copies).
+        unsafe {
+            libc::munmap(self.base as *mut libc::c_void, self.len);
+            libc::close(self.fd);
         }
     }
 }
@@ -166,11 +174,24 @@ impl Perf {
             }
             rings.push(Ring { fd, base: base as *mut u8, len, node });
         }
-        Ok(Perf { rings, event: ev.name })
+        Ok(Perf { rings, event: ev.name, pid: std::process::id(), cpus: cpus.to_vec(), lost: None })
     }
 
-    /// Moves every pending sample into the sample counts; returns how many named a managed page.
+    /// Moves every pending sample of this process into the sample counts; returns how many
+    /// named a managed page. In a forked child, first replaces the parent's events by the
+    /// child's own (or, when they cannot be opened, by none, saying why in `lost`).
     pub fn drain(&mut self) -> u64 {
+        let pid = std::process::id();
+        if pid != self.pid {
+            match Perf::open(&self.cpus) {
+                Ok(own) => *self = own,
+                Err(e) => {
+                    self.rings.clear(); // the inherited copies: the parent's stay open
+                    self.pid = pid;
+                    self.lost = Some(format!("in forked process {pid}: {e}"));
+                }
+            }
+        }
         let page = SPACE.page_size.load(std::sync::atomic::Ordering::Relaxed).max(4096);
         let mut n = 0;
         for r in &self.rings {
@@ -184,7 +205,10 @@ impl Perf {
                 let tail = std::ptr::read_volatile(tail_p);
                 let data = std::slice::from_raw_parts(r.base.add(page), r.len - page);
                 let node = r.node;
-                parse_ring(data, tail, head, |addr, _cpu| {
+                parse_ring(data, tail, head, |from, addr, _cpu| {
+                    if from != pid {
+                        return; // a forked child's access, to its own copy of the page
+                    }
                     if let Some((slot, p)) = SPACE.find(addr as usize) {
                         SPACE.inject(slot, p, node, 1);
                         n += 1;
@@ -198,9 +222,9 @@ impl Perf {
     }
 }
 
-/// Calls `f(addr, cpu)` for each sample record in `data` (a ring of power-of-two length)
+/// Calls `f(pid, addr, cpu)` for each sample record in `data` (a ring of power-of-two length)
 /// between byte positions `tail` and `head`.
-pub fn parse_ring(data: &[u8], tail: u64, head: u64, mut f: impl FnMut(u64, u32)) {
+pub fn parse_ring(data: &[u8], tail: u64, head: u64, mut f: impl FnMut(u32, u64, u32)) {
     let size = data.len() as u64;
     let byte = |pos: u64| data[(pos % size) as usize];
     let read = |pos: u64, n: usize| -> u64 { (0..n).fold(0u64, |acc, k| acc | (byte(pos + k as u64) as u64) << (8 * k)) };
@@ -213,9 +237,10 @@ pub fn parse_ring(data: &[u8], tail: u64, head: u64, mut f: impl FnMut(u64, u32)
         }
         if kind == PERF_RECORD_SAMPLE && len >= 8 + 8 + 8 + 8 {
             // TID (pid, tid), ADDR, CPU (cpu, res): the order of the sample_type bits.
+            let pid = read(pos + 8, 4) as u32;
             let addr = read(pos + 16, 8);
             let cpu = read(pos + 24, 4) as u32;
-            f(addr, cpu);
+            f(pid, addr, cpu);
         }
         pos += len;
     }
@@ -225,12 +250,12 @@ pub fn parse_ring(data: &[u8], tail: u64, head: u64, mut f: impl FnMut(u64, u32)
 mod tests {
     use super::*;
 
-    fn sample(addr: u64, cpu: u32) -> Vec<u8> {
+    fn sample(pid: u32, addr: u64, cpu: u32) -> Vec<u8> {
         let mut r = Vec::new();
         r.extend(PERF_RECORD_SAMPLE.to_le_bytes());
         r.extend(0u16.to_le_bytes());
         r.extend(32u16.to_le_bytes());
-        r.extend(7u32.to_le_bytes()); // pid
+        r.extend(pid.to_le_bytes());
         r.extend(8u32.to_le_bytes()); // tid
         r.extend(addr.to_le_bytes());
         r.extend(cpu.to_le_bytes());
@@ -247,19 +272,19 @@ mod tests {
         stream.extend(0u16.to_le_bytes());
         stream.extend(16u16.to_le_bytes());
         stream.extend([0u8; 8]);
-        stream.extend(sample(0x7f00_1234, 3));
-        stream.extend(sample(0xdead_b000, 1));
+        stream.extend(sample(7, 0x7f00_1234, 3));
+        stream.extend(sample(9, 0xdead_b000, 1));
         let start = 100u64;
         for (k, b) in stream.iter().enumerate() {
             ring[((start + k as u64) % 128) as usize] = *b;
         }
         let mut got = Vec::new();
-        parse_ring(&ring, start, start + stream.len() as u64, |a, c| got.push((a, c)));
-        assert_eq!(got, vec![(0x7f00_1234, 3), (0xdead_b000, 1)]);
+        parse_ring(&ring, start, start + stream.len() as u64, |p, a, c| got.push((p, a, c)));
+        assert_eq!(got, vec![(7, 0x7f00_1234, 3), (9, 0xdead_b000, 1)]);
         // A truncated record at the head is left for the next drain.
         got.clear();
-        parse_ring(&ring, start, start + stream.len() as u64 - 4, |a, c| got.push((a, c)));
-        assert_eq!(got, vec![(0x7f00_1234, 3)]);
+        parse_ring(&ring, start, start + stream.len() as u64 - 4, |p, a, c| got.push((p, a, c)));
+        assert_eq!(got, vec![(7, 0x7f00_1234, 3)]);
     }
 
     #[test]
@@ -292,7 +317,7 @@ mod fuzz {
         #[test]
         fn arbitrary_rings_never_panic(data in proptest::collection::vec(any::<u8>(), 64..=64), tail in 0u64..200, len in 0u64..200) {
             let mut n = 0;
-            parse_ring(&data, tail, tail + len, |_, _| n += 1);
+            parse_ring(&data, tail, tail + len, |_, _, _| n += 1);
             prop_assert!(n as u64 * 32 <= len);
         }
     }

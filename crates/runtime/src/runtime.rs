@@ -758,9 +758,7 @@ impl Runtime {
     /// # Errors
     /// A failed system call.
     pub fn migrate(&mut self, kind: &'static str) -> Result<u64, RtError> {
-        if let Some(p) = self.perf.as_mut() {
-            p.drain();
-        }
+        self.drain_perf();
         let Some(mut policy) = self.policy.take() else { return Ok(0) };
         let timer = policy.timer_period().is_some();
         let result = self.invoke(policy.as_mut(), kind);
@@ -848,15 +846,28 @@ impl Runtime {
         }
     }
 
+    /// Moves precise samples into the counts, when they are the source; false when they are not.
+    fn drain_perf(&mut self) -> bool {
+        let Some(p) = self.perf.as_mut() else { return false };
+        p.drain();
+        if let Some(why) = p.lost.take() {
+            // A forked child that cannot open its own events: say so once, and sample nothing.
+            self.source_reason = why;
+            if self.cfg.verbose {
+                eprintln!("numaplace: {}; no samples in this process", self.source_reason);
+            }
+        }
+        true
+    }
+
     /// The timer thread's tick: a sampling step, and the policy's timer when its period has
     /// passed. Returns pages moved.
     ///
     /// # Errors
     /// A failed system call.
     pub fn tick(&mut self) -> Result<u64, RtError> {
-        if let Some(p) = self.perf.as_mut() {
-            let t = Instant::now();
-            p.drain();
+        let t = Instant::now();
+        if self.drain_perf() {
             self.stats.time_sampling += t.elapsed();
         }
         self.ticks += 1;
