@@ -7,10 +7,13 @@
  *                                      each later one while pages still moved (seed 000 Fig. 2)
  *   stencil plain PAGES ITERS SWEEPS   no numaplace call at all (run under `numaplace run` or
  *                                      with LD_PRELOAD, or with Linux's NUMA balancing)
+ *   stencil forked PAGES ITERS SWEEPS  as plain, in a child the program forks (no exec), as
+ *                                      Python's multiprocessing and MPI launchers do
  */
 #include "common.h"
 #include <omp.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #ifdef WITH_NUMAPLACE
 #include "numaplace.h"
 #endif
@@ -24,10 +27,19 @@ static void sweep(const double *a, double *b, long lo, long hi, long n) {
 
 int main(int argc, char **argv) {
     if (argc != 5) {
-        fprintf(stderr, "usage: stencil api|plain PAGES ITERS SWEEPS\n");
+        fprintf(stderr, "usage: stencil api|plain|forked PAGES ITERS SWEEPS\n");
         return 2;
     }
     int api = strcmp(argv[1], "api") == 0;
+    if (strcmp(argv[1], "forked") == 0) {
+        pid_t child = fork();
+        if (child < 0) { perror("fork"); return 3; }
+        if (child > 0) {
+            int st = 0;
+            waitpid(child, &st, 0);
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
+    }
     long pages = atol(argv[2]), iters = atol(argv[3]), sweeps = atol(argv[4]);
     int nodes = count_nodes();
     long per_page = PAGE / sizeof(double), n = pages * per_page;

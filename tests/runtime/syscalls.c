@@ -2,8 +2,8 @@
  * faults (and only those), system calls and stdio calls into and from sampled pages behave
  * as without numaplace (read/write, send/recv, sendmsg/recvmsg, pwritev/preadv,
  * fwrite/fread, a recv that blocks while the sampler revokes every page, and a read that
- * blocks without a pin because other calls hold them all), and a fault
- * nobody handles still kills the process with SIGSEGV. */
+ * blocks without a pin because other calls hold them all), a forked child samples its own
+ * accesses, and a fault nobody handles still kills the process with SIGSEGV. */
 #include "common.h"
 #include <pthread.h>
 #include <setjmp.h>
@@ -209,8 +209,23 @@ int main(void) {
     }
     printf("pins exhausted ok\n");
 
-    /* A fault nobody handles still kills with SIGSEGV (default action), in a child. */
+    /* A forked child runs its own sampler thread: a page the child touches (a sampled fault,
+     * which opens it) is revoked again by the child's next sampling step. */
     pid_t pid = fork();
+    if (pid == 0) {
+        volatile char *p = a + 63 * PAGE;
+        (void)*p;
+        if (protnone(a + 63 * PAGE)) _exit(2);
+        for (int i = 0; i < 500 && !protnone(a + 63 * PAGE); i++) usleep(10 * 1000);
+        _exit(protnone(a + 63 * PAGE) ? 0 : 3);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a forked child sampled nothing (its sampler thread did not run)");
+    printf("forked child samples ok\n");
+
+    /* A fault nobody handles still kills with SIGSEGV (default action), in a child. */
+    pid = fork();
     if (pid == 0) {
         struct sigaction dfl;
         memset(&dfl, 0, sizeof dfl);
@@ -220,7 +235,6 @@ int main(void) {
         p[0] = 1;
         _exit(0);
     }
-    int st = 0;
     waitpid(pid, &st, 0);
     CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "an unhandled fault did not end in SIGSEGV");
     printf("default action ok\n");

@@ -77,7 +77,7 @@ def test_single_node_host_loads_the_library_and_reports_one_node(progs, tmp_path
         assert local_shares(r.stdout) == [1.0, 1.0]
     r = subprocess.run([progs["syscalls"]], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.split("\n")[:7] == ["app handler ok", "read write ok", "socket ok", "file ok", "blocked recv ok", "pins exhausted ok", "default action ok"]
+    assert r.stdout.split("\n")[:8] == ["app handler ok", "read write ok", "socket ok", "file ok", "blocked recv ok", "pins exhausted ok", "forked child samples ok", "default action ok"]
     r = subprocess.run([progs["recrep"], "64", "3"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "placed 1.0000" in r.stdout and len(recrep_rows(r.stdout)) == 3, r.stdout + r.stderr
     r = subprocess.run([progs["integrity"], "64", "20", "0"], capture_output=True, text=True, timeout=120)
@@ -145,6 +145,8 @@ def vm_runs(progs) -> dict[str, str]:
         f"NUMAPLACE_STATS=/tmp/api.json stencil api {args}; echo rc=$?",
         "echo '== preload'",
         f"env {preload} stencil-plain plain {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?",
+        "echo '== forked'",
+        f"env {preload.replace('/tmp/preload.json', '/tmp/forked.json')} stencil-plain forked {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?",
         "echo '== recrep'",
         "NUMAPLACE_RECREP=n=100000 recrep 512 4; echo rc=$?",
         "echo '== recrep20'",
@@ -191,6 +193,15 @@ def test_vm_preloaded_unmodified_binary_with_sampled(vm_runs):
     assert sum(stats["after"]) == 2 * PAGES
 
 
+def test_vm_preloaded_sampled_runs_in_a_forked_child(vm_runs):
+    # The program forks and the child (no exec) allocates and computes: the child's own
+    # sampler thread, started by the runtime's fork handler, samples and moves its pages.
+    out = vm_runs["forked"]
+    assert "rc=0" in out and "checksum ok" in out, out
+    shares = local_shares(out)
+    assert len(shares) == ITERS and min(shares[1:]) >= 0.99, out
+
+
 def recrep_rows(out: str) -> list[tuple[float, float]]:
     return [(float(a), float(b)) for a, b in re.findall(r"^iter \d+ during ([0-9.]+) after ([0-9.]+)", out, re.M)]
 
@@ -212,7 +223,7 @@ def test_vm_record_replay_moves_the_phase_pages_and_undo_restores_them(vm_runs):
 
 def test_vm_sampling_is_invisible_to_signals_and_system_calls(vm_runs):
     out = vm_runs["syscalls"]
-    for step in ("app handler ok", "read write ok", "socket ok", "file ok", "blocked recv ok", "pins exhausted ok", "default action ok", "rc=0"):
+    for step in ("app handler ok", "read write ok", "socket ok", "file ok", "blocked recv ok", "pins exhausted ok", "forked child samples ok", "default action ok", "rc=0"):
         assert step in out, out
 
 

@@ -61,6 +61,19 @@ extern "C" fn after_fork() {
     FORK_GUARD.with(|f| drop(f.borrow_mut().take()));
 }
 
+/// In the child, also starts the child's own sampler thread when the parent ran one: a child
+/// has only the thread that forked, and without it a timer policy would never run there and
+/// no page would be sampled again. (glibc resets its allocator and thread-list locks before
+/// these handlers run; the runtime lock is released first. A child that execs at once loses
+/// only the thread's creation: the thread does nothing before its first period ends.)
+extern "C" fn after_fork_child() {
+    after_fork();
+    let ns = SAMPLER_NS.load(std::sync::atomic::Ordering::Relaxed);
+    if ns != 0 {
+        let _ = std::panic::catch_unwind(|| spawn_sampler(Duration::from_nanos(ns)));
+    }
+}
+
 /// The runtime lock, held. While a thread holds it, its own large allocations bypass the
 /// preload hooks ([`holding`]), so nothing re-enters the lock.
 pub(crate) struct RtGuard(MutexGuard<'static, Option<Runtime>>);
@@ -190,7 +203,7 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
     static ATFORK: Once = Once::new();
     // SAFETY: registers handlers with no preconditions; they only take and drop our lock.
     ATFORK.call_once(|| unsafe {
-        libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork));
+        libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork_child));
     });
     let period = Duration::from_secs_f64(rt.cfg.sample_period_ms / 1000.0);
     let run_thread = rt.sampling || rt.perf.is_some();
@@ -203,21 +216,29 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
     Ok(())
 }
 
+/// The sampler thread's period in nanoseconds; 0 until one is started.
+static SAMPLER_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Starts the sampler/timer thread, once per process.
+fn start_thread(period: Duration) {
+    let ns = (period.as_nanos() as u64).max(1);
+    if SAMPLER_NS.compare_exchange(0, ns, std::sync::atomic::Ordering::Relaxed, std::sync::atomic::Ordering::Relaxed).is_ok() {
+        spawn_sampler(period);
+    }
+}
+
 /// The sampler/timer thread: every sampling period, revoke the next window and run the
 /// policy's timer when due.
-fn start_thread(period: Duration) {
-    static STARTED: Once = Once::new();
-    STARTED.call_once(|| {
-        let _ = std::thread::Builder::new().name("numaplace".into()).spawn(move || loop {
-            std::thread::sleep(period);
-            let mut g = lock();
-            let Some(rt) = g.as_mut() else { return };
-            if let Err(e) = rt.tick() {
-                if rt.cfg.verbose {
-                    eprintln!("numaplace: {}", e.message);
-                }
+fn spawn_sampler(period: Duration) {
+    let _ = std::thread::Builder::new().name("numaplace".into()).spawn(move || loop {
+        std::thread::sleep(period);
+        let mut g = lock();
+        let Some(rt) = g.as_mut() else { return };
+        if let Err(e) = rt.tick() {
+            if rt.cfg.verbose {
+                eprintln!("numaplace: {}", e.message);
             }
-        });
+        }
     });
 }
 
