@@ -24,10 +24,11 @@ parallel-initialisation pairs are run as well and shown beside the claim.
 The migration period. Seed 003 §5 migrates every T = 5 s on runs of 31 s (MG, class B) to 65
 min (SP, class C) (Table 6, "Original"), that is 6 to 780 intervals per run; our runs are 10 to
 1000 times shorter. The experiment keeps each kernel's number of intervals per run: T = 5 s ×
-(our run time without a policy) / (the seed's original run time of that kernel), the baseline
-being simulated first (``_seed_period_ms``). At class A the migrations this gives are of the
-seed's order (3 000 to 124 000 against Table 6's 47 000 to 178 000 for these kernels; far fewer at
-class W, whose arrays are smaller), and the report shows them beside the seed's. The policy's own
+(our run time without a policy) / (the seed's original run time of that kernel): the baselines
+run first, and these runs in the experiment's second stage (``followup``). At class A the
+migrations this gives are of the seed's order (3 000 to 124 000 against Table 6's 47 000 to
+178 000 for these kernels; far fewer at class W, whose arrays are smaller), and the report shows
+them beside the seed's. The policy's own
 default, ``period_ms=auto`` (an interval ends at 1.8 samples per placed page, the seed's median
 sample density per interval), is run as well and shown in the claim row: with it MG and FT, whose
 4 and 6 iterations hold fewer samples per page than one of the seed's intervals, move almost
@@ -67,26 +68,42 @@ def _base(kernel: str, quick: bool, init: str = "sequential") -> dict[str, Any]:
     }
 
 
-def _seed_period_ms(kernel: str, quick: bool, init: str) -> str:
+def seed_period_ms(kernel: str, baseline_time_ns: float) -> str:
     """Seed 003's 5 s period scaled to our run: the same number of intervals per run as the
-    seed's run of ``kernel`` had (module doc). Runs the no-policy baseline to time it."""
-    base = api.simulate(**_base(kernel, quick, init))
-    return f"{base.total_time_ns / 1e6 * SEED_PERIOD_S / SEED_RUN_S[kernel]:.6g}"
+    seed's run of ``kernel`` had, given our run time without a policy (module doc)."""
+    return f"{baseline_time_ns / 1e6 * SEED_PERIOD_S / SEED_RUN_S[kernel]:.6g}"
 
 
 def runs(quick: bool) -> list[dict[str, Any]]:
-    """The kernels without and with ``sampled`` at the seed's period (sequential, then parallel
-    initialisation; sequential also with ``period_ms=auto``), then CG under each sampling
-    technique."""
+    """The kernels without a policy (sequential, then parallel initialisation; sequential also
+    with ``sampled`` at its own default period, ``period_ms=auto``), then CG under each
+    sampling technique. The runs at the seed's period follow (:func:`followup`)."""
     out = []
     for init in ("sequential", "parallel"):
         for kernel in KERNELS:
             out.append(_base(kernel, quick, init))
-            out.append({**_base(kernel, quick, init), "dynamic": f"sampled:period_ms={_seed_period_ms(kernel, quick, init)}"})
             if init == "sequential":
                 out.append({**_base(kernel, quick, init), "dynamic": "sampled"})
     for mode in DISTANCE_MODES:
         out.append({**_base("nas-cg", quick), "dynamic": mode})
+    return out
+
+
+def followup(quick: bool, rows: pd.DataFrame) -> list[dict[str, Any]]:
+    """Each kernel and initialisation with ``sampled`` at the seed's period, scaled by the run
+    time of the same configuration without a policy in ``rows`` (the results of :func:`runs`)."""
+    out = []
+    for init in ("sequential", "parallel"):
+        for kernel in KERNELS:
+            base = _base(kernel, quick, init)
+            match = rows[
+                (rows["request.workload"] == base["workload"])
+                & (rows["request.init"] == init)
+                & rows.get("request.dynamic", pd.Series([None] * len(rows), index=rows.index)).isna()
+            ]
+            if len(match) != 1:
+                raise ValueError(f"seed003-sampled: expected one run of {base['workload']} ({init} init) without a policy, found {len(match)}")
+            out.append({**base, "dynamic": f"sampled:period_ms={seed_period_ms(kernel, float(match['total_time_ns'].iloc[0]))}"})
     return out
 
 

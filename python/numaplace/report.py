@@ -87,6 +87,10 @@ class Experiment:
         runs: Given ``quick``, the ``simulate`` keyword arguments of every run, in order.
         analyse: Given this experiment's rows of the results frame (index reset, in run
             order), the table shown in the report and a figure.
+        followup: Optional second stage: given ``quick`` and this experiment's rows from
+            ``runs`` (as ``analyse`` gets them), the keyword arguments of runs that depend on
+            those results (seed 003's migration period is scaled to the run time without a
+            policy). Their rows follow, numbered on from ``runs``'.
     """
 
     id: str
@@ -94,6 +98,7 @@ class Experiment:
     description: str
     runs: Callable[[bool], list[RunConfig]]
     analyse: Callable[[pd.DataFrame], tuple[pd.DataFrame, Figure]]
+    followup: Callable[[bool, pd.DataFrame], list[RunConfig]] | None = None
 
 
 def _spec_params(spec: str) -> dict[str, str]:
@@ -266,6 +271,7 @@ EXPERIMENTS: dict[str, Experiment] = {
             description=experiments_seed003.DESCRIPTION,
             runs=experiments_seed003.runs,
             analyse=experiments_seed003.analyse,
+            followup=experiments_seed003.followup,
         ),
     )
 }
@@ -328,33 +334,48 @@ def run_experiments(
             or ``jobs``/``scheduler`` are unusable.
     """
     experiments = _select(experiment_ids)
-    planned = [(e.id, i, kwargs) for e in experiments for i, kwargs in enumerate(e.runs(quick))]
+    rows: dict[str, list[dict[str, Any]]] = {e.id: [] for e in experiments}
+    stage = [(e.id, kwargs) for e in experiments for kwargs in e.runs(quick)]
     backend = make_backend(scheduler, jobs, simulate)
+    try:
+        _run_stage(stage, backend, rows, progress, "reproduce")
+        stage = [(e.id, kwargs) for e in experiments if e.followup for kwargs in e.followup(quick, pd.DataFrame(rows[e.id]))]
+        if stage:
+            _run_stage(stage, backend, rows, progress, "reproduce, 2nd stage")
+    except BaseException:
+        backend.close(cancel=True)
+        raise
+    backend.close()
+    return pd.DataFrame([row for e in experiments for row in rows[e.id]])
+
+
+def _run_stage(
+    planned: Sequence[tuple[str, RunConfig]],
+    backend: Any,
+    rows: dict[str, list[dict[str, Any]]],
+    progress: bool,
+    desc: str,
+) -> None:
+    """Runs ``(experiment id, kwargs)`` pairs on ``backend`` (left open) and appends each run's
+    row to its experiment's rows, numbered on, in planned order."""
     outcomes: list[dict[str, Any] | None] = [None] * len(planned)
 
     def record(index: int, outcome: dict[str, Any], attempts: int) -> None:
         outcomes[index] = outcome
 
-    execute(
-        [(run_id(kwargs), kwargs) for _, _, kwargs in planned],
-        backend,
-        record,
-        progress=progress,
-        desc="reproduce",
-    )
-    rows = []
-    for (experiment_id, index, kwargs), outcome in zip(planned, outcomes):
+    execute([(run_id(kwargs), kwargs) for _, kwargs in planned], backend, record, progress=progress, desc=desc, close=False)
+    for (experiment_id, kwargs), outcome in zip(planned, outcomes):
         assert outcome is not None
+        index = len(rows[experiment_id])
         if outcome["status"] != "ok":
             raise SweepError(
                 f"experiment {experiment_id}, run {index} failed: {outcome['error_type']}: {outcome['error']}"
             )
-        rows.append(
+        rows[experiment_id].append(
             {"experiment": experiment_id, "run": index}
             | _flatten(kwargs, "request.")
             | _flatten(outcome["result"])
         )
-    return pd.DataFrame(rows)
 
 
 # --- rendering -------------------------------------------------------------------------------

@@ -764,6 +764,7 @@ def execute(
     desc: str = "sweep",
     done_before: int = 0,
     failed_before: int = 0,
+    close: bool = True,
 ) -> None:
     """Runs every ``(run id, options)`` of ``planned`` on ``backend``, retrying lost workers once.
 
@@ -772,7 +773,8 @@ def execute(
     A progress bar (runs done, failed, left, ETA) is drawn on standard error when ``progress``
     is true and standard error is a terminal; ``done_before``/``failed_before`` count runs
     already recorded. On an exception (e.g. KeyboardInterrupt) runs in flight are cancelled and
-    the backend is closed; on success the backend is closed too.
+    the backend is closed; on success the backend is closed too. With ``close`` false the caller
+    closes it, in both cases (it has more runs for it).
     """
     from tqdm import tqdm
 
@@ -823,7 +825,8 @@ def execute(
             if not ok:
                 for fut in inflight:
                     fut.cancel()
-            backend.close(cancel=not ok)
+            if close:
+                backend.close(cancel=not ok)
 
 
 # --- the table -------------------------------------------------------------------------------

@@ -288,15 +288,51 @@ def test_seed000_recrep_runs_bt_with_normal_and_longer_phases(tmp_path: Path) ->
 
 
 def test_seed003_period_keeps_the_seeds_intervals_per_run() -> None:
-    """The seed-period runs migrate every 5 s × (our no-policy run time) / (the seed's run
-    time of the kernel), so MG gets the seed's 31 s / 5 s intervals per run."""
-    import numaplace
+    """The seed-period runs, the experiment's second stage, migrate every 5 s × (our no-policy
+    run time) / (the seed's run time of the kernel), so MG gets the seed's 31 s / 5 s intervals
+    per run."""
     from numaplace import experiments_seed003 as e3
+    from numaplace.report import _flatten
 
-    runs = e3.runs(True)
-    mg = [r for r in runs if r["workload"].startswith("nas-mg") and r["init"] == "sequential"]
-    assert [r.get("dynamic", "none").split(":")[0] for r in mg] == ["none", "sampled", "sampled"]
-    period_ms = float(mg[1]["dynamic"].removeprefix("sampled:period_ms="))
-    base = numaplace.simulate(**mg[0])
-    assert base.total_time_ns / 1e6 / period_ms == pytest.approx(31.0 / 5.0, rel=1e-5)
-    assert mg[2]["dynamic"] == "sampled"  # the policy's own default period, shown beside it
+    first = e3.runs(True)
+    mg = [r for r in first if r["workload"].startswith("nas-mg") and r["init"] == "sequential"]
+    assert [r.get("dynamic", "none") for r in mg] == ["none", "sampled"]  # and the policy's own period
+    # Stage-1 rows with made-up run times: 1 ms per position in the run list.
+    rows = pd.DataFrame([_flatten(r, "request.") | {"total_time_ns": 1e6 * (i + 1)} for i, r in enumerate(first)])
+    second = e3.followup(True, rows)
+    assert len(second) == 2 * len(e3.KERNELS) and all(r["dynamic"].startswith("sampled:period_ms=") for r in second)
+    (mg2,) = [r for r in second if r["workload"].startswith("nas-mg") and r["init"] == "sequential"]
+    assert {k: v for k, v in mg2.items() if k != "dynamic"} == mg[0]
+    base_ms = first.index(mg[0]) + 1.0
+    assert base_ms / float(mg2["dynamic"].removeprefix("sampled:period_ms=")) == pytest.approx(31.0 / 5.0, rel=1e-5)
+    with pytest.raises(ValueError, match=r"^seed003-sampled: expected one run of nas-mg:class=W \(sequential init\) without a policy, found 0$"):
+        e3.followup(True, rows[~((rows["request.workload"] == "nas-mg:class=W") & rows["request.dynamic"].isna())])
+
+
+def test_a_second_stage_gets_the_first_stages_rows_and_its_runs_follow(monkeypatch: pytest.MonkeyPatch) -> None:
+    from numaplace import report
+    from numaplace.report import Experiment
+
+    seen: list[pd.DataFrame] = []
+
+    def followup(quick: bool, rows: pd.DataFrame) -> list[dict[str, Any]]:
+        seen.append(rows)
+        slowest = rows.loc[rows["total_time_ns"].idxmax(), "request.placement"]
+        return [{"machine": "origin2000", "workload": "random", "placement": slowest}]
+
+    two = Experiment(
+        id="two-stage",
+        title="t",
+        description="d",
+        runs=lambda quick: [{"workload": "stream", "placement": p} for p in ("first-touch", "worst-case")],
+        analyse=lambda rows: (rows, plot.new_axes()[0]),
+        followup=followup,
+    )
+    monkeypatch.setitem(report.EXPERIMENTS, "two-stage", two)
+    frame = run_experiments(["seed003-table2", "two-stage"], simulate=fake_simulate, progress=False)
+    assert len(seen) == 1 and list(seen[0]["request.placement"]) == ["first-touch", "worst-case"]
+    mine = frame[frame.experiment == "two-stage"]
+    assert list(mine["run"]) == [0, 1, 2]
+    assert list(mine["request.workload"]) == ["stream", "stream", "random"]
+    assert mine["request.placement"].iloc[2] == "worst-case" and mine["total_time_ns"].iloc[2] == 200e6 * 3.0
+    assert list(frame.experiment.drop_duplicates()) == ["seed003-table2", "two-stage"]
