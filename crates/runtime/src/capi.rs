@@ -201,7 +201,8 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
         );
     }
     static ATFORK: Once = Once::new();
-    // SAFETY: registers handlers with no preconditions; they only take and drop our lock.
+    // SAFETY: registers handlers with no preconditions; they take and drop our lock, and the
+    // child's starts a thread (see after_fork_child).
     ATFORK.call_once(|| unsafe {
         libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork_child));
     });
