@@ -183,7 +183,7 @@ pub fn choose(wanted: &str, cpus: &[(usize, usize)]) -> Result<(Source, String),
     }
     match crate::perf::Perf::open(cpus) {
         Ok(p) => {
-            let why = format!("{} on {} CPU(s), one load in {}", p.event, cpus.len(), crate::perf::PERIOD);
+            let why = p.describe();
             Ok((Source::Perf(p), why))
         }
         Err(why) if wanted == "perf" => Err(format!("NUMAPLACE_SOURCE=perf: {why}")),
