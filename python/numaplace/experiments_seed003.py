@@ -28,11 +28,10 @@ min (SP, class C) (Table 6, "Original"), that is 6 to 780 intervals per run; our
 run first, and these runs in the experiment's second stage (``followup``). At class A the
 migrations this gives are of the seed's order (3 000 to 124 000 against Table 6's 47 000 to
 178 000 for these kernels; far fewer at class W, whose arrays are smaller), and the report shows
-them beside the seed's. The policy's own
-default, ``period_ms=auto`` (an interval ends at 1.8 samples per placed page, the seed's median
-sample density per interval), is run as well and shown in the claim row: with it MG and FT, whose
-4 and 6 iterations hold fewer samples per page than one of the seed's intervals, move almost
-nothing before the run ends.
+them beside the seed's. The policy's own default, ``period_ms=auto`` (an interval ends at 1.8
+samples per placed page, the seed's median sample density per interval), is run as well and
+shown in the claim row: with it MG and FT, whose 4 and 6 iterations hold fewer samples per page
+than one of the seed's intervals, move almost nothing before the run ends.
 
 * C7: ``sampled`` lowers the non-local share of every NAS kernel by 15 % to 95 % of its value
   without a dynamic policy.
@@ -46,7 +45,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from numaplace import api, plot
+from numaplace import plot
 
 KERNELS = ("nas-bt", "nas-sp", "nas-cg", "nas-mg", "nas-ft", "nas-lu")
 # Seed 003 Table 6, "Original" execution times in seconds (BT B, SP C, CG C, MG B, FT B, LU C),

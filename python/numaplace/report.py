@@ -326,6 +326,8 @@ def run_experiments(
     :func:`numaplace.simulate`) runs in this process. A progress bar is shown on standard error
     when ``progress`` is true and standard error is a terminal. The frame's columns are
     described in the module documentation; its rows are in run order whatever the backend.
+    Experiments with a ``followup`` get a second stage, planned from their first runs' rows,
+    on the same backend; its rows follow each experiment's first ones.
 
     Raises:
         UnknownExperimentError: an id is not in :data:`EXPERIMENTS` (raised before any run).
