@@ -29,6 +29,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from numaplace import plot
+from numaplace._frames import requested
 
 KERNELS = ("nas-bt", "nas-sp", "nas-cg", "nas-mg", "nas-ft")
 PLACEMENTS = ("first-touch", "round-robin", "random", "worst-case")
@@ -56,7 +57,7 @@ def _origin_run(workload: str, placement: str, dynamic: str) -> dict[str, Any]:
 
 def _dynamic(results: pd.DataFrame) -> pd.Series:
     """Each run's dynamic policy, "none" where the run had none."""
-    return results.get("request.dynamic", pd.Series([None] * len(results), index=results.index)).fillna("none")
+    return requested(results, "dynamic").fillna("none")
 
 
 def _frame(results: pd.DataFrame) -> pd.DataFrame:

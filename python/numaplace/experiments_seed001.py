@@ -24,6 +24,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from numaplace import plot
+from numaplace._frames import requested
 
 BENCHMARKS = ("shallow", "nas-bt", "nas-cg", "nas-ft", "nas-mg", "nas-sp")
 INITS = ("parallel", "sequential")
@@ -67,7 +68,7 @@ def _cell(dynamic: Any) -> str:
 
 def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     """The claims C5 and C6 with their numbers, and the grid of run times."""
-    dynamic = results.get("request.dynamic", pd.Series([None] * len(results), index=results.index))
+    dynamic = requested(results, "dynamic")
     f = pd.DataFrame(
         {
             "benchmark": results["request.workload"].str.split(":").str[0],

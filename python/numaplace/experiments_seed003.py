@@ -46,6 +46,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from numaplace import plot
+from numaplace._frames import requested
 
 KERNELS = ("nas-bt", "nas-sp", "nas-cg", "nas-mg", "nas-ft", "nas-lu")
 # Seed 003 Table 6, "Original" execution times in seconds (BT B, SP C, CG C, MG B, FT B, LU C),
@@ -98,7 +99,7 @@ def followup(quick: bool, rows: pd.DataFrame) -> list[dict[str, Any]]:
             match = rows[
                 (rows["request.workload"] == base["workload"])
                 & (rows["request.init"] == init)
-                & rows.get("request.dynamic", pd.Series([None] * len(rows), index=rows.index)).isna()
+                & requested(rows, "dynamic").isna()
             ]
             if len(match) != 1:
                 raise ValueError(f"seed003-sampled: expected one run of {base['workload']} ({init} init) without a policy, found {len(match)}")
@@ -108,9 +109,9 @@ def followup(quick: bool, rows: pd.DataFrame) -> list[dict[str, Any]]:
 
 def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     """The claims C7 and C8 with their numbers, and a chart of non-local shares."""
-    requested = results.get("request.dynamic", pd.Series([None] * len(results), index=results.index)).fillna("none")
+    dynamic_spec = requested(results, "dynamic").fillna("none")
     # The seed-period runs are "sampled"; the policy's default period is "sampled-auto".
-    dynamic = requested.map(lambda d: "sampled" if d.startswith("sampled:period_ms=") else "sampled-auto" if d == "sampled" else d)
+    dynamic = dynamic_spec.map(lambda d: "sampled" if d.startswith("sampled:period_ms=") else "sampled-auto" if d == "sampled" else d)
     f = pd.DataFrame(
         {
             "kernel": results["request.workload"].str.split(":").str[0],
