@@ -11,6 +11,7 @@ use crate::runtime::{Code, Config, RtError, Runtime};
 use crate::sys::LinuxSys;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_long, c_void, CStr, CString};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard, Once};
 use std::time::Duration;
 
@@ -68,7 +69,7 @@ extern "C" fn after_fork() {
 /// only the thread's creation: the thread does nothing before its first period ends.)
 extern "C" fn after_fork_child() {
     after_fork();
-    let ns = SAMPLER_NS.load(std::sync::atomic::Ordering::Relaxed);
+    let ns = SAMPLER_NS.load(Relaxed);
     if ns != 0 {
         let _ = std::panic::catch_unwind(|| spawn_sampler(Duration::from_nanos(ns)));
     }
@@ -176,7 +177,7 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
         (crate::sampler::Source::Faults, "no dynamic policy: nothing sampled".into())
     };
     rt.source_reason = reason;
-    crate::sampler::DEBUG.store(std::env::var("NUMAPLACE_DEBUG").as_deref() == Ok("1"), std::sync::atomic::Ordering::Relaxed);
+    crate::sampler::DEBUG.store(std::env::var("NUMAPLACE_DEBUG").as_deref() == Ok("1"), Relaxed);
     match source {
         crate::sampler::Source::Perf(p) => {
             rt.source = "perf_event";
@@ -218,12 +219,12 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
 }
 
 /// The sampler thread's period in nanoseconds; 0 until one is started.
-static SAMPLER_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static SAMPLER_NS: AtomicU64 = AtomicU64::new(0);
 
 /// Starts the sampler/timer thread, once per process.
 fn start_thread(period: Duration) {
     let ns = (period.as_nanos() as u64).max(1);
-    if SAMPLER_NS.compare_exchange(0, ns, std::sync::atomic::Ordering::Relaxed, std::sync::atomic::Ordering::Relaxed).is_ok() {
+    if SAMPLER_NS.compare_exchange(0, ns, Relaxed, Relaxed).is_ok() {
         spawn_sampler(period);
     }
 }

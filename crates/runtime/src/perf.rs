@@ -122,22 +122,9 @@ pub fn pebs_spec(dir: &Path) -> Result<EventSpec, String> {
 /// A missing or unparsable sysfs file (the message names it).
 pub fn ibs_spec(dir: &Path) -> Result<EventSpec, String> {
     let pmu_type = pmu_type(dir)?;
-    let (mut config, mut config2, mut flags) = (0u64, 0u64, 0u64);
-    if dir.join("format/cnt_ctl").exists() {
-        let (word, bit) = format_bit(dir, "cnt_ctl")?;
-        if word != "config" {
-            return Err(format!("{}/format/cnt_ctl: field '{word}' not supported", dir.display()));
-        }
-        config |= 1 << bit;
-    }
-    if dir.join("format/swfilt").exists() {
-        let (word, bit) = format_bit(dir, "swfilt")?;
-        if word != "config2" {
-            return Err(format!("{}/format/swfilt: field '{word}' not supported", dir.display()));
-        }
-        config2 |= 1 << bit;
-        flags |= FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV;
-    }
+    let config = optional_bit(dir, "cnt_ctl", "config")?;
+    let config2 = optional_bit(dir, "swfilt", "config2")?;
+    let flags = if config2 != 0 { FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV } else { 0 };
     Ok(EventSpec {
         hardware: Hardware::Ibs,
         event: PmuEvent { pmu_type, config, config1: 0, name: "ibs_op//".into() },
@@ -148,13 +135,20 @@ pub fn ibs_spec(dir: &Path) -> Result<EventSpec, String> {
     })
 }
 
-/// A one-bit format term (`config:19`): its word and bit.
-fn format_bit(dir: &Path, term: &str) -> Result<(String, u32), String> {
+/// The mask of a one-bit format term (`format/cnt_ctl` = `config:19`) that must lie in
+/// config word `word`; 0 where the PMU does not offer the term.
+fn optional_bit(dir: &Path, term: &str, word: &str) -> Result<u64, String> {
     let path = dir.join("format").join(term);
+    if !path.exists() {
+        return Ok(0);
+    }
     let text = sysfs_text(&path)?;
-    let (word, bit) = text.split_once(':').ok_or_else(|| format!("{}: '{text}'", path.display()))?;
+    let (field, bit) = text.split_once(':').ok_or_else(|| format!("{}: '{text}'", path.display()))?;
     let bit: u32 = bit.parse().ok().filter(|&b| b < 64).ok_or_else(|| format!("{}: '{text}' is not one bit", path.display()))?;
-    Ok((word.to_string(), bit))
+    if field != word {
+        return Err(format!("{}: field '{field}' not supported", path.display()));
+    }
+    Ok(1 << bit)
 }
 
 /// A sysfs file's text, trimmed; the error names the file.
@@ -217,8 +211,8 @@ pub struct Perf {
     pub event: String,
     hardware: Hardware,
     /// Whether the events are CPU-wide (IBS on kernels that do not attach it to a process).
-    pub cpu_wide: bool,
-    pub period: u64,
+    cpu_wide: bool,
+    period: u64,
     /// The process the events were opened for, and its CPUs (to open them again in a child).
     pid: u32,
     cpus: Vec<(usize, usize)>,
