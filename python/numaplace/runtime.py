@@ -113,13 +113,14 @@ def _preloadable(p: Path) -> Path:
 # --- checking specs as the simulator does ------------------------------------------------------
 
 
-def _validate(spec: str, kind: str) -> tuple[str, dict[str, str]]:
+def _validate(spec: str, kind: str, driver: str | None = None) -> tuple[str, dict[str, str]]:
     """Checks ``spec`` with the model's own parser and parameter declarations (the checks a
-    run makes before it needs a machine); returns its name and values as text."""
+    run makes before it needs a machine) and, with ``driver``, the policy's capabilities;
+    returns its name and values as text."""
     from numaplace import _native
 
     try:
-        out = json.loads(_native.check_spec(kind, spec))
+        out = json.loads(_native.check_spec(kind, spec, driver))
     except _native.NumaplaceError as e:
         raise RuntimeToolError(str(e)) from None
     return out["name"], out["values"]
@@ -159,16 +160,18 @@ def validate_placement(spec: str, nodes: Sequence[int] | None = None) -> str:
 
 
 def validate_dynamic(spec: str) -> str:
-    """Checks a dynamic-policy spec as the simulator does and returns it stripped; ``none``
-    (no dynamic policy) is accepted too. Checks that need the program (e.g. ``upmlib``'s
-    region names) are left to the library.
+    """Checks a dynamic-policy spec as the simulator does, and that the runtime can drive it
+    (the policy's capabilities, as ``numaplace policies`` lists them), and returns it
+    stripped; ``none`` (no dynamic policy) is accepted too. Checks that need the program (e.g.
+    ``upmlib``'s region names) are left to the library.
 
     Raises:
-        RuntimeToolError: with the same message ``numaplace sim --dynamic`` gives.
+        RuntimeToolError: with the same message ``numaplace sim --dynamic`` gives for a bad
+            spec, or the reason the runtime cannot drive the policy and those it can.
     """
     if spec.strip() == "none":
         return "none"
-    _validate(spec, "dynamic")
+    _validate(spec, "dynamic", "runtime")
     return spec.strip()
 
 

@@ -341,7 +341,7 @@ def test_good_placements(spec):
 
 
 @pytest.mark.parametrize("spec", ["none", "sampled", "sampled:period_ms=100", "upmlib", "upmlib:regions=malloc-0",
-                                  "kernel:threshold=0.25", "autonuma", "wildfire:replication=off", "sampled:interval=auto"])
+                                  "sampled:interval=auto"])
 def test_good_dynamics(spec):
     # `interval=auto` is no value of interval (its default is not auto): the simulator refuses it too.
     if spec.endswith("auto"):
@@ -349,6 +349,19 @@ def test_good_dynamics(spec):
             rt.validate_dynamic(spec)
         return
     assert rt.validate_dynamic(spec) == spec
+
+
+@pytest.mark.parametrize("spec", ["kernel:threshold=0.25", "autonuma", "wildfire:replication=off", "upmlib-recrep"])
+def test_dynamics_the_runtime_cannot_drive_are_refused_with_the_reason(spec):
+    # The policies' capabilities say which drivers run them; the launcher refuses from the same
+    # data the library does, before anything runs.
+    with pytest.raises(rt.RuntimeToolError) as e:
+        rt.validate_dynamic(spec)
+    name = spec.split(":")[0]
+    assert str(e.value).startswith(f"dynamic policy '{name}' cannot run in the runtime: ")
+    assert str(e.value).endswith("; the runtime runs: none, sampled, upmlib")
+    info = next(p for p in numaplace.policies() if p["name"] == name)
+    assert "runtime" not in info["drivers"] and info["why_not"] in str(e.value)
 
 
 def test_bind_checked_against_host_nodes(tmp_path):
@@ -371,6 +384,14 @@ def test_run_unknown_placement(cli):
 def test_run_unknown_policy_and_bad_parameter(cli):
     assert_usage_error(cli("run", "--dynamic", "foo", "--", "true"), "unknown dynamic policy 'foo'", "sampled")
     assert_usage_error(cli("run", "--dynamic", "sampled:period_ms=-1", "--", "true"), "period_ms=-1")
+
+
+def test_run_refuses_a_policy_the_runtime_cannot_drive_before_the_program_starts(cli, tmp_path):
+    # The program would leave a file behind if it ran.
+    marker = tmp_path / "ran"
+    msg = assert_usage_error(cli("run", "--dynamic", "kernel", "--", "touch", marker), "dynamic policy 'kernel' cannot run in the runtime")
+    assert "hardware reference counters" in msg and msg.endswith("the runtime runs: none, sampled, upmlib")
+    assert not marker.exists()
 
 
 def test_run_bad_options(cli, tmp_path):

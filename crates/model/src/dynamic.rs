@@ -12,6 +12,7 @@
 
 use crate::counters::PageCounters;
 use crate::error::ModelError;
+use crate::registry::{Info, Registry};
 use crate::spec::{ParamDecl, ParamKind, Resolved, Spec};
 use crate::topology::Machine;
 use crate::units::{NodeId, PageNo, Ps};
@@ -177,50 +178,139 @@ pub trait DynamicPolicy: Send {
     }
 }
 
-/// One registry entry.
-pub struct DynamicInfo {
-    pub name: &'static str,
-    pub doc: &'static str,
-    pub params: &'static [ParamDecl],
-    build: fn(&Resolved, &Machine, usize) -> Result<Box<dyn DynamicPolicy>, ModelError>,
+/// What a dynamic policy observes of the accesses: the simulator picks the hot loop that
+/// gathers it once, when the policy is attached, and a driver that cannot gather it refuses
+/// the policy before anything runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Observes {
+    /// Every access counted per page and node ([`DynamicPolicy::counts`] says when); a
+    /// counter past [`DynamicPolicy::interrupt_threshold`] stops the accessing thread.
+    Counters,
+    /// A sample of the transactions ([`DynamicPolicy::sampling`]).
+    Samples,
+    /// Hinting faults on the pages whose access the policy revoked ([`Timer::revoke`]).
+    HintingFaults,
+    /// Counters, with read replicas the driver keeps coherent line by line.
+    Replicas,
 }
 
+impl Observes {
+    /// The word listings and JSON use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Observes::Counters => "counters",
+            Observes::Samples => "samples",
+            Observes::HintingFaults => "hinting-faults",
+            Observes::Replicas => "replicas",
+        }
+    }
+}
+
+/// A program that runs policies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Driver {
+    /// The simulator (`numaplace sim`): runs every policy.
+    Simulator,
+    /// The Linux runtime (`libnumaplace`, `numaplace run`) on real processes.
+    Runtime,
+}
+
+impl Driver {
+    /// The word listings and JSON use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Driver::Simulator => "simulator",
+            Driver::Runtime => "runtime",
+        }
+    }
+}
+
+/// What a dynamic policy can do and needs, as data a driver asks before acting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DynamicCaps {
+    pub observes: Observes,
+    /// The drivers that can run it as a run's dynamic policy.
+    pub drivers: &'static [Driver],
+    /// Why the drivers not in `drivers` cannot (empty when every driver can).
+    pub why_not: &'static str,
+}
+
+impl DynamicCaps {
+    /// Whether `driver` can run the policy.
+    pub fn runs_on(&self, driver: Driver) -> bool {
+        self.drivers.contains(&driver)
+    }
+}
+
+const BOTH: &[Driver] = &[Driver::Simulator, Driver::Runtime];
+const SIM_ONLY: &[Driver] = &[Driver::Simulator];
+
+/// A policy's constructor: resolved parameters, the machine and the run's thread count.
+pub type Build = fn(&Resolved, &Machine, usize) -> Result<Box<dyn DynamicPolicy>, ModelError>;
+
+/// One registry entry.
+pub type DynamicInfo = Info<Build, DynamicCaps>;
+
 /// Every dynamic policy, keyed by the name users type.
-pub const REGISTRY: &[DynamicInfo] = &[
+pub const REGISTRY: Registry<Build, DynamicCaps> = Registry { kind: "dynamic policy", groups: &[POLICIES] };
+
+const POLICIES: &[DynamicInfo] = &[
     DynamicInfo {
         name: "kernel",
         doc: "IRIX / Stanford FLASH competitive migration: counter interrupts, filters, aging (seed 000 §2.1, seed 002 §3)",
         params: KERNEL_PARAMS,
+        caps: DynamicCaps {
+            observes: Observes::Counters,
+            drivers: SIM_ONLY,
+            why_not: "it needs per-frame hardware reference counters that interrupt the kernel (the Origin2000's), which Linux does not give user space",
+        },
         build: |r, m, threads| Ok(Box::new(Kernel::new(r, m, threads))),
     },
     DynamicInfo {
         name: "upmlib-recrep",
         doc: "UPMlib record-replay: a phase's isolated counters from iteration 2 select pages to move before it and back after it (seed 000 §3.3)",
         params: RECREP_PARAMS,
+        caps: DynamicCaps {
+            observes: Observes::Counters,
+            drivers: SIM_ONLY,
+            why_not: "on real processes record-replay is driven by the program's numaplace_record/numaplace_replay calls (upmlib_record, upmlib_replay), not chosen as the run's policy",
+        },
         build: |r, _, _| Ok(Box::new(RecRep::new(r))),
     },
     DynamicInfo {
         name: "sampled",
         doc: "profile-driven migration from sampled transactions, every period, with freezing (seed 003 §3)",
         params: SAMPLED_PARAMS,
+        caps: DynamicCaps { observes: Observes::Samples, drivers: BOTH, why_not: "" },
         build: |r, _, _| Ok(Box::new(Sampled::new(r))),
     },
     DynamicInfo {
         name: "autonuma",
         doc: "Linux automatic NUMA balancing: scanner, hinting faults, two-fault filter, adaptive scan period (kernel/sched/fair.c)",
         params: AUTONUMA_PARAMS,
+        caps: DynamicCaps {
+            observes: Observes::HintingFaults,
+            drivers: SIM_ONLY,
+            why_not: "it is Linux's own NUMA balancing: on a real host turn that on instead (sysctl kernel.numa_balancing=1)",
+        },
         build: |r, m, _| Ok(Box::new(AutoNuma::new(r, m))),
     },
     DynamicInfo {
         name: "wildfire",
         doc: "Sun Wildfire: page migration and/or replication from remote-access counts, replicas collapsed on writes (seed 001 §2)",
         params: WILDFIRE_PARAMS,
+        caps: DynamicCaps {
+            observes: Observes::Replicas,
+            drivers: SIM_ONLY,
+            why_not: "it replicates pages and counts remote accesses per page in hardware, which Linux does not offer user space",
+        },
         build: |r, _, _| Ok(Box::new(Wildfire::new(r))),
     },
     DynamicInfo {
         name: "upmlib",
         doc: "UPMlib iterative migration at iteration ends until nothing moves; freezes bouncing pages (seed 000 §3.2)",
         params: UPMLIB_PARAMS,
+        caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "" },
         build: |r, _, _| Ok(Box::new(Upmlib::new(r))),
     },
 ];
@@ -239,11 +329,27 @@ pub fn build(spec: &Spec, machine: &Machine, threads: usize) -> Result<(Box<dyn 
 /// # Errors
 /// An unknown name (listing the known ones) or a bad parameter.
 pub fn resolve(spec: &Spec) -> Result<(&'static DynamicInfo, Resolved), ModelError> {
-    let info = REGISTRY
-        .iter()
-        .find(|p| p.name == spec.name)
-        .ok_or_else(|| ModelError::unknown("dynamic policy", &spec.name, REGISTRY.iter().map(|p| p.name)))?;
-    Ok((info, spec.resolve("dynamic policy", info.params)?))
+    REGISTRY.resolve(spec)
+}
+
+/// Checks that `driver` can run `spec`'s policy (after [`resolve`]); the message gives the
+/// reason and the policies it can run.
+///
+/// # Errors
+/// [`ModelError::Config`] for a policy the driver cannot run.
+pub fn check_driver(info: &DynamicInfo, driver: Driver) -> Result<(), ModelError> {
+    if info.caps.runs_on(driver) {
+        return Ok(());
+    }
+    let can: Vec<&str> = REGISTRY.iter().filter(|i| i.caps.runs_on(driver)).map(|i| i.name).collect();
+    Err(ModelError::Config(format!(
+        "dynamic policy '{}' cannot run in the {}: {}; the {} runs: none, {}",
+        info.name,
+        driver.name(),
+        info.caps.why_not,
+        driver.name(),
+        can.join(", ")
+    )))
 }
 
 const KERNEL_PARAMS: &[ParamDecl] = &[

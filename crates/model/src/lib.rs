@@ -7,6 +7,7 @@
 //! * [`units`]: newtypes for node, CPU and page numbers and for time.
 //! * [`topology`]: a machine description (parsed from TOML text) and its derived tables.
 //! * [`spec`]: the `NAME:key=value,...` syntax and declared, typed parameters.
+//! * [`registry`]: the one registry type every plug-in point declares its entries in.
 //! * [`placement`]: the `Placement` plug-in point and its registry.
 //! * [`pagetable`]: page → home node, with capacity accounting and nearest-node fallback.
 //! * [`rng`]: a small, version-stable random number generator.
@@ -16,6 +17,7 @@ pub mod dynamic;
 pub mod error;
 pub mod pagetable;
 pub mod placement;
+pub mod registry;
 pub mod rng;
 pub mod spec;
 pub mod topology;

@@ -9,6 +9,7 @@
 //! programmer's data-distribution directives (seed 001 §3).
 
 use crate::error::ModelError;
+use crate::registry::{Info, Registry};
 use crate::rng::{derive, mix64};
 use crate::spec::{ParamDecl, ParamKind, Resolved, Spec};
 use crate::topology::Machine;
@@ -47,44 +48,63 @@ pub trait Placement: Send {
     fn place(&self, req: &PlaceRequest<'_>) -> NodeId;
 }
 
-/// One registry entry.
-pub struct PlacementInfo {
-    pub name: &'static str,
-    pub doc: &'static str,
-    pub params: &'static [ParamDecl],
-    build: fn(&Resolved, &Machine, u64) -> Result<Box<dyn Placement>, ModelError>,
+/// What a driver must know of a placement that it cannot learn by calling it: how the Linux
+/// runtime, which does not see first touches, realises it on real pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlacementCaps {
+    /// The kernel's own default (first touch): a driver on real processes leaves pages where
+    /// the kernel put them.
+    pub kernel_default: bool,
+    /// Every page on the one node named by the `node` parameter: a driver on real processes
+    /// binds the range (`mbind`) instead of moving pages one by one.
+    pub one_node: bool,
 }
 
+const MOVES: PlacementCaps = PlacementCaps { kernel_default: false, one_node: false };
+
+/// A placement's constructor: resolved parameters, the machine and the run seed.
+pub type Build = fn(&Resolved, &Machine, u64) -> Result<Box<dyn Placement>, ModelError>;
+
+/// One registry entry.
+pub type PlacementInfo = Info<Build, PlacementCaps>;
+
 /// Every placement, keyed by the name users type.
-pub const REGISTRY: &[PlacementInfo] = &[
+pub const REGISTRY: Registry<Build, PlacementCaps> = Registry { kind: "placement", groups: &[PLACEMENTS] };
+
+const PLACEMENTS: &[PlacementInfo] = &[
     PlacementInfo {
         name: "first-touch",
         doc: "the node of the CPU that touches the page first (IRIX and Linux default)",
         params: &[],
+        caps: PlacementCaps { kernel_default: true, one_node: false },
         build: |_, _, _| Ok(Box::new(FirstTouch)),
     },
     PlacementInfo {
         name: "round-robin",
         doc: "consecutive virtual pages on consecutive memory nodes (IRIX DSM_PLACEMENT=ROUND_ROBIN)",
         params: &[],
+        caps: MOVES,
         build: |_, m, _| Ok(Box::new(RoundRobin { nodes: m.memory_nodes() })),
     },
     PlacementInfo {
         name: "random",
         doc: "a memory node drawn uniformly at random per page, from the run seed",
         params: &[],
+        caps: MOVES,
         build: |_, m, seed| Ok(Box::new(RandomPlace { nodes: m.memory_nodes(), seed: derive(seed, 0x7ace) })),
     },
     PlacementInfo {
         name: "worst-case",
         doc: "every page on node 0, as when one processor initialises all data (seed 000 §2.1)",
         params: &[],
+        caps: MOVES,
         build: |_, _, _| Ok(Box::new(Fixed(NodeId(0)))),
     },
     PlacementInfo {
         name: "bind",
         doc: "every page on one given node",
         params: &[ParamDecl { name: "node", kind: ParamKind::UInt, default: "0", doc: "the node to bind to" }],
+        caps: PlacementCaps { kernel_default: false, one_node: true },
         build: |r, m, _| {
             let node = r.uint("node");
             if node as usize >= m.nodes() {
@@ -107,6 +127,7 @@ pub const REGISTRY: &[PlacementInfo] = &[
         name: "block",
         doc: "each region cut into equal contiguous parts, one per memory node in order",
         params: &[],
+        caps: MOVES,
         build: |_, m, _| Ok(Box::new(Block { nodes: m.memory_nodes() })),
     },
 ];
@@ -117,11 +138,7 @@ pub const REGISTRY: &[PlacementInfo] = &[
 /// # Errors
 /// An unknown name (listing the known ones) or a bad parameter.
 pub fn resolve(spec: &Spec) -> Result<(&'static PlacementInfo, Resolved), ModelError> {
-    let info = REGISTRY
-        .iter()
-        .find(|p| p.name == spec.name)
-        .ok_or_else(|| ModelError::unknown("placement", &spec.name, REGISTRY.iter().map(|p| p.name)))?;
-    Ok((info, spec.resolve("placement", info.params)?))
+    REGISTRY.resolve(spec)
 }
 
 /// Builds the placement named by `spec` for `machine`, returning it with its resolved spec.

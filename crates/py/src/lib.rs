@@ -5,6 +5,7 @@
 //! GIL. Every Rust error becomes a Python exception of a class a user can catch; all derive
 //! from `NumaplaceError`.
 
+use numaplace_model::dynamic::{self, Driver};
 use numaplace_model::spec::{ParamDecl, ParamKind, Spec};
 use numaplace_model::ModelError;
 use numaplace_sim::detect::{detect as detect_host, to_toml, DetectOptions};
@@ -212,7 +213,8 @@ fn machine_toml(arg: &str) -> PyResult<String> {
 /// Every workload with its doc line and parameters, as JSON.
 #[pyfunction]
 fn workloads() -> String {
-    let v: Vec<Value> = workload::registry()
+    let v: Vec<Value> = workload::REGISTRY
+        .iter()
         .map(|w| json!({"name": w.name, "doc": w.doc, "params": params_json(w.params)}))
         .collect();
     Value::Array(v).to_string()
@@ -233,23 +235,47 @@ fn placements() -> String {
 fn policies() -> String {
     let v: Vec<Value> = numaplace_model::dynamic::REGISTRY
         .iter()
-        .map(|p| json!({"name": p.name, "doc": p.doc, "params": params_json(p.params)}))
+        .map(|p| {
+            let drivers: Vec<&str> = p.caps.drivers.iter().map(|d| d.name()).collect();
+            json!({
+                "name": p.name,
+                "doc": p.doc,
+                "params": params_json(p.params),
+                "observes": p.caps.observes.name(),
+                "drivers": drivers,
+                "why_not": p.caps.why_not,
+            })
+        })
         .collect();
     Value::Array(v).to_string()
 }
 
 /// Checks a `placement` or `dynamic` spec (name, keys, value types and ranges) as a run
 /// would, without a machine; returns `{"name", "values": {key: text}}` as JSON. `none` is a
-/// valid dynamic spec (no policy).
+/// valid dynamic spec (no policy). With `driver` (`simulator` or `runtime`), a dynamic policy
+/// that driver cannot run is refused with the reason (the policy's capabilities).
 #[pyfunction]
-fn check_spec(kind: &str, text: &str) -> PyResult<String> {
+#[pyo3(signature = (kind, text, driver=None))]
+fn check_spec(kind: &str, text: &str, driver: Option<&str>) -> PyResult<String> {
     if kind == "dynamic" && text.trim() == "none" {
         return Ok(json!({"name": "none", "values": {}}).to_string());
     }
+    let driver = match driver {
+        None => None,
+        Some("simulator") => Some(Driver::Simulator),
+        Some("runtime") => Some(Driver::Runtime),
+        Some(other) => return Err(pyo3::exceptions::PyValueError::new_err(format!("check_spec: driver '{other}': expected simulator or runtime"))),
+    };
     let spec = Spec::parse(text).map_err(model)?;
     let resolved = match kind {
         "placement" => numaplace_model::placement::resolve(&spec).map_err(model)?.1,
-        "dynamic" => numaplace_model::dynamic::resolve(&spec).map_err(model)?.1,
+        "dynamic" => {
+            let (info, resolved) = dynamic::resolve(&spec).map_err(model)?;
+            if let Some(d) = driver {
+                dynamic::check_driver(info, d).map_err(model)?;
+            }
+            resolved
+        }
         _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("check_spec: kind '{kind}': expected placement or dynamic"))),
     };
     let values: serde_json::Map<String, Value> = resolved.values.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();

@@ -300,9 +300,6 @@ pub struct Runtime {
     pub perf: Option<crate::perf::Perf>,
 }
 
-/// The policies the runtime can drive.
-pub const SUPPORTED: &[&str] = &["none", "upmlib", "sampled"];
-
 impl Runtime {
     /// A runtime over `sys` with `cfg`. Does not install the fault handler (see
     /// [`crate::sampler`]).
@@ -318,17 +315,11 @@ impl Runtime {
             None
         } else {
             let spec = Spec::parse(&cfg.dynamic).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+            // What the policy observes decides whether this driver can run it (its
+            // capabilities), checked before it is built.
+            let (info, _) = dynamic::resolve(&spec).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+            dynamic::check_driver(info, dynamic::Driver::Runtime).map_err(|e| RtError::new(Code::Unsupported, e.to_string()))?;
             let (p, _) = dynamic::build(&spec, &machine, sys.topology().cpus.iter().map(Vec::len).sum()).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
-            if !SUPPORTED.contains(&spec.name.as_str()) {
-                return Err(RtError::new(
-                    Code::Unsupported,
-                    format!(
-                        "dynamic policy '{}' cannot run on real processes (it needs per-frame hardware counters or page replication, which Linux does not offer user space); the runtime runs: {}",
-                        spec.name,
-                        SUPPORTED.join(", ")
-                    ),
-                ));
-            }
             Some(p)
         };
         // The policy's timer, no more often than the sampler revokes windows: a check reads

@@ -11,7 +11,8 @@
 
 use crate::workloads;
 use numaplace_model::rng::derive;
-use numaplace_model::spec::{describe, ParamDecl, Resolved, Spec};
+use numaplace_model::registry::{Info, Registry};
+use numaplace_model::spec::{describe, Resolved, Spec};
 use numaplace_model::{ModelError, Region};
 
 /// Reading or writing.
@@ -169,28 +170,22 @@ pub trait Workload: Send {
     }
 }
 
+/// A workload's constructor: resolved parameters and the run's context.
+pub type Build = fn(&Resolved, &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError>;
+
 /// One registry entry.
-pub struct WorkloadInfo {
-    pub name: &'static str,
-    pub doc: &'static str,
-    pub params: &'static [ParamDecl],
-    pub build: fn(&Resolved, &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError>,
-}
+pub type WorkloadInfo = Info<Build>;
 
 /// Every workload, keyed by the name users type, in listing order.
-pub fn registry() -> impl Iterator<Item = &'static WorkloadInfo> {
-    workloads::BASIC.iter().chain(workloads::nas::INFOS).chain(workloads::splash::INFOS)
-}
+pub const REGISTRY: Registry<Build> =
+    Registry { kind: "workload", groups: &[workloads::BASIC, workloads::nas::INFOS, workloads::splash::INFOS] };
 
 /// Builds the workload named by `spec`, returning it with its resolved spec.
 ///
 /// # Errors
 /// An unknown name (listing the known ones) or a bad parameter.
 pub fn build(spec: &Spec, ctx: &WorkloadCtx) -> Result<(Box<dyn Workload>, Resolved), ModelError> {
-    let info = registry()
-        .find(|w| w.name == spec.name)
-        .ok_or_else(|| ModelError::unknown("workload", &spec.name, registry().map(|w| w.name)))?;
-    let resolved = spec.resolve("workload", info.params)?;
+    let (info, resolved) = REGISTRY.resolve(spec)?;
     let w = (info.build)(&resolved, ctx)?;
     let resolved = w.resolved().cloned().unwrap_or(resolved);
     Ok((w, resolved))
@@ -268,7 +263,7 @@ mod tests {
         let ctx = WorkloadCtx { threads: 1, page_size: 4096, line_size: 64, seed: 0, init: Init::Parallel };
         let e = build(&Spec::parse("nas-xx").unwrap(), &ctx).err().unwrap().to_string();
         assert!(e.starts_with("unknown workload 'nas-xx' (known: "), "{e}");
-        for name in registry().map(|w| w.name) {
+        for name in REGISTRY.names() {
             assert!(e.contains(name), "{name} missing from: {e}");
         }
     }

@@ -32,6 +32,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "random",
     doc: "uniform random lines of a shared array from every thread",
     params: PARAMS,
+    caps: (),
     build,
 };
 

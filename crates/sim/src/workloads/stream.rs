@@ -27,6 +27,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "stream",
     doc: "each thread sweeps its block of shared arrays, repeatedly (STREAM triad)",
     params: PARAMS,
+    caps: (),
     build,
 };
 

@@ -44,6 +44,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "traverse",
     doc: "one thread walks one array sequentially, strided or randomly (seed 003 §4.2)",
     params: PARAMS,
+    caps: (),
     build,
 };
 

@@ -56,6 +56,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-bt",
     doc: "NAS BT: block-tridiagonal ADI; x/y sweeps over k-slabs, z_solve over j-blocks (seed 000 §3.3)",
     params: PARAMS,
+    caps: (),
     build,
 };
 

@@ -54,6 +54,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-cg",
     doc: "NAS CG: sparse matrix-vector products; row blocks per thread, p gathered at random columns",
     params: PARAMS,
+    caps: (),
     build,
 };
 

@@ -39,6 +39,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-ep",
     doc: "NAS EP: Gaussian pairs in cache-resident per-thread buffers; almost no memory traffic",
     params: PARAMS,
+    caps: (),
     build,
 };
 

@@ -42,6 +42,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-ft",
     doc: "NAS FT: 3-D FFT; x/y FFTs in k-slabs, z FFTs over j-blocks reading every thread's slab",
     params: PARAMS,
+    caps: (),
     build,
 };
 

@@ -56,6 +56,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-lu",
     doc: "NAS LU: SSOR with pipelined blts/buts wavefronts over j-blocks; neighbours exchange planes",
     params: PARAMS,
+    caps: (),
     build,
 };
 

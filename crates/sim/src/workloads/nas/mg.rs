@@ -41,6 +41,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-mg",
     doc: "NAS MG: V-cycle multigrid; stencils, restriction and prolongation over k-slabs of every level",
     params: PARAMS,
+    caps: (),
     build,
 };
 

@@ -42,6 +42,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-sp",
     doc: "NAS SP: scalar-pentadiagonal ADI; x/y sweeps over k-slabs, z_solve over j-blocks",
     params: PARAMS,
+    caps: (),
     build,
 };
 

@@ -66,6 +66,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     name: NAME,
     doc: "Gaussian elimination, pivot row read by all threads, shrinking active rows (seed 004)",
     params: PARAMS,
+    caps: (),
     build,
 };
 

@@ -102,6 +102,7 @@ pub const CONTIG: WorkloadInfo = WorkloadInfo {
     name: "ocean-contig",
     doc: "SPLASH-2 Ocean, contiguous partitions: each thread's subgrids on pages of their own (seed 004)",
     params: PARAMS,
+    caps: (),
     build: build_contig,
 };
 
@@ -109,6 +110,7 @@ pub const NONCONTIG: WorkloadInfo = WorkloadInfo {
     name: "ocean-noncontig",
     doc: "SPLASH-2 Ocean, plain 2-D arrays: subgrids of several threads share pages (seed 004)",
     params: PARAMS,
+    caps: (),
     build: build_noncontig,
 };
 

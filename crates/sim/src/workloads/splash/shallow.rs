@@ -79,6 +79,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     name: NAME,
     doc: "SHALLOW 2-D shallow-water stencil, 13 arrays, row blocks, 100 steps (seed 001 §3)",
     params: PARAMS,
+    caps: (),
     build,
 };
 
