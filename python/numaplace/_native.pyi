@@ -36,54 +36,24 @@ class FileError(NumaplaceError):
 class TraceError(NumaplaceError):
     """A trace file is malformed (the message names the byte or line)."""
 
-def simulate(
-    machine: str,
-    workload: str,
-    placement: str,
-    threads: int,
-    binding: str,
-    init: str,
-    seed: int,
-    quantum_ns: float,
-    oversubscribe: bool,
-    trace: str | None = None,
-    class_: str | None = None,
-    dynamic: str | None = None,
-    decisions: str | None = None,
-) -> str:
-    """Runs one simulation and returns its result as JSON text (the GIL is released).
+def run_options() -> str:
+    """The run options as a JSON array, declared once in Rust: name, kind (type text, integer,
+    number, bool or name, with min/max or choices), default (text or null), doc, input (a
+    sweep may vary it), python (the keyword ``numaplace.simulate`` takes it as)."""
 
-    ``trace`` replays a trace file instead of generating ``workload``; ``class_`` is a kernel's
-    problem class; ``dynamic`` a dynamic (migration/replication) policy spec; ``decisions`` a
-    file the dynamic policy's every action is written to.
-    """
+def simulate(request_json: str) -> str:
+    """Runs one simulation of a run request (a JSON object of run options; a missing or null
+    option takes its default) and returns its result as JSON text (the GIL is released)."""
 
-def trace_export(
-    machine: str,
-    workload: str,
-    threads: int,
-    binding: str,
-    init: str,
-    seed: int,
-    out: str,
-    text: bool = False,
-    class_: str | None = None,
-) -> None:
-    """Writes a workload as a trace file at ``out`` (binary, or the text form if ``text``)."""
+def trace_export(request_json: str, out: str, text: bool = False) -> None:
+    """Writes a run request's workload as a trace file at ``out`` (binary, or the text form
+    if ``text``)."""
 
 def trace_info(path: str) -> str:
     """A summary of a trace file, as a JSON object."""
 
-def workload_show(
-    machine: str,
-    workload: str,
-    threads: int,
-    binding: str,
-    init: str,
-    seed: int,
-    class_: str | None = None,
-) -> str:
-    """A workload's regions, phases, footprint and sharing, as a JSON object."""
+def workload_show(request_json: str) -> str:
+    """A run request's workload: regions, phases, footprint and sharing, as a JSON object."""
 
 def machines() -> str:
     """The shipped machine presets as a JSON array: name, description, nodes, cpus, page_size, memory_mib."""
@@ -101,11 +71,15 @@ def placements() -> str:
     """Every placement policy as a JSON array: name, doc, params."""
 
 def policies() -> str:
-    """Every dynamic policy as a JSON array: name, doc, params."""
+    """Every dynamic policy as a JSON array: name, doc, params, and its capabilities: observes
+    (counters, samples, hinting-faults or replicas), drivers (simulator, runtime) and why_not
+    (why the drivers not listed cannot run it)."""
 
-def check_spec(kind: str, text: str) -> str:
+def check_spec(kind: str, text: str, driver: str | None = None) -> str:
     """Checks a ``placement`` or ``dynamic`` spec as a run would, without a machine; returns
-    ``{"name", "values"}`` as JSON. Raises UnknownNameError or SpecError."""
+    ``{"name", "values"}`` as JSON. With ``driver`` (``simulator`` or ``runtime``), a dynamic
+    policy that driver cannot run is refused with the reason. Raises UnknownNameError,
+    SpecError or ConfigError."""
 
 def detect(root: str, name: str, local_ns: float, bandwidth_gbps: float, mlp: float, page_size: int) -> str:
     """Describes a host from a sysfs node directory (``root``); returns machine TOML text."""

@@ -1,7 +1,9 @@
 """The Python API: run a simulation and get a result object.
 
-Arguments are checked here for type (so a wrong type is a :class:`ConfigError`, not a
-``TypeError`` from the binding layer); everything else is validated once, in Rust.
+The run options are declared once, in Rust (:data:`OPTIONS` is that table); a call's
+keyword arguments become a JSON run request that Rust resolves. Types and ranges are checked
+here first from the same table, so a wrong type is a :class:`ConfigError` in Python's terms,
+not a ``TypeError`` from the binding layer.
 """
 
 from __future__ import annotations
@@ -17,9 +19,74 @@ if TYPE_CHECKING:
     import pandas as pd
 
 DEFAULT_QUANTUM_NS: float = _native.DEFAULT_QUANTUM_NS
-BINDINGS = ("spread", "compact")
-INITS = ("parallel", "sequential", "none")
-_U64_MAX = 2**64 - 1
+
+#: The run request's options, declared once in Rust (``numaplace_sim::request::OPTIONS``), by
+#: name: ``kind`` (``type`` text, integer, number, bool or name, with ``min``/``max`` or
+#: ``choices``), ``default`` (text, or None for an option unset unless given), ``doc``,
+#: ``input`` (a sweep may vary it) and ``python`` (the keyword :func:`simulate` takes it as).
+OPTIONS: dict[str, dict[str, Any]] = {o["name"]: o for o in json.loads(_native.run_options())}
+
+
+def option_default(name: str) -> Any:
+    """The declared default of run option ``name`` as a Python value (None if unset)."""
+    o = OPTIONS[name]
+    text, ty = o["default"], o["kind"]["type"]
+    if text is None:
+        return None
+    return {"integer": int, "number": float, "bool": lambda t: t == "true"}.get(ty, str)(text)
+
+
+def check_option(name: str, value: Any) -> Any:
+    """Checks a value's type and range for run option ``name`` from its declaration, with a
+    message in Python's terms (``threads = '4': expected an integer``); returns the value.
+    Names inside values (a machine, a workload's parameters) are checked when the run is built.
+
+    Raises:
+        ConfigError: a value of the wrong type or out of range.
+    """
+    kind = OPTIONS[name]["kind"]
+    ty = kind["type"]
+    if ty in ("text", "name"):
+        if not isinstance(value, str):
+            raise ConfigError(f"{name} = {value!r}: expected a string")
+    elif ty == "integer":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{name} = {value!r}: expected an integer")
+        if not kind["min"] <= value <= kind["max"]:
+            raise ConfigError(f"{name} = {value}: expected an integer in [{kind['min']}, {kind['max']}]")
+    elif ty == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{name} = {value!r}: expected a number")
+        if not kind["min"] <= value <= kind["max"]:
+            raise ConfigError(f"{name} = {value}: expected a number in [{kind['min']:g}, {kind['max']:g}]")
+    elif ty == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{name} = {value!r}: expected True or False")
+    return value
+
+
+def request_json(who: str, given: dict[str, Any], extra: dict[str, Any]) -> str:
+    """The JSON run request of a call's keyword arguments: ``given`` by Python keyword,
+    ``extra`` the call's ``**extra`` (option names such as ``class``, as sweep specs write
+    them). None means "not given"; every value is checked by :func:`check_option`.
+
+    Raises:
+        ConfigError: an unknown option, an option given twice, or a bad value.
+    """
+    by_keyword = {o["python"]: name for name, o in OPTIONS.items()}
+    request: dict[str, Any] = {}
+    for key, value in given.items():
+        request[by_keyword[key]] = value
+    unknown = sorted(k for k in extra if k not in OPTIONS)
+    if unknown:
+        raise ConfigError(f"unknown option(s) {', '.join(unknown)} for {who}")
+    for name, value in extra.items():
+        if value is not None and request.get(name) is not None:
+            raise ConfigError(f"the option {name} is given twice ({name} and {OPTIONS[name]['python']})")
+        if value is not None:
+            request[name] = value
+    clean = {k: check_option(k, v) for k, v in request.items() if v is not None}
+    return json.dumps(clean)
 
 
 class Result:
@@ -86,41 +153,12 @@ class Result:
         return pd.DataFrame([self.to_row()])
 
 
-def _check_int(name: str, value: Any, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{name} = {value!r}: expected an integer")
-    if not lo <= value <= hi:
-        raise ConfigError(f"{name} = {value}: expected an integer in [{lo}, {hi}]")
-    return value
-
-
-def _check_str(name: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise ConfigError(f"{name} = {value!r}: expected a string")
-    return value
-
-
-def _check_opt_str(name: str, value: Any) -> str | None:
-    return None if value is None else _check_str(name, value)
-
-
-def _problem_class(problem_class: str | None, extra: dict[str, Any]) -> str | None:
-    """``problem_class=`` or its alias ``class`` (``simulate(**{"class": "A"})``, as sweep
-    specs name it); any other extra keyword is an error."""
-    alias = extra.pop("class", None)
-    if extra:
-        raise ConfigError(f"unknown option(s) {', '.join(sorted(extra))} for simulate")
-    if alias is not None and problem_class is not None:
-        raise ConfigError("the problem class is given twice (class and problem_class)")
-    return _check_opt_str("class", alias if alias is not None else problem_class)
-
-
 def simulate(
     machine: str = "origin2000",
     workload: str = "stream",
     placement: str = "first-touch",
     *,
-    threads: int = 16,
+    threads: int | None = None,
     seed: int = 0,
     binding: str = "spread",
     init: str = "parallel",
@@ -134,35 +172,23 @@ def simulate(
 ) -> Result:
     """Simulates ``workload`` on ``machine`` under the ``placement`` policy.
 
-    ``machine`` is a preset name (see :func:`machines`) or a path to a machine TOML file;
-    ``workload`` and ``placement`` use the ``NAME:key=value,...`` syntax (see
-    :func:`workloads`, :func:`placements`). ``problem_class`` (alias ``class``) adds
-    ``class=...`` to a kernel's spec. ``trace`` replays a trace file instead of generating
-    ``workload`` (its thread count must match ``threads``). ``dynamic`` names a dynamic
-    policy (see :func:`policies`); ``decisions`` writes its every action to a file (``.csv``,
-    else JSON Lines). Raises a subclass of
-    :class:`NumaplaceError` for bad input; the same arguments always give the same result.
+    The keyword arguments are the run options (:data:`OPTIONS`, ``numaplace sim --help``;
+    a test keeps this signature equal to them). ``machine`` is a preset name (see
+    :func:`machines`) or a path to a machine TOML file; ``workload`` and ``placement`` use the
+    ``NAME:key=value,...`` syntax (see :func:`workloads`, :func:`placements`).
+    ``problem_class`` (alias ``class``) adds ``class=...`` to a kernel's spec. ``trace``
+    replays a trace file, as the workload ``trace:file=PATH`` does. ``threads`` (default 16)
+    is a trace's own count when the workload is a trace and no count is given. ``dynamic`` names a dynamic policy (see
+    :func:`policies`; ``None`` or ``"none"`` for none); ``decisions`` writes its every action
+    to a file (``.csv``, else JSON Lines). Raises a subclass of :class:`NumaplaceError` for
+    bad input; the same arguments always give the same result.
     """
-    if not isinstance(quantum_ns, (int, float)) or isinstance(quantum_ns, bool):
-        raise ConfigError(f"quantum_ns = {quantum_ns!r}: expected a number")
-    if not isinstance(oversubscribe, bool):
-        raise ConfigError(f"oversubscribe = {oversubscribe!r}: expected True or False")
-    text = _native.simulate(
-        _check_str("machine", machine),
-        _check_str("workload", workload),
-        _check_str("placement", placement),
-        _check_int("threads", threads, 1, 65535),
-        _check_str("binding", binding),
-        _check_str("init", init),
-        _check_int("seed", seed, 0, _U64_MAX),
-        float(quantum_ns),
-        oversubscribe,
-        _check_opt_str("trace", trace),
-        _problem_class(problem_class, extra),
-        _check_opt_str("dynamic", dynamic),
-        _check_opt_str("decisions", decisions),
-    )
-    return Result.from_json(text)
+    given = dict(
+        machine=machine, workload=workload, placement=placement, threads=threads, seed=seed, binding=binding,
+        init=init, quantum_ns=quantum_ns, oversubscribe=oversubscribe, trace=trace, problem_class=problem_class,
+        dynamic=dynamic, decisions=decisions,
+    )  # fmt: skip
+    return Result.from_json(_native.simulate(request_json("simulate", given, extra)))
 
 
 def trace_export(
@@ -179,22 +205,17 @@ def trace_export(
 ) -> None:
     """Writes ``workload`` as it would run on ``machine`` to the trace file ``out`` (binary,
     or the text form if ``text``). Replaying it gives the same results as the workload."""
-    _native.trace_export(
-        _check_str("machine", machine),
-        _check_str("workload", workload),
-        _check_int("threads", threads, 1, 65535),
-        _check_str("binding", binding),
-        _check_str("init", init),
-        _check_int("seed", seed, 0, _U64_MAX),
-        _check_str("out", out),
-        bool(text),
-        _check_opt_str("class", problem_class),
-    )
+    if not isinstance(out, str):
+        raise ConfigError(f"out = {out!r}: expected a string")
+    given = dict(machine=machine, workload=workload, threads=threads, seed=seed, binding=binding, init=init, problem_class=problem_class)
+    _native.trace_export(request_json("trace_export", given, {}), out, bool(text))
 
 
 def trace_info(path: str) -> dict[str, Any]:
     """A summary of a trace file: header, regions, epochs, records, transactions per phase."""
-    return json.loads(_native.trace_info(_check_str("path", path)))
+    if not isinstance(path, str):
+        raise ConfigError(f"path = {path!r}: expected a string")
+    return json.loads(_native.trace_info(path))
 
 
 def workload_show(
@@ -209,17 +230,8 @@ def workload_show(
 ) -> dict[str, Any]:
     """A workload's regions, footprint, and per phase its transactions and how much of its
     data it shares across nodes (initialisation and first iteration, untimed)."""
-    return json.loads(
-        _native.workload_show(
-            _check_str("machine", machine),
-            _check_str("workload", workload),
-            _check_int("threads", threads, 1, 65535),
-            _check_str("binding", binding),
-            _check_str("init", init),
-            _check_int("seed", seed, 0, _U64_MAX),
-            _check_opt_str("class", problem_class),
-        )
-    )
+    given = dict(machine=machine, workload=workload, threads=threads, seed=seed, binding=binding, init=init, problem_class=problem_class)
+    return json.loads(_native.workload_show(request_json("workload_show", given, {})))
 
 
 def machines() -> list[dict[str, Any]]:
@@ -229,7 +241,7 @@ def machines() -> list[dict[str, Any]]:
 
 def machine(name_or_path: str) -> dict[str, Any]:
     """A machine (preset name or TOML file), validated, as a dict of its file's keys."""
-    return json.loads(_native.machine(_check_str("machine", name_or_path)))
+    return json.loads(_native.machine(check_option("machine", name_or_path)))
 
 
 def workloads() -> list[dict[str, Any]]:

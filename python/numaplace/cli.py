@@ -68,7 +68,7 @@ def _print_plugins(items: list[dict]) -> None:
         print(f"{it['name']}: {it['doc']}")
         for p in it["params"]:
             kind = p["kind"]
-            ty = {"integer": "integer", "word": "word", "number": f"number in [{kind.get('min')}, {kind.get('max')}]"}.get(
+            ty = {"integer": "integer", "word": "word", "text": "text", "number": f"number in [{kind.get('min')}, {kind.get('max')}]"}.get(
                 kind["type"], "|".join(kind.get("choices", []))
             )
             print(f"    {p['name']}={p['default']} ({ty}): {p['doc']}")
@@ -144,30 +144,20 @@ def _summary(r) -> str:  # noqa: ANN001 - a numaplace.Result
     return "\n".join(lines)
 
 
+def _run_kwargs(args: argparse.Namespace, names: Sequence[str]) -> dict:
+    """The ``numaplace.simulate``-style keyword arguments of the run options ``names`` given on
+    the command line (an option not given is left to its declared default)."""
+    from numaplace.api import OPTIONS
+
+    return {OPTIONS[n]["python"]: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+
+
 def cmd_sim(args: argparse.Namespace) -> None:
     import numaplace
 
-    threads = args.threads
-    if args.trace:
-        if args.workload is not None or args.klass is not None:
-            raise UsageError("numaplace sim: --trace replays a recorded workload: drop --workload and --class")
-        if threads is None:
-            threads = numaplace.trace_info(args.trace)["threads"]
-    r = numaplace.simulate(
-        machine=args.machine,
-        workload=args.workload or "stream",
-        placement=args.placement,
-        threads=threads if threads is not None else 16,
-        seed=args.seed,
-        binding=args.binding,
-        init=args.init,
-        quantum_ns=args.quantum_ns,
-        oversubscribe=args.oversubscribe,
-        trace=args.trace,
-        problem_class=args.klass,
-        dynamic=args.dynamic,
-        decisions=args.decisions,
-    )
+    if args.trace and (args.workload is not None or getattr(args, "class") is not None):
+        raise UsageError("numaplace sim: --trace replays a recorded workload: drop --workload and --class")
+    r = numaplace.simulate(**_run_kwargs(args, list(numaplace.api.OPTIONS)))
     if args.json:
         _write_atomic(Path(args.json), r.to_json() + "\n")
     print(_summary(r))
@@ -176,17 +166,7 @@ def cmd_sim(args: argparse.Namespace) -> None:
 def cmd_trace_export(args: argparse.Namespace) -> None:
     import numaplace
 
-    numaplace.trace_export(
-        args.out,
-        machine=args.machine,
-        workload=args.workload,
-        threads=args.threads,
-        seed=args.seed,
-        binding=args.binding,
-        init=args.init,
-        text=args.text,
-        problem_class=args.klass,
-    )
+    numaplace.trace_export(args.out, workload=args.workload, text=args.text, **_run_kwargs(args, SHAPE_OPTIONS))
     i = numaplace.trace_info(args.out)
     print(f"wrote {args.out}: {i['epochs']:,} epochs, {i['records']:,} records, {i['transactions']:,} transactions")
 
@@ -214,20 +194,14 @@ def cmd_trace_info(args: argparse.Namespace) -> None:
 def cmd_workload_show(args: argparse.Namespace) -> None:
     import numaplace
 
-    i = numaplace.workload_show(
-        args.name,
-        machine=args.machine,
-        threads=args.threads,
-        seed=args.seed,
-        binding=args.binding,
-        init=args.init,
-        problem_class=args.klass,
-    )
+    from numaplace.api import option_default
+
+    i = numaplace.workload_show(args.name, **_run_kwargs(args, SHAPE_OPTIONS))
     if args.json:
         print(json.dumps(i, indent=2))
         return
     print(f"workload      {i['workload']}")
-    print(f"threads       {i['threads']} on {args.machine}")
+    print(f"threads       {i['threads']} on {args.machine or option_default('machine')}")
     print(f"footprint     {i['footprint_pages']:,} pages of {i['page_size'] // 1024} KiB ({i['footprint_bytes'] / 2**20:,.1f} MiB)")
     print(f"iterations    {i['iterations']}; {i['transactions_per_iteration']:,} transactions per iteration")
     print()
@@ -385,8 +359,31 @@ def cmd_report(args: argparse.Namespace) -> None:
         print(f"wrote {args.plot}", file=sys.stderr)
 
 
+#: The run options that that shape a workload without running it (``trace export``, ``workload show``).
+SHAPE_OPTIONS = ("machine", "class", "threads", "init", "binding", "seed")
+
+
+def add_run_options(parser: argparse.ArgumentParser, names: Sequence[str]) -> None:
+    """Adds the run options ``names`` to ``parser``, generated from their one declaration
+    (``numaplace.api.OPTIONS``): flag, type, choices, help and default. Defaults are left to
+    the run (an option not given is not sent), so a trace's own thread count can stand."""
+    from numaplace.api import OPTIONS
+
+    for name in names:
+        o = OPTIONS[name]
+        kind = o["kind"]
+        default = f" (default: {o['default']})" if o["default"] is not None else ""
+        flag = "--" + name.replace("_", "-")
+        if kind["type"] == "bool":
+            parser.add_argument(flag, dest=name, action="store_const", const=True, default=None, help=o["doc"])
+            continue
+        extra: dict = {"type": {"integer": int, "number": float}.get(kind["type"], str)}
+        if kind["type"] == "name":
+            extra["choices"] = kind["choices"]
+        parser.add_argument(flag, dest=name, metavar=name.upper(), default=None, help=o["doc"] + default, **extra)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from numaplace.api import BINDINGS, DEFAULT_QUANTUM_NS, INITS
     from numaplace.sweep import add_execution_args, add_parser as add_sweep_parser
 
     p = _Parser(prog="numaplace", description="NUMA page placement: simulate, compare, reproduce.")
@@ -412,23 +409,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--mlp", type=float, default=10.0, help="memory-level parallelism (default 10)")
     s.set_defaults(func=cmd_topo)
 
-    def run_options(s: argparse.ArgumentParser, threads_default: int | None = 16) -> None:
-        s.add_argument("--machine", default="origin2000", help="preset name or machine TOML file")
-        s.add_argument("--threads", type=int, default=threads_default)
-        s.add_argument("--seed", type=int, default=0)
-        s.add_argument("--binding", choices=BINDINGS, default="spread")
-        s.add_argument("--init", choices=INITS, default="parallel")
-        s.add_argument("--class", dest="klass", metavar="CLASS", help="problem class of a kernel (S, W, A, B)")
+    from numaplace.api import OPTIONS
 
     s = sub.add_parser("sim", help="run one simulation")
-    run_options(s, threads_default=None)
-    s.add_argument("--workload", default=None, help="NAME[:key=value,...] (default: stream)")
-    s.add_argument("--trace", help="replay this trace file instead of a workload")
-    s.add_argument("--placement", default="first-touch", help="NAME[:key=value,...]")
-    s.add_argument("--quantum-ns", type=float, default=DEFAULT_QUANTUM_NS)
-    s.add_argument("--oversubscribe", action="store_true", help="allow more threads than CPUs")
-    s.add_argument("--dynamic", help="a dynamic policy, NAME[:key=value,...] (see `numaplace policies`)")
-    s.add_argument("--decisions", help="write every policy action to this file (.csv, else JSON Lines)")
+    add_run_options(s, list(OPTIONS))  # every run option
     s.add_argument("--json", help="write the full result as JSON to this file")
     s.set_defaults(func=cmd_sim)
 
@@ -443,7 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("trace", help="write or summarise trace files")
     tsub = s.add_subparsers(dest="trace_command", metavar="SUBCOMMAND", parser_class=_Parser, required=True)
     t = tsub.add_parser("export", help="write a workload as a trace file")
-    run_options(t)
+    add_run_options(t, SHAPE_OPTIONS)
     t.add_argument("--workload", required=True, help="NAME[:key=value,...]")
     t.add_argument("--out", required=True, help="the trace file to write")
     t.add_argument("--text", action="store_true", help="write the text form (for small cases)")
@@ -457,7 +441,7 @@ def build_parser() -> argparse.ArgumentParser:
     wsub = s.add_subparsers(dest="workload_command", metavar="SUBCOMMAND", parser_class=_Parser, required=True)
     w = wsub.add_parser("show", help="regions, phases, footprint and sharing of a workload")
     w.add_argument("name", help="NAME[:key=value,...]")
-    run_options(w)
+    add_run_options(w, SHAPE_OPTIONS)
     w.add_argument("--json", action="store_true", help="print JSON")
     w.set_defaults(func=cmd_workload_show)
 

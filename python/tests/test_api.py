@@ -100,6 +100,41 @@ def test_machine_and_listings():
     assert {p["name"] for p in numaplace.placements()} == {"first-touch", "round-robin", "random", "worst-case", "bind", "block"}
 
 
+# --- the run request ------------------------------------------------------------------------
+
+
+def test_simulate_takes_exactly_the_declared_run_options_with_their_defaults():
+    # The options are declared once, in Rust; simulate's keywords are checked against them.
+    import inspect
+
+    from numaplace.api import OPTIONS, option_default
+
+    params = {n: p for n, p in inspect.signature(numaplace.simulate).parameters.items() if p.kind is not p.VAR_KEYWORD}
+    assert set(params) == {o["python"] for o in OPTIONS.values()}
+    for name, o in OPTIONS.items():
+        default = params[o["python"]].default
+        # None stands for "the declared default": unset, none, or (threads) a trace's own count.
+        if default is None:
+            assert o["default"] in (None, "none") or name == "threads", name
+        else:
+            assert default == option_default(name), name
+
+
+def test_no_dynamic_policy_can_be_named_none():
+    base = numaplace.simulate(workload=SMALL_STREAM, threads=4)
+    assert numaplace.simulate(workload=SMALL_STREAM, threads=4, dynamic="none") == base
+    assert base.config["dynamic"] is None
+
+
+def test_the_cli_options_of_sim_are_generated_from_the_run_options(cli):
+    from numaplace.api import OPTIONS
+
+    help_text = cli("sim", "--help").stdout
+    for name, o in OPTIONS.items():
+        assert "--" + name.replace("_", "-") in help_text, name
+        assert o["doc"].split()[0] in help_text, name
+
+
 # --- exceptions ---------------------------------------------------------------------------
 
 

@@ -111,3 +111,22 @@ def test_workloads_lists_every_kernel() -> None:
     for name in ["nas-bt", "nas-sp", "nas-lu", "nas-mg", "nas-cg", "nas-ft", "nas-ep", "shallow", "ocean-contig",
                  "ocean-noncontig", "ge"]:
         assert f"{name}:" in p.stdout
+
+
+def test_a_trace_is_a_workload_whose_thread_count_comes_from_its_header(tmp_path: Path) -> None:
+    out = tmp_path / "s.nptrace"
+    numaplace.trace_export(str(out), workload="stream:pages=8,iterations=2", threads=4)
+    by_option = numaplace.simulate(trace=str(out), placement="round-robin")
+    by_workload = numaplace.simulate(workload=f"trace:file={out}", placement="round-robin")
+    assert by_option.config["threads"] == 4 and by_option.config["trace"] == str(out)
+    assert by_option == by_workload
+    # A count that is given is checked against the trace's.
+    with pytest.raises(numaplace.ConfigError, match=r"the trace's thread count is 4 but the run asks for 2"):
+        numaplace.simulate(trace=str(out), threads=2)
+    with pytest.raises(numaplace.SpecError, match=r"workload 'trace': unknown parameter 'path' \(valid keys: file\)"):
+        numaplace.simulate(workload=f"trace:path={out}")
+    with pytest.raises(numaplace.SpecError, match=r"file= names no file"):
+        numaplace.simulate(workload="trace")
+    with pytest.raises(numaplace.FileError, match="no such file"):
+        numaplace.simulate(workload=f"trace:file={tmp_path / 'missing'}")
+    assert "trace: replays a trace file" in run("workloads").stdout

@@ -30,6 +30,9 @@ pub enum ParamKind {
     Choice(&'static [&'static str]),
     /// A free word of letters, digits, `_`, `-` and `+` (a phase name, region names joined by `+`).
     Word,
+    /// Any text without a comma (which separates parameters), such as a file path; may be
+    /// empty, so a plug-in whose text has no sensible default checks for that itself.
+    Text,
 }
 
 /// One declared parameter of a plug-in.
@@ -168,6 +171,7 @@ fn parse_value(d: &ParamDecl, text: &str) -> Result<Value, String> {
                 Err("expected a word of letters, digits, '_', '-' and '+'".to_string())
             }
         }
+        ParamKind::Text => Ok(Value::Text(text.to_string())),
         ParamKind::Choice(words) => words
             .iter()
             .find(|w| **w == text)
@@ -271,6 +275,7 @@ pub fn describe(decls: &[ParamDecl]) -> String {
                 ParamKind::Float { min, max } => format!("number in [{min}, {max}]"),
                 ParamKind::Choice(w) => w.join("|"),
                 ParamKind::Word => "word".to_string(),
+                ParamKind::Text => "text".to_string(),
             };
             let ty = if d.default == "auto" { format!("{ty} or auto") } else { ty };
             format!("  {}={} ({ty}): {}", d.name, d.default, d.doc)

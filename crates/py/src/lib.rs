@@ -10,7 +10,8 @@ use numaplace_model::spec::{ParamDecl, ParamKind, Spec};
 use numaplace_model::ModelError;
 use numaplace_sim::detect::{detect as detect_host, to_toml, DetectOptions};
 use numaplace_sim::presets::{load_machine as load, PRESETS};
-use numaplace_sim::{bench, workload, Binding, Init, RunConfig, SimError};
+use numaplace_sim::request::OptKind;
+use numaplace_sim::{bench, workload, RunConfig, SimError};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -44,84 +45,51 @@ fn model(e: ModelError) -> PyErr {
     to_py(SimError::Model(e))
 }
 
-/// Builds a run configuration from the arguments every run-like function takes.
-#[allow(clippy::too_many_arguments)]
-fn config(
-    machine: String,
-    workload: String,
-    placement: String,
-    threads: usize,
-    binding: &str,
-    init: &str,
-    seed: u64,
-    quantum_ns: f64,
-    oversubscribe: bool,
-    trace: Option<String>,
-    class: Option<String>,
-    dynamic: Option<String>,
-    decisions: Option<String>,
-) -> PyResult<RunConfig> {
-    Ok(RunConfig {
-        machine,
-        workload,
-        placement,
-        threads,
-        binding: Binding::parse(binding).map_err(model)?,
-        init: Init::parse(init).map_err(model)?,
-        seed,
-        quantum_ns,
-        oversubscribe,
-        trace,
-        class,
-        dynamic,
-        decisions,
-    })
+/// A run request (a JSON object of options, `numaplace_sim::request::OPTIONS`) resolved.
+fn request(text: &str) -> PyResult<RunConfig> {
+    numaplace_sim::request::resolve_json(text).map_err(to_py)
 }
 
-/// Runs one simulation and returns its result as JSON text.
+/// The run options as JSON: name, kind (type, range or names), default, doc, whether a sweep
+/// may vary it, and the keyword `numaplace.simulate` takes it as.
 #[pyfunction]
-#[pyo3(signature = (machine, workload, placement, threads, binding, init, seed, quantum_ns, oversubscribe, trace=None, class_=None, dynamic=None, decisions=None))]
-#[allow(clippy::too_many_arguments)]
-fn simulate(
-    py: Python<'_>,
-    machine: String,
-    workload: String,
-    placement: String,
-    threads: usize,
-    binding: &str,
-    init: &str,
-    seed: u64,
-    quantum_ns: f64,
-    oversubscribe: bool,
-    trace: Option<String>,
-    class_: Option<String>,
-    dynamic: Option<String>,
-    decisions: Option<String>,
-) -> PyResult<String> {
-    let cfg = config(
-        machine, workload, placement, threads, binding, init, seed, quantum_ns, oversubscribe, trace, class_, dynamic, decisions,
-    )?;
+fn run_options() -> String {
+    let v: Vec<Value> = numaplace_sim::request::OPTIONS
+        .iter()
+        .map(|o| {
+            let kind = match o.kind {
+                OptKind::Text => json!({"type": "text"}),
+                OptKind::Int { min, max } => json!({"type": "integer", "min": min, "max": max}),
+                OptKind::Float { min, max } => json!({"type": "number", "min": min, "max": max}),
+                OptKind::Bool => json!({"type": "bool"}),
+                OptKind::Name { what, names } => json!({"type": "name", "what": what, "choices": names}),
+            };
+            json!({
+                "name": o.name,
+                "kind": kind,
+                "default": o.default,
+                "doc": o.doc,
+                "input": o.input,
+                "python": o.python.unwrap_or(o.name),
+            })
+        })
+        .collect();
+    Value::Array(v).to_string()
+}
+
+/// Runs one simulation of a run request (JSON text) and returns its result as JSON text.
+#[pyfunction]
+fn simulate(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    let cfg = request(request_json)?;
     let r = py.allow_threads(|| numaplace_sim::simulate(&cfg)).map_err(to_py)?;
     Ok(r.to_json())
 }
 
-/// Writes a workload as a trace file (binary, or text if `text`).
+/// Writes the workload of a run request as a trace file (binary, or text if `text`).
 #[pyfunction]
-#[pyo3(signature = (machine, workload, threads, binding, init, seed, out, text=false, class_=None))]
-#[allow(clippy::too_many_arguments)]
-fn trace_export(
-    py: Python<'_>,
-    machine: String,
-    workload: String,
-    threads: usize,
-    binding: &str,
-    init: &str,
-    seed: u64,
-    out: String,
-    text: bool,
-    class_: Option<String>,
-) -> PyResult<()> {
-    let cfg = config(machine, workload, String::new(), threads, binding, init, seed, 1.0, false, None, class_, None, None)?;
+#[pyo3(signature = (request_json, out, text=false))]
+fn trace_export(py: Python<'_>, request_json: &str, out: String, text: bool) -> PyResult<()> {
+    let cfg = request(request_json)?;
     py.allow_threads(|| {
         let m = load(&cfg.machine)?;
         numaplace_sim::run::export_trace(&m, &cfg, std::path::Path::new(&out), text)
@@ -136,21 +104,10 @@ fn trace_info(py: Python<'_>, path: String) -> PyResult<String> {
     Ok(serde_json::to_string(&i).expect("serialise"))
 }
 
-/// A workload's regions, phases, footprint and sharing, as JSON.
+/// The regions, phases, footprint and sharing of a run request's workload, as JSON.
 #[pyfunction]
-#[pyo3(signature = (machine, workload, threads, binding, init, seed, class_=None))]
-#[allow(clippy::too_many_arguments)]
-fn workload_show(
-    py: Python<'_>,
-    machine: String,
-    workload: String,
-    threads: usize,
-    binding: &str,
-    init: &str,
-    seed: u64,
-    class_: Option<String>,
-) -> PyResult<String> {
-    let cfg = config(machine, workload, String::new(), threads, binding, init, seed, 1.0, false, None, class_, None, None)?;
+fn workload_show(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    let cfg = request(request_json)?;
     let i = py
         .allow_threads(|| {
             let m = load(&cfg.machine)?;
@@ -169,6 +126,7 @@ fn params_json(decls: &[ParamDecl]) -> Value {
                 ParamKind::Float { min, max } => json!({"type": "number", "min": min, "max": max}),
                 ParamKind::Choice(w) => json!({"type": "choice", "choices": w}),
                 ParamKind::Word => json!({"type": "word"}),
+                ParamKind::Text => json!({"type": "text"}),
             };
             json!({"name": d.name, "default": d.default, "doc": d.doc, "kind": ty})
         })
@@ -318,6 +276,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OutOfMemoryError", py.get_type_bound::<OutOfMemoryError>())?;
     m.add("FileError", py.get_type_bound::<FileError>())?;
     m.add("TraceError", py.get_type_bound::<TraceError>())?;
+    m.add_function(wrap_pyfunction!(run_options, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(machines, m)?)?;
     m.add_function(wrap_pyfunction!(machine, m)?)?;

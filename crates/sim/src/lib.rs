@@ -8,7 +8,7 @@
 //! * [`timing`]: latency, memory-level parallelism and memory-controller queueing.
 //! * [`engine`]: the quantum-interleaved epoch loop; [`hotloop`]: the hot path, one loop
 //!   specialised per dynamic policy's observer.
-//! * [`run`]: configuration → result; [`bench`]: the speed and footprint benchmarks.
+//! * [`request`]: the run request, every option declared once; [`run`]: configuration → result; [`bench`]: the speed and footprint benchmarks.
 //! * [`trace`]: the trace format (writer, streaming reader, text form); [`inspect`]: a
 //!   workload's shape without timing it.
 
@@ -20,6 +20,7 @@ pub mod error;
 pub mod hotloop;
 pub mod inspect;
 pub mod presets;
+pub mod request;
 pub mod run;
 pub mod timing;
 pub mod trace;

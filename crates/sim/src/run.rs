@@ -30,7 +30,7 @@ pub struct RunConfig {
     pub quantum_ns: f64,
     pub oversubscribe: bool,
     /// Replay this trace file instead of generating `workload` (whose text is then ignored;
-    /// threads and init come from the trace).
+    /// init comes from the trace): the same as the workload `trace:file=PATH`, for any path.
     pub trace: Option<String>,
     /// A problem class (`S`, `W`, `A`, `B`) added to the workload's spec as `class=...`.
     pub class: Option<String>,
@@ -38,31 +38,18 @@ pub struct RunConfig {
     pub dynamic: Option<String>,
     /// Write every policy decision here (`.csv`, else JSON Lines).
     pub decisions: Option<String>,
+    /// The workload is a trace and the request gave no thread count: take the trace's.
+    pub threads_from_trace: bool,
 }
 
 impl Default for RunConfig {
+    /// Every option's declared default ([`crate::request::OPTIONS`]).
     fn default() -> Self {
-        RunConfig {
-            machine: "origin2000".into(),
-            workload: "stream".into(),
-            placement: "first-touch".into(),
-            threads: 16,
-            binding: Binding::Spread,
-            init: Init::Parallel,
-            seed: 0,
-            quantum_ns: DEFAULT_QUANTUM_NS,
-            oversubscribe: false,
-            trace: None,
-            class: None,
-            dynamic: None,
-            decisions: None,
-        }
+        crate::request::resolve(&serde_json::Map::new()).expect("the declared defaults are valid")
     }
 }
 
-/// Default interleaving quantum: long enough that the per-quantum work (a timing solve) is
-/// small beside the transactions, short beside any epoch of interest.
-pub const DEFAULT_QUANTUM_NS: f64 = 200_000.0;
+pub use crate::request::DEFAULT_QUANTUM_NS;
 
 /// The configuration as resolved: every default filled in, the machine written out in full,
 /// so that a run can be repeated exactly from it.
@@ -165,8 +152,14 @@ pub fn simulate_on(machine: &Machine, cfg: &RunConfig) -> Result<SimResult, SimE
     if !(cfg.quantum_ns.is_finite() && cfg.quantum_ns >= 1.0) {
         return Err(ModelError::Config(format!("quantum_ns = {}: must be at least 1", cfg.quantum_ns)).into());
     }
+    let trace_path = trace_path(cfg)?;
+    let threads_n = match (&trace_path, cfg.threads_from_trace) {
+        (Some(path), true) => trace::header(std::path::Path::new(path))?.threads,
+        _ => cfg.threads,
+    };
+    let cfg = &RunConfig { threads: threads_n, threads_from_trace: false, ..cfg.clone() };
     let threads = bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
-    let (mut wl, workload_spec, init): (Box<dyn Workload>, String, String) = match &cfg.trace {
+    let (mut wl, workload_spec, init): (Box<dyn Workload>, String, String) = match &trace_path {
         Some(path) => {
             let t = open_trace(machine, cfg, path)?;
             let h = t.header();
@@ -229,7 +222,7 @@ pub fn simulate_on(machine: &Machine, cfg: &RunConfig) -> Result<SimResult, SimE
         seed: cfg.seed,
         quantum_ns: cfg.quantum_ns,
         oversubscribe: cfg.oversubscribe,
-        trace: cfg.trace.clone(),
+        trace: trace_path,
         thread_nodes: threads.iter().map(|p| p.node.0).collect(),
         numaplace_version: env!("CARGO_PKG_VERSION"),
     };
@@ -269,22 +262,34 @@ pub fn build_workload(machine: &Machine, cfg: &RunConfig) -> Result<(Box<dyn Wor
     Ok(workload::build(&spec, &workload_ctx(machine, cfg))?)
 }
 
+/// The trace a configuration replays: its `trace` path, or the `file` of a `trace:file=PATH`
+/// workload (checked against the trace workload's declared parameters).
+///
+/// # Errors
+/// A trace workload spec with a bad or missing key, or a `class` given with a trace.
+fn trace_path(cfg: &RunConfig) -> Result<Option<String>, SimError> {
+    let path = match &cfg.trace {
+        Some(p) => p.clone(),
+        None if crate::request::is_trace_spec(&cfg.workload) => {
+            let (_, r) = crate::workload::REGISTRY.resolve(&Spec::parse(&cfg.workload)?)?;
+            r.text("file").to_string()
+        }
+        None => return Ok(None),
+    };
+    if let Some(class) = &cfg.class {
+        return Err(ModelError::Spec(format!("workload 'trace': class given ({class}), but a trace was recorded at its own size")).into());
+    }
+    if path.is_empty() {
+        return Err(ModelError::Spec("workload 'trace': file= names no file".into()).into());
+    }
+    Ok(Some(path))
+}
+
 /// Opens a trace for a run on `machine`, checking that it fits the machine and the run.
 fn open_trace(machine: &Machine, cfg: &RunConfig, path: &str) -> Result<Box<dyn TraceSource>, SimError> {
     let t = trace::open(std::path::Path::new(path))?;
-    let h = t.header();
-    let mismatch = |what: &str, trace: u64, run: u64, hint: &str| {
-        Err(ModelError::Config(format!("{path}: the trace's {what} is {trace} but {hint} {run}")).into())
-    };
-    if h.page_size != machine.raw.page_size {
-        return mismatch("page size", h.page_size, machine.raw.page_size, &format!("machine '{}' has", machine.name()));
-    }
-    if h.line_size != machine.raw.line_size {
-        return mismatch("line size", h.line_size, machine.raw.line_size, &format!("machine '{}' has", machine.name()));
-    }
-    if h.threads != cfg.threads {
-        return mismatch("thread count", h.threads as u64, cfg.threads as u64, "the run asks for");
-    }
+    let m = machine.raw.clone();
+    trace::check_fits(t.header(), path, &format!("machine '{}'", machine.name()), m.page_size, m.line_size, cfg.threads)?;
     Ok(t)
 }
 

@@ -178,7 +178,7 @@ pub type WorkloadInfo = Info<Build>;
 
 /// Every workload, keyed by the name users type, in listing order.
 pub const REGISTRY: Registry<Build> =
-    Registry { kind: "workload", groups: &[workloads::BASIC, workloads::nas::INFOS, workloads::splash::INFOS] };
+    Registry { kind: "workload", groups: &[workloads::BASIC, workloads::nas::INFOS, workloads::splash::INFOS, &[crate::trace::INFO]] };
 
 /// Builds the workload named by `spec`, returning it with its resolved spec.
 ///

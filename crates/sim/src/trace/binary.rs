@@ -433,6 +433,22 @@ impl BinaryTrace {
         Self::from_reader(Box::new(file), &path.display().to_string())
     }
 
+    /// Reads only the header of the binary trace at `path`: no block is read or decoded and no
+    /// reader thread starts.
+    ///
+    /// # Errors
+    /// As [`BinaryTrace::open`].
+    pub fn read_header(path: &Path) -> Result<TraceHeader, SimError> {
+        let file = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
+        let mut reader = BlockReader {
+            path: path.display().to_string(),
+            input: BufReader::with_capacity(1 << 12, Box::new(file) as Box<dyn Read + Send>),
+            offset: 0,
+            packed: Vec::new(),
+        };
+        reader.read_header()
+    }
+
     /// Reads a trace from any byte stream; `name` stands for the file in messages.
     ///
     /// # Errors

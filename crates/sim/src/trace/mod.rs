@@ -16,7 +16,9 @@ pub use binary::{export, BinaryTrace, TraceWriter};
 pub use text::{write_text, TextTrace};
 
 use crate::error::SimError;
-use crate::workload::{Epoch, Workload};
+use crate::workload::{Epoch, Workload, WorkloadCtx, WorkloadInfo};
+use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
+use numaplace_model::ModelError;
 use numaplace_model::Region;
 use std::collections::HashMap;
 use std::path::Path;
@@ -93,14 +95,51 @@ pub trait TraceSource: Workload {
 /// # Errors
 /// A file that cannot be read, is neither form, or has a malformed header.
 pub fn open(path: &Path) -> Result<Box<dyn TraceSource>, SimError> {
+    match sniff(path)? {
+        Format::Binary => Ok(Box::new(BinaryTrace::open(path)?)),
+        Format::Text => Ok(Box::new(TextTrace::open(path)?)),
+    }
+}
+
+/// The two forms of a trace file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Binary,
+    Text,
+}
+
+impl Format {
+    /// The word `trace info` prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Binary => "binary",
+            Format::Text => "text",
+        }
+    }
+}
+
+/// Which form the file at `path` is in, from its first eight bytes.
+///
+/// # Errors
+/// An unreadable file, or neither magic.
+pub fn sniff(path: &Path) -> Result<Format, SimError> {
     use std::io::Read;
     let mut f = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
     let mut first = [0u8; 8];
-    let n = f.read(&mut first).map_err(|e| SimError::io(path, e))?;
+    let mut n = 0;
+    // A short read is not the end of the file: read until 8 bytes or end of file.
+    while n < first.len() {
+        match f.read(&mut first[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(SimError::io(path, e)),
+        }
+    }
     if n == 8 && &first == MAGIC {
-        Ok(Box::new(BinaryTrace::open(path)?))
+        Ok(Format::Binary)
     } else if first[..n].starts_with(&TEXT_MAGIC.as_bytes()[..n.min(TEXT_MAGIC.len())]) && n > 0 {
-        Ok(Box::new(TextTrace::open(path)?))
+        Ok(Format::Text)
     } else {
         Err(SimError::Trace {
             path: path.display().to_string(),
@@ -110,8 +149,76 @@ pub fn open(path: &Path) -> Result<Box<dyn TraceSource>, SimError> {
     }
 }
 
-/// Interns a phase name read from a file, so epochs can carry `&'static str` like the
-/// built-in workloads. Distinct names are few (a workload's phases); the table is bounded.
+/// The header of the trace at `path`, checked, without decoding its body (a text trace, the
+/// form for small cases, is parsed whole).
+///
+/// # Errors
+/// As [`open`].
+pub fn header(path: &Path) -> Result<TraceHeader, SimError> {
+    match sniff(path)? {
+        Format::Binary => BinaryTrace::read_header(path),
+        Format::Text => Ok(TextTrace::open(path)?.header().clone()),
+    }
+}
+
+/// The name of the workload that replays a trace: `trace:file=PATH`.
+pub const WORKLOAD: &str = "trace";
+
+/// The trace workload's registry entry: a trace is a workload like the generated ones, whose
+/// thread count, page and line size come from its header.
+pub const INFO: WorkloadInfo = WorkloadInfo {
+    name: WORKLOAD,
+    doc: "replays a trace file (docs/trace-format.md); its header gives the thread count, page and line size",
+    params: &[ParamDecl { name: "file", kind: ParamKind::Text, default: "", doc: "the trace file (binary or text form)" }],
+    caps: (),
+    build: build_workload,
+};
+
+fn build_workload(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
+    // The run itself opens traces through `run::simulate_on`, which keeps file and format
+    // errors as such; this path serves export and inspection, whose errors are one line too.
+    let as_model = |e: SimError| ModelError::Config(e.to_string());
+    let path = Path::new(r.text("file"));
+    if path.as_os_str().is_empty() {
+        return Err(ModelError::Spec("workload 'trace': file= names no file".into()));
+    }
+    let fits = |h: &TraceHeader| check_fits(h, r.text("file"), "the machine", ctx.page_size, ctx.line_size, ctx.threads);
+    let w: Box<dyn Workload> = match sniff(path).map_err(as_model)? {
+        Format::Binary => {
+            let t = BinaryTrace::open(path).map_err(as_model)?;
+            fits(t.header())?;
+            Box::new(t)
+        }
+        Format::Text => {
+            let t = TextTrace::open(path).map_err(as_model)?;
+            fits(t.header())?;
+            Box::new(t)
+        }
+    };
+    Ok(w)
+}
+
+/// Checks that a trace fits a run: its page and line size are the machine's (`machine` names
+/// it in the message) and its thread count is the run's.
+///
+/// # Errors
+/// [`ModelError::Config`] naming the file and the mismatch.
+pub fn check_fits(h: &TraceHeader, path: &str, machine: &str, page_size: u64, line_size: u64, threads: usize) -> Result<(), ModelError> {
+    let mismatch = |what: &str, trace: u64, run: u64, hint: &str| {
+        Err(ModelError::Config(format!("{path}: the trace's {what} is {trace} but {hint} {run}")))
+    };
+    if h.page_size != page_size {
+        return mismatch("page size", h.page_size, page_size, &format!("{machine} has"));
+    }
+    if h.line_size != line_size {
+        return mismatch("line size", h.line_size, line_size, &format!("{machine} has"));
+    }
+    if h.threads != threads {
+        return mismatch("thread count", h.threads as u64, threads as u64, "the run asks for");
+    }
+    Ok(())
+}
+
 pub(crate) fn intern(name: &str) -> Option<&'static str> {
     static NAMES: Mutex<Option<HashMap<String, &'static str>>> = Mutex::new(None);
     const MAX_NAMES: usize = 4096;
@@ -158,9 +265,9 @@ pub struct TraceInfo {
 /// # Errors
 /// Any malformed part of the file.
 pub fn info(path: &Path) -> Result<TraceInfo, SimError> {
+    let format = sniff(path)?.name();
     let mut t = open(path)?;
     let h = t.header().clone();
-    let format = if std::fs::read(path).map(|b| b.starts_with(MAGIC)).unwrap_or(false) { "binary" } else { "text" };
     let mut epoch = Epoch::default();
     let (mut epochs, mut records, mut transactions, mut writes, mut iterations) = (0u64, 0u64, 0u64, 0u64, 0u32);
     let mut phases: Vec<(String, u64, u64)> = Vec::new();
