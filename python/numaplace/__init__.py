@@ -36,7 +36,10 @@ from numaplace.api import (
     workload_show,
     workloads,
 )
-from numaplace.sweep import SweepError, sweep
+# The package itself, callable (numaplace.sweep(spec) runs a sweep); importing a name from it
+# here instead would bind numaplace.sweep to that name and hide the package.
+import numaplace.sweep as sweep  # noqa: E402 - after api, which the sweep's workers import
+from numaplace.sweep import SweepError
 
 __all__ = [
     "ConfigError",
