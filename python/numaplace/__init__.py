@@ -36,9 +36,10 @@ from numaplace.api import (
     workload_show,
     workloads,
 )
-# The package itself, callable (numaplace.sweep(spec) runs a sweep); importing a name from it
-# here instead would bind numaplace.sweep to that name and hide the package.
-import numaplace.sweep as sweep  # noqa: E402 - after api, which the sweep's workers import
+# The package itself, which is callable (numaplace.sweep(spec) runs a sweep): importing a
+# function named sweep from it here would bind numaplace.sweep to the function and hide the
+# package, as it once did.
+import numaplace.sweep as sweep
 from numaplace.sweep import SweepError
 
 __all__ = [
