@@ -91,6 +91,8 @@ def _lost(error: BaseException, attempts: int) -> dict[str, Any]:
 
 @dataclasses.dataclass
 class _Task:
+    """One planned run: its index in ``planned``, its id and options, and its submissions so far."""
+
     index: int
     run: str
     options: dict[str, Any]
