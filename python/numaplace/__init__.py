@@ -36,7 +36,11 @@ from numaplace.api import (
     workload_show,
     workloads,
 )
-from numaplace.sweep import SweepError, sweep
+# The package itself, which is callable (numaplace.sweep(spec) runs a sweep): importing a
+# function named sweep from it here would bind numaplace.sweep to the function and hide the
+# package, as it once did.
+import numaplace.sweep as sweep
+from numaplace.sweep import SweepError
 
 __all__ = [
     "ConfigError",

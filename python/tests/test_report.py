@@ -15,13 +15,8 @@ import pandas as pd
 import pytest
 
 from numaplace import plot
-from numaplace.report import (
-    EXPERIMENTS,
-    UnknownExperimentError,
-    get_experiment,
-    reproduce,
-    run_experiments,
-)
+from numaplace.experiments import EXPERIMENTS, UnknownExperimentError, get_experiment, run_experiments
+from numaplace.report import reproduce
 
 BASE_NS = {
     "traverse:pattern=sequential": 500e6,
@@ -291,8 +286,8 @@ def test_seed003_period_keeps_the_seeds_intervals_per_run() -> None:
     """The seed-period runs, the experiment's second stage, migrate every 5 s × (our no-policy
     run time) / (the seed's run time of the kernel), so MG gets the seed's 31 s / 5 s intervals
     per run."""
-    from numaplace import experiments_seed003 as e3
-    from numaplace.report import _flatten
+    from numaplace.experiments import seed003 as e3
+    from numaplace.experiments._frames import flatten as _flatten
 
     first = e3.runs(True)
     mg = [r for r in first if r["workload"].startswith("nas-mg") and r["init"] == "sequential"]
@@ -310,8 +305,8 @@ def test_seed003_period_keeps_the_seeds_intervals_per_run() -> None:
 
 
 def test_a_second_stage_gets_the_first_stages_rows_and_its_runs_follow(monkeypatch: pytest.MonkeyPatch) -> None:
-    from numaplace import report
-    from numaplace.report import Experiment
+    from numaplace import experiments
+    from numaplace.experiments import Experiment
 
     seen: list[pd.DataFrame] = []
 
@@ -328,7 +323,7 @@ def test_a_second_stage_gets_the_first_stages_rows_and_its_runs_follow(monkeypat
         analyse=lambda rows: (rows, plot.new_axes()[0]),
         followup=followup,
     )
-    monkeypatch.setitem(report.EXPERIMENTS, "two-stage", two)
+    monkeypatch.setitem(experiments.EXPERIMENTS, "two-stage", two)
     frame = run_experiments(["seed003-table2", "two-stage"], simulate=fake_simulate, progress=False)
     assert len(seen) == 1 and list(seen[0]["request.placement"]) == ["first-touch", "worst-case"]
     mine = frame[frame.experiment == "two-stage"]
@@ -336,3 +331,51 @@ def test_a_second_stage_gets_the_first_stages_rows_and_its_runs_follow(monkeypat
     assert list(mine["request.workload"]) == ["stream", "stream", "random"]
     assert mine["request.placement"].iloc[2] == "worst-case" and mine["total_time_ns"].iloc[2] == 200e6 * 3.0
     assert list(frame.experiment.drop_duplicates()) == ["seed003-table2", "two-stage"]
+
+
+# --- the experiments package ------------------------------------------------------------------
+
+
+def test_every_experiment_a_seed_module_defines_is_registered_under_its_id() -> None:
+    """Adding an experiment to a seed module without registering it (or registering another
+    object under its id) fails here, not silently in a report without the section."""
+    from numaplace.experiments import Experiment, seed000, seed001, seed003
+
+    defined = {
+        name: obj for module in (seed000, seed001, seed003) for name, obj in vars(module).items() if isinstance(obj, Experiment)
+    }
+    assert sorted(defined) == sorted(n for m in (seed000, seed001, seed003) for n in m.__all__)
+    assert {e.id: e for e in defined.values()} == EXPERIMENTS
+    assert all(get_experiment(e.id) is e for e in defined.values())
+
+
+def test_claims_table_prints_id_statement_verdict_and_figures() -> None:
+    from numaplace.experiments import Claim, claims_table
+
+    claims = [
+        Claim("C9", "x ≤ 1", "seed 9 §1: x is 0.5", {"x": 0.5}, True, "x 0.50"),
+        Claim("C10", "y ≥ 2", "seed 9 §2", {"y": 1.0}, False, "y 1.00"),
+    ]
+    table = claims_table(claims)
+    assert list(table.columns) == ["claim", "holds", "simulated"]
+    assert table.values.tolist() == [["C9: x ≤ 1", "holds", "x 0.50"], ["C10: y ≥ 2", "fails", "y 1.00"]]
+
+
+def test_seed_claims_are_typed_and_their_verdicts_follow_the_figures() -> None:
+    """seed 000's claims from a made-up grid where every placement and policy is as fast as
+    first-touch: C1 fails (worst-case is not 40 % slower), C2 holds, C3 fails (kernel does not
+    improve on no policy), C4 holds; each Claim carries the figures its verdict was computed from."""
+    from numaplace.experiments import Claim, seed000
+
+    rows = [
+        {"kernel": k, "placement": p, "dynamic": d, "total_time_ns": 1e9, "migrations": 10, "first_fraction": 0.9}
+        for k in seed000.KERNELS
+        for p in seed000.PLACEMENTS
+        for d in seed000.DYNAMICS
+    ]
+    claims = seed000.claims(pd.DataFrame(rows))
+    assert all(isinstance(c, Claim) for c in claims)
+    assert [(c.id, c.holds) for c in claims] == [("C1", False), ("C2", True), ("C3", False), ("C4", True)]
+    assert claims[0].measured == {f"mean slowdown, {p}": 0.0 for p in ("round-robin", "random", "worst-case")}
+    assert claims[3].measured == {f"first-invocation share, {k}": 0.9 for k in sorted(seed000.KERNELS)}
+    assert all(c.paper.startswith("seed 000 §") for c in claims)

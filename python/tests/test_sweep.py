@@ -452,6 +452,24 @@ def test_readme_example_spec_runs(tmp_path: Path) -> None:
     assert (df["status"] == "ok").all()
 
 
+def test_numaplace_sweep_is_the_package_and_runs_a_sweep_when_called(tmp_path: Path) -> None:
+    """``numaplace.sweep`` names the package (its exceptions are reachable through it) and,
+    called, runs a sweep exactly as :func:`run_sweep` does."""
+    import numaplace.sweep as package
+    from numaplace.sweep import SweepError as imported
+
+    assert numaplace.sweep is package is sys.modules["numaplace.sweep"]
+    assert numaplace.sweep.SweepError is imported is SweepError
+    assert list(inspect.signature(numaplace.sweep).parameters) == list(inspect.signature(run_sweep).parameters)
+    spec = tmp_path / "spec.toml"
+    spec.write_text(f'[axes]\nseed = [1, 2, 3]\n[fixed]\nworkload = "{STREAM}"\n')
+    called = numaplace.sweep(str(spec), jobs=2)
+    assert list(called["seed"]) == [1, 2, 3] and (called["status"] == "ok").all()
+    pd.testing.assert_frame_equal(called, run_sweep(str(spec), jobs=0))
+    with pytest.raises(numaplace.sweep.SweepError, match=r"unknown option 'seeed' \(did you mean 'seed'\?"):
+        numaplace.sweep({"axes": {"seeed": [1]}}, jobs=0)
+
+
 # --- plots and the extension's stubs ----------------------------------------------------------
 
 
@@ -507,9 +525,9 @@ def test_native_stub_lists_exactly_what_the_extension_exports() -> None:
 
 
 def test_workers_that_cannot_start_stop_the_sweep_with_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import numaplace.sweep as _  # noqa: F401 - the module, whatever numaplace.sweep is bound to
+    import numaplace.sweep.backends as _  # noqa: F401 - the module that starts the workers
 
-    module = sys.modules["numaplace.sweep"]
+    module = sys.modules["numaplace.sweep.backends"]
     monkeypatch.setattr(module, "_WORKER_BOOTSTRAP", "import sys; sys.exit(3)")
     with pytest.raises(SweepError, match=r"^local worker processes exit before running anything \(worker process \d+ exited with status 3\); "):
         run_sweep({"axes": {"seed": list(range(8))}, "fixed": {"workload": STREAM}}, jobs=2, out=tmp_path)
@@ -520,9 +538,9 @@ def test_workers_found_dead_by_a_broken_pipe_still_stop_the_sweep(monkeypatch: p
     # The race CI once lost: a worker has exited, but its reader thread has not yet run to mark
     # it dead. Submissions then meet a broken pipe; each must count as that worker's death, or
     # they all go to the same dead worker and use up every run's retries without a death seen.
-    import numaplace.sweep as _  # noqa: F401
+    import numaplace.sweep.backends as _  # noqa: F401
 
-    module = sys.modules["numaplace.sweep"]
+    module = sys.modules["numaplace.sweep.backends"]
     monkeypatch.setattr(module, "_WORKER_BOOTSTRAP", "import sys; sys.exit(3)")
     start, read = module._Worker.__init__, module._Worker._read
 

@@ -1,4 +1,5 @@
-"""Seed 001's Wildfire experiment for the report: distribution × migration × replication.
+"""Seed 001's experiment, :data:`WILDFIRE` (``seed001-wildfire``): distribution × migration ×
+replication on the Sun Wildfire.
 
 Seed 001 §3 runs SHALLOW and NAS kernels on the three-node Sun Wildfire with 18 threads (6 per
 node), with data distribution on or off (parallel or sequential initialisation), page migration
@@ -24,7 +25,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from numaplace import plot
-from numaplace._frames import requested
+from numaplace.experiments._frames import requested
+from numaplace.experiments.base import Claim, Experiment, RunConfig, claims_table
+
+__all__ = ["WILDFIRE"]
 
 BENCHMARKS = ("shallow", "nas-bt", "nas-cg", "nas-ft", "nas-mg", "nas-sp")
 INITS = ("parallel", "sequential")
@@ -37,13 +41,13 @@ def _workload(benchmark: str, quick: bool) -> str:
     return f"{benchmark}:class={'W' if quick else 'A'}"
 
 
-def runs(quick: bool) -> list[dict[str, Any]]:
+def runs(quick: bool) -> list[RunConfig]:
     """Every (benchmark, init, migration, replication) run."""
     out = []
     for b in BENCHMARKS:
         for init in INITS:
             for migration, replication in SWITCHES:
-                kwargs: dict[str, Any] = {
+                kwargs: RunConfig = {
                     "machine": "wildfire",
                     "workload": _workload(b, quick),
                     "placement": "first-touch",
@@ -86,20 +90,26 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     c5 = seq_ratio >= 3 and mig_ratio <= 1.5 and rep_ratio <= 1.5
     cg = lambda cell: float(t[("nas-cg", "sequential", cell)])  # noqa: E731
     c6 = all(cg(c) < 0.5 * cg("none") and cg(c) < cg("migration") for c in ("replication", "both"))
-    table = pd.DataFrame(
+    times = {c: cg(c) for c in ("none", "migration", "replication", "both")}
+    table = claims_table(
         [
-            (
-                "C5: SHALLOW sequential ≥ 3 × parallel; migration alone and replication alone within 1.5 ×",
-                "holds" if c5 else "fails",
-                f"sequential {seq_ratio:.2f} ×, migration {mig_ratio:.2f} ×, replication {rep_ratio:.2f} × parallel init",
+            Claim(
+                id="C5",
+                statement="SHALLOW sequential ≥ 3 × parallel; migration alone and replication alone within 1.5 ×",
+                paper="seed 001 §3, Table 1 (SHALLOW, the whole 100-step run)",
+                measured={"sequential / parallel": seq_ratio, "migration / parallel": mig_ratio, "replication / parallel": rep_ratio},
+                holds=bool(c5),
+                why=f"sequential {seq_ratio:.2f} ×, migration {mig_ratio:.2f} ×, replication {rep_ratio:.2f} × parallel init",
             ),
-            (
-                "C6: CG sequential: both replication cells < half of no policy and < migration alone",
-                "holds" if c6 else "fails",
-                ", ".join(f"{c} {cg(c):.3f} s" for c in ("none", "migration", "replication", "both")),
+            Claim(
+                id="C6",
+                statement="CG sequential: both replication cells < half of no policy and < migration alone",
+                paper="seed 001 §3 (CG, sequential initialisation)",
+                measured={f"CG time (s), {c}": secs for c, secs in times.items()},
+                holds=bool(c6),
+                why=", ".join(f"{c} {secs:.3f} s" for c, secs in times.items()),
             ),
-        ],
-        columns=["claim", "holds", "simulated"],
+        ]
     )
     grid = f.assign(group=f.benchmark + " / " + f.init)
     fig, ax = plot.new_axes()
@@ -116,11 +126,16 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     return table, fig
 
 
-TITLE = "Data distribution, migration and replication on Sun Wildfire (seed 001 §3)"
-DESCRIPTION = (
-    "Seed 001 compares, on the three-node Sun Wildfire, data distribution (parallel versus "
-    "sequential initialisation) with the machine's page migration and page replication, in a "
-    "2×2×2 grid per benchmark. We run shallow, nas-bt, nas-cg, nas-ft, nas-mg and nas-sp on "
-    "machine wildfire with 18 threads (6 per node) and the wildfire policy with each "
-    "combination of migration and replication, and evaluate the paper's claims C5 and C6."
+WILDFIRE = Experiment(
+    id="seed001-wildfire",
+    title="Data distribution, migration and replication on Sun Wildfire (seed 001 §3)",
+    description=(
+        "Seed 001 compares, on the three-node Sun Wildfire, data distribution (parallel versus "
+        "sequential initialisation) with the machine's page migration and page replication, in a "
+        "2×2×2 grid per benchmark. We run shallow, nas-bt, nas-cg, nas-ft, nas-mg and nas-sp on "
+        "machine wildfire with 18 threads (6 per node) and the wildfire policy with each "
+        "combination of migration and replication, and evaluate the paper's claims C5 and C6."
+    ),
+    runs=runs,
+    analyse=analyse,
 )

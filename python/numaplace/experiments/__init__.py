@@ -1,0 +1,34 @@
+"""The report's experiments: what each runs, how its results are read, and the registry.
+
+Each seed paper has one module, defining its experiments as :class:`Experiment` constants
+(:mod:`~numaplace.experiments.seed000`: ``SENSITIVITY``, ``MIGRATION``, ``RECREP``;
+:mod:`~numaplace.experiments.seed001`: ``WILDFIRE``; :mod:`~numaplace.experiments.seed003`:
+``TABLE2``, ``SAMPLED``) and checking the paper's findings as :class:`Claim` values.
+:data:`EXPERIMENTS` (:mod:`~numaplace.experiments.registry`) holds them all, keyed by id, in
+report order; :func:`get_experiment` looks one up (an unknown id raises
+:class:`UnknownExperimentError`, listing the known ones). :func:`run_experiments`
+(:mod:`~numaplace.experiments.run`) runs them through the sweep executor into one results
+frame, which :mod:`numaplace.report` renders.
+
+Importing this package imports pandas and matplotlib (the analyses build tables and figures).
+"""
+
+from __future__ import annotations
+
+from numaplace.experiments.base import Claim, Experiment, RunConfig, Simulate, SupportsToDict, claims_table
+from numaplace.experiments.registry import EXPERIMENTS, UnknownExperimentError, get_experiment, select
+from numaplace.experiments.run import run_experiments
+
+__all__ = [
+    "EXPERIMENTS",
+    "Claim",
+    "Experiment",
+    "RunConfig",
+    "Simulate",
+    "SupportsToDict",
+    "UnknownExperimentError",
+    "claims_table",
+    "get_experiment",
+    "run_experiments",
+    "select",
+]

@@ -1,0 +1,88 @@
+"""What an experiment is: :class:`Experiment` (the runs to make and how to read their results),
+:class:`Claim` (one published finding checked against the simulation) and :data:`RunConfig`
+(the keyword arguments of one run)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+RunConfig = dict[str, Any]
+"""Keyword arguments of one ``numaplace.simulate`` call.
+
+Moved here unchanged from ``report.py``; it restates the run request, and is to be replaced by
+the run-request table (issue 11)."""
+
+
+class SupportsToDict(Protocol):
+    """What ``simulate`` returns: a result convertible to the documented dict schema."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+Simulate = Callable[..., SupportsToDict]
+"""A stand-in for :func:`numaplace.simulate` (tests pass fakes): keyword arguments → result."""
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One reproducible experiment of the report.
+
+    Attributes:
+        id: Short stable name, used on the command line and as the chart's file name.
+        title: Heading in the report.
+        description: One paragraph for the report, citing the seed section reproduced.
+        runs: Given ``quick``, the ``simulate`` keyword arguments of every run, in order.
+        analyse: Given this experiment's rows of the results frame (index reset, in run
+            order), the table shown in the report and a figure.
+        followup: Optional second stage: given ``quick`` and this experiment's rows from
+            ``runs`` (as ``analyse`` gets them), the keyword arguments of runs that depend on
+            those results (seed 003's migration period is scaled to the run time without a
+            policy). Their rows follow, numbered on from ``runs``'.
+    """
+
+    id: str
+    title: str
+    description: str
+    runs: Callable[[bool], list[RunConfig]]
+    analyse: Callable[[pd.DataFrame], tuple[pd.DataFrame, Figure]]
+    followup: Callable[[bool, pd.DataFrame], list[RunConfig]] | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One of a seed paper's findings, restated as a condition, and whether the simulation meets it.
+
+    Attributes:
+        id: The claim's short name (``"C1"`` ... ``"C8"``, as issue 4 numbered them).
+        statement: The condition tested, in one line.
+        paper: The published result the statement restates: where in the seed, with the
+            published figures or finding where this repository records them (the experiment
+            descriptions and module documents); the report does not print it.
+        measured: The simulated figures the verdict is computed from, by name.
+        holds: Whether the simulation meets the statement.
+        why: The figures behind the verdict as the report prints them (one line).
+    """
+
+    id: str
+    statement: str
+    paper: str
+    measured: Mapping[str, float]
+    holds: bool
+    why: str
+
+
+CLAIM_COLUMNS = ("claim", "holds", "simulated")
+"""The columns of :func:`claims_table`."""
+
+
+def claims_table(claims: Sequence[Claim]) -> pd.DataFrame:
+    """The report's table of claims: ``"<id>: <statement>"``, ``holds``/``fails``, and the figures."""
+    return pd.DataFrame(
+        [(f"{c.id}: {c.statement}", "holds" if c.holds else "fails", c.why) for c in claims],
+        columns=list(CLAIM_COLUMNS),
+    )

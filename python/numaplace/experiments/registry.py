@@ -1,0 +1,61 @@
+"""The registry: every experiment of the report, keyed by id, in report order.
+
+The report's sections follow :data:`EXPERIMENTS`' order, so adding an experiment here also
+places its section; a test checks that every :class:`Experiment` a seed module defines is
+registered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from numaplace._native import NumaplaceError
+from numaplace.experiments import seed000, seed001, seed003
+from numaplace.experiments.base import Experiment
+
+EXPERIMENTS: dict[str, Experiment] = {
+    e.id: e
+    for e in (
+        seed003.TABLE2,
+        seed000.SENSITIVITY,
+        seed000.MIGRATION,
+        seed000.RECREP,
+        seed001.WILDFIRE,
+        seed003.SAMPLED,
+    )
+}
+"""Every experiment of the report, keyed by id, in report order."""
+
+
+class UnknownExperimentError(NumaplaceError, ValueError):
+    """An experiment id that is not in :data:`EXPERIMENTS`; the message lists the known ids.
+
+    Also a ValueError, as it was before it joined the NumaplaceError hierarchy, so that code
+    catching ValueError keeps catching it.
+    """
+
+
+def get_experiment(experiment_id: str) -> Experiment:
+    """Returns the experiment named ``experiment_id``.
+
+    Raises:
+        UnknownExperimentError: no such experiment; the message lists the known ids.
+    """
+    try:
+        return EXPERIMENTS[experiment_id]
+    except KeyError:
+        known = ", ".join(EXPERIMENTS)
+        raise UnknownExperimentError(f"unknown experiment {experiment_id!r} (known: {known})") from None
+
+
+def select(experiment_ids: Sequence[str] | None) -> list[Experiment]:
+    """The experiments named (default: all, in registry order), all looked up before any runs.
+
+    Raises:
+        UnknownExperimentError: an id is not in :data:`EXPERIMENTS`.
+        ValueError: ``experiment_ids`` is empty.
+    """
+    ids = list(EXPERIMENTS) if experiment_ids is None else list(experiment_ids)
+    if not ids:
+        raise ValueError("no experiments selected")
+    return [get_experiment(i) for i in ids]

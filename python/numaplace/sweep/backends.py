@@ -1,0 +1,385 @@
+"""Where :func:`~numaplace.sweep.executor.run_one` runs: the backends.
+
+* :class:`_InlineBackend` — in this process, one run at a time (``jobs=0``, or a custom
+  ``simulate``, which cannot be sent to another process);
+* :class:`_PoolBackend` — ``jobs`` local worker processes speaking length-prefixed pickles
+  over pipes (a worker that dies fails only the runs it held);
+* :class:`_DaskBackend` — one task per run on a Dask distributed cluster.
+
+:func:`make_backend` picks one; every backend has the shape of :class:`Backend`, which is all
+:func:`~numaplace.sweep.executor.execute` relies on. Nothing here imports dask at module level,
+so that pool workers, which import this module to find :func:`_worker_main`, start quickly.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import pickle
+import struct
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from numaplace.sweep.errors import SweepError, WorkerLostError, one_line
+from numaplace.sweep.executor import run_one
+
+
+class Backend(Protocol):
+    """What the executor needs of a backend.
+
+    ``submit`` returns a future of a :func:`run_one` outcome; the future raises if the run's
+    worker (or the link to it) was lost. ``capacity`` bounds the runs in flight; ``generation``
+    changes when the backend replaces its workers wholesale, so that one loss is not recovered
+    from twice; ``recover`` is called once per lost run of the current generation.
+    """
+
+    capacity: int
+    generation: int
+
+    def submit(self, options: Mapping[str, Any], run: str) -> Any: ...
+
+    def wait(self, futures: Sequence[Any]) -> Iterable[Any]: ...
+
+    def recover(self) -> None: ...
+
+    def pids(self) -> list[int]: ...
+
+    def close(self, cancel: bool = False) -> None: ...
+
+# --- backends: where run_one runs --------------------------------------------------------------
+
+
+class _InlineBackend:
+    """Runs each configuration in this process, one at a time (``jobs=0``, or a custom simulate)."""
+
+    capacity = 1
+    generation = 0
+
+    def __init__(self, simulate: Callable[..., Any] | None = None) -> None:
+        self._simulate = simulate
+
+    def submit(self, options: Mapping[str, Any], run: str) -> Any:
+        from concurrent.futures import Future
+
+        fut: Future[dict[str, Any]] = Future()
+        fut.set_result(run_one(options, self._simulate))
+        return fut
+
+    def wait(self, futures: Sequence[Any]) -> Iterable[Any]:
+        return futures
+
+    def recover(self) -> None:
+        pass
+
+    def pids(self) -> list[int]:
+        return []
+
+    def close(self, cancel: bool = False) -> None:
+        pass
+
+
+
+_FRAME = struct.Struct(">I")
+
+# A worker runs many simulations, each allocating and freeing megabytes of per-epoch buffers;
+# by default glibc returns those to the kernel every time, and the page faults that follow cost
+# about a quarter of a small run and contend between workers. Keep the memory (the caller's
+# environment takes precedence; other C libraries ignore these variables).
+_WORKER_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(256 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20)}
+
+_WORKER_BOOTSTRAP = (
+    "import json, os, sys; "
+    "sys.path[:0] = json.loads(os.environ.pop('NUMAPLACE_WORKER_SYS_PATH', '[]')); "
+    "from numaplace.sweep.backends import _worker_main; _worker_main()"
+)
+
+
+def _read_frame(stream: Any) -> Any:
+    """One length-prefixed pickle from a binary stream; None at end of file."""
+    header = stream.read(_FRAME.size)
+    if len(header) < _FRAME.size:
+        return None
+    body = stream.read(_FRAME.unpack(header)[0])
+    if len(body) < _FRAME.unpack(header)[0]:
+        return None
+    return pickle.loads(body)
+
+
+def _write_frame(stream: Any, obj: Any) -> None:
+    body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_FRAME.pack(len(body)) + body)
+    stream.flush()
+
+
+def _worker_main() -> None:
+    """A local worker process: reads ``(seq, options)`` frames on stdin, answers ``(seq, outcome)``.
+
+    Started by :class:`_PoolBackend` as ``python -c`` (never by re-running the caller's
+    ``__main__``), in its own session so that Ctrl-C reaches only the driver. Anything the run
+    prints goes to standard error; standard output carries only the answers.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    requests = sys.stdin.buffer
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    while (request := _read_frame(requests)) is not None:
+        seq, options = request
+        _write_frame(answers, (seq, run_one(options)))
+
+
+def _exit_text(pid: int, returncode: int) -> str:
+    import signal
+
+    if returncode < 0:
+        try:
+            return f"worker process {pid} was killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            pass
+    return f"worker process {pid} exited with status {returncode}"
+
+
+class _Worker:
+    """One worker process, its pending futures and the thread that reads its answers."""
+
+    def __init__(self) -> None:
+        import subprocess
+        import threading
+
+        env = {**_WORKER_MALLOC_ENV, **os.environ, "NUMAPLACE_WORKER_SYS_PATH": json.dumps([p for p in sys.path if p])}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _WORKER_BOOTSTRAP],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            start_new_session=os.name == "posix",
+        )
+        self.pending: dict[int, Any] = {}
+        self.lock = threading.Lock()
+        self.alive = True
+        self.answered = 0
+        self.exit_text = ""
+        self.reader = threading.Thread(target=self._read, name=f"numaplace-worker-{self.proc.pid}", daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        try:
+            while (answer := _read_frame(self.proc.stdout)) is not None:
+                seq, outcome = answer
+                with self.lock:
+                    fut = self.pending.pop(seq, None)
+                    self.answered += 1
+                if fut is not None and not fut.done():
+                    fut.set_result(outcome)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            pass
+        self.fail(None)
+
+    def fail(self, reason: str | None) -> None:
+        """Marks the worker dead and fails its pending futures (as lost, hence retried)."""
+        with self.lock:
+            self.alive = False
+            pending, self.pending = self.pending, {}
+        if reason is None:
+            reason = _exit_text(self.proc.pid, self.proc.wait())
+        self.exit_text = reason
+        if pending:
+            for fut in pending.values():
+                if not fut.done():
+                    fut.set_exception(WorkerLostError(reason))
+
+    def submit(self, seq: int, options: Mapping[str, Any], fut: Any) -> None:
+        assert self.proc.stdin is not None
+        with self.lock:
+            if not self.alive:
+                fut.set_exception(WorkerLostError(f"worker process {self.proc.pid} had exited"))
+                return
+            self.pending[seq] = fut
+        try:
+            _write_frame(self.proc.stdin, (seq, dict(options)))
+        except OSError as e:  # it died: the reader fails every pending future, this one included
+            # Mark it dead now, not when its reader thread gets to run: until then it has no
+            # pending run, so every later submission would pick it, fail at once the same way,
+            # and use up the retries of the whole queue without a death being counted.
+            with self.lock:
+                self.alive = False
+                self.pending.pop(seq, None)
+            if not fut.done():
+                fut.set_exception(WorkerLostError(f"worker process {self.proc.pid}: {e}"))
+
+    def stop(self, kill: bool, wait: bool = True) -> None:
+        """Ends the worker: closes its requests (an idle worker then exits), or kills it."""
+        assert self.proc.stdin is not None
+        if kill:
+            self.proc.kill()
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        if wait:
+            self.join()
+
+    def join(self) -> None:
+        self.proc.wait()
+        self.reader.join()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+class _PoolBackend:
+    """``jobs`` local worker processes, each fed up to two configurations at a time.
+
+    A worker that dies fails only the runs it held (so only those are retried) and is
+    replaced at the next submission.
+    """
+
+    DEPTH = 2  # runs queued per worker: the next one waits in its pipe while one runs
+    generation = 0
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.capacity = self.DEPTH * jobs
+        self._workers = [_Worker() for _ in range(jobs)]
+        self._seq = itertools.count()
+        self._answered = 0  # by workers replaced so far
+        self._deaths = 0
+
+    def submit(self, options: Mapping[str, Any], run: str) -> Any:
+        from concurrent.futures import Future
+
+        for i, w in enumerate(self._workers):
+            if not w.alive:
+                w.stop(kill=True)
+                self._deaths += 1
+                self._answered += w.answered
+                self._check_startable(w, self._deaths + sum(not x.alive for x in self._workers if x is not w))
+                self._workers[i] = _Worker()
+        worker = min(self._workers, key=lambda w: len(w.pending))
+        fut: Future[dict[str, Any]] = Future()
+        worker.submit(next(self._seq), options, fut)
+        return fut
+
+    def wait(self, futures: Sequence[Any]) -> Iterable[Any]:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        return wait(futures, return_when=FIRST_COMPLETED).done
+
+    def _check_startable(self, dead: _Worker, lost: int) -> None:
+        """Stops the sweep when `lost` workers died before any of them ran anything."""
+        if not self._answered and not any(x.answered for x in self._workers) and lost >= max(3, self.jobs + 1):
+            # A worker marked dead by a broken pipe may not have been reaped by its reader yet.
+            reason = dead.exit_text or _exit_text(dead.proc.pid, dead.proc.wait())
+            raise SweepError(
+                f"local worker processes exit before running anything ({reason}); "
+                "see the messages above, or run with jobs=0 (--jobs 0)"
+            )
+
+    def recover(self) -> None:
+        # Dead workers are replaced at the next submission; but when runs are lost and no
+        # worker has ever answered, check now: the retries may otherwise all be used up on
+        # workers not yet seen dead at submission, and the sweep would end as failed rows.
+        for w in self._workers:
+            if not w.alive:
+                self._check_startable(w, self._deaths + sum(not x.alive for x in self._workers))
+
+    def pids(self) -> list[int]:
+        """The process ids of the live workers (for tests)."""
+        return [w.proc.pid for w in self._workers if w.alive]
+
+    def close(self, cancel: bool = False) -> None:
+        for w in self._workers:  # all at once: they exit in parallel
+            w.stop(kill=cancel, wait=False)
+        for w in self._workers:
+            w.join()
+
+
+class _DaskBackend:
+    """One Dask task per configuration, on a running scheduler or a LocalCluster it starts."""
+
+    generation = 0
+
+    def __init__(self, scheduler: str, jobs: int) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise SweepError("a Dask scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
+        self._cluster = None
+        try:
+            if scheduler == "local":
+                import logging
+
+                self._cluster = LocalCluster(
+                    n_workers=jobs,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    # no dashboard, but the scheduler still serves /health: on any free port
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                    silence_logs=logging.ERROR,
+                )
+                self._client = Client(self._cluster)
+            else:
+                self._client = Client(scheduler, timeout="10s")
+        except OSError as e:
+            if self._cluster is not None:
+                self._cluster.close()
+            raise SweepError(f"cannot connect to the Dask scheduler at {scheduler}: {one_line(e)}") from None
+        import uuid
+
+        self.capacity = 1 << 62  # submit everything; the scheduler balances the workers
+        self._token = uuid.uuid4().hex[:8]
+        self._serial = itertools.count()
+
+    def submit(self, options: Mapping[str, Any], run: str) -> Any:
+        key = f"numaplace-run-{run}-{self._token}-{next(self._serial)}"
+        return self._client.submit(run_one, dict(options), key=key, pure=False, retries=0)
+
+    def wait(self, futures: Sequence[Any]) -> Iterable[Any]:
+        from distributed import wait
+
+        return wait(list(futures), return_when="FIRST_COMPLETED").done
+
+    def recover(self) -> None:
+        pass  # the scheduler replaces lost workers itself
+
+    def pids(self) -> list[int]:
+        return []
+
+    def close(self, cancel: bool = False) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+def _check_jobs(jobs: int | None) -> int:
+    if jobs is None:
+        return os.cpu_count() or 1
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise SweepError(f"jobs = {jobs!r}: expected an integer ≥ 0 (0: run in this process)")
+    return jobs
+
+
+def _check_scheduler(scheduler: str | None) -> str | None:
+    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+        raise SweepError(f"scheduler = {scheduler!r}: expected an address such as tcp://HOST:PORT, or 'local'")
+    return scheduler
+
+
+def make_backend(scheduler: str | None = None, jobs: int | None = None, simulate: Callable[..., Any] | None = None) -> Backend:
+    """The backend for a scheduler address (``"local"``: a LocalCluster), else ``jobs`` workers.
+
+    ``jobs`` defaults to ``os.cpu_count()``; ``jobs=0``, or a custom ``simulate`` (which
+    cannot be sent to other processes), runs in this process.
+    """
+    n = _check_jobs(jobs)
+    if simulate is not None:
+        if scheduler is not None:
+            raise SweepError("a custom simulate function runs in this process only: pass no scheduler")
+        return _InlineBackend(simulate)
+    if _check_scheduler(scheduler) is not None:
+        return _DaskBackend(scheduler, max(n, 1))
+    return _InlineBackend() if n == 0 else _PoolBackend(n)

@@ -1,0 +1,133 @@
+"""The sweep driver: :func:`run_sweep` runs a spec's configurations into its table.
+
+It plans the runs (spec → configurations → run ids), skips those already in the checkpoint,
+runs the rest on a backend through the shared executor, checkpoints each outcome as it
+arrives, and assembles and writes the table in the spec's cartesian order, whatever order
+the runs completed in.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from numaplace._native import __version__ as _VERSION
+from numaplace.sweep.backends import _check_jobs, _check_scheduler, make_backend
+from numaplace.sweep.checkpoint import (
+    CHECKPOINT_FILE,
+    RESULTS_CSV,
+    RESULTS_FILE,
+    Checkpoint,
+    checkpoint_record,
+    read_checkpoint,
+    table_rows,
+    to_frame,
+    to_table,
+    write_atomic,
+)
+from numaplace.sweep.errors import SweepError
+from numaplace.sweep.executor import WORKER_LOST, execute
+from numaplace.sweep.spec import Sweep, load_spec, run_id
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def _reusable(record: Mapping[str, Any]) -> bool:
+    """Whether a checkpointed run counts as done: same simulator version, and not a lost worker."""
+    return record.get("numaplace_version") == _VERSION and record.get("error_type") != WORKER_LOST
+
+
+def run_sweep(
+    spec: str | os.PathLike[str] | Mapping[str, Any] | Sweep,
+    scheduler: str | None = None,
+    jobs: int | None = None,
+    out: str | os.PathLike[str] | None = None,
+    progress: bool = False,
+    *,
+    csv: bool = False,
+    _on_result: Callable[[int, Any], None] | None = None,
+) -> pd.DataFrame:
+    """Runs every configuration of a sweep spec and returns the table, one row per configuration.
+
+    ``spec`` is a path to a TOML file, TOML text, or a dict of the same shape. Runs execute on
+    ``jobs`` local worker processes (default ``os.cpu_count()``; 0 runs them in this process),
+    or, with ``scheduler``, as Dask tasks on the cluster at that address (``"local"`` starts a
+    LocalCluster of ``jobs`` single-threaded worker processes). With ``out``, each completed
+    run is checkpointed in ``out/checkpoint.jsonl``, runs already recorded there are skipped,
+    and the table is written to ``out/results.parquet`` (and ``out/results.csv`` if ``csv``).
+
+    Rows are in the spec's cartesian order. Columns: ``run``, ``run_id``, ``status``
+    (``"ok"``/``"failed"``), ``error_type``, ``error``, ``attempts``; one column per option the
+    spec sets; then every column of ``Result.to_row()`` (``config.*`` and the result fields),
+    null for failed runs. List values are Python lists here and JSON text in the files.
+
+    Raises:
+        SweepError: the spec is invalid, or ``jobs``/``scheduler`` are unusable (one line).
+    """
+    sweep = load_spec(spec)
+    _check_jobs(jobs)
+    _check_scheduler(scheduler)
+    configs = sweep.configurations()
+    ids = [run_id(c) for c in configs]
+    out_dir = Path(out) if out is not None else None
+    done: dict[str, dict[str, Any]] = {}
+    checkpoint = None
+    if out_dir is not None:
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise SweepError(f"cannot create {out_dir}: {e.strerror or e}") from None
+        wanted = set(ids)
+        for record in read_checkpoint(out_dir / CHECKPOINT_FILE):
+            if record["run_id"] in wanted:
+                if _reusable(record):
+                    done[record["run_id"]] = record
+                else:
+                    done.pop(record["run_id"], None)
+
+    todo = [i for i, r in enumerate(ids) if r not in done]
+    backend = make_backend(scheduler, jobs) if todo else None
+    records: dict[str, dict[str, Any]] = dict(done)
+    count = 0
+
+    def on_outcome(k: int, outcome: dict[str, Any], attempts: int) -> None:
+        nonlocal count
+        i = todo[k]
+        rec = checkpoint_record(ids[i], configs[i], outcome, attempts)
+        records[ids[i]] = rec
+        if checkpoint is not None:
+            checkpoint.append(rec)
+        count += 1
+        if _on_result is not None:
+            _on_result(count, backend)
+
+    if todo:
+        if out_dir is not None:
+            checkpoint = Checkpoint(out_dir / CHECKPOINT_FILE)
+        try:
+            execute(
+                [(ids[i], configs[i]) for i in todo],
+                backend,
+                on_outcome,
+                progress=progress,
+                desc="sweep",
+                done_before=len(ids) - len(todo),
+                failed_before=sum(r["status"] != "ok" for r in done.values()),
+            )
+        finally:
+            if checkpoint is not None:
+                checkpoint.close()
+
+    rows, columns = table_rows(sweep, configs, [records[r] for r in ids])
+    table = to_table(rows, columns)
+    if out_dir is not None:
+        import pyarrow.parquet as pq
+
+        write_atomic(out_dir / RESULTS_FILE, lambda p: pq.write_table(table, p))
+        if csv:
+            text = to_frame(table, decode=False).to_csv(index=False, lineterminator="\n")
+            write_atomic(out_dir / RESULTS_CSV, lambda p: p.write_text(text, encoding="utf-8"))
+    return to_frame(table)

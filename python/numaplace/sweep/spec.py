@@ -1,0 +1,242 @@
+"""Sweep specs: the options a sweep may set (:data:`OPTIONS`) and the TOML spec parser.
+
+A spec names the options that vary (``[axes]``), those held constant (``[fixed]``) and
+combinations to leave out (``[[exclude]]``); :func:`load_spec` parses and validates one into a
+:class:`Sweep`, whose :meth:`Sweep.configurations` are the runs in cartesian order.
+:func:`run_id` names a run by a hash of its options (the checkpoint's key).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from numaplace.sweep.errors import SweepError
+
+# --- options ---------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+    """One option a sweep can set: its name, value type and meaning."""
+
+    name: str
+    kind: str  # "string", "integer", "number" or "boolean"
+    doc: str
+    lo: int | None = None
+    hi: int | None = None
+
+
+OPTIONS: dict[str, Option] = {
+    o.name: o
+    for o in (
+        Option("machine", "string", "preset name or machine TOML file"),
+        Option("workload", "string", "NAME[:key=value,...]"),
+        Option("class", "string", "problem class of a kernel workload (simulate's problem_class)"),
+        Option("threads", "integer", "simulated threads", 1, 65535),
+        Option("placement", "string", "placement policy, NAME[:key=value,...]"),
+        Option("init", "string", "initialisation: parallel, sequential or none"),
+        Option("dynamic", "string", "dynamic (migration/replication) policy, NAME[:key=value,...]"),
+        Option("binding", "string", "thread binding: spread or compact"),
+        Option("seed", "integer", "run seed", 0, 2**64 - 1),
+        Option("quantum_ns", "number", "simulated time between timing-model solves, ns"),
+        Option("oversubscribe", "boolean", "allow more threads than CPUs"),
+        Option("trace", "string", "a trace file to replay instead of generating the workload"),
+    )
+}
+"""Every option a sweep spec may name, in the order of the table's input columns."""
+
+# simulate() keyword names an option may be passed as, first match wins ("class" is a Python
+# keyword: simulate() spells it problem_class).
+KEYWORD_ALIASES: dict[str, tuple[str, ...]] = {"class": ("problem_class", "class_", "class")}
+
+_KIND_TEXT = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false"}
+
+
+def _type_ok(opt: Option, value: Any) -> bool:
+    if opt.kind == "string":
+        return isinstance(value, str)
+    if opt.kind == "boolean":
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if opt.kind == "integer":
+        return isinstance(value, int)
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _normalise(opt: Option, value: Any) -> Any:
+    return float(value) if opt.kind == "number" else value
+
+
+# --- the spec --------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Sweep:
+    """A parsed, validated sweep spec.
+
+    Attributes:
+        source: How the spec is named in messages (its path, ``<string>`` or ``<dict>``).
+        axes: Varied options, in spec order, each with its values in spec order.
+        fixed: Options held constant.
+        exclude: Each entry a mapping option → allowed values; a configuration matching every
+            key of one entry is left out.
+    """
+
+    source: str
+    axes: dict[str, list[Any]]
+    fixed: dict[str, Any]
+    exclude: list[dict[str, list[Any]]]
+
+    @property
+    def options(self) -> list[str]:
+        """The options this sweep sets, in :data:`OPTIONS` (column) order."""
+        return [name for name in OPTIONS if name in self.axes or name in self.fixed]
+
+    def configurations(self) -> list[dict[str, Any]]:
+        """Every configuration (option → value, in column order), in cartesian order."""
+        order = self.options
+        out = []
+        for values in itertools.product(*self.axes.values()):
+            config = dict(self.fixed)
+            config.update(zip(self.axes, values))
+            if any(all(config[k] in allowed for k, allowed in ex.items()) for ex in self.exclude):
+                continue
+            out.append({k: config[k] for k in order})
+        return out
+
+
+def _err(source: str, message: str) -> SweepError:
+    return SweepError(f"{source}: {message}")
+
+
+def _check_option_name(source: str, where: str, name: str) -> Option:
+    if name in OPTIONS:
+        return OPTIONS[name]
+    import difflib
+
+    close = difflib.get_close_matches(name, OPTIONS, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise _err(source, f"{where}: unknown option {name!r} ({hint}valid: {', '.join(OPTIONS)})")
+
+
+def _check_value(source: str, where: str, opt: Option, value: Any) -> Any:
+    if not _type_ok(opt, value):
+        raise _err(source, f"{where} {opt.name} = {value!r}: expected {_KIND_TEXT[opt.kind]}")
+    if opt.lo is not None and not opt.lo <= value <= (opt.hi if opt.hi is not None else value):
+        raise _err(source, f"{where} {opt.name} = {value}: expected an integer in [{opt.lo}, {opt.hi}]")
+    return _normalise(opt, value)
+
+
+def _parse(data: Mapping[str, Any], source: str) -> Sweep:
+    if not isinstance(data, Mapping):
+        raise _err(source, "a sweep spec must be a table")
+    unknown = [k for k in data if k not in ("axes", "fixed", "exclude")]
+    if unknown:
+        raise _err(source, f"unknown top-level key {unknown[0]!r} (valid: [axes], [fixed], [[exclude]])")
+    axes_in = data.get("axes", {})
+    fixed_in = data.get("fixed", {})
+    exclude_in = data.get("exclude", [])
+    if not isinstance(axes_in, Mapping):
+        raise _err(source, "[axes] must be a table of option = [values]")
+    if not isinstance(fixed_in, Mapping):
+        raise _err(source, "[fixed] must be a table of option = value")
+    if not isinstance(exclude_in, list) or not all(isinstance(e, Mapping) for e in exclude_in):
+        raise _err(source, "exclude must be an array of tables ([[exclude]])")
+
+    axes: dict[str, list[Any]] = {}
+    for name, values in axes_in.items():
+        opt = _check_option_name(source, "[axes]", name)
+        if not isinstance(values, list):
+            raise _err(source, f"[axes] {name} = {values!r}: expected a list of values (or move it to [fixed])")
+        if not values:
+            raise _err(source, f"[axes] {name}: empty list (a sweep needs at least one value per axis)")
+        checked = [_check_value(source, "[axes]", opt, v) for v in values]
+        seen: list[Any] = []
+        for v in checked:
+            if v in seen:
+                raise _err(source, f"[axes] {name}: value {v!r} is listed twice")
+            seen.append(v)
+        axes[name] = checked
+
+    fixed: dict[str, Any] = {}
+    for name, value in fixed_in.items():
+        opt = _check_option_name(source, "[fixed]", name)
+        if name in axes:
+            raise _err(source, f"option {name!r} is both in [axes] and in [fixed]")
+        if isinstance(value, list):
+            raise _err(source, f"[fixed] {name} = {value!r}: expected one value (lists belong in [axes])")
+        fixed[name] = _check_value(source, "[fixed]", opt, value)
+
+    exclude: list[dict[str, list[Any]]] = []
+    for i, table in enumerate(exclude_in, 1):
+        where = f"[[exclude]] #{i}"
+        if not table:
+            raise _err(source, f"{where} is empty (it would exclude every run)")
+        entry: dict[str, list[Any]] = {}
+        for name, value in table.items():
+            opt = _check_option_name(source, where, name)
+            if name not in axes and name not in fixed:
+                raise _err(source, f"{where}: option {name!r} is set by neither [axes] nor [fixed]")
+            values = value if isinstance(value, list) else [value]
+            entry[name] = [_check_value(source, where, opt, v) for v in values]
+        exclude.append(entry)
+
+    sweep = Sweep(source=source, axes=axes, fixed=fixed, exclude=exclude)
+    if not sweep.configurations():
+        raise _err(source, "[[exclude]] leaves no configuration to run")
+    return sweep
+
+
+def _toml_loads(text: str, source: str) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise _err(source, f"not valid TOML: {' '.join(str(e).split())}") from None
+
+
+def load_spec(spec: str | os.PathLike[str] | Mapping[str, Any] | Sweep) -> Sweep:
+    """Parses and validates a sweep spec: a path to a TOML file, TOML text, or a dict.
+
+    A ``str`` naming an existing file (or ending in ``.toml``) is read as a path; any other
+    ``str`` is TOML text.
+
+    Raises:
+        SweepError: the spec cannot be read, is not valid TOML, names an unknown option (the
+            message lists the valid ones), or has a value of the wrong type. The message is
+            one line and starts with the spec's file name.
+    """
+    if isinstance(spec, Sweep):
+        return spec
+    if isinstance(spec, Mapping):
+        return _parse(spec, "<dict>")
+    if isinstance(spec, os.PathLike) or (
+        isinstance(spec, str) and "\n" not in spec and (spec.endswith(".toml") or Path(spec).is_file())
+    ):
+        path = Path(spec)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise _err(str(path), f"cannot read the sweep spec: {e.strerror or e}") from None
+        return _parse(_toml_loads(text, str(path)), str(path))
+    if isinstance(spec, str):
+        return _parse(_toml_loads(spec, "<string>"), "<string>")
+    raise SweepError(f"a sweep spec is a path, TOML text or a dict, not {type(spec).__name__}")
+
+
+def run_id(options: Mapping[str, Any]) -> str:
+    """A stable identifier of a run: a hash of its option dict (independent of key order)."""
+    text = json.dumps(dict(options), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
