@@ -36,10 +36,11 @@ def option_default(name: str) -> Any:
     return {"integer": int, "number": float, "bool": lambda t: t == "true"}.get(ty, str)(text)
 
 
-def check_option(name: str, value: Any) -> Any:
+def check_option(name: str, value: Any, *, booleans: str = "True or False") -> Any:
     """Checks a value's type and range for run option ``name`` from its declaration, with a
     message in Python's terms (``threads = '4': expected an integer``); returns the value.
     Names inside values (a machine, a workload's parameters) are checked when the run is built.
+    ``booleans`` is how the message spells the two booleans (a TOML spec writes ``true``).
 
     Raises:
         ConfigError: a value of the wrong type or out of range.
@@ -61,7 +62,7 @@ def check_option(name: str, value: Any) -> Any:
             raise ConfigError(f"{name} = {value}: expected a number in [{kind['min']:g}, {kind['max']:g}]")
     elif ty == "bool":
         if not isinstance(value, bool):
-            raise ConfigError(f"{name} = {value!r}: expected True or False")
+            raise ConfigError(f"{name} = {value!r}: expected {booleans}")
     return value
 
 

@@ -14,12 +14,15 @@ import sys
 from pathlib import Path
 from typing import NoReturn, Sequence
 
+from numaplace._native import NumaplaceError
+
 EXIT_USAGE = 2
 EXIT_INTERNAL = 1
 
 
-class UsageError(Exception):
-    """Bad command-line input found by the CLI itself."""
+class UsageError(NumaplaceError):
+    """Bad command-line input found by the CLI itself (a :class:`NumaplaceError`, as every
+    error for bad input is)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -520,8 +523,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as e:  # noqa: BLE001 - the CLI's last line of defence
-        from numaplace._native import NumaplaceError
-
         if isinstance(e, NumaplaceError):
             print(f"numaplace: error: {e}", file=sys.stderr)
             return EXIT_USAGE

@@ -14,7 +14,6 @@ NOT_YET = {
     "numaplace.runtime.RuntimeToolError": "runtime.py, split by concern in issue 11",
     "numaplace.runtime.ProgramNotFound": "runtime.py, split by concern in issue 11",
     "numaplace.runtime.ProgramNotExecutable": "runtime.py, split by concern in issue 11",
-    "numaplace.cli.UsageError": "cli.py, rewritten from the run-request table in issue 11",
 }
 
 

@@ -12,12 +12,14 @@ import dataclasses
 import hashlib
 import itertools
 import json
-import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from numaplace._native import ConfigError
+from numaplace.api import OPTIONS as API_OPTIONS
+from numaplace.api import check_option
 from numaplace.sweep.errors import SweepError
 
 # --- options ---------------------------------------------------------------------------------
@@ -25,51 +27,34 @@ from numaplace.sweep.errors import SweepError
 
 @dataclasses.dataclass(frozen=True)
 class Option:
-    """One option a sweep can set: its name, value type and meaning."""
+    """One option a sweep can set: its name, value type and meaning (from the run request's
+    declaration, :data:`numaplace.api.OPTIONS`)."""
 
     name: str
     kind: str  # "string", "integer", "number" or "boolean"
     doc: str
-    lo: int | None = None
-    hi: int | None = None
+    lo: int | float | None = None
+    hi: int | float | None = None
 
+
+_KINDS = {"text": "string", "name": "string", "integer": "integer", "number": "number", "bool": "boolean"}
 
 OPTIONS: dict[str, Option] = {
-    o.name: o
-    for o in (
-        Option("machine", "string", "preset name or machine TOML file"),
-        Option("workload", "string", "NAME[:key=value,...]"),
-        Option("class", "string", "problem class of a kernel workload (simulate's problem_class)"),
-        Option("threads", "integer", "simulated threads", 1, 65535),
-        Option("placement", "string", "placement policy, NAME[:key=value,...]"),
-        Option("init", "string", "initialisation: parallel, sequential or none"),
-        Option("dynamic", "string", "dynamic (migration/replication) policy, NAME[:key=value,...]"),
-        Option("binding", "string", "thread binding: spread or compact"),
-        Option("seed", "integer", "run seed", 0, 2**64 - 1),
-        Option("quantum_ns", "number", "simulated time between timing-model solves, ns"),
-        Option("oversubscribe", "boolean", "allow more threads than CPUs"),
-        Option("trace", "string", "a trace file to replay instead of generating the workload"),
-    )
+    name: Option(name, _KINDS[o["kind"]["type"]], o["doc"], o["kind"].get("min"), o["kind"].get("max"))
+    for name, o in API_OPTIONS.items()
+    if o["input"]
 }
-"""Every option a sweep spec may name, in the order of the table's input columns."""
+"""Every option a sweep spec may name — the run request's inputs (outputs such as
+``decisions`` are not swept) — in the order of the table's input columns."""
 
-# simulate() keyword names an option may be passed as, first match wins ("class" is a Python
-# keyword: simulate() spells it problem_class).
-KEYWORD_ALIASES: dict[str, tuple[str, ...]] = {"class": ("problem_class", "class_", "class")}
-
-_KIND_TEXT = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false"}
-
-
-def _type_ok(opt: Option, value: Any) -> bool:
-    if opt.kind == "string":
-        return isinstance(value, str)
-    if opt.kind == "boolean":
-        return isinstance(value, bool)
-    if isinstance(value, bool):
-        return False
-    if opt.kind == "integer":
-        return isinstance(value, int)
-    return isinstance(value, (int, float)) and math.isfinite(value)
+KEYWORD_ALIASES: dict[str, tuple[str, ...]] = {
+    name: (o["python"], "class_", name) if name == "class" else (o["python"], name)
+    for name, o in API_OPTIONS.items()
+    if o["python"] != name
+}
+"""simulate() keyword names an option may be passed as, first match wins: the declared Python
+keyword (``class`` is a Python keyword: simulate() spells it ``problem_class``), then older
+spellings a custom simulate may use."""
 
 
 def _normalise(opt: Option, value: Any) -> Any:
@@ -129,10 +114,10 @@ def _check_option_name(source: str, where: str, name: str) -> Option:
 
 
 def _check_value(source: str, where: str, opt: Option, value: Any) -> Any:
-    if not _type_ok(opt, value):
-        raise _err(source, f"{where} {opt.name} = {value!r}: expected {_KIND_TEXT[opt.kind]}")
-    if opt.lo is not None and not opt.lo <= value <= (opt.hi if opt.hi is not None else value):
-        raise _err(source, f"{where} {opt.name} = {value}: expected an integer in [{opt.lo}, {opt.hi}]")
+    try:
+        check_option(opt.name, value, booleans="true or false")  # TOML's spelling
+    except ConfigError as e:
+        raise _err(source, f"{where} {e}") from None
     return _normalise(opt, value)
 
 
