@@ -69,6 +69,8 @@ def cmd_machines(args: argparse.Namespace) -> None:
 def _print_plugins(items: list[dict]) -> None:
     for it in items:
         print(f"{it['name']}: {it['doc']}")
+        if "drivers" in it:  # a dynamic policy's capabilities
+            print(f"    observes {it['observes']}; runs in: {', '.join(it['drivers'])}")
         for p in it["params"]:
             kind = p["kind"]
             ty = {"integer": "integer", "word": "word", "text": "text", "number": f"number in [{kind.get('min')}, {kind.get('max')}]"}.get(

@@ -620,3 +620,12 @@ def test_run_passes_sigterm_on_and_waits(stand_in, tmp_path):
         p.send_signal(signal.SIGTERM)
         _, err = p.communicate(timeout=30)
     assert p.returncode == 7, err  # the program's trap ran: the launcher passed the signal on
+
+
+def test_policies_lists_what_each_policy_observes_and_where_it_runs(cli):
+    out = cli("policies").stdout
+    assert "    observes samples; runs in: simulator, runtime" in out
+    assert "    observes hinting-faults; runs in: simulator" in out
+    listed = {p["name"]: p for p in numaplace.policies()}
+    assert {n for n, p in listed.items() if "runtime" in p["drivers"]} == {"upmlib", "sampled"}
+    assert all(p["why_not"] for p in listed.values() if "runtime" not in p["drivers"])

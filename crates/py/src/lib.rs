@@ -81,7 +81,16 @@ fn run_options() -> String {
 #[pyfunction]
 fn simulate(py: Python<'_>, request_json: &str) -> PyResult<String> {
     let cfg = request(request_json)?;
-    let r = py.allow_threads(|| numaplace_sim::simulate(&cfg)).map_err(to_py)?;
+    let r = py
+        .allow_threads(|| {
+            let run = numaplace_sim::run::run(&cfg)?;
+            // The run returns its decisions; where they go is the request's `decisions` output.
+            if let (Some(path), Some(d)) = (&cfg.decisions, &run.decisions) {
+                numaplace_sim::run::write_decisions(std::path::Path::new(path), d)?;
+            }
+            Ok::<_, SimError>(run.result)
+        })
+        .map_err(to_py)?;
     Ok(r.to_json())
 }
 

@@ -140,8 +140,7 @@ fn ns(ps: Ps) -> f64 {
 /// Any configuration error (unknown names, bad parameters, too many threads, a footprint that
 /// does not fit), each with a one-line message.
 pub fn simulate(cfg: &RunConfig) -> Result<SimResult, SimError> {
-    let machine = load_machine(&cfg.machine)?;
-    simulate_on(&machine, cfg)
+    Ok(run(cfg)?.result)
 }
 
 /// Runs one simulation on an already loaded machine (`cfg.machine` is then only a label).
@@ -149,6 +148,30 @@ pub fn simulate(cfg: &RunConfig) -> Result<SimResult, SimError> {
 /// # Errors
 /// As [`simulate`].
 pub fn simulate_on(machine: &Machine, cfg: &RunConfig) -> Result<SimResult, SimError> {
+    Ok(run_on(machine, cfg)?.result)
+}
+
+/// A finished run: its result and, with a dynamic policy, every decision the policy took, for
+/// the caller to keep or write ([`write_decisions`]); the run itself writes no file.
+pub struct Run {
+    pub result: SimResult,
+    pub decisions: Option<Vec<crate::engine::Decision>>,
+}
+
+/// Runs one simulation, returning its decisions beside the result.
+///
+/// # Errors
+/// As [`simulate`].
+pub fn run(cfg: &RunConfig) -> Result<Run, SimError> {
+    let machine = load_machine(&cfg.machine)?;
+    run_on(&machine, cfg)
+}
+
+/// [`run`] on an already loaded machine (`cfg.machine` is then only a label).
+///
+/// # Errors
+/// As [`simulate`].
+pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
     if !(cfg.quantum_ns.is_finite() && cfg.quantum_ns >= 1.0) {
         return Err(ModelError::Config(format!("quantum_ns = {}: must be at least 1", cfg.quantum_ns)).into());
     }
@@ -226,10 +249,8 @@ pub fn simulate_on(machine: &Machine, cfg: &RunConfig) -> Result<SimResult, SimE
         thread_nodes: threads.iter().map(|p| p.node.0).collect(),
         numaplace_version: env!("CARGO_PKG_VERSION"),
     };
-    if let (Some(path), Some(d)) = (&cfg.decisions, &engine.dynamic) {
-        write_decisions(std::path::Path::new(path), &d.decisions)?;
-    }
-    Ok(summarise(machine, &engine, wl.as_ref(), config))
+    let result = summarise(machine, &engine, wl.as_ref(), config);
+    Ok(Run { result, decisions: engine.dynamic.take().map(|d| d.decisions) })
 }
 
 /// The workload context a configuration implies on `machine`.
@@ -323,7 +344,10 @@ pub fn export_trace(machine: &Machine, cfg: &RunConfig, path: &std::path::Path, 
 }
 
 /// Writes decisions as CSV (a `.csv` path) or JSON Lines, atomically.
-fn write_decisions(path: &std::path::Path, decisions: &[crate::engine::Decision]) -> Result<(), SimError> {
+///
+/// # Errors
+/// The file cannot be written.
+pub fn write_decisions(path: &std::path::Path, decisions: &[crate::engine::Decision]) -> Result<(), SimError> {
     use std::fmt::Write as _;
     let mut out = String::new();
     let csv = path.extension().is_some_and(|e| e == "csv");
