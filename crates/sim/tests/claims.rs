@@ -66,7 +66,7 @@ fn same_inputs_and_seed_give_identical_json_and_seeds_matter() {
 
 #[test]
 fn every_placement_conserves_traffic_and_places_every_page() {
-    for info in PLACEMENTS {
+    for info in PLACEMENTS.iter() {
         for init in [Init::Parallel, Init::Sequential, Init::None] {
             let cfg = RunConfig {
                 machine: "cxl-tiered".into(),
