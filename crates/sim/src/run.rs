@@ -6,7 +6,8 @@ use crate::engine::{Engine, Traffic};
 use crate::error::SimError;
 use crate::presets::load_machine;
 use crate::trace::{self, TraceSource};
-use crate::workload::{self, Epoch, Init, Workload, WorkloadCtx};
+use crate::workload::{Epoch, Init, Workload, WorkloadCtx};
+use crate::workloads;
 use numaplace_model::{dynamic, placement};
 use numaplace_model::topology::RawMachine;
 use numaplace_model::units::{ns_to_ps, PS_PER_NS};
@@ -266,7 +267,7 @@ pub fn build_workload(machine: &Machine, cfg: &RunConfig) -> Result<(Box<dyn Wor
         }
         spec.params.push(("class".into(), class.clone()));
     }
-    Ok(workload::build(&spec, &workload_ctx(machine, cfg))?)
+    Ok(workloads::build(&spec, &workload_ctx(machine, cfg))?)
 }
 
 /// Opens a trace for a run on `machine`, checking that it fits the machine and the run.
