@@ -15,7 +15,7 @@ use crate::presets::preset;
 use crate::run::{simulate_on, RunConfig, DEFAULT_QUANTUM_NS};
 use crate::workload::{Epoch, Init, Workload, WorkloadCtx};
 use crate::workloads;
-use numaplace_model::placement;
+use numaplace_model::{dynamic, placement};
 use numaplace_model::units::ns_to_ps;
 use numaplace_model::Spec;
 use serde::Serialize;
@@ -106,8 +106,8 @@ pub fn speed(transactions: u64, pages: u64, repetitions: u32) -> Result<SpeedRes
         let (place, _) = placement::build(&Spec::parse("first-touch")?, &machine, 1)?;
         let mut engine =
             Engine::new(&machine, &threads, wl.regions().to_vec(), place, ns_to_ps(DEFAULT_QUANTUM_NS));
-        let (policy, _) = numaplace_model::dynamic::build(&Spec::parse("kernel")?, &machine, THREADS)?;
-        engine.set_dynamic(policy);
+        let (policy, _) = dynamic::build(&Spec::parse("kernel")?, &machine, THREADS)?;
+        engine.set_dynamic(policy, &dynamic::REGISTRY.get("kernel")?.caps);
         let t0 = Instant::now();
         engine.run_epoch(&epoch);
         best_kernel = best_kernel.min(t0.elapsed().as_secs_f64());

@@ -195,7 +195,7 @@ pub fn simulate_on(machine: &Machine, cfg: &RunConfig) -> Result<SimResult, SimE
         Some(text) => {
             let (policy, resolved) = dynamic::build(&Spec::parse(text)?, machine, cfg.threads)?;
             policy.check_regions(wl.regions()).map_err(ModelError::Spec)?;
-            engine.set_dynamic(policy);
+            engine.set_dynamic(policy, &dynamic::REGISTRY.get(&resolved.name)?.caps);
             Some(resolved.to_string())
         }
         None => None,

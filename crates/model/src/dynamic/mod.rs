@@ -255,6 +255,33 @@ impl DynamicCaps {
     pub fn runs_on(&self, driver: Driver) -> bool {
         self.drivers.contains(&driver)
     }
+
+    /// Checks that `policy`, built from the entry these capabilities belong to, asks for what
+    /// they say it observes. A driver sets up its observation from the capabilities once and
+    /// reads the instance only for its parameters (the sampling mode, whether this instance
+    /// replicates), so a disagreement would go unobserved: a threshold no loop checks, a
+    /// sampler never built.
+    ///
+    /// # Errors
+    /// The first disagreement, in words.
+    pub fn check(&self, policy: &dyn DynamicPolicy) -> Result<(), String> {
+        let observes = self.observes.name();
+        if policy.sampling().is_some() != (self.observes == Observes::Samples) {
+            return Err(format!("observes {observes} but sampling() is {:?}", policy.sampling()));
+        }
+        if policy.replicates() && self.observes != Observes::Replicas {
+            return Err(format!("observes {observes} but replicates()"));
+        }
+        // Only the counted loop raises counter interrupts.
+        if policy.interrupt_threshold().is_some() && self.observes != Observes::Counters {
+            return Err(format!("observes {observes} but has an interrupt threshold"));
+        }
+        // Access is revoked only by a timer tick.
+        if self.observes == Observes::HintingFaults && policy.timer_period().is_none() {
+            return Err(format!("observes {observes} but has no timer to revoke access with"));
+        }
+        Ok(())
+    }
 }
 
 const BOTH: &[Driver] = &[Driver::Simulator, Driver::Runtime];
@@ -308,4 +335,41 @@ pub fn check_driver(info: &DynamicInfo, driver: Driver) -> Result<(), ModelError
         driver.name(),
         can.join(", ")
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::tests::TWO_NODES;
+
+    /// Every policy's defaults, and the parameters that change what an instance observes.
+    #[test]
+    fn every_instance_agrees_with_its_capabilities() {
+        let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
+        let variants = ["wildfire:replication=off", "wildfire:migration=off,replication=off", "sampled:mode=max-rate", "upmlib-recrep:distribute=off"];
+        let specs = REGISTRY.names().map(str::to_string).chain(variants.iter().map(|v| v.to_string()));
+        let mut checked = 0;
+        for text in specs {
+            let spec = Spec::parse(&text).unwrap();
+            let (info, _) = resolve(&spec).unwrap();
+            let (policy, _) = build(&spec, &machine, 2).unwrap();
+            assert_eq!(info.caps.check(policy.as_ref()), Ok(()), "{text}");
+            checked += 1;
+        }
+        assert_eq!(checked, REGISTRY.iter().count() + variants.len());
+    }
+
+    #[test]
+    fn a_disagreement_is_named() {
+        // The kernel policy has an interrupt threshold, which no sampled loop would check.
+        let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
+        let (kernel, _) = build(&Spec::parse("kernel").unwrap(), &machine, 2).unwrap();
+        let (sampled, _) = build(&Spec::parse("sampled").unwrap(), &machine, 2).unwrap();
+        let samples = DynamicCaps { observes: Observes::Samples, drivers: SIM_ONLY, why_not: "" };
+        let counters = DynamicCaps { observes: Observes::Counters, drivers: SIM_ONLY, why_not: "" };
+        assert_eq!(samples.check(kernel.as_ref()), Err("observes samples but sampling() is None".to_string()));
+        assert!(counters.check(sampled.as_ref()).unwrap_err().starts_with("observes counters but sampling() is Some("));
+        let faults = DynamicCaps { observes: Observes::HintingFaults, drivers: SIM_ONLY, why_not: "" };
+        assert_eq!(faults.check(kernel.as_ref()), Err("observes hinting-faults but has an interrupt threshold".to_string()));
+    }
 }
