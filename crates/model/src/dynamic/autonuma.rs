@@ -134,3 +134,25 @@ impl DynamicPolicy for AutoNuma {
             .then_some(Action::Migrate { page, to: node, reason: "two consecutive hinting faults from this node" })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::Fixture;
+    use super::*;
+
+    #[test]
+    fn scans_a_window_and_migrates_on_the_second_fault_from_a_node() {
+        let f = Fixture::new(4);
+        // 8 KiB windows: two 4 KiB pages.
+        let mut a = f.policy("autonuma:scan_size_mb=0.0078125");
+        let t = a.on_timer(&f.view());
+        assert_eq!(t.revoke, Some(0..2));
+        assert_eq!(t.next_period, Some(1_000_000_000_000));
+        assert_eq!(a.on_fault(&f.view(), PageNo(0), NodeId(1)), None);
+        let second = a.on_fault(&f.view(), PageNo(0), NodeId(1));
+        assert_eq!(second, Some(Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "two consecutive hinting faults from this node" }));
+        // Every fault was remote: the next window comes as soon as the minimum allows.
+        let t = a.on_timer(&f.view());
+        assert_eq!((t.revoke, t.next_period), (Some(2..4), Some(1_000_000_000_000)));
+    }
+}

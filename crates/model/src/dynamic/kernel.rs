@@ -108,3 +108,26 @@ impl DynamicPolicy for Kernel {
         Timer { age: true, ..Timer::default() }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::Fixture;
+    use super::*;
+
+    #[test]
+    fn an_interrupt_migrates_unless_the_page_moved_within_its_interval() {
+        let mut f = Fixture::new(2);
+        let mut k = f.policy("kernel");
+        let to_1 = |page| Some(Action::Migrate { page: PageNo(page), to: NodeId(1), reason: "counter interrupt" });
+        assert_eq!(k.on_interrupt(&f.view(), PageNo(0), NodeId(1)), to_1(0));
+        // 1 ms later: page 0 is inside its 10 ms interval; page 1 is past the 100 µs
+        // system-wide gap (10 000 migrations a second).
+        f.now = 1_000_000_000;
+        assert_eq!(k.on_interrupt(&f.view(), PageNo(0), NodeId(1)), None);
+        assert_eq!(k.on_interrupt(&f.view(), PageNo(1), NodeId(1)), to_1(1));
+        // No room on the target node.
+        f.now = 20_000_000_000;
+        f.free[1] = 0;
+        assert_eq!(k.on_interrupt(&f.view(), PageNo(0), NodeId(1)), None);
+    }
+}

@@ -337,6 +337,55 @@ pub fn check_driver(info: &DynamicInfo, driver: Driver) -> Result<(), ModelError
     )))
 }
 
+/// What the policies' unit tests decide from: the two-node test machine, every page at home on
+/// node 0 with room on both nodes, one region, and counters the test fills.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use super::*;
+    use crate::topology::tests::TWO_NODES;
+
+    pub struct Fixture {
+        pub machine: Machine,
+        pub counters: PageCounters,
+        pub homes: Vec<u8>,
+        pub free: Vec<u64>,
+        pub regions: Vec<Region>,
+        pub now: Ps,
+    }
+
+    impl Fixture {
+        pub fn new(pages: u32) -> Self {
+            let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
+            Fixture {
+                counters: PageCounters::new(pages as usize, machine.nodes(), 16),
+                homes: vec![0; pages as usize],
+                free: vec![10; machine.nodes()],
+                regions: vec![Region { name: "a".into(), first_page: 0, pages }],
+                machine,
+                now: 0,
+            }
+        }
+
+        /// The policy named by `spec`, for a run of two threads on the fixture's machine.
+        pub fn policy(&self, spec: &str) -> Box<dyn DynamicPolicy> {
+            build(&Spec::parse(spec).unwrap(), &self.machine, 2).unwrap().0
+        }
+
+        pub fn view(&self) -> View<'_> {
+            View {
+                machine: &self.machine,
+                counters: &self.counters,
+                replicas: &[],
+                replica_writes: &[],
+                homes: &self.homes,
+                free: &self.free,
+                regions: &self.regions,
+                now: self.now,
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -175,3 +175,28 @@ impl DynamicPolicy for RecRep {
         Vec::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::Fixture;
+    use super::*;
+
+    #[test]
+    fn records_the_phase_in_iteration_two_and_replays_it_around_the_phase() {
+        let mut f = Fixture::new(2);
+        let mut r = f.policy("upmlib-recrep:phase=p,n=1,distribute=off");
+        assert!(r.on_epoch_start(&f.view(), 2, "p").is_empty());
+        // Inside the phase node 1 reads page 1 and never page 0; outside it, page 0.
+        f.counters.add(1, 1, 4);
+        assert!(r.on_epoch_end(&f.view(), 2, "p").is_empty());
+        f.counters.add(0, 1, 9);
+        assert!(r.on_iteration_end(&f.view(), 2).is_empty());
+        assert!(!r.counts(), "recording is over");
+        assert!(r.on_epoch_start(&f.view(), 3, "other").is_empty());
+        let before = r.on_epoch_start(&f.view(), 3, "p");
+        assert_eq!(before, vec![Action::Migrate { page: PageNo(1), to: NodeId(1), reason: "record-replay: replay before the phase" }]);
+        f.homes[1] = 1;
+        let after = r.on_epoch_end(&f.view(), 3, "p");
+        assert_eq!(after, vec![Action::Migrate { page: PageNo(1), to: NodeId(0), reason: "record-replay: undo after the phase" }]);
+    }
+}

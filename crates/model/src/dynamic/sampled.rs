@@ -134,3 +134,28 @@ impl DynamicPolicy for Sampled {
         self.frozen.len() as u64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::Fixture;
+    use super::*;
+    use crate::units::NodeId;
+
+    #[test]
+    fn moves_to_the_most_sampled_node_and_freezes_a_page_that_keeps_moving() {
+        let mut f = Fixture::new(1);
+        let mut s = f.policy("sampled:period_ms=1,freeze=2");
+        assert_eq!(s.sampling(), Some(Sampling::Interval(1024)));
+        assert_eq!(s.timer_period(), Some(1_000_000_000));
+        f.counters.add(0, 1, 3);
+        let moved = Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "most samples in the interval" };
+        for tick in 1..=3 {
+            let t = s.on_timer(&f.view());
+            assert!(t.reset);
+            // Moved in intervals 1 and 2 (the page stays at home in this fixture), frozen after.
+            let want = if tick <= 2 { vec![moved.clone()] } else { Vec::new() };
+            assert_eq!(t.actions, want, "interval {tick}");
+        }
+        assert_eq!(s.frozen_pages(), 1);
+    }
+}

@@ -131,3 +131,28 @@ impl DynamicPolicy for Upmlib {
         self.first
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::Fixture;
+    use super::*;
+    use crate::units::NodeId;
+
+    #[test]
+    fn moves_pages_past_the_ratio_then_deactivates_when_nothing_moves() {
+        let mut f = Fixture::new(2);
+        let mut u = f.policy("upmlib");
+        // Page 0: 5 remote against 1 local beats the ratio of 2; page 1: 3 against 2 does not.
+        f.counters.add(0, 1, 5);
+        f.counters.add(0, 0, 1);
+        f.counters.add(1, 1, 3);
+        f.counters.add(1, 0, 2);
+        let moves = u.on_iteration_end(&f.view(), 1);
+        assert_eq!(moves, vec![Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "competitive criterion" }]);
+        assert_eq!(u.first_invocation_migrations(), Some(1));
+        assert!(u.counts());
+        f.counters.reset_all();
+        assert!(u.on_iteration_end(&f.view(), 2).is_empty());
+        assert!(!u.counts(), "an invocation that moves nothing deactivates the library");
+    }
+}

@@ -148,3 +148,29 @@ impl DynamicPolicy for Wildfire {
         Timer { reset: true, actions, ..Timer::default() }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::Fixture;
+    use super::*;
+
+    #[test]
+    fn migrates_a_page_past_the_threshold_then_replicates_it_if_it_stays_remote() {
+        let mut f = Fixture::new(2);
+        let mut w = f.policy("wildfire");
+        // Page 1's 64 remote accesses are not past the threshold of 64.
+        f.counters.add(0, 1, 100);
+        f.counters.add(1, 1, 64);
+        let t = w.on_timer(&f.view());
+        assert!(t.reset);
+        assert_eq!(t.actions, vec![Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "remote accesses past the threshold" }]);
+        // Still remote one interval later: migrated recently, so replicated instead.
+        let t = w.on_timer(&f.view());
+        assert_eq!(t.actions, vec![Action::Replicate { page: PageNo(0), node: NodeId(1), reason: "remote reads past the threshold" }]);
+        // Without replication it only migrates.
+        let mut m = f.policy("wildfire:replication=off");
+        assert!(!m.replicates());
+        m.on_timer(&f.view());
+        assert!(matches!(m.on_timer(&f.view()).actions[..], [Action::Migrate { .. }]));
+    }
+}
