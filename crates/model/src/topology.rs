@@ -327,7 +327,7 @@ pub fn parse_meminfo_total_kb(text: &str) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]

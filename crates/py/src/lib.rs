@@ -11,7 +11,7 @@ use numaplace_model::ModelError;
 use numaplace_sim::detect::{detect as detect_host, to_toml, DetectOptions};
 use numaplace_sim::presets::{load_machine as load, PRESETS};
 use numaplace_sim::request::OptKind;
-use numaplace_sim::{bench, workload, RunConfig, SimError};
+use numaplace_sim::{bench, RunConfig, SimError};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -180,7 +180,7 @@ fn machine_toml(arg: &str) -> PyResult<String> {
 /// Every workload with its doc line and parameters, as JSON.
 #[pyfunction]
 fn workloads() -> String {
-    let v: Vec<Value> = workload::REGISTRY
+    let v: Vec<Value> = numaplace_sim::workloads::REGISTRY
         .iter()
         .map(|w| json!({"name": w.name, "doc": w.doc, "params": params_json(w.params)}))
         .collect();

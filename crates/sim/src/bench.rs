@@ -13,8 +13,9 @@ use crate::engine::Engine;
 use crate::error::SimError;
 use crate::presets::preset;
 use crate::run::{simulate_on, RunConfig, DEFAULT_QUANTUM_NS};
-use crate::workload::{self, Epoch, Init, Workload, WorkloadCtx};
-use numaplace_model::placement;
+use crate::workload::{Epoch, Init, Workload, WorkloadCtx};
+use crate::workloads;
+use numaplace_model::{dynamic, placement};
 use numaplace_model::units::ns_to_ps;
 use numaplace_model::Spec;
 use serde::Serialize;
@@ -72,7 +73,7 @@ pub fn speed(transactions: u64, pages: u64, repetitions: u32) -> Result<SpeedRes
         init: Init::None,
     };
     let spec = format!("random:pages={pages},accesses={},iterations=1", transactions / THREADS as u64);
-    let (mut wl, _) = workload::build(&Spec::parse(&spec)?, &ctx)?;
+    let (mut wl, _) = workloads::build(&Spec::parse(&spec)?, &ctx)?;
     let mut epoch = Epoch::default();
     assert!(wl.next_epoch(&mut epoch), "the benchmark workload yields one epoch");
     let records: u64 = epoch.threads.iter().map(|t| t.txns.len() as u64).sum();
@@ -105,8 +106,8 @@ pub fn speed(transactions: u64, pages: u64, repetitions: u32) -> Result<SpeedRes
         let (place, _) = placement::build(&Spec::parse("first-touch")?, &machine, 1)?;
         let mut engine =
             Engine::new(&machine, &threads, wl.regions().to_vec(), place, ns_to_ps(DEFAULT_QUANTUM_NS));
-        let (policy, _) = numaplace_model::dynamic::build(&Spec::parse("kernel")?, &machine, THREADS)?;
-        engine.set_dynamic(policy);
+        let (policy, _) = dynamic::build(&Spec::parse("kernel")?, &machine, THREADS)?;
+        engine.set_dynamic(policy, &dynamic::REGISTRY.get("kernel")?.caps);
         let t0 = Instant::now();
         engine.run_epoch(&epoch);
         best_kernel = best_kernel.min(t0.elapsed().as_secs_f64());
@@ -118,7 +119,7 @@ pub fn speed(transactions: u64, pages: u64, repetitions: u32) -> Result<SpeedRes
     let mut scratch = Epoch::default();
     let mut best_gen = f64::INFINITY;
     for _ in 0..repetitions.max(1) + 1 {
-        let (mut w2, _) = workload::build(&Spec::parse(&spec)?, &ctx)?;
+        let (mut w2, _) = workloads::build(&Spec::parse(&spec)?, &ctx)?;
         let t0 = Instant::now();
         w2.next_epoch(&mut scratch);
         best_gen = best_gen.min(t0.elapsed().as_secs_f64());

@@ -19,7 +19,7 @@ use crate::workload::{Epoch, Txn};
 use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::placement::{PlaceRequest, Placement};
 use numaplace_model::counters::PageCounters;
-use numaplace_model::dynamic::{Action, DynamicPolicy, Sampling, View};
+use numaplace_model::dynamic::{Action, DynamicCaps, DynamicPolicy, Observes, Sampling, View};
 use numaplace_model::{Machine, NodeId, PageNo, PageTable, Ps, Region};
 
 /// Time and label of one simulated epoch.
@@ -84,9 +84,39 @@ pub struct Sampler {
     carry: Vec<f64>,
 }
 
+/// The hot loop a dynamic policy runs in, chosen once when it is attached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HotLoop {
+    /// Counting every access while the policy [`DynamicPolicy::counts`]; the plain loop once it
+    /// stops.
+    Counted,
+    /// Sampling transactions into the counters.
+    Sampled,
+    /// Taking hinting faults while some page's access is revoked; otherwise as `Counted`.
+    Faulting,
+    /// Counting, serving reads from replicas and keeping them coherent.
+    Replicated,
+}
+
+impl HotLoop {
+    /// The loop for a policy whose registry entry has `caps`. What it observes decides; the
+    /// instance only says whether a replicating policy replicates at all (`wildfire` with
+    /// `replication=off` only counts).
+    fn choose(caps: &DynamicCaps, policy: &dyn DynamicPolicy) -> HotLoop {
+        match caps.observes {
+            Observes::Counters => HotLoop::Counted,
+            Observes::Samples => HotLoop::Sampled,
+            Observes::HintingFaults => HotLoop::Faulting,
+            Observes::Replicas if policy.replicates() => HotLoop::Replicated,
+            Observes::Replicas => HotLoop::Counted,
+        }
+    }
+}
+
 /// A dynamic policy attached to a run, with its counters and its record.
 pub struct Dynamic {
     policy: Box<dyn DynamicPolicy>,
+    hot: HotLoop,
     counters: PageCounters,
     threshold: Option<u16>,
     timer: Option<(Ps, Ps)>,
@@ -130,10 +160,14 @@ pub struct Decision {
 }
 
 impl Dynamic {
-    /// Attaches `policy` to a run over `pages` pages of `machine` with `threads` threads.
-    pub fn new(policy: Box<dyn DynamicPolicy>, machine: &Machine, pages: usize, threads: usize) -> Self {
+    /// Attaches `policy`, whose registry entry has `caps`, to a run over `pages` pages of
+    /// `machine` with `threads` threads.
+    pub fn new(policy: Box<dyn DynamicPolicy>, caps: &DynamicCaps, machine: &Machine, pages: usize, threads: usize) -> Self {
+        debug_assert_eq!(caps.check(policy.as_ref()), Ok(()), "a dynamic policy disagrees with its capabilities");
+        let hot = HotLoop::choose(caps, policy.as_ref());
         let timer = policy.timer_period().map(|p| (p.max(1), p.max(1)));
-        let sampling = policy.sampling();
+        // The sampling mode is the instance's parameter.
+        let sampling = (hot == HotLoop::Sampled).then(|| policy.sampling().expect("a policy that observes samples has a sampling mode"));
         // Samples are counted in full 16-bit counters; access counters have the machine's width.
         let bits = if sampling.is_some() { 16 } else { machine.raw.counter_bits };
         let sampler = sampling.map(|mode| {
@@ -159,13 +193,14 @@ impl Dynamic {
             revoked: Vec::new(),
             revoked_count: 0,
             faults: 0,
-            replica_writes: if policy.replicates() { vec![0; pages] } else { Vec::new() },
-            stale: if policy.replicates() { vec![0; pages * machine.nodes()] } else { Vec::new() },
+            replica_writes: if hot == HotLoop::Replicated { vec![0; pages] } else { Vec::new() },
+            stale: if hot == HotLoop::Replicated { vec![0; pages * machine.nodes()] } else { Vec::new() },
             nodes: machine.nodes(),
             page_lines: (machine.raw.page_size / machine.raw.line_size.max(1)).clamp(1, u16::MAX as u64) as u16,
             replications: 0,
             collapses: 0,
             policy,
+            hot,
             counters: PageCounters::new(pages, machine.nodes(), bits),
             timer,
             sharing_cpus: threads,
@@ -452,10 +487,11 @@ impl<'m> Engine<'m> {
         }
     }
 
-    /// Attaches a dynamic policy.
-    pub fn set_dynamic(&mut self, policy: Box<dyn DynamicPolicy>) {
+    /// Attaches a dynamic policy; `caps`, its registry entry's capabilities, choose the hot
+    /// loop it runs in.
+    pub fn set_dynamic(&mut self, policy: Box<dyn DynamicPolicy>, caps: &DynamicCaps) {
         let pages = self.mem.pt.homes().len();
-        self.dynamic = Some(Dynamic::new(policy, self.mem.machine, pages, self.nt));
+        self.dynamic = Some(Dynamic::new(policy, caps, self.mem.machine, pages, self.nt));
     }
 
     /// The policy's hook before (`start`) or after an epoch, at the barrier; returns the cost
@@ -573,8 +609,8 @@ impl<'m> Engine<'m> {
                 let mut writes = 0u64;
                 loop {
                     let stop = match self.dynamic.as_mut() {
-                        Some(d) if d.sampler.is_some() => {
-                            let sm = d.sampler.as_mut().expect("checked");
+                        Some(d) if d.hot == HotLoop::Sampled => {
+                            let sm = d.sampler.as_mut().expect("a sampled loop has a sampler");
                             hot_loop_sampled(
                                 txns,
                                 &mut i,
@@ -589,7 +625,7 @@ impl<'m> Engine<'m> {
                                 &mut sm.threads[t],
                             )
                         }
-                        Some(d) if !d.replica_writes.is_empty() => hot_loop_replicated(
+                        Some(d) if d.hot == HotLoop::Replicated => hot_loop_replicated(
                             txns,
                             &mut i,
                             self.mem.pt.homes(),
@@ -605,7 +641,7 @@ impl<'m> Engine<'m> {
                             d.page_lines,
                             node,
                         ),
-                        Some(d) if d.revoked_count > 0 => hot_loop_faulting(
+                        Some(d) if d.hot == HotLoop::Faulting && d.revoked_count > 0 => hot_loop_faulting(
                             txns,
                             &mut i,
                             self.mem.pt.homes(),
@@ -616,6 +652,7 @@ impl<'m> Engine<'m> {
                             &mut writes,
                             &d.revoked,
                         ),
+                        // Counted, or Faulting with no page revoked.
                         Some(d) if d.policy.counts() => hot_loop_counted(
                             txns,
                             &mut i,
@@ -685,6 +722,8 @@ impl<'m> Engine<'m> {
                             d.replica_writes.fill(0);
                         }
                         if let Some(range) = tick.revoke {
+                            // Another loop would never see the revoked pages.
+                            debug_assert_eq!(d.hot, HotLoop::Faulting, "only a policy that observes hinting faults revokes access");
                             if d.revoked.len() != self.mem.pt.homes().len() {
                                 d.revoked = vec![false; self.mem.pt.homes().len()];
                             }
@@ -753,7 +792,7 @@ mod tests {
     }
     use crate::binding::{bind, Binding};
     use crate::workload::ThreadWork;
-    use numaplace_model::placement;
+    use numaplace_model::{dynamic, placement};
     use numaplace_model::Spec;
 
     /// One node, L = 100 ns, S = 64 B / 1.28 GB/s = 50 ns, MLP 1: the case `docs/timing.md`
@@ -796,8 +835,9 @@ mod tests {
         let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m2, 0).unwrap();
         let regions = vec![Region { name: "a".into(), first_page: 0, pages: 2 }];
         let mut engine = Engine::new(&m2, &threads, regions, place, 100_000_000);
-        let (policy, _) = numaplace_model::dynamic::build(&Spec::parse("sampled:mode=max-rate,max_rate=100000,period_ms=1000").unwrap(), &m2, 2).unwrap();
-        engine.set_dynamic(policy);
+        let spec = Spec::parse("sampled:mode=max-rate,max_rate=100000,period_ms=1000").unwrap();
+        let (policy, _) = numaplace_model::dynamic::build(&spec, &m2, 2).unwrap();
+        engine.set_dynamic(policy, &dynamic::REGISTRY.get("sampled").unwrap().caps);
         let epoch = Epoch {
             iteration: 1,
             phase: "p",
@@ -814,6 +854,33 @@ mod tests {
         // 5 a quantum while both run, up to 10 once thread 1 is done.
         assert!(samples > 0 && samples <= quanta * 10, "{samples} samples in {quanta} quanta");
         assert!(sm.threads[1].samples <= 3);
+    }
+
+    #[test]
+    fn the_hot_loop_follows_the_capabilities() {
+        // Every registry entry, and wildfire without replication, which observes counters only.
+        let m2 = two_cpu_machine();
+        let cases = [
+            ("kernel", HotLoop::Counted),
+            ("upmlib-recrep", HotLoop::Counted),
+            ("sampled", HotLoop::Sampled),
+            ("autonuma", HotLoop::Faulting),
+            ("wildfire", HotLoop::Replicated),
+            ("wildfire:replication=off", HotLoop::Counted),
+            ("upmlib", HotLoop::Counted),
+        ];
+        for name in dynamic::REGISTRY.names() {
+            assert!(cases.iter().any(|&(text, _)| text == name), "no case for '{name}'");
+        }
+        for (text, want) in cases {
+            let spec = Spec::parse(text).unwrap();
+            let (info, _) = dynamic::resolve(&spec).unwrap();
+            let (policy, _) = dynamic::build(&spec, &m2, 2).unwrap();
+            let d = Dynamic::new(policy, &info.caps, &m2, 4, 2);
+            assert_eq!(d.hot, want, "{text}");
+            assert_eq!(d.sampler.is_some(), want == HotLoop::Sampled, "{text}");
+            assert_eq!(d.replica_writes.len(), if want == HotLoop::Replicated { 4 } else { 0 }, "{text}");
+        }
     }
 
     #[test]

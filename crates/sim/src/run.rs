@@ -6,7 +6,8 @@ use crate::engine::{Engine, Traffic};
 use crate::error::SimError;
 use crate::presets::load_machine;
 use crate::trace::{self, TraceSource};
-use crate::workload::{self, Epoch, Init, Workload, WorkloadCtx};
+use crate::workload::{Epoch, Init, Workload, WorkloadCtx};
+use crate::workloads;
 use numaplace_model::{dynamic, placement};
 use numaplace_model::topology::RawMachine;
 use numaplace_model::units::{ns_to_ps, PS_PER_NS};
@@ -210,7 +211,7 @@ pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
         Some(text) => {
             let (policy, resolved) = dynamic::build(&Spec::parse(text)?, machine, cfg.threads)?;
             policy.check_regions(wl.regions()).map_err(ModelError::Spec)?;
-            engine.set_dynamic(policy);
+            engine.set_dynamic(policy, &dynamic::REGISTRY.get(&resolved.name)?.caps);
             Some(resolved.to_string())
         }
         None => None,
@@ -280,7 +281,7 @@ pub fn build_workload(machine: &Machine, cfg: &RunConfig) -> Result<(Box<dyn Wor
         }
         spec.params.push(("class".into(), class.clone()));
     }
-    Ok(workload::build(&spec, &workload_ctx(machine, cfg))?)
+    Ok(workloads::build(&spec, &workload_ctx(machine, cfg))?)
 }
 
 /// The trace a configuration replays: its `trace` path, or the `file` of a `trace:file=PATH`
@@ -292,7 +293,7 @@ fn trace_path(cfg: &RunConfig) -> Result<Option<String>, SimError> {
     let path = match &cfg.trace {
         Some(p) => p.clone(),
         None if crate::request::is_trace_spec(&cfg.workload) => {
-            let (_, r) = crate::workload::REGISTRY.resolve(&Spec::parse(&cfg.workload)?)?;
+            let (_, r) = crate::workloads::REGISTRY.resolve(&Spec::parse(&cfg.workload)?)?;
             r.text("file").to_string()
         }
         None => return Ok(None),

@@ -8,11 +8,14 @@
 //! Iteration 0 is the initialisation (cold-start) epoch, chosen by [`Init`]; it is simulated —
 //! it is what places pages under first-touch — but not counted in the run's timed total, as the
 //! NAS benchmarks exclude their cold-start iteration from timing (seed 000 §2.1).
+//!
+//! This module is what a workload implements and the helpers it uses; it does not know the
+//! workloads. The registry that lists them is in [`crate::workloads`], which depends on this
+//! module and not the other way round.
 
-use crate::workloads;
 use numaplace_model::rng::derive;
-use numaplace_model::registry::{Info, Registry};
-use numaplace_model::spec::{describe, Resolved, Spec};
+use numaplace_model::registry::Info;
+use numaplace_model::spec::Resolved;
 use numaplace_model::{ModelError, Region};
 
 /// Reading or writing.
@@ -176,26 +179,6 @@ pub type Build = fn(&Resolved, &WorkloadCtx) -> Result<Box<dyn Workload>, ModelE
 /// One registry entry.
 pub type WorkloadInfo = Info<Build>;
 
-/// Every workload, keyed by the name users type, in listing order.
-pub const REGISTRY: Registry<Build> =
-    Registry { kind: "workload", groups: &[workloads::BASIC, workloads::nas::INFOS, workloads::splash::INFOS, &[crate::trace::INFO]] };
-
-/// Builds the workload named by `spec`, returning it with its resolved spec.
-///
-/// # Errors
-/// An unknown name (listing the known ones) or a bad parameter.
-pub fn build(spec: &Spec, ctx: &WorkloadCtx) -> Result<(Box<dyn Workload>, Resolved), ModelError> {
-    let (info, resolved) = REGISTRY.resolve(spec)?;
-    let w = (info.build)(&resolved, ctx)?;
-    let resolved = w.resolved().cloned().unwrap_or(resolved);
-    Ok((w, resolved))
-}
-
-/// Help text for one workload: its doc line and parameters.
-pub fn help(info: &WorkloadInfo) -> String {
-    format!("{}: {}\n{}", info.name, info.doc, describe(info.params))
-}
-
 /// Splits `n` items into `parts` contiguous blocks; returns the half-open range of block `i`
 /// (OpenMP's static schedule).
 pub fn block_range(n: u64, parts: u64, i: u64) -> (u64, u64) {
@@ -256,15 +239,5 @@ mod tests {
     fn block_ranges_cover_exactly() {
         let ranges: Vec<_> = (0..3).map(|i| block_range(10, 3, i)).collect();
         assert_eq!(ranges, vec![(0, 3), (3, 6), (6, 10)]);
-    }
-
-    #[test]
-    fn unknown_workload_lists_known() {
-        let ctx = WorkloadCtx { threads: 1, page_size: 4096, line_size: 64, seed: 0, init: Init::Parallel };
-        let e = build(&Spec::parse("nas-xx").unwrap(), &ctx).err().unwrap().to_string();
-        assert!(e.starts_with("unknown workload 'nas-xx' (known: "), "{e}");
-        for name in REGISTRY.names() {
-            assert!(e.contains(name), "{name} missing from: {e}");
-        }
     }
 }

@@ -7,7 +7,8 @@ use numaplace_model::spec::Resolved;
 use numaplace_model::Spec;
 use numaplace_sim::binding::{bind, Binding};
 use numaplace_sim::presets::preset;
-use numaplace_sim::workload::{build, Epoch, Init, Op, Workload, WorkloadCtx};
+use numaplace_sim::workload::{Epoch, Init, Op, Workload, WorkloadCtx};
+use numaplace_sim::workloads::build;
 use numaplace_sim::{simulate, RunConfig};
 use std::collections::{BTreeSet, HashMap};
 

@@ -2,7 +2,8 @@
 //! patterns against what seeds 001 and 004 describe, the workload contract, and their speed.
 
 use numaplace_model::Spec;
-use numaplace_sim::workload::{build, Epoch, Init, Op, Workload, WorkloadCtx};
+use numaplace_sim::workload::{Epoch, Init, Op, Workload, WorkloadCtx};
+use numaplace_sim::workloads::build;
 use numaplace_sim::{simulate, RunConfig};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;

@@ -1,0 +1,158 @@
+//! `autonuma`: Linux's automatic NUMA balancing, reduced to its page-migration core
+//! (kernel/sched/fair.c, mm/memory.c; Linux's own mechanism, not a seed's). A scanner
+//! revokes access to a window of pages per scan period; hinting faults on them feed a
+//! two-fault filter that decides migrations; the period adapts to the share of local faults.
+
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY};
+use crate::spec::{ParamDecl, ParamKind, Resolved};
+use crate::topology::Machine;
+use crate::units::{NodeId, PageNo, Ps};
+
+const AUTONUMA_PARAMS: &[ParamDecl] = &[
+    ParamDecl {
+        name: "scan_period_min_ms",
+        kind: ParamKind::Float { min: 0.001, max: 1e7 },
+        default: "1000",
+        doc: "shortest scan period (Linux sysctl numa_balancing_scan_period_min_ms, kernel/sched/fair.c: 1000)",
+    },
+    ParamDecl {
+        name: "scan_period_max_ms",
+        kind: ParamKind::Float { min: 0.001, max: 1e7 },
+        default: "60000",
+        doc: "longest scan period (numa_balancing_scan_period_max_ms: 60000)",
+    },
+    ParamDecl {
+        name: "scan_size_mb",
+        kind: ParamKind::Float { min: 0.001, max: 1e9 },
+        default: "256",
+        doc: "address space made to fault per scan (numa_balancing_scan_size_mb: 256)",
+    },
+    ParamDecl {
+        name: "fault_ns",
+        kind: ParamKind::Float { min: 0.0, max: 1e9 },
+        default: "1000",
+        doc: "cost of one hinting fault (assumption: a minor fault, about 1 µs)",
+    },
+];
+
+pub(super) const INFO: DynamicInfo = DynamicInfo {
+    name: "autonuma",
+    doc: "Linux automatic NUMA balancing: scanner, hinting faults, two-fault filter, adaptive scan period (kernel/sched/fair.c)",
+    params: AUTONUMA_PARAMS,
+    caps: DynamicCaps {
+        observes: Observes::HintingFaults,
+        drivers: SIM_ONLY,
+        why_not: "it is Linux's own NUMA balancing: on a real host turn that on instead (sysctl kernel.numa_balancing=1)",
+    },
+    build: |r, m, _| Ok(Box::new(AutoNuma::new(r, m))),
+};
+
+/// Linux automatic NUMA balancing, reduced to its page-migration core (kernel/sched/fair.c,
+/// mm/memory.c): every scan period the scanner revokes access to the next `scan_size` window
+/// of the address space (task_numa_work); the next access to such a page takes a hinting
+/// fault; the page migrates to the faulting node when the previous fault on it also came from
+/// that node (the two-stage filter of should_numa_migrate_memory, which compares with the
+/// last faulting CPU's node). The period doubles after a scan window whose faults were
+/// mostly local (≥ 70 %, NUMA_PERIOD_THRESHOLD 7 of 10) and halves otherwise, between the
+/// minimum and the maximum. Task placement (moving threads) is not modelled: threads are bound.
+struct AutoNuma {
+    min: Ps,
+    max: Ps,
+    period: Ps,
+    window: u32,
+    next_page: u32,
+    fault_cost: Ps,
+    /// Node of the last fault on each page (`u8::MAX`: none yet).
+    last_fault: Vec<u8>,
+    local_faults: u64,
+    faults: u64,
+}
+
+impl AutoNuma {
+    fn new(r: &Resolved, m: &Machine) -> Self {
+        let min = (r.float("scan_period_min_ms") * 1e9) as Ps;
+        let max = ((r.float("scan_period_max_ms") * 1e9) as Ps).max(min);
+        let window = ((r.float("scan_size_mb") * 1048576.0) / m.raw.page_size as f64).ceil().max(1.0) as u32;
+        AutoNuma {
+            min,
+            max,
+            // Linux starts at the minimum period (task_scan_start).
+            period: min,
+            window,
+            next_page: 0,
+            fault_cost: (r.float("fault_ns") * 1000.0) as Ps,
+            last_fault: Vec::new(),
+            local_faults: 0,
+            faults: 0,
+        }
+    }
+}
+
+impl DynamicPolicy for AutoNuma {
+    fn counts(&self) -> bool {
+        false
+    }
+
+    fn timer_period(&self) -> Option<Ps> {
+        Some(self.min)
+    }
+
+    fn fault_cost(&self) -> Ps {
+        self.fault_cost
+    }
+
+    fn on_timer(&mut self, view: &View<'_>) -> Timer {
+        let pages = view.homes.len() as u32;
+        if self.last_fault.len() != pages as usize {
+            self.last_fault = vec![u8::MAX; pages as usize];
+        }
+        // Adapt the period to the last window's faults.
+        if self.faults > 0 {
+            self.period = if self.local_faults * 10 >= self.faults * 7 {
+                (self.period * 2).min(self.max)
+            } else {
+                (self.period / 2).max(self.min)
+            };
+        }
+        self.local_faults = 0;
+        self.faults = 0;
+        let start = if self.next_page >= pages { 0 } else { self.next_page };
+        let end = start.saturating_add(self.window).min(pages);
+        self.next_page = end;
+        Timer { revoke: Some(start..end), next_period: Some(self.period), ..Timer::default() }
+    }
+
+    fn on_fault(&mut self, view: &View<'_>, page: PageNo, node: NodeId) -> Option<Action> {
+        let home = view.homes[page.0 as usize];
+        self.faults += 1;
+        if home == node.0 {
+            self.local_faults += 1;
+        }
+        let slot = self.last_fault.get_mut(page.0 as usize)?;
+        let previous = std::mem::replace(slot, node.0);
+        (previous == node.0 && home != node.0 && view.free[node.index()] > 0)
+            .then_some(Action::Migrate { page, to: node, reason: "two consecutive hinting faults from this node" })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::Fixture;
+    use super::*;
+
+    #[test]
+    fn scans_a_window_and_migrates_on_the_second_fault_from_a_node() {
+        let f = Fixture::new(4);
+        // 8 KiB windows: two 4 KiB pages.
+        let mut a = f.policy("autonuma:scan_size_mb=0.0078125");
+        let t = a.on_timer(&f.view());
+        assert_eq!(t.revoke, Some(0..2));
+        assert_eq!(t.next_period, Some(1_000_000_000_000));
+        assert_eq!(a.on_fault(&f.view(), PageNo(0), NodeId(1)), None);
+        let second = a.on_fault(&f.view(), PageNo(0), NodeId(1));
+        assert_eq!(second, Some(Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "two consecutive hinting faults from this node" }));
+        // Every fault was remote: the next window comes as soon as the minimum allows.
+        let t = a.on_timer(&f.view());
+        assert_eq!((t.revoke, t.next_period), (Some(2..4), Some(1_000_000_000_000)));
+    }
+}

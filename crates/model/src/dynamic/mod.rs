@@ -1,0 +1,424 @@
+//! The `DynamicPolicy` plug-in point: when pages move, decided from what the policy learns
+//! about accesses. Written once, driven by the simulator and by the Linux runtime.
+//!
+//! A policy sees accesses through per-page, per-node counters ([`PageCounters`]) that the
+//! driver maintains, and acts at its triggers: a counter interrupt (the driver raises it when a
+//! remote node's count exceeds the home node's by the policy's interrupt threshold), the end of
+//! an iteration, a phase boundary, a periodic timer or a hinting fault. It answers with
+//! [`Action`]s, which the driver applies with their costs.
+//!
+//! This module holds the trait, what it exchanges with drivers, the capabilities a driver asks
+//! before running a policy ([`DynamicCaps`]) and the [`REGISTRY`]. Each policy lives in its own
+//! file with its parameters and its registry entry (`INFO`):
+//!
+//! * `kernel`: IRIX / FLASH competitive migration (seed 000 §2.1, seed 002 §3).
+//! * `upmlib`: UPMlib's user-level iterative migration (seed 000 §3.2).
+//! * `recrep` (`upmlib-recrep`): UPMlib's record–replay (seed 000 §3.3).
+//! * `sampled`: migration from sampled transactions (seed 003 §3).
+//! * `autonuma`: Linux's automatic NUMA balancing (kernel/sched/fair.c).
+//! * `wildfire`: Sun Wildfire's migration and replication (seed 001 §2).
+
+use crate::counters::PageCounters;
+use crate::error::ModelError;
+use crate::registry::{Info, Registry};
+use crate::spec::{Resolved, Spec};
+use crate::topology::Machine;
+use crate::units::{NodeId, PageNo, Ps};
+use crate::Region;
+
+mod autonuma;
+mod kernel;
+mod recrep;
+mod sampled;
+mod upmlib;
+mod wildfire;
+
+/// What a policy asks the driver to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Move `page` to `to` (the driver falls back to the nearest node with room).
+    Migrate { page: PageNo, to: NodeId, reason: &'static str },
+    /// Give `node` a read-only replica of `page` (if it has room).
+    Replicate { page: PageNo, node: NodeId, reason: &'static str },
+    /// Remove every replica of `page`.
+    Collapse { page: PageNo, reason: &'static str },
+}
+
+/// What a timer tick asks of the driver.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timer {
+    /// Halve every counter.
+    pub age: bool,
+    /// Clear every counter (after reading them).
+    pub reset: bool,
+    pub actions: Vec<Action>,
+    /// Revoke access to these pages: the next access to each takes a hinting fault
+    /// ([`DynamicPolicy::on_fault`]).
+    pub revoke: Option<std::ops::Range<u32>>,
+    /// When the next tick should come, if the policy changes its period.
+    pub next_period: Option<Ps>,
+}
+
+/// Sampled observation (seed 003 §3, §4.1): the counters then hold samples, not accesses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Sampling {
+    /// Every `n`-th transaction of each thread is a sample.
+    Interval(u64),
+    /// At most this many samples per second of simulated time, shared among the running
+    /// threads: a thread that issues fewer transactions than its share has all of them
+    /// sampled, a faster one only its share (the bias of seed 003 §4.1).
+    MaxRate(f64),
+}
+
+/// What a policy can see when it decides.
+pub struct View<'a> {
+    pub machine: &'a Machine,
+    pub counters: &'a PageCounters,
+    /// Replica bitmask per page (empty when nothing was ever replicated).
+    pub replicas: &'a [u64],
+    /// Writes to each replicated page since the last timer tick that invalidated lines held by
+    /// a replica (empty likewise). The simulator keeps replicas coherent line by line (seed 001
+    /// §2) and counts only such writes; a driver that cannot tell counts every write.
+    pub replica_writes: &'a [u32],
+    /// Home node of every page (`pagetable::UNTOUCHED` where not placed).
+    pub homes: &'a [u8],
+    /// Free pages per node.
+    pub free: &'a [u64],
+    pub regions: &'a [Region],
+    /// Simulated time now.
+    pub now: Ps,
+}
+
+/// Decides when pages move.
+///
+/// # Contract
+/// * The driver counts every access of every page in [`PageCounters`] when
+///   [`DynamicPolicy::counts`] is true, and calls the hooks below at their triggers, in
+///   simulated-time order. A policy never changes state outside its own struct.
+/// * Actions are applied in order; a migration's cost (machine `[migration]`) is charged as
+///   the hook's documentation says. After a migration the page's counters are reset.
+/// * Deterministic: the same sequence of calls gives the same actions.
+pub trait DynamicPolicy: Send {
+    /// Checks the policy's parameters against the workload's regions (e.g. named hot
+    /// regions); the message names the parameter and lists the regions.
+    ///
+    /// # Errors
+    /// A parameter that names a region the workload does not have.
+    fn check_regions(&self, _regions: &[Region]) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Whether the driver must keep counters for this policy.
+    fn counts(&self) -> bool {
+        true
+    }
+
+    /// The difference `count(remote) − count(home)` beyond which the driver raises
+    /// [`DynamicPolicy::on_interrupt`]; `None` for no interrupts.
+    fn interrupt_threshold(&self) -> Option<u16> {
+        None
+    }
+
+    /// A counter interrupt for `page` caused by an access from `node`. The interrupted thread
+    /// pays the handler and any migration.
+    fn on_interrupt(&mut self, _view: &View<'_>, _page: PageNo, _node: NodeId) -> Option<Action> {
+        None
+    }
+
+    /// The end of timed iteration `iteration` (at its barrier). Migrations are performed by
+    /// one thread while the others wait: their cost lengthens the iteration.
+    fn on_iteration_end(&mut self, _view: &View<'_>, _iteration: u32) -> Vec<Action> {
+        Vec::new()
+    }
+
+    /// Before an epoch of `phase` in `iteration` starts (at the barrier before it). Migrations
+    /// are on the critical path: every thread waits for them.
+    fn on_epoch_start(&mut self, _view: &View<'_>, _iteration: u32, _phase: &str) -> Vec<Action> {
+        Vec::new()
+    }
+
+    /// After an epoch of `phase` in `iteration` ends (at its barrier); as
+    /// [`DynamicPolicy::on_epoch_start`].
+    fn on_epoch_end(&mut self, _view: &View<'_>, _iteration: u32, _phase: &str) -> Vec<Action> {
+        Vec::new()
+    }
+
+    /// Whether the driver resets every counter after [`DynamicPolicy::on_iteration_end`] (a
+    /// policy that reads counters per iteration).
+    fn reset_after_iteration(&self) -> bool {
+        false
+    }
+
+    /// Period of [`DynamicPolicy::on_timer`], if any.
+    fn timer_period(&self) -> Option<Ps> {
+        None
+    }
+
+    /// A periodic timer. The actions stop the world: every running thread waits for them.
+    fn on_timer(&mut self, _view: &View<'_>) -> Timer {
+        Timer::default()
+    }
+
+    /// A hinting fault: `node`'s access to `page`, whose access was revoked. The faulting
+    /// thread pays the fault (`fault_cost`) and any migration.
+    fn on_fault(&mut self, _view: &View<'_>, _page: PageNo, _node: NodeId) -> Option<Action> {
+        None
+    }
+
+    /// Cost of one hinting fault, ps.
+    fn fault_cost(&self) -> Ps {
+        0
+    }
+
+    /// Whether the policy makes replicas (the driver then serves reads from them and charges
+    /// writes for invalidating them).
+    fn replicates(&self) -> bool {
+        false
+    }
+
+    /// How the driver observes accesses for this policy: every access counted (the default)
+    /// or a sample of them.
+    fn sampling(&self) -> Option<Sampling> {
+        None
+    }
+
+    /// Pages frozen (never to migrate again) so far.
+    fn frozen_pages(&self) -> u64 {
+        0
+    }
+
+    /// Migrations decided at the first invocation, for policies that are invoked repeatedly.
+    fn first_invocation_migrations(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// What a dynamic policy observes of the accesses: the simulator picks the hot loop that
+/// gathers it once, when the policy is attached, and a driver that cannot gather it refuses
+/// the policy before anything runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Observes {
+    /// Every access counted per page and node ([`DynamicPolicy::counts`] says when); a
+    /// counter past [`DynamicPolicy::interrupt_threshold`] stops the accessing thread.
+    Counters,
+    /// A sample of the transactions ([`DynamicPolicy::sampling`]).
+    Samples,
+    /// Hinting faults on the pages whose access the policy revoked ([`Timer::revoke`]).
+    HintingFaults,
+    /// Counters, with read replicas the driver keeps coherent line by line.
+    Replicas,
+}
+
+impl Observes {
+    /// The word listings and JSON use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Observes::Counters => "counters",
+            Observes::Samples => "samples",
+            Observes::HintingFaults => "hinting-faults",
+            Observes::Replicas => "replicas",
+        }
+    }
+}
+
+/// A program that runs policies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Driver {
+    /// The simulator (`numaplace sim`): runs every policy.
+    Simulator,
+    /// The Linux runtime (`libnumaplace`, `numaplace run`) on real processes.
+    Runtime,
+}
+
+impl Driver {
+    /// The word listings and JSON use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Driver::Simulator => "simulator",
+            Driver::Runtime => "runtime",
+        }
+    }
+}
+
+/// What a dynamic policy can do and needs, as data a driver asks before acting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DynamicCaps {
+    pub observes: Observes,
+    /// The drivers that can run it as a run's dynamic policy.
+    pub drivers: &'static [Driver],
+    /// Why the drivers not in `drivers` cannot (empty when every driver can).
+    pub why_not: &'static str,
+}
+
+impl DynamicCaps {
+    /// Whether `driver` can run the policy.
+    pub fn runs_on(&self, driver: Driver) -> bool {
+        self.drivers.contains(&driver)
+    }
+
+    /// Checks that `policy`, built from the entry these capabilities belong to, asks for what
+    /// they say it observes. A driver sets up its observation from the capabilities once and
+    /// reads the instance only for its parameters (the sampling mode, whether this instance
+    /// replicates), so a disagreement would go unobserved: a threshold no loop checks, a
+    /// sampler never built.
+    ///
+    /// # Errors
+    /// The first disagreement, in words.
+    pub fn check(&self, policy: &dyn DynamicPolicy) -> Result<(), String> {
+        let observes = self.observes.name();
+        if policy.sampling().is_some() != (self.observes == Observes::Samples) {
+            return Err(format!("observes {observes} but sampling() is {:?}", policy.sampling()));
+        }
+        if policy.replicates() && self.observes != Observes::Replicas {
+            return Err(format!("observes {observes} but replicates()"));
+        }
+        // Only the counted loop raises counter interrupts.
+        if policy.interrupt_threshold().is_some() && self.observes != Observes::Counters {
+            return Err(format!("observes {observes} but has an interrupt threshold"));
+        }
+        // Access is revoked only by a timer tick.
+        if self.observes == Observes::HintingFaults && policy.timer_period().is_none() {
+            return Err(format!("observes {observes} but has no timer to revoke access with"));
+        }
+        Ok(())
+    }
+}
+
+const BOTH: &[Driver] = &[Driver::Simulator, Driver::Runtime];
+const SIM_ONLY: &[Driver] = &[Driver::Simulator];
+
+/// A policy's constructor: resolved parameters, the machine and the run's thread count.
+pub type Build = fn(&Resolved, &Machine, usize) -> Result<Box<dyn DynamicPolicy>, ModelError>;
+
+/// One registry entry.
+pub type DynamicInfo = Info<Build, DynamicCaps>;
+
+/// Every dynamic policy, keyed by the name users type.
+pub const REGISTRY: Registry<Build, DynamicCaps> = Registry { kind: "dynamic policy", groups: &[POLICIES] };
+
+/// In listing order (`numaplace policies`, the unknown-name error).
+const POLICIES: &[DynamicInfo] = &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO];
+
+
+/// Builds the policy named by `spec` for `machine` and a run of `threads` threads.
+///
+/// # Errors
+/// An unknown name (listing the known ones) or a bad parameter.
+pub fn build(spec: &Spec, machine: &Machine, threads: usize) -> Result<(Box<dyn DynamicPolicy>, Resolved), ModelError> {
+    let (info, resolved) = resolve(spec)?;
+    Ok(((info.build)(&resolved, machine, threads)?, resolved))
+}
+
+/// Finds `spec`'s policy and checks its parameters (names, types, ranges), without a machine.
+///
+/// # Errors
+/// An unknown name (listing the known ones) or a bad parameter.
+pub fn resolve(spec: &Spec) -> Result<(&'static DynamicInfo, Resolved), ModelError> {
+    REGISTRY.resolve(spec)
+}
+
+/// Checks that `driver` can run `spec`'s policy (after [`resolve`]); the message gives the
+/// reason and the policies it can run.
+///
+/// # Errors
+/// [`ModelError::Config`] for a policy the driver cannot run.
+pub fn check_driver(info: &DynamicInfo, driver: Driver) -> Result<(), ModelError> {
+    if info.caps.runs_on(driver) {
+        return Ok(());
+    }
+    let can: Vec<&str> = REGISTRY.iter().filter(|i| i.caps.runs_on(driver)).map(|i| i.name).collect();
+    Err(ModelError::Config(format!(
+        "dynamic policy '{}' cannot run in the {}: {}; the {} runs: none, {}",
+        info.name,
+        driver.name(),
+        info.caps.why_not,
+        driver.name(),
+        can.join(", ")
+    )))
+}
+
+/// What the policies' unit tests decide from: the two-node test machine, every page at home on
+/// node 0 with room on both nodes, one region, and counters the test fills.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use super::*;
+    use crate::topology::tests::TWO_NODES;
+
+    pub struct Fixture {
+        pub machine: Machine,
+        pub counters: PageCounters,
+        pub homes: Vec<u8>,
+        pub free: Vec<u64>,
+        pub regions: Vec<Region>,
+        pub now: Ps,
+    }
+
+    impl Fixture {
+        pub fn new(pages: u32) -> Self {
+            let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
+            Fixture {
+                counters: PageCounters::new(pages as usize, machine.nodes(), 16),
+                homes: vec![0; pages as usize],
+                free: vec![10; machine.nodes()],
+                regions: vec![Region { name: "a".into(), first_page: 0, pages }],
+                machine,
+                now: 0,
+            }
+        }
+
+        /// The policy named by `spec`, for a run of two threads on the fixture's machine.
+        pub fn policy(&self, spec: &str) -> Box<dyn DynamicPolicy> {
+            build(&Spec::parse(spec).unwrap(), &self.machine, 2).unwrap().0
+        }
+
+        pub fn view(&self) -> View<'_> {
+            View {
+                machine: &self.machine,
+                counters: &self.counters,
+                replicas: &[],
+                replica_writes: &[],
+                homes: &self.homes,
+                free: &self.free,
+                regions: &self.regions,
+                now: self.now,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::tests::TWO_NODES;
+
+    /// Every policy's defaults, and the parameters that change what an instance observes.
+    #[test]
+    fn every_instance_agrees_with_its_capabilities() {
+        let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
+        let variants = ["wildfire:replication=off", "wildfire:migration=off,replication=off", "sampled:mode=max-rate", "upmlib-recrep:distribute=off"];
+        let specs = REGISTRY.names().map(str::to_string).chain(variants.iter().map(|v| v.to_string()));
+        let mut checked = 0;
+        for text in specs {
+            let spec = Spec::parse(&text).unwrap();
+            let (info, _) = resolve(&spec).unwrap();
+            let (policy, _) = build(&spec, &machine, 2).unwrap();
+            assert_eq!(info.caps.check(policy.as_ref()), Ok(()), "{text}");
+            checked += 1;
+        }
+        assert_eq!(checked, REGISTRY.iter().count() + variants.len());
+    }
+
+    #[test]
+    fn a_disagreement_is_named() {
+        // The kernel policy has an interrupt threshold, which no sampled loop would check.
+        let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
+        let (kernel, _) = build(&Spec::parse("kernel").unwrap(), &machine, 2).unwrap();
+        let (sampled, _) = build(&Spec::parse("sampled").unwrap(), &machine, 2).unwrap();
+        let samples = DynamicCaps { observes: Observes::Samples, drivers: SIM_ONLY, why_not: "" };
+        let counters = DynamicCaps { observes: Observes::Counters, drivers: SIM_ONLY, why_not: "" };
+        assert_eq!(samples.check(kernel.as_ref()), Err("observes samples but sampling() is None".to_string()));
+        assert!(counters.check(sampled.as_ref()).unwrap_err().starts_with("observes counters but sampling() is Some("));
+        let faults = DynamicCaps { observes: Observes::HintingFaults, drivers: SIM_ONLY, why_not: "" };
+        assert_eq!(faults.check(kernel.as_ref()), Err("observes hinting-faults but has an interrupt threshold".to_string()));
+    }
+}
