@@ -145,6 +145,27 @@ pub struct Dynamic {
     pub decisions: Vec<Decision>,
 }
 
+/// A dynamic policy's activity in one run ([`Dynamic::stats`]); all zero without a policy.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PolicyStats {
+    pub migrations: u64,
+    pub replications: u64,
+    /// Replicated pages collapsed back to one copy.
+    pub collapses: u64,
+    /// Time the policy's handlers and actions cost the threads, ps.
+    pub overhead_ps: Ps,
+    /// Counter interrupts raised (counter-based policies).
+    pub interrupts: u64,
+    /// Hinting faults taken (fault-driven policies).
+    pub hinting_faults: u64,
+    pub frozen_pages: u64,
+    /// Share of the migrations decided at a repeatedly invoked policy's first invocation.
+    pub first_invocation_fraction: Option<f64>,
+    /// Seed 003's sampling distance per thread, and its mean (sampled policies).
+    pub sampling_distance: Option<Vec<f64>>,
+    pub sampling_distance_mean: Option<f64>,
+}
+
 /// One action taken by a dynamic policy, for `--decisions`.
 #[derive(Clone, Debug, serde::Serialize, PartialEq)]
 pub struct Decision {
@@ -264,6 +285,26 @@ impl Dynamic {
         Some(if self.migrations == 0 { 0.0 } else { first as f64 / self.migrations as f64 })
     }
 
+    /// What the policy did and what it cost, as this driver counted it: the policy's part of
+    /// the result, reported by the component that knows it.
+    pub fn stats(&self) -> PolicyStats {
+        let sampling_distance = self.sampling_distance();
+        PolicyStats {
+            migrations: self.migrations,
+            replications: self.replications,
+            collapses: self.collapses,
+            overhead_ps: self.overhead_ps,
+            interrupts: self.interrupts,
+            hinting_faults: self.faults,
+            frozen_pages: self.frozen_pages(),
+            first_invocation_fraction: self.first_invocation_fraction(),
+            sampling_distance_mean: sampling_distance
+                .as_ref()
+                .filter(|v| !v.is_empty())
+                .map(|v| v.iter().sum::<f64>() / v.len() as f64),
+            sampling_distance,
+        }
+    }
 
     /// Applies actions at time `now`; returns their cost in ps.
     fn apply(&mut self, mem: &mut Memory<'_>, actions: Vec<Action>, now: Ps) -> Ps {

@@ -383,6 +383,7 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
             *slot += e.time_ps;
         }
     }
+    let policy = engine.dynamic.as_ref().map(|d| d.stats()).unwrap_or_default();
     let utilisation = per_node
         .iter()
         .zip(&machine.service_ps)
@@ -408,22 +409,17 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
         per_node_pages: engine.page_table().pages_per_node().to_vec(),
         fallback_pages: engine.page_table().fallbacks(),
         init_transactions: engine.init.lines.iter().sum(),
-        migrations: engine.dynamic.as_ref().map_or(0, |d| d.migrations),
-        replications: engine.dynamic.as_ref().map_or(0, |d| d.replications),
-        collapses: engine.dynamic.as_ref().map_or(0, |d| d.collapses),
+        migrations: policy.migrations,
+        replications: policy.replications,
+        collapses: policy.collapses,
         replica_pages: engine.page_table().replica_pages(),
-        policy_overhead_ns: engine.dynamic.as_ref().map_or(0.0, |d| ns(d.overhead_ps)),
-        interrupts: engine.dynamic.as_ref().map_or(0, |d| d.interrupts),
-        hinting_faults: engine.dynamic.as_ref().map_or(0, |d| d.faults),
-        frozen_pages: engine.dynamic.as_ref().map_or(0, |d| d.frozen_pages()),
-        migrations_first_invocation_fraction: engine.dynamic.as_ref().and_then(|d| d.first_invocation_fraction()),
-        sampling_distance: engine.dynamic.as_ref().and_then(|d| d.sampling_distance()),
-        sampling_distance_mean: engine
-            .dynamic
-            .as_ref()
-            .and_then(|d| d.sampling_distance())
-            .filter(|v| !v.is_empty())
-            .map(|v| v.iter().sum::<f64>() / v.len() as f64),
+        policy_overhead_ns: ns(policy.overhead_ps),
+        interrupts: policy.interrupts,
+        hinting_faults: policy.hinting_faults,
+        frozen_pages: policy.frozen_pages,
+        migrations_first_invocation_fraction: policy.first_invocation_fraction,
+        sampling_distance: policy.sampling_distance,
+        sampling_distance_mean: policy.sampling_distance_mean,
         per_iteration_local_fraction: engine
             .iteration_traffic
             .iter()

@@ -30,8 +30,7 @@ class Section:
 def _intro(quick: bool) -> str:
     """The paragraph under the report's title."""
     mode = (
-        "quick mode (smaller problem sizes where an experiment defines them; currently the same "
-        "sizes as the full mode)"
+        "quick mode (the NAS kernels at class W; --full runs them at class A, the seeds' size)"
         if quick
         else "full mode"
     )
