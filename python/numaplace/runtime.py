@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from numaplace._native import NumaplaceError
+
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
@@ -60,8 +62,9 @@ ENV_VARS = (
 )
 
 
-class RuntimeToolError(Exception):
-    """Bad input to the runtime tools: a spec, a library path, a pid, a stats file."""
+class RuntimeToolError(NumaplaceError):
+    """Bad input to the runtime tools: a spec, a library path, a pid, a stats file. A
+    :class:`numaplace.NumaplaceError`, as every error numaplace raises for bad input."""
 
 
 # --- finding the library ---------------------------------------------------------------------

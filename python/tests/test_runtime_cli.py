@@ -248,6 +248,13 @@ def test_report_json(cli, tmp_path):
     assert s["before"] == [2048, 0, 0, 0] and s["after"] == [512] * 4 and len(s["epochs"]) == 3
 
 
+def test_runtime_tool_errors_are_numaplace_errors(tmp_path):
+    # The README promises every error for bad input derives from NumaplaceError.
+    assert issubclass(rt.RuntimeToolError, numaplace.NumaplaceError)
+    with pytest.raises(numaplace.NumaplaceError, match="cannot read"):
+        rt.load_stats(tmp_path / "nope.json")
+
+
 def test_report_missing_file(cli, tmp_path):
     assert_usage_error(cli("report", tmp_path / "nope.json"), "nope.json", "cannot read")
 
