@@ -7,7 +7,9 @@
 //! UPMlib's names (seed 000 Figures 2 and 3) are provided too, for C (`upmlib_init()`) and
 //! Fortran (`call upmlib_init()`, i.e. `upmlib_init_` with arguments by reference).
 
-use crate::runtime::{Code, Config, RtError, Runtime};
+use crate::config::Config;
+use crate::driver::Runtime;
+use crate::error::{Code, RtError};
 use crate::sys::LinuxSys;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_long, c_void, CStr, CString};
