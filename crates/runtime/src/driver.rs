@@ -570,12 +570,12 @@ mod tests {
         }
         assert_eq!(rt.migrate("migrate").unwrap(), 0);
         assert!(!rt.wants_samples());
-        let s = rt.stats_json();
-        assert_eq!(s["pages_moved"], 48);
-        assert_eq!(s["before"], serde_json::json!([64, 0, 0, 0]));
-        assert_eq!(s["after"], serde_json::json!([16, 16, 16, 16]));
-        assert_eq!(s["epochs"][0]["local_share"], 0.25);
-        assert_eq!(s["epochs"][1]["local_share"], 1.0);
+        let s = rt.stats_file();
+        assert_eq!(s.pages_moved, 48);
+        assert_eq!(s.before, [64, 0, 0, 0]);
+        assert_eq!(s.after, [16, 16, 16, 16]);
+        assert_eq!(s.epochs[0].local_share, Some(0.25));
+        assert_eq!(s.epochs[1].local_share, Some(1.0));
         rt.unregister(base);
     }
 

@@ -6,7 +6,7 @@ use crate::driver::Runtime;
 use crate::error::{Code, RtError};
 use crate::mover;
 use crate::space::SPACE;
-use crate::stats::Retired;
+use numaplace_model::stats::RegionStats;
 
 /// One managed region.
 #[derive(Clone, Debug)]
@@ -88,7 +88,14 @@ impl Runtime {
         let (before, after) = self.before_after(&self.regions[i]);
         let r = self.regions.remove(i);
         SPACE.remove(r.slot);
-        self.stats.retired.push(Retired { name: r.name.clone(), bytes: r.pages * ps, pages: r.pages, before, after });
+        self.stats.retired.push(RegionStats {
+            name: r.name.clone(),
+            address: None,
+            bytes: (r.pages * ps) as u64,
+            pages: r.pages as u64,
+            before,
+            after,
+        });
         Some(r.owned)
     }
 

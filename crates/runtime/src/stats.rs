@@ -1,33 +1,13 @@
 //! The run's statistics: counters, the epochs (one per policy decision), the regions freed,
-//! and the stats file written at exit.
+//! and the stats file written at exit. The file's schema is declared once, in
+//! [`numaplace_model::stats`]: this module fills its [`StatsFile`] and serialises it.
 
 use crate::driver::{Runtime, Snapshot};
 use crate::error::{Code, RtError};
 use crate::mover::MoveReport;
 use crate::space::SPACE;
+use numaplace_model::stats::{EpochStats, RegionStats, StatsFile, VERSION};
 use std::time::Duration;
-
-/// One policy invocation, for the statistics.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Epoch {
-    pub t_s: f64,
-    pub kind: &'static str,
-    pub samples: u64,
-    pub local_share: f64,
-    pub moved: u64,
-    pub per_node: Vec<u64>,
-}
-
-/// A freed region, kept for the statistics.
-#[derive(Clone, Debug)]
-pub struct Retired {
-    pub name: String,
-    pub bytes: usize,
-    pub pages: usize,
-    /// Pages per node at registration and when freed.
-    pub before: Vec<u64>,
-    pub after: Vec<u64>,
-}
 
 /// Counters of the whole run.
 #[derive(Clone, Debug, Default)]
@@ -41,9 +21,9 @@ pub struct Stats {
     pub invocations: u64,
     pub time_sampling: Duration,
     pub time_migrating: Duration,
-    pub epochs: Vec<Epoch>,
-    /// Regions already freed.
-    pub retired: Vec<Retired>,
+    pub epochs: Vec<EpochStats>,
+    /// Regions already freed (no address: it may be reused).
+    pub retired: Vec<RegionStats>,
 }
 
 impl Runtime {
@@ -57,20 +37,18 @@ impl Runtime {
     pub(crate) fn log(&mut self, kind: &'static str, snap: &Snapshot, moved: u64, per_node: Vec<u64>) {
         self.stats.samples_seen += snap.samples;
         self.stats.samples_local += snap.local;
-        self.stats.epochs.push(Epoch {
+        self.stats.epochs.push(EpochStats {
             t_s: self.started.elapsed().as_secs_f64(),
-            kind,
+            kind: kind.into(),
             samples: snap.samples,
-            local_share: if snap.samples == 0 { 0.0 } else { snap.local as f64 / snap.samples as f64 },
+            local_share: Some(if snap.samples == 0 { 0.0 } else { snap.local as f64 / snap.samples as f64 }),
             moved,
             per_node,
         });
     }
 
-    /// The statistics as JSON (schema `numaplace_stats` 1; see README "Running real
-    /// programs").
-    pub fn stats_json(&self) -> serde_json::Value {
-        use serde_json::json;
+    /// The statistics, as the stats file holds them.
+    pub fn stats_file(&self) -> StatsFile {
         let ps = self.page_size();
         let mut regions = Vec::new();
         let mut before = vec![0u64; self.nodes()];
@@ -85,44 +63,45 @@ impl Runtime {
         };
         for r in &self.stats.retired {
             add(&r.before, &r.after);
-            regions.push(json!({"name": r.name, "address": null, "bytes": r.bytes, "pages": r.pages, "before": r.before, "after": r.after}));
+            regions.push(r.clone());
         }
         for r in &self.regions {
             let (b, a) = self.before_after(r);
             add(&b, &a);
-            regions.push(json!({"name": r.name, "address": format!("{:#x}", r.start), "bytes": r.pages * ps, "pages": r.pages, "before": b, "after": a}));
+            regions.push(RegionStats {
+                name: r.name.clone(),
+                address: Some(format!("{:#x}", r.start)),
+                bytes: (r.pages * ps) as u64,
+                pages: r.pages as u64,
+                before: b,
+                after: a,
+            });
         }
-        let epochs: Vec<_> = self
-            .stats
-            .epochs
-            .iter()
-            .map(|e| json!({"t_s": e.t_s, "kind": e.kind, "samples": e.samples, "local_share": e.local_share, "moved": e.moved, "per_node": e.per_node}))
-            .collect();
-        json!({
-            "numaplace_stats": 1,
-            "program": std::env::args().next().unwrap_or_default(),
-            "pid": std::process::id(),
-            "nodes": self.nodes(),
-            "page_size": ps,
-            "source": self.source,
-            "source_reason": self.source_reason,
-            "placement": self.cfg.placement,
-            "dynamic": self.cfg.dynamic,
-            "regions": regions,
-            "before": before,
-            "after": after,
-            "faults_sampled": SPACE.samples.load(std::sync::atomic::Ordering::Relaxed),
-            "samples_local": self.stats.samples_local,
-            "pages_moved": self.stats.pages_moved,
-            "move_failures": self.stats.move_failures,
-            "busy_retries": self.stats.busy_retries,
-            "fallbacks": self.stats.fallbacks,
-            "invocations": self.stats.invocations,
-            "time_sampling_s": self.stats.time_sampling.as_secs_f64(),
-            "time_migrating_s": self.stats.time_migrating.as_secs_f64(),
-            "wall_s": self.started.elapsed().as_secs_f64(),
-            "epochs": epochs,
-        })
+        StatsFile {
+            numaplace_stats: VERSION,
+            program: std::env::args().next().unwrap_or_default(),
+            pid: std::process::id(),
+            nodes: self.nodes() as u64,
+            page_size: ps as u64,
+            source: self.source.into(),
+            source_reason: self.source_reason.clone(),
+            placement: self.cfg.placement.clone(),
+            dynamic: self.cfg.dynamic.clone(),
+            regions,
+            before,
+            after,
+            faults_sampled: SPACE.samples.load(std::sync::atomic::Ordering::Relaxed),
+            samples_local: self.stats.samples_local,
+            pages_moved: self.stats.pages_moved,
+            move_failures: self.stats.move_failures,
+            busy_retries: self.stats.busy_retries,
+            fallbacks: self.stats.fallbacks,
+            invocations: self.stats.invocations,
+            time_sampling_s: self.stats.time_sampling.as_secs_f64(),
+            time_migrating_s: self.stats.time_migrating.as_secs_f64(),
+            wall_s: self.started.elapsed().as_secs_f64(),
+            epochs: self.stats.epochs.clone(),
+        }
     }
 
     /// Writes the statistics to `path` (atomically: a temporary file renamed).
@@ -130,10 +109,69 @@ impl Runtime {
     /// # Errors
     /// The file cannot be written.
     pub fn stats_write(&self, path: &str) -> Result<(), RtError> {
-        let text = serde_json::to_string_pretty(&self.stats_json()).expect("JSON values serialise") + "\n";
+        let text = serde_json::to_string_pretty(&self.stats_file()).expect("plain data serialises") + "\n";
         let tmp = format!("{path}.tmp{}", std::process::id());
         std::fs::write(&tmp, text)
             .and_then(|_| std::fs::rename(&tmp, path))
             .map_err(|e| RtError::new(Code::Io, format!("stats file '{path}': {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::driver::testing::rt;
+    use crate::sys::Sys;
+    use numaplace_model::stats::{Field, Kind, FILE};
+    use serde_json::Value;
+    use std::collections::BTreeSet;
+
+    /// Checks `v` against `fields`: the same keys, each value of its kind.
+    fn conforms(v: &Value, fields: &[Field], at: &str) {
+        let obj = v.as_object().unwrap_or_else(|| panic!("{at}: not an object"));
+        let keys: BTreeSet<&str> = obj.keys().map(String::as_str).collect();
+        let names: BTreeSet<&str> = fields.iter().map(|f| f.name).collect();
+        assert_eq!(keys, names, "{at}: the keys written are not the schema's");
+        for f in fields {
+            let x = &obj[f.name];
+            if x.is_null() {
+                assert!(f.nullable, "{at}.{}: null, but the schema says it is not nullable", f.name);
+                continue;
+            }
+            let ok = match f.kind {
+                Kind::Text => x.is_string(),
+                Kind::Integer => x.is_u64() || x.is_i64(),
+                Kind::Number => x.is_number(),
+                Kind::Share => x.as_f64().is_some_and(|s| (0.0..=1.0).contains(&s)),
+                Kind::PerNode => x.as_array().is_some_and(|a| a.iter().all(Value::is_u64)),
+                Kind::List(inner) => {
+                    for (i, item) in x.as_array().expect("a list").iter().enumerate() {
+                        conforms(item, inner, &format!("{at}.{}[{i}]", f.name));
+                    }
+                    true
+                }
+            };
+            assert!(ok, "{at}.{}: {x} is not of kind {}", f.name, f.kind.name());
+        }
+    }
+
+    #[test]
+    fn the_stats_written_are_the_schema_with_a_freed_region_a_live_one_and_epochs() {
+        let (mut rt, fake) = rt("upmlib");
+        let (freed, live) = (0x8000_0000, 0x8100_0000);
+        fake.touch(freed, 8 * 4096);
+        fake.touch(live, 8 * 4096);
+        rt.register(freed, 8 * 4096, "freed", None).unwrap();
+        let slot = rt.register(live, 8 * 4096, "live", None).unwrap();
+        for p in 0..8 {
+            crate::space::SPACE.inject(slot, p, 1, 3);
+        }
+        assert!(rt.migrate("migrate").unwrap() > 0);
+        rt.unregister(freed);
+        let v = serde_json::to_value(rt.stats_file()).unwrap();
+        conforms(&v, FILE, "stats");
+        assert_eq!(v["regions"][0]["address"], Value::Null, "a freed region has no address");
+        assert_eq!(v["regions"][1]["address"], format!("{live:#x}"));
+        assert_eq!(v["epochs"].as_array().unwrap().len(), 1);
+        rt.unregister(live);
     }
 }
