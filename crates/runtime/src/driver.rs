@@ -29,7 +29,7 @@ use numaplace_model::counters::PageCounters;
 use numaplace_model::dynamic::{self, Action, DynamicPolicy, View};
 use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::placement::PlacementCaps;
-use numaplace_model::topology::{RawMachine, RawMigration, RawNode};
+use numaplace_model::topology::{host_machine, HostNode, HostOptions};
 use numaplace_model::{placement, Machine, Region, Spec};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -471,22 +471,16 @@ fn window_runs(regions: &[Managed], cursor: usize, window: usize) -> Vec<(usize,
     out
 }
 
-/// The model machine of the host: nodes, CPUs and memory from the topology, latencies from
-/// the SLIT (10 = 100 ns; only their order matters here: it is the fallback order).
+/// The model machine of the host, by the model's one conversion of Linux's node topology
+/// ([`host_machine`], as `numaplace detect` makes it), at the host's page size. Here only the
+/// node structure and the latency order matter: it is the order the mover falls back in.
 fn machine_of(sys: &dyn Sys) -> Result<Machine, RtError> {
     let t = sys.topology();
-    let raw = RawMachine {
-        name: "this-host".into(),
-        description: "the host, as the runtime sees it".into(),
-        page_size: sys.page_size() as u64,
-        line_size: 64,
-        mlp: 10.0,
-        counter_bits: 16,
-        latency_ns: t.distance.iter().map(|row| row.iter().map(|&d| d as f64 * 10.0).collect()).collect(),
-        nodes: (0..t.nodes()).map(|n| RawNode { cpus: t.cpus[n].len() as u32, memory_mib: (t.mem_bytes[n] >> 20).max(1), bandwidth_gbps: 10.0 }).collect(),
-        migration: RawMigration { fixed_ns: 2000.0, trap_ns: 0.0, copy_gbps: 10.0, tlb_shootdown_ns_per_cpu: 250.0 },
-    };
-    Machine::from_raw(raw, "sysfs").map_err(|e| RtError::new(Code::Sys, format!("this host's topology: {e}")))
+    let nodes: Vec<HostNode> = (0..t.nodes())
+        .map(|n| HostNode { cpus: t.cpus[n].len() as u32, memory_kib: t.mem_bytes[n] >> 10, distance: t.distance[n].iter().map(|&d| f64::from(d)).collect() })
+        .collect();
+    let opts = HostOptions { page_size: sys.page_size() as u64, ..HostOptions::default() };
+    host_machine(&nodes, &opts, "sysfs").map_err(|e| RtError::new(Code::Sys, format!("this host's topology: {e}")))
 }
 
 /// What the tests of every module build a runtime from: a fake kernel shared with the test.
