@@ -522,6 +522,8 @@ mod tests {
 
     #[test]
     fn init_on_this_host_reports_its_nodes_and_refuses_bad_options() {
+        // Init configures the process's managed space for this host: not under another test.
+        let _space = crate::driver::testing::hold_space();
         // Before init: a code and a message.
         assert_eq!(numaplace_migrate(), -(NUMAPLACE_E_NOT_INITIALISED as c_long));
         // SAFETY: reading our own NUL-terminated message.

@@ -514,12 +514,24 @@ pub(crate) mod testing {
         }
     }
 
-    pub(crate) fn rt(dynamic: &str) -> (Runtime, Arc<FakeSys>) {
+    /// [`SPACE`] is one per process, and `numaplace_init` (the C API's test) configures it
+    /// for this host's nodes: a test that configures it for the fake 4-node kernel and injects
+    /// samples holds this lock throughout, so no other test reconfigures it in between.
+    static SPACE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// Holds [`SPACE`] for one test (a failed test's poisoning does not fail the others).
+    pub(crate) fn hold_space() -> std::sync::MutexGuard<'static, ()> {
+        SPACE_LOCK.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A runtime over a fake 4-node kernel, with [`SPACE`] held for the test (keep the guard).
+    pub(crate) fn rt(dynamic: &str) -> (Runtime, Arc<FakeSys>, std::sync::MutexGuard<'static, ()>) {
+        let space = hold_space();
         let fake = Arc::new(FakeSys::new(4, 10_000));
         let cfg = Config { dynamic: dynamic.into(), ..Config::default() };
         let rt = Runtime::new(Box::new(Shared(fake.clone())), cfg).unwrap();
         crate::space::SPACE.configure(4, 4096, &[Some(0), Some(1), Some(2), Some(3)]);
-        (rt, fake)
+        (rt, fake, space)
     }
 }
 
@@ -548,7 +560,7 @@ mod tests {
 
     #[test]
     fn upmlib_moves_each_page_to_its_sampled_node_then_deactivates() {
-        let (mut rt, fake) = rt("upmlib");
+        let (mut rt, fake, _space) = rt("upmlib");
         let base = 0x4000_0000;
         let pages = 64;
         fake.touch(base, pages * 4096); // first touch by "thread 0": all on node 0
@@ -575,7 +587,7 @@ mod tests {
 
     #[test]
     fn sampled_with_an_adaptive_period_waits_for_samples_then_moves_to_the_most_sampled_node() {
-        let (mut rt, fake) = rt("sampled");
+        let (mut rt, fake, _space) = rt("sampled");
         assert_eq!(rt.timer, Some(Duration::from_millis(100))); // 10 ms checks, at the sampler's pace
         let base = 0x6000_0000;
         let pages = 16;
@@ -598,7 +610,7 @@ mod tests {
 
     #[test]
     fn a_timer_policy_backs_off_while_placement_holds_and_comes_back_on_a_move() {
-        let (mut rt, fake) = rt("sampled:period_ms=1");
+        let (mut rt, fake, _space) = rt("sampled:period_ms=1");
         let base = 0x7000_0000;
         let pages = 64;
         fake.touch(base, pages * 4096);

@@ -66,7 +66,7 @@ mod tests {
 
     #[test]
     fn place_round_robin_and_bind_use_the_model_placement_and_mbind() {
-        let (mut rt, fake) = rt("none");
+        let (mut rt, fake, _space) = rt("none");
         let base = 0x10_0000;
         assert_eq!(rt.place(base, 8 * 4096, "round-robin").unwrap(), 6); // pages 0 and 4 stay on node 0
         let nodes: Vec<_> = (0..8).map(|p| fake.node_of(base + p * 4096).unwrap()).collect();

@@ -124,7 +124,7 @@ mod tests {
 
     #[test]
     fn record_replay_moves_the_phase_pages_and_undo_restores_them() {
-        let (mut rt, fake) = rt("none");
+        let (mut rt, fake, _space) = rt("none");
         rt.cfg.recrep = "n=100".into();
         let base = 0x5000_0000;
         let pages = 32;

@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn a_failed_registration_leaves_nothing_managed_and_unregister_finds_unaligned_ranges() {
-        let (mut rt, fake) = rt("none");
+        let (mut rt, fake, _space) = rt("none");
         let base = 0x7100_0000;
         fake.state.lock().unwrap().fail_all = Some(libc::EPERM);
         let e = rt.register(base, 4 * 4096, "x", None).unwrap_err();

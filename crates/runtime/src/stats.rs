@@ -156,7 +156,7 @@ mod tests {
 
     #[test]
     fn the_stats_written_are_the_schema_with_a_freed_region_a_live_one_and_epochs() {
-        let (mut rt, fake) = rt("upmlib");
+        let (mut rt, fake, _space) = rt("upmlib");
         let (freed, live) = (0x8000_0000, 0x8100_0000);
         fake.touch(freed, 8 * 4096);
         fake.touch(live, 8 * 4096);
