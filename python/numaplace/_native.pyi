@@ -89,3 +89,10 @@ def bench_speed(transactions: int, pages: int, repetitions: int) -> str:
 
 def bench_footprint(pages: int) -> str:
     """The footprint (peak memory) benchmark, as a JSON object."""
+
+def stats_schema() -> str:
+    """The runtime's stats-file schema as JSON: ``version`` and ``fields`` (name, kind,
+    nullable, doc; a ``list`` has the ``fields`` of its objects)."""
+
+def placement_caps() -> str:
+    """Every placement's capabilities as JSON: ``{name: {"kernel_default", "one_node"}}``."""

@@ -11,7 +11,8 @@ writes a stats file at exit. This module is the Python side of it:
 * :func:`parse_numa_maps`, :func:`read_numa_maps`, :func:`where` — how a running process's
   memory is spread over NUMA nodes, from ``/proc/PID/numa_maps``.
 * :func:`load_stats`, :func:`stats_frame`, :func:`summary`, :func:`plot_stats` — the stats files
-  the library writes (schema version :data:`STATS_VERSION`).
+  the library writes (schema version :data:`STATS_VERSION`), checked against the schema the
+  library itself is written from (:data:`STATS_SCHEMA`, Rust's ``numaplace_model::stats``).
 
 Every error for bad input is a :class:`RuntimeToolError` with a one-line message.
 """
@@ -31,11 +32,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from numaplace import _native
+from numaplace._native import NumaplaceError
+
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-STATS_VERSION = 1
+STATS_SCHEMA: dict[str, Any] = json.loads(_native.stats_schema())
+"""The stats file's schema, declared once in Rust (``numaplace_model::stats``): ``version`` and
+``fields``, the file's keys in order, each with ``name``, ``kind`` (``text``, ``integer``,
+``number``, ``share``, ``per-node``, ``list``), ``nullable`` and ``doc``; a ``list`` has the
+``fields`` of its objects."""
+
+STATS_VERSION: int = STATS_SCHEMA["version"]
 """The stats-file schema version this module reads."""
 
 LIB_NAME = "libnumaplace.so"
@@ -60,8 +70,9 @@ ENV_VARS = (
 )
 
 
-class RuntimeToolError(Exception):
-    """Bad input to the runtime tools: a spec, a library path, a pid, a stats file."""
+class RuntimeToolError(NumaplaceError):
+    """Bad input to the runtime tools: a spec, a library path, a pid, a stats file. A
+    :class:`numaplace.NumaplaceError`, as every error numaplace raises for bad input."""
 
 
 # --- finding the library ---------------------------------------------------------------------
@@ -117,8 +128,6 @@ def _validate(spec: str, kind: str, driver: str | None = None) -> tuple[str, dic
     """Checks ``spec`` with the model's own parser and parameter declarations (the checks a
     run makes before it needs a machine) and, with ``driver``, the policy's capabilities;
     returns its name and values as text."""
-    from numaplace import _native
-
     try:
         out = json.loads(_native.check_spec(kind, spec, driver))
     except _native.NumaplaceError as e:
@@ -142,6 +151,9 @@ def host_nodes(sysfs: str | Path = "/sys/devices/system/node") -> list[int] | No
     return nodes
 
 
+_PLACEMENT_CAPS: dict[str, dict[str, bool]] = json.loads(_native.placement_caps())
+
+
 def validate_placement(spec: str, nodes: Sequence[int] | None = None) -> str:
     """Checks a placement spec as the simulator does (name, keys, value types and ranges) and
     returns it stripped. ``bind:node=N`` is also checked against ``nodes`` (the host's online
@@ -151,7 +163,8 @@ def validate_placement(spec: str, nodes: Sequence[int] | None = None) -> str:
         RuntimeToolError: with the same message ``numaplace sim --placement`` gives.
     """
     name, values = _validate(spec, "placement")
-    if name == "bind" and nodes:
+    # A one-node placement names its node in the `node` parameter (PlacementCaps.one_node).
+    if _PLACEMENT_CAPS[name]["one_node"] and nodes:
         node = int(values["node"].replace("_", ""))
         if node not in nodes:
             have = f"0..{max(nodes)}" if list(nodes) == list(range(max(nodes) + 1)) else ",".join(map(str, nodes))
@@ -447,59 +460,39 @@ def where(
 # --- stats files -----------------------------------------------------------------------------
 
 _NUM = (int, float)
-_TOP_KEYS: dict[str, Any] = {
-    "program": str,
-    "pid": int,
-    "nodes": int,
-    "page_size": int,
-    "source": str,
-    "source_reason": str,
-    "placement": str,
-    "dynamic": str,
-    "regions": list,
-    "before": "nodes",
-    "after": "nodes",
-    "faults_sampled": int,
-    "samples_local": int,
-    "pages_moved": int,
-    "move_failures": int,
-    "busy_retries": int,
-    "fallbacks": int,
-    "invocations": int,
-    "time_sampling_s": _NUM,
-    "time_migrating_s": _NUM,
-    "wall_s": _NUM,
-    "epochs": list,
-}
-_REGION_KEYS: dict[str, Any] = {
-    "name": str, "address": str, "bytes": int, "pages": int, "before": "nodes", "after": "nodes",
-}
-_EPOCH_KEYS: dict[str, Any] = {
-    "t_s": _NUM, "kind": str, "samples": int, "local_share": "share", "moved": int, "per_node": "nodes",
-}
-_TYPE_WORDS = {str: "a string", int: "an integer", list: "a list", _NUM: "a number"}
+_TYPES: dict[str, tuple[type, ...]] = {"text": (str,), "integer": (int,), "number": _NUM, "list": (list,)}
+_TYPE_WORDS = {"text": "a string", "integer": "an integer", "number": "a number", "list": "a list"}
 
 
-def _check_keys(path: str, obj: Any, keys: dict[str, Any], at: str, nodes: int | None) -> None:
+def _check_fields(path: str, obj: Any, fields: list[dict[str, Any]], at: str, nodes: int | None) -> None:
+    """Checks ``obj`` against the schema's ``fields``: each key present, each value of its kind
+    (or null where the schema allows), per-node lists ``nodes`` long; objects of a ``list``
+    recursively, in order."""
     if not isinstance(obj, dict):
         raise RuntimeToolError(f"{path}: {at or 'the file'} is not a JSON object")
-    for key, ty in keys.items():
+    for f in fields:
+        key, kind = f["name"], f["kind"]
         name = f"{at}.{key}" if at else key
         if key not in obj:
             raise RuntimeToolError(f"{path}: missing key '{name}'")
         v = obj[key]
-        if ty == "nodes":
+        if v is None and f["nullable"]:
+            continue
+        if kind == "per-node":
             ok = isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v)
             if not ok:
                 raise RuntimeToolError(f"{path}: key '{name}' should be a list of page counts")
             if nodes is not None and len(v) != nodes:
                 raise RuntimeToolError(f"{path}: key '{name}' has {len(v)} entries for {nodes} nodes")
-        elif ty == "share":
-            ok = v is None or (isinstance(v, _NUM) and not isinstance(v, bool) and 0 <= v <= 1)
-            if not ok:
-                raise RuntimeToolError(f"{path}: key '{name}' should be a number in [0, 1] or null")
-        elif isinstance(v, bool) or not isinstance(v, ty):
-            raise RuntimeToolError(f"{path}: key '{name}' should be {_TYPE_WORDS[ty]}, not {json.dumps(v)[:40]}")
+        elif kind == "share":
+            if isinstance(v, bool) or not isinstance(v, _NUM) or not 0 <= v <= 1:
+                raise RuntimeToolError(f"{path}: key '{name}' should be a number in [0, 1]{' or null' * f['nullable']}")
+        elif isinstance(v, bool) or not isinstance(v, _TYPES[kind]):
+            null = " or null" if f["nullable"] else ""
+            raise RuntimeToolError(f"{path}: key '{name}' should be {_TYPE_WORDS[kind]}{null}, not {json.dumps(v)[:40]}")
+        if kind == "list":
+            for i, item in enumerate(v):
+                _check_fields(path, item, f["fields"], f"{name}[{i}]", nodes)
 
 
 def load_stats(path: str | Path) -> dict[str, Any]:
@@ -529,15 +522,13 @@ def load_stats(path: str | Path) -> dict[str, Any]:
         raise RuntimeToolError(
             f"{p}: key 'numaplace_stats' is {json.dumps(version)}: this numaplace reads version {STATS_VERSION}"
         )
-    _check_keys(p, data, {"nodes": int}, "", None)
+    fields = STATS_SCHEMA["fields"]
+    # The node count first: every per-node list is checked against it.
+    _check_fields(p, data, [f for f in fields if f["name"] == "nodes"], "", None)
     nodes = data["nodes"]
     if nodes < 1:
         raise RuntimeToolError(f"{p}: key 'nodes' should be at least 1, not {nodes}")
-    _check_keys(p, data, _TOP_KEYS, "", nodes)
-    for i, r in enumerate(data["regions"]):
-        _check_keys(p, r, _REGION_KEYS, f"regions[{i}]", nodes)
-    for i, e in enumerate(data["epochs"]):
-        _check_keys(p, e, _EPOCH_KEYS, f"epochs[{i}]", nodes)
+    _check_fields(p, data, fields, "", nodes)
     return data
 
 
@@ -551,12 +542,17 @@ def labels(all_stats: Sequence[Mapping[str, Any]]) -> list[str]:
     return [f"{b} #{i + 1}" if base.count(b) > 1 else b for i, b in enumerate(base)]
 
 
-STATS_FRAME_COLUMNS = ["file", "program", "dynamic", "epoch", "t_s", "kind", "samples", "local_share", "moved"]
+_EPOCH_FIELDS = next(f for f in STATS_SCHEMA["fields"] if f["name"] == "epochs")["fields"]
+# The frame's columns after file, program, dynamic and epoch: every scalar field of an epoch.
+_FRAME_DTYPES = {"integer": "int64", "number": "float64", "share": "float64", "text": "object"}
+_EPOCH_COLUMNS = [f for f in _EPOCH_FIELDS if f["kind"] in _FRAME_DTYPES]
+STATS_FRAME_COLUMNS = ["file", "program", "dynamic", "epoch", *(f["name"] for f in _EPOCH_COLUMNS)]
 
 
 def stats_frame(paths: Iterable[str | Path]) -> pd.DataFrame:
     """One row per epoch of every stats file: file, program, dynamic, epoch (index within its
-    file), t_s, kind, samples, local_share (NaN when unknown), moved.
+    file), then every scalar field of an epoch in the schema's order (t_s, kind, samples,
+    local_share, moved); a null number is NaN.
 
     Raises:
         RuntimeToolError: as :func:`load_stats`.
@@ -567,15 +563,13 @@ def stats_frame(paths: Iterable[str | Path]) -> pd.DataFrame:
     for path in paths:
         s = load_stats(path)
         for i, e in enumerate(s["epochs"]):
-            rows.append({
-                "file": str(path), "program": s["program"], "dynamic": s["dynamic"], "epoch": i,
-                "t_s": float(e["t_s"]), "kind": e["kind"], "samples": e["samples"],
-                "local_share": math.nan if e["local_share"] is None else float(e["local_share"]),
-                "moved": e["moved"],
-            })
+            row = {"file": str(path), "program": s["program"], "dynamic": s["dynamic"], "epoch": i}
+            for f in _EPOCH_COLUMNS:
+                v = e[f["name"]]
+                row[f["name"]] = math.nan if v is None else v
+            rows.append(row)
     frame = pd.DataFrame(rows, columns=STATS_FRAME_COLUMNS)
-    return frame.astype({"epoch": "int64", "samples": "int64", "moved": "int64", "t_s": "float64",
-                         "local_share": "float64"})
+    return frame.astype({"epoch": "int64", **{f["name"]: _FRAME_DTYPES[f["kind"]] for f in _EPOCH_COLUMNS}})
 
 
 def overall_local_share(stats: Mapping[str, Any]) -> float | None:

@@ -189,6 +189,23 @@ def test_load_stats_and_frame(tmp_path):
     assert empty.empty and list(empty.columns) == rt.STATS_FRAME_COLUMNS
 
 
+def test_the_fixture_is_the_schema_and_a_freed_region_loads():
+    # STATS above is an example file: it has exactly the keys the Rust schema declares.
+    schema = rt.STATS_SCHEMA["fields"]
+    assert list(STATS) == [f["name"] for f in schema]
+    fields = {f["name"]: f for f in schema}
+    assert list(STATS["regions"][0]) == [f["name"] for f in fields["regions"]["fields"]]
+    assert list(STATS["epochs"][0]) == [f["name"] for f in fields["epochs"]["fields"]]
+    assert rt.STATS_VERSION == STATS["numaplace_stats"] == 1
+
+
+def test_a_freed_region_s_null_address_loads_and_other_nulls_do_not(tmp_path):
+    freed = dict(STATS["regions"][0], address=None)
+    assert rt.load_stats(write_stats(tmp_path / "f.json", regions=[freed]))["regions"][0]["address"] is None
+    with pytest.raises(rt.RuntimeToolError, match="'regions\\[0\\].pages' should be an integer, not null"):
+        rt.load_stats(write_stats(tmp_path / "g.json", regions=[dict(freed, pages=None)]))
+
+
 def test_report_text(cli, tmp_path):
     f = write_stats(tmp_path / "s.json")
     r = cli("report", f)
@@ -246,6 +263,13 @@ def test_report_json(cli, tmp_path):
     assert s["local_share"] == pytest.approx(7000 / 10240)
     assert s["overhead_share"] == pytest.approx(0.175 / 2.5)
     assert s["before"] == [2048, 0, 0, 0] and s["after"] == [512] * 4 and len(s["epochs"]) == 3
+
+
+def test_runtime_tool_errors_are_numaplace_errors(tmp_path):
+    # The README promises every error for bad input derives from NumaplaceError.
+    assert issubclass(rt.RuntimeToolError, numaplace.NumaplaceError)
+    with pytest.raises(numaplace.NumaplaceError, match="cannot read"):
+        rt.load_stats(tmp_path / "nope.json")
 
 
 def test_report_missing_file(cli, tmp_path):

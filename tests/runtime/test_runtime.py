@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from numaplace import runtime as rt
 from numaplace.runtime import launch_env
 
 HERE = Path(__file__).resolve().parent
@@ -95,6 +96,27 @@ def test_preloaded_allocation_functions_manage_large_blocks_and_keep_contents(pr
     assert [reg["name"] for reg in s["regions"]] == [f"malloc#{i}" for i in range(7)]
     assert all(reg["address"] is None for reg in s["regions"])  # retired: freed by the program
     assert sum(s["before"]) == sum(s["after"]) > 0
+
+
+def test_the_library_s_stats_files_load_with_the_python_reader(progs, tmp_path):
+    """The stats files the real library writes (one whose every region was freed, one with
+    live regions and policy decisions) load with load_stats and stats_frame: the reader checks
+    them against the schema the library is written from."""
+    freed = tmp_path / "alloc.json"
+    r = subprocess.run([progs["alloc"]], env=launch_env(LIB, dynamic="sampled", stats=freed), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    live = tmp_path / "stencil.json"
+    r = subprocess.run([progs["stencil"], "api", "64", "2", "2"], env={**os.environ, "NUMAPLACE_STATS": str(live)}, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    a, b = rt.load_stats(freed), rt.load_stats(live)
+    assert a["regions"] and all(reg["address"] is None for reg in a["regions"])  # freed: null address
+    assert b["regions"] and all(reg["address"].startswith("0x") for reg in b["regions"])
+    assert b["epochs"], "numaplace_migrate() ran the policy"
+    frame = rt.stats_frame([freed, live])
+    assert list(frame.columns) == rt.STATS_FRAME_COLUMNS
+    assert len(frame) == len(a["epochs"]) + len(b["epochs"])
+    assert frame[frame.file == str(live)]["kind"].tolist() == [e["kind"] for e in b["epochs"]]
+    assert frame["local_share"].between(0, 1).all()
 
 
 def test_the_static_library_links_and_runs(progs, tmp_path):

@@ -11,6 +11,7 @@
 //! * [`placement`]: the `Placement` plug-in point and its registry.
 //! * [`pagetable`]: page → home node, with capacity accounting and nearest-node fallback.
 //! * [`rng`]: a small, version-stable random number generator.
+//! * [`stats`]: the schema of the runtime's stats file, as serde structs and as data.
 
 pub mod counters;
 pub mod dynamic;
@@ -20,6 +21,7 @@ pub mod placement;
 pub mod registry;
 pub mod rng;
 pub mod spec;
+pub mod stats;
 pub mod topology;
 pub mod units;
 

@@ -326,6 +326,91 @@ pub fn parse_meminfo_total_kb(text: &str) -> Option<u64> {
     text.lines().find(|l| l.contains("MemTotal:")).and_then(|l| l.split_whitespace().rev().nth(1).and_then(|v| v.parse().ok()))
 }
 
+/// One NUMA node of a host as Linux reports it (a sysfs `nodeN/` directory), in dense order.
+/// The callers read the files (host detection in the simulator, the runtime at start-up); this
+/// is what they read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostNode {
+    /// CPUs of the node (`cpulist`).
+    pub cpus: u32,
+    /// The node's memory (`meminfo`'s `MemTotal`), KiB; 0 for a memory-less node.
+    pub memory_kib: u64,
+    /// The node's row of the ACPI SLIT (`distance`), where 10 means local.
+    pub distance: Vec<f64>,
+}
+
+/// What sysfs cannot supply about a host, with the documented defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostOptions {
+    pub name: String,
+    /// The local latency the SLIT's 10 stands for, ns.
+    pub local_ns: f64,
+    /// Memory bandwidth per node, GB/s.
+    pub bandwidth_gbps: f64,
+    pub mlp: f64,
+    pub page_size: u64,
+    pub line_size: u64,
+}
+
+impl Default for HostOptions {
+    fn default() -> Self {
+        HostOptions { name: "this-host".into(), local_ns: 90.0, bandwidth_gbps: 20.0, mlp: 10.0, page_size: 4096, line_size: 64 }
+    }
+}
+
+/// Linux's page-migration costs (`move_pages(2)`: per page, unmap with a TLB flush by IPIs to
+/// the CPUs that run the mm, copy, remap): the assumptions of the `modern-2s` preset
+/// (`machines/modern-2s.toml`), where each is argued. In particular the TLB shootdown costs
+/// 250 ns per CPU, not a whole IPI round trip (1-2 us) per CPU: Linux sends the shootdown IPIs
+/// to all CPUs at once (`flush_tlb_mm_range` -> `on_each_cpu_cond_mask`) and waits for them
+/// together, so each extra CPU adds only a fraction of one round trip.
+pub const LINUX_MIGRATION: RawMigration =
+    RawMigration { fixed_ns: 2000.0, trap_ns: 0.0, copy_gbps: 10.0, tlb_shootdown_ns_per_cpu: 250.0 };
+
+/// The machine of a host from its NUMA nodes as Linux reports them, by one documented rule:
+///
+/// * latency: `latency_ns[i][j] = local_ns * distance[i][j] / 10`, the SLIT being a relative
+///   measure; an asymmetric SLIT (some firmware has one) is symmetrised by the mean of the pair;
+/// * memory: `MemTotal` in whole MiB, rounded down, but at least 1 MiB for a node with any
+///   memory, so only a node without memory is memory-less;
+/// * bandwidth, MLP, page and line size: from `opts`; counter width: the model's default
+///   (Linux has no per-page access counters); migration: [`LINUX_MIGRATION`].
+///
+/// `origin` names where the nodes were read, in the description and in errors.
+///
+/// # Errors
+/// A distance row of the wrong length, or a machine [`Machine::from_raw`] refuses (no CPUs, no
+/// memory, too many nodes).
+pub fn host_machine(nodes: &[HostNode], opts: &HostOptions, origin: &str) -> Result<Machine, ModelError> {
+    let n = nodes.len();
+    if let Some((i, row)) = nodes.iter().enumerate().find(|(_, nd)| nd.distance.len() != n) {
+        return Err(ModelError::Config(format!("{origin}: node {i} has {} distances for {n} nodes", row.distance.len())));
+    }
+    let d = |i: usize, j: usize| nodes[i].distance[j];
+    let raw = RawMachine {
+        name: opts.name.clone(),
+        description: format!(
+            "detected from {origin} ({n} nodes); latency = {} ns x SLIT distance / 10; bandwidth {} GB/s per node assumed",
+            opts.local_ns, opts.bandwidth_gbps
+        ),
+        page_size: opts.page_size,
+        line_size: opts.line_size,
+        mlp: opts.mlp,
+        counter_bits: default_counter_bits(),
+        latency_ns: (0..n).map(|i| (0..n).map(|j| opts.local_ns * (d(i, j) + d(j, i)) / 2.0 / 10.0).collect()).collect(),
+        nodes: nodes
+            .iter()
+            .map(|nd| RawNode {
+                cpus: nd.cpus,
+                memory_mib: if nd.memory_kib == 0 { 0 } else { (nd.memory_kib / 1024).max(1) },
+                bandwidth_gbps: opts.bandwidth_gbps,
+            })
+            .collect(),
+        migration: LINUX_MIGRATION,
+    };
+    Machine::from_raw(raw, origin)
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -339,6 +424,23 @@ pub(crate) mod tests {
         assert_eq!(parse_meminfo_total_kb("Node 0 MemTotal:       262144 kB\nNode 0 MemFree: 1 kB\n"), Some(262144));
         assert_eq!(parse_meminfo_total_kb("Node 0 MemFree: 1 kB\n"), None);
         assert_eq!(sysfs_node_ids(["node2", "possible", "node0", "nodeX", "node10", "power"]), vec![0, 2, 10]);
+    }
+
+    #[test]
+    fn a_host_machine_follows_the_documented_rule() {
+        let node = |cpus, memory_kib, distance: &[f64]| HostNode { cpus, memory_kib, distance: distance.to_vec() };
+        // An asymmetric SLIT, a small node and a CPU-only (memory-less) node.
+        let nodes = [node(4, 4 << 20, &[10.0, 20.0, 30.0]), node(2, 100, &[22.0, 10.0, 30.0]), node(2, 0, &[30.0, 30.0, 10.0])];
+        let m = host_machine(&nodes, &HostOptions::default(), "sysfs").unwrap();
+        assert_eq!(m.raw.latency_ns[0][0], 90.0);
+        assert_eq!(m.raw.latency_ns[0][1], 189.0); // 90 x mean(20, 22) / 10
+        assert_eq!(m.raw.latency_ns[1][0], 189.0);
+        assert_eq!(m.raw.nodes.iter().map(|n| n.memory_mib).collect::<Vec<_>>(), [4096, 1, 0]);
+        assert_eq!(m.memory_nodes(), [NodeId(0), NodeId(1)]);
+        assert_eq!(m.raw.migration.tlb_shootdown_ns_per_cpu, 250.0);
+        assert_eq!(m.raw.counter_bits, default_counter_bits());
+        let e = host_machine(&nodes[..2], &HostOptions::default(), "sysfs").unwrap_err();
+        assert_eq!(e.to_string(), "sysfs: node 0 has 3 distances for 2 nodes");
     }
     use proptest::prelude::*;
 

@@ -17,6 +17,8 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use serde_json::{json, Value};
 
+mod stats;
+
 create_exception!(_native, NumaplaceError, PyException, "Base class of every numaplace error.");
 create_exception!(_native, MachineError, NumaplaceError, "A machine file is malformed or invalid.");
 create_exception!(_native, UnknownNameError, NumaplaceError, "A machine, workload, policy or option name is not known.");
@@ -300,5 +302,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_export, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(workload_show, m)?)?;
+    stats::register(m)?;
     Ok(())
 }

@@ -7,7 +7,9 @@
 //! UPMlib's names (seed 000 Figures 2 and 3) are provided too, for C (`upmlib_init()`) and
 //! Fortran (`call upmlib_init()`, i.e. `upmlib_init_` with arguments by reference).
 
-use crate::runtime::{Code, Config, RtError, Runtime};
+use crate::config::Config;
+use crate::driver::Runtime;
+use crate::error::{Code, RtError};
 use crate::sys::LinuxSys;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_long, c_void, CStr, CString};
@@ -520,6 +522,8 @@ mod tests {
 
     #[test]
     fn init_on_this_host_reports_its_nodes_and_refuses_bad_options() {
+        // Init configures the process's managed space for this host: not under another test.
+        let _space = crate::driver::testing::hold_space();
         // Before init: a code and a message.
         assert_eq!(numaplace_migrate(), -(NUMAPLACE_E_NOT_INITIALISED as c_long));
         // SAFETY: reading our own NUL-terminated message.

@@ -11,17 +11,29 @@
 //! * [`sampler`]: the hinting-fault handler and the sample-source choice;
 //! * [`perf`]: precise memory sampling (PEBS) through `perf_event_open`;
 //! * [`mover`]: batched `move_pages` with per-page status handling;
-//! * [`runtime`]: the policy glue and statistics;
+//! * [`error`]: the runtime's errors and the C API's result codes;
+//! * [`config`]: settings from the option string and `NUMAPLACE_*` variables;
+//! * [`driver`]: the process's [`driver::Runtime`]: the policy driver and sampling control;
+//! * [`regions`]: the managed regions;
+//! * [`place`]: placements applied to address ranges;
+//! * [`recrep`]: record-replay phases;
+//! * [`stats`]: the run's statistics and the stats file;
 //! * [`capi`]: the C ABI, including UPMlib's names;
 //! * [`preload`]: interposed allocation, buffer system calls and signal functions.
 
 pub mod capi;
+pub mod config;
+pub mod driver;
+pub mod error;
 pub mod mover;
 pub mod perf;
+pub mod place;
 pub mod preload;
-pub mod runtime;
+pub mod recrep;
+pub mod regions;
 pub mod sampler;
 pub mod space;
+pub mod stats;
 pub mod sys;
 
 #[global_allocator]

@@ -130,7 +130,7 @@ fn big_alloc(size: usize) -> Option<*mut c_void> {
     let mut g = capi::lock();
     if let Some(rt) = g.as_mut() {
         let name = format!("malloc#{}", NEXT_ID.fetch_add(1, Relaxed));
-        if rt.register(p as usize, len, &name, Some(len)).is_ok() && rt.cfg.placement != "first-touch" {
+        if rt.register(p as usize, len, &name, Some(len)).is_ok() && !rt.placement_caps.kernel_default {
             let spec = rt.cfg.placement.clone();
             let _ = rt.place(p as usize, len, &spec);
         }

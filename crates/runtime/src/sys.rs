@@ -42,6 +42,18 @@ impl Topology {
         Topology { linux_ids: vec![0], cpus: vec![(0..cpus.max(1)).collect()], mem_bytes: vec![mem_bytes], distance: vec![vec![10]] }
     }
 
+    /// One node holding every CPU and all the physical memory: a kernel without NUMA support
+    /// (no sysfs node directory). The memory is counted because a machine needs some.
+    fn whole_host() -> Self {
+        let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        // SAFETY: sysconf only reads system configuration; -1 (unknown) is handled below.
+        let (pages, size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+        // Unknown (sysconf failed): any positive size serves, since the runtime tracks no
+        // capacity (the mover falls back when a node is full); only a node with none is refused.
+        let bytes = if pages > 0 && size > 0 { pages as u64 * size as u64 } else { 1 << 30 };
+        Topology::single(cpus, bytes)
+    }
+
     pub fn nodes(&self) -> usize {
         self.linux_ids.len()
     }
@@ -70,13 +82,11 @@ impl Topology {
     /// A node directory whose files cannot be read or parsed (message names the file).
     pub fn from_sysfs(root: &Path) -> Result<Topology, String> {
         let Ok(entries) = std::fs::read_dir(root) else {
-            let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-            return Ok(Topology::single(cpus, 0));
+            return Ok(Topology::whole_host());
         };
         let ids: Vec<i32> = sysfs_node_ids(entries.filter_map(|e| e.ok()?.file_name().into_string().ok())).into_iter().map(|i| i as i32).collect();
         if ids.is_empty() {
-            let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-            return Ok(Topology::single(cpus, 0));
+            return Ok(Topology::whole_host());
         }
         let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
         let mut t = Topology { linux_ids: ids.clone(), cpus: Vec::new(), mem_bytes: Vec::new(), distance: Vec::new() };
@@ -409,7 +419,9 @@ mod tests {
         std::fs::write(dir.join("node2/distance"), "21").unwrap();
         assert!(Topology::from_sysfs(&dir).unwrap_err().contains("node2/distance"));
         std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(Topology::from_sysfs(&dir).unwrap().nodes(), 1);
+        let single = Topology::from_sysfs(&dir).unwrap();
+        assert_eq!(single.nodes(), 1);
+        assert!(single.mem_bytes[0] > 0, "a kernel without NUMA: one node with the host's memory");
     }
 
     #[test]

@@ -1,40 +1,18 @@
 //! A machine description of this host, from Linux's `/sys/devices/system/node`.
 //!
 //! Read per node: `cpulist` (CPUs), `meminfo` (`MemTotal`), `distance` (the ACPI SLIT row, where
-//! 10 means local). The SLIT is a relative measure, so distances are scaled to nanoseconds by a
-//! documented rule: `latency_ns[i][j] = local_ns · distance[i][j] / 10`. The memory bandwidth
-//! per node and the MLP cannot be read from sysfs and are taken from the options. Node
-//! directories with sparse numbers (node0, node2) are renumbered densely in order.
-//! Asymmetric SLITs (some firmware has them) are symmetrised by taking the mean of the pair.
+//! 10 means local). Node directories with sparse numbers (node0, node2) are renumbered densely
+//! in order. This module only reads the files; the conversion into a machine (latency from the
+//! SLIT, memory, the assumed costs) is the model's [`host_machine`], the one the Linux runtime
+//! uses too.
 
 use crate::error::SimError;
-use numaplace_model::topology::{parse_cpulist, parse_meminfo_total_kb, sysfs_node_ids, RawMachine, RawMigration, RawNode};
+use numaplace_model::topology::{host_machine, parse_cpulist, parse_meminfo_total_kb, sysfs_node_ids, HostNode};
 use numaplace_model::{Machine, ModelError};
 use std::path::Path;
 
-/// Options of the detection that sysfs cannot supply.
-#[derive(Clone, Debug)]
-pub struct DetectOptions {
-    pub name: String,
-    pub local_ns: f64,
-    pub bandwidth_gbps: f64,
-    pub mlp: f64,
-    pub page_size: u64,
-    pub line_size: u64,
-}
-
-impl Default for DetectOptions {
-    fn default() -> Self {
-        DetectOptions {
-            name: "this-host".into(),
-            local_ns: 90.0,
-            bandwidth_gbps: 20.0,
-            mlp: 10.0,
-            page_size: 4096,
-            line_size: 64,
-        }
-    }
-}
+/// Options of the detection that sysfs cannot supply (the model's, with its defaults).
+pub use numaplace_model::topology::HostOptions as DetectOptions;
 
 fn read(path: &Path) -> Result<String, SimError> {
     std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))
@@ -56,45 +34,21 @@ pub fn detect(root: &Path, opts: &DetectOptions) -> Result<Machine, SimError> {
         return Err(bad(root, "no node* directories: is this a Linux sysfs node directory?".into()));
     }
     let mut nodes = Vec::new();
-    let mut rows: Vec<Vec<f64>> = Vec::new();
     for id in &ids {
         let dir = root.join(format!("node{id}"));
         let p = dir.join("cpulist");
         let cpus = parse_cpulist(&read(&p)?).ok_or_else(|| bad(&p, "not a CPU list".into()))?.len() as u32;
         let p = dir.join("meminfo");
-        let kb = parse_meminfo_total_kb(&read(&p)?)
-            .ok_or_else(|| bad(&p, "no MemTotal line".into()))?;
-        nodes.push(RawNode { cpus, memory_mib: kb / 1024, bandwidth_gbps: opts.bandwidth_gbps });
+        let memory_kib = parse_meminfo_total_kb(&read(&p)?).ok_or_else(|| bad(&p, "no MemTotal line".into()))?;
         let p = dir.join("distance");
         let row: Result<Vec<f64>, _> = read(&p)?.split_whitespace().map(|v| v.parse::<f64>()).collect();
-        let row = row.map_err(|_| bad(&p, "not a list of numbers".into()))?;
-        if row.len() != ids.len() {
-            return Err(bad(&p, format!("{} distances for {} nodes", row.len(), ids.len())));
+        let distance = row.map_err(|_| bad(&p, "not a list of numbers".into()))?;
+        if distance.len() != ids.len() {
+            return Err(bad(&p, format!("{} distances for {} nodes", distance.len(), ids.len())));
         }
-        rows.push(row);
+        nodes.push(HostNode { cpus, memory_kib, distance });
     }
-    let n = ids.len();
-    let latency_ns = (0..n)
-        .map(|i| (0..n).map(|j| opts.local_ns * (rows[i][j] + rows[j][i]) / 2.0 / 10.0).collect())
-        .collect();
-    let raw = RawMachine {
-        name: opts.name.clone(),
-        description: format!(
-            "detected from {} ({n} nodes); latency = {} ns x SLIT distance / 10; bandwidth {} GB/s per node assumed",
-            root.display(),
-            opts.local_ns,
-            opts.bandwidth_gbps
-        ),
-        page_size: opts.page_size,
-        line_size: opts.line_size,
-        mlp: opts.mlp,
-        counter_bits: 11,
-        latency_ns,
-        nodes,
-        // Linux move_pages costs, the same assumptions as the modern-2s preset.
-        migration: RawMigration { fixed_ns: 2000.0, trap_ns: 0.0, copy_gbps: 10.0, tlb_shootdown_ns_per_cpu: 1000.0 },
-    };
-    Machine::from_raw(raw, &root.display().to_string()).map_err(SimError::from)
+    host_machine(&nodes, opts, &root.display().to_string()).map_err(SimError::from)
 }
 
 /// Writes a machine as TOML text that [`Machine::from_toml_str`] reads back, after a comment

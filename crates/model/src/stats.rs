@@ -1,0 +1,210 @@
+//! The schema of the stats file the Linux runtime (`libnumaplace`) writes at exit: declared
+//! once, here, as serde structs ([`StatsFile`], [`RegionStats`], [`EpochStats`]) and as data
+//! ([`FILE`], [`REGION`], [`EPOCH`]: every field with its kind, whether it may be null, and its
+//! doc).
+//!
+//! The runtime serialises a [`StatsFile`]; the Python package checks files against the tables
+//! (`_native.stats_schema()`), so a reader never keeps its own key list. A test in the runtime
+//! crate serialises a real run and checks its keys and values against the tables. The schema
+//! lives in the model crate because both the runtime and the Python extension reach it, and
+//! the extension must not link the runtime (its allocation interposers would be exported).
+//! Plain data: no I/O.
+
+use serde::{Deserialize, Serialize};
+
+/// The schema version, the value of the `numaplace_stats` key. A reader refuses other versions.
+pub const VERSION: u32 = 1;
+
+/// A stats file: one run of one process under the runtime.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StatsFile {
+    /// The schema version: [`VERSION`].
+    pub numaplace_stats: u32,
+    /// The program, as its `argv[0]`.
+    pub program: String,
+    pub pid: u32,
+    /// NUMA nodes of the host: the length of every per-node list.
+    pub nodes: u64,
+    /// Bytes per page of the managed regions.
+    pub page_size: u64,
+    /// The sample source used: `hinting-faults`, `perf_event` or `none`.
+    pub source: String,
+    /// Why that source (one line).
+    pub source_reason: String,
+    /// The placement spec.
+    pub placement: String,
+    /// The dynamic policy spec (`none` for no policy).
+    pub dynamic: String,
+    /// Every managed region: freed ones first, then those still mapped at exit.
+    pub regions: Vec<RegionStats>,
+    /// Pages of all regions per node before the runtime moved any.
+    pub before: Vec<u64>,
+    /// Pages of all regions per node at exit (or when freed).
+    pub after: Vec<u64>,
+    /// Samples taken (hinting faults or precise samples).
+    pub faults_sampled: u64,
+    /// Samples taken on the node holding the page.
+    pub samples_local: u64,
+    pub pages_moved: u64,
+    /// Pages the kernel refused to move.
+    pub move_failures: u64,
+    /// Moves retried because a page was busy.
+    pub busy_retries: u64,
+    /// Pages placed on a nearer node than asked because the target was full.
+    pub fallbacks: u64,
+    /// Policy decisions taken.
+    pub invocations: u64,
+    /// Time spent revoking pages and draining samples, seconds.
+    pub time_sampling_s: f64,
+    /// Time spent moving pages, seconds.
+    pub time_migrating_s: f64,
+    /// Time from the runtime's start to the file's writing, seconds.
+    pub wall_s: f64,
+    /// One entry per policy decision, in order.
+    pub epochs: Vec<EpochStats>,
+}
+
+/// One managed region of a [`StatsFile`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RegionStats {
+    /// The name the program registered it under, or `malloc#N` for a preloaded allocation.
+    pub name: String,
+    /// Its first page's address (`0x...`); null when the program freed it before exit.
+    pub address: Option<String>,
+    pub bytes: u64,
+    pub pages: u64,
+    /// Pages per node before the runtime moved any.
+    pub before: Vec<u64>,
+    /// Pages per node at exit, or when freed.
+    pub after: Vec<u64>,
+}
+
+/// One policy decision of a [`StatsFile`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EpochStats {
+    /// Seconds since the runtime started.
+    pub t_s: f64,
+    /// What triggered it: `migrate`, `timer`, `record`, `replay` or `undo`.
+    pub kind: String,
+    /// Samples the decision saw.
+    pub samples: u64,
+    /// The share of those samples taken on the node holding the page; null when unknown (the
+    /// library writes 0 for a decision without samples).
+    pub local_share: Option<f64>,
+    pub moved: u64,
+    /// Pages of all regions per node after the decision.
+    pub per_node: Vec<u64>,
+}
+
+/// What a field's value is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// A JSON string.
+    Text,
+    /// A JSON integer (not a boolean).
+    Integer,
+    /// A JSON number (not a boolean).
+    Number,
+    /// A number in `[0, 1]`.
+    Share,
+    /// A list of page counts (non-negative integers), one per node.
+    PerNode,
+    /// A list of objects, each with these fields.
+    List(&'static [Field]),
+}
+
+impl Kind {
+    /// The kind's name in [`crate::stats`]'s exported table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Text => "text",
+            Kind::Integer => "integer",
+            Kind::Number => "number",
+            Kind::Share => "share",
+            Kind::PerNode => "per-node",
+            Kind::List(_) => "list",
+        }
+    }
+}
+
+/// One key of a stats-file object.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Field {
+    pub name: &'static str,
+    pub kind: Kind,
+    /// Whether the value may be JSON null.
+    pub nullable: bool,
+    pub doc: &'static str,
+}
+
+const fn f(name: &'static str, kind: Kind, doc: &'static str) -> Field {
+    Field { name, kind, nullable: false, doc }
+}
+
+const fn null(name: &'static str, kind: Kind, doc: &'static str) -> Field {
+    Field { name, kind, nullable: true, doc }
+}
+
+/// The keys of a [`RegionStats`], in the order written.
+pub const REGION: &[Field] = &[
+    f("name", Kind::Text, "the name the program registered it under, or malloc#N for a preloaded allocation"),
+    null("address", Kind::Text, "its first page's address (0x...); null when the program freed it before exit"),
+    f("bytes", Kind::Integer, "bytes managed (whole pages)"),
+    f("pages", Kind::Integer, "pages managed"),
+    f("before", Kind::PerNode, "pages per node before the runtime moved any"),
+    f("after", Kind::PerNode, "pages per node at exit, or when freed"),
+];
+
+/// The keys of an [`EpochStats`], in the order written.
+pub const EPOCH: &[Field] = &[
+    f("t_s", Kind::Number, "seconds since the runtime started"),
+    f("kind", Kind::Text, "what triggered the decision: migrate, timer, record, replay or undo"),
+    f("samples", Kind::Integer, "samples the decision saw"),
+    null("local_share", Kind::Share, "share of those samples taken on the node holding the page; null when unknown"),
+    f("moved", Kind::Integer, "pages moved"),
+    f("per_node", Kind::PerNode, "pages of all regions per node after the decision"),
+];
+
+/// The keys of a [`StatsFile`], in the order written.
+pub const FILE: &[Field] = &[
+    f("numaplace_stats", Kind::Integer, "the schema version"),
+    f("program", Kind::Text, "the program, as its argv[0]"),
+    f("pid", Kind::Integer, "its process id"),
+    f("nodes", Kind::Integer, "NUMA nodes of the host: the length of every per-node list (at least 1)"),
+    f("page_size", Kind::Integer, "bytes per page of the managed regions"),
+    f("source", Kind::Text, "the sample source used: hinting-faults, perf_event or none"),
+    f("source_reason", Kind::Text, "why that source"),
+    f("placement", Kind::Text, "the placement spec"),
+    f("dynamic", Kind::Text, "the dynamic policy spec (none for no policy)"),
+    f("regions", Kind::List(REGION), "every managed region: freed ones first, then those mapped at exit"),
+    f("before", Kind::PerNode, "pages of all regions per node before the runtime moved any"),
+    f("after", Kind::PerNode, "pages of all regions per node at exit (or when freed)"),
+    f("faults_sampled", Kind::Integer, "samples taken (hinting faults or precise samples)"),
+    f("samples_local", Kind::Integer, "samples taken on the node holding the page"),
+    f("pages_moved", Kind::Integer, "pages moved"),
+    f("move_failures", Kind::Integer, "pages the kernel refused to move"),
+    f("busy_retries", Kind::Integer, "moves retried because a page was busy"),
+    f("fallbacks", Kind::Integer, "pages placed on a nearer node than asked because the target was full"),
+    f("invocations", Kind::Integer, "policy decisions taken"),
+    f("time_sampling_s", Kind::Number, "time spent revoking pages and draining samples, seconds"),
+    f("time_migrating_s", Kind::Number, "time spent moving pages, seconds"),
+    f("wall_s", Kind::Number, "time from the runtime's start to the file's writing, seconds"),
+    f("epochs", Kind::List(EPOCH), "one entry per policy decision, in order"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_name_each_key_once() {
+        for table in [FILE, REGION, EPOCH] {
+            let mut names: Vec<_> = table.iter().map(|f| f.name).collect();
+            names.sort_unstable();
+            let n = names.len();
+            names.dedup();
+            assert_eq!(names.len(), n, "a key twice in {table:?}");
+        }
+        assert_eq!(FILE[0].name, "numaplace_stats", "readers find the version first");
+    }
+}

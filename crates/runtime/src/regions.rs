@@ -1,0 +1,213 @@
+//! The managed regions: registering and withdrawing address ranges (the fault handler's table
+//! lives in [`crate::space`]; this is the runtime's side of it), where their pages are, and
+//! looking at pages under sampling without ending the sampling interval.
+
+use crate::driver::Runtime;
+use crate::error::{Code, RtError};
+use crate::mover;
+use crate::space::SPACE;
+use numaplace_model::stats::RegionStats;
+
+/// One managed region.
+#[derive(Clone, Debug)]
+pub struct Managed {
+    pub name: String,
+    pub slot: usize,
+    pub start: usize,
+    pub pages: usize,
+    /// First page in the runtime's numbering.
+    pub first: usize,
+    /// Mapped by the runtime's allocator (freed with `munmap`), with this length.
+    pub owned: Option<usize>,
+    /// Pages per node before the runtime moved any: each page counted on the node it was on
+    /// when the runtime first saw it present (at registration, or at a later decision for
+    /// pages touched after it: a fresh allocation is registered untouched).
+    pub before: Vec<u64>,
+    /// Pages already counted in `before`.
+    pub(crate) seen: Vec<bool>,
+}
+
+impl Runtime {
+    /// Registers `[addr, addr+len)` (rounded inward to whole pages) as a hot region.
+    ///
+    /// # Errors
+    /// A null or empty range, or too many regions.
+    pub fn register(&mut self, addr: usize, len: usize, name: &str, owned: Option<usize>) -> Result<usize, RtError> {
+        let ps = self.page_size();
+        if addr == 0 || len == 0 {
+            return Err(RtError::new(Code::Invalid, format!("register '{name}': empty or null range")));
+        }
+        let start = addr.div_ceil(ps) * ps;
+        let end = (addr + len) / ps * ps;
+        if end <= start {
+            return Err(RtError::new(Code::Invalid, format!("register '{name}': {len} bytes at {addr:#x} hold no whole page")));
+        }
+        // Already managed (e.g. a malloc'd array the preload hooks manage, registered again by
+        // the program): rename it rather than manage it twice.
+        if let Some(r) = self.regions.iter_mut().find(|r| start >= r.start && end <= r.start + r.pages * ps) {
+            if owned.is_none() {
+                r.name = name.to_string();
+            }
+            return Ok(r.slot);
+        }
+        if self.regions.iter().any(|r| start < r.start + r.pages * ps && r.start < end) {
+            return Err(RtError::new(Code::Invalid, format!("register '{name}': {start:#x}..{end:#x} overlaps a managed region")));
+        }
+        let pages = (end - start) / ps;
+        self.sys.base_pages(start, end - start);
+        let addrs: Vec<usize> = (0..pages).map(|p| start + p * ps).collect();
+        let mut before = vec![0u64; self.nodes()];
+        let mut seen = vec![false; pages];
+        for (p, st) in mover::query(self.sys.as_ref(), &addrs)?.into_iter().enumerate() {
+            if st >= 0 {
+                before[st as usize] += 1;
+                seen[p] = true;
+            }
+        }
+        // Published for the fault handler last, once nothing can fail.
+        let slot = SPACE.add(start, pages, self.next_first).map_err(|m| RtError::new(Code::Limit, m))?;
+        self.regions.push(Managed { name: name.to_string(), slot, start, pages, first: self.next_first, owned, before, seen });
+        self.next_first += pages;
+        if self.sampling && self.wants_samples() {
+            let _ = SPACE.revoke_pages(slot, 0, pages);
+        }
+        Ok(slot)
+    }
+
+    /// Withdraws the managed region starting at or containing `addr`; returns its owned
+    /// mapping length, if the runtime mapped it.
+    pub fn unregister(&mut self, addr: usize) -> Option<Option<usize>> {
+        let ps = self.page_size();
+        // The region containing `addr`, else one starting within a page after it (a range the
+        // program registered from an address that was not page-aligned).
+        let i = self
+            .regions
+            .iter()
+            .position(|r| addr >= r.start && addr < r.start + r.pages * ps)
+            .or_else(|| self.regions.iter().position(|r| addr < r.start && addr >= r.start.saturating_sub(ps)))?;
+        let (before, after) = self.before_after(&self.regions[i]);
+        let r = self.regions.remove(i);
+        SPACE.remove(r.slot);
+        self.stats.retired.push(RegionStats {
+            name: r.name.clone(),
+            address: None,
+            bytes: (r.pages * ps) as u64,
+            pages: r.pages as u64,
+            before,
+            after,
+        });
+        Some(r.owned)
+    }
+
+    /// Withdraws every managed region overlapping `[addr, addr+len)` (memory the program is
+    /// about to free).
+    pub fn forget_range(&mut self, addr: usize, len: usize) {
+        let ps = self.page_size();
+        let hits: Vec<usize> = self.regions.iter().filter(|r| addr < r.start + r.pages * ps && r.start < addr + len).map(|r| r.start).collect();
+        for s in hits {
+            self.unregister(s);
+        }
+    }
+
+    /// A region's pages per node before the runtime moved any (pages never seen until now
+    /// count where they are: the runtime never moved them) and now.
+    pub(crate) fn before_after(&self, r: &Managed) -> (Vec<u64>, Vec<u64>) {
+        let ps = self.page_size();
+        let addrs: Vec<usize> = (0..r.pages).map(|p| r.start + p * ps).collect();
+        let (mut before, mut after) = (r.before.clone(), vec![0u64; self.nodes()]);
+        if let Ok(now) = self.peek(|| mover::query(self.sys.as_ref(), &addrs)) {
+            for (p, st) in now.into_iter().enumerate() {
+                if st >= 0 {
+                    after[st as usize] += 1;
+                    if !r.seen[p] {
+                        before[st as usize] += 1;
+                    }
+                }
+            }
+        }
+        (before, after)
+    }
+
+    /// Pages per node of `[start, start + pages·ps)` (not-present pages are not counted).
+    pub(crate) fn per_node(&self, start: usize, pages: usize) -> Result<Vec<u64>, RtError> {
+        let ps = self.page_size();
+        let addrs: Vec<usize> = (0..pages).map(|p| start + p * ps).collect();
+        let mut out = vec![0u64; self.nodes()];
+        for s in self.peek(|| mover::query(self.sys.as_ref(), &addrs))? {
+            if s >= 0 {
+                out[s as usize] += 1;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Node of every page of `[addr, addr+len)` (`-errno` where not present).
+    ///
+    /// # Errors
+    /// The query failed.
+    pub fn where_(&self, addr: usize, len: usize) -> Result<Vec<i32>, RtError> {
+        let ps = self.page_size();
+        let start = addr / ps * ps;
+        let pages = (addr + len).div_ceil(ps) * ps / ps - start / ps;
+        let addrs: Vec<usize> = (0..pages).map(|p| start + p * ps).collect();
+        Ok(self.peek(|| mover::query(self.sys.as_ref(), &addrs))?)
+    }
+
+    /// Restores access to every protected managed page without counting it. Linux's
+    /// `move_pages` does not see a `PROT_NONE` page (it answers `-ENOENT`, as for a page never
+    /// touched), so the runtime ends a sampling interval before it queries or moves pages.
+    pub(crate) fn unprotect_all(&self) {
+        for r in &self.regions {
+            SPACE.open_all(r.slot);
+        }
+    }
+
+    /// Runs `f` with every protected managed page briefly accessible (so `move_pages` sees
+    /// them), then protects those pages again: a look that does not end the sampling interval.
+    pub(crate) fn peek<T>(&self, f: impl FnOnce() -> T) -> T {
+        let mut runs = Vec::new();
+        for r in &self.regions {
+            let mut p = 0;
+            while p < r.pages {
+                if !SPACE.is_revoked(r.slot, p) {
+                    p += 1;
+                    continue;
+                }
+                let mut q = p + 1;
+                while q < r.pages && SPACE.is_revoked(r.slot, q) {
+                    q += 1;
+                }
+                runs.push((r.slot, p, q));
+                p = q;
+            }
+        }
+        self.unprotect_all();
+        let out = f();
+        for &(slot, p, q) in &runs {
+            let _ = SPACE.revoke_pages(slot, p, q);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::testing::rt;
+
+    #[test]
+    fn a_failed_registration_leaves_nothing_managed_and_unregister_finds_unaligned_ranges() {
+        let (mut rt, fake, _space) = rt("none");
+        let base = 0x7100_0000;
+        fake.state.lock().unwrap().fail_all = Some(libc::EPERM);
+        let e = rt.register(base, 4 * 4096, "x", None).unwrap_err();
+        assert_eq!(e.code, Code::Sys);
+        assert!(crate::space::SPACE.find(base).is_none() && rt.regions.is_empty());
+        fake.state.lock().unwrap().fail_all = None;
+        // Registered from an unaligned address: the region starts at the next page.
+        rt.register(base + 100, 4 * 4096, "y", None).unwrap();
+        assert_eq!(rt.regions[0].start, base + 4096);
+        assert_eq!(rt.unregister(base + 100), Some(None));
+        assert!(rt.regions.is_empty() && crate::space::SPACE.find(base + 4096).is_none());
+    }
+}
