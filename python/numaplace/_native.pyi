@@ -68,7 +68,9 @@ def workloads() -> str:
     """Every workload as a JSON array: name, doc, params (name, default, doc, kind)."""
 
 def placements() -> str:
-    """Every placement policy as a JSON array: name, doc, params."""
+    """Every placement policy as a JSON array: name, doc, params, and its capabilities
+    kernel_default (the kernel's own first touch) and one_node (every page on the node of its
+    ``node`` parameter)."""
 
 def policies() -> str:
     """Every dynamic policy as a JSON array: name, doc, params, and its capabilities: observes
@@ -93,6 +95,3 @@ def bench_footprint(pages: int) -> str:
 def stats_schema() -> str:
     """The runtime's stats-file schema as JSON: ``version`` and ``fields`` (name, kind,
     nullable, doc; a ``list`` has the ``fields`` of its objects)."""
-
-def placement_caps() -> str:
-    """Every placement's capabilities as JSON: ``{name: {"kernel_default", "one_node"}}``."""

@@ -151,7 +151,7 @@ def host_nodes(sysfs: str | Path = "/sys/devices/system/node") -> list[int] | No
     return nodes
 
 
-_PLACEMENT_CAPS: dict[str, dict[str, bool]] = json.loads(_native.placement_caps())
+_PLACEMENT_CAPS: dict[str, dict[str, Any]] = {p["name"]: p for p in json.loads(_native.placements())}
 
 
 def validate_placement(spec: str, nodes: Sequence[int] | None = None) -> str:

@@ -111,8 +111,10 @@ def test_where_own_pid_has_pages_on_node_0(cli):
     lines = r.stdout.splitlines()
     assert lines[0].split()[:4] == ["address", "mapping", "page", "MiB"] and "N0 pages" in lines[0]
     total = next(line for line in lines if line.startswith("total (MiB)") or line.strip().startswith("total (MiB)"))
-    mib = w["total_bytes"][0] / 2**20
-    assert f"{mib:,.1f}" in total
+    # This process's memory may change between the two calls (a page faulted in meanwhile made
+    # an exact comparison fail under load): node 0's total must agree to within 5 %.
+    shown = float(total.split("total (MiB)")[1].split()[0].replace(",", ""))
+    assert shown == pytest.approx(w["total_bytes"][0] / 2**20, rel=0.05)
     assert any("[heap]" in line or "python" in line for line in lines)
 
 

@@ -189,12 +189,22 @@ fn workloads() -> String {
     Value::Array(v).to_string()
 }
 
-/// Every placement policy with its doc line and parameters, as JSON.
+/// Every placement policy with its doc line, parameters and capabilities (`kernel_default`:
+/// the kernel's own first touch; `one_node`: every page on the node of its `node` parameter),
+/// as JSON.
 #[pyfunction]
 fn placements() -> String {
     let v: Vec<Value> = numaplace_model::placement::REGISTRY
         .iter()
-        .map(|p| json!({"name": p.name, "doc": p.doc, "params": params_json(p.params)}))
+        .map(|p| {
+            json!({
+                "name": p.name,
+                "doc": p.doc,
+                "params": params_json(p.params),
+                "kernel_default": p.caps.kernel_default,
+                "one_node": p.caps.one_node,
+            })
+        })
         .collect();
     Value::Array(v).to_string()
 }

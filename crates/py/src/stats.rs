@@ -1,13 +1,11 @@
 //! What the Python runtime tools (`numaplace.runtime`) need from the model as data, so they
 //! keep no copy of it: the stats-file schema (`_native.stats_schema()`, from
-//! [`numaplace_model::stats`]) and the placements' capabilities (`_native.placement_caps()`,
-//! from [`numaplace_model::placement::PlacementCaps`]). Both return JSON text, as the rest of
-//! `_native` does. [`register`] adds them to the module.
+//! [`numaplace_model::stats`]), as JSON text like the rest of `_native` (the placements'
+//! capabilities are in `_native.placements()`). [`register`] adds it to the module.
 
-use numaplace_model::placement;
 use numaplace_model::stats::{Field, Kind, FILE, VERSION};
 use pyo3::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 fn fields_json(fields: &[Field]) -> Value {
     fields
@@ -30,23 +28,11 @@ fn stats_schema() -> String {
     json!({"version": VERSION, "fields": fields_json(FILE)}).to_string()
 }
 
-/// Every placement's capabilities as JSON: `{name: {"kernel_default": bool, "one_node": bool}}`
-/// (see [`numaplace_model::placement::PlacementCaps`]).
-#[pyfunction]
-fn placement_caps() -> String {
-    let m: Map<String, Value> = placement::REGISTRY
-        .iter()
-        .map(|p| (p.name.to_string(), json!({"kernel_default": p.caps.kernel_default, "one_node": p.caps.one_node})))
-        .collect();
-    Value::Object(m).to_string()
-}
-
 /// Adds this module's functions to `_native`.
 ///
 /// # Errors
 /// Only if PyO3 cannot add a function (a bug).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stats_schema, m)?)?;
-    m.add_function(wrap_pyfunction!(placement_caps, m)?)?;
     Ok(())
 }
