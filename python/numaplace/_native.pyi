@@ -92,6 +92,11 @@ def bench_speed(transactions: int, pages: int, repetitions: int) -> str:
 def bench_footprint(pages: int) -> str:
     """The footprint (peak memory) benchmark, as a JSON object."""
 
+def runtime_options() -> str:
+    """The runtime library's settings as JSON: ``preload_env`` and ``options``, each with
+    name, env (its NUMAPLACE_* variable), kind (and choices), default, launcher (``numaplace
+    run``'s default, or null where it has no flag) and doc."""
+
 def stats_schema() -> str:
     """The runtime's stats-file schema as JSON: ``version`` and ``fields`` (name, kind,
     nullable, doc; a ``list`` has the ``fields`` of its objects)."""

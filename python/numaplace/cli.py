@@ -388,6 +388,26 @@ def add_run_options(parser: argparse.ArgumentParser, names: Sequence[str]) -> No
         parser.add_argument(flag, dest=name, metavar=name.upper(), default=None, help=o["doc"] + default, **extra)
 
 
+def add_launcher_options(parser: argparse.ArgumentParser) -> None:
+    """Adds ``numaplace run``'s flags: one per library setting the launcher passes on, generated
+    from the settings' one declaration (``numaplace.runtime.RUNTIME_OPTIONS``)."""
+    from numaplace.runtime import RUNTIME_OPTIONS
+
+    for name, o in RUNTIME_OPTIONS.items():
+        if o["launcher"] is None:
+            continue
+        flag = "--" + name.replace("_", "-")
+        shown = f" (default: {o['launcher']})" if o["launcher"] else ""
+        if o["kind"] == "flag":
+            parser.add_argument(flag, dest=name, action="store_true", help=o["doc"])
+        elif o["kind"] == "choice":
+            parser.add_argument(flag, dest=name, choices=o["choices"], default=o["launcher"], help=o["doc"] + shown)
+        elif o["kind"] == "bytes":
+            parser.add_argument(flag, dest=name, type=int, default=int(o["launcher"]), metavar="N", help=o["doc"] + shown)
+        else:
+            parser.add_argument(flag, dest=name, default=o["launcher"] or None, metavar=name.upper(), help=o["doc"] + shown)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from numaplace.sweep import add_execution_args, add_parser as add_sweep_parser
 
@@ -475,12 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Runs PROGRAM with libnumaplace.so preloaded and exits with its exit status (128 + N if"
         " signal N killed it; 127 if PROGRAM is not found, 126 if it cannot be executed; 2 for bad options).",
     )
-    s.add_argument("--placement", default="first-touch", help="NAME[:key=value,...] (default: first-touch)")
-    s.add_argument("--dynamic", default="sampled", help="a dynamic policy NAME[:key=value,...], or none (default: sampled)")
-    s.add_argument("--stats", help="write the library's stats JSON here at exit (default: none)")
-    s.add_argument("--min-bytes", type=int, default=1 << 20, help="manage allocations of at least this many bytes (default 1048576)")
-    s.add_argument("--source", choices=("auto", "faults", "perf"), default="auto", help="where access samples come from")
-    s.add_argument("--verbose", action="store_true", help="the library says on stderr which sample source it uses")
+    add_launcher_options(s)
     s.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
     s.set_defaults(func=cmd_run)
 

@@ -48,26 +48,25 @@ STATS_SCHEMA: dict[str, Any] = json.loads(_native.stats_schema())
 STATS_VERSION: int = STATS_SCHEMA["version"]
 """The stats-file schema version this module reads."""
 
+_RUNTIME = json.loads(_native.runtime_options())
+RUNTIME_OPTIONS: dict[str, dict[str, Any]] = {o["name"]: o for o in _RUNTIME["options"]}
+"""The library's settings, declared once in Rust (``numaplace_model::rtconfig``): ``env`` (its
+``NUMAPLACE_*`` variable), ``kind``, ``default``, ``launcher`` (``numaplace run``'s default, or
+None where it has no flag), ``doc``."""
+
 LIB_NAME = "libnumaplace.so"
-DEFAULT_DYNAMIC = "sampled"
-DEFAULT_MIN_BYTES = 1 << 20
-SOURCES = ("auto", "faults", "perf")
+DEFAULT_DYNAMIC: str = RUNTIME_OPTIONS["dynamic"]["launcher"]
+DEFAULT_MIN_BYTES: int = int(RUNTIME_OPTIONS["min_bytes"]["launcher"])
+SOURCES: tuple[str, ...] = tuple(RUNTIME_OPTIONS["source"]["choices"])
 EPOCH_KINDS = ("migrate", "timer", "record", "replay", "undo")
 EXIT_NOT_FOUND = 127
 """``numaplace run``'s status when the program does not exist (as ``env`` and shells)."""
 EXIT_CANNOT_EXECUTE = 126
 """``numaplace run``'s status when the program exists but cannot be executed."""
 
-# The variables the library reads at load time; the launcher sets or clears every one.
-ENV_VARS = (
-    "NUMAPLACE_PRELOAD",
-    "NUMAPLACE_PLACEMENT",
-    "NUMAPLACE_DYNAMIC",
-    "NUMAPLACE_STATS",
-    "NUMAPLACE_MIN_BYTES",
-    "NUMAPLACE_SOURCE",
-    "NUMAPLACE_VERBOSE",
-)
+# The variables the launcher sets or clears on every launch: the preload marker and those of
+# the settings it has flags for (the others, such as NUMAPLACE_SAMPLE_PERIOD_MS, pass through).
+ENV_VARS: tuple[str, ...] = (_RUNTIME["preload_env"], *(o["env"] for o in RUNTIME_OPTIONS.values() if o["launcher"] is not None))
 
 
 class RuntimeToolError(NumaplaceError):
@@ -194,11 +193,11 @@ def validate_dynamic(spec: str) -> str:
 def launch_env(
     lib: str | Path,
     *,
-    placement: str = "first-touch",
+    placement: str = RUNTIME_OPTIONS["placement"]["launcher"],
     dynamic: str = DEFAULT_DYNAMIC,
     stats: str | Path | None = None,
     min_bytes: int = DEFAULT_MIN_BYTES,
-    source: str = "auto",
+    source: str = RUNTIME_OPTIONS["source"]["launcher"],
     verbose: bool = False,
     base: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
@@ -216,15 +215,16 @@ def launch_env(
     env["LD_PRELOAD"] = ":".join([lib, *rest])
     for k in ENV_VARS:
         env.pop(k, None)
-    env["NUMAPLACE_PRELOAD"] = "1"
-    env["NUMAPLACE_PLACEMENT"] = placement
-    env["NUMAPLACE_DYNAMIC"] = dynamic
-    env["NUMAPLACE_MIN_BYTES"] = str(min_bytes)
-    env["NUMAPLACE_SOURCE"] = source
+    var = {name: o["env"] for name, o in RUNTIME_OPTIONS.items()}
+    env[_RUNTIME["preload_env"]] = "1"
+    env[var["placement"]] = placement
+    env[var["dynamic"]] = dynamic
+    env[var["min_bytes"]] = str(min_bytes)
+    env[var["source"]] = source
     if stats is not None:
-        env["NUMAPLACE_STATS"] = str(Path(stats).absolute())
+        env[var["stats"]] = str(Path(stats).absolute())
     if verbose:
-        env["NUMAPLACE_VERBOSE"] = "1"
+        env[var["verbose"]] = "1"
     return env
 
 

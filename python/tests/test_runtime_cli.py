@@ -655,3 +655,19 @@ def test_policies_lists_what_each_policy_observes_and_where_it_runs(cli):
     listed = {p["name"]: p for p in numaplace.policies()}
     assert {n for n, p in listed.items() if "runtime" in p["drivers"]} == {"upmlib", "sampled"}
     assert all(p["why_not"] for p in listed.values() if "runtime" not in p["drivers"])
+
+
+def test_run_flags_and_the_launch_environment_come_from_the_library_settings(cli, tmp_path):
+    # The library's settings are declared once (numaplace_model::rtconfig); the launcher's
+    # flags, defaults and variables are read from that declaration.
+    passed = {n: o for n, o in rt.RUNTIME_OPTIONS.items() if o["launcher"] is not None}
+    assert {"placement", "dynamic", "min_bytes", "source", "stats", "verbose"} == set(passed)
+    help_text = cli("run", "--help").stdout
+    for name, o in passed.items():
+        assert "--" + name.replace("_", "-") in help_text, name
+    env = rt.launch_env(tmp_path / "lib.so", base={"NUMAPLACE_SAMPLE_PERIOD_MS": "50", "NUMAPLACE_STATS": "stale.json"})
+    assert env["NUMAPLACE_DYNAMIC"] == passed["dynamic"]["launcher"] == rt.DEFAULT_DYNAMIC
+    assert env["NUMAPLACE_PLACEMENT"] == passed["placement"]["launcher"]
+    assert "NUMAPLACE_STATS" not in env, "a stale variable of a setting the launcher owns is cleared"
+    assert env["NUMAPLACE_SAMPLE_PERIOD_MS"] == "50", "a setting without a flag passes through"
+    assert all(o["env"] == "NUMAPLACE_" + n.upper() for n, o in rt.RUNTIME_OPTIONS.items())

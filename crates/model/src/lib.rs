@@ -12,6 +12,7 @@
 //! * [`pagetable`]: page → home node, with capacity accounting and nearest-node fallback.
 //! * [`rng`]: a small, version-stable random number generator.
 //! * [`stats`]: the schema of the runtime's stats file, as serde structs and as data.
+//! * [`rtconfig`]: the runtime library's settings (option keys, variables, defaults), as data.
 
 pub mod counters;
 pub mod dynamic;
@@ -20,6 +21,7 @@ pub mod pagetable;
 pub mod placement;
 pub mod registry;
 pub mod rng;
+pub mod rtconfig;
 pub mod spec;
 pub mod stats;
 pub mod topology;

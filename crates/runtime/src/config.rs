@@ -1,7 +1,10 @@
 //! The runtime's settings ([`Config`]): `numaplace_init`'s option string
 //! (`key=value;key=value`) over the `NUMAPLACE_*` environment variables over the defaults.
+//! The keys, variables, kinds and defaults are declared once, in
+//! [`numaplace_model::rtconfig::OPTIONS`]; this file reads text into typed fields.
 
 use crate::error::{Code, RtError};
+use numaplace_model::rtconfig::{self, RtKind, OPTIONS};
 
 /// Settings, from `numaplace_init`'s option string and the environment.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,19 +27,24 @@ pub struct Config {
 }
 
 impl Default for Config {
+    /// Every setting's declared default ([`numaplace_model::rtconfig::OPTIONS`]).
     fn default() -> Self {
-        Config {
-            placement: "first-touch".into(),
-            dynamic: "upmlib".into(),
-            min_bytes: 1 << 20,
-            sample_period_ms: 100.0,
-            window_pages: 4096,
-            source: "auto".into(),
+        let mut c = Config {
+            placement: String::new(),
+            dynamic: String::new(),
+            min_bytes: 0,
+            sample_period_ms: 0.0,
+            window_pages: 0,
+            source: String::new(),
             stats: None,
             verbose: false,
             recrep: String::new(),
-            seed: 1,
+            seed: 0,
+        };
+        for o in OPTIONS {
+            c.set(o.name, o.default).expect("the declared defaults are valid");
         }
+        c
     }
 }
 
@@ -47,6 +55,15 @@ impl Config {
     /// An unknown key or a bad value (message names it).
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), RtError> {
         let bad = |what: &str| RtError::new(Code::Invalid, format!("option '{key}={value}': {what}"));
+        let Some(option) = rtconfig::option(key) else {
+            let known: Vec<&str> = OPTIONS.iter().map(|o| o.name).collect();
+            return Err(RtError::new(Code::Invalid, format!("unknown option '{key}' (known: {})", known.join(", "))));
+        };
+        if let RtKind::Choice(words) = option.kind {
+            if !words.contains(&value) {
+                return Err(bad(&format!("expected one of: {}", words.join(", "))));
+            }
+        }
         match key {
             "placement" => self.placement = value.into(),
             "dynamic" => self.dynamic = value.into(),
@@ -55,22 +72,12 @@ impl Config {
                 self.sample_period_ms = value.parse().ok().filter(|v: &f64| *v > 0.0).ok_or_else(|| bad("not a positive number"))?
             }
             "window_pages" => self.window_pages = value.parse().ok().filter(|&v| v > 0).ok_or_else(|| bad("not a positive count"))?,
-            "source" => {
-                if !["auto", "faults", "perf"].contains(&value) {
-                    return Err(bad("expected auto, faults or perf"));
-                }
-                self.source = value.into()
-            }
+            "source" => self.source = value.into(),
             "stats" => self.stats = (!value.is_empty()).then(|| value.into()),
             "verbose" => self.verbose = value == "1" || value == "true",
             "recrep" => self.recrep = value.into(),
             "seed" => self.seed = value.parse().map_err(|_| bad("not an integer"))?,
-            _ => {
-                return Err(RtError::new(
-                    Code::Invalid,
-                    format!("unknown option '{key}' (known: placement, dynamic, min_bytes, sample_period_ms, window_pages, source, stats, verbose, recrep, seed)"),
-                ))
-            }
+            other => unreachable!("setting '{other}' is declared in rtconfig::OPTIONS but has no field"),
         }
         Ok(())
     }
@@ -92,20 +99,9 @@ impl Config {
     /// # Errors
     /// A bad value (message names the variable).
     pub fn from_env(mut self) -> Result<Self, RtError> {
-        for (var, key) in [
-            ("NUMAPLACE_PLACEMENT", "placement"),
-            ("NUMAPLACE_DYNAMIC", "dynamic"),
-            ("NUMAPLACE_MIN_BYTES", "min_bytes"),
-            ("NUMAPLACE_SAMPLE_PERIOD_MS", "sample_period_ms"),
-            ("NUMAPLACE_WINDOW_PAGES", "window_pages"),
-            ("NUMAPLACE_SOURCE", "source"),
-            ("NUMAPLACE_STATS", "stats"),
-            ("NUMAPLACE_VERBOSE", "verbose"),
-            ("NUMAPLACE_RECREP", "recrep"),
-            ("NUMAPLACE_SEED", "seed"),
-        ] {
-            if let Ok(v) = std::env::var(var) {
-                self.set(key, &v).map_err(|e| RtError::new(e.code, format!("{var}: {}", e.message)))?;
+        for o in OPTIONS {
+            if let Ok(v) = std::env::var(o.env) {
+                self.set(o.name, &v).map_err(|e| RtError::new(e.code, format!("{}: {}", o.env, e.message)))?;
             }
         }
         Ok(self)
@@ -126,7 +122,18 @@ mod tests {
         assert!(c.apply("colour=red").unwrap_err().message.contains("unknown option 'colour'"));
         assert!(c.apply("min_bytes=lots").unwrap_err().message.contains("option 'min_bytes=lots'"));
         assert!(c.apply("justakey").unwrap_err().message.contains("expected key=value"));
-        assert!(c.apply("source=bus-analyser").unwrap_err().message.contains("auto, faults or perf"));
+        assert!(c.apply("source=bus-analyser").unwrap_err().message.contains("expected one of: auto, faults, perf"));
+    }
+
+    #[test]
+    fn every_declared_setting_has_a_field_and_the_defaults_are_the_declared_ones() {
+        let c = Config::default();
+        assert_eq!((c.placement.as_str(), c.dynamic.as_str(), c.min_bytes, c.window_pages), ("first-touch", "upmlib", 1 << 20, 4096));
+        assert_eq!((c.sample_period_ms, c.source.as_str(), c.stats.as_deref(), c.verbose, c.seed), (100.0, "auto", None, false, 1));
+        for o in OPTIONS {
+            // Setting each to its default is accepted (a declared key without a field panics).
+            Config::default().set(o.name, o.default).unwrap();
+        }
     }
 }
 
