@@ -8,15 +8,6 @@ import pkgutil
 
 import numaplace
 
-# Exceptions not yet rebased, each with its owner in issue 11. Remove an entry when its class
-# derives from NumaplaceError; the test fails if an entry no longer names an exported class.
-NOT_YET = {
-    "numaplace.runtime.RuntimeToolError": "runtime.py, split by concern in issue 11",
-    "numaplace.runtime.ProgramNotFound": "runtime.py, split by concern in issue 11",
-    "numaplace.runtime.ProgramNotExecutable": "runtime.py, split by concern in issue 11",
-}
-
-
 def _exported_exceptions() -> dict[str, type[BaseException]]:
     """Every exception class a numaplace module exports (its ``__all__``, else its public
     names), by the dotted name of the module exporting it."""
@@ -41,10 +32,8 @@ def test_every_exported_exception_derives_from_numaplace_error() -> None:
     names = {cls.__name__ for cls in exported.values()}
     # The walk reaches the subpackages (and so could fail): these are defined there.
     assert {"SweepError", "UnsupportedOptionError", "WorkerLostError", "UnknownExperimentError", "SpecError"} <= names
-    assert set(NOT_YET) <= set(exported), "an exemption names a class no longer exported: remove it"
-    rebased = sorted(n for n in NOT_YET if issubclass(exported[n], numaplace.NumaplaceError))
-    assert rebased == [], "these now derive from NumaplaceError: remove them from NOT_YET"
-    wrong = sorted(n for n, cls in exported.items() if not issubclass(cls, numaplace.NumaplaceError) and n not in NOT_YET)
+    assert {"RuntimeToolError", "ProgramNotFound", "UsageError"} <= names
+    wrong = sorted(n for n, cls in exported.items() if not issubclass(cls, numaplace.NumaplaceError))
     assert wrong == []
 
 

@@ -48,13 +48,11 @@ OPTIONS: dict[str, Option] = {
 ``decisions`` are not swept) — in the order of the table's input columns."""
 
 KEYWORD_ALIASES: dict[str, tuple[str, ...]] = {
-    name: (o["python"], "class_", name) if name == "class" else (o["python"], name)
-    for name, o in API_OPTIONS.items()
-    if o["python"] != name
+    name: (o["python"], name) for name, o in API_OPTIONS.items() if o["python"] != name
 }
 """simulate() keyword names an option may be passed as, first match wins: the declared Python
-keyword (``class`` is a Python keyword: simulate() spells it ``problem_class``), then older
-spellings a custom simulate may use."""
+keyword (``class`` is a Python keyword: simulate() spells it ``problem_class``), then the
+option's own name (which a custom simulate may take through ``**kwargs``)."""
 
 
 def _normalise(opt: Option, value: Any) -> Any:
