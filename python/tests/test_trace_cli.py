@@ -130,3 +130,14 @@ def test_a_trace_is_a_workload_whose_thread_count_comes_from_its_header(tmp_path
     with pytest.raises(numaplace.FileError, match="no such file"):
         numaplace.simulate(workload=f"trace:file={tmp_path / 'missing'}")
     assert "trace: replays a trace file" in run("workloads").stdout
+
+
+def test_a_trace_workload_is_shown_and_re_exported_at_its_own_thread_count(tmp_path: Path) -> None:
+    out = tmp_path / "s.nptrace"
+    numaplace.trace_export(str(out), workload="stream:pages=8,iterations=2", threads=4)
+    shown = numaplace.workload_show(f"trace:file={out}")
+    assert shown["threads"] == 4
+    again = tmp_path / "again.nptrace"
+    numaplace.trace_export(str(again), workload=f"trace:file={out}")
+    assert numaplace.trace_info(str(again))["threads"] == 4
+    assert numaplace.trace_info(str(again))["transactions"] == numaplace.trace_info(str(out))["transactions"]

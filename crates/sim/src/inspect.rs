@@ -46,6 +46,7 @@ pub struct WorkloadInfo {
 /// # Errors
 /// A bad configuration.
 pub fn inspect(machine: &Machine, cfg: &RunConfig) -> Result<WorkloadInfo, SimError> {
+    let cfg = &crate::run::settle_threads(cfg)?;
     let placed = bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
     let (mut wl, resolved) = build_workload(machine, cfg)?;
     let pages = wl.pages();

@@ -176,12 +176,8 @@ pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
     if !(cfg.quantum_ns.is_finite() && cfg.quantum_ns >= 1.0) {
         return Err(ModelError::Config(format!("quantum_ns = {}: must be at least 1", cfg.quantum_ns)).into());
     }
+    let cfg = &settle_threads(cfg)?;
     let trace_path = trace_path(cfg)?;
-    let threads_n = match (&trace_path, cfg.threads_from_trace) {
-        (Some(path), true) => trace::header(std::path::Path::new(path))?.threads,
-        _ => cfg.threads,
-    };
-    let cfg = &RunConfig { threads: threads_n, threads_from_trace: false, ..cfg.clone() };
     let threads = bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
     let (mut wl, workload_spec, init): (Box<dyn Workload>, String, String) = match &trace_path {
         Some(path) => {
@@ -284,6 +280,19 @@ pub fn build_workload(machine: &Machine, cfg: &RunConfig) -> Result<(Box<dyn Wor
     Ok(workloads::build(&spec, &workload_ctx(machine, cfg))?)
 }
 
+/// `cfg` with its thread count settled: a trace's own (from its header, its body not read)
+/// when the workload is a trace and the request gave none.
+///
+/// # Errors
+/// A bad trace workload spec, or a trace whose header cannot be read.
+pub fn settle_threads(cfg: &RunConfig) -> Result<RunConfig, SimError> {
+    let threads = match (trace_path(cfg)?, cfg.threads_from_trace) {
+        (Some(path), true) => trace::header(std::path::Path::new(&path))?.threads,
+        _ => cfg.threads,
+    };
+    Ok(RunConfig { threads, threads_from_trace: false, ..cfg.clone() })
+}
+
 /// The trace a configuration replays: its `trace` path, or the `file` of a `trace:file=PATH`
 /// workload (checked against the trace workload's declared parameters).
 ///
@@ -321,6 +330,7 @@ fn open_trace(machine: &Machine, cfg: &RunConfig, path: &str) -> Result<Box<dyn 
 /// # Errors
 /// A bad configuration or a write error.
 pub fn export_trace(machine: &Machine, cfg: &RunConfig, path: &std::path::Path, text: bool) -> Result<(), SimError> {
+    let cfg = &settle_threads(cfg)?;
     bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
     let (mut wl, resolved) = build_workload(machine, cfg)?;
     let header = trace::TraceHeader {
