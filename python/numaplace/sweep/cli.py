@@ -56,7 +56,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def cmd_sweep(args: argparse.Namespace) -> None:
     """``numaplace sweep``: runs the spec, writes the table, prints where and how many failed."""
     df = run_sweep(
-        args.spec,
+        Path(args.spec),  # on the command line SPEC is always a file, never TOML text
         scheduler=args.scheduler,
         jobs=args.jobs,
         out=args.out,

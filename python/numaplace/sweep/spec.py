@@ -173,6 +173,10 @@ def _parse(data: Mapping[str, Any], source: str) -> Sweep:
             entry[name] = [_check_value(source, where, opt, v) for v in values]
         exclude.append(entry)
 
+    if not axes and not fixed:
+        # Without this, an empty file (or a typo'd table emptied by a bad edit) would run one
+        # simulation with every default, as though that had been asked for.
+        raise _err(source, "the spec sets no option (give [axes] of option = [values] or [fixed] options)")
     sweep = Sweep(source=source, axes=axes, fixed=fixed, exclude=exclude)
     if not sweep.configurations():
         raise _err(source, "[[exclude]] leaves no configuration to run")
@@ -190,30 +194,56 @@ def _toml_loads(text: str, source: str) -> dict[str, Any]:
         raise _err(source, f"not valid TOML: {' '.join(str(e).split())}") from None
 
 
+def _looks_like_toml(text: str) -> bool:
+    """Whether a ``str`` spec is TOML text rather than a path.
+
+    A spec that sets anything has a ``=`` (a key) or a ``[`` (a table); a one-line string with
+    neither, or ending in ``.toml``, is a file name, so that ``numaplace sweep missing`` says
+    the file does not exist rather than "not valid TOML".
+    """
+    if "\n" in text:
+        return True
+    return not text.endswith(".toml") and ("=" in text or "[" in text) and not Path(text).is_file()
+
+
+def _read_spec_file(path: Path) -> str:
+    """The text of a spec file, or a one-line error saying why it cannot be had."""
+    source = str(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise _err(source, "the sweep spec does not exist") from None
+    except IsADirectoryError:
+        raise _err(source, "the sweep spec is a directory") from None
+    except OSError as e:
+        raise _err(source, f"cannot read the sweep spec: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _err(source, f"the sweep spec is not UTF-8 text (byte {e.start} is 0x{data[e.start]:02x})") from None
+
+
 def load_spec(spec: str | os.PathLike[str] | Mapping[str, Any] | Sweep) -> Sweep:
     """Parses and validates a sweep spec: a path to a TOML file, TOML text, or a dict.
 
-    A ``str`` naming an existing file (or ending in ``.toml``) is read as a path; any other
-    ``str`` is TOML text.
+    A ``str`` is TOML text when it has a newline, or a ``=`` or ``[`` and does not name a file
+    or end in ``.toml``; any other ``str`` is a path.
 
     Raises:
-        SweepError: the spec cannot be read, is not valid TOML, names an unknown option (the
-            message lists the valid ones), or has a value of the wrong type. The message is
-            one line and starts with the spec's file name.
+        SweepError: the spec does not exist, cannot be read, is not UTF-8 or valid TOML, sets
+            no option, names an unknown option (the message lists the valid ones), or has a
+            value of the wrong type. The message is one line and starts with the spec's name.
     """
     if isinstance(spec, Sweep):
         return spec
     if isinstance(spec, Mapping):
         return _parse(spec, "<dict>")
-    if isinstance(spec, os.PathLike) or (
-        isinstance(spec, str) and "\n" not in spec and (spec.endswith(".toml") or Path(spec).is_file())
-    ):
-        path = Path(spec)
+    if isinstance(spec, os.PathLike) or (isinstance(spec, str) and not _looks_like_toml(spec)):
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise _err(str(path), f"cannot read the sweep spec: {e.strerror or e}") from None
-        return _parse(_toml_loads(text, str(path)), str(path))
+            path = Path(spec)
+        except TypeError:  # a PathLike whose __fspath__ returns bytes
+            raise SweepError(f"a sweep spec path must be text, not {spec!r}") from None
+        return _parse(_toml_loads(_read_spec_file(path), str(path)), str(path))
     if isinstance(spec, str):
         return _parse(_toml_loads(spec, "<string>"), "<string>")
     raise SweepError(f"a sweep spec is a path, TOML text or a dict, not {type(spec).__name__}")
