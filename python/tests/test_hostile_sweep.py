@@ -92,3 +92,136 @@ def test_a_directory_or_unreadable_spec_says_so(tmp_path: Path, capsys: pytest.C
         status, err = _cli(capsys, str(locked), "--out", str(tmp_path / "out"))
         assert status == 2
         _assert_one_line_error(err, f"{locked}: cannot read the sweep spec: Permission denied")
+
+
+# --- workers: how many, and how they end -------------------------------------------------------
+
+
+@pytest.fixture
+def started_workers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The process ids of every local worker started while the test runs.
+
+    More than 16 is a failure at once: without a bound, ``jobs=10**9`` would start workers
+    until the machine runs out of memory, taking the test run (and more) with it.
+    """
+    import numaplace.sweep.backends as _  # noqa: F401 - the module that starts them
+
+    module = sys.modules["numaplace.sweep.backends"]
+    started: list[int] = []
+    start = module._Worker.__init__
+
+    def counting(self: Any) -> None:
+        if len(started) >= 16:
+            raise RuntimeError(f"a 17th worker process was started: {started}")
+        start(self)
+        started.append(self.proc.pid)
+
+    monkeypatch.setattr(module._Worker, "__init__", counting)
+    return started
+
+
+def test_workers_are_bounded_by_the_runs(started_workers: list[int]) -> None:
+    # Before: jobs=8 started 8 workers for 2 runs.
+    df = run_sweep({"axes": {"seed": [0, 1]}, "fixed": {"workload": STREAM}}, jobs=8)
+    assert (df["status"] == "ok").all()
+    assert 1 <= len(started_workers) <= 2
+    assert df.attrs["workers"] == 2
+
+
+def test_jobs_beyond_the_machine_get_the_bound_and_a_note(
+    started_workers: list[int], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Before: jobs=10**9 started workers until the machine ran out of memory.
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    spec = {"axes": {"seed": list(range(6))}, "fixed": {"workload": STREAM}}
+    df = run_sweep(spec, jobs=10**9)
+    assert (df["status"] == "ok").all() and len(df) == 6
+    assert 1 <= len(started_workers) <= 2  # 2 per CPU
+    assert df.attrs["workers"] == 2
+    assert df.attrs["workers_note"] == (
+        "jobs = 1000000000 is more than this machine's bound of 2 worker processes (2 per CPU, 1 CPU); using 2"
+    )
+    path = tmp_path / "spec.toml"
+    path.write_text(f'[axes]\nseed = [0, 1, 2]\n[fixed]\nworkload = "{STREAM}"\n')
+    assert main([str(path), "--out", str(tmp_path / "out"), "--jobs", str(10**9), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert err == "numaplace: note: --jobs 1000000000 is more than this machine's bound of 2 worker processes (2 per CPU, 1 CPU); using 2\n"
+
+
+def test_a_local_dask_cluster_has_no_more_workers_than_runs() -> None:
+    pytest.importorskip("distributed")
+    sizes: list[int] = []
+
+    def cluster_size(done: int, backend: Any) -> None:
+        sizes.append(len(backend._cluster.workers))
+
+    df = run_sweep({"axes": {"seed": [0, 1]}, "fixed": {"workload": STREAM}}, scheduler="local", jobs=6, _on_result=cluster_size)
+    assert (df["status"] == "ok").all()
+    assert sizes and max(sizes) <= 2
+    assert df.attrs["workers"] == 2
+
+
+def _children(pid: int) -> list[int]:
+    """The process ids of ``pid``'s children (Linux /proc)."""
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                children.append(int(entry.name))
+    return children
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_workers_of_a_killed_sweep_exit_quietly(tmp_path: Path) -> None:
+    # Before: kill -9 of the sweep made each busy worker print a BrokenPipeError traceback.
+    spec = tmp_path / "slow.toml"
+    spec.write_text(f'[axes]\nseed = {list(range(40))}\n[fixed]\nworkload = "{SLOW}"\nthreads = 16\n')
+    out = tmp_path / "out"
+    with (tmp_path / "stderr").open("wb") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from numaplace.sweep import main; sys.exit(main())", str(spec), "--out", str(out), "--jobs", "2"],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+    checkpoint = out / CHECKPOINT_FILE
+    deadline = time.monotonic() + 120
+    while not (checkpoint.exists() and checkpoint.read_text().count("\n") >= 2 and len(_children(proc.pid)) >= 2):
+        assert proc.poll() is None, (tmp_path / "stderr").read_text()
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    workers = _children(proc.pid)
+    proc.kill()
+    proc.wait(timeout=60)
+    deadline = time.monotonic() + 120  # each worker may finish the run it holds
+    while not all(_gone(w) for w in workers):
+        assert time.monotonic() < deadline, [w for w in workers if not _gone(w)]
+        time.sleep(0.05)
+    err = (tmp_path / "stderr").read_text()
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+# --- the Dask scheduler ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["garbage", "tcp://host", "host:99999", "ftp://host:8786", "tcp://:8786", "inproc://x"])
+def test_a_bad_scheduler_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str) -> None:
+    # Before: `--scheduler garbage` was "internal error: ValueError: missing port number" (exit 1).
+    path = tmp_path / "spec.toml"
+    path.write_text(ONE_RUN)
+    status, err = _cli(capsys, str(path), "--out", str(tmp_path / "out"), "--scheduler", value)
+    assert status == 2
+    _assert_one_line_error(err, f"--scheduler {value!r}", "'local'", "tcp://HOST:PORT")
+    with pytest.raises(SweepError, match=rf"^scheduler = {value!r}: expected "):
+        run_sweep(ONE_RUN, scheduler=value)
+    assert not (tmp_path / "out").exists()

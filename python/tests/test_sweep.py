@@ -410,7 +410,7 @@ def test_lost_runs_in_the_checkpoint_are_run_again(tmp_path: Path) -> None:
 def test_bad_jobs_and_scheduler_arguments() -> None:
     with pytest.raises(SweepError, match=r"jobs = -1: expected an integer ≥ 0"):
         run_sweep({"fixed": {"workload": STREAM}}, jobs=-1)
-    with pytest.raises(SweepError, match=r"scheduler = '': expected an address"):
+    with pytest.raises(SweepError, match=r"scheduler = '': expected 'local' \(a Dask LocalCluster"):
         run_sweep({"fixed": {"workload": STREAM}}, scheduler="")
 
 

@@ -17,6 +17,7 @@ import itertools
 import json
 import os
 import pickle
+import re
 import struct
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -128,7 +129,15 @@ def _worker_main() -> None:
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     while (request := _read_frame(requests)) is not None:
         seq, options = request
-        _write_frame(answers, (seq, run_one(options)))
+        outcome = run_one(options)
+        try:
+            _write_frame(answers, (seq, outcome))
+        except BrokenPipeError:
+            # The sweep is gone (kill -9, a crash): nobody wants the answer, and a traceback
+            # per worker would bury the user's terminal. Exit at once, without flushing the
+            # buffered answer again at shutdown (which would raise the same error). A worker
+            # thus outlives its sweep by at most the run it was running.
+            os._exit(0)
 
 
 def _exit_text(pid: int, returncode: int) -> str:
@@ -231,9 +240,11 @@ class _Worker:
 
 
 class _PoolBackend:
-    """``jobs`` local worker processes, each fed up to two configurations at a time.
+    """Up to ``jobs`` local worker processes, each fed up to two configurations at a time.
 
-    A worker that dies fails only the runs it held (so only those are retried) and is
+    Workers are started as runs need them (a worker is started only when every running one
+    already holds a run), so a stage of 2 runs starts at most 2 workers whatever ``jobs``
+    says. A worker that dies fails only the runs it held (so only those are retried) and is
     replaced at the next submission.
     """
 
@@ -243,7 +254,7 @@ class _PoolBackend:
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
         self.capacity = self.DEPTH * jobs
-        self._workers = [_Worker() for _ in range(jobs)]
+        self._workers: list[_Worker] = []
         self._seq = itertools.count()
         self._answered = 0  # by workers replaced so far
         self._deaths = 0
@@ -258,7 +269,10 @@ class _PoolBackend:
                 self._answered += w.answered
                 self._check_startable(w, self._deaths + sum(not x.alive for x in self._workers if x is not w))
                 self._workers[i] = _Worker()
-        worker = min(self._workers, key=lambda w: len(w.pending))
+        worker = min(self._workers, key=lambda w: len(w.pending), default=None)
+        if worker is None or (worker.pending and len(self._workers) < self.jobs):
+            worker = _Worker()
+            self._workers.append(worker)
         fut: Future[dict[str, Any]] = Future()
         worker.submit(next(self._seq), options, fut)
         return fut
@@ -355,27 +369,94 @@ class _DaskBackend:
             self._cluster.close()
 
 
+WORKERS_PER_CPU = 2
+"""Local worker processes (pool or LocalCluster) per CPU, at most.
+
+A run is single-threaded and CPU-bound, so workers beyond one per CPU add no throughput, only
+memory (an idle worker holds about 20 MB, a busy one its simulation's footprint, kept by the
+malloc settings above). Two per CPU, not one, so that ``jobs=2`` still means two workers on a
+one-CPU container (a crashed worker then leaves another running, as tests of crashes need).
+"""
+
+
+def _cpus() -> int:
+    return os.cpu_count() or 1
+
+
+def worker_bound() -> int:
+    """The most local worker processes a sweep starts on this machine: :data:`WORKERS_PER_CPU` × CPUs."""
+    return WORKERS_PER_CPU * _cpus()
+
+
 def _check_jobs(jobs: int | None) -> int:
     if jobs is None:
-        return os.cpu_count() or 1
+        return _cpus()
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
         raise SweepError(f"jobs = {jobs!r}: expected an integer ≥ 0 (0: run in this process)")
     return jobs
 
 
-def _check_scheduler(scheduler: str | None) -> str | None:
-    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
-        raise SweepError(f"scheduler = {scheduler!r}: expected an address such as tcp://HOST:PORT, or 'local'")
+def jobs_note(jobs: int | None, what: str = "jobs = ") -> str | None:
+    """The note to give when ``jobs`` exceeds :func:`worker_bound` (``what`` names the argument
+    as the caller spelled it: ``"jobs = "`` or ``"--jobs "``), else None."""
+    n, bound = _check_jobs(jobs), worker_bound()
+    if n <= bound:
+        return None
+    cpus = _cpus()
+    return (
+        f"{what}{n} is more than this machine's bound of {bound} worker processes "
+        f"({WORKERS_PER_CPU} per CPU, {cpus} CPU{'s' if cpus != 1 else ''}); using {bound}"
+    )
+
+
+def worker_count(jobs: int | None, runs: int | None = None) -> int:
+    """Local worker processes for ``jobs`` and ``runs`` runs still to do: ``jobs`` (default: the
+    CPUs), bounded by :func:`worker_bound` and by ``runs``; 0 means this process."""
+    n = min(_check_jobs(jobs), worker_bound())
+    return n if runs is None else min(n, runs)
+
+
+_DASK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+"""Address schemes of a Dask scheduler another process can reach (``inproc`` is this
+process's own, which a sweep never has)."""
+
+_ADDRESS = re.compile(r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>[0-9]{1,5})")
+
+
+def _check_scheduler(scheduler: str | None, what: str = "scheduler = ") -> str | None:
+    """``scheduler`` if it is None, ``"local"`` or a Dask scheduler address
+    ``[SCHEME://]HOST:PORT``; else a one-line :class:`SweepError` naming the valid forms.
+
+    Checked here, before dask is imported or anything runs, so that a typo is not an
+    exception from deep inside distributed (or a 10-second connection timeout) after the
+    output directory was made.
+    """
+    if scheduler is None or scheduler == "local":
+        return scheduler
+    m = _ADDRESS.fullmatch(scheduler) if isinstance(scheduler, str) else None
+    if m is None or (m["scheme"] or "tcp") not in _DASK_SCHEMES or not 1 <= int(m["port"]) <= 65535:
+        raise SweepError(
+            f"{what}{scheduler!r}: expected 'local' (a Dask LocalCluster on this machine) or a Dask "
+            f"scheduler address tcp://HOST:PORT (schemes: {', '.join(_DASK_SCHEMES)}; port 1-65535); "
+            "without a scheduler, runs go to a local process pool"
+        )
     return scheduler
 
 
-def make_backend(scheduler: str | None = None, jobs: int | None = None, simulate: Callable[..., Any] | None = None) -> Backend:
-    """The backend for a scheduler address (``"local"``: a LocalCluster), else ``jobs`` workers.
+def make_backend(
+    scheduler: str | None = None,
+    jobs: int | None = None,
+    simulate: Callable[..., Any] | None = None,
+    runs: int | None = None,
+) -> Backend:
+    """The backend for a scheduler address (``"local"``: a LocalCluster), else a local pool.
 
-    ``jobs`` defaults to ``os.cpu_count()``; ``jobs=0``, or a custom ``simulate`` (which
-    cannot be sent to other processes), runs in this process.
+    Local workers (pool or LocalCluster) number :func:`worker_count` ``(jobs, runs)``: ``jobs``
+    (default ``os.cpu_count()``), at most :func:`worker_bound` and, when given, the ``runs``
+    to do; a pool starts them only as runs need them. ``jobs=0``, or a custom ``simulate``
+    (which cannot be sent to other processes), runs in this process.
     """
-    n = _check_jobs(jobs)
+    n = worker_count(jobs, runs)
     if simulate is not None:
         if scheduler is not None:
             raise SweepError("a custom simulate function runs in this process only: pass no scheduler")

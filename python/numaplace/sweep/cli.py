@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from numaplace._native import NumaplaceError
+from numaplace.sweep.backends import _check_scheduler, jobs_note
 from numaplace.sweep.checkpoint import RESULTS_CSV, RESULTS_FILE
 from numaplace.sweep.driver import run_sweep
 
@@ -55,6 +56,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def cmd_sweep(args: argparse.Namespace) -> None:
     """``numaplace sweep``: runs the spec, writes the table, prints where and how many failed."""
+    # Checked here too, so the messages name the options as the user typed them.
+    _check_scheduler(args.scheduler, what="--scheduler ")
+    if args.scheduler is None or args.scheduler == "local":
+        note = jobs_note(args.jobs, what="--jobs ")
+        if note is not None:
+            print(f"numaplace: note: {note}", file=sys.stderr)
     df = run_sweep(
         Path(args.spec),  # on the command line SPEC is always a file, never TOML text
         scheduler=args.scheduler,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from numaplace._native import __version__ as _VERSION
-from numaplace.sweep.backends import _check_jobs, _check_scheduler, make_backend
+from numaplace.sweep.backends import _check_jobs, _check_scheduler, jobs_note, make_backend, worker_count
 from numaplace.sweep.checkpoint import (
     CHECKPOINT_FILE,
     RESULTS_CSV,
@@ -64,6 +64,12 @@ def run_sweep(
     spec sets; then every column of ``Result.to_row()`` (``config.*`` and the result fields),
     null for failed runs. List values are Python lists here and JSON text in the files.
 
+    Local workers (the pool's processes, or a LocalCluster's) number at most the runs still to
+    do and at most :func:`~numaplace.sweep.backends.worker_bound` (2 per CPU); a larger
+    ``jobs`` is not an error. The frame's ``attrs["workers"]`` says how many were allowed
+    (None on a remote Dask cluster) and ``attrs["workers_note"]``, when present, why fewer
+    than ``jobs``.
+
     Raises:
         SweepError: the spec is invalid, or ``jobs``/``scheduler`` are unusable (one line).
     """
@@ -89,7 +95,7 @@ def run_sweep(
                     done.pop(record["run_id"], None)
 
     todo = [i for i, r in enumerate(ids) if r not in done]
-    backend = make_backend(scheduler, jobs) if todo else None
+    backend = make_backend(scheduler, jobs, runs=len(todo)) if todo else None
     records: dict[str, dict[str, Any]] = dict(done)
     count = 0
 
@@ -130,4 +136,11 @@ def run_sweep(
         if csv:
             text = to_frame(table, decode=False).to_csv(index=False, lineterminator="\n")
             write_atomic(out_dir / RESULTS_CSV, lambda p: p.write_text(text, encoding="utf-8"))
-    return to_frame(table)
+    df = to_frame(table)
+    # How many local workers ran (or, on a remote Dask cluster, None: its own), and why fewer
+    # than asked: a caller sees the bound without a message printed behind its back.
+    df.attrs["workers"] = worker_count(jobs, len(todo)) if scheduler is None or scheduler == "local" else None
+    note = jobs_note(jobs)
+    if note is not None and (scheduler is None or scheduler == "local"):
+        df.attrs["workers_note"] = note
+    return df
