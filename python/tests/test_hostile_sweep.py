@@ -225,3 +225,140 @@ def test_a_bad_scheduler_is_a_one_line_error(tmp_path: Path, capsys: pytest.Capt
     with pytest.raises(SweepError, match=rf"^scheduler = {value!r}: expected "):
         run_sweep(ONE_RUN, scheduler=value)
     assert not (tmp_path / "out").exists()
+
+
+# --- the output directory --------------------------------------------------------------------
+
+
+def _spec(tmp_path: Path) -> Path:
+    path = tmp_path / "spec.toml"
+    path.write_text(f'[axes]\nseed = [0, 1]\n[fixed]\nworkload = "{STREAM}"\n')
+    return path
+
+
+def _sweep_subprocess(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``numaplace sweep ARGV`` in a child process, so that a hang is a failed test, not a hung run."""
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from numaplace.sweep import main; sys.exit(main())", *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+GARBAGE = bytes(range(256)) * 4
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        (CHECKPOINT_FILE, "is not a sweep checkpoint (binary data: byte 0 is 0x00)"),
+        (RESULTS_FILE, "is not a Parquet file (not a sweep's table)"),
+        ("results.csv", "is not a sweep's CSV table"),
+    ],
+)
+def test_garbage_in_an_output_file_is_refused_and_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, message: str) -> None:
+    # Before: checkpoint garbage was "internal error: UnicodeDecodeError" (exit 1), and garbage
+    # in results.parquet was silently replaced by the new table.
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / name).write_bytes(GARBAGE)
+    status, err = _cli(capsys, str(_spec(tmp_path)), "--out", str(out), "--jobs", "0", "--csv")
+    assert status == 2
+    _assert_one_line_error(err, f"{out / name} {message}")
+    assert (out / name).read_bytes() == GARBAGE
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".") and p.name != "sweep.lock") == [name]
+
+
+@pytest.mark.parametrize("name", [CHECKPOINT_FILE, RESULTS_FILE])
+def test_a_directory_at_an_output_file_is_refused_before_running(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    # Before: "internal error: IsADirectoryError" (exit 1) — for results.parquet after every run.
+    out = tmp_path / "out"
+    (out / name).mkdir(parents=True)
+    (out / name / "keep").write_text("mine")
+    status, err = _cli(capsys, str(_spec(tmp_path)), "--out", str(out), "--jobs", "0")
+    assert status == 2
+    _assert_one_line_error(err, f"{out / name} is a directory")
+    assert (out / name / "keep").read_text() == "mine"
+    assert not (out / (RESULTS_FILE if name == CHECKPOINT_FILE else CHECKPOINT_FILE)).exists()
+
+
+@pytest.mark.parametrize("name", [CHECKPOINT_FILE, RESULTS_FILE])
+def test_a_symlink_at_an_output_file_is_refused_and_its_target_untouched(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    # Before: a link at checkpoint.jsonl was followed (the runs appended to its target), and one
+    # at results.parquet replaced by a regular file.
+    out = tmp_path / "out"
+    out.mkdir()
+    target = tmp_path / "precious"
+    target.write_text("not yours\n")
+    (out / name).symlink_to(target)
+    status, err = _cli(capsys, str(_spec(tmp_path)), "--out", str(out), "--jobs", "0")
+    assert status == 2
+    _assert_one_line_error(err, f"{out / name} is a symbolic link")
+    assert target.read_text() == "not yours\n"
+    assert (out / name).is_symlink()
+
+
+def test_a_fifo_at_the_checkpoint_is_refused_without_hanging(tmp_path: Path) -> None:
+    # Before: reading the checkpoint blocked for ever on the FIFO's open.
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / CHECKPOINT_FILE)
+    proc = _sweep_subprocess(str(_spec(tmp_path)), "--out", str(out), "--jobs", "0")
+    assert proc.returncode == 2, proc.stderr
+    _assert_one_line_error(proc.stderr, f"{out / CHECKPOINT_FILE} is not a regular file (a FIFO)")
+
+
+def test_out_that_is_a_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    out.write_text("mine")
+    status, err = _cli(capsys, str(_spec(tmp_path)), "--out", str(out), "--jobs", "0")
+    assert status == 2
+    _assert_one_line_error(err, f"{out} is not a directory")
+    assert out.read_text() == "mine"
+
+
+def test_results_are_written_with_the_umask_and_replace_a_previous_table(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = run_sweep(_spec(tmp_path), jobs=0, out=out)
+    second = run_sweep(_spec(tmp_path), jobs=0, out=out)  # every run is reused; the table rewritten
+    assert first.equals(second)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (out / RESULTS_FILE).stat().st_mode & 0o777 == 0o666 & ~mask
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_two_sweeps_into_one_directory_the_second_fails_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: both ran every configuration, appending to one checkpoint.
+    spec = tmp_path / "slow.toml"
+    spec.write_text(f'[axes]\nseed = {list(range(40))}\n[fixed]\nworkload = "{SLOW}"\nthreads = 16\n')
+    out = tmp_path / "out"
+    first = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from numaplace.sweep import main; sys.exit(main())", str(spec), "--out", str(out), "--jobs", "1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        checkpoint = out / CHECKPOINT_FILE
+        deadline = time.monotonic() + 120
+        while not (checkpoint.exists() and checkpoint.read_text().count("\n") >= 1):
+            assert first.poll() is None, first.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        lines = checkpoint.read_text().count("\n")
+        status, err = _cli(capsys, str(spec), "--out", str(out), "--jobs", "1")
+        assert status == 2
+        _assert_one_line_error(err, f"{out}: another sweep is writing to this directory (pid {first.pid})")
+        with pytest.raises(SweepError, match=rf"another sweep is writing to this directory \(pid {first.pid}\)"):
+            run_sweep(spec, jobs=0, out=out)
+        assert first.poll() is None  # still running: the refusal took no time worth a run
+        assert checkpoint.read_text().count("\n") >= lines
+    finally:
+        os.killpg(first.pid, signal.SIGINT)
+        first.communicate(timeout=120)
+    assert first.returncode == 130
+    df = run_sweep(spec, jobs=1, out=out)  # the lock is free again, and the resume completes
+    assert len(df) == 40 and (df["status"] == "ok").all()

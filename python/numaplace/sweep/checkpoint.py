@@ -7,17 +7,29 @@
   (:func:`to_table`; lists, dicts and mixed columns as JSON text, named in the schema metadata)
   and written through a temporary file renamed into place (:func:`write_atomic`), so that a
   reader never sees half a file. :func:`load_results` reads it back as a DataFrame.
+* ``DIR/sweep.lock`` (:class:`OutputLock`): held (``flock``) by the one sweep writing to DIR.
+
+The directory is the sweep's, but not everything in it need be: before anything runs,
+:func:`check_outputs` refuses (in one line, touching nothing) a symbolic link, a directory or
+a special file at any of these names, and a file there that is not what a sweep writes (a
+checkpoint that is binary, a ``results.parquet`` that is not Parquet). Every open is
+``O_NOFOLLOW`` and non-blocking, so a link or FIFO planted later is not followed or waited on
+either: a sweep writes only regular files in DIR, and never through a link to elsewhere.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
+import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from numaplace._native import __version__ as _VERSION
+from numaplace.sweep.errors import SweepError
 from numaplace.sweep.spec import Sweep
 
 if TYPE_CHECKING:
@@ -31,7 +43,139 @@ RESULTS_FILE = "results.parquet"
 RESULTS_CSV = "results.csv"
 """The same table as CSV (written with ``--csv`` / ``csv=True``)."""
 
+LOCK_FILE = "sweep.lock"
+"""Locked by the sweep writing to the directory; holds its process id."""
+
 _JSON_COLUMNS_KEY = b"numaplace.json_columns"
+
+# --- the directory's files, opened safely ------------------------------------------------------
+
+_NOT_REGULAR = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+_MOVE = "move it away or choose another --out"
+
+
+def _refuse(path: Path, what: str) -> SweepError:
+    return SweepError(f"{path} {what}; {_MOVE}")
+
+
+def _check_kind(path: Path, mode: int) -> None:
+    """Refuses anything but a regular file (``mode`` from lstat or fstat)."""
+    if stat.S_ISLNK(mode):
+        raise _refuse(path, "is a symbolic link (a sweep writes its own files in --out, never through a link)")
+    if stat.S_ISDIR(mode):
+        raise _refuse(path, "is a directory")
+    if not stat.S_ISREG(mode):
+        raise _refuse(path, f"is not a regular file ({_NOT_REGULAR.get(stat.S_IFMT(mode), 'a special file')})")
+
+
+def _open(path: Path, flags: int, mode: int = 0o666) -> int:
+    """``os.open`` of a regular file in the output directory, never following a link or
+    blocking on a FIFO; every refusal one line naming the file."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise _refuse(path, "is a symbolic link (a sweep writes its own files in --out, never through a link)") from None
+        if e.errno == errno.EISDIR:
+            raise _refuse(path, "is a directory") from None
+        if e.errno == errno.ENXIO:  # a FIFO with no reader, opened for writing
+            raise _refuse(path, "is not a regular file (a FIFO)") from None
+        raise SweepError(f"cannot open {path}: {e.strerror or e}") from None
+    try:
+        _check_kind(path, os.fstat(fd).st_mode)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read(path: Path) -> bytes | None:
+    """The bytes of a file in the output directory, or None if there is none."""
+    try:
+        fd = _open(path, os.O_RDONLY)
+    except SweepError:
+        if not os.path.lexists(path):
+            return None
+        raise
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
+
+
+def check_outputs(out: Path, csv: bool) -> None:
+    """Refuses, before anything runs, an output file the sweep would not be right to replace:
+    a link, a directory, a special file, or a table that is not a sweep's. Reads only the
+    tables' first and last bytes."""
+    for name in (CHECKPOINT_FILE, RESULTS_FILE, RESULTS_CSV, LOCK_FILE):
+        path = out / name
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise SweepError(f"cannot examine {path}: {e.strerror or e}") from None
+        _check_kind(path, mode)
+        if name == RESULTS_FILE or (name == RESULTS_CSV and csv):
+            fd = _open(path, os.O_RDONLY)
+            with os.fdopen(fd, "rb") as f:
+                size = f.seek(0, os.SEEK_END)
+                head = os.pread(fd, 16, 0)
+                tail = os.pread(fd, 4, max(size - 4, 0))
+            if size == 0:  # nothing to lose
+                continue
+            if name == RESULTS_FILE and not (size >= 8 and head[:4] == tail == b"PAR1"):
+                raise _refuse(path, "is not a Parquet file (not a sweep's table)")
+            if name == RESULTS_CSV and not head.startswith(b"run,run_id,"):
+                raise _refuse(path, "is not a sweep's CSV table (its header does not start with run,run_id)")
+
+
+class OutputLock:
+    """An exclusive ``flock`` on ``DIR/sweep.lock`` for as long as a sweep writes to DIR.
+
+    A second sweep into the same directory fails at once, naming the holder's process id
+    (written in the file), instead of running every configuration again beside the first.
+    The lock is the kernel's: it goes with the holder's process, even on kill -9, so a stale
+    lock file never blocks a later sweep. The file itself stays (removing it would let a third
+    sweep lock a new file while a second still holds the old one). The descriptor is not
+    inherited by worker processes (``O_CLOEXEC``; Dask's LocalCluster spawns its workers).
+    """
+
+    def __init__(self, out: Path) -> None:
+        import fcntl
+
+        self.path = out / LOCK_FILE
+        self._fd = _open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(self._fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(self._fd)
+            raise SweepError(
+                f"{out}: another sweep is writing to this directory (pid {holder}); "
+                "wait for it to finish or choose another --out"
+            ) from None
+        except OSError as e:
+            os.close(self._fd)
+            raise SweepError(f"cannot lock {self.path}: {e.strerror or e}") from None
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, f"{os.getpid()}\n".encode(), 0)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)  # releases the lock
+            self._fd = -1
+
+    def __enter__(self) -> OutputLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 # --- the table -------------------------------------------------------------------------------
 
@@ -111,10 +255,24 @@ def load_results(path: str | os.PathLike[str]) -> pd.DataFrame:
 
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
     """Writes ``path`` through ``write`` on a temporary file renamed into place, so that a
-    reader (or a resumed sweep) never sees half a file; the temporary file is removed on error."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    reader (or a resumed sweep) never sees half a file; the temporary file is removed on error.
+
+    The temporary file is created exclusively under a random name (a link planted at a
+    predictable name would be written through), with the mode the umask gives a new file.
+    ``path`` itself is refused if it became a link, directory or special file meanwhile.
+    """
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = Path(name)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
+        os.close(fd)
         write(tmp)
+        try:
+            _check_kind(path, os.lstat(path).st_mode)
+        except FileNotFoundError:
+            pass
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -125,12 +283,22 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
 
 
 def read_checkpoint(path: Path) -> Iterator[dict[str, Any]]:
-    """Records of a checkpoint file; lines that are not whole JSON objects are skipped."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
+    """Records of a checkpoint file; lines that are not whole JSON objects are skipped.
+
+    A file that is not text (a NUL byte, or bytes that are not UTF-8; a sweep writes ASCII)
+    is no sweep's checkpoint: refused in one line rather than appended to.
+    """
+    data = _read(path)
+    if data is None:
         return
-    for line in lines:
+    bad = data.find(b"\0")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bad = e.start if bad < 0 else min(bad, e.start)
+    if bad >= 0:
+        raise _refuse(path, f"is not a sweep checkpoint (binary data: byte {bad} is 0x{data[bad]:02x})")
+    for line in text.splitlines():
         try:
             record = json.loads(line)
         except json.JSONDecodeError:  # e.g. the last line of a killed sweep
@@ -144,15 +312,10 @@ class Checkpoint:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        partial = False
-        try:
-            with path.open("rb") as f:
-                if f.seek(0, os.SEEK_END) > 0:
-                    f.seek(-1, os.SEEK_END)
-                    partial = f.read(1) != b"\n"
-        except FileNotFoundError:
-            pass
-        self._file = path.open("a", encoding="utf-8")
+        fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+        size = os.fstat(fd).st_size
+        partial = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+        self._file = os.fdopen(fd, "a", encoding="utf-8")
         if partial:  # a killed sweep may have left half a line: start on a fresh one
             self._file.write("\n")
             self._file.flush()

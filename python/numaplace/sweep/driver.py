@@ -8,6 +8,7 @@ the runs completed in.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -20,6 +21,8 @@ from numaplace.sweep.checkpoint import (
     RESULTS_CSV,
     RESULTS_FILE,
     Checkpoint,
+    OutputLock,
+    check_outputs,
     checkpoint_record,
     read_checkpoint,
     table_rows,
@@ -33,6 +36,23 @@ from numaplace.sweep.spec import Sweep, load_spec, run_id
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+def _out_dir(out: str | os.PathLike[str] | None) -> Path | None:
+    """The output directory, made if missing; a one-line error if it cannot be."""
+    if out is None:
+        return None
+    try:
+        path = Path(out)
+    except TypeError:
+        raise SweepError(f"out = {out!r}: expected a directory path") from None
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # mkdir's exist_ok covers directories only
+        raise SweepError(f"{path} is not a directory; --out names the directory for the sweep's files") from None
+    except OSError as e:
+        raise SweepError(f"cannot create {path}: {e.strerror or e}") from None
+    return path
 
 
 def _reusable(record: Mapping[str, Any]) -> bool:
@@ -78,42 +98,44 @@ def run_sweep(
     _check_scheduler(scheduler)
     configs = sweep.configurations()
     ids = [run_id(c) for c in configs]
-    out_dir = Path(out) if out is not None else None
-    done: dict[str, dict[str, Any]] = {}
-    checkpoint = None
-    if out_dir is not None:
-        try:
-            out_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise SweepError(f"cannot create {out_dir}: {e.strerror or e}") from None
-        wanted = set(ids)
-        for record in read_checkpoint(out_dir / CHECKPOINT_FILE):
-            if record["run_id"] in wanted:
-                if _reusable(record):
-                    done[record["run_id"]] = record
-                else:
-                    done.pop(record["run_id"], None)
-
-    todo = [i for i, r in enumerate(ids) if r not in done]
-    backend = make_backend(scheduler, jobs, runs=len(todo)) if todo else None
-    records: dict[str, dict[str, Any]] = dict(done)
-    count = 0
-
-    def on_outcome(k: int, outcome: dict[str, Any], attempts: int) -> None:
-        nonlocal count
-        i = todo[k]
-        rec = checkpoint_record(ids[i], configs[i], outcome, attempts)
-        records[ids[i]] = rec
-        if checkpoint is not None:
-            checkpoint.append(rec)
-        count += 1
-        if _on_result is not None:
-            _on_result(count, backend)
-
-    if todo:
+    out_dir = _out_dir(out)
+    with contextlib.ExitStack() as stack:
+        done: dict[str, dict[str, Any]] = {}
+        checkpoint = None
         if out_dir is not None:
-            checkpoint = Checkpoint(out_dir / CHECKPOINT_FILE)
-        try:
+            # The lock first: a second sweep into the directory must not even read the
+            # checkpoint the first is appending to. It is held until the table is written.
+            stack.enter_context(OutputLock(out_dir))
+            check_outputs(out_dir, csv)
+            wanted = set(ids)
+            for record in read_checkpoint(out_dir / CHECKPOINT_FILE):
+                if record["run_id"] in wanted:
+                    if _reusable(record):
+                        done[record["run_id"]] = record
+                    else:
+                        done.pop(record["run_id"], None)
+
+        todo = [i for i, r in enumerate(ids) if r not in done]
+        records: dict[str, dict[str, Any]] = dict(done)
+        count = 0
+        backend = None
+
+        def on_outcome(k: int, outcome: dict[str, Any], attempts: int) -> None:
+            nonlocal count
+            i = todo[k]
+            rec = checkpoint_record(ids[i], configs[i], outcome, attempts)
+            records[ids[i]] = rec
+            if checkpoint is not None:
+                checkpoint.append(rec)
+            count += 1
+            if _on_result is not None:
+                _on_result(count, backend)
+
+        if todo:
+            if out_dir is not None:
+                checkpoint = Checkpoint(out_dir / CHECKPOINT_FILE)
+                stack.callback(checkpoint.close)
+            backend = make_backend(scheduler, jobs, runs=len(todo))
             execute(
                 [(ids[i], configs[i]) for i in todo],
                 backend,
@@ -123,19 +145,16 @@ def run_sweep(
                 done_before=len(ids) - len(todo),
                 failed_before=sum(r["status"] != "ok" for r in done.values()),
             )
-        finally:
-            if checkpoint is not None:
-                checkpoint.close()
 
-    rows, columns = table_rows(sweep, configs, [records[r] for r in ids])
-    table = to_table(rows, columns)
-    if out_dir is not None:
-        import pyarrow.parquet as pq
+        rows, columns = table_rows(sweep, configs, [records[r] for r in ids])
+        table = to_table(rows, columns)
+        if out_dir is not None:
+            import pyarrow.parquet as pq
 
-        write_atomic(out_dir / RESULTS_FILE, lambda p: pq.write_table(table, p))
-        if csv:
-            text = to_frame(table, decode=False).to_csv(index=False, lineterminator="\n")
-            write_atomic(out_dir / RESULTS_CSV, lambda p: p.write_text(text, encoding="utf-8"))
+            write_atomic(out_dir / RESULTS_FILE, lambda p: pq.write_table(table, p))
+            if csv:
+                text = to_frame(table, decode=False).to_csv(index=False, lineterminator="\n")
+                write_atomic(out_dir / RESULTS_CSV, lambda p: p.write_text(text, encoding="utf-8"))
     df = to_frame(table)
     # How many local workers ran (or, on a remote Dask cluster, None: its own), and why fewer
     # than asked: a caller sees the bound without a message printed behind its back.
