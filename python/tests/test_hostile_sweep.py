@@ -362,3 +362,39 @@ def test_two_sweeps_into_one_directory_the_second_fails_at_once(tmp_path: Path, 
     assert first.returncode == 130
     df = run_sweep(spec, jobs=1, out=out)  # the lock is free again, and the resume completes
     assert len(df) == 40 and (df["status"] == "ok").all()
+
+
+# --- the low list: odd names, deep nesting, huge products ----------------------------------------
+
+
+def test_a_non_utf8_output_directory_works(tmp_path: Path) -> None:
+    # Before: "internal error: UnicodeEncodeError" (exit 1) once every run was done.
+    out = Path(os.fsdecode(os.fsencode(tmp_path) + b"/out\xff"))
+    proc = _sweep_subprocess(str(_spec(tmp_path)), "--out", str(out), "--jobs", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.endswith("results.parquet: 2 runs, 2 ok, 0 failed\n")
+    assert (out / RESULTS_FILE).is_file()
+
+
+def test_a_deeply_nested_spec_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: "internal error: RecursionError" (exit 1).
+    path = tmp_path / "deep.toml"
+    path.write_text("[fixed]\nseed = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    status, err = _cli(capsys, str(path), "--out", str(tmp_path / "out"))
+    assert status == 2
+    _assert_one_line_error(err, f"{path}: not valid TOML: nested too deeply")
+
+
+def test_a_sweep_of_more_than_a_million_configurations_is_refused_before_planning(tmp_path: Path) -> None:
+    # Before: the cartesian product was built in memory whatever its size (10^15 for five
+    # axes of a thousand values), before the first run.
+    spec = {"axes": {"seed": list(range(1001)), "threads": list(range(1, 1001))}}
+    with pytest.raises(SweepError, match=r"^<dict>: \[axes\] make 1001000 configurations \(1001 × 1000\); at most 1000000 are allowed"):
+        load_spec(spec)
+    assert len(load_spec({"axes": {"seed": list(range(1000)), "threads": list(range(1, 1001))}}).axes["seed"]) == 1000
+
+
+def test_out_of_the_wrong_type_is_a_sweep_error() -> None:
+    with pytest.raises(SweepError, match=r"^out = 5: expected a directory path"):
+        run_sweep(ONE_RUN, jobs=0, out=5)  # type: ignore[arg-type]
+    assert issubclass(SweepError, numaplace.NumaplaceError)

@@ -26,7 +26,7 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from numaplace._native import __version__ as _VERSION
 from numaplace.sweep.errors import SweepError
@@ -250,11 +250,14 @@ def load_results(path: str | os.PathLike[str]) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
     p = Path(path)
-    return to_frame(pq.read_table(p / RESULTS_FILE if p.is_dir() else p))
+    # An open file, not the path: pyarrow takes a path string for a URI ("s3:...") and cannot
+    # encode a name that is not UTF-8.
+    with (p / RESULTS_FILE if p.is_dir() else p).open("rb") as f:
+        return to_frame(pq.read_table(f))
 
 
-def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
-    """Writes ``path`` through ``write`` on a temporary file renamed into place, so that a
+def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
+    """Writes ``path`` through ``write`` (given the open binary file) on a temporary file renamed into place, so that a
     reader (or a resumed sweep) never sees half a file; the temporary file is removed on error.
 
     The temporary file is created exclusively under a random name (a link planted at a
@@ -267,8 +270,10 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
         umask = os.umask(0)
         os.umask(umask)
         os.fchmod(fd, 0o666 & ~umask)
-        os.close(fd)
-        write(tmp)
+        # The open file, not its name: pyarrow would take a name for a URI, and cannot encode
+        # one that is not UTF-8.
+        with os.fdopen(fd, "wb") as f:
+            write(f)
         try:
             _check_kind(path, os.lstat(path).st_mode)
         except FileNotFoundError:

@@ -54,6 +54,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return s
 
 
+def _shown(path: Path) -> str:
+    """A path for standard output: bytes of a non-UTF-8 name (surrogate escapes) as ``\\xff``,
+    where printing them raw raises UnicodeEncodeError."""
+    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def cmd_sweep(args: argparse.Namespace) -> None:
     """``numaplace sweep``: runs the spec, writes the table, prints where and how many failed."""
     # Checked here too, so the messages name the options as the user typed them.
@@ -73,7 +79,7 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     failed = int((df["status"] != "ok").sum())
     out = Path(args.out)
     files = [out / RESULTS_FILE, *([out / RESULTS_CSV] if args.csv else [])]
-    print(f"wrote {' and '.join(map(str, files))}: {len(df)} runs, {len(df) - failed} ok, {failed} failed")
+    print(f"wrote {' and '.join(map(_shown, files))}: {len(df)} runs, {len(df) - failed} ok, {failed} failed")
     if failed:
         first = df.loc[df["status"] != "ok"].iloc[0]
         print(

@@ -151,10 +151,10 @@ def run_sweep(
         if out_dir is not None:
             import pyarrow.parquet as pq
 
-            write_atomic(out_dir / RESULTS_FILE, lambda p: pq.write_table(table, p))
+            write_atomic(out_dir / RESULTS_FILE, lambda f: pq.write_table(table, f))
             if csv:
                 text = to_frame(table, decode=False).to_csv(index=False, lineterminator="\n")
-                write_atomic(out_dir / RESULTS_CSV, lambda p: p.write_text(text, encoding="utf-8"))
+                write_atomic(out_dir / RESULTS_CSV, lambda f: f.write(text.encode("utf-8")))
     df = to_frame(table)
     # How many local workers ran (or, on a remote Dask cluster, None: its own), and why fewer
     # than asked: a caller sees the bound without a message printed behind its back.

@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -60,6 +61,14 @@ def _normalise(opt: Option, value: Any) -> Any:
 
 
 # --- the spec --------------------------------------------------------------------------------
+
+MAX_CONFIGURATIONS = 1_000_000
+"""The most configurations (the axes' product, before [[exclude]]) one sweep may have.
+
+Every configuration is planned in memory (a dict, its run id, later its record and row: a
+few kilobytes), so a million is a few gigabytes at most; at a millisecond for the smallest
+run it is also a quarter of an hour of runs, and real runs take far longer.
+"""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,6 +182,15 @@ def _parse(data: Mapping[str, Any], source: str) -> Sweep:
             entry[name] = [_check_value(source, where, opt, v) for v in values]
         exclude.append(entry)
 
+    size = math.prod(len(v) for v in axes.values())
+    if size > MAX_CONFIGURATIONS:
+        # Checked before the product is built: five axes of a thousand values would otherwise
+        # take all the memory there is before the first run.
+        raise _err(
+            source,
+            f"[axes] make {size} configurations ({' × '.join(str(len(v)) for v in axes.values())}); "
+            f"at most {MAX_CONFIGURATIONS} are allowed in one sweep (split it into several --out)",
+        )
     if not axes and not fixed:
         # Without this, an empty file (or a typo'd table emptied by a bad edit) would run one
         # simulation with every default, as though that had been asked for.
@@ -192,6 +210,8 @@ def _toml_loads(text: str, source: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise _err(source, f"not valid TOML: {' '.join(str(e).split())}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise _err(source, "not valid TOML: nested too deeply") from None
 
 
 def _looks_like_toml(text: str) -> bool:
