@@ -398,3 +398,28 @@ def test_out_of_the_wrong_type_is_a_sweep_error() -> None:
     with pytest.raises(SweepError, match=r"^out = 5: expected a directory path"):
         run_sweep(ONE_RUN, jobs=0, out=5)  # type: ignore[arg-type]
     assert issubclass(SweepError, numaplace.NumaplaceError)
+
+
+def test_checkpoint_lines_that_are_not_records_are_skipped_even_nested_deeply(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = run_sweep(_spec(tmp_path), jobs=0, out=out)
+    lines = (out / CHECKPOINT_FILE).read_text().splitlines()
+    (out / CHECKPOINT_FILE).write_text("\n".join([lines[0], "[" * 100_000, '{"run_id": "trunc']) + "\n")
+    executed: list[int] = []
+    again = run_sweep(_spec(tmp_path), jobs=0, out=out, _on_result=lambda n, b: executed.append(n))
+    assert executed == [1]  # only the run whose line was replaced
+    assert again.equals(first)
+
+
+def test_a_link_at_results_csv_is_left_alone_without_csv(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.csv").symlink_to(tmp_path / "elsewhere.csv")
+    df = run_sweep(_spec(tmp_path), jobs=0, out=out)
+    assert len(df) == 2 and (out / "results.csv").is_symlink() and not (tmp_path / "elsewhere.csv").exists()
+
+
+def test_bad_jobs_on_the_command_line_names_the_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, err = _cli(capsys, str(_spec(tmp_path)), "--out", str(tmp_path / "out"), "--jobs", "-1")
+    assert status == 2
+    _assert_one_line_error(err, "--jobs -1: expected an integer ≥ 0")

@@ -388,18 +388,18 @@ def worker_bound() -> int:
     return WORKERS_PER_CPU * _cpus()
 
 
-def _check_jobs(jobs: int | None) -> int:
+def _check_jobs(jobs: int | None, what: str = "jobs = ") -> int:
     if jobs is None:
         return _cpus()
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
-        raise SweepError(f"jobs = {jobs!r}: expected an integer ≥ 0 (0: run in this process)")
+        raise SweepError(f"{what}{jobs!r}: expected an integer ≥ 0 (0: run in this process)")
     return jobs
 
 
 def jobs_note(jobs: int | None, what: str = "jobs = ") -> str | None:
     """The note to give when ``jobs`` exceeds :func:`worker_bound` (``what`` names the argument
     as the caller spelled it: ``"jobs = "`` or ``"--jobs "``), else None."""
-    n, bound = _check_jobs(jobs), worker_bound()
+    n, bound = _check_jobs(jobs, what), worker_bound()
     if n <= bound:
         return None
     cpus = _cpus()

@@ -96,23 +96,22 @@ def _open(path: Path, flags: int, mode: int = 0o666) -> int:
     return fd
 
 
-def _read(path: Path) -> bytes | None:
-    """The bytes of a file in the output directory, or None if there is none."""
+def _open_existing(path: Path) -> IO[bytes] | None:
+    """A file in the output directory opened for reading, or None if there is none."""
     try:
         fd = _open(path, os.O_RDONLY)
     except SweepError:
         if not os.path.lexists(path):
             return None
         raise
-    with os.fdopen(fd, "rb") as f:
-        return f.read()
+    return os.fdopen(fd, "rb")
 
 
 def check_outputs(out: Path, csv: bool) -> None:
     """Refuses, before anything runs, an output file the sweep would not be right to replace:
     a link, a directory, a special file, or a table that is not a sweep's. Reads only the
     tables' first and last bytes."""
-    for name in (CHECKPOINT_FILE, RESULTS_FILE, RESULTS_CSV, LOCK_FILE):
+    for name in (CHECKPOINT_FILE, RESULTS_FILE, *([RESULTS_CSV] if csv else []), LOCK_FILE):
         path = out / name
         try:
             mode = os.lstat(path).st_mode
@@ -121,7 +120,7 @@ def check_outputs(out: Path, csv: bool) -> None:
         except OSError as e:
             raise SweepError(f"cannot examine {path}: {e.strerror or e}") from None
         _check_kind(path, mode)
-        if name == RESULTS_FILE or (name == RESULTS_CSV and csv):
+        if name in (RESULTS_FILE, RESULTS_CSV):
             fd = _open(path, os.O_RDONLY)
             with os.fdopen(fd, "rb") as f:
                 size = f.seek(0, os.SEEK_END)
@@ -293,23 +292,32 @@ def read_checkpoint(path: Path) -> Iterator[dict[str, Any]]:
     A file that is not text (a NUL byte, or bytes that are not UTF-8; a sweep writes ASCII)
     is no sweep's checkpoint: refused in one line rather than appended to.
     """
-    data = _read(path)
-    if data is None:
+    f = _open_existing(path)
+    if f is None:
         return
-    bad = data.find(b"\0")
+    with f:
+        # Line by line, so that memory holds the records kept, not the whole file.
+        offset = 0
+        for raw in f:
+            bad = raw.find(b"\0")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                bad = e.start if bad < 0 else min(bad, e.start)
+            if bad >= 0:
+                raise _refuse(path, f"is not a sweep checkpoint (binary data: byte {offset + bad} is 0x{raw[bad]:02x})")
+            offset += len(raw)
+            yield from _record(line)
+
+
+def _record(line: str) -> Iterator[dict[str, Any]]:
+    """The checkpoint record on one line, if it holds a whole one (else nothing)."""
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        bad = e.start if bad < 0 else min(bad, e.start)
-    if bad >= 0:
-        raise _refuse(path, f"is not a sweep checkpoint (binary data: byte {bad} is 0x{data[bad]:02x})")
-    for line in text.splitlines():
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:  # e.g. the last line of a killed sweep
-            continue
-        if isinstance(record, dict) and isinstance(record.get("run_id"), str):
-            yield record
+        record = json.loads(line)
+    except (json.JSONDecodeError, RecursionError):  # e.g. the last line of a killed sweep
+        return
+    if isinstance(record, dict) and isinstance(record.get("run_id"), str):
+        yield record
 
 
 class Checkpoint:
