@@ -423,3 +423,13 @@ def test_bad_jobs_on_the_command_line_names_the_option(tmp_path: Path, capsys: p
     status, err = _cli(capsys, str(_spec(tmp_path)), "--out", str(tmp_path / "out"), "--jobs", "-1")
     assert status == 2
     _assert_one_line_error(err, "--jobs -1: expected an integer ≥ 0")
+
+
+def test_a_link_at_the_lock_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "sweep.lock").symlink_to(tmp_path / "victim")
+    status, err = _cli(capsys, str(_spec(tmp_path)), "--out", str(out), "--jobs", "0")
+    assert status == 2
+    _assert_one_line_error(err, f"{out / 'sweep.lock'} is a symbolic link")
+    assert not (tmp_path / "victim").exists()

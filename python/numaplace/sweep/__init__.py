@@ -39,6 +39,15 @@ Robustness
   spec with the same directory skips every run already recorded there (a run is identified
   by a hash of its option dict) and gives the same table as an uninterrupted run: rows are in
   the spec's cartesian order, whatever order runs complete in.
+* Local workers (pool processes, or a LocalCluster's) number at most the runs still to do
+  and at most 2 per CPU (:func:`~numaplace.sweep.backends.worker_bound`); a larger ``jobs``
+  gets the bound, noted in the frame's ``attrs["workers_note"]``. A worker whose sweep died
+  exits after the run it holds, without a word.
+* One sweep at a time writes to a directory: it holds an exclusive ``flock`` on
+  ``DIR/sweep.lock`` (holding its pid) from before reading the checkpoint until the table is
+  written, and a second sweep fails at once naming that pid. A link, a directory or a special
+  file at one of the sweep's file names, or a file there that is not what a sweep writes, is
+  refused before anything runs and left as it is.
 
 Modules
 -------

@@ -111,7 +111,8 @@ def check_outputs(out: Path, csv: bool) -> None:
     """Refuses, before anything runs, an output file the sweep would not be right to replace:
     a link, a directory, a special file, or a table that is not a sweep's. Reads only the
     tables' first and last bytes."""
-    for name in (CHECKPOINT_FILE, RESULTS_FILE, *([RESULTS_CSV] if csv else []), LOCK_FILE):
+    # (sweep.lock is checked as OutputLock opens it, before this.)
+    for name in (CHECKPOINT_FILE, RESULTS_FILE, *([RESULTS_CSV] if csv else [])):
         path = out / name
         try:
             mode = os.lstat(path).st_mode

@@ -25,7 +25,8 @@ def add_execution_args(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="local worker processes (default: the number of CPUs; 0: run in this process)",
+        help="local worker processes (default: the number of CPUs; never more than the runs to do or "
+        "2 per CPU; 0: run in this process)",
     )
     parser.add_argument(
         "--scheduler",
