@@ -74,7 +74,7 @@ def run_experiments(
     experiments = select(experiment_ids)
     rows: dict[str, list[dict[str, Any]]] = {e.id: [] for e in experiments}
     stage = [(e.id, kwargs) for e in experiments for kwargs in e.runs(quick)]
-    backend = make_backend(scheduler, jobs, simulate)
+    backend = make_backend(scheduler, jobs, simulate, runs=len(stage))  # a second stage reuses these workers
     try:
         _run_stage(stage, backend, rows, progress, "reproduce")
         stage = [(e.id, kwargs) for e in experiments if e.followup for kwargs in e.followup(quick, pd.DataFrame(rows[e.id]))]
