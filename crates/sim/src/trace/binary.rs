@@ -1,6 +1,9 @@
 //! The binary trace form: writer and streaming reader. Layout in `docs/trace-format.md`.
 
-use super::{intern, TraceHeader, TraceSource, MAGIC, VERSION};
+use super::{
+    check_iteration, check_iterations_meta, intern, think_ok, Format, TraceHeader, TraceSource, MAGIC, MAX_HEADER_BYTES,
+    MAX_REGIONS, MAX_THINK_NS, VERSION,
+};
 use crate::error::SimError;
 use crate::workload::{Epoch, Op, Workload};
 use numaplace_model::Region;
@@ -23,8 +26,6 @@ const ITEM_EPOCH_END: u8 = 3;
 const BLOCK_TARGET: usize = 256 * 1024;
 /// The largest raw block a reader accepts: bounds the memory a corrupt length can demand.
 const BLOCK_MAX: usize = 16 * 1024 * 1024;
-/// The largest header body a reader accepts.
-const HEADER_MAX: usize = 16 * 1024 * 1024;
 
 fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -285,8 +286,8 @@ impl BlockReader {
             return Err(self.err(8, format!("format version {version}, this numaplace reads version {VERSION}")));
         }
         let len = u32::from_le_bytes(fixed[12..16].try_into().expect("4 bytes")) as usize;
-        if len > HEADER_MAX {
-            return Err(self.err(12, format!("header length {len} exceeds {HEADER_MAX} bytes")));
+        if len > MAX_HEADER_BYTES {
+            return Err(self.err(12, format!("header length {len} exceeds {MAX_HEADER_BYTES} bytes")));
         }
         let mut body = vec![0u8; len];
         self.read_exact(&mut body, "the header body")?;
@@ -303,7 +304,12 @@ impl BlockReader {
             let page_size = c.u32("the page size")? as u64;
             let line_size = c.u32("the line size")? as u64;
             let threads = c.u32("the thread count")? as usize;
+            let count_at = c.pos;
             let nregions = c.u32("the region count")? as usize;
+            // Checked before the table is allocated: the count is the file's word.
+            if nregions > MAX_REGIONS {
+                return Err((count_at, format!("region count {nregions}: expected at most {MAX_REGIONS}")));
+            }
             if nregions > body.len() {
                 return Err((c.pos, format!("region count {nregions} cannot fit in the header")));
             }
@@ -440,12 +446,15 @@ impl BinaryTrace {
     /// As [`BinaryTrace::open`].
     pub fn read_header(path: &Path) -> Result<TraceHeader, SimError> {
         let file = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
-        let mut reader = BlockReader {
-            path: path.display().to_string(),
-            input: BufReader::with_capacity(1 << 12, Box::new(file) as Box<dyn Read + Send>),
-            offset: 0,
-            packed: Vec::new(),
-        };
+        Self::header_from_reader(Box::new(file), &path.display().to_string())
+    }
+
+    /// Reads only the header from a byte stream; `name` stands for the file in messages.
+    ///
+    /// # Errors
+    /// As [`BinaryTrace::open`].
+    pub fn header_from_reader(input: Box<dyn Read + Send>, name: &str) -> Result<TraceHeader, SimError> {
+        let mut reader = BlockReader { path: name.to_string(), input: BufReader::with_capacity(1 << 12, input), offset: 0, packed: Vec::new() };
         reader.read_header()
     }
 
@@ -465,7 +474,8 @@ impl BinaryTrace {
         Ok(BinaryTrace {
             path: name.to_string(),
             pages: header.pages(),
-            iterations: header.meta("iterations").and_then(|v| v.parse().ok()).unwrap_or(0),
+            // Checked by the header's validation; absent, the iterations come from the epochs.
+            iterations: header.meta("iterations").and_then(|v| check_iterations_meta(v).ok()).unwrap_or(0),
             header,
             blocks: rx,
             raw: Vec::new(),
@@ -541,24 +551,25 @@ impl BinaryTrace {
             match tag {
                 ITEM_EPOCH if !started => {
                     let it = c.uvarint("an iteration").map_err(|(p, m)| e(p, m))?;
-                    if it > u32::MAX as u64 || (it as u32) < self.last_iteration {
-                        return Err(e(item_at, format!("iteration {it} after iteration {}: iterations must not decrease", self.last_iteration)));
-                    }
+                    let it = check_iteration(it, self.last_iteration).map_err(|m| e(item_at, m))?;
                     let plen = c.u8("a phase length").map_err(|(p, m)| e(p, m))? as usize;
                     let phase = c.bytes(plen, "a phase name").map_err(|(p, m)| e(p, m))?;
                     let phase = std::str::from_utf8(phase).map_err(|_| e(item_at, "phase name is not UTF-8".into()))?;
                     let phase = intern(phase).ok_or_else(|| e(item_at, "too many distinct phase names".into()))?;
-                    epoch.reset(threads, it as u32, phase);
+                    epoch.reset(threads, it, phase);
                     for t in 0..threads {
                         let mlp = c.f64("a thread's mlp").map_err(|(p, m)| e(p, m))?;
                         let think = c.f64("a thread's think time").map_err(|(p, m)| e(p, m))?;
-                        if !(mlp >= 1.0) || !(think >= 0.0) || !think.is_finite() {
-                            return Err(e(item_at, format!("thread {t}: mlp {mlp} or think time {think} out of range")));
+                        if !(mlp >= 1.0) {
+                            return Err(e(item_at, format!("thread {t}: mlp {mlp:e}: expected a number >= 1 or inf")));
+                        }
+                        if !think_ok(think) {
+                            return Err(e(item_at, format!("thread {t}: think time {think:e} ns: expected 0..={MAX_THINK_NS:e}")));
                         }
                         epoch.threads[t].mlp = mlp;
                         epoch.threads[t].think_ns = think;
                     }
-                    self.last_iteration = it as u32;
+                    self.last_iteration = it;
                     started = true;
                 }
                 ITEM_RUN if started => {
@@ -635,6 +646,10 @@ impl Workload for BinaryTrace {
 impl TraceSource for BinaryTrace {
     fn header(&self) -> &TraceHeader {
         &self.header
+    }
+
+    fn format(&self) -> Format {
+        Format::Binary
     }
 }
 
