@@ -459,3 +459,16 @@ pub fn read_all_for_fuzz(bytes: &[u8]) -> Result<u64, SimError> {
         None => Ok(n),
     }
 }
+
+/// Reads a whole text trace from bytes, as the `text_reader` fuzz target does: returns the
+/// number of epochs, or the error (which names a line).
+#[doc(hidden)]
+pub fn read_text_for_fuzz(bytes: &[u8]) -> Result<u64, SimError> {
+    let mut t = TextTrace::parse_bytes(bytes, "input")?;
+    let mut epoch = Epoch::default();
+    let mut n = 0;
+    while t.next_epoch(&mut epoch) {
+        n += 1;
+    }
+    Ok(n)
+}

@@ -239,8 +239,10 @@ impl TextTrace {
             return Err(err(text.lines().count(), "the trace ends inside an epoch (missing \"end\")".into()));
         }
         if !header_done {
-            let path = origin.to_string();
-            h.validate(&|m| SimError::Trace { path: path.clone(), at: "header".into(), message: m })?;
+            // A trace without epochs: its header ends with the file, whose last line the error
+            // names.
+            let (path, last) = (origin.to_string(), text.lines().count().max(1));
+            h.validate(&|m| SimError::Trace { path: path.clone(), at: format!("line {last}"), message: format!("header: {m}") })?;
         }
         // The metadata value was checked on its line.
         let iterations = h.meta("iterations").and_then(|v| check_iterations_meta(v).ok()).unwrap_or(last_iteration);
