@@ -288,3 +288,71 @@ fn a_trace_from_a_fifo_is_read_once_and_does_not_hang() {
         assert_eq!(without_trace(&got), without_trace(&expected), "{}", file.display());
     }
 }
+
+/// A binary trace of one epoch whose thread 0 has `n` records of page 0, each of `count`
+/// reads, in one stored block: the records a writer never produces (it splits counts into
+/// transactions of at most 65,535 lines), so each expands on reading.
+fn split_bomb(n: usize, count: u64) -> Vec<u8> {
+    let mut raw = vec![1u8, 1, 1, b'x']; // epoch start, iteration 1, phase "x"
+    for _ in 0..2 {
+        raw.extend_from_slice(&f64::INFINITY.to_le_bytes());
+        raw.extend_from_slice(&0f64.to_le_bytes());
+    }
+    raw.push(2); // a run of thread 0
+    raw.push(0);
+    let mut v = n as u64;
+    while v >= 0x80 {
+        raw.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    raw.push(v as u8);
+    raw.push(1 | 5 << 4); // one byte of page delta, five of counts
+    for _ in 0..n {
+        raw.push(0);
+        raw.extend_from_slice(&(count << 1).to_le_bytes()[..5]);
+    }
+    raw.push(3); // epoch end
+    let mut v = n as u64;
+    while v >= 0x80 {
+        raw.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    raw.push(v as u8);
+    let head = binary(&[], vec![]);
+    let mut b = head[..head.len() - 17].to_vec();
+    b.push(b'S');
+    b.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+    b.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+    b.extend_from_slice(&crc32fast_hash(&raw).to_le_bytes());
+    b.extend_from_slice(&raw);
+    b.push(b'Z');
+    b.extend_from_slice(&1u64.to_le_bytes());
+    b.extend_from_slice(&(n as u64).to_le_bytes());
+    b
+}
+
+#[test]
+fn records_that_expand_beyond_the_split_bound_are_refused() {
+    use numaplace_sim::trace::MAX_SPLIT_TRANSACTIONS;
+    // 300 records of 2^32 - 1 lines each would be 300 × 65,537 transactions (150 MiB): a few
+    // kilobytes of file, and without a bound a block of such records would take terabytes.
+    let e = info_err(&split_bomb(300, u32::MAX as u64), "split.nptrace");
+    assert!(
+        e.contains(&format!("more than {MAX_SPLIT_TRANSACTIONS} transactions beyond one per record")),
+        "{e}"
+    );
+    assert!(e.contains("payload byte "), "{e}");
+    // A few such records are read.
+    let p = tmpdir().join("few.nptrace");
+    std::fs::write(&p, split_bomb(3, u32::MAX as u64)).unwrap();
+    assert_eq!(trace::info(&p).unwrap().transactions, 3 * u32::MAX as u64);
+    // In text the bound holds for the whole trace, which is held in memory.
+    let mut t = format!("{HEAD}epoch 1 x\n");
+    for _ in 0..300 {
+        t.push_str("0 1 4294967295 0\n");
+    }
+    t.push_str("end\n");
+    let e = info_err(t.as_bytes(), "split.txt");
+    assert!(e.contains(&format!("more than {MAX_SPLIT_TRANSACTIONS} transactions beyond one per record")), "{e}");
+    assert!(e.contains(": line "), "{e}");
+}

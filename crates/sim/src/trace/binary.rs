@@ -2,7 +2,7 @@
 
 use super::{
     check_iteration, check_iterations_meta, intern, think_ok, Format, TraceHeader, TraceSource, MAGIC, MAX_HEADER_BYTES,
-    MAX_REGIONS, MAX_THINK_NS, VERSION,
+    MAX_REGIONS, MAX_SPLIT_TRANSACTIONS, MAX_THINK_NS, VERSION,
 };
 use crate::error::SimError;
 use crate::workload::{Epoch, Op, Workload};
@@ -531,6 +531,8 @@ impl BinaryTrace {
         let threads = self.header.threads;
         let mut started = false;
         let mut count = 0u64;
+        // What is left of the epoch's allowance of transactions beyond one per record.
+        let mut split_left = MAX_SPLIT_TRANSACTIONS;
         let mut prev = vec![0i64; threads];
         loop {
             if self.pos >= self.raw.len() && !self.next_block()? {
@@ -588,7 +590,7 @@ impl BinaryTrace {
                     }
                     let t = t as usize;
                     let (pos, page) =
-                        decode_run(&mut epoch.threads[t].txns, c.buf, c.pos, n as usize, (dw, cw), prev[t], self.pages)
+                        decode_run(&mut epoch.threads[t].txns, c.buf, c.pos, n as usize, (dw, cw), prev[t], self.pages, &mut split_left)
                             .map_err(|(p, m)| e(p, m))?;
                     c.pos = pos;
                     prev[t] = page;
@@ -661,8 +663,10 @@ fn field8(buf: &[u8], pos: usize, w: usize) -> u64 {
 }
 
 /// Decodes the `n` fixed-width records of a run starting at `pos` (the caller checked that
-/// they fit), appending them as transactions: the reader's hot loop. Returns the position
-/// after the run and the last page.
+/// they fit), appending them as transactions: the reader's hot loop. `split_left` is what
+/// remains of the epoch's allowance of transactions beyond one per record. Returns the
+/// position after the run and the last page.
+#[allow(clippy::too_many_arguments)]
 fn decode_run(
     out: &mut Vec<crate::workload::Txn>,
     buf: &[u8],
@@ -671,6 +675,7 @@ fn decode_run(
     (dw, cw): (usize, usize),
     page: i64,
     pages: u64,
+    split_left: &mut u64,
 ) -> Result<(usize, i64), (usize, String)> {
     // The widths as constants for the common cases (sequential kernels: 1 and 2; random
     // pages: 3 and 1), so that the masks are immediates.
@@ -683,7 +688,7 @@ fn decode_run(
         };
     }
     let (done, pos, page) = fast!(1, 1; 1, 2; 2, 1; 2, 2; 3, 1; 3, 2; 4, 1; 4, 2);
-    decode_slow(out, buf, pos, n - done, (dw, cw), page, pages)
+    decode_slow(out, buf, pos, n - done, (dw, cw), page, pages, split_left)
 }
 
 /// The fast path of [`decode_run`]: decodes records with a count that fits one transaction
@@ -725,6 +730,7 @@ fn decode_fast<const D: usize, const C: usize>(
 }
 
 /// The checked path of [`decode_run`]: any record, any position, with errors.
+#[allow(clippy::too_many_arguments)]
 fn decode_slow(
     out: &mut Vec<crate::workload::Txn>,
     buf: &[u8],
@@ -733,6 +739,7 @@ fn decode_slow(
     (dw, cw): (usize, usize),
     mut page: i64,
     pages: u64,
+    split_left: &mut u64,
 ) -> Result<(usize, i64), (usize, String)> {
     use crate::workload::Txn;
     let field = |pos: usize, w: usize| buf[pos..pos + w].iter().rev().fold(0u64, |v, &b| v << 8 | b as u64);
@@ -744,7 +751,7 @@ fn decode_slow(
         page = page.wrapping_add(unzigzag(d));
         let count = v >> 1;
         if page < 0 || page as u64 >= pages || count == 0 || count > 0xffff {
-            bad_record(out, at, page, count, v & 1 == 1, pages)?;
+            bad_record(out, at, page, count, v & 1 == 1, pages, split_left)?;
         } else {
             out.push(if v & 1 == 0 { Txn::read(page as u32, count as u16) } else { Txn::write(page as u32, count as u16) });
         }
@@ -753,20 +760,40 @@ fn decode_slow(
 }
 
 /// The uncommon records of [`decode_run`]: a page out of range or a count of zero (errors),
-/// or a count beyond one transaction record (split).
+/// or a count beyond one transaction record (split, within what is left of the epoch's
+/// allowance, checked before the transactions are allocated).
 #[cold]
-fn bad_record(out: &mut Vec<crate::workload::Txn>, at: usize, page: i64, count: u64, write: bool, pages: u64) -> Result<(), (usize, String)> {
+fn bad_record(
+    out: &mut Vec<crate::workload::Txn>,
+    at: usize,
+    page: i64,
+    count: u64,
+    write: bool,
+    pages: u64,
+    split_left: &mut u64,
+) -> Result<(), (usize, String)> {
     if page < 0 || page as u64 >= pages {
         return Err((at, format!("record page {page} out of range (the trace has {pages} pages)")));
     }
     if count == 0 || count > u32::MAX as u64 {
         return Err((at, format!("record count {count}: expected 1..2^32 lines")));
     }
+    take_split(count.div_ceil(u16::MAX as u64) - 1, split_left).map_err(|m| (at, m))?;
     if write {
         split_counts(out, page as u32, 0, count);
     } else {
         split_counts(out, page as u32, count, 0);
     }
+    Ok(())
+}
+
+/// Takes `extra` transactions (beyond one per record) from what is left of the allowance,
+/// or says why not.
+pub(super) fn take_split(extra: u64, left: &mut u64) -> Result<(), String> {
+    if extra > *left {
+        return Err(format!("records expand to more than {MAX_SPLIT_TRANSACTIONS} transactions beyond one per record"));
+    }
+    *left -= extra;
     Ok(())
 }
 

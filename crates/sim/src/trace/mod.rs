@@ -45,6 +45,13 @@ pub const MAX_REGIONS: usize = 1 << 16;
 pub const MAX_THINK_NS: f64 = 1e12;
 /// The largest binary header body a reader accepts, in bytes.
 pub const MAX_HEADER_BYTES: usize = 16 * 1024 * 1024;
+/// The most transactions the records of one epoch (of a binary trace; of the whole trace, for
+/// the text form, held whole) may expand to beyond one per record. A record of more than
+/// 65,535 lines becomes several transactions: up to 65,537 for one of 2^32 lines, so a few
+/// bytes of file could otherwise demand half a megabyte each. A writer never writes such
+/// records (it splits counts itself), so this bounds only crafted traces: 2^24 extra
+/// transactions are 128 MiB.
+pub const MAX_SPLIT_TRANSACTIONS: u64 = 1 << 24;
 
 /// What a trace says about itself before its epochs.
 #[derive(Clone, Debug, PartialEq)]

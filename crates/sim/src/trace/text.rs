@@ -24,7 +24,7 @@
 
 use super::{
     check_iteration, check_iterations_meta, intern, push_record, think_ok, Format, TraceHeader, TraceSource, MAX_REGIONS,
-    MAX_THINK_NS, TEXT_MAGIC, VERSION,
+    MAX_SPLIT_TRANSACTIONS, MAX_THINK_NS, TEXT_MAGIC, VERSION,
 };
 use crate::error::SimError;
 use crate::workload::{Epoch, Op, Workload};
@@ -123,6 +123,8 @@ impl TextTrace {
             s.parse().map_err(|_| err(line, format!("expected {what}, found \"{s}\"")))
         }
         let mut pages = 0u64;
+        // What is left of the trace's allowance of transactions beyond one per record.
+        let mut split_left = MAX_SPLIT_TRANSACTIONS;
         // Where each once-only header line and each region name was first given.
         let mut said: HashMap<&str, usize> = HashMap::new();
         let mut region_lines: HashMap<&str, usize> = HashMap::new();
@@ -219,6 +221,8 @@ impl TextTrace {
                     if reads == 0 && writes == 0 || reads > u32::MAX as u64 || writes > u32::MAX as u64 {
                         return Err(err(n, format!("reads={reads} writes={writes}: expected 1..2^32 lines in all")));
                     }
+                    let pieces = reads.div_ceil(u16::MAX as u64) + writes.div_ceil(u16::MAX as u64);
+                    super::binary::take_split(pieces - 1, &mut split_left).map_err(|m| err(n, m))?;
                     push_record(e, t, page as u32, reads, writes);
                     *records += 1;
                 }
