@@ -1,6 +1,9 @@
 //! The binary trace form: writer and streaming reader. Layout in `docs/trace-format.md`.
 
-use super::{intern, TraceHeader, TraceSource, MAGIC, VERSION};
+use super::{
+    check_iteration, check_iterations_meta, intern, think_ok, Format, TraceHeader, TraceSource, MAGIC, MAX_HEADER_BYTES,
+    MAX_REGIONS, MAX_SPLIT_TRANSACTIONS, MAX_THINK_NS, VERSION,
+};
 use crate::error::SimError;
 use crate::workload::{Epoch, Op, Workload};
 use numaplace_model::Region;
@@ -23,8 +26,6 @@ const ITEM_EPOCH_END: u8 = 3;
 const BLOCK_TARGET: usize = 256 * 1024;
 /// The largest raw block a reader accepts: bounds the memory a corrupt length can demand.
 const BLOCK_MAX: usize = 16 * 1024 * 1024;
-/// The largest header body a reader accepts.
-const HEADER_MAX: usize = 16 * 1024 * 1024;
 
 fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -285,8 +286,8 @@ impl BlockReader {
             return Err(self.err(8, format!("format version {version}, this numaplace reads version {VERSION}")));
         }
         let len = u32::from_le_bytes(fixed[12..16].try_into().expect("4 bytes")) as usize;
-        if len > HEADER_MAX {
-            return Err(self.err(12, format!("header length {len} exceeds {HEADER_MAX} bytes")));
+        if len > MAX_HEADER_BYTES {
+            return Err(self.err(12, format!("header length {len} exceeds {MAX_HEADER_BYTES} bytes")));
         }
         let mut body = vec![0u8; len];
         self.read_exact(&mut body, "the header body")?;
@@ -303,7 +304,12 @@ impl BlockReader {
             let page_size = c.u32("the page size")? as u64;
             let line_size = c.u32("the line size")? as u64;
             let threads = c.u32("the thread count")? as usize;
+            let count_at = c.pos;
             let nregions = c.u32("the region count")? as usize;
+            // Checked before the table is allocated: the count is the file's word.
+            if nregions > MAX_REGIONS {
+                return Err((count_at, format!("region count {nregions}: expected at most {MAX_REGIONS}")));
+            }
             if nregions > body.len() {
                 return Err((c.pos, format!("region count {nregions} cannot fit in the header")));
             }
@@ -440,12 +446,15 @@ impl BinaryTrace {
     /// As [`BinaryTrace::open`].
     pub fn read_header(path: &Path) -> Result<TraceHeader, SimError> {
         let file = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
-        let mut reader = BlockReader {
-            path: path.display().to_string(),
-            input: BufReader::with_capacity(1 << 12, Box::new(file) as Box<dyn Read + Send>),
-            offset: 0,
-            packed: Vec::new(),
-        };
+        Self::header_from_reader(Box::new(file), &path.display().to_string())
+    }
+
+    /// Reads only the header from a byte stream; `name` stands for the file in messages.
+    ///
+    /// # Errors
+    /// As [`BinaryTrace::open`].
+    pub fn header_from_reader(input: Box<dyn Read + Send>, name: &str) -> Result<TraceHeader, SimError> {
+        let mut reader = BlockReader { path: name.to_string(), input: BufReader::with_capacity(1 << 12, input), offset: 0, packed: Vec::new() };
         reader.read_header()
     }
 
@@ -465,7 +474,8 @@ impl BinaryTrace {
         Ok(BinaryTrace {
             path: name.to_string(),
             pages: header.pages(),
-            iterations: header.meta("iterations").and_then(|v| v.parse().ok()).unwrap_or(0),
+            // Checked by the header's validation; absent, the iterations come from the epochs.
+            iterations: header.meta("iterations").and_then(|v| check_iterations_meta(v).ok()).unwrap_or(0),
             header,
             blocks: rx,
             raw: Vec::new(),
@@ -521,6 +531,8 @@ impl BinaryTrace {
         let threads = self.header.threads;
         let mut started = false;
         let mut count = 0u64;
+        // What is left of the epoch's allowance of transactions beyond one per record.
+        let mut split_left = MAX_SPLIT_TRANSACTIONS;
         let mut prev = vec![0i64; threads];
         loop {
             if self.pos >= self.raw.len() && !self.next_block()? {
@@ -541,24 +553,25 @@ impl BinaryTrace {
             match tag {
                 ITEM_EPOCH if !started => {
                     let it = c.uvarint("an iteration").map_err(|(p, m)| e(p, m))?;
-                    if it > u32::MAX as u64 || (it as u32) < self.last_iteration {
-                        return Err(e(item_at, format!("iteration {it} after iteration {}: iterations must not decrease", self.last_iteration)));
-                    }
+                    let it = check_iteration(it, self.last_iteration).map_err(|m| e(item_at, m))?;
                     let plen = c.u8("a phase length").map_err(|(p, m)| e(p, m))? as usize;
                     let phase = c.bytes(plen, "a phase name").map_err(|(p, m)| e(p, m))?;
                     let phase = std::str::from_utf8(phase).map_err(|_| e(item_at, "phase name is not UTF-8".into()))?;
                     let phase = intern(phase).ok_or_else(|| e(item_at, "too many distinct phase names".into()))?;
-                    epoch.reset(threads, it as u32, phase);
+                    epoch.reset(threads, it, phase);
                     for t in 0..threads {
                         let mlp = c.f64("a thread's mlp").map_err(|(p, m)| e(p, m))?;
                         let think = c.f64("a thread's think time").map_err(|(p, m)| e(p, m))?;
-                        if !(mlp >= 1.0) || !(think >= 0.0) || !think.is_finite() {
-                            return Err(e(item_at, format!("thread {t}: mlp {mlp} or think time {think} out of range")));
+                        if !(mlp >= 1.0) {
+                            return Err(e(item_at, format!("thread {t}: mlp {mlp:e}: expected a number >= 1 or inf")));
+                        }
+                        if !think_ok(think) {
+                            return Err(e(item_at, format!("thread {t}: think time {think:e} ns: expected 0..={MAX_THINK_NS:e}")));
                         }
                         epoch.threads[t].mlp = mlp;
                         epoch.threads[t].think_ns = think;
                     }
-                    self.last_iteration = it as u32;
+                    self.last_iteration = it;
                     started = true;
                 }
                 ITEM_RUN if started => {
@@ -577,7 +590,7 @@ impl BinaryTrace {
                     }
                     let t = t as usize;
                     let (pos, page) =
-                        decode_run(&mut epoch.threads[t].txns, c.buf, c.pos, n as usize, (dw, cw), prev[t], self.pages)
+                        decode_run(&mut epoch.threads[t].txns, c.buf, c.pos, n as usize, (dw, cw), prev[t], self.pages, &mut split_left)
                             .map_err(|(p, m)| e(p, m))?;
                     c.pos = pos;
                     prev[t] = page;
@@ -636,6 +649,10 @@ impl TraceSource for BinaryTrace {
     fn header(&self) -> &TraceHeader {
         &self.header
     }
+
+    fn format(&self) -> Format {
+        Format::Binary
+    }
 }
 
 /// Reads a little-endian field of `w` bytes (1..=8) at `pos` of a slice with at least eight
@@ -646,8 +663,10 @@ fn field8(buf: &[u8], pos: usize, w: usize) -> u64 {
 }
 
 /// Decodes the `n` fixed-width records of a run starting at `pos` (the caller checked that
-/// they fit), appending them as transactions: the reader's hot loop. Returns the position
-/// after the run and the last page.
+/// they fit), appending them as transactions: the reader's hot loop. `split_left` is what
+/// remains of the epoch's allowance of transactions beyond one per record. Returns the
+/// position after the run and the last page.
+#[allow(clippy::too_many_arguments)]
 fn decode_run(
     out: &mut Vec<crate::workload::Txn>,
     buf: &[u8],
@@ -656,6 +675,7 @@ fn decode_run(
     (dw, cw): (usize, usize),
     page: i64,
     pages: u64,
+    split_left: &mut u64,
 ) -> Result<(usize, i64), (usize, String)> {
     // The widths as constants for the common cases (sequential kernels: 1 and 2; random
     // pages: 3 and 1), so that the masks are immediates.
@@ -668,7 +688,7 @@ fn decode_run(
         };
     }
     let (done, pos, page) = fast!(1, 1; 1, 2; 2, 1; 2, 2; 3, 1; 3, 2; 4, 1; 4, 2);
-    decode_slow(out, buf, pos, n - done, (dw, cw), page, pages)
+    decode_slow(out, buf, pos, n - done, (dw, cw), page, pages, split_left)
 }
 
 /// The fast path of [`decode_run`]: decodes records with a count that fits one transaction
@@ -710,6 +730,7 @@ fn decode_fast<const D: usize, const C: usize>(
 }
 
 /// The checked path of [`decode_run`]: any record, any position, with errors.
+#[allow(clippy::too_many_arguments)]
 fn decode_slow(
     out: &mut Vec<crate::workload::Txn>,
     buf: &[u8],
@@ -718,6 +739,7 @@ fn decode_slow(
     (dw, cw): (usize, usize),
     mut page: i64,
     pages: u64,
+    split_left: &mut u64,
 ) -> Result<(usize, i64), (usize, String)> {
     use crate::workload::Txn;
     let field = |pos: usize, w: usize| buf[pos..pos + w].iter().rev().fold(0u64, |v, &b| v << 8 | b as u64);
@@ -729,7 +751,7 @@ fn decode_slow(
         page = page.wrapping_add(unzigzag(d));
         let count = v >> 1;
         if page < 0 || page as u64 >= pages || count == 0 || count > 0xffff {
-            bad_record(out, at, page, count, v & 1 == 1, pages)?;
+            bad_record(out, at, page, count, v & 1 == 1, pages, split_left)?;
         } else {
             out.push(if v & 1 == 0 { Txn::read(page as u32, count as u16) } else { Txn::write(page as u32, count as u16) });
         }
@@ -738,20 +760,40 @@ fn decode_slow(
 }
 
 /// The uncommon records of [`decode_run`]: a page out of range or a count of zero (errors),
-/// or a count beyond one transaction record (split).
+/// or a count beyond one transaction record (split, within what is left of the epoch's
+/// allowance, checked before the transactions are allocated).
 #[cold]
-fn bad_record(out: &mut Vec<crate::workload::Txn>, at: usize, page: i64, count: u64, write: bool, pages: u64) -> Result<(), (usize, String)> {
+fn bad_record(
+    out: &mut Vec<crate::workload::Txn>,
+    at: usize,
+    page: i64,
+    count: u64,
+    write: bool,
+    pages: u64,
+    split_left: &mut u64,
+) -> Result<(), (usize, String)> {
     if page < 0 || page as u64 >= pages {
         return Err((at, format!("record page {page} out of range (the trace has {pages} pages)")));
     }
     if count == 0 || count > u32::MAX as u64 {
         return Err((at, format!("record count {count}: expected 1..2^32 lines")));
     }
+    take_split(count.div_ceil(u16::MAX as u64) - 1, split_left).map_err(|m| (at, m))?;
     if write {
         split_counts(out, page as u32, 0, count);
     } else {
         split_counts(out, page as u32, count, 0);
     }
+    Ok(())
+}
+
+/// Takes `extra` transactions (beyond one per record) from what is left of the allowance,
+/// or says why not.
+pub(super) fn take_split(extra: u64, left: &mut u64) -> Result<(), String> {
+    if extra > *left {
+        return Err(format!("records expand to more than {MAX_SPLIT_TRANSACTIONS} transactions beyond one per record"));
+    }
+    *left -= extra;
     Ok(())
 }
 

@@ -21,6 +21,7 @@ use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::ModelError;
 use numaplace_model::Region;
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -30,6 +31,27 @@ pub const MAGIC: &[u8; 8] = b"NUMAPTRC";
 pub const TEXT_MAGIC: &str = "numaplace-trace";
 /// The format version this code reads and writes.
 pub const VERSION: u16 = 1;
+
+/// The largest iteration number a trace may carry (and the largest `iterations` metadata
+/// value). A run keeps a few numbers per iteration (its time, its traffic), indexed by the
+/// iteration number, so this bounds that memory whatever the number of epochs: without it a
+/// 184-byte trace whose iteration jumps to 10^7 took a gigabyte.
+pub const MAX_ITERATION: u32 = 1 << 20;
+/// The most regions a trace header may declare: checked before the region table is
+/// allocated, so that a header cannot demand memory in proportion to a count it states.
+pub const MAX_REGIONS: usize = 1 << 16;
+/// The largest think time a thread may have in one epoch, in nanoseconds (about 17 minutes):
+/// larger values would overflow the timing model's picoseconds and were silently capped.
+pub const MAX_THINK_NS: f64 = 1e12;
+/// The largest binary header body a reader accepts, in bytes.
+pub const MAX_HEADER_BYTES: usize = 16 * 1024 * 1024;
+/// The most transactions the records of one epoch (of a binary trace; of the whole trace, for
+/// the text form, held whole) may expand to beyond one per record. A record of more than
+/// 65,535 lines becomes several transactions: up to 65,537 for one of 2^32 lines, so a few
+/// bytes of file could otherwise demand half a megabyte each. A writer never writes such
+/// records (it splits counts itself), so this bounds only crafted traces: 2^24 extra
+/// transactions are 128 MiB.
+pub const MAX_SPLIT_TRANSACTIONS: u64 = 1 << 24;
 
 /// What a trace says about itself before its epochs.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,6 +89,12 @@ impl TraceHeader {
         if self.regions.is_empty() {
             return Err(at("no regions".into()));
         }
+        if self.regions.len() > MAX_REGIONS {
+            return Err(at(format!("{} regions: expected at most {MAX_REGIONS}", self.regions.len())));
+        }
+        if let Some(v) = self.meta("iterations") {
+            check_iterations_meta(v).map_err(at)?;
+        }
         let mut next = 0u64;
         for r in &self.regions {
             if r.first_page as u64 != next || r.pages == 0 {
@@ -84,20 +112,60 @@ impl TraceHeader {
     }
 }
 
+/// Checks the `iterations` metadata value: a whole number no larger than [`MAX_ITERATION`],
+/// since a run sizes its per-iteration results by it.
+pub(crate) fn check_iterations_meta(v: &str) -> Result<u32, String> {
+    match v.parse::<u64>() {
+        Ok(n) if n <= MAX_ITERATION as u64 => Ok(n as u32),
+        _ => Err(format!("metadata iterations = {v}: expected an iteration count in 0..={MAX_ITERATION}")),
+    }
+}
+
+/// Checks an epoch's iteration number against [`MAX_ITERATION`] and the previous epoch's
+/// (`last`): the message gives the reason that applies, the bound first.
+pub(crate) fn check_iteration(it: u64, last: u32) -> Result<u32, String> {
+    if it > MAX_ITERATION as u64 {
+        return Err(format!("iteration {it} exceeds the maximum iteration number {MAX_ITERATION}"));
+    }
+    if (it as u32) < last {
+        return Err(format!("iteration {it} after iteration {last}: iterations must not decrease"));
+    }
+    Ok(it as u32)
+}
+
+/// Checks a think time, in ns: finite, not negative, at most [`MAX_THINK_NS`].
+pub(crate) fn think_ok(ns: f64) -> bool {
+    (0.0..=MAX_THINK_NS).contains(&ns)
+}
+
 /// A trace being replayed: a [`Workload`] whose epochs come from a file. Errors found while
 /// reading end the epochs early and are kept for [`Workload::take_error`].
 pub trait TraceSource: Workload {
     fn header(&self) -> &TraceHeader;
+    /// The form the trace was read in.
+    fn format(&self) -> Format;
 }
 
-/// Opens a trace file, binary or text (told apart by their first bytes).
+/// Opens a trace file, binary or text (told apart by their first bytes). The file is opened
+/// once: a pipe or a FIFO (`/dev/stdin`, the shell's `<(…)`) cannot be opened a second time,
+/// so the first bytes that tell the forms apart are read from the same reader the trace is
+/// then read from. A pipe whose header [`header`] read is handed back from there.
 ///
 /// # Errors
 /// A file that cannot be read, is neither form, or has a malformed header.
 pub fn open(path: &Path) -> Result<Box<dyn TraceSource>, SimError> {
-    match sniff(path)? {
-        Format::Binary => Ok(Box::new(BinaryTrace::open(path)?)),
-        Format::Text => Ok(Box::new(TextTrace::open(path)?)),
+    if let Some(t) = pending::take(path) {
+        return Ok(t);
+    }
+    let (format, input) = open_input(path)?;
+    open_reader(format, input, &path.display().to_string())
+}
+
+/// Reads a trace of `format` from `input`; `name` stands for the file in messages.
+fn open_reader(format: Format, input: Box<dyn Read + Send>, name: &str) -> Result<Box<dyn TraceSource>, SimError> {
+    match format {
+        Format::Binary => Ok(Box::new(BinaryTrace::from_reader(input, name)?)),
+        Format::Text => Ok(Box::new(TextTrace::from_reader(input, name)?)),
     }
 }
 
@@ -118,16 +186,27 @@ impl Format {
     }
 }
 
-/// Which form the file at `path` is in, from its first eight bytes.
+/// Which form the file at `path` is in, from its first eight bytes. This opens the file: for
+/// a pipe, whose bytes can be read only once, use [`open`] or [`info`] instead.
 ///
 /// # Errors
 /// An unreadable file, or neither magic.
 pub fn sniff(path: &Path) -> Result<Format, SimError> {
-    use std::io::Read;
+    Ok(open_input(path)?.0)
+}
+
+/// Opens `path` once and tells its form from its first eight bytes, which stay in the
+/// returned reader (put back in front of the rest of the file), so that nothing is read
+/// twice and a pipe works as a file does.
+///
+/// # Errors
+/// An unreadable file, or neither magic.
+fn open_input(path: &Path) -> Result<(Format, Box<dyn Read + Send>), SimError> {
     let mut f = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
     let mut first = [0u8; 8];
     let mut n = 0;
-    // A short read is not the end of the file: read until 8 bytes or end of file.
+    // A short read is not the end of the file (a pipe hands over what its writer wrote so
+    // far): read until 8 bytes or the end of the file.
     while n < first.len() {
         match f.read(&mut first[n..]) {
             Ok(0) => break,
@@ -136,28 +215,90 @@ pub fn sniff(path: &Path) -> Result<Format, SimError> {
             Err(e) => return Err(SimError::io(path, e)),
         }
     }
-    if n == 8 && &first == MAGIC {
-        Ok(Format::Binary)
+    let format = if n == 8 && &first == MAGIC {
+        Format::Binary
     } else if first[..n].starts_with(&TEXT_MAGIC.as_bytes()[..n.min(TEXT_MAGIC.len())]) && n > 0 {
-        Ok(Format::Text)
+        Format::Text
     } else {
-        Err(SimError::Trace {
+        return Err(SimError::Trace {
             path: path.display().to_string(),
             at: "byte 0".into(),
             message: format!("expected the magic \"NUMAPTRC\" or a first line \"{TEXT_MAGIC} 1\""),
-        })
-    }
+        });
+    };
+    let input: Box<dyn Read + Send> = Box::new(std::io::Cursor::new(first[..n].to_vec()).chain(f));
+    Ok((format, input))
 }
 
 /// The header of the trace at `path`, checked, without decoding its body (a text trace, the
 /// form for small cases, is parsed whole).
 ///
+/// A regular file is read again by the [`open`] that follows. A pipe or a FIFO cannot be:
+/// its trace is opened here, once, and kept for the next [`open`] of the same path (the same
+/// pipe), which takes it instead of opening the path again; so a run that reads a trace's
+/// thread count from its header and then replays it works on a pipe too.
+///
 /// # Errors
 /// As [`open`].
 pub fn header(path: &Path) -> Result<TraceHeader, SimError> {
-    match sniff(path)? {
-        Format::Binary => BinaryTrace::read_header(path),
-        Format::Text => Ok(TextTrace::open(path)?.header().clone()),
+    if !pending::is_regular(path) {
+        let t = open(path)?;
+        let h = t.header().clone();
+        pending::keep(path, t);
+        return Ok(h);
+    }
+    let (format, input) = open_input(path)?;
+    let name = path.display().to_string();
+    match format {
+        Format::Binary => BinaryTrace::header_from_reader(input, &name),
+        Format::Text => Ok(TextTrace::from_reader(input, &name)?.header().clone()),
+    }
+}
+
+/// Traces from pipes whose header [`header`] read, kept for the [`open`] that follows.
+mod pending {
+    use super::TraceSource;
+    use std::path::Path;
+    use std::sync::Mutex;
+
+    /// A pipe's identity: the device and inode `stat` gives through the path (the same for
+    /// `/dev/stdin`, `/proc/self/fd/N` and a FIFO's name, without opening it).
+    type Key = (u64, u64);
+
+    /// At most this many are kept: a header read whose open never came is dropped after a
+    /// few others, so the list cannot grow.
+    const MAX_KEPT: usize = 4;
+
+    static KEPT: Mutex<Vec<(Key, Box<dyn TraceSource>)>> = Mutex::new(Vec::new());
+
+    fn key(path: &Path) -> Option<Key> {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+
+    /// Whether `path` is a regular file (which can be opened and read again).
+    pub(super) fn is_regular(path: &Path) -> bool {
+        std::fs::metadata(path).map_or(true, |m| m.is_file())
+    }
+
+    pub(super) fn keep(path: &Path, t: Box<dyn TraceSource>) {
+        let Some(k) = key(path) else { return };
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        kept.retain(|(old, _)| *old != k);
+        if kept.len() >= MAX_KEPT {
+            kept.remove(0);
+        }
+        kept.push((k, t));
+    }
+
+    pub(super) fn take(path: &Path) -> Option<Box<dyn TraceSource>> {
+        if is_regular(path) {
+            return None;
+        }
+        let k = key(path)?;
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        let i = kept.iter().position(|(old, _)| *old == k)?;
+        Some(kept.remove(i).1)
     }
 }
 
@@ -183,18 +324,10 @@ fn build_workload(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, 
         return Err(ModelError::Spec("workload 'trace': file= names no file".into()));
     }
     let fits = |h: &TraceHeader| check_fits(h, r.text("file"), "the machine", ctx.page_size, ctx.line_size, ctx.threads);
-    let w: Box<dyn Workload> = match sniff(path).map_err(as_model)? {
-        Format::Binary => {
-            let t = BinaryTrace::open(path).map_err(as_model)?;
-            fits(t.header())?;
-            Box::new(t)
-        }
-        Format::Text => {
-            let t = TextTrace::open(path).map_err(as_model)?;
-            fits(t.header())?;
-            Box::new(t)
-        }
-    };
+    // One open: the trace may come from a pipe.
+    let t = open(path).map_err(as_model)?;
+    fits(t.header())?;
+    let w: Box<dyn Workload> = t;
     Ok(w)
 }
 
@@ -265,8 +398,8 @@ pub struct TraceInfo {
 /// # Errors
 /// Any malformed part of the file.
 pub fn info(path: &Path) -> Result<TraceInfo, SimError> {
-    let format = sniff(path)?.name();
     let mut t = open(path)?;
+    let format = t.format().name();
     let h = t.header().clone();
     let mut epoch = Epoch::default();
     let (mut epochs, mut records, mut transactions, mut writes, mut iterations) = (0u64, 0u64, 0u64, 0u64, 0u32);
@@ -321,12 +454,7 @@ pub fn read_all_for_fuzz(bytes: &[u8]) -> Result<u64, SimError> {
     let mut t: Box<dyn TraceSource> = if bytes.starts_with(MAGIC) {
         Box::new(BinaryTrace::from_reader(Box::new(std::io::Cursor::new(bytes.to_vec())), "input")?)
     } else {
-        let text = std::str::from_utf8(bytes).map_err(|_| SimError::Trace {
-            path: "input".into(),
-            at: "byte 0".into(),
-            message: "neither a binary trace nor UTF-8 text".into(),
-        })?;
-        Box::new(TextTrace::parse(text, "input")?)
+        Box::new(TextTrace::parse_bytes(bytes, "input")?)
     };
     let mut epoch = Epoch::default();
     let mut n = 0;
@@ -337,4 +465,17 @@ pub fn read_all_for_fuzz(bytes: &[u8]) -> Result<u64, SimError> {
         Some(e) => Err(e),
         None => Ok(n),
     }
+}
+
+/// Reads a whole text trace from bytes, as the `text_reader` fuzz target does: returns the
+/// number of epochs, or the error (which names a line).
+#[doc(hidden)]
+pub fn read_text_for_fuzz(bytes: &[u8]) -> Result<u64, SimError> {
+    let mut t = TextTrace::parse_bytes(bytes, "input")?;
+    let mut epoch = Epoch::default();
+    let mut n = 0;
+    while t.next_epoch(&mut epoch) {
+        n += 1;
+    }
+    Ok(n)
 }

@@ -186,19 +186,46 @@ fn zigzag_round_trips() {
     }
 }
 
-/// Replays the saved fuzz corpus (`fuzz/corpus/trace_reader`): every input must give a result
-/// or a one-line error, never a panic.
+/// The files of a saved fuzz corpus (`fuzz/corpus/NAME`), each with its bytes.
+fn corpus(name: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(name);
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let mut files: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    files.sort();
+    files.into_iter().map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect()
+}
+
+/// Replays the saved fuzz corpus of the binary reader (`fuzz/corpus/trace_reader`), as its
+/// fuzz target checks each input: a result or a one-line error, never a panic.
 #[test]
 fn fuzz_corpus_replays_without_panic() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/trace_reader");
-    let Ok(entries) = std::fs::read_dir(&dir) else { return };
-    let mut n = 0;
-    for entry in entries.flatten() {
-        let bytes = std::fs::read(entry.path()).unwrap();
-        let _ = crate::trace::read_all_for_fuzz(&bytes);
-        n += 1;
+    let files = corpus("trace_reader");
+    assert!(files.len() > 100, "the saved corpus is missing ({} files)", files.len());
+    for (p, bytes) in files {
+        if let Err(e) = crate::trace::read_all_for_fuzz(&bytes) {
+            assert!(!e.to_string().contains('\n'), "{}: {e}", p.display());
+        }
     }
-    eprintln!("replayed {n} corpus inputs");
+}
+
+/// Replays the saved fuzz corpus of the text reader (`fuzz/corpus/text_reader`), as its fuzz
+/// target checks each input: a result, or a one-line error naming a line of the input.
+#[test]
+fn text_fuzz_corpus_replays_with_line_numbers() {
+    let files = corpus("text_reader");
+    assert!(files.len() >= 10, "the saved corpus is missing ({} files)", files.len());
+    let mut valid = 0;
+    for (p, bytes) in files {
+        match crate::trace::read_text_for_fuzz(&bytes) {
+            Ok(_) => valid += 1,
+            Err(e) => {
+                let m = e.to_string();
+                assert!(!m.contains('\n') && m.starts_with("input: line "), "{}: {m}", p.display());
+            }
+        }
+    }
+    // The seeds include valid traces, so that the fuzzer starts from inputs that get far.
+    assert!(valid >= 2, "only {valid} valid seeds");
 }
 
 #[test]

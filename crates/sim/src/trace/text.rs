@@ -18,14 +18,24 @@
 //!
 //! After the header lines come epochs: `epoch ITERATION PHASE`, optional `mlp THREAD VALUE`
 //! and `think THREAD NS` lines (defaults: `inf` and 0), records `THREAD PAGE READS WRITES`,
-//! and `end`. The whole file is read at once (text traces are small).
+//! and `end`. `page_size`, `line_size` and `threads` are said once each, region names are
+//! distinct, and an epoch's `mlp` and `think` lines come before its records. The whole file is
+//! read at once (text traces are small: at most [`MAX_TEXT_BYTES`]).
 
-use super::{intern, push_record, TraceHeader, TraceSource, TEXT_MAGIC, VERSION};
+use super::{
+    check_iteration, check_iterations_meta, intern, push_record, think_ok, Format, TraceHeader, TraceSource, MAX_REGIONS,
+    MAX_SPLIT_TRANSACTIONS, MAX_THINK_NS, TEXT_MAGIC, VERSION,
+};
 use crate::error::SimError;
 use crate::workload::{Epoch, Op, Workload};
 use numaplace_model::Region;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::io::Read;
 use std::path::Path;
+
+/// The largest text trace read, in bytes: a text trace is held whole in memory, and a pipe
+/// that never ends must not take all of it. Larger traces belong in the binary form.
+pub const MAX_TEXT_BYTES: u64 = 256 * 1024 * 1024;
 
 /// A text trace, parsed and held in memory.
 pub struct TextTrace {
@@ -40,8 +50,48 @@ impl TextTrace {
     /// # Errors
     /// An unreadable file, or a malformed line (named by its number, with what was expected).
     pub fn open(path: &Path) -> Result<Self, SimError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
-        Self::parse(&text, &path.display().to_string())
+        let file = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
+        Self::from_reader(Box::new(file), &path.display().to_string())
+    }
+
+    /// Reads and parses a text trace from a byte stream (at most [`MAX_TEXT_BYTES`]); `origin`
+    /// names it in errors.
+    ///
+    /// # Errors
+    /// A read error, a stream beyond the size bound, or as [`TextTrace::parse_bytes`].
+    pub fn from_reader(input: Box<dyn Read + Send>, origin: &str) -> Result<Self, SimError> {
+        let mut bytes = Vec::new();
+        input.take(MAX_TEXT_BYTES + 1).read_to_end(&mut bytes).map_err(|e| SimError::Io {
+            path: origin.to_string(),
+            message: format!("read error after {} bytes: {e}", bytes.len()),
+        })?;
+        if bytes.len() as u64 > MAX_TEXT_BYTES {
+            return Err(SimError::Trace {
+                path: origin.to_string(),
+                at: format!("byte {MAX_TEXT_BYTES}"),
+                message: format!("a text trace larger than {MAX_TEXT_BYTES} bytes: expected the binary form for traces this large"),
+            });
+        }
+        Self::parse_bytes(&bytes, origin)
+    }
+
+    /// Parses trace bytes, which must be UTF-8; `origin` names them in errors.
+    ///
+    /// # Errors
+    /// Invalid UTF-8 (named by its line and byte), or as [`TextTrace::parse`].
+    pub fn parse_bytes(bytes: &[u8], origin: &str) -> Result<Self, SimError> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Self::parse(text, origin),
+            Err(e) => {
+                let at = e.valid_up_to();
+                let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+                Err(SimError::Trace {
+                    path: origin.to_string(),
+                    at: format!("line {line}"),
+                    message: format!("invalid UTF-8 at byte {at}: expected text"),
+                })
+            }
+        }
     }
 
     /// Parses trace text; `origin` names it in errors.
@@ -73,6 +123,11 @@ impl TextTrace {
             s.parse().map_err(|_| err(line, format!("expected {what}, found \"{s}\"")))
         }
         let mut pages = 0u64;
+        // What is left of the trace's allowance of transactions beyond one per record.
+        let mut split_left = MAX_SPLIT_TRANSACTIONS;
+        // Where each once-only header line and each region name was first given.
+        let mut said: HashMap<&str, usize> = HashMap::new();
+        let mut region_lines: HashMap<&str, usize> = HashMap::new();
         for (n, line) in lines {
             let mut f = line.split_whitespace();
             let word = f.next().unwrap_or("");
@@ -82,6 +137,11 @@ impl TextTrace {
                 pages = h.pages();
                 header_done = true;
             }
+            if !header_done && matches!(word, "page_size" | "line_size" | "threads") {
+                if let Some(first) = said.insert(word, n) {
+                    return Err(err(n, format!("\"{word}\" given twice (first on line {first})")));
+                }
+            }
             match (word, header_done) {
                 ("page_size", false) => h.page_size = num(f.next(), "a page size", n, &err)?,
                 ("line_size", false) => h.line_size = num(f.next(), "a line size", n, &err)?,
@@ -89,11 +149,22 @@ impl TextTrace {
                 ("meta", false) => {
                     let k = f.next().ok_or_else(|| err(n, "expected a metadata key".into()))?;
                     let v: Vec<&str> = f.collect();
-                    h.meta.push((k.to_string(), v.join(" ")));
+                    let v = v.join(" ");
+                    if k == "iterations" {
+                        check_iterations_meta(&v).map_err(|m| err(n, m))?;
+                    }
+                    h.meta.push((k.to_string(), v));
                     continue;
                 }
                 ("region", false) => {
                     let name = f.next().ok_or_else(|| err(n, "expected a region name".into()))?;
+                    // Checked before the region is kept: the table grows by one line at a time.
+                    if h.regions.len() >= MAX_REGIONS {
+                        return Err(err(n, format!("more than {MAX_REGIONS} regions")));
+                    }
+                    if let Some(first) = region_lines.insert(name, n) {
+                        return Err(err(n, format!("region name \"{name}\" given twice (first on line {first})")));
+                    }
                     let first_page = num(f.next(), "a first page", n, &err)?;
                     let count = num(f.next(), "a page count", n, &err)?;
                     h.regions.push(Region { name: name.to_string(), first_page, pages: count });
@@ -102,10 +173,8 @@ impl TextTrace {
                     if current.is_some() {
                         return Err(err(n, "expected \"end\" before the next epoch".into()));
                     }
-                    let it: u32 = num(f.next(), "an iteration number", n, &err)?;
-                    if it < last_iteration {
-                        return Err(err(n, format!("iteration {it} after {last_iteration}: iterations must not decrease")));
-                    }
+                    let it: u64 = num(f.next(), "an iteration number", n, &err)?;
+                    let it = check_iteration(it, last_iteration).map_err(|m| err(n, m))?;
                     last_iteration = it;
                     let phase = f.next().unwrap_or("main");
                     let phase = intern(phase).ok_or_else(|| err(n, "too many distinct phase names".into()))?;
@@ -114,18 +183,21 @@ impl TextTrace {
                     current = Some((e, 0));
                 }
                 ("mlp" | "think", true) => {
-                    let (e, _) = current.as_mut().ok_or_else(|| err(n, format!("\"{word}\" outside an epoch")))?;
+                    let (e, records) = current.as_mut().ok_or_else(|| err(n, format!("\"{word}\" outside an epoch")))?;
+                    if *records > 0 {
+                        return Err(err(n, format!("\"{word}\" after the epoch's records: expected it before the first record")));
+                    }
                     let t: usize = num(f.next(), "a thread", n, &err)?;
                     let v: f64 = num(f.next(), "a number", n, &err)?;
                     let w = e.threads.get_mut(t).ok_or_else(|| err(n, format!("thread {t} out of range (the trace has {} threads)", h.threads)))?;
                     if word == "mlp" {
                         if !(v >= 1.0) {
-                            return Err(err(n, format!("mlp {v}: expected a number >= 1 or inf")));
+                            return Err(err(n, format!("mlp {v:e}: expected a number >= 1 or inf")));
                         }
                         w.mlp = v;
                     } else {
-                        if !(v >= 0.0 && v.is_finite()) {
-                            return Err(err(n, format!("think {v}: expected a finite number >= 0")));
+                        if !think_ok(v) {
+                            return Err(err(n, format!("think {v:e}: expected a finite number of ns in 0..={MAX_THINK_NS:e}")));
                         }
                         w.think_ns = v;
                     }
@@ -149,6 +221,8 @@ impl TextTrace {
                     if reads == 0 && writes == 0 || reads > u32::MAX as u64 || writes > u32::MAX as u64 {
                         return Err(err(n, format!("reads={reads} writes={writes}: expected 1..2^32 lines in all")));
                     }
+                    let pieces = reads.div_ceil(u16::MAX as u64) + writes.div_ceil(u16::MAX as u64);
+                    super::binary::take_split(pieces - 1, &mut split_left).map_err(|m| err(n, m))?;
                     push_record(e, t, page as u32, reads, writes);
                     *records += 1;
                 }
@@ -169,10 +243,13 @@ impl TextTrace {
             return Err(err(text.lines().count(), "the trace ends inside an epoch (missing \"end\")".into()));
         }
         if !header_done {
-            let path = origin.to_string();
-            h.validate(&|m| SimError::Trace { path: path.clone(), at: "header".into(), message: m })?;
+            // A trace without epochs: its header ends with the file, whose last line the error
+            // names.
+            let (path, last) = (origin.to_string(), text.lines().count().max(1));
+            h.validate(&|m| SimError::Trace { path: path.clone(), at: format!("line {last}"), message: format!("header: {m}") })?;
         }
-        let iterations = h.meta("iterations").and_then(|v| v.parse().ok()).unwrap_or(last_iteration);
+        // The metadata value was checked on its line.
+        let iterations = h.meta("iterations").and_then(|v| check_iterations_meta(v).ok()).unwrap_or(last_iteration);
         Ok(TextTrace { header: h, epochs, iterations })
     }
 }
@@ -200,6 +277,10 @@ impl Workload for TextTrace {
 impl TraceSource for TextTrace {
     fn header(&self) -> &TraceHeader {
         &self.header
+    }
+
+    fn format(&self) -> Format {
+        Format::Text
     }
 }
 
