@@ -5,7 +5,7 @@ use crate::binding::{bind, Binding};
 use crate::engine::{Engine, Traffic};
 use crate::error::SimError;
 use crate::presets::load_machine;
-use crate::trace::{self, TraceSource};
+use crate::trace;
 use crate::workload::{Epoch, Init, Workload, WorkloadCtx};
 use crate::workloads;
 use numaplace_model::{dynamic, placement};
@@ -176,18 +176,29 @@ pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
     if !(cfg.quantum_ns.is_finite() && cfg.quantum_ns >= 1.0) {
         return Err(ModelError::Config(format!("quantum_ns = {}: must be at least 1", cfg.quantum_ns)).into());
     }
-    let cfg = &settle_threads(cfg)?;
+    // A trace is opened once (it may be a pipe): its header gives the thread count when the
+    // request gave none, and the same source is replayed.
     let trace_path = trace_path(cfg)?;
+    let opened = match &trace_path {
+        Some(path) => Some(trace::open(std::path::Path::new(path))?),
+        None => None,
+    };
+    let threads_n = match (&opened, cfg.threads_from_trace) {
+        (Some(t), true) => t.header().threads,
+        _ => cfg.threads,
+    };
+    let cfg = &RunConfig { threads: threads_n, threads_from_trace: false, ..cfg.clone() };
     let threads = bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
-    let (mut wl, workload_spec, init): (Box<dyn Workload>, String, String) = match &trace_path {
-        Some(path) => {
-            let t = open_trace(machine, cfg, path)?;
+    let (mut wl, workload_spec, init): (Box<dyn Workload>, String, String) = match (opened, &trace_path) {
+        (Some(t), Some(path)) => {
+            let m = &machine.raw;
+            trace::check_fits(t.header(), path, &format!("machine '{}'", machine.name()), m.page_size, m.line_size, cfg.threads)?;
             let h = t.header();
             let spec = h.meta("source").map_or_else(|| format!("trace:{path}"), str::to_string);
             let init = h.meta("init").unwrap_or("recorded").to_string();
             (t, spec, init)
         }
-        None => {
+        _ => {
             let (wl, resolved) = build_workload(machine, cfg)?;
             (wl, resolved.to_string(), cfg.init.name().to_string())
         }
@@ -314,14 +325,6 @@ fn trace_path(cfg: &RunConfig) -> Result<Option<String>, SimError> {
         return Err(ModelError::Spec("workload 'trace': file= names no file".into()).into());
     }
     Ok(Some(path))
-}
-
-/// Opens a trace for a run on `machine`, checking that it fits the machine and the run.
-fn open_trace(machine: &Machine, cfg: &RunConfig, path: &str) -> Result<Box<dyn TraceSource>, SimError> {
-    let t = trace::open(std::path::Path::new(path))?;
-    let m = machine.raw.clone();
-    trace::check_fits(t.header(), path, &format!("machine '{}'", machine.name()), m.page_size, m.line_size, cfg.threads)?;
-    Ok(t)
 }
 
 /// Writes the workload of `cfg` on `machine` as a trace at `path` (text form if `text`),
