@@ -562,6 +562,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the CLI; returns the exit status."""
+    # File names are printed as the bytes they are (as ls does), whatever the locale's
+    # encoding of stdout: a name that is not UTF-8 is no reason to fail after the work.
+    if getattr(sys.stdout, "errors", None) == "strict" and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="surrogateescape")
     try:
         import numaplace
 
@@ -586,9 +590,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UnicodeEncodeError as e:
         # A non-UTF-8 argument (bytes decoded with surrogateescape) reached a function that takes
         # UTF-8 text (the Rust side): name the argument, as any bad input.
-        bad = [a for a in (sys.argv[1:] if argv is None else argv) if isinstance(e.object, str) and e.object and e.object in a]
-        shown = _shown(bad[0]) if bad else _shown(e.object) if isinstance(e.object, str) else "?"
-        print(f"numaplace: error: argument '{shown}' is not valid UTF-8 (numaplace takes UTF-8 names and paths)", file=sys.stderr)
+        text = e.object if isinstance(e.object, str) else ""
+        bad = [a for a in (sys.argv[1:] if argv is None else argv) if text and text in a]
+        what = f"argument '{_shown(bad[0])}'" if bad else "a name or path"
+        print(f"numaplace: error: {what} is not valid UTF-8 (numaplace takes UTF-8 names and paths)", file=sys.stderr)
         return EXIT_USAGE
     except Exception as e:  # noqa: BLE001 - the CLI's last line of defence
         if isinstance(e, NumaplaceError):

@@ -208,6 +208,17 @@ def test_non_utf8_output_paths_are_written(tmp_path):
     assert os.path.exists(os.path.join(os.fsencode(tmp_path), b"r\xff.json"))
 
 
+def test_non_utf8_input_paths_are_read_and_printed_as_given(tmp_path):
+    from test_runtime_cli import write_stats
+
+    name = os.fsdecode(b"s\xff.json")
+    write_stats(tmp_path / name)
+    # A strict stdout (as under a UTF-8 locale other than C.UTF-8) must still print the name.
+    r = cli("report", name, cwd=tmp_path, env={"PYTHONIOENCODING": "utf-8:strict"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(b"== s\xff.json\n")
+
+
 def test_launcher_passes_non_utf8_arguments_through(tmp_path):
     r = cli(b"run", b"--", b"/bin/echo", b"a\xffb", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
