@@ -77,6 +77,21 @@ def test_sim_json_to_a_device_writes_through_it(tmp_path):
     assert leftovers(tmp_path, {"null"}) == set()
 
 
+def test_sim_json_to_dev_null_as_another_user(tmp_path):
+    """Not root: the real /dev/null cannot be replaced, so this is safe, and it must work (a
+    writer that renames a temporary over it fails, as it cannot create one in /dev)."""
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0 or setpriv is None:
+        pytest.skip("needs root and setpriv to run the CLI as another user")
+    argv = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m", "numaplace",
+            "sim", "--workload", SMALL, "--json", "/dev/null"]
+    r = subprocess.run(argv, capture_output=True, cwd="/", timeout=120)
+    if b"Permission denied" in r.stderr and b"numaplace" not in r.stderr:
+        pytest.skip("the interpreter or checkout is not readable by uid 65534")
+    assert r.returncode == 0, r.stderr
+    assert is_null_device(Path("/dev/null"))
+
+
 def test_sim_json_to_a_fifo_writes_through_it(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)

@@ -376,13 +376,22 @@ pub fn write_decisions(path: &std::path::Path, decisions: &[crate::engine::Decis
     write_output(path, out.as_bytes())
 }
 
-/// Writes `bytes` to the output file `path` without harming what is there (the rule of
-/// `numaplace.outfile`): a regular file or a new path through a uniquely named temporary beside
-/// it, renamed over it (nothing partial, the temporary removed on failure); a symbolic link's
-/// target the same way; a character device, FIFO or socket written through in place (never
-/// replaced by a rename); a directory refused.
+/// Writes `bytes` to the output file `path` by [`write_output_with`]'s rule.
 fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<(), SimError> {
     use std::io::Write as _;
+    write_output_with(path, |f| f.write_all(bytes))
+}
+
+/// Writes the output file `path` without harming what is there (the rule of Python's
+/// `numaplace.outfile`, for every file numaplace writes): `write` fills an open file, which is
+/// a uniquely named temporary beside a regular file or new path, renamed over it once complete
+/// (nothing partial is left; the temporary is removed on failure); a symbolic link's target is
+/// written the same way (the link stays); a character device, FIFO or socket is written
+/// through in place, never replaced by a rename; a directory or an empty path is refused.
+///
+/// # Errors
+/// A directory, an empty path, or the failed write (naming `path`).
+pub fn write_output_with(path: &std::path::Path, write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> Result<(), SimError> {
     use std::sync::atomic::{AtomicU64, Ordering};
     let err = |e: std::io::Error| SimError::io(path, e);
     if path.as_os_str().is_empty() {
@@ -400,7 +409,7 @@ fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<(), SimError> {
         Ok(m) if m.is_dir() => return Err(SimError::Io { path: path.display().to_string(), message: "is a directory (give a file name)".into() }),
         Ok(m) if !m.is_file() => {
             let mut f = std::fs::OpenOptions::new().write(true).open(&real).map_err(err)?;
-            return f.write_all(bytes).map_err(err);
+            return write(&mut f).map_err(err);
         }
         _ => {}
     }
@@ -411,7 +420,12 @@ fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<(), SimError> {
     let tmp = real.with_file_name(format!(".{name}.{}.{}.tmp", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
     let written = (|| {
         let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(bytes)?;
+        write(&mut f)?;
+        drop(f);
+        if let Ok(old) = std::fs::metadata(&real) {
+            // Keep the replaced file's permissions, as writing it in place would.
+            std::fs::set_permissions(&tmp, old.permissions())?;
+        }
         std::fs::rename(&tmp, &real)
     })();
     if let Err(e) = written {
