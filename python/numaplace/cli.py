@@ -310,18 +310,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         placement = rt.validate_placement(args.placement, rt.host_nodes())
         dynamic = rt.validate_dynamic(args.dynamic)
+        stats = None
         if args.stats is not None:
-            parent = Path(args.stats).absolute().parent
-            if not parent.is_dir():
-                raise UsageError(f"--stats {args.stats}: directory {parent} does not exist")
-            if Path(args.stats).is_dir():
-                raise UsageError(f"--stats {args.stats}: is a directory (give a file name)")
+            from numaplace.outfile import check_output, destination
+
+            # The library writes the file by renaming a finished one into place: it is given the
+            # link's target (so a link is written through, not replaced), and a device or FIFO,
+            # which a rename would replace, is refused.
+            check_output(args.stats, "--stats")
+            stats, special = destination(args.stats, "--stats")
+            if special:
+                raise UsageError(f"--stats {_shown(args.stats)}: not a regular file (the library replaces its stats file"
+                                 " by a rename; give a file name)")
         lib = rt.find_library()
         env = rt.launch_env(
             lib,
             placement=placement,
             dynamic=dynamic,
-            stats=args.stats,
+            stats=stats,
             min_bytes=args.min_bytes,
             source=args.source,
             verbose=args.verbose,

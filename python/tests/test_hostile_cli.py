@@ -392,3 +392,30 @@ def test_elf_reader_on_real_files(tmp_path):
     assert rt.elf_kind(tmp_path / "script") is None
     (tmp_path / "short").write_bytes(b"\x7fELF\x02\x01")
     assert rt.elf_kind(tmp_path / "short") is None  # truncated: left to the kernel to refuse
+
+
+@NEEDS_ROOT
+def test_run_stats_onto_a_device_is_refused(tmp_path):
+    # The library writes its stats file by renaming a finished one into place, which would
+    # replace a device node: the launcher refuses it before the program starts.
+    dev = null_device(tmp_path / "null")
+    usage_error(cli("run", "--stats", dev, "--", "true", cwd=tmp_path), "--stats", "not a regular file")
+    assert is_null_device(dev)
+
+
+def test_run_stats_through_a_symlink_names_its_target(tmp_path):
+    from test_runtime_cli import STAND_IN, records
+
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc is not installed: cannot build the stand-in runtime library")
+    (tmp_path / "s.c").write_text(STAND_IN)
+    lib = tmp_path / "libstandin.so"
+    subprocess.run([gcc, "-shared", "-fPIC", '-DTAG="A"', "-o", lib, tmp_path / "s.c"], check=True, timeout=120)
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link.json").symlink_to(tmp_path / "real" / "stats.json")
+    env = {"NUMAPLACE_LIB": str(lib), "STAND_IN_OUT": str(tmp_path / "env.txt")}
+    r = cli("run", "--stats", "link.json", "--", "/bin/true", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    (rec,) = records(tmp_path / "env.txt")
+    assert rec["NUMAPLACE_STATS"] == str((tmp_path / "real" / "stats.json").resolve())
