@@ -305,8 +305,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         argv = argv[1:]
     if not argv:
         raise UsageError("numaplace run: no program given (usage: numaplace run [OPTIONS] -- PROGRAM [ARGS...])")
-    if args.min_bytes < 0:
-        raise UsageError(f"numaplace run: --min-bytes {args.min_bytes}: expected a non-negative integer")
     try:
         placement = rt.validate_placement(args.placement, rt.host_nodes())
         dynamic = rt.validate_dynamic(args.dynamic)
@@ -453,7 +451,9 @@ def add_launcher_options(parser: argparse.ArgumentParser) -> None:
         elif o["kind"] == "choice":
             parser.add_argument(flag, dest=name, choices=o["choices"], default=o["launcher"], help=o["doc"] + shown)
         elif o["kind"] == "bytes":
-            parser.add_argument(flag, dest=name, type=int, default=int(o["launcher"]), metavar="N", help=o["doc"] + shown)
+            # A byte count the library can hold (its u64), checked here: past exec, the library
+            # could only refuse it in its own words.
+            parser.add_argument(flag, dest=name, type=_count, default=int(o["launcher"]), metavar="N", help=o["doc"] + shown)
         else:
             parser.add_argument(flag, dest=name, default=o["launcher"] or None, metavar=name.upper(), help=o["doc"] + shown)
 

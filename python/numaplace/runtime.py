@@ -129,6 +129,8 @@ def _validate(spec: str, kind: str, driver: str | None = None) -> tuple[str, dic
     """Checks ``spec`` with the model's own parser and parameter declarations (the checks a
     run makes before it needs a machine) and, with ``driver``, the policy's capabilities;
     returns its name and values as text."""
+    if not spec.strip():  # the model's parser would say "missing name" without the option
+        raise RuntimeToolError(f"{kind} = '{spec}': expected NAME[:key=value,...]")
     try:
         out = json.loads(_native.check_spec(kind, spec, driver))
     except _native.NumaplaceError as e:

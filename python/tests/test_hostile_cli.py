@@ -419,3 +419,15 @@ def test_run_stats_through_a_symlink_names_its_target(tmp_path):
     assert r.returncode == 0, r.stderr
     (rec,) = records(tmp_path / "env.txt")
     assert rec["NUMAPLACE_STATS"] == str((tmp_path / "real" / "stats.json").resolve())
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("run", "--min-bytes", str(2**64), "--", "true"), "--min-bytes"),
+        (("run", "--placement", "", "--", "true"), "placement"),
+        (("run", "--dynamic", " ", "--", "true"), "dynamic"),
+    ],
+)
+def test_run_bad_options_are_refused_before_the_program_starts(tmp_path, args, needle):
+    usage_error(cli(*args, cwd=tmp_path), needle)
