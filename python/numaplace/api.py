@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from numaplace import _native
 from numaplace._native import ConfigError
+from numaplace.outfile import OutputError, destination, write_with
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -223,8 +226,6 @@ def trace_export(
 ) -> None:
     """Writes ``workload`` as it would run on ``machine`` to the trace file ``out`` (binary,
     or the text form if ``text``). Replaying it gives the same results as the workload."""
-    from numaplace.outfile import destination, write_with  # noqa: I001 - outfile imports _native
-
     check_text("out", out)
     given = dict(machine=machine, workload=workload, threads=threads, seed=seed, binding=binding, init=init, problem_class=problem_class)
     request = request_json("trace_export", given, {})
@@ -233,11 +234,6 @@ def trace_export(
         # The trace writer renames a finished file into place, which would replace a device
         # node or FIFO: write a temporary trace and copy it through (the copy's memory is
         # bounded by shutil's buffer; the temporary takes the trace's size in the temp dir).
-        import shutil
-        import tempfile
-
-        from numaplace.outfile import OutputError
-
         with tempfile.TemporaryDirectory(prefix="numaplace-trace-") as d:
             tmp = Path(d) / "trace"
             _native.trace_export(request, str(tmp), bool(text))
