@@ -397,13 +397,20 @@ pub fn write_output_with(path: &std::path::Path, write: impl FnOnce(&mut std::fs
     if path.as_os_str().is_empty() {
         return Err(SimError::Io { path: String::new(), message: "an empty path (give a file name)".into() });
     }
-    // Follow links: an existing target is canonical; a dangling link names the file it makes.
+    // Follow links: an existing target is canonical; a dangling link (or chain of links, up to
+    // the kernel's own limit of 40) names the file it makes.
     let real = match std::fs::canonicalize(path) {
         Ok(p) => p,
-        Err(_) => match std::fs::read_link(path) {
-            Ok(t) => path.parent().unwrap_or(std::path::Path::new(".")).join(t),
-            Err(_) => path.to_path_buf(),
-        },
+        Err(_) => {
+            let mut p = path.to_path_buf();
+            for _ in 0..40 {
+                match std::fs::read_link(&p) {
+                    Ok(t) => p = p.parent().unwrap_or(std::path::Path::new(".")).join(t),
+                    Err(_) => break,
+                }
+            }
+            p
+        }
     };
     match std::fs::metadata(&real) {
         Ok(m) if m.is_dir() => return Err(SimError::Io { path: path.display().to_string(), message: "is a directory (give a file name)".into() }),
@@ -524,6 +531,11 @@ mod tests {
         std::os::unix::fs::symlink("new.jsonl", d.join("dangling.jsonl")).unwrap();
         write_output(&d.join("dangling.jsonl"), b"z").unwrap();
         assert_eq!(std::fs::read(d.join("new.jsonl")).unwrap(), b"z");
+        std::os::unix::fs::symlink("hop2.csv", d.join("hop1.csv")).unwrap();
+        std::os::unix::fs::symlink("end.csv", d.join("hop2.csv")).unwrap();
+        write_output(&d.join("hop1.csv"), b"c").unwrap();
+        assert!(std::fs::symlink_metadata(d.join("hop2.csv")).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(d.join("end.csv")).unwrap(), b"c");
         for sub in ["d.csv", "d.jsonl"] {
             std::fs::create_dir(d.join(sub)).unwrap();
             let e = write_output(&d.join(sub), b"w").unwrap_err().to_string();
@@ -533,7 +545,7 @@ mod tests {
         // A write that fails after its temporary exists (renaming onto a non-empty directory's
         // name is refused above; a missing directory fails at the create): nothing is left.
         assert!(write_output(&d.join("missing").join("x.csv"), b"w").is_err());
-        assert_eq!(names(&d), ["a.csv", "d.csv", "d.jsonl", "dangling.jsonl", "l.csv", "new.jsonl"]);
+        assert_eq!(names(&d), ["a.csv", "d.csv", "d.jsonl", "dangling.jsonl", "end.csv", "hop1.csv", "hop2.csv", "l.csv", "new.jsonl"]);
         // A device is written through, not replaced.
         write_output(std::path::Path::new("/dev/null"), b"v").unwrap();
         assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
