@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from numaplace import _native
 from numaplace._native import ConfigError
+from numaplace.outfile import OutputError, destination, write_with
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,8 +52,7 @@ def check_option(name: str, value: Any, *, booleans: str = "True or False") -> A
     kind = OPTIONS[name]["kind"]
     ty = kind["type"]
     if ty in ("text", "name"):
-        if not isinstance(value, str):
-            raise ConfigError(f"{name} = {value!r}: expected a string")
+        check_text(name, value)
     elif ty == "integer":
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{name} = {value!r}: expected an integer")
@@ -63,6 +66,23 @@ def check_option(name: str, value: Any, *, booleans: str = "True or False") -> A
     elif ty == "bool":
         if not isinstance(value, bool):
             raise ConfigError(f"{name} = {value!r}: expected {booleans}")
+    return value
+
+
+def check_text(name: str, value: Any) -> str:
+    """Checks that ``value`` is a string Rust can take: UTF-8 text (a name or path decoded from
+    bytes that are not UTF-8 holds surrogates, which no JSON or Rust string can carry).
+
+    Raises:
+        ConfigError: not a string, or not valid UTF-8 (the message shows the bytes as ``\\xff``).
+    """
+    if not isinstance(value, str):
+        raise ConfigError(f"{name} = {value!r}: expected a string")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise ConfigError(f"{name} = '{shown}': not valid UTF-8 (numaplace takes UTF-8 names and paths)") from None
     return value
 
 
@@ -206,16 +226,31 @@ def trace_export(
 ) -> None:
     """Writes ``workload`` as it would run on ``machine`` to the trace file ``out`` (binary,
     or the text form if ``text``). Replaying it gives the same results as the workload."""
-    if not isinstance(out, str):
-        raise ConfigError(f"out = {out!r}: expected a string")
+    check_text("out", out)
     given = dict(machine=machine, workload=workload, threads=threads, seed=seed, binding=binding, init=init, problem_class=problem_class)
-    _native.trace_export(request_json("trace_export", given, {}), out, bool(text))
+    request = request_json("trace_export", given, {})
+    real, special = destination(out, "out")
+    if special:
+        # The trace writer renames a finished file into place, which would replace a device
+        # node or FIFO: write a temporary trace and copy it through (the copy's memory is
+        # bounded by shutil's buffer; the temporary takes the trace's size in the temp dir).
+        with tempfile.TemporaryDirectory(prefix="numaplace-trace-") as d:
+            tmp = Path(d) / "trace"
+            _native.trace_export(request, str(tmp), bool(text))
+            try:
+                with open(tmp, "rb") as src, open(real, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+            except OSError as e:
+                raise OutputError(f"cannot write out {out}: {e.strerror or e}") from None
+        return
+    # A regular file or new path (a link's target): the writer's own rename lands on this
+    # function's unique temporary, which is then renamed over the destination.
+    write_with(out, "out", lambda p: _native.trace_export(request, str(p), bool(text)))
 
 
 def trace_info(path: str) -> dict[str, Any]:
     """A summary of a trace file: header, regions, epochs, records, transactions per phase."""
-    if not isinstance(path, str):
-        raise ConfigError(f"path = {path!r}: expected a string")
+    check_text("path", path)
     return json.loads(_native.trace_info(path))
 
 

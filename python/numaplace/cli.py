@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -42,15 +43,40 @@ def _print_table(rows: list[list[str]], header: list[str]) -> None:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Writes ``text`` to ``path`` via a temporary file, so a failure leaves no partial file."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+def _positive_int(text: str) -> int:
+    """An argparse type: an integer in [1, 2**63 - 1] (what the simulator's counters hold)."""
+    return _int_in(text, 1)
+
+
+def _count(text: str) -> int:
+    """An argparse type: an integer in [0, 2**63 - 1]."""
+    return _int_in(text, 0)
+
+
+def _int_in(text: str, low: int) -> int:
     try:
-        tmp.write_text(text)
-        tmp.replace(path)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+        v = int(text)
+    except ValueError:
+        v = None
+    if v is None or not low <= v < 2**63:
+        raise argparse.ArgumentTypeError(f"'{text}': expected an integer in [{low}, 2^63 - 1]")
+    return v
+
+
+def _positive_number(text: str) -> float:
+    """An argparse type: a finite number greater than 0."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"'{text}': expected a finite number greater than 0")
+    return v
+
+
+def _shown(text: str) -> str:
+    """An argument as the user typed it: bytes that are not UTF-8 as ``\\xff``."""
+    return os.fsencode(text).decode("utf-8", "backslashreplace")
 
 
 def cmd_machines(args: argparse.Namespace) -> None:
@@ -109,14 +135,18 @@ def cmd_policy_show(args: argparse.Namespace) -> None:
 def cmd_topo(args: argparse.Namespace) -> None:
     from numaplace import _native
 
+    from numaplace.outfile import check_output, write_output
+
     if not args.detect:
         raise UsageError("numaplace topo: nothing to do: pass --detect")
+    if args.out is not None:
+        check_output(args.out, "--out")
     text = _native.detect(
         args.sysfs, args.name, args.local_ns, args.bandwidth_gbps, args.mlp, os.sysconf("SC_PAGE_SIZE")
     )
-    if args.out:
-        _write_atomic(Path(args.out), text)
-        print(f"wrote {args.out}", file=sys.stderr)
+    if args.out is not None:
+        write_output(args.out, "--out", text)
+        print(f"wrote {_shown(args.out)}", file=sys.stderr)
     else:
         print(text, end="")
 
@@ -160,18 +190,36 @@ def _run_kwargs(args: argparse.Namespace, names: Sequence[str]) -> dict:
 def cmd_sim(args: argparse.Namespace) -> None:
     import numaplace
 
+    from numaplace.outfile import check_output, destination, write_output
+
     if args.trace and (args.workload is not None or getattr(args, "class") is not None):
         raise UsageError("numaplace sim: --trace replays a recorded workload: drop --workload and --class")
+    # The outputs are checked before the run, so a bad path does not cost a run.
+    if args.json is not None:
+        check_output(args.json, "--json")
+    if args.decisions is not None:
+        if args.dynamic is None or args.dynamic.strip() == "none":
+            raise UsageError("numaplace sim: --decisions needs --dynamic (only a dynamic policy makes decisions)")
+        check_output(args.decisions, "--decisions")
+        decisions_dest = destination(args.decisions, "--decisions")
+        # One regular file cannot hold both; one device (/dev/null) can take both.
+        if args.json is not None and destination(args.json, "--json") == decisions_dest and not decisions_dest[1]:
+            raise UsageError(f"numaplace sim: --decisions and --json name one file ({_shown(args.json)})")
     r = numaplace.simulate(**_run_kwargs(args, list(numaplace.api.OPTIONS)))
-    if args.json:
-        _write_atomic(Path(args.json), r.to_json() + "\n")
+    if args.json is not None:
+        write_output(args.json, "--json", r.to_json() + "\n")
     print(_summary(r))
 
 
 def cmd_trace_export(args: argparse.Namespace) -> None:
     import numaplace
 
+    from numaplace.outfile import destination
+
     numaplace.trace_export(args.out, workload=args.workload, text=args.text, **_run_kwargs(args, SHAPE_OPTIONS))
+    if destination(args.out, "--out")[1]:  # a device or FIFO: nothing to read back
+        print(f"wrote {_shown(args.out)}")
+        return
     i = numaplace.trace_info(args.out)
     print(f"wrote {args.out}: {i['epochs']:,} epochs, {i['records']:,} records, {i['transactions']:,} transactions")
 
@@ -257,23 +305,27 @@ def cmd_run(args: argparse.Namespace) -> int:
         argv = argv[1:]
     if not argv:
         raise UsageError("numaplace run: no program given (usage: numaplace run [OPTIONS] -- PROGRAM [ARGS...])")
-    if args.min_bytes < 0:
-        raise UsageError(f"numaplace run: --min-bytes {args.min_bytes}: expected a non-negative integer")
     try:
         placement = rt.validate_placement(args.placement, rt.host_nodes())
         dynamic = rt.validate_dynamic(args.dynamic)
+        stats = None
         if args.stats is not None:
-            parent = Path(args.stats).absolute().parent
-            if not parent.is_dir():
-                raise UsageError(f"--stats {args.stats}: directory {parent} does not exist")
-            if Path(args.stats).is_dir():
-                raise UsageError(f"--stats {args.stats}: is a directory (give a file name)")
+            from numaplace.outfile import check_output, destination
+
+            # The library writes the file by renaming a finished one into place: it is given the
+            # link's target (so a link is written through, not replaced), and a device or FIFO,
+            # which a rename would replace, is refused.
+            check_output(args.stats, "--stats")
+            stats, special = destination(args.stats, "--stats")
+            if special:
+                raise UsageError(f"--stats {_shown(args.stats)}: not a regular file (the library replaces its stats file"
+                                 " by a rename; give a file name)")
         lib = rt.find_library()
         env = rt.launch_env(
             lib,
             placement=placement,
             dynamic=dynamic,
-            stats=args.stats,
+            stats=stats,
             min_bytes=args.min_bytes,
             source=args.source,
             verbose=args.verbose,
@@ -342,17 +394,13 @@ def cmd_report(args: argparse.Namespace) -> None:
         stats = [rt.load_stats(f) for f in args.files]
     except rt.RuntimeToolError as e:
         raise UsageError(str(e)) from None
-    if args.plot:
+    if args.plot is not None:
+        from numaplace.outfile import check_output, write_with
         from numaplace.plot import save_png
 
-        out = Path(args.plot)
-        tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
-        try:
-            save_png(rt.plot_stats(stats), tmp)
-            tmp.replace(out)
-        except OSError as e:
-            tmp.unlink(missing_ok=True)
-            raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
+        check_output(args.plot, "--plot")
+        fig = rt.plot_stats(stats)
+        write_with(args.plot, "--plot", lambda p: save_png(fig, p))
     if args.json:
         print(json.dumps([rt.summary(s, f) for s, f in zip(stats, args.files)], indent=2))
     else:
@@ -360,8 +408,8 @@ def cmd_report(args: argparse.Namespace) -> None:
         if len(stats) > 1:
             print()
             print(rt.format_comparison(stats))
-    if args.plot:
-        print(f"wrote {args.plot}", file=sys.stderr)
+    if args.plot is not None:
+        print(f"wrote {_shown(args.plot)}", file=sys.stderr)
 
 
 #: The run options that that shape a workload without running it (``trace export``, ``workload show``).
@@ -403,7 +451,9 @@ def add_launcher_options(parser: argparse.ArgumentParser) -> None:
         elif o["kind"] == "choice":
             parser.add_argument(flag, dest=name, choices=o["choices"], default=o["launcher"], help=o["doc"] + shown)
         elif o["kind"] == "bytes":
-            parser.add_argument(flag, dest=name, type=int, default=int(o["launcher"]), metavar="N", help=o["doc"] + shown)
+            # A byte count the library can hold (its u64), checked here: past exec, the library
+            # could only refuse it in its own words.
+            parser.add_argument(flag, dest=name, type=_count, default=int(o["launcher"]), metavar="N", help=o["doc"] + shown)
         else:
             parser.add_argument(flag, dest=name, default=o["launcher"] or None, metavar=name.upper(), help=o["doc"] + shown)
 
@@ -429,9 +479,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--sysfs", default="/sys/devices/system/node", help="sysfs node directory")
     s.add_argument("--out", help="write the machine file here (default: stdout)")
     s.add_argument("--name", default="this-host", help="machine name (default: this-host)")
-    s.add_argument("--local-ns", type=float, default=90.0, help="local latency, ns (default 90)")
-    s.add_argument("--bandwidth-gbps", type=float, default=20.0, help="memory bandwidth per node, GB/s (default 20)")
-    s.add_argument("--mlp", type=float, default=10.0, help="memory-level parallelism (default 10)")
+    s.add_argument("--local-ns", type=_positive_number, default=90.0, help="local latency, ns (default 90)")
+    s.add_argument("--bandwidth-gbps", type=_positive_number, default=20.0, help="memory bandwidth per node, GB/s (default 20)")
+    s.add_argument("--mlp", type=_positive_number, default=10.0, help="memory-level parallelism (default 10)")
     s.set_defaults(func=cmd_topo)
 
     from numaplace.api import OPTIONS
@@ -472,9 +522,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("bench", help="measure simulator speed (or memory footprint) as JSON")
     s.add_argument("--footprint", action="store_true", help="16 M-page footprint run: peak RSS")
-    s.add_argument("--transactions", type=int, default=64 * 1024 * 1024)
-    s.add_argument("--pages", type=int, default=None, help="pages (default 256 Ki; 16 Mi with --footprint)")
-    s.add_argument("--repetitions", type=int, default=3)
+    s.add_argument("--transactions", type=_positive_int, default=64 * 1024 * 1024)
+    s.add_argument("--pages", type=_positive_int, default=None, help="pages (default 256 Ki; 16 Mi with --footprint)")
+    s.add_argument("--repetitions", type=_positive_int, default=3)
     s.set_defaults(func=cmd_bench)
 
     s = sub.add_parser("reproduce", help="re-run the seeds' experiments and write report/")
@@ -503,7 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("pid", type=_pid, metavar="PID")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--all", action="store_true", help="show every mapping, even small or empty ones")
-    s.add_argument("--min-kib", type=int, default=256, help="show mappings with at least this much resident (default 256 KiB)")
+    s.add_argument("--min-kib", type=_count, default=256, help="show mappings with at least this much resident (default 256 KiB)")
     s.set_defaults(func=cmd_where)
 
     s = sub.add_parser("report", help="summarise stats files written by the runtime library")
@@ -518,6 +568,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the CLI; returns the exit status."""
+    # File names are printed as the bytes they are (as ls does), whatever the locale's
+    # encoding of stdout: a name that is not UTF-8 is no reason to fail after the work.
+    if getattr(sys.stdout, "errors", None) == "strict" and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="surrogateescape")
     try:
         import numaplace
 
@@ -539,6 +593,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except UnicodeEncodeError as e:
+        # A non-UTF-8 argument (bytes decoded with surrogateescape) reached a function that takes
+        # UTF-8 text (the Rust side): name the argument, as any bad input.
+        text = e.object if isinstance(e.object, str) else ""
+        bad = [a for a in (sys.argv[1:] if argv is None else argv) if text and text in a]
+        what = f"argument '{_shown(bad[0])}'" if bad else "a name or path"
+        print(f"numaplace: error: {what} is not valid UTF-8 (numaplace takes UTF-8 names and paths)", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as e:  # noqa: BLE001 - the CLI's last line of defence
         if isinstance(e, NumaplaceError):
             print(f"numaplace: error: {e}", file=sys.stderr)

@@ -99,6 +99,8 @@ def find_library(
     given = env.get("NUMAPLACE_LIB")
     if given:
         p = Path(given)
+        if p.is_dir():
+            raise RuntimeToolError(f"NUMAPLACE_LIB={given}: is a directory (give the path of {LIB_NAME})")
         if not p.is_file():
             raise RuntimeToolError(f"NUMAPLACE_LIB={given}: no such file")
         return _preloadable(p)
@@ -127,6 +129,8 @@ def _validate(spec: str, kind: str, driver: str | None = None) -> tuple[str, dic
     """Checks ``spec`` with the model's own parser and parameter declarations (the checks a
     run makes before it needs a machine) and, with ``driver``, the policy's capabilities;
     returns its name and values as text."""
+    if not spec.strip():  # the model's parser would say "missing name" without the option
+        raise RuntimeToolError(f"{kind} = '{spec}': expected NAME[:key=value,...]")
     try:
         out = json.loads(_native.check_spec(kind, spec, driver))
     except _native.NumaplaceError as e:
@@ -247,6 +251,83 @@ def resolve_program(program: str, env: Mapping[str, str]) -> str:
     return found
 
 
+_PT_INTERP = 3
+# The dynamic linker run as a program (`ld-linux-x86-64.so.2 PROG`) has no PT_INTERP of its
+# own, but it is what reads LD_PRELOAD.
+_LOADER_NAMES = re.compile(r"^(ld-linux.*|ld64\.so.*|ld\.so.*|ld-musl.*)$")
+
+
+def elf_kind(path: str | Path) -> str | None:
+    """``"dynamic"`` for an ELF executable the dynamic linker loads (it has a PT_INTERP program
+    header), ``"static"`` for one it does not (static, or static-pie), None for anything else
+    (a script, a truncated or foreign file: left to the kernel to run or refuse). Reads the
+    64-byte header and at most 64 KiB of program headers."""
+    import struct
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+            if len(head) < 52 or head[:4] != b"\x7fELF" or head[4] not in (1, 2) or head[5] not in (1, 2):
+                return None
+            end = "<" if head[5] == 1 else ">"
+            if head[4] == 2:  # ELF64: e_phoff at 32 (8 bytes), e_phentsize/e_phnum at 54/56
+                if len(head) < 64:
+                    return None
+                phoff = struct.unpack_from(end + "Q", head, 32)[0]
+                phentsize, phnum = struct.unpack_from(end + "HH", head, 54)
+            else:  # ELF32: e_phoff at 28 (4 bytes), e_phentsize/e_phnum at 42/44
+                phoff = struct.unpack_from(end + "I", head, 28)[0]
+                phentsize, phnum = struct.unpack_from(end + "HH", head, 42)
+            if phentsize < 8 or phnum == 0 or phentsize * phnum > 65536:
+                return None
+            f.seek(phoff)
+            table = f.read(phentsize * phnum)
+    except OSError:
+        return None
+    if len(table) < phentsize * phnum:
+        return None
+    types = [struct.unpack_from(end + "I", table, i * phentsize)[0] for i in range(phnum)]
+    return "dynamic" if _PT_INTERP in types else "static"
+
+
+def check_preloadable(exe: str | Path) -> None:
+    """Refuses a program the dynamic linker would not preload the library into, before it
+    starts: a static ELF executable (no dynamic linker runs), or one that runs with other
+    privileges than the caller (setuid or setgid to another user or group, on a mount that
+    honours it; the linker then ignores LD_PRELOAD). Otherwise it would run unmanaged, with
+    no stats file and exit 0.
+
+    Raises:
+        ProgramNotPreloadable: with the reason.
+    """
+    p = Path(exe)
+    if elf_kind(p) == "static" and not _LOADER_NAMES.match(p.name):
+        raise ProgramNotPreloadable(
+            f"{exe}: statically linked, so {LIB_NAME} cannot be preloaded into it (link it dynamically)"
+        )
+    try:
+        st = os.stat(p)
+        nosuid = bool(os.statvfs(p).f_flag & os.ST_NOSUID)
+    except OSError:
+        return
+    if nosuid:
+        return
+    if st.st_mode & 0o4000 and st.st_uid != os.getuid():
+        why = f"setuid (to uid {st.st_uid})"
+    elif st.st_mode & 0o2000 and st.st_gid != os.getgid():
+        why = f"setgid (to gid {st.st_gid})"
+    else:
+        return
+    raise ProgramNotPreloadable(
+        f"{exe}: {why}: the dynamic linker ignores LD_PRELOAD for it, so it would run unmanaged"
+    )
+
+
+class ProgramNotPreloadable(RuntimeToolError):
+    """The program cannot run under the library (static, or setuid/setgid): ``numaplace run``
+    refuses it with exit status 2."""
+
+
 class ProgramNotFound(RuntimeToolError):
     """The program to run does not exist (``numaplace run`` exits with 127)."""
 
@@ -273,6 +354,7 @@ def run_program(argv: Sequence[str], env: Mapping[str, str]) -> int:
     if not argv:
         raise RuntimeToolError("no program to run (usage: numaplace run [OPTIONS] -- PROGRAM [ARGS...])")
     exe = resolve_program(argv[0], env)
+    check_preloadable(exe)
     try:
         child = subprocess.Popen(list(argv), env=dict(env), executable=exe)  # argv[0] as given
     except FileNotFoundError as e:
@@ -400,13 +482,26 @@ def read_numa_maps(pid: int, proc: str | Path = "/proc") -> str:
             raise RuntimeToolError(f"no process with pid {pid}") from None
         raise RuntimeToolError(f"{path} does not exist: this kernel has no NUMA support (CONFIG_NUMA)") from None
     except PermissionError:
-        raise RuntimeToolError(
-            f"cannot read {path}: permission denied (process {pid} belongs to another user; try as its owner or root)"
-        ) from None
+        raise RuntimeToolError(f"cannot read {path}: permission denied ({_denied_reason(base, pid)})") from None
     except ProcessLookupError:
         raise RuntimeToolError(f"process {pid} exited while its numa_maps was being read") from None
     except OSError as e:
         raise RuntimeToolError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _denied_reason(base: Path, pid: int) -> str:
+    """Why reading a process's ``numa_maps`` was refused. The kernel allows it to a caller
+    that may ptrace the process, so for root the owner is not the reason."""
+    if os.geteuid() == 0:
+        return (f"even root may not inspect process {pid}: the kernel's ptrace check refused it"
+                " (no CAP_SYS_PTRACE here, or the process is in another container or namespace)")
+    try:
+        owner = base.stat().st_uid
+    except OSError:
+        owner = None
+    if owner is not None and owner != os.geteuid():
+        return f"process {pid} belongs to another user; try as its owner or root"
+    return f"the kernel's ptrace check refused it (Yama ptrace_scope, or process {pid} is not dumpable)"
 
 
 def where(
@@ -513,6 +608,10 @@ def load_stats(path: str | Path) -> dict[str, Any]:
         raise RuntimeToolError(f"{p}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except UnicodeDecodeError:
         raise RuntimeToolError(f"{p}: not valid JSON: not UTF-8 text") from None
+    except RecursionError:
+        # The decoder recurses once per level of nesting; Python's recursion limit (1,000 by
+        # default) bounds the depth, the file's size the memory.
+        raise RuntimeToolError(f"{p}: not a numaplace stats file: JSON nested too deeply") from None
     if not isinstance(data, dict):
         raise RuntimeToolError(f"{p}: not a numaplace stats file (expected a JSON object)")
     if "numaplace_stats" not in data:

@@ -422,7 +422,7 @@ def test_run_refuses_a_policy_the_runtime_cannot_drive_before_the_program_starts
 
 def test_run_bad_options(cli, tmp_path):
     assert_usage_error(cli("run", "--source", "pmu", "--", "true"), "--source")
-    assert_usage_error(cli("run", "--min-bytes", "-1", "--", "true"), "--min-bytes -1")
+    assert_usage_error(cli("run", "--min-bytes", "-1", "--", "true"), "--min-bytes", "'-1'")
     assert_usage_error(cli("run", "--stats", tmp_path / "no" / "dir" / "s.json", "--", "true"), "does not exist")
     assert_usage_error(cli("run", "--stats", tmp_path, "--", "true"), "is a directory")
     assert_usage_error(cli("run"), "no program given")

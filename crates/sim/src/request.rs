@@ -179,7 +179,10 @@ fn bad(o: &RunOption, value: &Value, why: String) -> SimError {
 /// Checks one JSON value against its option.
 fn check(o: &RunOption, value: &Value) -> Result<Typed, SimError> {
     match o.kind {
+        // An empty name, spec or path is never meant: refused here, rather than left to run a
+        // default (an empty workload) or to write nowhere (an empty path).
         OptKind::Text => match value.as_str() {
+            Some(s) if s.trim().is_empty() => Err(bad(o, value, "expected a non-empty string".into())),
             Some(s) => Ok(Typed::Text(s.to_string())),
             None => Err(bad(o, value, "expected a string".into())),
         },
@@ -321,6 +324,8 @@ mod tests {
         assert_eq!(e(json!({"quantum_ns": 1e17})), "quantum_ns = 1e+17: expected a number in [1, 1000000000000]");
         assert_eq!(e(json!({"oversubscribe": 1})), "oversubscribe = 1: expected true or false");
         assert_eq!(e(json!({"machine": 3})), "machine = 3: expected a string");
+        assert_eq!(e(json!({"workload": ""})), "workload = \"\": expected a non-empty string");
+        assert_eq!(e(json!({"decisions": " "})), "decisions = \" \": expected a non-empty string");
         assert_eq!(e(json!({"binding": "diagonal"})), "unknown binding 'diagonal' (known: compact, spread)");
         assert!(e(json!({"thread": 4, "colour": 1})).starts_with("unknown option(s) colour, thread for a run (known: machine, workload, class, "));
     }

@@ -1,0 +1,108 @@
+"""Writing the CLI's output files without harming what is already there.
+
+One rule for every file a command writes (``sim --json``, ``topo --out``, ``report --plot``,
+``trace export --out``): a regular file or a new path is written to a uniquely named temporary
+file beside it and renamed over it (atomic: nothing partial is left on failure, and the
+temporary is removed); a symbolic link is followed and its target written the same way (the
+link stays); a character device, FIFO or socket is written through directly, never renamed
+over (so ``--json /dev/null`` works for every user and, as root, leaves the device node in
+place); a directory or an empty path is refused. No command replaces or removes a file it was
+not asked to write. Rust's ``numaplace_sim::run::write_decisions`` follows the same rule.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from numaplace._native import NumaplaceError
+
+
+class OutputError(NumaplaceError):
+    """An output file cannot be written (a directory, an empty path, a failed write)."""
+
+
+def destination(path: str | os.PathLike[str], what: str) -> tuple[Path, bool]:
+    """Where writing ``path`` goes: the path with every symbolic link resolved (a dangling
+    link's target is created), and whether it is a special file written through in place.
+
+    Raises:
+        OutputError: an empty path, a directory, or a link loop.
+    """
+    if os.fspath(path) == "":
+        raise OutputError(f"{what}: an empty path (give a file name)")
+    try:
+        # strict=False resolves every link that exists and keeps the rest of the path, so a
+        # dangling link names the file it would create.
+        real = Path(path).resolve(strict=False)
+    except (OSError, RuntimeError) as e:  # RuntimeError: a symlink loop (Python < 3.13)
+        raise OutputError(f"{what} {os.fsdecode(path)}: cannot resolve: {getattr(e, 'strerror', None) or e}") from None
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        return real, False
+    except OSError as e:
+        raise OutputError(f"{what} {os.fsdecode(path)}: {e.strerror or e}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise OutputError(f"{what} {os.fsdecode(path)}: is a directory (give a file name)")
+    return real, not stat.S_ISREG(st.st_mode)
+
+
+def check_output(path: str | os.PathLike[str], what: str) -> None:
+    """Checks before a run that ``path`` can be a destination (see :func:`destination`), so a
+    bad output path fails before the work, not after it."""
+    real, special = destination(path, what)
+    if not special and not real.parent.is_dir():
+        raise OutputError(f"{what} {os.fsdecode(path)}: directory {real.parent} does not exist")
+
+
+def write_with(path: str | os.PathLike[str], what: str, write: Callable[[Path], None]) -> None:
+    """Writes ``path`` by the module's rule: ``write(p)`` writes the complete file at ``p`` (a
+    temporary beside the destination, or the special file itself).
+
+    Raises:
+        OutputError: as :func:`destination`, or the write fails (the temporary is removed).
+    """
+    real, special = destination(path, what)
+    name = os.fsdecode(path)
+    if special:
+        try:
+            write(real)
+        except OSError as e:
+            raise OutputError(f"cannot write {what} {name}: {e.strerror or e}") from None
+        return
+    try:
+        # mkstemp: a unique name (O_EXCL) in the destination's directory, so the rename is atomic
+        # and two writers, or two outputs of one run, never share a temporary.
+        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
+    except OSError as e:
+        raise OutputError(f"cannot write {what} {name}: {e.strerror or e}") from None
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        if real.exists():  # keep the existing file's permissions, as writing it in place would
+            os.chmod(tmp, stat.S_IMODE(os.stat(real).st_mode))
+        else:  # mkstemp makes 0600; a new output gets the usual mode under the umask
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, real)
+    except BaseException as e:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise OutputError(f"cannot write {what} {name}: {e.strerror or e}") from None
+        raise
+
+
+def write_output(path: str | os.PathLike[str], what: str, data: str | bytes) -> None:
+    """Writes ``data`` (text as UTF-8) to ``path`` by the module's rule (:func:`write_with`)."""
+    raw = data.encode() if isinstance(data, str) else data
+
+    def write(p: Path) -> None:
+        with open(p, "wb") as f:
+            f.write(raw)
+
+    write_with(path, what, write)

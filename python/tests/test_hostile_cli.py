@@ -1,0 +1,438 @@
+"""Hostile input to the CLI, the Python API and the launcher (issue 16): every bad input is one
+line on stderr, ``numaplace: error: ...``, with exit status 2 (a ``NumaplaceError`` in the API),
+and no command replaces or removes a file it was not asked to write.
+
+The tests run as whatever user runs the suite; those that need root (device nodes, a setuid
+file of another owner) skip with the reason otherwise. Device nodes are made in the test's own
+directory with ``mknod`` (the same device as ``/dev/null``), so a regression can never replace
+the machine's real ``/dev/null``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import numaplace
+from numaplace import runtime as rt
+from numaplace._native import ConfigError, NumaplaceError
+
+SMALL = "stream:pages=64,iterations=2"
+NEEDS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="mknod and chown need root")
+
+
+def cli(*args: str | bytes | Path, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Runs ``python -m numaplace ARGS``; arguments may be bytes (non-UTF-8 names)."""
+    full = dict(os.environ)
+    full.pop("NUMAPLACE_DEBUG", None)
+    full.update(env or {})
+    argv = [sys.executable.encode(), b"-m", b"numaplace", *(os.fsencode(a) for a in args)]
+    return subprocess.run(argv, capture_output=True, cwd=cwd, env=full, timeout=120)
+
+
+def usage_error(r: subprocess.CompletedProcess, *needles: str) -> str:
+    """Checks the one-line error contract; returns the line. Each needle must be in it."""
+    err = r.stderr.decode(errors="replace")
+    assert r.returncode == 2, (r.returncode, r.stdout, err)
+    assert b"Traceback" not in r.stderr and r.stdout == b"", (r.stdout, err)
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("numaplace: error:"), err
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+    return lines[0]
+
+
+def null_device(path: Path) -> Path:
+    """A character device node at ``path`` that is ``/dev/null`` (major 1, minor 3)."""
+    os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    return path
+
+
+def is_null_device(path: Path) -> bool:
+    st = os.lstat(path)
+    return stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3)
+
+
+def leftovers(directory: Path, expected: set[str]) -> set[str]:
+    """Names in ``directory`` besides ``expected`` (a temporary file a writer left behind)."""
+    return {p.name for p in directory.iterdir()} - expected
+
+
+# --- writers: regular files, links, devices, directories ----------------------------------------
+
+
+@NEEDS_ROOT
+def test_sim_json_to_a_device_writes_through_it(tmp_path):
+    dev = null_device(tmp_path / "null")
+    r = cli("sim", "--workload", SMALL, "--json", dev, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert is_null_device(dev)
+    assert leftovers(tmp_path, {"null"}) == set()
+
+
+def test_sim_json_to_dev_null_as_another_user(tmp_path):
+    """Not root: the real /dev/null cannot be replaced, so this is safe, and it must work (a
+    writer that renames a temporary over it fails, as it cannot create one in /dev)."""
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0 or setpriv is None:
+        pytest.skip("needs root and setpriv to run the CLI as another user")
+    argv = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m", "numaplace",
+            "sim", "--workload", SMALL, "--json", "/dev/null"]
+    r = subprocess.run(argv, capture_output=True, cwd="/", timeout=120)
+    if b"Permission denied" in r.stderr and b"numaplace" not in r.stderr:
+        pytest.skip("the interpreter or checkout is not readable by uid 65534")
+    assert r.returncode == 0, r.stderr
+    assert is_null_device(Path("/dev/null"))
+
+
+def test_sim_json_to_a_fifo_writes_through_it(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    p = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)  # the reader keeps the open from blocking
+    r = cli("sim", "--workload", SMALL, "--json", fifo, cwd=tmp_path)
+    out, _ = p.communicate(timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert numaplace.Result.from_json(out.decode()).iterations == 2
+
+
+def test_sim_json_through_a_symlink_writes_its_target(tmp_path):
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "out.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    r = cli("sim", "--workload", SMALL, "--json", link, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert numaplace.Result.from_json(target.read_text()).iterations == 2
+    assert leftovers(tmp_path / "real", {"out.json"}) == set()
+
+
+def test_sim_json_through_a_dangling_symlink_creates_its_target(tmp_path):
+    link = tmp_path / "link.json"
+    link.symlink_to("made.json")
+    r = cli("sim", "--workload", SMALL, "--json", link, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and (tmp_path / "made.json").is_file()
+
+
+def test_sim_json_empty_path_is_an_error(tmp_path):
+    usage_error(cli("sim", "--workload", SMALL, "--json", "", cwd=tmp_path), "--json")
+
+
+def test_sim_json_onto_a_directory_is_one_line(tmp_path):
+    (tmp_path / "d").mkdir()
+    usage_error(cli("sim", "--workload", SMALL, "--json", tmp_path / "d", cwd=tmp_path), "is a directory")
+    assert list((tmp_path / "d").iterdir()) == []
+
+
+def test_decisions_needs_dynamic(tmp_path):
+    usage_error(cli("sim", "--workload", SMALL, "--decisions", "d.csv", cwd=tmp_path), "--decisions", "--dynamic")
+    assert not (tmp_path / "d.csv").exists()
+
+
+def test_decisions_and_json_on_one_path_is_an_error(tmp_path):
+    r = cli("sim", "--workload", SMALL, "--dynamic", "upmlib", "--decisions", "x.json", "--json", "./x.json", cwd=tmp_path)
+    usage_error(r, "--decisions", "--json")
+    assert leftovers(tmp_path, set()) == set()
+
+
+@NEEDS_ROOT
+def test_decisions_to_a_device_and_through_a_symlink(tmp_path):
+    dev = null_device(tmp_path / "null")
+    r = cli("sim", "--workload", SMALL, "--dynamic", "upmlib", "--decisions", dev, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert is_null_device(dev)
+    target = tmp_path / "t.csv"
+    (tmp_path / "l.csv").symlink_to(target)
+    r = cli("sim", "--workload", SMALL, "--dynamic", "upmlib", "--decisions", "l.csv", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "l.csv").is_symlink() and target.read_text().startswith("time_ns,page,")
+    assert leftovers(tmp_path, {"null", "t.csv", "l.csv"}) == set()
+
+
+def test_decisions_onto_a_directory_leaves_no_temporary(tmp_path):
+    (tmp_path / "d.csv").mkdir()
+    with pytest.raises(NumaplaceError, match="d.csv"):
+        numaplace.simulate(workload=SMALL, dynamic="upmlib", decisions=str(tmp_path / "d.csv"))
+    assert leftovers(tmp_path, {"d.csv"}) == set()
+
+
+@NEEDS_ROOT
+def test_topo_out_report_plot_and_trace_export_through_devices_and_links(tmp_path, sysfs):
+    dev = null_device(tmp_path / "null")
+    assert cli("topo", "--detect", "--sysfs", sysfs, "--out", dev, cwd=tmp_path).returncode == 0
+    assert is_null_device(dev)
+    (tmp_path / "m.link").symlink_to("m.toml")
+    assert cli("topo", "--detect", "--sysfs", sysfs, "--out", "m.link", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "m.link").is_symlink() and "[[nodes]]" in (tmp_path / "m.toml").read_text()
+
+    r = cli("trace", "export", "--workload", SMALL, "--threads", "2", "--out", dev, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert is_null_device(dev)
+    (tmp_path / "t.link").symlink_to("t.nptrace")
+    r = cli("trace", "export", "--workload", SMALL, "--threads", "2", "--out", "t.link", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "t.link").is_symlink() and numaplace.trace_info(str(tmp_path / "t.nptrace"))["threads"] == 2
+
+    from test_runtime_cli import write_stats
+
+    stats = write_stats(tmp_path / "s.json")
+    assert cli("report", stats, "--plot", dev, cwd=tmp_path).returncode == 0
+    assert is_null_device(dev)
+    (tmp_path / "p.link").symlink_to("p.png")
+    assert cli("report", stats, "--plot", "p.link", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "p.link").is_symlink() and (tmp_path / "p.png").read_bytes().startswith(b"\x89PNG")
+    expected = {"null", "m.link", "m.toml", "t.link", "t.nptrace", "s.json", "p.link", "p.png", "sysfs"}
+    assert leftovers(tmp_path, expected) == set()
+
+
+def test_trace_export_onto_a_directory_is_one_line(tmp_path):
+    (tmp_path / "d").mkdir()
+    usage_error(cli("trace", "export", "--workload", SMALL, "--out", "d", cwd=tmp_path), "is a directory")
+
+
+# --- non-UTF-8 arguments ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        ((b"sim", b"--workload", b"stream\xff"), "workload"),
+        ((b"sim", b"--machine", b"m\xff.toml"), "machine"),
+        ((b"trace", b"info", b"x\xff.nptrace"), "x\\xff"),
+        ((b"machines", b"\xff"), "\\xff"),
+        ((b"sim", b"--workload", SMALL.encode(), b"--dynamic", b"upmlib", b"--decisions", b"d\xff.csv"), "decisions"),
+    ],
+)
+def test_non_utf8_arguments_are_one_line_errors(tmp_path, args, needle):
+    usage_error(cli(*args, cwd=tmp_path), needle)
+
+
+def test_non_utf8_output_paths_are_written(tmp_path):
+    r = cli(b"sim", b"--workload", SMALL.encode(), b"--json", b"r\xff.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert os.path.exists(os.path.join(os.fsencode(tmp_path), b"r\xff.json"))
+
+
+def test_non_utf8_input_paths_are_read_and_printed_as_given(tmp_path):
+    from test_runtime_cli import write_stats
+
+    name = os.fsdecode(b"s\xff.json")
+    write_stats(tmp_path / name)
+    # A strict stdout (as under a UTF-8 locale other than C.UTF-8) must still print the name.
+    r = cli("report", name, cwd=tmp_path, env={"PYTHONIOENCODING": "utf-8:strict"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(b"== s\xff.json\n")
+
+
+def test_launcher_passes_non_utf8_arguments_through(tmp_path):
+    r = cli(b"run", b"--", b"/bin/echo", b"a\xffb", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == b"a\xffb\n"
+
+
+# --- numeric options --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("bench", "--transactions", "-1"), "--transactions"),
+        (("bench", "--transactions", "0"), "--transactions"),
+        (("bench", "--pages", "0"), "--pages"),
+        (("bench", "--repetitions", "-3"), "--repetitions"),
+        (("bench", "--footprint", "--pages", "-5"), "--pages"),
+        (("bench", "--transactions", str(2**70)), "--transactions"),
+        (("where", "1", "--min-kib", "-1"), "--min-kib"),
+        (("topo", "--detect", "--local-ns", "-1"), "--local-ns"),
+        (("topo", "--detect", "--bandwidth-gbps", "0"), "--bandwidth-gbps"),
+        (("topo", "--detect", "--mlp", "nan"), "--mlp"),
+        (("topo", "--detect", "--local-ns", "inf"), "--local-ns"),
+        (("sim", "--quantum-ns", "nan"), "quantum"),
+        (("sim", "--seed", str(2**70)), "seed"),
+    ],
+)
+def test_bad_numeric_options_are_one_line(tmp_path, args, needle):
+    usage_error(cli(*args, cwd=tmp_path), needle)
+
+
+# --- empty options ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("option", ["--workload", "--placement", "--machine", "--dynamic", "--class"])
+def test_empty_text_options_are_errors_naming_them(tmp_path, option):
+    usage_error(cli("sim", option, "", cwd=tmp_path), option.lstrip("-"))
+
+
+def test_empty_workload_in_the_api_names_the_option():
+    with pytest.raises(ConfigError, match="workload"):
+        numaplace.simulate(workload="")
+    with pytest.raises(ConfigError, match="workload"):
+        numaplace.simulate(workload="   ")
+
+
+# --- the API: every public function raises a NumaplaceError for hostile values ------------------
+
+HOSTILE = [
+    ("simulate", (), {"workload": "\udcff"}),
+    ("simulate", (), {"machine": "o\udcff"}),
+    ("simulate", (), {"seed": 2**70}),
+    ("simulate", (), {"seed": -1}),
+    ("simulate", (), {"quantum_ns": float("nan")}),
+    ("simulate", (), {"quantum_ns": float("inf")}),
+    ("simulate", (), {"threads": 2**64}),
+    ("simulate", (), {"workload": b"stream"}),
+    ("simulate", (), {"workload": ["stream"]}),
+    ("simulate", (), {"decisions": "\udcff.csv", "dynamic": "upmlib"}),
+    ("simulate", (), {"decisions": "", "dynamic": "upmlib"}),
+    ("simulate", (), {"trace": "\udcff"}),
+    ("simulate", (), {"colour": 3}),
+    ("machine", (3,), {}),
+    ("machine", ("\udcff",), {}),
+    ("machine", (b"origin2000",), {}),
+    ("trace_info", (b"x",), {}),
+    ("trace_info", ("\udcff",), {}),
+    ("trace_info", ("",), {}),
+    ("trace_export", (3,), {}),
+    ("trace_export", ("\udcff",), {}),
+    ("trace_export", ("",), {}),
+    ("trace_export", ("x.nptrace",), {"seed": 2**70}),
+    ("trace_export", ("x.nptrace",), {"workload": ""}),
+    ("workload_show", ("\udcff",), {}),
+    ("workload_show", (3,), {}),
+    ("workload_show", ("",), {}),
+    ("workload_show", (SMALL,), {"seed": float("nan")}),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs", HOSTILE, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(HOSTILE)])
+def test_api_raises_numaplace_errors_for_hostile_values(tmp_path, monkeypatch, name, args, kwargs):
+    monkeypatch.chdir(tmp_path)  # a trace_export that wrongly succeeded writes here
+    with pytest.raises(NumaplaceError) as e:
+        getattr(numaplace, name)(*args, **kwargs)
+    assert isinstance(e.value, ConfigError) or "\n" not in str(e.value)
+    assert "a run request must be a JSON object" not in str(e.value)
+
+
+def test_every_public_api_function_that_takes_arguments_is_in_the_hostile_table():
+    import inspect
+
+    # The package's exported functions from api.py (sweep is the sweep engineers' suite's).
+    public = {
+        n for n in numaplace.__all__
+        if inspect.isfunction(getattr(numaplace, n)) and getattr(numaplace, n).__module__ == "numaplace.api"
+        and inspect.signature(getattr(numaplace, n)).parameters
+    }
+    assert public == {n for n, _, _ in HOSTILE}
+
+
+# --- report and where ---------------------------------------------------------------------------
+
+
+def test_report_deeply_nested_json_is_one_line(tmp_path):
+    (tmp_path / "deep.json").write_text("[" * 100_000)
+    usage_error(cli("report", "deep.json", cwd=tmp_path), "deep.json", "nested")
+
+
+def test_where_permission_denied_as_root_gives_the_real_reason(tmp_path, monkeypatch):
+    (tmp_path / "7").mkdir()
+    (tmp_path / "7" / "numa_maps").write_text("")
+
+    def refuse(*_a, **_k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "read_text", refuse)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    with pytest.raises(rt.RuntimeToolError) as e:
+        rt.read_numa_maps(7, proc=tmp_path)
+    assert "another user" not in str(e.value) and "permission denied" in str(e.value)
+    assert "ptrace" in str(e.value)
+    # Not root, and the process's owner is someone else: that is the reason given.
+    monkeypatch.setattr(os, "geteuid", lambda: os.stat(tmp_path / "7").st_uid + 1)
+    with pytest.raises(rt.RuntimeToolError, match="belongs to another user"):
+        rt.read_numa_maps(7, proc=tmp_path)
+
+
+# --- the launcher -------------------------------------------------------------------------------
+
+
+def test_numaplace_lib_a_directory_says_so(tmp_path):
+    usage_error(cli("run", "--", "true", cwd=tmp_path, env={"NUMAPLACE_LIB": str(tmp_path)}), "is a directory")
+
+
+def test_run_refuses_a_static_program(tmp_path):
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc is not installed: cannot build a static program")
+    (tmp_path / "s.c").write_text("int main(void) { return 0; }\n")
+    built = subprocess.run([gcc, "-static", "-o", tmp_path / "static", tmp_path / "s.c"], capture_output=True, timeout=120)
+    if built.returncode != 0:
+        pytest.skip(f"gcc -static failed (no static libc?): {built.stderr.decode()[-200:]}")
+    r = cli("run", "--stats", "s.json", "--", "./static", cwd=tmp_path)
+    usage_error(r, "./static", "statically linked")
+    assert not (tmp_path / "s.json").exists()
+
+
+@NEEDS_ROOT
+def test_run_refuses_a_setuid_program_of_another_user(tmp_path):
+    prog = tmp_path / "true"
+    shutil.copy("/bin/true", prog)
+    os.chown(prog, 65534, 65534)
+    prog.chmod(0o4755)
+    usage_error(cli("run", "--", prog, cwd=tmp_path), str(prog), "setuid")
+
+
+def test_elf_reader_on_real_files(tmp_path):
+    assert rt.elf_kind(Path(sys.executable).resolve()) == "dynamic"
+    (tmp_path / "script").write_text("#!/bin/sh\n")
+    assert rt.elf_kind(tmp_path / "script") is None
+    (tmp_path / "short").write_bytes(b"\x7fELF\x02\x01")
+    assert rt.elf_kind(tmp_path / "short") is None  # truncated: left to the kernel to refuse
+
+
+@NEEDS_ROOT
+def test_run_stats_onto_a_device_is_refused(tmp_path):
+    # The library writes its stats file by renaming a finished one into place, which would
+    # replace a device node: the launcher refuses it before the program starts.
+    dev = null_device(tmp_path / "null")
+    usage_error(cli("run", "--stats", dev, "--", "true", cwd=tmp_path), "--stats", "not a regular file")
+    assert is_null_device(dev)
+
+
+def test_run_stats_through_a_symlink_names_its_target(tmp_path):
+    from test_runtime_cli import STAND_IN, records
+
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc is not installed: cannot build the stand-in runtime library")
+    (tmp_path / "s.c").write_text(STAND_IN)
+    lib = tmp_path / "libstandin.so"
+    subprocess.run([gcc, "-shared", "-fPIC", '-DTAG="A"', "-o", lib, tmp_path / "s.c"], check=True, timeout=120)
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link.json").symlink_to(tmp_path / "real" / "stats.json")
+    env = {"NUMAPLACE_LIB": str(lib), "STAND_IN_OUT": str(tmp_path / "env.txt")}
+    r = cli("run", "--stats", "link.json", "--", "/bin/true", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    (rec,) = records(tmp_path / "env.txt")
+    assert rec["NUMAPLACE_STATS"] == str((tmp_path / "real" / "stats.json").resolve())
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("run", "--min-bytes", str(2**64), "--", "true"), "--min-bytes"),
+        (("run", "--placement", "", "--", "true"), "placement"),
+        (("run", "--dynamic", " ", "--", "true"), "dynamic"),
+    ],
+)
+def test_run_bad_options_are_refused_before_the_program_starts(tmp_path, args, needle):
+    usage_error(cli(*args, cwd=tmp_path), needle)
