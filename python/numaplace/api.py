@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
-import tempfile
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from numaplace import _native
 from numaplace._native import ConfigError
-from numaplace.outfile import OutputError, destination, write_with
+from numaplace.outfile import check_output
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -229,23 +226,10 @@ def trace_export(
     check_text("out", out)
     given = dict(machine=machine, workload=workload, threads=threads, seed=seed, binding=binding, init=init, problem_class=problem_class)
     request = request_json("trace_export", given, {})
-    real, special = destination(out, "out")
-    if special:
-        # The trace writer renames a finished file into place, which would replace a device
-        # node or FIFO: write a temporary trace and copy it through (the copy's memory is
-        # bounded by shutil's buffer; the temporary takes the trace's size in the temp dir).
-        with tempfile.TemporaryDirectory(prefix="numaplace-trace-") as d:
-            tmp = Path(d) / "trace"
-            _native.trace_export(request, str(tmp), bool(text))
-            try:
-                with open(tmp, "rb") as src, open(real, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-            except OSError as e:
-                raise OutputError(f"cannot write out {out}: {e.strerror or e}") from None
-        return
-    # A regular file or new path (a link's target): the writer's own rename lands on this
-    # function's unique temporary, which is then renamed over the destination.
-    write_with(out, "out", lambda p: _native.trace_export(request, str(p), bool(text)))
+    # Checked before the workload is built, so a bad path costs nothing; the Rust writer
+    # follows the same rule (sim::output: links followed, devices written through).
+    check_output(out, "out")
+    _native.trace_export(request, out, bool(text))
 
 
 def trace_info(path: str) -> dict[str, Any]:

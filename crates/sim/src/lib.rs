@@ -9,6 +9,8 @@
 //! * [`engine`]: the quantum-interleaved epoch loop; [`hotloop`]: the hot path, one loop
 //!   specialised per dynamic policy's observer.
 //! * [`request`]: the run request, every option declared once; [`run`]: configuration → result; [`bench`]: the speed and footprint benchmarks.
+//! * [`output`]: the one rule every written file follows (temporary and rename, links
+//!   followed, devices written through, directories refused).
 //! * [`trace`]: the trace format (writer, streaming reader, text form); [`inspect`]: a
 //!   workload's shape without timing it.
 
@@ -19,6 +21,7 @@ pub mod engine;
 pub mod error;
 pub mod hotloop;
 pub mod inspect;
+pub mod output;
 pub mod presets;
 pub mod request;
 pub mod run;

@@ -272,6 +272,9 @@ pub fn resolve(request: &Map<String, Value>) -> Result<RunConfig, SimError> {
             (name, v) => unreachable!("option '{name}' declared with a kind its field does not take: {v:?}"),
         }
     }
+    if let (Some(path), None) = (&cfg.decisions, &cfg.dynamic) {
+        return Err(ModelError::Config(format!("decisions = {path}: only a dynamic policy makes decisions (give dynamic)")).into());
+    }
     // A trace knows its thread count; the request's is only checked against it when given.
     cfg.threads_from_trace = !threads_given && (cfg.trace.is_some() || is_trace_spec(&cfg.workload));
     Ok(cfg)
@@ -346,6 +349,14 @@ mod tests {
         assert!(req(json!({"trace": "ft.nptrace"})).unwrap().threads_from_trace);
         assert!(req(json!({"workload": "trace:file=ft.nptrace"})).unwrap().threads_from_trace);
         assert!(!req(json!({"workload": "stream"})).unwrap().threads_from_trace);
+    }
+
+    #[test]
+    fn decisions_need_a_dynamic_policy() {
+        let e = req(json!({"decisions": "d.csv"})).err().unwrap().to_string();
+        assert_eq!(e, "decisions = d.csv: only a dynamic policy makes decisions (give dynamic)");
+        assert!(req(json!({"decisions": "d.csv", "dynamic": "none"})).is_err());
+        assert!(req(json!({"decisions": "d.csv", "dynamic": "upmlib"})).is_ok());
     }
 
     #[test]

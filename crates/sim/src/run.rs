@@ -376,73 +376,7 @@ pub fn write_decisions(path: &std::path::Path, decisions: &[crate::engine::Decis
             let _ = writeln!(out, "{}", serde_json::to_string(d).expect("decisions serialise"));
         }
     }
-    write_output(path, out.as_bytes())
-}
-
-/// Writes `bytes` to the output file `path` by [`write_output_with`]'s rule.
-fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<(), SimError> {
-    use std::io::Write as _;
-    write_output_with(path, |f| f.write_all(bytes))
-}
-
-/// Writes the output file `path` without harming what is there (the rule of Python's
-/// `numaplace.outfile`, for every file numaplace writes): `write` fills an open file, which is
-/// a uniquely named temporary beside a regular file or new path, renamed over it once complete
-/// (nothing partial is left; the temporary is removed on failure); a symbolic link's target is
-/// written the same way (the link stays); a character device, FIFO or socket is written
-/// through in place, never replaced by a rename; a directory or an empty path is refused.
-///
-/// # Errors
-/// A directory, an empty path, or the failed write (naming `path`).
-pub fn write_output_with(path: &std::path::Path, write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> Result<(), SimError> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    let err = |e: std::io::Error| SimError::io(path, e);
-    if path.as_os_str().is_empty() {
-        return Err(SimError::Io { path: String::new(), message: "an empty path (give a file name)".into() });
-    }
-    // Follow links: an existing target is canonical; a dangling link (or chain of links, up to
-    // the kernel's own limit of 40) names the file it makes.
-    let real = match std::fs::canonicalize(path) {
-        Ok(p) => p,
-        Err(_) => {
-            let mut p = path.to_path_buf();
-            for _ in 0..40 {
-                match std::fs::read_link(&p) {
-                    Ok(t) => p = p.parent().unwrap_or(std::path::Path::new(".")).join(t),
-                    Err(_) => break,
-                }
-            }
-            p
-        }
-    };
-    match std::fs::metadata(&real) {
-        Ok(m) if m.is_dir() => return Err(SimError::Io { path: path.display().to_string(), message: "is a directory (give a file name)".into() }),
-        Ok(m) if !m.is_file() => {
-            let mut f = std::fs::OpenOptions::new().write(true).open(&real).map_err(err)?;
-            return write(&mut f).map_err(err);
-        }
-        _ => {}
-    }
-    // Unique per process and call, so the CSV and JSON Lines outputs (or two runs) never share
-    // a temporary; create_new refuses a stale file of the same name rather than reuse it.
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let name = real.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = real.with_file_name(format!(".{name}.{}.{}.tmp", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
-    let written = (|| {
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        write(&mut f)?;
-        drop(f);
-        if let Ok(old) = std::fs::metadata(&real) {
-            // Keep the replaced file's permissions, as writing it in place would.
-            std::fs::set_permissions(&tmp, old.permissions())?;
-        }
-        std::fs::rename(&tmp, &real)
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(err(e));
-    }
-    Ok(())
+    crate::output::write_bytes(path, out.as_bytes())
 }
 
 fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: ResolvedConfig) -> SimResult {
@@ -502,56 +436,5 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
             .iter()
             .map(|&(local, all)| if all == 0 { 0.0 } else { local as f64 / all as f64 })
             .collect(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::write_output;
-
-    fn dir(name: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("numaplace-run-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
-
-    fn names(d: &std::path::Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        v.sort();
-        v
-    }
-
-    #[test]
-    fn outputs_follow_links_refuse_directories_and_leave_no_temporary() {
-        let d = dir("out");
-        write_output(&d.join("a.csv"), b"x").unwrap();
-        assert_eq!(std::fs::read(d.join("a.csv")).unwrap(), b"x");
-        std::os::unix::fs::symlink("a.csv", d.join("l.csv")).unwrap();
-        write_output(&d.join("l.csv"), b"y").unwrap();
-        assert!(std::fs::symlink_metadata(d.join("l.csv")).unwrap().file_type().is_symlink());
-        assert_eq!(std::fs::read(d.join("a.csv")).unwrap(), b"y");
-        std::os::unix::fs::symlink("new.jsonl", d.join("dangling.jsonl")).unwrap();
-        write_output(&d.join("dangling.jsonl"), b"z").unwrap();
-        assert_eq!(std::fs::read(d.join("new.jsonl")).unwrap(), b"z");
-        std::os::unix::fs::symlink("hop2.csv", d.join("hop1.csv")).unwrap();
-        std::os::unix::fs::symlink("end.csv", d.join("hop2.csv")).unwrap();
-        write_output(&d.join("hop1.csv"), b"c").unwrap();
-        assert!(std::fs::symlink_metadata(d.join("hop2.csv")).unwrap().file_type().is_symlink());
-        assert_eq!(std::fs::read(d.join("end.csv")).unwrap(), b"c");
-        for sub in ["d.csv", "d.jsonl"] {
-            std::fs::create_dir(d.join(sub)).unwrap();
-            let e = write_output(&d.join(sub), b"w").unwrap_err().to_string();
-            assert!(e.contains("is a directory"), "{e}");
-        }
-        assert!(write_output(std::path::Path::new(""), b"w").is_err());
-        // A write that fails after its temporary exists (renaming onto a non-empty directory's
-        // name is refused above; a missing directory fails at the create): nothing is left.
-        assert!(write_output(&d.join("missing").join("x.csv"), b"w").is_err());
-        assert_eq!(names(&d), ["a.csv", "d.csv", "d.jsonl", "dangling.jsonl", "end.csv", "hop1.csv", "hop2.csv", "l.csv", "new.jsonl"]);
-        // A device is written through, not replaced.
-        write_output(std::path::Path::new("/dev/null"), b"v").unwrap();
-        assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
-        std::fs::remove_dir_all(&d).unwrap();
     }
 }

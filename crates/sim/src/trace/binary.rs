@@ -193,19 +193,14 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(b);
 }
 
-/// Writes `workload` (all its epochs) as a binary trace at `path`, atomically: to a temporary
-/// file renamed into place once complete, so a failure leaves nothing behind.
+/// Writes `workload` (all its epochs) as a binary trace at `path`, by the output rule of
+/// [`crate::output::write_with`]: a temporary renamed into place once complete (a failure
+/// leaves nothing behind), a link's target, or a device or FIFO written through.
 ///
 /// # Errors
 /// A write error.
 pub fn export(workload: &mut dyn Workload, header: &TraceHeader, path: &Path) -> Result<(u64, u64), SimError> {
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp{}",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("trace"),
-        std::process::id()
-    ));
-    let result = (|| {
-        let file = std::fs::File::create(&tmp).map_err(|e| SimError::io(path, e))?;
+    crate::output::write_with(path, |file| {
         let mut w = TraceWriter::new(BufWriter::new(file), header, path)?;
         let mut epoch = Epoch::default();
         while workload.next_epoch(&mut epoch) {
@@ -215,17 +210,7 @@ pub fn export(workload: &mut dyn Workload, header: &TraceHeader, path: &Path) ->
             return Err(e);
         }
         w.finish(path)
-    })();
-    match result {
-        Ok(totals) => {
-            std::fs::rename(&tmp, path).map_err(|e| SimError::io(path, e))?;
-            Ok(totals)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
+    })
 }
 
 /// What the block reader hands to the parser.

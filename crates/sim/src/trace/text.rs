@@ -284,7 +284,7 @@ impl TraceSource for TextTrace {
     }
 }
 
-/// Writes `workload` as a text trace.
+/// Writes `workload` as a text trace, by the output rule of [`crate::output::write_with`].
 ///
 /// # Errors
 /// A write error.
@@ -321,5 +321,5 @@ pub fn write_text(workload: &mut dyn Workload, header: &TraceHeader, path: &Path
     if let Some(e) = workload.take_error() {
         return Err(e);
     }
-    std::fs::write(path, out).map_err(|e| SimError::io(path, e))
+    crate::output::write_bytes(path, out.as_bytes())
 }
