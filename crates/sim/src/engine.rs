@@ -285,6 +285,15 @@ impl Dynamic {
         Some(if self.migrations == 0 { 0.0 } else { first as f64 / self.migrations as f64 })
     }
 
+    /// The policy's end-of-run check of its parameters against what the run had
+    /// ([`DynamicPolicy::check_finished`]: a phase the workload never had).
+    ///
+    /// # Errors
+    /// The policy's one-line message.
+    pub fn check_finished(&self) -> Result<(), String> {
+        self.policy.check_finished()
+    }
+
     /// What the policy did and what it cost, as this driver counted it: the policy's part of
     /// the result, reported by the component that knows it.
     pub fn stats(&self) -> PolicyStats {
