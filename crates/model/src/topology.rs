@@ -322,6 +322,17 @@ impl Machine {
         self.capacity_pages.iter().sum()
     }
 
+    /// Refuses a footprint of `pages` pages larger than the machine's memory.
+    ///
+    /// # Errors
+    /// [`ModelError::OutOfMemory`], naming the pages needed and the machine's capacity.
+    pub fn check_footprint(&self, pages: u64) -> Result<(), ModelError> {
+        if pages > self.capacity_total() {
+            return Err(ModelError::OutOfMemory { machine: self.name().to_string(), needed: pages, capacity: self.capacity_total() });
+        }
+        Ok(())
+    }
+
     /// Time to migrate one page, charged to whoever performs the migration: the fixed cost, the
     /// copy at `copy_gbps`, and a TLB shootdown on `sharing_cpus` CPUs.
     pub fn migration_cost_ps(&self, sharing_cpus: usize) -> Ps {
