@@ -18,6 +18,11 @@ pub enum ModelError {
     /// The workload's footprint does not fit in the machine's memory.
     #[error("out of memory: {needed} pages needed but the machine '{machine}' holds {capacity}")]
     OutOfMemory { machine: String, needed: u64, capacity: u64 },
+    /// The simulator's own per-page state for a run would exceed its documented bound
+    /// ([`crate::pagetable::MAX_STATE_BYTES`]): the footprint fits the simulated machine but
+    /// not the simulator. Raised before anything is allocated.
+    #[error("out of memory: {what} needs {needed_bytes} bytes of simulator state, more than the bound of {limit_bytes} bytes")]
+    StateTooLarge { what: String, needed_bytes: u64, limit_bytes: u64 },
     /// A request that contradicts the machine (too many threads, a node that does not exist).
     #[error("{0}")]
     Config(String),

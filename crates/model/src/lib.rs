@@ -32,4 +32,4 @@ pub use pagetable::PageTable;
 pub use placement::{Placement, PlaceRequest, Region};
 pub use spec::{ParamDecl, ParamKind, Resolved, Spec};
 pub use topology::Machine;
-pub use units::{CpuId, NodeId, PageNo, Ps};
+pub use units::{CpuId, NodeId, PageNo, Ps, MAX_TIME_PS};

@@ -4,11 +4,42 @@
 //! A page never touched holds [`UNTOUCHED`]. When the node a placement chose is full, the page
 //! goes to the nearest node with free memory (by latency from the chosen node), as IRIX did.
 
+use crate::error::ModelError;
 use crate::topology::Machine;
 use crate::units::{NodeId, PageNo};
 
 /// The home-node byte of a page that has not been touched yet.
 pub const UNTOUCHED: u8 = 0xFF;
+
+/// The bound on the simulator's per-page state for one run, bytes: 16 GiB. A run without a
+/// policy keeps one byte per page, so every footprint a page number can address (2^32 pages)
+/// fits; a policy adds its counters, replica masks and write tallies
+/// ([`run_state_bytes`]), which on a two-node machine still allows about 780 M pages (3 TB
+/// of 4 KiB pages). The model cannot ask the host how much memory it has (it does no I/O), so
+/// the bound is a constant: what a workstation can hold, refused with a one-line error
+/// rather than an allocator abort.
+pub const MAX_STATE_BYTES: u64 = 1 << 34;
+
+/// The bytes of per-page state a run of `pages` pages on `nodes` nodes allocates: the home
+/// byte, and with a dynamic policy the replica mask (8), the replicas' write tally (4), the
+/// revoked flag (1) and, per node, a 16-bit access counter and a 16-bit stale-line count.
+/// Saturates rather than wraps.
+pub fn run_state_bytes(pages: u64, nodes: usize, policy: bool) -> u64 {
+    let per_page = if policy { 8 + 4 + 1 + 1 + 4 * nodes as u64 } else { 1 };
+    pages.saturating_mul(per_page)
+}
+
+/// Refuses `bytes` of simulator state for `what` (a run, a workload's inspection) above
+/// [`MAX_STATE_BYTES`], before the caller allocates it.
+///
+/// # Errors
+/// [`ModelError::StateTooLarge`], naming `what` and the bytes it would need.
+pub fn check_state_bytes(what: &str, bytes: u64) -> Result<(), ModelError> {
+    if bytes > MAX_STATE_BYTES {
+        return Err(ModelError::StateTooLarge { what: what.to_string(), needed_bytes: bytes, limit_bytes: MAX_STATE_BYTES });
+    }
+    Ok(())
+}
 
 /// Home nodes of all pages of one address space.
 #[derive(Clone, Debug)]
@@ -153,6 +184,19 @@ impl PageTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn simulator_state_is_bounded_before_allocation() {
+        // Every page number fits without a policy; 254 nodes' counters for 2^32 pages do not.
+        assert_eq!(run_state_bytes(1 << 32, 254, false), 1 << 32);
+        assert_eq!(check_state_bytes("a run", run_state_bytes(1 << 32, 254, false)), Ok(()));
+        let e = check_state_bytes("a run of 4294967296 pages", run_state_bytes(1 << 32, 254, true)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "out of memory: a run of 4294967296 pages needs 4423816314880 bytes of simulator state, more than the bound of 17179869184 bytes"
+        );
+        assert_eq!(run_state_bytes(u64::MAX, 254, true), u64::MAX);
+    }
 
     #[test]
     fn full_node_falls_back_to_nearest_with_room() {

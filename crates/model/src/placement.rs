@@ -103,7 +103,7 @@ const PLACEMENTS: &[PlacementInfo] = &[
     PlacementInfo {
         name: "bind",
         doc: "every page on one given node",
-        params: &[ParamDecl { name: "node", kind: ParamKind::UInt, default: "0", doc: "the node to bind to" }],
+        params: &[ParamDecl { name: "node", kind: ParamKind::UINT, default: "0", doc: "the node to bind to" }],
         caps: PlacementCaps { kernel_default: false, one_node: true },
         build: |r, m, _| {
             let node = r.uint("node");

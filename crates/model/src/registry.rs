@@ -69,7 +69,7 @@ mod tests {
     const B: &[Info<u8>] = &[Info {
         name: "b",
         doc: "second",
-        params: &[ParamDecl { name: "n", kind: ParamKind::UInt, default: "3", doc: "a number" }],
+        params: &[ParamDecl { name: "n", kind: ParamKind::UINT, default: "3", doc: "a number" }],
         caps: (),
         build: 2,
     }];

@@ -22,8 +22,10 @@ pub struct Spec {
 /// The type of a declared parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ParamKind {
-    /// A non-negative integer.
-    UInt,
+    /// An integer in `[min, max]`. Give a count that means nothing at 0 (an interval, a
+    /// threshold, a number of pages to move) `min: 1`, so that 0 is refused rather than
+    /// silently treated as 1; [`ParamKind::UINT`] is any non-negative integer.
+    UInt { min: u64, max: u64 },
     /// A finite floating-point number in `[min, max]`.
     Float { min: f64, max: f64 },
     /// One of a fixed set of words.
@@ -33,6 +35,22 @@ pub enum ParamKind {
     /// Any text without a comma (which separates parameters), such as a file path; may be
     /// empty, so a plug-in whose text has no sensible default checks for that itself.
     Text,
+}
+
+impl ParamKind {
+    /// Any non-negative integer.
+    pub const UINT: ParamKind = ParamKind::UInt { min: 0, max: u64::MAX };
+    /// A positive integer: a count for which 0 means nothing.
+    pub const COUNT: ParamKind = ParamKind::UInt { min: 1, max: u64::MAX };
+}
+
+/// The range of an integer parameter in words, as help text and errors say it.
+fn uint_range(min: u64, max: u64) -> String {
+    match (min, max) {
+        (0, u64::MAX) => "a non-negative integer".to_string(),
+        (_, u64::MAX) => format!("an integer >= {min}"),
+        _ => format!("an integer in [{min}, {max}]"),
+    }
 }
 
 /// One declared parameter of a plug-in.
@@ -152,11 +170,10 @@ fn parse_value(d: &ParamDecl, text: &str) -> Result<Value, String> {
         return Ok(Value::Auto);
     }
     match d.kind {
-        ParamKind::UInt => text
-            .replace('_', "")
-            .parse::<u64>()
-            .map(Value::UInt)
-            .map_err(|_| "expected a non-negative integer".to_string()),
+        ParamKind::UInt { min, max } => match text.replace('_', "").parse::<u64>() {
+            Ok(v) if (min..=max).contains(&v) => Ok(Value::UInt(v)),
+            _ => Err(format!("expected {}", uint_range(min, max))),
+        },
         ParamKind::Float { min, max } => {
             let v: f64 = text.parse().map_err(|_| "expected a number".to_string())?;
             if !v.is_finite() || v < min || v > max {
@@ -271,7 +288,8 @@ pub fn describe(decls: &[ParamDecl]) -> String {
         .iter()
         .map(|d| {
             let ty = match d.kind {
-                ParamKind::UInt => "integer".to_string(),
+                ParamKind::UInt { min: 0, max: u64::MAX } => "integer".to_string(),
+                ParamKind::UInt { min, max } => uint_range(min, max).trim_start_matches("an ").to_string(),
                 ParamKind::Float { min, max } => format!("number in [{min}, {max}]"),
                 ParamKind::Choice(w) => w.join("|"),
                 ParamKind::Word => "word".to_string(),
@@ -290,7 +308,7 @@ mod tests {
     use proptest::prelude::*;
 
     const DECLS: &[ParamDecl] = &[
-        ParamDecl { name: "node", kind: ParamKind::UInt, default: "0", doc: "a node" },
+        ParamDecl { name: "node", kind: ParamKind::UINT, default: "0", doc: "a node" },
         ParamDecl { name: "pattern", kind: ParamKind::Choice(&["a", "b"]), default: "a", doc: "p" },
         ParamDecl { name: "x", kind: ParamKind::Float { min: 0.0, max: 1.0 }, default: "0.5", doc: "x" },
     ];
@@ -329,6 +347,14 @@ mod tests {
         assert!(e.to_string().contains("x=2: expected a number in [0, 1]"), "{e}");
         let e = Spec::parse("t:node=-1").unwrap().resolve("workload", DECLS).unwrap_err();
         assert!(e.to_string().contains("node=-1: expected a non-negative integer"), "{e}");
+        // A declared range is enforced at both ends and said in the error and the help.
+        const R: &[ParamDecl] = &[ParamDecl { name: "k", kind: ParamKind::UInt { min: 2, max: 5 }, default: "2", doc: "k" }];
+        for bad in ["1", "6", "x"] {
+            let e = Spec::parse(&format!("t:k={bad}")).unwrap().resolve("workload", R).unwrap_err();
+            assert_eq!(e.to_string(), format!("workload 't': k={bad}: expected an integer in [2, 5]"));
+        }
+        assert_eq!(Spec::parse("t:k=5").unwrap().resolve("workload", R).unwrap().uint("k"), 5);
+        assert_eq!(describe(R), "  k=2 (integer in [2, 5]): k");
     }
 
     #[test]

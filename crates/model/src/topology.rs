@@ -91,6 +91,44 @@ pub struct Machine {
     pub service_ps: Vec<f64>,
 }
 
+/// The ranges of a machine's timing quantities and sizes. Every value a machine file may hold is
+/// bounded, so that the simulator's integer picoseconds (`u64`, 213 simulated days) cannot
+/// overflow in any one cost and a run of bounded length cannot hang in quanta of idle time.
+/// Each bound is far outside real hardware in both directions; see `docs/machines.md`.
+pub mod bounds {
+    /// Latency of one miss, ns. 1 ns is an L1 hit (no memory answers faster); 1 ms is a
+    /// thousand times a far CXL or multi-hop SGI UV miss (0.25-1 us) and ten times an NVMe read,
+    /// so even swapped or network-disaggregated memory fits.
+    pub const LATENCY_NS: (f64, f64) = (1.0, 1e6);
+    /// A memory controller's or a page copy's bandwidth, GB/s. 1 MB/s is a thousand times below
+    /// the slowest controller in the presets (Origin2000 Hub, 0.78 GB/s); 1 PB/s is 300 times an
+    /// HBM3 GPU's 3.35 TB/s.
+    pub const BANDWIDTH_GBPS: (f64, f64) = (1e-3, 1e6);
+    /// Misses one CPU overlaps: 1 (dependent misses) to 1024, 20 times a Golden Cove core's 48
+    /// L2 miss slots.
+    pub const MLP: (f64, f64) = (1.0, 1024.0);
+    /// A migration cost term (`fixed_ns`, `trap_ns`, `tlb_shootdown_ns_per_cpu`), ns: 0 to 1 s,
+    /// a thousand times the slowest per-page cost in the presets (140 us on the Origin2000).
+    pub const MIGRATION_NS: (f64, f64) = (0.0, 1e9);
+    /// The largest cache line, bytes: four times IBM z's 256-byte line, the largest shipped.
+    /// With at most 65535 lines a page, pages are then at most 32 MiB.
+    pub const MAX_LINE_SIZE: u64 = 1024;
+    /// Memory of one node, MiB: 1 PiB, twenty times the largest single-image machine
+    /// (HPE Superdome Flex, 48 TiB). `memory_mib * 2^20` then fits in 50 bits.
+    pub const MAX_NODE_MEMORY_MIB: u64 = 1 << 30;
+    /// CPUs of the whole machine (CPU ids are 16 bits).
+    pub const MAX_CPUS: u64 = u16::MAX as u64;
+}
+
+/// Refuses `v` outside `[lo, hi]` (or not finite), naming the key, the value and the unit.
+fn in_range(origin: &str, key: &str, v: f64, (lo, hi): (f64, f64), unit: &str) -> Result<(), ModelError> {
+    if v.is_finite() && v >= lo && v <= hi {
+        return Ok(());
+    }
+    let unit = if unit.is_empty() { String::new() } else { format!(" {unit}") };
+    Err(err(origin, format!("{key} = {v}: must be a number in [{lo}, {hi}]{unit}")))
+}
+
 fn err(origin: &str, message: impl Into<String>) -> ModelError {
     ModelError::Machine { origin: origin.to_string(), message: message.into() }
 }
@@ -139,18 +177,20 @@ impl Machine {
         if !raw.page_size.is_power_of_two() || raw.page_size < 512 {
             return Err(err(origin, format!("page_size = {}: must be a power of two >= 512", raw.page_size)));
         }
-        if !raw.line_size.is_power_of_two() || raw.line_size < 8 || raw.line_size > raw.page_size {
+        if !raw.line_size.is_power_of_two() || raw.line_size < 8 || raw.line_size > bounds::MAX_LINE_SIZE || raw.line_size > raw.page_size {
             return Err(err(
                 origin,
-                format!("line_size = {}: must be a power of two between 8 and page_size", raw.line_size),
+                format!(
+                    "line_size = {}: must be a power of two between 8 and {}, at most page_size",
+                    raw.line_size,
+                    bounds::MAX_LINE_SIZE
+                ),
             ));
         }
         if raw.page_size / raw.line_size > u16::MAX as u64 {
             return Err(err(origin, format!("page_size = {}: more than 65535 lines per page", raw.page_size)));
         }
-        if !raw.mlp.is_finite() || raw.mlp < 1.0 {
-            return Err(err(origin, format!("mlp = {}: must be a number >= 1", raw.mlp)));
-        }
+        in_range(origin, "mlp", raw.mlp, bounds::MLP, "")?;
         if !(1..=16).contains(&raw.counter_bits) {
             return Err(err(origin, format!("counter_bits = {}: must be between 1 and 16", raw.counter_bits)));
         }
@@ -160,12 +200,21 @@ impl Machine {
         if raw.nodes.iter().all(|nd| nd.memory_mib == 0) {
             return Err(err(origin, "nodes: no node has memory (memory_mib = 0 everywhere)"));
         }
+        // Counted in u64 before anything is allocated per CPU.
+        let mut cpus = 0u64;
         for (i, nd) in raw.nodes.iter().enumerate() {
-            if nd.memory_mib > 0 && !(nd.bandwidth_gbps.is_finite() && nd.bandwidth_gbps > 0.0) {
+            cpus += u64::from(nd.cpus);
+            if cpus > bounds::MAX_CPUS {
+                return Err(err(origin, format!("nodes[{i}].cpus = {}: more than {} CPUs in all", nd.cpus, bounds::MAX_CPUS)));
+            }
+            if nd.memory_mib > bounds::MAX_NODE_MEMORY_MIB {
                 return Err(err(
                     origin,
-                    format!("nodes[{i}].bandwidth_gbps = {}: must be a positive number", nd.bandwidth_gbps),
+                    format!("nodes[{i}].memory_mib = {}: must be at most {} (1 PiB)", nd.memory_mib, bounds::MAX_NODE_MEMORY_MIB),
                 ));
+            }
+            if nd.memory_mib > 0 {
+                in_range(origin, &format!("nodes[{i}].bandwidth_gbps"), nd.bandwidth_gbps, bounds::BANDWIDTH_GBPS, "GB/s")?;
             }
         }
         if raw.latency_ns.len() != n {
@@ -179,9 +228,7 @@ impl Machine {
                 return Err(err(origin, format!("latency_ns[{i}]: {} entries, expected {n}", row.len())));
             }
             for (j, &v) in row.iter().enumerate() {
-                if !v.is_finite() || v <= 0.0 {
-                    return Err(err(origin, format!("latency_ns[{i}][{j}] = {v}: must be a positive number")));
-                }
+                in_range(origin, &format!("latency_ns[{i}][{j}]"), v, bounds::LATENCY_NS, "ns")?;
             }
         }
         for i in 0..n {
@@ -196,25 +243,21 @@ impl Machine {
             }
         }
         let m = &raw.migration;
-        for (key, v, positive) in [
-            ("migration.fixed_ns", m.fixed_ns, false),
-            ("migration.trap_ns", m.trap_ns, false),
-            ("migration.copy_gbps", m.copy_gbps, true),
-            ("migration.tlb_shootdown_ns_per_cpu", m.tlb_shootdown_ns_per_cpu, false),
+        for (key, v, range, unit) in [
+            ("migration.fixed_ns", m.fixed_ns, bounds::MIGRATION_NS, "ns"),
+            ("migration.trap_ns", m.trap_ns, bounds::MIGRATION_NS, "ns"),
+            ("migration.copy_gbps", m.copy_gbps, bounds::BANDWIDTH_GBPS, "GB/s"),
+            ("migration.tlb_shootdown_ns_per_cpu", m.tlb_shootdown_ns_per_cpu, bounds::MIGRATION_NS, "ns"),
         ] {
-            if !v.is_finite() || v < 0.0 || (positive && v == 0.0) {
-                let need = if positive { "a positive number" } else { "a number >= 0" };
-                return Err(err(origin, format!("{key} = {v}: must be {need}")));
-            }
+            in_range(origin, key, v, range, unit)?;
         }
 
-        let mut cpu_node = Vec::new();
+        // At most MAX_CPUS entries (checked above).
+        let mut cpu_node = Vec::with_capacity(cpus as usize);
         for (i, nd) in raw.nodes.iter().enumerate() {
             cpu_node.extend(std::iter::repeat(NodeId(i as u8)).take(nd.cpus as usize));
         }
-        if cpu_node.len() > u16::MAX as usize {
-            return Err(err(origin, "nodes: more than 65535 CPUs in all"));
-        }
+        // memory_mib <= 2^30 (checked above), so the product fits in 50 bits.
         let capacity_pages: Vec<u64> =
             raw.nodes.iter().map(|nd| nd.memory_mib * (1 << 20) / raw.page_size).collect();
         let nearest = (0..n)
@@ -279,6 +322,17 @@ impl Machine {
         self.capacity_pages.iter().sum()
     }
 
+    /// Refuses a footprint of `pages` pages larger than the machine's memory.
+    ///
+    /// # Errors
+    /// [`ModelError::OutOfMemory`], naming the pages needed and the machine's capacity.
+    pub fn check_footprint(&self, pages: u64) -> Result<(), ModelError> {
+        if pages > self.capacity_total() {
+            return Err(ModelError::OutOfMemory { machine: self.name().to_string(), needed: pages, capacity: self.capacity_total() });
+        }
+        Ok(())
+    }
+
     /// Time to migrate one page, charged to whoever performs the migration: the fixed cost, the
     /// copy at `copy_gbps`, and a TLB shootdown on `sharing_cpus` CPUs.
     pub fn migration_cost_ps(&self, sharing_cpus: usize) -> Ps {
@@ -300,23 +354,34 @@ pub fn sysfs_node_ids<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Vec<
 /// The CPUs of a Linux cpulist such as `0-3,8,10-11` (sysfs `nodeN/cpulist`), or `None` if
 /// the text is not one. Text in, numbers out: the callers (host detection, the runtime) read
 /// the files.
+///
+/// The list is refused (`None`) when it holds more than [`bounds::MAX_CPUS`] CPUs — checked
+/// before each range is expanded, so `0-999999999` allocates nothing — or names a CPU twice:
+/// the kernel writes each CPU once (`bitmap_print_to_pagebuf`), so an overlap is not a cpulist.
+/// The CPUs come back sorted.
 pub fn parse_cpulist(text: &str) -> Option<Vec<usize>> {
     let text = text.trim();
     let mut out = Vec::new();
     if text.is_empty() {
         return Some(out);
     }
+    let max = bounds::MAX_CPUS as usize;
     for part in text.split(',') {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (usize, usize) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-                if b < a {
-                    return None;
-                }
-                out.extend(a..=b);
+        let (a, b): (usize, usize) = match part.split_once('-') {
+            Some((a, b)) => (a.trim().parse().ok()?, b.trim().parse().ok()?),
+            None => {
+                let a = part.trim().parse().ok()?;
+                (a, a)
             }
-            None => out.push(part.trim().parse().ok()?),
+        };
+        if b < a || b - a >= max - out.len().min(max) {
+            return None;
         }
+        out.extend(a..=b);
+    }
+    out.sort_unstable();
+    if out.windows(2).any(|w| w[0] == w[1]) {
+        return None;
     }
     Some(out)
 }
@@ -491,7 +556,7 @@ tlb_shootdown_ns_per_cpu = 500.0
         // The trap is not part of a page's own cost (a batch never pays it).
         assert_eq!(with.migration_cost_ps(2), m.migration_cost_ps(2));
         let e = refused(&TWO_NODES.replace("fixed_ns = 1000.0", "fixed_ns = 1000.0\ntrap_ns = -1.0"));
-        assert_eq!(e, "bad.toml: migration.trap_ns = -1: must be a number >= 0");
+        assert_eq!(e, "bad.toml: migration.trap_ns = -1: must be a number in [0, 1000000000] ns");
     }
 
     #[test]
@@ -506,7 +571,7 @@ tlb_shootdown_ns_per_cpu = 500.0
     #[test]
     fn negative_latency_is_refused() {
         let e = refused(&TWO_NODES.replace("[[100.0,", "[[-5.0,"));
-        assert_eq!(e, "bad.toml: latency_ns[0][0] = -5: must be a positive number");
+        assert_eq!(e, "bad.toml: latency_ns[0][0] = -5: must be a number in [1, 1000000] ns");
     }
 
     #[test]
@@ -539,6 +604,63 @@ tlb_shootdown_ns_per_cpu = 500.0
     fn non_square_matrix_is_refused() {
         let e = refused(&TWO_NODES.replace("[200.0, 100.0]]", "[200.0]]"));
         assert_eq!(e, "bad.toml: latency_ns[1]: 1 entries, expected 2");
+    }
+
+    #[test]
+    fn timing_quantities_outside_their_physical_ranges_are_refused() {
+        // Each of these hung the simulator or wrapped its clock before the ranges existed.
+        let cases = [
+            ("bandwidth_gbps = 6.4", "bandwidth_gbps = 1e-9", "nodes[0].bandwidth_gbps = 0.000000001: must be a number in [0.001, 1000000] GB/s"),
+            ("[[100.0, 200.0]", "[[1e12, 200.0]", "latency_ns[0][0] = 1000000000000: must be a number in [1, 1000000] ns"),
+            ("[[100.0, 200.0]", "[[1e20, 200.0]", "latency_ns[0][0] = 100000000000000000000: must be a number in [1, 1000000] ns"),
+            ("[[100.0, 200.0]", "[[0.5, 200.0]", "latency_ns[0][0] = 0.5: must be a number in [1, 1000000] ns"),
+            ("mlp = 2.0", "mlp = 1e9", "mlp = 1000000000: must be a number in [1, 1024]"),
+            ("copy_gbps = 4.096", "copy_gbps = 1e-9", "migration.copy_gbps = 0.000000001: must be a number in [0.001, 1000000] GB/s"),
+            ("fixed_ns = 1000.0", "fixed_ns = 1e300", &format!("migration.fixed_ns = {}: must be a number in [0, 1000000000] ns", 1e300)),
+            ("tlb_shootdown_ns_per_cpu = 500.0", "tlb_shootdown_ns_per_cpu = 1e10", "migration.tlb_shootdown_ns_per_cpu = 10000000000: must be a number in [0, 1000000000] ns"),
+            ("line_size = 64", "line_size = 4096", "line_size = 4096: must be a power of two between 8 and 1024, at most page_size"),
+        ];
+        for (from, to, want) in cases {
+            assert_eq!(refused(&TWO_NODES.replace(from, to)), format!("bad.toml: {want}"), "{to}");
+        }
+        // The bounds themselves are accepted.
+        let edge = TWO_NODES.replace("[[100.0, 200.0], [200.0, 100.0]]", "[[1.0, 1e6], [1e6, 1.0]]").replace("bandwidth_gbps = 6.4", "bandwidth_gbps = 1e-3");
+        let m = Machine::from_toml_str(&edge, "edge.toml").unwrap();
+        assert_eq!(m.latency(NodeId(0), NodeId(1)), 1_000_000_000);
+    }
+
+    #[test]
+    fn counts_are_checked_before_anything_is_allocated() {
+        // A billion CPUs on one node used to allocate a byte per CPU before the 65535 check;
+        // u32::MAX CPUs aborted.
+        for cpus in ["1000000000", "4294967295", "65536"] {
+            let e = refused(&TWO_NODES.replace("cpus = 2", &format!("cpus = {cpus}")));
+            assert_eq!(e, format!("bad.toml: nodes[0].cpus = {cpus}: more than 65535 CPUs in all"));
+        }
+        let e = refused(&TWO_NODES.replace("cpus = 0", "cpus = 65534"));
+        assert_eq!(e, "bad.toml: nodes[1].cpus = 65534: more than 65535 CPUs in all");
+    }
+
+    #[test]
+    fn memory_that_would_wrap_is_refused() {
+        // 2^44 + 1 MiB times 2^20 wrapped to 2^20 bytes: 256 pages, and "512" in messages.
+        let e = refused(&TWO_NODES.replace("memory_mib = 1\n", &format!("memory_mib = {}\n", (1u64 << 44) + 1)));
+        assert_eq!(e, "bad.toml: nodes[0].memory_mib = 17592186044417: must be at most 1073741824 (1 PiB)");
+        let m = Machine::from_toml_str(&TWO_NODES.replace("memory_mib = 1\n", "memory_mib = 1073741824\n"), "big.toml").unwrap();
+        assert_eq!(m.capacity_pages[0], 1 << 38);
+    }
+
+    #[test]
+    fn a_cpulist_is_bounded_and_counts_each_cpu_once() {
+        assert_eq!(parse_cpulist("0-999999999"), None);
+        assert_eq!(parse_cpulist("0-65534"), Some((0..65535).collect()));
+        assert_eq!(parse_cpulist("0-65535"), None);
+        // Many ranges that each fit but together do not.
+        assert_eq!(parse_cpulist(&(0..100).map(|i| format!("{}-{}", i * 1000, i * 1000 + 999)).collect::<Vec<_>>().join(",")), None);
+        // Overlaps: Linux never writes them, and counting them twice inflated the node.
+        assert_eq!(parse_cpulist("0-1,1,0-1"), None);
+        assert_eq!(parse_cpulist("4,0-1"), Some(vec![0, 1, 4]));
+        assert_eq!(parse_cpulist("99999999999999999999"), None);
     }
 
     proptest! {

@@ -20,6 +20,12 @@ pub struct PageNo(pub u32);
 /// Simulated time in picoseconds.
 pub type Ps = u64;
 
+/// The bound on a run's simulated time: 2^62 ps, about 53 simulated days. Every clock of a
+/// run stays below `2^62` plus one quantum (at most 10^15 ps) plus one record's cost (at most
+/// `2^40` ps a line times 65535 lines), so no sum of picoseconds in the engine can wrap a
+/// `u64` (2^64 ps, 213 days), and a run that would pass the bound stops there and says so.
+pub const MAX_TIME_PS: Ps = 1 << 62;
+
 /// Picoseconds per nanosecond.
 pub const PS_PER_NS: Ps = 1000;
 

@@ -20,7 +20,7 @@ use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::placement::{PlaceRequest, Placement};
 use numaplace_model::counters::PageCounters;
 use numaplace_model::dynamic::{Action, DynamicCaps, DynamicPolicy, Observes, Sampling, View};
-use numaplace_model::{Machine, NodeId, PageNo, PageTable, Ps, Region};
+use numaplace_model::{Machine, NodeId, PageNo, PageTable, Ps, Region, MAX_TIME_PS};
 
 /// Time and label of one simulated epoch.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,7 +53,7 @@ fn bandwidth_guard(q_lines: &[u64], clocks: &mut [Ps], service_ps: &[f64], qstar
         if lines == 0 {
             continue;
         }
-        let floor = qstart + (lines as f64 * s).ceil() as Ps;
+        let floor = qstart.saturating_add((lines as f64 * s).ceil() as Ps);
         for (row, clock) in q_lines.chunks_exact(nn).zip(clocks.iter_mut()) {
             if row[h] > 0 && *clock < floor {
                 *clock = floor;
@@ -285,6 +285,15 @@ impl Dynamic {
         Some(if self.migrations == 0 { 0.0 } else { first as f64 / self.migrations as f64 })
     }
 
+    /// The policy's end-of-run check of its parameters against what the run had
+    /// ([`DynamicPolicy::check_finished`]: a phase the workload never had).
+    ///
+    /// # Errors
+    /// The policy's one-line message.
+    pub fn check_finished(&self) -> Result<(), String> {
+        self.policy.check_finished()
+    }
+
     /// What the policy did and what it cost, as this driver counted it: the policy's part of
     /// the result, reported by the component that knows it.
     pub fn stats(&self) -> PolicyStats {
@@ -318,10 +327,10 @@ impl Dynamic {
                         // A fresh copy: every line valid.
                         self.clear_stale(page, Some(node));
                         // A page copy to one node; only that node's mapping changes.
-                        cost += mem.machine.migration_cost_ps(1);
+                        cost = Ps::saturating_add(cost, mem.machine.migration_cost_ps(1));
                         self.replications += 1;
                         let home = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
-                        self.log(mem, now + cost, page, home, node.0, "replicate", reason);
+                        self.log(mem, now.saturating_add(cost), page, home, node.0, "replicate", reason);
                     }
                 }
                 Action::Collapse { page, reason } => {
@@ -329,13 +338,13 @@ impl Dynamic {
                         self.clear_stale(page, None);
                         // Invalidate the replicas' mappings everywhere (a TLB shootdown).
                         let m = &mem.machine.raw.migration;
-                        cost += numaplace_model::units::ns_to_ps(m.fixed_ns + m.tlb_shootdown_ns_per_cpu * self.sharing_cpus as f64);
+                        cost = Ps::saturating_add(cost, numaplace_model::units::ns_to_ps(m.fixed_ns + m.tlb_shootdown_ns_per_cpu * self.sharing_cpus as f64));
                         self.collapses += 1;
                         if let Some(w) = self.replica_writes.get_mut(page.0 as usize) {
                             *w = 0;
                         }
                         let home = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
-                        self.log(mem, now + cost, page, home, home, "collapse", reason);
+                        self.log(mem, now.saturating_add(cost), page, home, home, "collapse", reason);
                     }
                 }
                 Action::Migrate { page, to, reason } => {
@@ -350,12 +359,12 @@ impl Dynamic {
                         let shootdowns = if migrated_in_batch == 0 || actions_len == 1 { self.sharing_cpus } else { 0 };
                         migrated_in_batch += 1;
                         let c = mem.machine.migration_cost_ps(shootdowns);
-                        cost += c;
+                        cost = Ps::saturating_add(cost, c);
                         self.migrations += 1;
                         self.counters.reset_page(page);
                         let idx = mem.regions.partition_point(|r| r.first_page <= page.0) - 1;
                         self.decisions.push(Decision {
-                            time_ns: (now + cost) as f64 / 1000.0,
+                            time_ns: now.saturating_add(cost) as f64 / 1000.0,
                             page: page.0,
                             region: mem.regions[idx].name.clone(),
                             from,
@@ -368,7 +377,7 @@ impl Dynamic {
                 }
             }
         }
-        self.overhead_ps += cost;
+        self.overhead_ps = self.overhead_ps.saturating_add(cost);
         cost
     }
 
@@ -410,8 +419,8 @@ impl Dynamic {
         let free = mem.pt.free_per_node();
         let action = self.policy.on_fault(&view(&self.counters, mem, &free, &self.replica_writes, now), PageNo(page), NodeId(node as u8));
         let cost = self.policy.fault_cost();
-        self.overhead_ps += cost;
-        cost + action.map_or(0, |a| self.apply(mem, vec![a], now))
+        self.overhead_ps = self.overhead_ps.saturating_add(cost);
+        cost.saturating_add(action.map_or(0, |a| self.apply(mem, vec![a], now)))
     }
 
     /// A counter interrupt at `now` from `node` for `page`: the trap and its handler run
@@ -428,12 +437,12 @@ impl Dynamic {
             // A move pays the page's own cost (which includes `fixed_ns`) after the trap.
             Some(a) => {
                 let trap = numaplace_model::units::ns_to_ps(m.trap_ns);
-                self.overhead_ps += trap;
-                trap + self.apply(mem, vec![a], now + trap)
+                self.overhead_ps = self.overhead_ps.saturating_add(trap);
+                trap.saturating_add(self.apply(mem, vec![a], now.saturating_add(trap)))
             }
             None => {
                 let c = numaplace_model::units::ns_to_ps(if m.trap_ns > 0.0 { m.trap_ns } else { m.fixed_ns });
-                self.overhead_ps += c;
+                self.overhead_ps = self.overhead_ps.saturating_add(c);
                 c
             }
         }
@@ -488,6 +497,9 @@ pub struct Engine<'m> {
     /// Lines fetched in the current quantum, `[t * nn + h]`.
     q_lines: Vec<u64>,
     now: Ps,
+    /// Set when the run's simulated time passed [`MAX_TIME_PS`]: the epoch stopped there with
+    /// transactions unplayed, and the run's result is not a measurement (the driver refuses it).
+    pub overran: bool,
     pub epochs: Vec<EpochStat>,
     /// Traffic of the initialisation epoch (iteration 0) and of the timed epochs.
     pub init: Traffic,
@@ -518,6 +530,7 @@ impl<'m> Engine<'m> {
             cost: vec![0; nt * nn],
             q_lines: vec![0; nt * nn],
             now: 0,
+            overran: false,
             epochs: Vec::new(),
             init: Traffic::new(nn),
             timed: Traffic::new(nn),
@@ -575,9 +588,9 @@ impl<'m> Engine<'m> {
         if invoked {
             d.counters.reset_all();
         }
-        self.now += cost;
+        self.now = self.now.saturating_add(cost);
         if let Some(e) = self.epochs.last_mut() {
-            e.time_ps += cost;
+            e.time_ps = e.time_ps.saturating_add(cost);
         }
     }
 
@@ -615,7 +628,7 @@ impl<'m> Engine<'m> {
     pub fn run_epoch(&mut self, epoch: &Epoch) {
         assert_eq!(epoch.threads.len(), self.nt, "epoch has the wrong number of threads");
         let barrier = self.now;
-        self.now += self.epoch_hook(epoch, true);
+        self.now = self.now.saturating_add(self.epoch_hook(epoch, true));
         let start = self.now;
         for (t, work) in epoch.threads.iter().enumerate() {
             self.timing.set_thread(t, work.mlp, work.think_ns, !work.txns.is_empty());
@@ -635,7 +648,7 @@ impl<'m> Engine<'m> {
         let nn = self.nn;
         let mut qend = start;
         loop {
-            qend += self.quantum_ps;
+            qend = qend.saturating_add(self.quantum_ps);
             let mut active = false;
             for t in 0..self.nt {
                 let txns: &[Txn] = &epoch.threads[t].txns;
@@ -719,11 +732,11 @@ impl<'m> Engine<'m> {
                         // Cold path: the interrupted thread runs the handler.
                         Stop::Interrupt(page) => {
                             let d = self.dynamic.as_mut().expect("interrupts need a policy");
-                            clock += if d.revoked.get(page as usize).copied().unwrap_or(false) {
+                            clock = clock.saturating_add(if d.revoked.get(page as usize).copied().unwrap_or(false) {
                                 d.fault(&mut self.mem, page, node, clock)
                             } else {
                                 d.interrupt(&mut self.mem, page, node, clock)
-                            };
+                            });
                         }
                     }
                 }
@@ -752,7 +765,7 @@ impl<'m> Engine<'m> {
                         let cost = d.apply(&mut self.mem, tick.actions, qend);
                         for (t, clock) in self.clocks.iter_mut().enumerate() {
                             if self.cursor[t] < epoch.threads[t].txns.len() {
-                                *clock = (*clock).max(qend) + cost;
+                                *clock = (*clock).max(qend).saturating_add(cost);
                             }
                         }
                         if tick.age {
@@ -777,7 +790,7 @@ impl<'m> Engine<'m> {
                             }
                         }
                         let period = tick.next_period.unwrap_or(period).max(1);
-                        d.timer = Some((period, qend + period));
+                        d.timer = Some((period, qend.saturating_add(period)));
                     }
                 }
             }
@@ -802,12 +815,18 @@ impl<'m> Engine<'m> {
             if !active {
                 break;
             }
+            // The time bound (MAX_TIME_PS): past it the epoch stops with work unplayed, rather
+            // than letting the clocks approach u64::MAX, where they would wrap.
+            if qend >= MAX_TIME_PS {
+                self.overran = true;
+                break;
+            }
             self.timing.solve();
             self.timing.cost_table(&mut self.cost);
         }
         let end = self.clocks.iter().copied().max().unwrap_or(start).max(start);
         self.now = end;
-        self.now += self.epoch_hook(epoch, false);
+        self.now = self.now.saturating_add(self.epoch_hook(epoch, false));
         self.epochs.push(EpochStat { iteration: epoch.iteration, phase: epoch.phase, time_ps: self.now - barrier });
     }
 }
@@ -863,6 +882,42 @@ mod tests {
         // The fixed point is solved to 1e-3 of the service time (0.05 ns) per line.
         assert!((got - 130_901.7).abs() <= 1000.0 * 0.05, "epoch took {got} ns");
         assert_eq!(engine.timed.lines, vec![1000]);
+    }
+
+    #[test]
+    fn a_run_past_the_time_bound_stops_instead_of_wrapping() {
+        // The slowest machine the bounds allow (1 ms a miss) and 300 000 records of 65 535
+        // lines: 1.97e19 ps, more than a u64 holds. The clock used to wrap to a small total;
+        // now the epoch stops at the bound and says so.
+        let slow = "name = \"slow\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[1e6]]\n\
+                    [[nodes]]\ncpus = 1\nmemory_mib = 64\nbandwidth_gbps = 1e6\n\
+                    [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n";
+        let m = Machine::from_toml_str(slow, "slow").unwrap();
+        let threads = bind(&m, 1, Binding::Spread, false).unwrap();
+        let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m, 0).unwrap();
+        let regions = vec![Region { name: "a".into(), first_page: 0, pages: 1 }];
+        let mut engine = Engine::new(&m, &threads, regions, place, 1_000_000_000_000_000);
+        let epoch = Epoch {
+            iteration: 1,
+            phase: "long",
+            threads: vec![ThreadWork { txns: vec![Txn::read(0, u16::MAX); 300_000], mlp: 1.0, think_ns: 0.0 }],
+        };
+        engine.run_epoch(&epoch);
+        assert!(engine.overran, "the bound was passed");
+        assert!(engine.now() >= MAX_TIME_PS && engine.now() < MAX_TIME_PS + (1 << 60), "{}", engine.now());
+        assert_eq!(engine.epochs[0].time_ps, engine.now());
+        // A further epoch ends at once rather than looping at the saturated clock.
+        engine.run_epoch(&epoch);
+        assert!(engine.now() < MAX_TIME_PS + (1 << 61), "{}", engine.now());
+        // A normal run is not flagged.
+        assert!(!{
+            let m = one_node();
+            let threads = bind(&m, 1, Binding::Spread, false).unwrap();
+            let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m, 0).unwrap();
+            let mut e = Engine::new(&m, &threads, vec![Region { name: "a".into(), first_page: 0, pages: 1 }], place, 20_000_000);
+            e.run_epoch(&Epoch { iteration: 1, phase: "p", threads: vec![ThreadWork { txns: vec![Txn::read(0, 1); 10], mlp: 1.0, think_ns: 0.0 }] });
+            e.overran
+        });
     }
 
     #[test]

@@ -50,8 +50,13 @@ pub fn inspect(machine: &Machine, cfg: &RunConfig) -> Result<WorkloadInfo, SimEr
     let placed = bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
     let (mut wl, resolved) = build_workload(machine, cfg)?;
     let pages = wl.pages();
+    // The footprint is checked, as a run checks it, before the per-page bitmask is allocated
+    // (`stream:pages=1000000000` used to allocate 24 GB here and abort).
+    machine.check_footprint(pages)?;
     // Per page: a bitmask of the nodes that touched it in the current phase (nodes ≥ 64 share
     // bit 63: enough to tell "more than one").
+    let bytes = pages.saturating_mul(std::mem::size_of::<u64>() as u64);
+    numaplace_model::pagetable::check_state_bytes(&format!("workload show of {pages} pages"), bytes)?;
     let mut seen = vec![0u64; pages as usize];
     let mut epoch = Epoch::default();
     let mut phases: Vec<PhaseInfo> = Vec::new();
@@ -125,5 +130,27 @@ mod tests {
         let cfg = RunConfig { workload: "random:pages=64,accesses=4000".into(), ..RunConfig::default() };
         let i = inspect(&m, &cfg).unwrap();
         assert!(i.phases[1].shared_transactions_fraction > 0.99, "{:?}", i.phases[1]);
+    }
+
+    #[test]
+    fn a_footprint_is_checked_before_it_is_allocated() {
+        // On origin2000 (8 GiB) three arrays of a billion pages do not fit: the run's error.
+        let m = preset("origin2000").unwrap();
+        let cfg = RunConfig { workload: "stream:pages=1000000000".into(), ..RunConfig::default() };
+        let e = inspect(&m, &cfg).unwrap_err().to_string();
+        assert_eq!(e, "out of memory: 3000000000 pages needed but the machine 'origin2000' holds 524288");
+        // On a machine that holds them, the inspection's own 8 bytes a page exceed the bound.
+        let big = Machine::from_toml_str(
+            "name = \"big\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0]]\n\
+             [[nodes]]\ncpus = 16\nmemory_mib = 1073741824\nbandwidth_gbps = 10.0\n\
+             [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n",
+            "big",
+        )
+        .unwrap();
+        let e = inspect(&big, &cfg).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "out of memory: workload show of 3000000000 pages needs 24000000000 bytes of simulator state, more than the bound of 17179869184 bytes"
+        );
     }
 }

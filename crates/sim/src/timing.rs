@@ -28,6 +28,13 @@ use numaplace_model::{Machine, Ps};
 /// far below any latency in the model).
 const TOLERANCE: f64 = 1e-3;
 
+/// The largest cost of one line, ps: 2^40 ps, 1.1 s. A bounded machine's unloaded line costs at
+/// most 1 ms (`model::topology::bounds`); only queueing of tens of thousands of threads at one
+/// 1 MB/s controller comes near the cap. With at most 65535 lines a record, one record adds at
+/// most 2^56 ps to a clock, which keeps every clock far below `u64::MAX` under
+/// `model::MAX_TIME_PS` (2^62).
+pub const MAX_LINE_PS: Ps = 1 << 40;
+
 /// State of the contention model for one run.
 #[derive(Clone, Debug)]
 pub struct Timing {
@@ -113,8 +120,10 @@ impl Timing {
     pub fn cost_table(&self, out: &mut [Ps]) {
         for t in 0..self.nt {
             for h in 0..self.nn {
-                // Costs are positive: adding one half and truncating rounds to nearest.
-                out[t * self.nn + h] = (self.line_cost(t, h) + 0.5) as Ps;
+                // Costs are positive: adding one half and truncating rounds to nearest. A cost
+                // is capped at MAX_LINE_PS so that one record (at most 65535 lines) adds at
+                // most 2^56 ps to a clock; the float-to-integer cast saturates as well.
+                out[t * self.nn + h] = (self.line_cost(t, h) + 0.5).min(MAX_LINE_PS as f64) as Ps;
             }
         }
     }

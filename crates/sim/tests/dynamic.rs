@@ -151,8 +151,10 @@ fn record_replay_moves_before_the_phase_and_undoes_after_it() {
     assert_eq!(r.per_node_pages[0], 2, "page 0 is back on node 0");
     let lf = &r.per_iteration_local_fraction;
     assert!(lf[2] > lf[1] + 0.5, "{lf:?}");
-    // n = 0 moves nothing; a phase that does not exist moves nothing.
-    assert_eq!(run(&body, "upmlib-recrep:phase=z,n=0,distribute=off").migrations, 0);
+    // n = 0 would move nothing, so it is refused (issue 16); a phase that does not exist
+    // moves nothing.
+    let e = try_run("region a 0 2\n", &body, "upmlib-recrep:phase=z,n=0,distribute=off").err().expect("n=0 refused");
+    assert_eq!(e.to_string(), "dynamic policy 'upmlib-recrep': n=0: expected an integer >= 1");
     assert_eq!(run(&body, "upmlib-recrep:phase=y,distribute=off").migrations, 0);
     // With upmlib's distribution after iteration 1 (seed 000 Figure 3, the default), page 0
     // moves to node 1, its busiest user (400 > 2 x 100), and z has nothing left to replay.

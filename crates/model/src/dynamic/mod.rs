@@ -108,6 +108,17 @@ pub trait DynamicPolicy: Send {
         Ok(())
     }
 
+    /// Checks, once the run is over, that the parameters meant something for the workload it
+    /// ran: a phase is known only from the epochs a workload yields (the `Workload` trait
+    /// declares regions up front, not phases), so a policy that names a phase can refuse it
+    /// only at the end. The driver turns an error into the run's error.
+    ///
+    /// # Errors
+    /// A parameter that names a phase the run never had; the message lists the phases it had.
+    fn check_finished(&self) -> Result<(), String> {
+        Ok(())
+    }
+
     /// Whether the driver must keep counters for this policy.
     fn counts(&self) -> bool {
         true
@@ -406,6 +417,26 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, REGISTRY.iter().count() + variants.len());
+    }
+
+    #[test]
+    fn counts_that_mean_nothing_at_zero_are_refused() {
+        // Each was accepted; `sampled:interval=0` behaved as 1 but was recorded as 0.
+        let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
+        for (text, want) in [
+            ("sampled:interval=0", "dynamic policy 'sampled': interval=0: expected an integer >= 1"),
+            ("sampled:freeze=0", "dynamic policy 'sampled': freeze=0: expected an integer >= 1"),
+            ("wildfire:threshold=0", "dynamic policy 'wildfire': threshold=0: expected an integer >= 1"),
+            ("wildfire:recent=0", "dynamic policy 'wildfire': recent=0: expected an integer >= 1"),
+            ("upmlib-recrep:n=0", "dynamic policy 'upmlib-recrep': n=0: expected an integer >= 1"),
+        ] {
+            let e = build(&Spec::parse(text).unwrap(), &machine, 2).err().unwrap_or_else(|| panic!("{text} accepted"));
+            assert_eq!(e.to_string(), want);
+        }
+        // The smallest meaningful values are still accepted.
+        for text in ["sampled:interval=1,freeze=1", "wildfire:threshold=1,recent=1", "upmlib-recrep:n=1"] {
+            assert!(build(&Spec::parse(text).unwrap(), &machine, 2).is_ok(), "{text}");
+        }
     }
 
     #[test]

@@ -16,7 +16,7 @@ const RECREP_PARAMS: &[ParamDecl] = &[
         default: "2",
         doc: "a page is eligible when r_max / a_local exceeds this (choice: seed 000 leaves thr open)",
     },
-    ParamDecl { name: "n", kind: ParamKind::UInt, default: "20", doc: "the n most critical pages (highest ratio) move, per transition" },
+    ParamDecl { name: "n", kind: ParamKind::COUNT, default: "20", doc: "the n most critical pages (highest ratio) move, per transition" },
     ParamDecl {
         name: "distribute",
         kind: ParamKind::Choice(&["on", "off"]),
@@ -56,6 +56,9 @@ struct RecRep {
     /// (page, original node) moved by the current replay, to undo.
     undo: Vec<(PageNo, NodeId)>,
     recorded: bool,
+    /// The distinct phases the run has had so far, in order of first appearance (a workload
+    /// has a handful), to check `phase` against once the run is over.
+    phases_seen: Vec<String>,
     /// UPMlib's data distribution, run once at the end of iteration 1 (Figure 3).
     distribute: Option<Upmlib>,
 }
@@ -73,6 +76,7 @@ impl RecRep {
             plan: Vec::new(),
             undo: Vec::new(),
             recorded: false,
+            phases_seen: Vec::new(),
         }
     }
 
@@ -92,7 +96,21 @@ impl DynamicPolicy for RecRep {
         true
     }
 
+    fn check_finished(&self) -> Result<(), String> {
+        if self.phases_seen.iter().any(|p| *p == self.phase) {
+            return Ok(());
+        }
+        Err(format!(
+            "dynamic policy 'upmlib-recrep': phase={}: the workload has no such phase (its phases: {})",
+            self.phase,
+            if self.phases_seen.is_empty() { "none".to_string() } else { self.phases_seen.join(", ") }
+        ))
+    }
+
     fn on_epoch_start(&mut self, view: &View<'_>, iteration: u32, phase: &str) -> Vec<Action> {
+        if !self.phases_seen.iter().any(|p| p == phase) {
+            self.phases_seen.push(phase.to_string());
+        }
         if phase != self.phase {
             return Vec::new();
         }
@@ -180,6 +198,26 @@ impl DynamicPolicy for RecRep {
 mod tests {
     use super::super::fixture::Fixture;
     use super::*;
+
+    #[test]
+    fn a_phase_the_run_never_had_is_refused_at_its_end() {
+        let f = Fixture::new(2);
+        let mut r = f.policy("upmlib-recrep:phase=nope");
+        assert!(r.check_finished().is_err(), "before any epoch");
+        for it in 0..3 {
+            for phase in ["init", "x_solve", "z_solve"] {
+                r.on_epoch_start(&f.view(), it, phase);
+                r.on_epoch_end(&f.view(), it, phase);
+            }
+        }
+        assert_eq!(
+            r.check_finished().unwrap_err(),
+            "dynamic policy 'upmlib-recrep': phase=nope: the workload has no such phase (its phases: init, x_solve, z_solve)"
+        );
+        let mut ok = f.policy("upmlib-recrep:phase=x_solve");
+        ok.on_epoch_start(&f.view(), 0, "x_solve");
+        assert_eq!(ok.check_finished(), Ok(()));
+    }
 
     #[test]
     fn records_the_phase_in_iteration_two_and_replays_it_around_the_phase() {

@@ -14,7 +14,7 @@ const SAMPLED_PARAMS: &[ParamDecl] = &[
         default: "interval",
         doc: "sample every N-th transaction, or at most R samples per second (seed 003 §4.1)",
     },
-    ParamDecl { name: "interval", kind: ParamKind::UInt, default: "1024", doc: "N: every N-th transaction (seed 003 §5 samples every 1024)" },
+    ParamDecl { name: "interval", kind: ParamKind::COUNT, default: "1024", doc: "N: every N-th transaction (seed 003 §5 samples every 1024)" },
     ParamDecl {
         name: "max_rate",
         kind: ParamKind::Float { min: 1.0, max: 1e12 },
@@ -33,7 +33,7 @@ const SAMPLED_PARAMS: &[ParamDecl] = &[
         default: "1.8",
         doc: "with period_ms=auto: samples per placed page that end an interval (seed 003's 5 s intervals held 0.4 to 8.7 per page, median 1.8: Tables 4 and 6 with the NPB class B/C footprints, docs/timing.md)",
     },
-    ParamDecl { name: "freeze", kind: ParamKind::UInt, default: "3", doc: "freeze a page that migrated in each of the last this many intervals (seed 003 §3)" },
+    ParamDecl { name: "freeze", kind: ParamKind::COUNT, default: "3", doc: "freeze a page that migrated in each of the last this many intervals (seed 003 §3)" },
 ];
 
 pub(super) const INFO: DynamicInfo = DynamicInfo {

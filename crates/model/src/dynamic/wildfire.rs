@@ -12,7 +12,7 @@ const WILDFIRE_PARAMS: &[ParamDecl] = &[
     ParamDecl { name: "replication", kind: ParamKind::Choice(&["on", "off"]), default: "on", doc: "give nodes read-only replicas of pages they read (seed 001 §2)" },
     ParamDecl {
         name: "threshold",
-        kind: ParamKind::UInt,
+        kind: ParamKind::COUNT,
         default: "64",
         doc: "remote accesses from one node in an interval that make a page a candidate (assumption: seed 001 gives no number)",
     },
@@ -30,7 +30,7 @@ const WILDFIRE_PARAMS: &[ParamDecl] = &[
     },
     ParamDecl {
         name: "recent",
-        kind: ParamKind::UInt,
+        kind: ParamKind::COUNT,
         default: "4",
         doc: "a page migrated within this many intervals is replicated rather than moved again",
     },

@@ -11,9 +11,9 @@ use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::{ModelError, Region};
 
 const PARAMS: &[ParamDecl] = &[
-    ParamDecl { name: "pages", kind: ParamKind::UInt, default: "16384", doc: "pages of the shared array" },
-    ParamDecl { name: "accesses", kind: ParamKind::UInt, default: "65536", doc: "accesses per thread per iteration" },
-    ParamDecl { name: "iterations", kind: ParamKind::UInt, default: "4", doc: "timed iterations" },
+    ParamDecl { name: "pages", kind: ParamKind::UINT, default: "16384", doc: "pages of the shared array" },
+    ParamDecl { name: "accesses", kind: ParamKind::UINT, default: "65536", doc: "accesses per thread per iteration" },
+    ParamDecl { name: "iterations", kind: ParamKind::UINT, default: "4", doc: "timed iterations" },
     ParamDecl {
         name: "write_fraction",
         kind: ParamKind::Float { min: 0.0, max: 1.0 },

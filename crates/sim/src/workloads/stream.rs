@@ -12,9 +12,9 @@ use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::{ModelError, Region};
 
 const PARAMS: &[ParamDecl] = &[
-    ParamDecl { name: "pages", kind: ParamKind::UInt, default: "4096", doc: "pages per array" },
-    ParamDecl { name: "arrays", kind: ParamKind::UInt, default: "3", doc: "arrays swept (the last is written)" },
-    ParamDecl { name: "iterations", kind: ParamKind::UInt, default: "10", doc: "timed sweeps" },
+    ParamDecl { name: "pages", kind: ParamKind::UINT, default: "4096", doc: "pages per array" },
+    ParamDecl { name: "arrays", kind: ParamKind::UINT, default: "3", doc: "arrays swept (the last is written)" },
+    ParamDecl { name: "iterations", kind: ParamKind::UINT, default: "10", doc: "timed sweeps" },
     ParamDecl {
         name: "think_ns",
         kind: ParamKind::Float { min: 0.0, max: 1e9 },

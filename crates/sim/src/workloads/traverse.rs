@@ -24,11 +24,11 @@ const PATTERNS: &[&str] = &["sequential", "strided", "random"];
 
 const PARAMS: &[ParamDecl] = &[
     ParamDecl { name: "pattern", kind: ParamKind::Choice(PATTERNS), default: "sequential", doc: "access order" },
-    ParamDecl { name: "pages", kind: ParamKind::UInt, default: "2048", doc: "pages of the array" },
-    ParamDecl { name: "iterations", kind: ParamKind::UInt, default: "4", doc: "timed traversals" },
+    ParamDecl { name: "pages", kind: ParamKind::UINT, default: "2048", doc: "pages of the array" },
+    ParamDecl { name: "iterations", kind: ParamKind::UINT, default: "4", doc: "timed traversals" },
     ParamDecl {
         name: "stride",
-        kind: ParamKind::UInt,
+        kind: ParamKind::UINT,
         default: "auto",
         doc: "stride in lines for pattern=strided (auto: one page plus one line)",
     },

@@ -47,7 +47,7 @@ pub const FLOPS_PER_ELEMENT: f64 = 2.0;
 const SCHEDULES: &[&str] = &["block", "cyclic"];
 
 const PARAMS: &[ParamDecl] = &[
-    ParamDecl { name: "n", kind: ParamKind::UInt, default: "512", doc: "matrix order (seed 004 Table 1.3: 512 x 512)" },
+    ParamDecl { name: "n", kind: ParamKind::UINT, default: "512", doc: "matrix order (seed 004 Table 1.3: 512 x 512)" },
     ParamDecl {
         name: "schedule",
         kind: ParamKind::Choice(SCHEDULES),

@@ -73,20 +73,20 @@ pub const FLOPS_PER_ELEMENT: f64 = 2.0;
 const PARAMS: &[ParamDecl] = &[
     ParamDecl {
         name: "n",
-        kind: ParamKind::UInt,
+        kind: ParamKind::UINT,
         default: "258",
         doc: "grid points per side, boundary included; (power of 2) + 2 (seed 004 Table 1.3: 258 x 258)",
     },
     ParamDecl {
         name: "steps",
-        kind: ParamKind::UInt,
+        kind: ParamKind::UINT,
         default: "6",
         doc: "time steps (SPLASH-2's default run: two days of 8-hour steps)",
     },
-    ParamDecl { name: "cycles", kind: ParamKind::UInt, default: "2", doc: "multigrid V-cycles per elliptic solve" },
+    ParamDecl { name: "cycles", kind: ParamKind::UINT, default: "2", doc: "multigrid V-cycles per elliptic solve" },
     ParamDecl {
         name: "sweeps",
-        kind: ParamKind::UInt,
+        kind: ParamKind::UINT,
         default: "2",
         doc: "red-black relaxation iterations per level visit",
     },
