@@ -436,3 +436,13 @@ def test_run_stats_through_a_symlink_names_its_target(tmp_path):
 )
 def test_run_bad_options_are_refused_before_the_program_starts(tmp_path, args, needle):
     usage_error(cli(*args, cwd=tmp_path), needle)
+
+
+def test_a_run_whose_simulator_state_would_be_too_large_is_refused_before_allocating(tmp_path, two_node_toml):
+    # A machine with the memory for a billion pages: the workload fits, but the per-page state a
+    # policy needs (counters per node) would pass the 16 GiB bound, so the run is refused with
+    # OutOfMemoryError before anything of that size is allocated (issue 16, item 8).
+    big = tmp_path / "big.toml"
+    big.write_text(two_node_toml.replace("memory_mib = 1024", "memory_mib = 4194304").replace("memory_mib = 2048", "memory_mib = 4194304"))
+    with pytest.raises(numaplace.OutOfMemoryError, match=r"a run of 900000000 pages"):
+        numaplace.simulate(str(big), "stream:pages=300000000,iterations=1", threads=2, dynamic="upmlib")

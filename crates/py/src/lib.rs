@@ -38,7 +38,7 @@ fn to_py(e: SimError) -> PyErr {
             ModelError::UnknownName { .. } => UnknownNameError::new_err(msg),
             ModelError::Spec(_) => SpecError::new_err(msg),
             ModelError::Config(_) => ConfigError::new_err(msg),
-            ModelError::OutOfMemory { .. } => OutOfMemoryError::new_err(msg),
+            ModelError::OutOfMemory { .. } | ModelError::StateTooLarge { .. } => OutOfMemoryError::new_err(msg),
         },
     }
 }
@@ -133,7 +133,7 @@ fn params_json(decls: &[ParamDecl]) -> Value {
         .iter()
         .map(|d| {
             let ty = match d.kind {
-                ParamKind::UInt => json!({"type": "integer"}),
+                ParamKind::UInt { min, max } => json!({"type": "integer", "min": min, "max": max}),
                 ParamKind::Float { min, max } => json!({"type": "number", "min": min, "max": max}),
                 ParamKind::Choice(w) => json!({"type": "choice", "choices": w}),
                 ParamKind::Word => json!({"type": "word"}),

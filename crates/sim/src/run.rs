@@ -204,14 +204,10 @@ pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
         }
     };
     let needed = wl.pages();
-    if needed > machine.capacity_total() {
-        return Err(ModelError::OutOfMemory {
-            machine: machine.name().to_string(),
-            needed,
-            capacity: machine.capacity_total(),
-        }
-        .into());
-    }
+    machine.check_footprint(needed)?;
+    // The simulator's own per-page state, checked before it is allocated.
+    let state = numaplace_model::pagetable::run_state_bytes(needed, machine.nodes(), cfg.dynamic.is_some());
+    numaplace_model::pagetable::check_state_bytes(&format!("a run of {needed} pages"), state)?;
     let (place, pl_resolved) = placement::build(&Spec::parse(&cfg.placement)?, machine, cfg.seed)?;
     let mut engine = Engine::new(machine, &threads, wl.regions().to_vec(), place, ns_to_ps(cfg.quantum_ns));
     let dynamic = match &cfg.dynamic {
@@ -240,6 +236,16 @@ pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
     }
     if let Some(e) = wl.take_error() {
         return Err(e);
+    }
+    if engine.overran {
+        return Err(ModelError::Config(format!(
+            "the run's simulated time passed {} ps (about 53 days), the simulator's bound",
+            numaplace_model::units::MAX_TIME_PS
+        ))
+        .into());
+    }
+    if let Some(d) = &engine.dynamic {
+        d.check_finished().map_err(ModelError::Spec)?;
     }
     let config = ResolvedConfig {
         machine: machine.name().to_string(),

@@ -151,11 +151,12 @@ fn record_replay_moves_before_the_phase_and_undoes_after_it() {
     assert_eq!(r.per_node_pages[0], 2, "page 0 is back on node 0");
     let lf = &r.per_iteration_local_fraction;
     assert!(lf[2] > lf[1] + 0.5, "{lf:?}");
-    // n = 0 would move nothing, so it is refused (issue 16); a phase that does not exist
-    // moves nothing.
+    // n = 0 would move nothing, so it is refused (issue 16), and so is a phase the run never
+    // had (at its end: a workload yields its phases only as it runs).
     let e = try_run("region a 0 2\n", &body, "upmlib-recrep:phase=z,n=0,distribute=off").err().expect("n=0 refused");
     assert_eq!(e.to_string(), "dynamic policy 'upmlib-recrep': n=0: expected an integer >= 1");
-    assert_eq!(run(&body, "upmlib-recrep:phase=y,distribute=off").migrations, 0);
+    let e = try_run("region a 0 2\n", &body, "upmlib-recrep:phase=y,distribute=off").err().expect("an unknown phase refused");
+    assert_eq!(e.to_string(), "dynamic policy 'upmlib-recrep': phase=y: the workload has no such phase (its phases: init, x, z)");
     // With upmlib's distribution after iteration 1 (seed 000 Figure 3, the default), page 0
     // moves to node 1, its busiest user (400 > 2 x 100), and z has nothing left to replay.
     let r = run(&body, "upmlib-recrep:phase=z");
