@@ -37,7 +37,20 @@ pub enum ParamKind {
     Text,
 }
 
+/// The largest iteration number a run has: a workload's timed iterations and a trace's
+/// iteration numbers alike (per-iteration results hold one entry for each).
+pub const MAX_ITERATIONS: u64 = 1 << 20;
+
+/// The most records one thread may be asked to generate in one epoch by a single parameter
+/// (16 M records, 128 MiB): a workload holds one epoch, so this bounds its memory.
+pub const MAX_EPOCH_RECORDS: u64 = 1 << 24;
+
 impl ParamKind {
+    /// A count of timed iterations, 0 (initialisation only) to [`MAX_ITERATIONS`].
+    pub const ITERATIONS: ParamKind = ParamKind::UInt { min: 0, max: MAX_ITERATIONS };
+    /// How many times a step repeats within one epoch (sweeps, cycles, repeats), at most 64:
+    /// each multiplies the epoch's records, and a workload holds one epoch in memory.
+    pub const REPEATS: ParamKind = ParamKind::UInt { min: 0, max: 64 };
     /// Any non-negative integer.
     pub const UINT: ParamKind = ParamKind::UInt { min: 0, max: u64::MAX };
     /// A positive integer: a count for which 0 means nothing.

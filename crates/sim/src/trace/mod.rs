@@ -36,7 +36,7 @@ pub const VERSION: u16 = 1;
 /// value). A run keeps a few numbers per iteration (its time, its traffic), indexed by the
 /// iteration number, so this bounds that memory whatever the number of epochs: without it a
 /// 184-byte trace whose iteration jumps to 10^7 took a gigabyte.
-pub const MAX_ITERATION: u32 = 1 << 20;
+pub const MAX_ITERATION: u32 = numaplace_model::spec::MAX_ITERATIONS as u32;
 /// The most regions a trace header may declare: checked before the region table is
 /// allocated, so that a header cannot demand memory in proportion to a count it states.
 pub const MAX_REGIONS: usize = 1 << 16;

@@ -12,8 +12,8 @@ use numaplace_model::{ModelError, Region};
 
 const PARAMS: &[ParamDecl] = &[
     ParamDecl { name: "pages", kind: ParamKind::UINT, default: "16384", doc: "pages of the shared array" },
-    ParamDecl { name: "accesses", kind: ParamKind::UINT, default: "65536", doc: "accesses per thread per iteration" },
-    ParamDecl { name: "iterations", kind: ParamKind::UINT, default: "4", doc: "timed iterations" },
+    ParamDecl { name: "accesses", kind: ParamKind::UInt { min: 0, max: numaplace_model::spec::MAX_EPOCH_RECORDS }, default: "65536", doc: "accesses per thread per iteration" },
+    ParamDecl { name: "iterations", kind: ParamKind::ITERATIONS, default: "4", doc: "timed iterations" },
     ParamDecl {
         name: "write_fraction",
         kind: ParamKind::Float { min: 0.0, max: 1.0 },

@@ -14,7 +14,7 @@ use numaplace_model::{ModelError, Region};
 const PARAMS: &[ParamDecl] = &[
     ParamDecl { name: "pages", kind: ParamKind::UINT, default: "4096", doc: "pages per array" },
     ParamDecl { name: "arrays", kind: ParamKind::UINT, default: "3", doc: "arrays swept (the last is written)" },
-    ParamDecl { name: "iterations", kind: ParamKind::UINT, default: "10", doc: "timed sweeps" },
+    ParamDecl { name: "iterations", kind: ParamKind::ITERATIONS, default: "10", doc: "timed sweeps" },
     ParamDecl {
         name: "think_ns",
         kind: ParamKind::Float { min: 0.0, max: 1e9 },

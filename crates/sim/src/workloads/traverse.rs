@@ -25,7 +25,7 @@ const PATTERNS: &[&str] = &["sequential", "strided", "random"];
 const PARAMS: &[ParamDecl] = &[
     ParamDecl { name: "pattern", kind: ParamKind::Choice(PATTERNS), default: "sequential", doc: "access order" },
     ParamDecl { name: "pages", kind: ParamKind::UINT, default: "2048", doc: "pages of the array" },
-    ParamDecl { name: "iterations", kind: ParamKind::UINT, default: "4", doc: "timed traversals" },
+    ParamDecl { name: "iterations", kind: ParamKind::ITERATIONS, default: "4", doc: "timed traversals" },
     ParamDecl {
         name: "stride",
         kind: ParamKind::UINT,

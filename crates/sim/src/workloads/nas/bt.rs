@@ -45,7 +45,7 @@ const PARAMS: &[ParamDecl] = &{
         think,
         ParamDecl {
             name: "repeat",
-            kind: ParamKind::UINT,
+            kind: ParamKind::REPEATS,
             default: "1",
             doc: "run each phase's sweep this many times within its epoch: seed 000 §4 encloses each function in a loop of 4 to lengthen the phases",
         },

@@ -74,7 +74,7 @@ pub(crate) const fn params(iterations_doc: &'static str, think_doc: &'static str
             default: "A",
             doc: "NPB problem class (S, W, A, B), official NPB 3.x sizes",
         },
-        ParamDecl { name: "iterations", kind: ParamKind::UINT, default: "auto", doc: iterations_doc },
+        ParamDecl { name: "iterations", kind: ParamKind::ITERATIONS, default: "auto", doc: iterations_doc },
         ParamDecl { name: "think_ns", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "auto", doc: think_doc },
     ]
 }

@@ -79,14 +79,14 @@ const PARAMS: &[ParamDecl] = &[
     },
     ParamDecl {
         name: "steps",
-        kind: ParamKind::UINT,
+        kind: ParamKind::ITERATIONS,
         default: "6",
         doc: "time steps (SPLASH-2's default run: two days of 8-hour steps)",
     },
-    ParamDecl { name: "cycles", kind: ParamKind::UINT, default: "2", doc: "multigrid V-cycles per elliptic solve" },
+    ParamDecl { name: "cycles", kind: ParamKind::REPEATS, default: "2", doc: "multigrid V-cycles per elliptic solve" },
     ParamDecl {
         name: "sweeps",
-        kind: ParamKind::UINT,
+        kind: ParamKind::REPEATS,
         default: "2",
         doc: "red-black relaxation iterations per level visit",
     },

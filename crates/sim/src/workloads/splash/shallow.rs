@@ -66,7 +66,7 @@ const PARAMS: &[ParamDecl] = &[
         default: "2816",
         doc: "grid points per side; arrays are (n+1) x (n+1) doubles (seed 001 gives none: sized on its Table 1 times)",
     },
-    ParamDecl { name: "steps", kind: ParamKind::UINT, default: "100", doc: "time steps (seed 001 §3, Figure 1: 100)" },
+    ParamDecl { name: "steps", kind: ParamKind::ITERATIONS, default: "100", doc: "time steps (seed 001 §3, Figure 1: 100)" },
     ParamDecl {
         name: "think_ns",
         kind: ParamKind::Float { min: 0.0, max: 1e9 },
