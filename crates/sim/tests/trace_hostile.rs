@@ -92,17 +92,7 @@ fn an_iteration_beyond_2_to_the_32_gives_the_true_reason() {
         raw.extend_from_slice(&0f64.to_le_bytes());
     }
     raw.extend_from_slice(&[3, 0]); // epoch end, no records
-    let head = binary(&[], vec![]);
-    let header_len = head.len() - 17; // the end marker: 'Z' and two u64 totals
-    let mut b = head[..header_len].to_vec();
-    b.push(b'S');
-    b.extend_from_slice(&(raw.len() as u32).to_le_bytes());
-    b.extend_from_slice(&(raw.len() as u32).to_le_bytes());
-    b.extend_from_slice(&crc32fast_hash(&raw).to_le_bytes());
-    b.extend_from_slice(&raw);
-    b.push(b'Z');
-    b.extend_from_slice(&1u64.to_le_bytes());
-    b.extend_from_slice(&0u64.to_le_bytes());
+    let b = one_stored_block(&raw, 1, 0);
     let e = info_err(&b, "wrap.nptrace");
     assert!(e.contains(&format!("iteration 4294967297 exceeds the maximum iteration number {MAX_ITERATION}")), "{e}");
     assert!(!e.contains("must not decrease"), "{e}");
@@ -318,16 +308,23 @@ fn split_bomb(n: usize, count: u64) -> Vec<u8> {
         v >>= 7;
     }
     raw.push(v as u8);
+    one_stored_block(&raw, 1, n as u64)
+}
+
+/// A trace of no regions' header followed by one stored (uncompressed) block holding `raw`,
+/// and the end marker with the totals `records` and `transactions` ('Z' and two u64s: the 17
+/// bytes cut from the empty trace).
+fn one_stored_block(raw: &[u8], records: u64, transactions: u64) -> Vec<u8> {
     let head = binary(&[], vec![]);
     let mut b = head[..head.len() - 17].to_vec();
     b.push(b'S');
     b.extend_from_slice(&(raw.len() as u32).to_le_bytes());
     b.extend_from_slice(&(raw.len() as u32).to_le_bytes());
-    b.extend_from_slice(&crc32fast_hash(&raw).to_le_bytes());
-    b.extend_from_slice(&raw);
+    b.extend_from_slice(&crc32fast_hash(raw).to_le_bytes());
+    b.extend_from_slice(raw);
     b.push(b'Z');
-    b.extend_from_slice(&1u64.to_le_bytes());
-    b.extend_from_slice(&(n as u64).to_le_bytes());
+    b.extend_from_slice(&records.to_le_bytes());
+    b.extend_from_slice(&transactions.to_le_bytes());
     b
 }
 
