@@ -32,7 +32,7 @@ $(EXT): $(DEPS) $(RUST_SOURCES)
 	touch $@
 
 rust-test:
-	cargo test --release --quiet -p numaplace-model -p numaplace-sim -p numaplace-runtime
+	cargo test --release --quiet -p numaplace-model -p numaplace-outfile -p numaplace-sim -p numaplace-runtime
 
 # libnumaplace (shared and static) and its header, include/numaplace.h (committed).
 lib:

@@ -104,15 +104,15 @@ impl Runtime {
         }
     }
 
-    /// Writes the statistics to `path` (atomically: a temporary file renamed).
+    /// Writes the statistics to `path` by numaplace's output rule (`numaplace-outfile`): a
+    /// temporary renamed into place, a link's target, or a device or FIFO written through; a
+    /// directory refused.
     ///
     /// # Errors
     /// The file cannot be written.
     pub fn stats_write(&self, path: &str) -> Result<(), RtError> {
         let text = serde_json::to_string_pretty(&self.stats_file()).expect("plain data serialises") + "\n";
-        let tmp = format!("{path}.tmp{}", std::process::id());
-        std::fs::write(&tmp, text)
-            .and_then(|_| std::fs::rename(&tmp, path))
+        numaplace_outfile::write_bytes(std::path::Path::new(path), text.as_bytes())
             .map_err(|e| RtError::new(Code::Io, format!("stats file '{path}': {e}")))
     }
 }
@@ -173,5 +173,27 @@ mod tests {
         assert_eq!(v["regions"][1]["address"], format!("{live:#x}"));
         assert_eq!(v["epochs"].as_array().unwrap().len(), 1);
         rt.unregister(live);
+    }
+
+    #[test]
+    fn the_stats_file_is_written_through_links_and_devices_and_never_onto_a_directory() {
+        let (rt, _fake, _space) = rt("upmlib");
+        let d = std::env::temp_dir().join(format!("numaplace-stats-write-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        std::os::unix::fs::symlink("target.json", d.join("link.json")).unwrap();
+        rt.stats_write(d.join("link.json").to_str().unwrap()).unwrap();
+        assert!(std::fs::symlink_metadata(d.join("link.json")).unwrap().file_type().is_symlink(), "the link stays");
+        let written: Value = serde_json::from_str(&std::fs::read_to_string(d.join("target.json")).unwrap()).unwrap();
+        assert_eq!(written["numaplace_stats"], 1);
+        rt.stats_write("/dev/null").unwrap();
+        assert!(!std::fs::metadata("/dev/null").unwrap().is_file(), "a device is written through, not replaced");
+        std::fs::create_dir(d.join("dir.json")).unwrap();
+        let e = rt.stats_write(d.join("dir.json").to_str().unwrap()).unwrap_err();
+        assert!(e.message.contains("is a directory"), "{}", e.message);
+        let mut left: Vec<String> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        left.sort();
+        assert_eq!(left, ["dir.json", "link.json", "target.json"], "no temporary is left");
+        std::fs::remove_dir_all(&d).unwrap();
     }
 }
