@@ -206,6 +206,19 @@ fn check(o: &RunOption, value: &Value) -> Result<Typed, SimError> {
     }
 }
 
+/// Checks one value of run option `name` against its declaration, for a configuration built
+/// without a request (Rust callers of `run::run`).
+///
+/// # Errors
+/// A value of the wrong type or outside its range, naming the option.
+///
+/// # Panics
+/// If `name` is not a declared option (a programming error).
+pub fn check_value(name: &str, value: &Value) -> Result<(), SimError> {
+    let o = option(name).unwrap_or_else(|| panic!("run option '{name}' is not declared"));
+    check(o, value).map(|_| ())
+}
+
 /// The JSON value of an option's default text.
 fn default_value(o: &RunOption, text: &str) -> Value {
     match o.kind {

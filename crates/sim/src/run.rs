@@ -173,9 +173,8 @@ pub fn run(cfg: &RunConfig) -> Result<Run, SimError> {
 /// # Errors
 /// As [`simulate`].
 pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
-    if !(cfg.quantum_ns.is_finite() && cfg.quantum_ns >= 1.0) {
-        return Err(ModelError::Config(format!("quantum_ns = {}: must be at least 1", cfg.quantum_ns)).into());
-    }
+    // A RunConfig built in Rust skips the request: its quantum meets the declared range here.
+    crate::request::check_value("quantum_ns", &serde_json::Value::from(cfg.quantum_ns))?;
     // A trace is opened once (it may be a pipe): its header gives the thread count when the
     // request gave none, and the same source is replayed.
     let trace_path = trace_path(cfg)?;
@@ -183,11 +182,7 @@ pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
         Some(path) => Some(trace::open(std::path::Path::new(path))?),
         None => None,
     };
-    let threads_n = match (&opened, cfg.threads_from_trace) {
-        (Some(t), true) => t.header().threads,
-        _ => cfg.threads,
-    };
-    let cfg = &RunConfig { threads: threads_n, threads_from_trace: false, ..cfg.clone() };
+    let cfg = &with_threads_of(cfg, opened.as_ref().map(|t| t.header()));
     let threads = bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
     let (mut wl, workload_spec, init): (Box<dyn Workload>, String, String) = match (opened, &trace_path) {
         (Some(t), Some(path)) => {
@@ -303,11 +298,20 @@ pub fn build_workload(machine: &Machine, cfg: &RunConfig) -> Result<(Box<dyn Wor
 /// # Errors
 /// A bad trace workload spec, or a trace whose header cannot be read.
 pub fn settle_threads(cfg: &RunConfig) -> Result<RunConfig, SimError> {
-    let threads = match (trace_path(cfg)?, cfg.threads_from_trace) {
-        (Some(path), true) => trace::header(std::path::Path::new(&path))?.threads,
+    let header = match (trace_path(cfg)?, cfg.threads_from_trace) {
+        (Some(path), true) => Some(trace::header(std::path::Path::new(&path))?),
+        _ => None,
+    };
+    Ok(with_threads_of(cfg, header.as_ref()))
+}
+
+/// `cfg` with the thread count of `header` (a trace's) when it asks for it.
+fn with_threads_of(cfg: &RunConfig, header: Option<&trace::TraceHeader>) -> RunConfig {
+    let threads = match (header, cfg.threads_from_trace) {
+        (Some(h), true) => h.threads,
         _ => cfg.threads,
     };
-    Ok(RunConfig { threads, threads_from_trace: false, ..cfg.clone() })
+    RunConfig { threads, threads_from_trace: false, ..cfg.clone() }
 }
 
 /// The trace a configuration replays: its `trace` path, or the `file` of a `trace:file=PATH`
