@@ -41,9 +41,15 @@ def run_options() -> str:
     number, bool or name, with min/max or choices), default (text or null), doc, input (a
     sweep may vary it), python (the keyword ``numaplace.simulate`` takes it as)."""
 
-def simulate(request_json: str) -> str:
+from collections.abc import Callable
+
+def simulate(request_json: str, progress: Callable[[int, int, int, float], object] | None = None) -> str:
     """Runs one simulation of a run request (a JSON object of run options; a missing or null
-    option takes its default) and returns its result as JSON text (the GIL is released)."""
+    option takes its default) and returns its result as JSON text. The GIL is released; at an
+    epoch boundary, at most every 0.1 s, it is taken back to check for signals (Ctrl-C raises
+    KeyboardInterrupt and stops the run) and to call ``progress(iteration, iterations,
+    epochs, simulated_ns)`` if given (iteration 0 is the initialisation). An exception from
+    either stops the run and is raised; neither changes the result."""
 
 def trace_export(request_json: str, out: str, text: bool = False) -> None:
     """Writes a run request's workload as a trace file at ``out`` (binary, or the text form
@@ -78,7 +84,8 @@ def policies() -> str:
     (why the drivers not listed cannot run it)."""
 
 def check_spec(kind: str, text: str, driver: str | None = None) -> str:
-    """Checks a ``placement`` or ``dynamic`` spec as a run would, without a machine; returns
+    """Checks a ``workload``, ``placement`` or ``dynamic`` spec as a run would, without a
+    machine (a workload's checks that need one are left to the run); returns
     ``{"name", "values"}`` as JSON. With ``driver`` (``simulator`` or ``runtime``), a dynamic
     policy that driver cannot run is refused with the reason. Raises UnknownNameError,
     SpecError or ConfigError."""

@@ -9,7 +9,9 @@ not a ``TypeError`` from the binding layer.
 from __future__ import annotations
 
 import copy
+import html
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 
 from numaplace import _native
@@ -107,6 +109,53 @@ def request_json(who: str, given: dict[str, Any], extra: dict[str, Any]) -> str:
     return json.dumps(clean)
 
 
+def in_notebook() -> bool:
+    """Whether this process is a Jupyter (IPython) kernel, where output goes to a notebook."""
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return False
+    try:
+        shell = ipython.get_ipython()
+    except Exception:  # noqa: BLE001 - an IPython too old or half imported: not a notebook
+        return False
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def show_progress(progress: bool | None) -> bool:
+    """Whether to draw a progress bar: ``progress`` if given, else (``None``) when someone can
+    see it — in a notebook, or when standard error is a terminal (not when it is piped)."""
+    if progress is not None:
+        return bool(progress)
+    if in_notebook():
+        return True
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stderr
+        return False
+
+
+class _RunProgress:
+    """A simulation's progress bar (``tqdm.auto``: a widget in a notebook, text on a terminal),
+    fed by the Rust engine at epoch boundaries (at most every 0.1 s, so a short run never
+    draws one) through ``_native.simulate``'s ``progress`` callback."""
+
+    def __init__(self, desc: str) -> None:
+        self.desc = desc
+        self.bar: Any = None
+
+    def __call__(self, iteration: int, iterations: int, epochs: int, simulated_ns: float) -> None:
+        if self.bar is None:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=iterations, desc=self.desc, unit="iter", dynamic_ncols=True, leave=False)
+        self.bar.set_postfix_str(f"{epochs:,} epochs, {simulated_ns / 1e6:,.1f} ms simulated", refresh=False)
+        self.bar.update(min(iteration, iterations) - self.bar.n)  # also redraws
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 class Result:
     """The result of one simulation.
 
@@ -114,6 +163,10 @@ class Result:
     ``r.config``, ...). Times are in nanoseconds; traffic is counted in transactions (cache
     lines). ``total_time_ns`` covers the timed iterations; the initialisation (cold-start)
     epoch is reported separately as ``init_time_ns``.
+
+    In a notebook a result displays as an HTML summary (:meth:`_repr_html_`). Tidy frames,
+    one row per thing, are :meth:`per_node`, :meth:`per_iteration` and :meth:`per_epoch`;
+    :meth:`to_pandas` is the one-row form a sweep's table is made of.
     """
 
     __slots__ = ("_data",)
@@ -170,6 +223,125 @@ class Result:
 
         return pd.DataFrame([self.to_row()])
 
+    def per_node(self) -> pd.DataFrame:
+        """One row per NUMA node: ``node``, ``threads`` (bound to it), ``pages`` (of the
+        workload on it at the end), ``transactions`` (timed, served by its memory), their
+        ``share`` of all timed transactions, and ``utilisation`` of its memory controller."""
+        import pandas as pd
+
+        d = self._data
+        nodes = len(d["per_node_pages"])
+        bound = [0] * nodes
+        for n in d["config"]["thread_nodes"]:
+            bound[n] += 1
+        total = sum(d["per_node_transactions"])
+        return pd.DataFrame(
+            {
+                "node": range(nodes),
+                "threads": bound,
+                "pages": d["per_node_pages"],
+                "transactions": d["per_node_transactions"],
+                "share": [t / total if total else 0.0 for t in d["per_node_transactions"]],
+                "utilisation": d["per_node_utilisation"],
+            }
+        )
+
+    def per_iteration(self) -> pd.DataFrame:
+        """One row per timed iteration (1, 2, ...): ``iteration``, ``time_ns``, ``end_ns``
+        (time from the start of the timed part to its end), ``local_fraction`` (its local
+        share of transactions) and ``epochs`` (how many it has)."""
+        import pandas as pd
+
+        d = self._data
+        times = d["per_iteration_time_ns"]
+        counts = [0] * len(times)
+        for e in d["epochs"]:
+            if e["iteration"] > 0:
+                counts[e["iteration"] - 1] += 1
+        end, ends = 0.0, []
+        for t in times:
+            end += t
+            ends.append(end)
+        return pd.DataFrame(
+            {
+                "iteration": range(1, len(times) + 1),
+                "time_ns": times,
+                "end_ns": ends,
+                "local_fraction": d["per_iteration_local_fraction"],
+                "epochs": counts,
+            }
+        )
+
+    def per_epoch(self) -> pd.DataFrame:
+        """One row per epoch, the initialisation (iteration 0) first: ``epoch`` (its index),
+        ``iteration``, ``phase``, ``time_ns`` and ``start_ns`` (its start, from the start of
+        the run, initialisation included)."""
+        import pandas as pd
+
+        epochs = self._data["epochs"]
+        start, starts = 0.0, []
+        for e in epochs:
+            starts.append(start)
+            start += e["time_ns"]
+        return pd.DataFrame(
+            {
+                "epoch": range(len(epochs)),
+                "iteration": [e["iteration"] for e in epochs],
+                "phase": [e["phase"] for e in epochs],
+                "time_ns": [e["time_ns"] for e in epochs],
+                "start_ns": starts,
+            }
+        )
+
+    #: The most per-iteration rows the HTML display lists (the rest are summarised).
+    HTML_ITERATIONS = 10
+
+    def _repr_html_(self) -> str:
+        """The notebook display: what ran, the headline numbers, then small tables per node and
+        per iteration (at most :attr:`HTML_ITERATIONS` rows). Text is escaped."""
+        d = self._data
+        c = d["config"]
+        e = html.escape
+
+        def table(head: list[str], rows: list[list[str]]) -> str:
+            th = "".join(f"<th>{e(h)}</th>" for h in head)
+            body = "".join("<tr>" + "".join(f"<td>{e(v)}</td>" for v in r) + "</tr>" for r in rows)
+            return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+
+        what = [
+            ["machine", c["machine"]],
+            ["workload", c["workload"]],
+            ["placement", c["placement"]],
+            ["dynamic", c["dynamic"] or "none"],
+            ["threads", f"{c['threads']} ({c['binding']})"],
+        ]
+        headline = [
+            ["time (timed iterations)", f"{d['total_time_ns'] / 1e6:,.3f} ms"],
+            ["initialisation", f"{d['init_time_ns'] / 1e6:,.3f} ms"],
+            ["local share", f"{d['local_fraction']:.1%}"],
+            ["transactions", f"{d['transactions']:,}"],
+            ["migrations / replications", f"{d['migrations']:,} / {d['replications']:,}"],
+        ]
+        nodes = self.per_node()
+        node_rows = [
+            [str(r.node), str(r.threads), f"{r.pages:,}", f"{r.transactions:,}", f"{r.share:.1%}", f"{r.utilisation:.1%}"]
+            for r in nodes.itertuples()
+        ]
+        its = self.per_iteration()
+        shown = its.head(self.HTML_ITERATIONS)
+        it_rows = [[str(r.iteration), f"{r.time_ns / 1e6:,.3f}", f"{r.local_fraction:.1%}"] for r in shown.itertuples()]
+        more = len(its) - len(shown)
+        tail = f"<p>… and {more} more iterations (<code>per_iteration()</code>)</p>" if more > 0 else ""
+        cell = 'style="vertical-align:top; padding-right:2em"'
+        return (
+            '<div class="numaplace-result">'
+            f"<strong>numaplace result</strong> (numaplace {e(c['numaplace_version'])})"
+            f"<table><tr><td {cell}>{table(['run', ''], what)}</td><td {cell}>{table(['result', ''], headline)}</td></tr>"
+            f"<tr><td {cell}>{table(['node', 'threads', 'pages', 'transactions', 'share', 'utilisation'], node_rows)}</td>"
+            f"<td {cell}>{table(['iteration', 'time (ms)', 'local'], it_rows)}{tail}</td></tr></table>"
+            "</div>"
+        )
+
 
 def simulate(
     machine: str = "origin2000",
@@ -186,6 +358,7 @@ def simulate(
     problem_class: str | None = None,
     dynamic: str | None = None,
     decisions: str | None = None,
+    progress: bool | None = None,
     **extra: Any,
 ) -> Result:
     """Simulates ``workload`` on ``machine`` under the ``placement`` policy.
@@ -200,13 +373,28 @@ def simulate(
     :func:`policies`; ``None`` or ``"none"`` for none); ``decisions`` writes its every action
     to a file (``.csv``, else JSON Lines). Raises a subclass of :class:`NumaplaceError` for
     bad input; the same arguments always give the same result.
+
+    ``progress`` is not a run option: it draws a progress bar (``tqdm.auto``) of a run that
+    takes more than a tenth of a second, reported by the engine at epoch boundaries. ``None``
+    (the default) shows it in a notebook or when standard error is a terminal, not when it is
+    piped; ``True`` or ``False`` force it. It never changes the result. Ctrl-C stops a run
+    (``KeyboardInterrupt``) within about a tenth of a second after its current epoch.
     """
     given = dict(
         machine=machine, workload=workload, placement=placement, threads=threads, seed=seed, binding=binding,
         init=init, quantum_ns=quantum_ns, oversubscribe=oversubscribe, trace=trace, problem_class=problem_class,
         dynamic=dynamic, decisions=decisions,
     )  # fmt: skip
-    return Result.from_json(_native.simulate(request_json("simulate", given, extra)))
+    request = request_json("simulate", given, extra)
+    if progress is not None and not isinstance(progress, bool):
+        raise ConfigError(f"progress = {progress!r}: expected True, False or None")
+    if not show_progress(progress):
+        return Result.from_json(_native.simulate(request))
+    bar = _RunProgress(f"simulate {trace or workload}")
+    try:
+        return Result.from_json(_native.simulate(request, bar))
+    finally:
+        bar.close()
 
 
 def trace_export(

@@ -110,6 +110,8 @@ def test_simulate_takes_exactly_the_declared_run_options_with_their_defaults():
     from numaplace.api import OPTIONS, option_default
 
     params = {n: p for n, p in inspect.signature(numaplace.simulate).parameters.items() if p.kind is not p.VAR_KEYWORD}
+    # ``progress`` is how the call is shown, not what is run: the one keyword beside the options.
+    assert params.pop("progress").default is None
     assert set(params) == {o["python"] for o in OPTIONS.values()}
     for name, o in OPTIONS.items():
         default = params[o["python"]].default

@@ -40,6 +40,8 @@ fn to_py(e: SimError) -> PyErr {
             ModelError::Config(_) => ConfigError::new_err(msg),
             ModelError::OutOfMemory { .. } | ModelError::StateTooLarge { .. } => OutOfMemoryError::new_err(msg),
         },
+        // Only an observer stops a run, and its exception is raised instead of this.
+        SimError::Stopped => NumaplaceError::new_err(msg),
     }
 }
 
@@ -79,21 +81,48 @@ fn run_options() -> String {
     Value::Array(v).to_string()
 }
 
+/// How often, at most, a running simulation takes the GIL to check for an interrupt and to
+/// report its progress: the run is checked at every epoch boundary, but reports no oftener.
+const OBSERVE_PERIOD: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Runs one simulation of a run request (JSON text) and returns its result as JSON text.
+///
+/// The GIL is released while it runs. At an epoch boundary, at most every [`OBSERVE_PERIOD`],
+/// the GIL is taken back to check for signals (Ctrl-C raises KeyboardInterrupt and stops the
+/// run) and to call `progress(iteration, iterations, epochs, simulated_ns)` if given; an
+/// exception from either stops the run and is raised. Neither changes the result.
 #[pyfunction]
-fn simulate(py: Python<'_>, request_json: &str) -> PyResult<String> {
+#[pyo3(signature = (request_json, progress=None))]
+fn simulate(py: Python<'_>, request_json: &str, progress: Option<PyObject>) -> PyResult<String> {
     let cfg = request(request_json)?;
-    let r = py
-        .allow_threads(|| {
-            let run = numaplace_sim::run::run(&cfg)?;
-            // The run returns its decisions; where they go is the request's `decisions` output.
-            if let (Some(path), Some(d)) = (&cfg.decisions, &run.decisions) {
-                numaplace_sim::run::write_decisions(std::path::Path::new(path), d)?;
+    let mut pending: Option<PyErr> = None;
+    let r = py.allow_threads(|| {
+        let mut last = std::time::Instant::now();
+        let mut observer = |p: &numaplace_sim::run::Progress| -> bool {
+            if last.elapsed() < OBSERVE_PERIOD {
+                return true;
             }
-            Ok::<_, SimError>(run.result)
-        })
-        .map_err(to_py)?;
-    Ok(r.to_json())
+            let keep_going = Python::with_gil(|py| {
+                let called = py.check_signals().and_then(|()| match &progress {
+                    Some(f) => f.call1(py, (p.iteration, p.iterations, p.epochs, p.simulated_ns)).map(drop),
+                    None => Ok(()),
+                });
+                called.map_err(|e| pending = Some(e)).is_ok()
+            });
+            last = std::time::Instant::now();
+            keep_going
+        };
+        let run = numaplace_sim::run::run_observed(&cfg, &mut observer)?;
+        // The run returns its decisions; where they go is the request's `decisions` output.
+        if let (Some(path), Some(d)) = (&cfg.decisions, &run.decisions) {
+            numaplace_sim::run::write_decisions(std::path::Path::new(path), d)?;
+        }
+        Ok::<_, SimError>(run.result)
+    });
+    if let Some(e) = pending {
+        return Err(e);
+    }
+    Ok(r.map_err(to_py)?.to_json())
 }
 
 /// Writes the workload of a run request as a trace file (binary, or text if `text`).
@@ -229,8 +258,9 @@ fn policies() -> String {
     Value::Array(v).to_string()
 }
 
-/// Checks a `placement` or `dynamic` spec (name, keys, value types and ranges) as a run
-/// would, without a machine; returns `{"name", "values": {key: text}}` as JSON. `none` is a
+/// Checks a `workload`, `placement` or `dynamic` spec (name, keys, value types and ranges) as
+/// a run would, without a machine (a workload's checks that need the machine or its other
+/// parameters are left to the run); returns `{"name", "values": {key: text}}` as JSON. `none` is a
 /// valid dynamic spec (no policy). With `driver` (`simulator` or `runtime`), a dynamic policy
 /// that driver cannot run is refused with the reason (the policy's capabilities).
 #[pyfunction]
@@ -248,6 +278,7 @@ fn check_spec(kind: &str, text: &str, driver: Option<&str>) -> PyResult<String> 
     let spec = Spec::parse(text).map_err(model)?;
     let resolved = match kind {
         "placement" => numaplace_model::placement::resolve(&spec).map_err(model)?.1,
+        "workload" => numaplace_sim::workloads::REGISTRY.resolve(&spec).map_err(model)?.1,
         "dynamic" => {
             let (info, resolved) = dynamic::resolve(&spec).map_err(model)?;
             if let Some(d) = driver {
@@ -255,7 +286,7 @@ fn check_spec(kind: &str, text: &str, driver: Option<&str>) -> PyResult<String> 
             }
             resolved
         }
-        _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("check_spec: kind '{kind}': expected placement or dynamic"))),
+        _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("check_spec: kind '{kind}': expected workload, placement or dynamic"))),
     };
     let values: serde_json::Map<String, Value> = resolved.values.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();
     Ok(json!({"name": resolved.name, "values": values}).to_string())

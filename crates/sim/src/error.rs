@@ -15,6 +15,9 @@ pub enum SimError {
     /// A trace file is malformed: `at` is a byte offset, a block and payload offset, or a line.
     #[error("{path}: {at}: {message}")]
     Trace { path: String, at: String, message: String },
+    /// The run's observer ([`crate::run::run_observed`]) asked it to stop (an interrupt).
+    #[error("the run was stopped before it finished")]
+    Stopped,
 }
 
 impl SimError {

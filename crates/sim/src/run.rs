@@ -173,6 +173,38 @@ pub fn run(cfg: &RunConfig) -> Result<Run, SimError> {
 /// # Errors
 /// As [`simulate`].
 pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
+    run_on_observed(machine, cfg, &mut |_| true)
+}
+
+/// Where a run is, reported to an observer at each epoch boundary.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// The iteration of the epoch just finished: 0 is the (untimed) initialisation.
+    pub iteration: u32,
+    /// The workload's timed iterations.
+    pub iterations: u32,
+    /// Epochs finished so far, the initialisation's included.
+    pub epochs: u64,
+    /// Simulated time so far, ns.
+    pub simulated_ns: f64,
+}
+
+/// [`run`] with an observer called after every epoch; returning `false` stops the run
+/// ([`SimError::Stopped`]). The observer sees the run and never changes it: a run it lets
+/// finish gives the same result as [`run`].
+///
+/// # Errors
+/// As [`simulate`], and [`SimError::Stopped`].
+pub fn run_observed(cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Run, SimError> {
+    let machine = load_machine(&cfg.machine)?;
+    run_on_observed(&machine, cfg, observer)
+}
+
+/// [`run_observed`] on an already loaded machine.
+///
+/// # Errors
+/// As [`run_observed`].
+pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Run, SimError> {
     // A RunConfig built in Rust skips the request: its quantum meets the declared range here.
     crate::request::check_value("quantum_ns", &serde_json::Value::from(cfg.quantum_ns))?;
     // A trace is opened once (it may be a pipe): its header gives the thread count when the
@@ -216,6 +248,8 @@ pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
     };
     let mut epoch = Epoch::default();
     let mut iteration = 0;
+    let iterations = wl.iterations();
+    let mut epochs = 0u64;
     while wl.next_epoch(&mut epoch) {
         if epoch.iteration != iteration && iteration > 0 {
             engine.end_iteration(iteration);
@@ -225,6 +259,11 @@ pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
         }
         iteration = epoch.iteration;
         engine.run_epoch(&epoch);
+        epochs += 1;
+        let at = Progress { iteration, iterations, epochs, simulated_ns: ns(engine.now()) };
+        if !observer(&at) {
+            return Err(SimError::Stopped);
+        }
     }
     if iteration > 0 {
         engine.end_iteration(iteration);

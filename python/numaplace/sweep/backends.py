@@ -409,9 +409,24 @@ def jobs_note(jobs: int | None, what: str = "jobs = ") -> str | None:
     )
 
 
-def worker_count(jobs: int | None, runs: int | None = None) -> int:
+INLINE_RUNS = 2
+"""A sweep with at most this many runs to do and no ``jobs`` given runs in this process.
+
+A pool starts one fresh Python per worker, which imports numaplace (0.1 s each on an idle
+host, seconds on a loaded one) and gets its runs and results through pickles. With two runs
+that start costs about what the parallelism can save on the sub-second runs a notebook
+compares (baseline against a policy), and in-process runs raise no pool-process questions in a
+notebook kernel. The results are the same either way (the same :func:`run_one`); ``jobs=N``
+asks for a pool whatever the size, ``jobs=0`` for this process.
+"""
+
+
+def worker_count(jobs: int | None, runs: int | None = None, scheduler: str | None = None) -> int:
     """Local worker processes for ``jobs`` and ``runs`` runs still to do: ``jobs`` (default: the
-    CPUs), bounded by :func:`worker_bound` and by ``runs``; 0 means this process."""
+    CPUs), bounded by :func:`worker_bound` and by ``runs``; 0 means this process, as does no
+    ``jobs`` and no ``scheduler`` with at most :data:`INLINE_RUNS` runs."""
+    if jobs is None and scheduler is None and runs is not None and runs <= INLINE_RUNS:
+        return 0
     n = min(_check_jobs(jobs), worker_bound())
     return n if runs is None else min(n, runs)
 
@@ -454,9 +469,10 @@ def make_backend(
     Local workers (pool or LocalCluster) number :func:`worker_count` ``(jobs, runs)``: ``jobs``
     (default ``os.cpu_count()``), at most :func:`worker_bound` and, when given, the ``runs``
     to do; a pool starts them only as runs need them. ``jobs=0``, or a custom ``simulate``
-    (which cannot be sent to other processes), runs in this process.
+    (which cannot be sent to other processes), runs in this process, as does a sweep of at
+    most :data:`INLINE_RUNS` runs without ``jobs``.
     """
-    n = worker_count(jobs, runs)
+    n = worker_count(jobs, runs, scheduler)
     if simulate is not None:
         if scheduler is not None:
             raise SweepError("a custom simulate function runs in this process only: pass no scheduler")

@@ -74,7 +74,7 @@ def cmd_sweep(args: argparse.Namespace) -> None:
         scheduler=args.scheduler,
         jobs=args.jobs,
         out=args.out,
-        progress=not args.no_progress,
+        progress=False if args.no_progress else None,  # else: on a terminal, not a pipe
         csv=args.csv,
     )
     failed = int((df["status"] != "ok").sum())

@@ -65,7 +65,7 @@ def run_sweep(
     scheduler: str | None = None,
     jobs: int | None = None,
     out: str | os.PathLike[str] | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     *,
     csv: bool = False,
     _on_result: Callable[[int, Any], None] | None = None,
@@ -78,6 +78,11 @@ def run_sweep(
     LocalCluster of ``jobs`` single-threaded worker processes). With ``out``, each completed
     run is checkpointed in ``out/checkpoint.jsonl``, runs already recorded there are skipped,
     and the table is written to ``out/results.parquet`` (and ``out/results.csv`` if ``csv``).
+
+    ``progress`` draws a bar of runs (``tqdm.auto``: a widget in a notebook): ``None`` (the
+    default) where someone can see it — a notebook, or standard error a terminal, not a pipe —
+    and ``True``/``False`` force it on or off. Sweeps of at most
+    :data:`~numaplace.sweep.backends.INLINE_RUNS` runs without ``jobs`` run in this process.
 
     Rows are in the spec's cartesian order. Columns: ``run``, ``run_id``, ``status``
     (``"ok"``/``"failed"``), ``error_type``, ``error``, ``attempts``; one column per option the
@@ -94,6 +99,8 @@ def run_sweep(
         SweepError: the spec is invalid, or ``jobs``/``scheduler`` are unusable (one line).
     """
     sweep = load_spec(spec)
+    if progress is not None and not isinstance(progress, bool):
+        raise SweepError(f"progress = {progress!r}: expected True, False or None")
     _check_jobs(jobs)
     _check_scheduler(scheduler)
     configs = sweep.configurations()
@@ -140,7 +147,7 @@ def run_sweep(
                 [(ids[i], configs[i]) for i in todo],
                 backend,
                 on_outcome,
-                progress=progress,
+                progress={None: True, True: "always", False: False}[progress],
                 desc="sweep",
                 done_before=len(ids) - len(todo),
                 failed_before=sum(r["status"] != "ok" for r in done.values()),
@@ -158,7 +165,7 @@ def run_sweep(
     df = to_frame(table)
     # How many local workers ran (or, on a remote Dask cluster, None: its own), and why fewer
     # than asked: a caller sees the bound without a message printed behind its back.
-    df.attrs["workers"] = worker_count(jobs, len(todo)) if scheduler is None or scheduler == "local" else None
+    df.attrs["workers"] = worker_count(jobs, len(todo), scheduler) if scheduler is None or scheduler == "local" else None
     note = jobs_note(jobs)
     if note is not None and (scheduler is None or scheduler == "local"):
         df.attrs["workers_note"] = note

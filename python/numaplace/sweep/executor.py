@@ -70,7 +70,11 @@ def run_one(options: Mapping[str, Any], simulate: Callable[..., Any] | None = No
     try:
         if simulate is None:
             from numaplace.api import simulate
-        result = simulate(**_keywords(simulate, options)).to_dict()
+        kwargs = _keywords(simulate, options)
+        sig = _signature(simulate)
+        if sig is not None and "progress" in sig.parameters:
+            kwargs["progress"] = False  # the sweep draws one bar of runs, not one per run
+        result = simulate(**kwargs).to_dict()
         return {"status": "ok", "error_type": None, "error": None, "result": result}
     except Exception as e:  # noqa: BLE001 - a run's failure is data, not a crash
         return {"status": "failed", "error_type": type(e).__name__, "error": one_line(e), "result": None}
@@ -104,7 +108,7 @@ def execute(
     backend: Backend,
     on_outcome: Callable[[int, dict[str, Any], int], None],
     *,
-    progress: bool = False,
+    progress: bool | str = False,
     desc: str = "sweep",
     done_before: int = 0,
     failed_before: int = 0,
@@ -114,13 +118,17 @@ def execute(
 
     ``on_outcome(index, outcome, attempts)`` is called in this process as each run completes
     (in completion order), with the index into ``planned`` and the :func:`run_one` outcome.
-    A progress bar (runs done, failed, left, ETA) is drawn on standard error when ``progress``
-    is true and standard error is a terminal; ``done_before``/``failed_before`` count runs
+    A progress bar of runs (done, failed, left, ETA; ``tqdm.auto``: a widget in a notebook,
+    text on standard error elsewhere) is drawn when ``progress`` is true and someone can see
+    it (a notebook, or standard error a terminal: :func:`numaplace.api.show_progress`), or
+    whatever the output when it is ``"always"``; ``done_before``/``failed_before`` count runs
     already recorded. On an exception (e.g. KeyboardInterrupt) runs in flight are cancelled and
     the backend is closed; on success the backend is closed too. With ``close`` false the caller
     closes it, in both cases (it has more runs for it).
     """
-    from tqdm import tqdm
+    from tqdm.auto import tqdm
+
+    from numaplace.api import show_progress
 
     queue = collections.deque(_Task(i, r, dict(o)) for i, (r, o) in enumerate(planned))
     inflight: dict[Any, tuple[_Task, int]] = {}
@@ -133,7 +141,7 @@ def execute(
         desc=desc,
         unit="run",
         file=sys.stderr,
-        disable=not (progress and sys.stderr.isatty()),
+        disable=not (progress == "always" or (progress is True and show_progress(None))),
         dynamic_ncols=True,
     ) as bar:
 
