@@ -134,10 +134,15 @@ def show_progress(progress: bool | None) -> bool:
         return False
 
 
+PROGRESS_PERIOD_S = 0.1
+"""How often, at most, a running simulation reports its progress (and checks for Ctrl-C):
+seconds between reports at epoch boundaries, so that a run shorter than this draws no bar."""
+
+
 class _RunProgress:
     """A simulation's progress bar (``tqdm.auto``: a widget in a notebook, text on a terminal),
-    fed by the Rust engine at epoch boundaries (at most every 0.1 s, so a short run never
-    draws one) through ``_native.simulate``'s ``progress`` callback."""
+    fed by the Rust engine at epoch boundaries (at most every :data:`PROGRESS_PERIOD_S`, so a
+    short run never draws one) through ``_native.simulate``'s ``progress`` callback."""
 
     def __init__(self, desc: str) -> None:
         self.desc = desc
@@ -147,12 +152,18 @@ class _RunProgress:
         if self.bar is None:
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(total=iterations, desc=self.desc, unit="iter", dynamic_ncols=True, leave=False)
+            # Reports come at most every PROGRESS_PERIOD_S already: each is drawn (mininterval
+            # 0). A notebook keeps the finished bar; a terminal clears it for the run's output.
+            self.bar = tqdm(
+                total=iterations, desc=self.desc, unit="iter", dynamic_ncols=True, mininterval=0, leave=in_notebook()
+            )
         self.bar.set_postfix_str(f"{epochs:,} epochs, {simulated_ns / 1e6:,.1f} ms simulated", refresh=False)
         self.bar.update(min(iteration, iterations) - self.bar.n)  # also redraws
 
-    def close(self) -> None:
+    def close(self, finished: bool) -> None:
         if self.bar is not None:
+            if finished:
+                self.bar.update(self.bar.total - self.bar.n)
             self.bar.close()
 
 
@@ -391,10 +402,13 @@ def simulate(
     if not show_progress(progress):
         return Result.from_json(_native.simulate(request))
     bar = _RunProgress(f"simulate {trace or workload}")
+    finished = False
     try:
-        return Result.from_json(_native.simulate(request, bar))
+        result = Result.from_json(_native.simulate(request, bar, PROGRESS_PERIOD_S))
+        finished = True
+        return result
     finally:
-        bar.close()
+        bar.close(finished)
 
 
 def trace_export(

@@ -134,7 +134,7 @@ def test_class_and_dynamic_are_accepted_by_the_parser() -> None:
         ("[axes]\nseed = []\n", r"\[axes\] seed: empty list"),
         ("[axes]\nseed = [1, 1]\n", r"\[axes\] seed: value 1 is listed twice"),
         ("[axes]\nseed = [1]\n[fixed]\nseed = 2\n", r"option 'seed' is both in \[axes\] and in \[fixed\]"),
-        ("[axis]\nseed = [1]\n", r"unknown top-level key 'axis' \(valid: \[axes\], \[fixed\], \[\[exclude\]\]\)"),
+        ("[axis]\nseed = [1]\n", r"unknown top-level key 'axis' \(valid: \[axes\], \[fixed\], \[\[zip\]\], \[\[exclude\]\]\)"),
         ("[axes]\nseed = [1]\n[[exclude]]\nthreads = 1\n", r"\[\[exclude\]\] #1: option 'threads' is set by neither"),
         ("[axes]\nseed = [1]\n[[exclude]]\n", r"\[\[exclude\]\] #1 is empty"),
         ("[axes]\nseed = [1]\n[[exclude]]\nseed = 1\n", r"\[\[exclude\]\] leaves no configuration to run"),

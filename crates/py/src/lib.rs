@@ -81,25 +81,23 @@ fn run_options() -> String {
     Value::Array(v).to_string()
 }
 
-/// How often, at most, a running simulation takes the GIL to check for an interrupt and to
-/// report its progress: the run is checked at every epoch boundary, but reports no oftener.
-const OBSERVE_PERIOD: std::time::Duration = std::time::Duration::from_millis(100);
-
 /// Runs one simulation of a run request (JSON text) and returns its result as JSON text.
 ///
-/// The GIL is released while it runs. At an epoch boundary, at most every [`OBSERVE_PERIOD`],
-/// the GIL is taken back to check for signals (Ctrl-C raises KeyboardInterrupt and stops the
+/// The GIL is released while it runs. At an epoch boundary, at most every `period` seconds
+/// (default 0.1: cheap beside the epochs, soon enough for Ctrl-C), the GIL is taken back to check for signals (Ctrl-C raises KeyboardInterrupt and stops the
 /// run) and to call `progress(iteration, iterations, epochs, simulated_ns)` if given; an
 /// exception from either stops the run and is raised. Neither changes the result.
 #[pyfunction]
-#[pyo3(signature = (request_json, progress=None))]
-fn simulate(py: Python<'_>, request_json: &str, progress: Option<PyObject>) -> PyResult<String> {
+#[pyo3(signature = (request_json, progress=None, period=0.1))]
+fn simulate(py: Python<'_>, request_json: &str, progress: Option<PyObject>, period: f64) -> PyResult<String> {
     let cfg = request(request_json)?;
+    let period = std::time::Duration::try_from_secs_f64(period)
+        .map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("simulate: period = {period}: expected seconds, 0 or more")))?;
     let mut pending: Option<PyErr> = None;
     let r = py.allow_threads(|| {
         let mut last = std::time::Instant::now();
         let mut observer = |p: &numaplace_sim::run::Progress| -> bool {
-            if last.elapsed() < OBSERVE_PERIOD {
+            if last.elapsed() < period {
                 return true;
             }
             let keep_going = Python::with_gil(|py| {

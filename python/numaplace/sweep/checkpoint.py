@@ -362,16 +362,17 @@ def checkpoint_record(run: str, options: Mapping[str, Any], outcome: Mapping[str
     }
 
 
-def table_rows(sweep: Sweep, configs: Sequence[Mapping[str, Any]], records: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The table's rows (one per configuration, in ``configs`` order, from its record) and its
-    columns: the lead columns, the options the sweep sets, then every result column seen."""
+def table_rows(sweep: Sweep, points: Sequence[Mapping[str, Any]], records: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The table's rows (one per configuration, in ``points`` order, from its record) and its
+    columns: the lead columns, the keys the sweep sets as it writes them (options, and a
+    column per parameter key such as ``workload.pages``), then every result column seen."""
     result_columns: dict[str, None] = {}
     for rec in records:
         for k in rec["row"] or {}:
             result_columns.setdefault(k, None)
-    options = sweep.options
+    options = sweep.keys
     rows = []
-    for i, (config, rec) in enumerate(zip(configs, records)):
+    for i, (config, rec) in enumerate(zip(points, records)):
         row: dict[str, Any] = {
             "run": i,
             "run_id": rec["run_id"],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,7 @@ from numaplace.sweep.checkpoint import (
 )
 from numaplace.sweep.errors import SweepError
 from numaplace.sweep.executor import WORKER_LOST, execute
-from numaplace.sweep.spec import Sweep, load_spec, run_id
+from numaplace.sweep.spec import Sweep, load_spec, run_id, run_options
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -61,18 +61,24 @@ def _reusable(record: Mapping[str, Any]) -> bool:
 
 
 def run_sweep(
-    spec: str | os.PathLike[str] | Mapping[str, Any] | Sweep,
+    spec: str | os.PathLike[str] | Mapping[str, Any] | Sweep | None = None,
     scheduler: str | None = None,
     jobs: int | None = None,
     out: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     *,
     csv: bool = False,
+    axes: Mapping[str, Any] | None = None,
+    fixed: Mapping[str, Any] | None = None,
+    zip: Sequence[Mapping[str, Any]] | None = None,  # noqa: A002 - the spec's own word
+    exclude: Sequence[Mapping[str, Any]] | None = None,
     _on_result: Callable[[int, Any], None] | None = None,
 ) -> pd.DataFrame:
     """Runs every configuration of a sweep spec and returns the table, one row per configuration.
 
-    ``spec`` is a path to a TOML file, TOML text, or a dict of the same shape. Runs execute on
+    ``spec`` is a path to a TOML file, TOML text, or a dict of the same shape; or, without
+    ``spec``, the keywords ``axes``, ``fixed``, ``zip`` and ``exclude`` are its tables
+    (``numaplace.sweep(axes={"workload.pages": [256, 1024]}, fixed={"workload": "traverse"})``). Runs execute on
     ``jobs`` local worker processes (default ``os.cpu_count()``; 0 runs them in this process),
     or, with ``scheduler``, as Dask tasks on the cluster at that address (``"local"`` starts a
     LocalCluster of ``jobs`` single-threaded worker processes). With ``out``, each completed
@@ -98,12 +104,18 @@ def run_sweep(
     Raises:
         SweepError: the spec is invalid, or ``jobs``/``scheduler`` are unusable (one line).
     """
+    tables = {k: v for k, v in (("axes", axes), ("fixed", fixed), ("zip", zip), ("exclude", exclude)) if v is not None}
+    if spec is None:
+        spec = tables
+    elif tables:
+        raise SweepError(f"give a spec or its tables ({', '.join(tables)}=), not both")
     sweep = load_spec(spec)
     if progress is not None and not isinstance(progress, bool):
         raise SweepError(f"progress = {progress!r}: expected True, False or None")
     _check_jobs(jobs)
     _check_scheduler(scheduler)
-    configs = sweep.configurations()
+    points = sweep.points()
+    configs = [run_options(p) for p in points]
     ids = [run_id(c) for c in configs]
     out_dir = _out_dir(out)
     with contextlib.ExitStack() as stack:
@@ -153,7 +165,7 @@ def run_sweep(
                 failed_before=sum(r["status"] != "ok" for r in done.values()),
             )
 
-        rows, columns = table_rows(sweep, configs, [records[r] for r in ids])
+        rows, columns = table_rows(sweep, points, [records[r] for r in ids])
         table = to_table(rows, columns)
         if out_dir is not None:
             import pyarrow.parquet as pq

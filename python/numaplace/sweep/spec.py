@@ -48,6 +48,9 @@ OPTIONS: dict[str, Option] = {
 """Every option a sweep spec may name — the run request's inputs (outputs such as
 ``decisions`` are not swept) — in the order of the table's input columns."""
 
+OPTIONS_DEFAULTS: dict[str, Any] = {name: API_OPTIONS[name]["default"] for name in OPTIONS}
+"""Each sweep option's declared default, as text (None where unset unless given)."""
+
 KEYWORD_ALIASES: dict[str, tuple[str, ...]] = {
     name: (o["python"], name) for name, o in API_OPTIONS.items() if o["python"] != name
 }
@@ -71,39 +74,113 @@ run it is also a quarter of an hour of runs, and real runs take far longer.
 """
 
 
+PARAM_OPTIONS: tuple[str, ...] = ("workload", "placement", "dynamic")
+"""The options whose values are ``NAME:key=value,...`` specs of a registry, so that a spec
+may vary one parameter at a time (``"workload.pages" = [1024, 4096]``)."""
+
+#: Where a key of the spec was set, for messages: ``[axes]``, ``[fixed]`` or ``[[zip]] #N``.
+_Where = str
+
+
 @dataclasses.dataclass(frozen=True)
 class Sweep:
     """A parsed, validated sweep spec.
 
+    A *key* is an option (``workload``) or a parameter of one (``workload.pages``: see
+    :data:`PARAM_OPTIONS`); a parameter key adds ``pages=VALUE`` to its option's spec string,
+    whose base is the option's value (or its default when the spec does not set it).
+
     Attributes:
         source: How the spec is named in messages (its path, ``<string>`` or ``<dict>``).
-        axes: Varied options, in spec order, each with its values in spec order.
-        fixed: Options held constant.
-        exclude: Each entry a mapping option → allowed values; a configuration matching every
+        axes: Varied keys, in spec order, each with its values in spec order.
+        fixed: Keys held constant.
+        exclude: Each entry a mapping key → allowed values; a configuration matching every
             key of one entry is left out.
+        zips: Groups of keys varied together (``[[zip]]``): in each, every key has a list of
+            the same length and the i-th values go together. Each group is one more axis of
+            the product, after ``axes``, in spec order.
     """
 
     source: str
     axes: dict[str, list[Any]]
     fixed: dict[str, Any]
     exclude: list[dict[str, list[Any]]]
+    zips: list[dict[str, list[Any]]] = dataclasses.field(default_factory=list)
+
+    @property
+    def keys(self) -> list[str]:
+        """Every key the spec sets, in column order: the options in :data:`OPTIONS` order,
+        each followed by its parameter keys in the order the spec first writes them."""
+        seen = [*self.fixed, *self.axes, *(k for z in self.zips for k in z)]
+        order = {name: i for i, name in enumerate(OPTIONS)}
+        return sorted(seen, key=lambda k: (order[k.split(".", 1)[0]], "." in k, seen.index(k)))
 
     @property
     def options(self) -> list[str]:
-        """The options this sweep sets, in :data:`OPTIONS` (column) order."""
-        return [name for name in OPTIONS if name in self.axes or name in self.fixed]
+        """The run options this sweep sets (directly or through a parameter), in :data:`OPTIONS`
+        (column) order."""
+        set_ = {k.split(".", 1)[0] for k in self.keys}
+        return [name for name in OPTIONS if name in set_]
+
+    @property
+    def size(self) -> int:
+        """Configurations before ``[[exclude]]``: the product of the axes' and zips' lengths."""
+        return math.prod(len(v) for v in self.axes.values()) * math.prod(_zip_length(z) for z in self.zips)
+
+    def points(self) -> list[dict[str, Any]]:
+        """Every configuration as the spec writes it (key → value, in :attr:`keys` order), in
+        product order (the last axis, or zip group, varying fastest), minus the excluded."""
+        keys = self.keys
+        dims: list[list[dict[str, Any]]] = [[{k: v} for v in values] for k, values in self.axes.items()]
+        dims += [[{k: z[k][i] for k in z} for i in range(_zip_length(z))] for z in self.zips]
+        out = []
+        for parts in itertools.product(*dims):
+            point = dict(self.fixed)
+            for part in parts:
+                point.update(part)
+            if any(all(point[k] in allowed for k, allowed in ex.items()) for ex in self.exclude):
+                continue
+            out.append({k: point[k] for k in keys})
+        return out
 
     def configurations(self) -> list[dict[str, Any]]:
-        """Every configuration (option → value, in column order), in cartesian order."""
-        order = self.options
-        out = []
-        for values in itertools.product(*self.axes.values()):
-            config = dict(self.fixed)
-            config.update(zip(self.axes, values))
-            if any(all(config[k] in allowed for k, allowed in ex.items()) for ex in self.exclude):
-                continue
-            out.append({k: config[k] for k in order})
-        return out
+        """Every configuration as run options (option → value, in column order; parameter keys
+        folded into their option's spec string), in the order of :meth:`points`."""
+        return [run_options(p) for p in self.points()]
+
+
+def _zip_length(z: Mapping[str, list[Any]]) -> int:
+    return len(next(iter(z.values())))
+
+
+def _param_text(value: Any) -> str:
+    """A parameter value as a spec string writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _base_params(base: str) -> list[str]:
+    """The parameter names a ``NAME:key=value,...`` spec string already sets."""
+    _, _, params = base.partition(":")
+    return [p.split("=", 1)[0].strip() for p in params.split(",") if p.strip()]
+
+
+def run_options(point: Mapping[str, Any]) -> dict[str, Any]:
+    """The run options of one configuration as the spec writes it: each parameter key
+    ``option.param`` is appended to its option's spec string (the option's own value, else
+    its default) as ``param=value``, in the order of ``point``."""
+    options: dict[str, Any] = {}
+    for key, value in point.items():
+        name, dot, param = key.partition(".")
+        if not dot:
+            options[key] = value
+            continue
+        base = options.get(name, point.get(name))
+        if base is None:
+            base = OPTIONS_DEFAULTS[name]
+        options[name] = f"{base}{',' if ':' in base else ':'}{param}={_param_text(value)}"
+    return options
 
 
 def _err(source: str, message: str) -> SweepError:
@@ -120,7 +197,30 @@ def _check_option_name(source: str, where: str, name: str) -> Option:
     raise _err(source, f"{where}: unknown option {name!r} ({hint}valid: {', '.join(OPTIONS)})")
 
 
-def _check_value(source: str, where: str, opt: Option, value: Any) -> Any:
+def _check_key(source: str, where: str, key: str) -> Option | None:
+    """The option of a key, or None for a parameter key (``option.param``), whose value is
+    checked once the spec strings are built (:func:`_check_params`)."""
+    if not isinstance(key, str) or "." not in key:
+        return _check_option_name(source, where, key)
+    name, _, param = key.partition(".")
+    _check_option_name(source, where, name)
+    if name not in PARAM_OPTIONS:
+        raise _err(source, f"{where}: {key!r}: {name} has no parameters (parameter keys: {', '.join(p + '.NAME' for p in PARAM_OPTIONS)})")
+    if not param or not all(c.isalnum() or c in "_-" for c in param):
+        raise _err(source, f"{where}: {key!r}: expected {name}.PARAMETER (a parameter name of letters, digits, - or _)")
+    return None
+
+
+def _check_value(source: str, where: str, opt: Option | None, value: Any, key: str = "") -> Any:
+    if opt is None:  # a parameter: a TOML scalar that cannot break the spec string it joins
+        if isinstance(value, (bool, int, float, str)):
+            text = _param_text(value)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise _err(source, f"{where} {key} = {value!r}: expected a finite number")
+            if not text or any(c in text for c in ",=:") or text != text.strip():
+                raise _err(source, f"{where} {key} = {value!r}: a parameter value cannot be empty or hold , = : or surrounding spaces")
+            return value
+        raise _err(source, f"{where} {key} = {value!r}: expected a number or a string")
     try:
         check_option(opt.name, value, booleans="true or false")  # TOML's spelling
     except ConfigError as e:
@@ -128,76 +228,149 @@ def _check_value(source: str, where: str, opt: Option, value: Any) -> Any:
     return _normalise(opt, value)
 
 
+def _check_list(source: str, where: str, key: str, values: Any, hint: str) -> list[Any]:
+    opt = _check_key(source, where, key)
+    if not isinstance(values, list):
+        raise _err(source, f"{where} {key} = {values!r}: expected a list of values ({hint})")
+    if not values:
+        raise _err(source, f"{where} {key}: empty list (a sweep needs at least one value per axis)")
+    return [_check_value(source, where, opt, v, key) for v in values]
+
+
+def _check_params(sweep: Sweep, where: Mapping[str, _Where]) -> None:
+    """Checks every spec string a parameter key makes, against its registry's declared
+    parameters (``numaplace._native.check_spec``: an unknown parameter is named with the valid
+    ones), once per distinct string; and that no base already sets the parameter."""
+    from numaplace import _native
+    from numaplace._native import NumaplaceError
+
+    params = [k for k in sweep.keys if "." in k]
+    if not params:
+        return
+    checked: set[tuple[str, str]] = set()
+    for point in sweep.points():
+        options = run_options(point)
+        for key in params:
+            name, _, param = key.partition(".")
+            base = point.get(name)
+            if base is None:
+                base = OPTIONS_DEFAULTS[name]
+            if (key, base) not in checked:
+                checked.add((key, base))
+                if name == "dynamic" and base.strip() == "none":
+                    raise _err(
+                        sweep.source,
+                        f"{where[key]} {key}: a parameter of no policy (dynamic = \"none\"); "
+                        "pair parameters with policies in a [[zip]], or [[exclude]] the none runs",
+                    )
+                if param in _base_params(base):
+                    raise _err(sweep.source, f"{where[key]} {key}: {name} = {base!r} already sets {param}")
+            text = options[name]
+            if (name, text) in checked:
+                continue
+            checked.add((name, text))
+            try:
+                _native.check_spec(name, text)
+            except NumaplaceError as e:
+                raise _err(sweep.source, f"{where[key]} {key}: {e}") from None
+
+
 def _parse(data: Mapping[str, Any], source: str) -> Sweep:
     if not isinstance(data, Mapping):
         raise _err(source, "a sweep spec must be a table")
-    unknown = [k for k in data if k not in ("axes", "fixed", "exclude")]
+    unknown = [k for k in data if k not in ("axes", "fixed", "exclude", "zip")]
     if unknown:
-        raise _err(source, f"unknown top-level key {unknown[0]!r} (valid: [axes], [fixed], [[exclude]])")
+        raise _err(source, f"unknown top-level key {unknown[0]!r} (valid: [axes], [fixed], [[zip]], [[exclude]])")
     axes_in = data.get("axes", {})
     fixed_in = data.get("fixed", {})
     exclude_in = data.get("exclude", [])
+    zip_in = data.get("zip", [])
     if not isinstance(axes_in, Mapping):
         raise _err(source, "[axes] must be a table of option = [values]")
     if not isinstance(fixed_in, Mapping):
         raise _err(source, "[fixed] must be a table of option = value")
     if not isinstance(exclude_in, list) or not all(isinstance(e, Mapping) for e in exclude_in):
         raise _err(source, "exclude must be an array of tables ([[exclude]])")
+    if not isinstance(zip_in, list) or not all(isinstance(z, Mapping) for z in zip_in):
+        raise _err(source, "zip must be an array of tables ([[zip]] of option = [values], the lists of one length)")
+
+    where: dict[str, _Where] = {}
+
+    def claim(key: str, here: _Where) -> None:
+        if key in where:
+            raise _err(source, f"{key!r} is set twice (in {where[key]} and in {here})")
+        where[key] = here
 
     axes: dict[str, list[Any]] = {}
     for name, values in axes_in.items():
-        opt = _check_option_name(source, "[axes]", name)
-        if not isinstance(values, list):
-            raise _err(source, f"[axes] {name} = {values!r}: expected a list of values (or move it to [fixed])")
-        if not values:
-            raise _err(source, f"[axes] {name}: empty list (a sweep needs at least one value per axis)")
-        checked = [_check_value(source, "[axes]", opt, v) for v in values]
+        checked = _check_list(source, "[axes]", name, values, "or move it to [fixed]")
         seen: list[Any] = []
         for v in checked:
             if v in seen:
                 raise _err(source, f"[axes] {name}: value {v!r} is listed twice")
             seen.append(v)
+        claim(name, "[axes]")
         axes[name] = checked
 
     fixed: dict[str, Any] = {}
     for name, value in fixed_in.items():
-        opt = _check_option_name(source, "[fixed]", name)
+        opt = _check_key(source, "[fixed]", name)
         if name in axes:
             raise _err(source, f"option {name!r} is both in [axes] and in [fixed]")
         if isinstance(value, list):
             raise _err(source, f"[fixed] {name} = {value!r}: expected one value (lists belong in [axes])")
-        fixed[name] = _check_value(source, "[fixed]", opt, value)
+        claim(name, "[fixed]")
+        fixed[name] = _check_value(source, "[fixed]", opt, value, name)
+
+    zips: list[dict[str, list[Any]]] = []
+    for i, table in enumerate(zip_in, 1):
+        here = f"[[zip]] #{i}"
+        if not table:
+            raise _err(source, f"{here} is empty (give two or more option = [values], the lists of one length)")
+        group = {name: _check_list(source, here, name, values, "the keys of a [[zip]] vary together") for name, values in table.items()}
+        lengths = {name: len(v) for name, v in group.items()}
+        if len(set(lengths.values())) > 1:
+            shown = ", ".join(f"{k} has {n}" for k, n in lengths.items())
+            raise _err(source, f"{here}: the lists must have one length, to go together ({shown})")
+        rows = list(zip(*group.values()))
+        for j, row in enumerate(rows):
+            if row in rows[:j]:
+                raise _err(source, f"{here}: values #{rows.index(row) + 1} and #{j + 1} are the same")
+        for name in group:
+            claim(name, here)
+        zips.append(group)
 
     exclude: list[dict[str, list[Any]]] = []
     for i, table in enumerate(exclude_in, 1):
-        where = f"[[exclude]] #{i}"
+        here = f"[[exclude]] #{i}"
         if not table:
-            raise _err(source, f"{where} is empty (it would exclude every run)")
+            raise _err(source, f"{here} is empty (it would exclude every run)")
         entry: dict[str, list[Any]] = {}
         for name, value in table.items():
-            opt = _check_option_name(source, where, name)
-            if name not in axes and name not in fixed:
-                raise _err(source, f"{where}: option {name!r} is set by neither [axes] nor [fixed]")
+            opt = _check_key(source, here, name)
+            if name not in where:
+                raise _err(source, f"{here}: option {name!r} is set by neither [axes], [fixed] nor a [[zip]]")
             values = value if isinstance(value, list) else [value]
-            entry[name] = [_check_value(source, where, opt, v) for v in values]
+            entry[name] = [_check_value(source, here, opt, v, name) for v in values]
         exclude.append(entry)
 
-    size = math.prod(len(v) for v in axes.values())
-    if size > MAX_CONFIGURATIONS:
+    sweep = Sweep(source=source, axes=axes, fixed=fixed, exclude=exclude, zips=zips)
+    if sweep.size > MAX_CONFIGURATIONS:
         # Checked before the product is built: five axes of a thousand values would otherwise
         # take all the memory there is before the first run.
+        lengths = [*(len(v) for v in axes.values()), *(_zip_length(z) for z in zips)]
         raise _err(
             source,
-            f"[axes] make {size} configurations ({' × '.join(str(len(v)) for v in axes.values())}); "
+            f"[axes] make {sweep.size} configurations ({' × '.join(map(str, lengths))}); "
             f"at most {MAX_CONFIGURATIONS} are allowed in one sweep (split it into several --out)",
         )
-    if not axes and not fixed:
+    if not axes and not fixed and not zips:
         # Without this, an empty file (or a typo'd table emptied by a bad edit) would run one
         # simulation with every default, as though that had been asked for.
         raise _err(source, "the spec sets no option (give [axes] of option = [values] or [fixed] options)")
-    sweep = Sweep(source=source, axes=axes, fixed=fixed, exclude=exclude)
-    if not sweep.configurations():
+    if not sweep.points():
         raise _err(source, "[[exclude]] leaves no configuration to run")
+    _check_params(sweep, where)
     return sweep
 
 
