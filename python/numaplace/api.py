@@ -190,6 +190,30 @@ class Result:
         """A result from the JSON text ``numaplace sim --json`` writes."""
         return cls(json.loads(text))
 
+    @classmethod
+    def from_row(cls, row: Any) -> Result:
+        """The result of one row of a sweep's table (a dict or a pandas row): the inverse of
+        :meth:`to_row` (``config.*`` columns become ``config``; the sweep's own columns —
+        ``run``, ``status``, the options and parameter keys — are left out). The machine is
+        known by name only (``to_row`` drops ``config.machine_spec``).
+
+        Raises:
+            ValueError: the row is of a run that failed (it has no result).
+        """
+        from numaplace.sweep.checkpoint import _LEAD
+
+        items = dict(row.items() if hasattr(row, "items") else row)
+        if items.get("status", "ok") != "ok":
+            raise ValueError(f"run {items.get('run')} failed ({items.get('error_type')}: {items.get('error')}): it has no result")
+        def value(v: Any) -> Any:
+            return None if v is None or (isinstance(v, float) and v != v) else v  # NaN: a null
+
+        config = {k.removeprefix("config."): value(v) for k, v in items.items() if k.startswith("config.")}
+        sweep_columns = set(_LEAD) | set(OPTIONS)
+        data: dict[str, Any] = {"config": config}
+        data.update((k, value(v)) for k, v in items.items() if "." not in k and k not in sweep_columns)
+        return cls(data)
+
     def __getattr__(self, name: str) -> Any:
         try:
             return self._data[name]

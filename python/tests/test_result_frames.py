@@ -76,3 +76,18 @@ def test_the_html_display_escapes_text() -> None:
     page = Result(data)._repr_html_()
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "more iterations" not in page  # one iteration: all shown
+
+
+def test_a_sweep_row_gives_back_its_result_with_its_frames() -> None:
+    spec = {"axes": {"dynamic": ["none", "upmlib"]}, "fixed": {"workload": "nas-cg", "class": "S", "placement": "worst-case", "threads": 6}}
+    df = numaplace.sweep(spec, jobs=0)
+    for row in df.to_dict("records"):
+        r = Result.from_row(row)
+        direct = numaplace.simulate(workload="nas-cg", problem_class="S", placement="worst-case", threads=6, dynamic=row["dynamic"])
+        expected = direct.to_dict()
+        del expected["config"]["machine_spec"]
+        assert r.to_dict() == expected
+        assert r.per_iteration().equals(direct.per_iteration()) and r.per_node().equals(direct.per_node())
+    bad = numaplace.sweep({"fixed": {"workload": "no-such-workload"}}, jobs=0)
+    with pytest.raises(ValueError, match="run 0 failed \\(UnknownNameError: "):
+        Result.from_row(bad.iloc[0])

@@ -557,3 +557,140 @@ def test_workers_found_dead_by_a_broken_pipe_still_stop_the_sweep(monkeypatch: p
     with pytest.raises(SweepError, match=r"^local worker processes exit before running anything \(worker process \d+ exited with status 3\); "):
         run_sweep({"axes": {"seed": list(range(8))}, "fixed": {"workload": STREAM}}, jobs=2, out=tmp_path)
     assert not (tmp_path / RESULTS_FILE).exists()
+
+
+# --- no policy as a value, parameter keys, zipped keys, in-process small sweeps ----------------
+
+
+def test_none_is_a_dynamic_value_like_any_policy(cli) -> None:
+    # simulate, the sim command, a sweep axis, and run_one (what reproduce's experiments run)
+    base = numaplace.simulate(workload=STREAM, threads=2)
+    assert numaplace.simulate(workload=STREAM, threads=2, dynamic="none") == base
+    r = cli("sim", "--workload", STREAM, "--threads", "2", "--dynamic", "none")
+    assert r.returncode == 0, r.stderr
+    df = numaplace.sweep({"axes": {"dynamic": ["none", "upmlib"]}, "fixed": {"workload": STREAM, "threads": 2}})
+    assert list(df.status) == ["ok", "ok"] and list(df.dynamic) == ["none", "upmlib"]
+    assert df["config.dynamic"].isna().tolist() == [True, False]
+    assert df.total_time_ns.iloc[0] == base.total_time_ns
+    assert run_one({"workload": STREAM, "threads": 2, "dynamic": "none"})["status"] == "ok"
+
+
+PARAM_SPEC = """\
+[axes]
+"workload.pages" = [64, 256]
+"dynamic.threshold" = [2, 8]
+
+[fixed]
+workload = "traverse:pattern=random"
+dynamic = "upmlib"
+threads = 4
+"""
+
+
+def test_parameter_keys_join_their_options_spec_and_get_a_column() -> None:
+    sweep = load_spec(PARAM_SPEC)
+    assert sweep.keys == ["workload", "workload.pages", "threads", "dynamic", "dynamic.threshold"]
+    assert [c["workload"] for c in sweep.configurations()][::2] == ["traverse:pattern=random,pages=64", "traverse:pattern=random,pages=256"]
+    assert [c["dynamic"] for c in sweep.configurations()][:2] == ["upmlib:threshold=2", "upmlib:threshold=8"]
+    df = run_sweep(PARAM_SPEC, jobs=0)
+    assert list(df.columns[6:11]) == ["workload", "workload.pages", "threads", "dynamic", "dynamic.threshold"]
+    assert list(df["workload.pages"]) == [64, 64, 256, 256] and list(df["dynamic.threshold"]) == [2, 8, 2, 8]
+    assert (df.status == "ok").all()
+    assert df["config.workload"].str.contains("pages=256").tolist() == [False, False, True, True]
+    assert df["config.dynamic"].str.startswith("upmlib:threshold=8").tolist() == [False, True, False, True]
+    # The same runs written as whole spec strings have the same run ids (one checkpoint).
+    whole = load_spec(
+        {"axes": {"workload": ["traverse:pattern=random,pages=64", "traverse:pattern=random,pages=256"],
+                  "dynamic": ["upmlib:threshold=2", "upmlib:threshold=8"]}, "fixed": {"threads": 4}}
+    )  # fmt: skip
+    assert [run_id(c) for c in whole.configurations()] == list(df.run_id)
+
+
+def test_a_parameter_of_an_unset_option_joins_its_default() -> None:
+    (config,) = load_spec({"fixed": {"workload.pages": 48}}).configurations()
+    assert config == {"workload": "stream:pages=48"}
+    (config,) = load_spec({"fixed": {"placement": "bind", "placement.node": 1}}).configurations()
+    assert config == {"placement": "bind:node=1"}
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"axes": {"workload.pagez": [1, 2]}, "fixed": {"workload": "traverse"}},
+         r"\[axes\] workload.pagez: workload 'traverse': unknown parameter 'pagez' \(valid keys: pattern, pages, "),
+        ({"axes": {"dynamic.thresh": [1]}, "fixed": {"dynamic": "upmlib"}},
+         r"\[axes\] dynamic.thresh: dynamic policy 'upmlib': unknown parameter 'thresh' \(valid keys: threshold"),
+        ({"axes": {"placement.node": ["x"]}, "fixed": {"placement": "bind"}}, r"\[axes\] placement.node: placement 'bind': node=x: expected"),
+        ({"axes": {"dynamic.threshold": [2, 4]}}, r"\[axes\] dynamic.threshold: a parameter of no policy \(dynamic = \"none\"\)"),
+        ({"axes": {"workload.pages": [1, 2]}, "fixed": {"workload": "stream:pages=3"}},
+         r"\[axes\] workload.pages: workload = 'stream:pages=3' already sets pages"),
+        ({"axes": {"threads.count": [1]}}, r"\[axes\]: 'threads.count': threads has no parameters"),
+        ({"axes": {"workloads.pages": [1]}}, r"\[axes\]: unknown option 'workloads' \(did you mean 'workload'"),
+        ({"axes": {"workload.pages": ["1,iterations=9"]}}, r"\[axes\] workload.pages = '1,iterations=9': a parameter value cannot be empty or hold , = :"),
+        ({"axes": {"workload.pages": [[1]]}}, r"\[axes\] workload.pages = \[1\]: expected a number or a string"),
+        ({"zip": [{"dynamic": ["none", "upmlib"], "placement": ["first-touch"]}]},
+         r"\[\[zip\]\] #1: the lists must have one length, to go together \(dynamic has 2, placement has 1\)"),
+        ({"zip": [{"threads": [1, 1], "seed": [2, 2]}]}, r"\[\[zip\]\] #1: values #1 and #2 are the same"),
+        ({"axes": {"threads": [1, 2]}, "zip": [{"threads": [3], "seed": [1]}]}, r"'threads' is set twice \(in \[axes\] and in \[\[zip\]\] #1\)"),
+        ({"zip": [{}]}, r"\[\[zip\]\] #1 is empty"),
+        ({"zip": {"threads": [1]}}, r"zip must be an array of tables"),
+        ({"zip": [{"threads": 1}]}, r"\[\[zip\]\] #1 threads = 1: expected a list of values"),
+        ({"axes": {"threads": [1]}, "exclude": [{"seed": 1}]}, r"\[\[exclude\]\] #1: option 'seed' is set by neither \[axes\], \[fixed\] nor a \[\[zip\]\]"),
+    ],
+)  # fmt: skip
+def test_bad_parameter_and_zip_keys_are_one_line_errors(spec: dict[str, Any], message: str) -> None:
+    with pytest.raises(SweepError, match=f"^<dict>: {message}") as info:
+        load_spec(spec)
+    assert "\n" not in str(info.value)
+
+
+ZIP_SPEC = """\
+[axes]
+threads = [2, 4]
+
+[[zip]]                 # baseline and policy, each with its own placement
+dynamic = ["none", "upmlib"]
+placement = ["first-touch", "worst-case"]
+
+[fixed]
+workload = "stream:pages=64,iterations=2"
+"""
+
+
+def test_zipped_keys_vary_together_after_the_axes() -> None:
+    sweep = load_spec(ZIP_SPEC)
+    assert [(c["threads"], c["placement"], c["dynamic"]) for c in sweep.configurations()] == [
+        (2, "first-touch", "none"), (2, "worst-case", "upmlib"), (4, "first-touch", "none"), (4, "worst-case", "upmlib"),
+    ]  # fmt: skip
+    df = numaplace.sweep(ZIP_SPEC, jobs=0)
+    assert list(df.placement) == ["first-touch", "worst-case"] * 2 and (df.status == "ok").all()
+    # Kwargs are the spec's tables; zip groups and exclude take parameter keys too.
+    kw = numaplace.sweep(
+        axes={"threads": [2, 4]},
+        zip=[{"dynamic": ["none", "upmlib"], "placement": ["first-touch", "worst-case"]}],
+        fixed={"workload": "stream", "workload.pages": 64, "workload.iterations": 2},
+        exclude=[{"threads": 4, "dynamic": "none"}],
+        jobs=0,
+    )
+    assert list(kw.run_id) == list(df.run_id.drop(2))
+    with pytest.raises(SweepError, match=r"give a spec or its tables \(axes=\), not both"):
+        numaplace.sweep(ZIP_SPEC, axes={"threads": [1]})
+
+
+def test_small_sweeps_run_in_this_process_with_the_same_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    from numaplace.sweep import backends
+
+    spec = {"axes": {"dynamic": ["none", "upmlib"]}, "fixed": {"workload": STREAM, "threads": 2}}
+    pooled = numaplace.sweep(spec, jobs=2)  # asked for: a pool, even for two runs
+    assert pooled.attrs["workers"] == 2
+
+    def no_pool(*a: Any, **kw: Any) -> Any:
+        raise AssertionError("a sweep of two runs started a pool")
+
+    monkeypatch.setattr(backends, "_PoolBackend", no_pool)
+    inline = numaplace.sweep(spec)
+    assert inline.attrs["workers"] == 0
+    pd.testing.assert_frame_equal(inline, pooled, check_like=False, check_exact=True, obj="table")
+    with pytest.raises(AssertionError, match="started a pool"):  # one run more: a pool again
+        numaplace.sweep({"axes": {"threads": [1, 2, 3]}, "fixed": {"workload": STREAM}})
+    assert backends.INLINE_RUNS == 2
