@@ -487,3 +487,44 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> RunConfig {
+        crate::request::resolve_json(r#"{"workload": "nas-cg", "class": "S", "threads": 4, "dynamic": "upmlib"}"#).unwrap()
+    }
+
+    #[test]
+    fn an_observer_sees_every_epoch_and_changes_nothing() {
+        let plain = run(&cfg()).unwrap().result;
+        let mut seen: Vec<Progress> = Vec::new();
+        let observed = run_observed(&cfg(), &mut |p| {
+            seen.push(*p);
+            true
+        })
+        .unwrap()
+        .result;
+        assert_eq!(observed.to_json(), plain.to_json());
+        assert_eq!(seen.len(), plain.epochs.len());
+        for (i, (p, e)) in seen.iter().zip(&plain.epochs).enumerate() {
+            assert_eq!((p.iteration, p.iterations, p.epochs), (e.iteration, plain.iterations, i as u64 + 1));
+        }
+        assert!(seen.windows(2).all(|w| w[0].simulated_ns <= w[1].simulated_ns));
+        let end = seen.last().unwrap().simulated_ns;
+        let sum: f64 = plain.epochs.iter().map(|e| e.time_ns).sum();
+        assert!((end - sum).abs() <= 1e-6 * sum, "simulated {end} ns, epochs sum to {sum} ns");
+    }
+
+    #[test]
+    fn an_observer_that_says_stop_stops_the_run() {
+        let mut calls = 0;
+        let r = run_observed(&cfg(), &mut |_| {
+            calls += 1;
+            calls < 3
+        });
+        assert!(matches!(r, Err(SimError::Stopped)));
+        assert_eq!(calls, 3);
+    }
+}
