@@ -173,3 +173,53 @@ def test_workers_of_a_sweep_draw_no_bars_of_their_own(monkeypatch: pytest.Monkey
 
     assert run_one({"workload": "stream:pages=32,iterations=1"}, simulate)["status"] == "ok"
     assert seen == [False]
+
+
+def test_sim_on_a_terminal_draws_a_bar_and_ctrl_c_stops_it() -> None:
+    import os
+    import select
+    import signal
+
+    # stderr is a pseudo-terminal: the bar is drawn there. A class B CG with a sampled policy
+    # runs for seconds, so the bar (reports at most every 0.1 s) appears; then SIGINT stops it.
+    import fcntl
+    import struct
+    import termios
+
+    master, slave = os.openpty()
+    # A terminal of 24 rows and 100 columns: a fresh pty is 0 × 0, where a bar has no room.
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    p = subprocess.Popen(
+        [sys.executable, "-m", "numaplace", "sim", "--workload", "nas-cg", "--class", "B", "--dynamic", "sampled"],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        text=True,
+    )
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + 300
+    try:
+        while b"simulate nas-cg" not in seen or b"iter" not in seen:
+            assert time.monotonic() < deadline and p.poll() is None, seen
+            if select.select([master], [], [], 1.0)[0]:
+                try:
+                    seen += os.read(master, 4096)
+                except OSError:  # the child closed the terminal: it ended, and the assert says how
+                    pass
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=300)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        while select.select([master], [], [], 0.5)[0]:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        os.close(master)
+    assert p.returncode == 130, (out, seen)
+    assert out == ""  # no summary: the run did not finish
+    assert b"numaplace: interrupted" in seen

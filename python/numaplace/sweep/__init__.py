@@ -1,10 +1,12 @@
 """Sweeps: many simulations from one TOML spec, on local cores or a Dask cluster.
 
 A *sweep spec* names the options that vary (``[axes]``, each a list of values), the options
-held constant (``[fixed]``) and, optionally, combinations to leave out (``[[exclude]]``). The
-sweep is the cartesian product of the axes in the order the spec lists them (the last axis
-varies fastest), minus the excluded combinations. ``docs/sweeps.md`` is the user's guide; in
-short::
+held constant (``[fixed]``), options varied together (``[[zip]]``, lists of one length) and,
+optionally, combinations to leave out (``[[exclude]]``). The sweep is the cartesian product of
+the axes, then the zip groups, in the order the spec lists them (the last varies fastest),
+minus the excluded combinations. A key may be a parameter of a spec-string option
+(``"workload.pages" = [1024, 4096]``), joined to that option's spec and given a column.
+``docs/sweeps.md`` is the user's guide; in short::
 
     [axes]
     workload  = ["stream:pages=32,iterations=1", "random:accesses=200,pages=256"]
@@ -18,8 +20,13 @@ short::
     placement = "round-robin"
     threads = 1
 
+    [[zip]]                      # varied together: (none, seed 1), (upmlib, seed 2)
+    dynamic = ["none", "upmlib"]
+    seed = [1, 2]
+
 Every configuration is run by one function, :func:`run_one` (options dict → outcome dict),
-whichever *backend* executes it: in this process (``jobs=0``), on a local process pool
+whichever *backend* executes it: in this process (``jobs=0``, or a sweep of at most
+:data:`~numaplace.sweep.backends.INLINE_RUNS` runs without ``jobs``), on a local process pool
 (``jobs=N``), or as one task per run on a Dask distributed cluster (``scheduler=ADDR`` or
 ``"local"``). The driver that submits runs, retries transient failures and records outcomes is
 the same for every backend; so is the table it produces. :mod:`numaplace.experiments` runs

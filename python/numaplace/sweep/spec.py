@@ -1,8 +1,10 @@
 """Sweep specs: the options a sweep may set (:data:`OPTIONS`) and the TOML spec parser.
 
-A spec names the options that vary (``[axes]``), those held constant (``[fixed]``) and
-combinations to leave out (``[[exclude]]``); :func:`load_spec` parses and validates one into a
-:class:`Sweep`, whose :meth:`Sweep.configurations` are the runs in cartesian order.
+A spec names the options that vary (``[axes]``), those held constant (``[fixed]``), those
+varied together (``[[zip]]``) and combinations to leave out (``[[exclude]]``); a key is an
+option or a parameter of one (``workload.pages``, :data:`PARAM_OPTIONS`). :func:`load_spec`
+parses and validates one into a :class:`Sweep`, whose :meth:`Sweep.points` are the runs as
+the spec writes them and :meth:`Sweep.configurations` the same runs as run options.
 :func:`run_id` names a run by a hash of its options (the checkpoint's key).
 """
 
