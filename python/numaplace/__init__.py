@@ -8,7 +8,9 @@ The Python face of the numaplace simulator. Quick start::
 
 :func:`simulate` runs one simulation; :func:`machines`, :func:`workloads` and
 :func:`placements` list what can be named; :func:`sweep` runs many configurations (on local
-cores or a Dask cluster) into a pandas DataFrame. Every error raised for bad input derives from
+cores or a Dask cluster) into a pandas DataFrame. In a notebook a :class:`Result` displays as
+a summary and has tidy frames (``per_node()``, ``per_iteration()``, ``per_epoch()``); long
+runs and sweeps show ``tqdm`` progress bars there and on terminals (``examples/tour.ipynb``). Every error raised for bad input derives from
 :class:`NumaplaceError`. The report (``numaplace.report``) and plotting helpers
 (``numaplace.plot``) are imported on demand, since they pull in pandas and matplotlib.
 """
