@@ -84,9 +84,10 @@ fn run_options() -> String {
 /// Runs one simulation of a run request (JSON text) and returns its result as JSON text.
 ///
 /// The GIL is released while it runs. At an epoch boundary, at most every `period` seconds
-/// (default 0.1: cheap beside the epochs, soon enough for Ctrl-C), the GIL is taken back to check for signals (Ctrl-C raises KeyboardInterrupt and stops the
-/// run) and to call `progress(iteration, iterations, epochs, simulated_ns)` if given; an
-/// exception from either stops the run and is raised. Neither changes the result.
+/// (default 0.1: cheap beside the epochs, soon enough for Ctrl-C), the GIL is taken back to
+/// check for signals (Ctrl-C raises KeyboardInterrupt and stops the run) and to call
+/// `progress(iteration, iterations, epochs, simulated_ns)` if given; an exception from either
+/// stops the run and is raised. Neither changes the result.
 #[pyfunction]
 #[pyo3(signature = (request_json, progress=None, period=0.1))]
 fn simulate(py: Python<'_>, request_json: &str, progress: Option<PyObject>, period: f64) -> PyResult<String> {
