@@ -12,6 +12,9 @@ __version__: str
 DEFAULT_QUANTUM_NS: float
 """Default simulated time between timing-model solves, in nanoseconds."""
 
+PROGRESS_PERIOD_S: float
+"""How often, at most, :func:`simulate` reports progress and checks for Ctrl-C, in seconds."""
+
 class NumaplaceError(Exception):
     """Base class of every numaplace error."""
 
@@ -43,10 +46,11 @@ def run_options() -> str:
 
 from collections.abc import Callable
 
-def simulate(request_json: str, progress: Callable[[int, int, int, float], object] | None = None, period: float = 0.1) -> str:
+def simulate(request_json: str, progress: Callable[[int, int, int, float], object] | None = None, period: float | None = None) -> str:
     """Runs one simulation of a run request (a JSON object of run options; a missing or null
     option takes its default) and returns its result as JSON text. The GIL is released; at an
-    epoch boundary, at most every ``period`` seconds (0: every epoch), it is taken back to check for signals (Ctrl-C raises
+    epoch boundary, at most every ``period`` seconds (default :data:`PROGRESS_PERIOD_S`; 0:
+    every epoch), it is taken back to check for signals (Ctrl-C raises
     KeyboardInterrupt and stops the run) and to call ``progress(iteration, iterations,
     epochs, simulated_ns)`` if given (iteration 0 is the initialisation). An exception from
     either stops the run and is raised; neither changes the result."""

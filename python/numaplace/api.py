@@ -134,9 +134,10 @@ def show_progress(progress: bool | None) -> bool:
         return False
 
 
-PROGRESS_PERIOD_S = 0.1
+PROGRESS_PERIOD_S: float = _native.PROGRESS_PERIOD_S
 """How often, at most, a running simulation reports its progress (and checks for Ctrl-C):
-seconds between reports at epoch boundaries, so that a run shorter than this draws no bar."""
+seconds between reports at epoch boundaries, so that a run shorter than this draws no bar
+(declared in Rust, ``crates/py``)."""
 
 
 class _RunProgress:
@@ -410,10 +411,11 @@ def simulate(
     bad input; the same arguments always give the same result.
 
     ``progress`` is not a run option: it draws a progress bar (``tqdm.auto``) of a run that
-    takes more than a tenth of a second, reported by the engine at epoch boundaries. ``None``
-    (the default) shows it in a notebook or when standard error is a terminal, not when it is
-    piped; ``True`` or ``False`` force it. It never changes the result. Ctrl-C stops a run
-    (``KeyboardInterrupt``) within about a tenth of a second after its current epoch.
+    takes more than :data:`PROGRESS_PERIOD_S` (a tenth of a second), reported by the engine at
+    epoch boundaries. ``None`` (the default) shows it in a notebook or when standard error is a
+    terminal, not when it is piped; ``True`` or ``False`` force it. It never changes the
+    result. Ctrl-C stops a run (``KeyboardInterrupt``) within about that period after its
+    current epoch.
     """
     given = dict(
         machine=machine, workload=workload, placement=placement, threads=threads, seed=seed, binding=binding,

@@ -81,17 +81,23 @@ fn run_options() -> String {
     Value::Array(v).to_string()
 }
 
+/// How often, at most, a running simulation takes the GIL back, s: cheap beside the epochs
+/// (a run of thousands of epochs reports a few times a second), soon enough for Ctrl-C, and
+/// long enough that a run shorter than it draws no progress bar.
+const PROGRESS_PERIOD_S: f64 = 0.1;
+
 /// Runs one simulation of a run request (JSON text) and returns its result as JSON text.
 ///
 /// The GIL is released while it runs. At an epoch boundary, at most every `period` seconds
-/// (default 0.1: cheap beside the epochs, soon enough for Ctrl-C), the GIL is taken back to
+/// (default [`PROGRESS_PERIOD_S`]), the GIL is taken back to
 /// check for signals (Ctrl-C raises KeyboardInterrupt and stops the run) and to call
 /// `progress(iteration, iterations, epochs, simulated_ns)` if given; an exception from either
 /// stops the run and is raised. Neither changes the result.
 #[pyfunction]
-#[pyo3(signature = (request_json, progress=None, period=0.1))]
-fn simulate(py: Python<'_>, request_json: &str, progress: Option<PyObject>, period: f64) -> PyResult<String> {
+#[pyo3(signature = (request_json, progress=None, period=None))]
+fn simulate(py: Python<'_>, request_json: &str, progress: Option<PyObject>, period: Option<f64>) -> PyResult<String> {
     let cfg = request(request_json)?;
+    let period = period.unwrap_or(PROGRESS_PERIOD_S);
     let period = std::time::Duration::try_from_secs_f64(period)
         .map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("simulate: period = {period}: expected seconds, 0 or more")))?;
     let mut pending: Option<PyErr> = None;
@@ -319,6 +325,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("DEFAULT_QUANTUM_NS", numaplace_sim::run::DEFAULT_QUANTUM_NS)?;
+    m.add("PROGRESS_PERIOD_S", PROGRESS_PERIOD_S)?;
     m.add("NumaplaceError", py.get_type_bound::<NumaplaceError>())?;
     m.add("MachineError", py.get_type_bound::<MachineError>())?;
     m.add("UnknownNameError", py.get_type_bound::<UnknownNameError>())?;
