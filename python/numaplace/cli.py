@@ -205,7 +205,7 @@ def cmd_sim(args: argparse.Namespace) -> None:
         # One regular file cannot hold both; one device (/dev/null) can take both.
         if args.json is not None and destination(args.json, "--json") == decisions_dest and not decisions_dest[1]:
             raise UsageError(f"numaplace sim: --decisions and --json name one file ({_shown(args.json)})")
-    r = numaplace.simulate(**_run_kwargs(args, list(numaplace.api.OPTIONS)))
+    r = numaplace.simulate(**_run_kwargs(args, list(numaplace.api.OPTIONS)), progress=False if args.no_progress else None)
     if args.json is not None:
         write_output(args.json, "--json", r.to_json() + "\n")
     print(_summary(r))
@@ -489,6 +489,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("sim", help="run one simulation")
     add_run_options(s, list(OPTIONS))  # every run option
     s.add_argument("--json", help="write the full result as JSON to this file")
+    s.add_argument(
+        "--no-progress", action="store_true", help="no progress bar (by default one is drawn on stderr when it is a terminal)"
+    )
     s.set_defaults(func=cmd_sim)
 
     s = sub.add_parser("policies", help="list dynamic policies and their parameters")
