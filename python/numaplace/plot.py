@@ -40,6 +40,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 FIGSIZE: tuple[float, float] = (7.0, 4.0)
 """Width and height of every figure, in inches."""
@@ -154,13 +155,21 @@ def published_ranges(
 
 
 def legend_below(fig: Figure, axes: Axes | Sequence[Axes] | np.ndarray, title: str | None = None, ncol: int | None = None) -> None:
-    """One legend for ``axes`` (labels in first-seen order, duplicates once), centred below
-    them in the figure, outside every data area (the figure's constrained layout makes room)."""
+    """One legend for ``axes`` (labels in first-seen order, duplicates once), outside every
+    data area: centred below them in the figure when they are all of a figure with constrained
+    layout (which makes room, as :func:`new_axes`' figures have); otherwise (axes the caller
+    placed in a figure of their own) beside the single axes, to the right of it."""
     handles: dict[str, Any] = {}
-    for ax in np.atleast_1d(np.asarray(axes, dtype=object)).ravel():
+    targets = list(np.atleast_1d(np.asarray(axes, dtype=object)).ravel())
+    for ax in targets:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)
     if not handles:
+        return
+    constrained = isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+    if not constrained or set(map(id, targets)) != set(map(id, fig.axes)):
+        targets[-1].legend(list(handles.values()), list(handles), loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                           fontsize="small", title=title, title_fontsize="small", frameon=False)
         return
     # As many columns as fit the figure's width (about 6 px a character at this font size,
     # plus the handle), balanced over the rows.

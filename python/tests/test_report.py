@@ -536,3 +536,19 @@ def test_legend_overlaps_finds_a_legend_over_bars_and_one_cut_off() -> None:
     ax.bar([0], [1.0], label="a label far too long to fit " * 6)
     fig.legend(loc="outside lower center")
     assert any("reaches beyond the figure" in o for o in plot.legend_overlaps(fig))
+
+
+def test_legend_beside_axes_the_caller_placed() -> None:
+    """On axes of the caller's own figure, the legend goes beside those axes (not a figure
+    legend that several panels would stack at one place), still outside the data."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(12, 4), layout="constrained")
+    FigureCanvasAgg(fig)
+    left, right = fig.subplots(1, 2)
+    df = pd.DataFrame({"workload": ["a", "a"], "placement": ["first-touch", "random"], "total_time_ns": [1.0, 2.0]})
+    plot.slowdown_bars(df, ax=left)
+    plot.slowdown_bars(df, ax=right)
+    assert fig.legends == [] and left.get_legend() is not None and right.get_legend() is not None
+    assert plot.legend_overlaps(fig) == []
