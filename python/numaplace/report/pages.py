@@ -143,6 +143,16 @@ def _html_summary(sections: Sequence[Section]) -> list[str]:
     ]
 
 
+LIST_VALUES_UP_TO = 300
+"""A varying setting's distinct values are listed in the text up to this many characters;
+longer lists are left to the per-run table."""
+
+
+def _values_text(values: list[str]) -> str:
+    text = ", ".join(values)
+    return text if len(text) <= LIST_VALUES_UP_TO else "see each run below"
+
+
 def _html_config(s: Section) -> list[str]:
     esc = html.escape
     split = split_configs(s.configs)
@@ -153,7 +163,7 @@ def _html_config(s: Section) -> list[str]:
     if varying:
         out.append(
             "<p>Varying between runs: "
-            + "; ".join(f"<code>{esc(k)}</code> ({len(v)}): {breakable(', '.join(v))}" for k, v in varying.items())
+            + "; ".join(f"<code>{esc(k)}</code> ({len(v)}): {breakable(_values_text(v))}" for k, v in varying.items())
             + ".</p>"
         )
         out += [
@@ -252,7 +262,7 @@ def markdown_page(sections: Sequence[Section], quick: bool) -> str:
         if varying:
             parts.append(
                 "Varying between runs: "
-                + "; ".join(f"`{k}` ({len(v)}): {_md(', '.join(v))}" for k, v in varying.items())
+                + "; ".join(f"`{k}` ({len(v)}): {_md(_values_text(v))}" for k, v in varying.items())
                 + "."
             )
             parts.append(
