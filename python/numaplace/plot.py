@@ -23,8 +23,9 @@ Style, declared once here: series take their colours from :data:`PALETTE` (Okabe
 the common colour-vision deficiencies) and, for bars, a hatch from :data:`HATCHES` (lines a
 marker from :data:`MARKERS`), so that series stay distinct in grey and when there are many.
 Legends go below the axes (:func:`legend_below`), never over the data; published values are
-drawn as black diamonds (:func:`published_points`) and published ranges as black bars with caps
-(:func:`published_ranges`), labelled "published". :func:`legend_overlaps` measures a figure
+drawn as black diamonds (:func:`published_points`), published ranges as black bars with caps
+(:func:`published_ranges`) or, for a range that applies to the whole chart, a grey band
+(:func:`published_band`), all labelled "published". :func:`legend_overlaps` measures a figure
 and names every legend that overlaps a data artist (the report's tests use it).
 """
 
@@ -154,6 +155,16 @@ def published_ranges(
                 ecolor=PUBLISHED_STYLE["color"], zorder=PUBLISHED_STYLE["zorder"])
 
 
+def baseline_line(ax: Axes, y: float = 1.0) -> None:
+    """A dashed black line across the axes at ``y`` (the baseline of a relative chart)."""
+    ax.axhline(y, color="black", linestyle="--", linewidth=0.8)
+
+
+def published_band(ax: Axes, low: float, high: float, label: str = "published range") -> None:
+    """Marks a published range that applies to the whole chart: a grey band behind the data."""
+    ax.axhspan(low, high, color="#999999", alpha=0.2, zorder=0, linewidth=0, label=label)
+
+
 def legend_below(fig: Figure, axes: Axes | Sequence[Axes] | np.ndarray, title: str | None = None, ncol: int | None = None) -> None:
     """One legend for ``axes`` (labels in first-seen order, duplicates once), outside every
     data area: centred below them in the figure when they are all of a figure with constrained
@@ -257,7 +268,7 @@ def slowdown_bars(
     series = {str(name): table[name].tolist() for name in pd.unique(frame[by])}
     fig, ax = _target(ax)
     centres = grouped_bars(ax, [str(g) for g in groups], series, fmt="%.2f")
-    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+    baseline_line(ax)
     ranges = [(centres[str(level)], lo_hi) for level, lo_hi in (published or {}).items() if str(level) in centres]
     if ranges:
         xs = np.concatenate([x for x, _ in ranges])

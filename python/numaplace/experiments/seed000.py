@@ -273,7 +273,7 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
             chart[chart.dynamic == dynamic].pivot(index="kernel", columns="placement", values="slowdown").reindex(KERNELS)
         )
         centres = plot.grouped_bars(ax, [k.removeprefix("nas-") for k in KERNELS], {p: pivot[p].tolist() for p in PLACEMENTS})
-        ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+        plot.baseline_line(ax)
         if dynamic == "none":
             ranged = [p for p in PLACEMENTS if p in published]
             plot.published_ranges(
@@ -364,7 +364,7 @@ def recrep_analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     labels = [f"{p} phases" for p in dict.fromkeys(f.phases)]
     rel = {d: [float(f[(f.repeat == r) & (f.dynamic == d)].time_ms.iloc[0] / none[r]) for r in RECREP_REPEATS] for d in RECREP_POLICIES}
     centres = plot.grouped_bars(ax, labels, rel, fmt="%.2f")
-    ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+    plot.baseline_line(ax)
     at = [RECREP_REPEATS.index(r) for r in PUBLISHED_RECREP_VS_UPMLIB]
     plot.published_points(
         ax,

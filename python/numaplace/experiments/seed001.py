@@ -137,7 +137,7 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
         pivot = f[f.init == init].pivot(index="benchmark", columns="cell", values="time").reindex(list(BENCHMARKS))
         pivot = pivot.div(pivot["none"], axis=0)[list(CELLS)]
         plot.grouped_bars(ax, [b.removeprefix("nas-") for b in pivot.index], {c: pivot[c].tolist() for c in CELLS})
-        ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+        plot.baseline_line(ax)
         ax.set_title(f"{init} initialisation", fontsize="medium")
         ax.tick_params(axis="x", labelsize="small")
     axes[0].set_ylabel("time relative to no policy (×)")

@@ -283,7 +283,7 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     fig, ax = plot.new_axes()
     centres = plot.grouped_bars(ax, [k.removeprefix("nas-") for k in KERNELS], {d: pairs[d].tolist() for d in ("none", "sampled")})
     lo, hi = SEED_NONLOCAL_RANGE
-    ax.axhspan(lo, hi, color="#999999", alpha=0.2, zorder=0, linewidth=0, label="published range without migration (Table 4)")
+    plot.published_band(ax, lo, hi, label="published range without migration (Table 4)")
     plot.published_points(
         ax,
         [centres["none"][KERNELS.index(k)] for k in SEED_NONLOCAL_NONE],
