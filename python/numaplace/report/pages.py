@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 from matplotlib.figure import Figure
 
-from numaplace.experiments import PAPERS, Claim, Experiment
+from numaplace.experiments import EXPERIMENTS, PAPERS, Claim, Experiment
 from numaplace.report.tables import (
     breakable,
     distinct_values,
@@ -71,7 +71,7 @@ def _intro(quick: bool) -> str:
 def _lead(sections: Sequence[Section]) -> str:
     claims = [c for s in sections for c in s.claims]
     held = sum(c.holds for c in claims)
-    return f"{held} of {len(claims)} claims hold in the simulation." if claims else "No claims were checked."
+    return f"{held} of {len(claims)} claims hold in the simulation." if claims else "The selected experiments check no claims."
 
 
 def _heading(e: Experiment) -> str:
@@ -84,7 +84,8 @@ def _summary_rows(sections: Sequence[Section]) -> list[tuple[Section, Claim]]:
 
 
 def _untested_seeds(sections: Sequence[Section]) -> list[str]:
-    covered = {s.experiment.seed for s in sections}
+    """The seeds no registered experiment reproduces (whichever experiments this report ran)."""
+    covered = {e.seed for e in EXPERIMENTS.values()} | {s.experiment.seed for s in sections}
     return [seed for seed in PAPERS if seed not in covered]
 
 
@@ -129,9 +130,7 @@ def _html_summary(sections: Sequence[Section]) -> list[str]:
         f"<p><b>{esc(_lead(sections))}</b> "
         f'Data: <a href="{RESULTS_CSV}">{RESULTS_CSV}</a> (one row per run) and '
         f'<a href="{EPOCHS_PARQUET}">{EPOCHS_PARQUET}</a> (one row per run and epoch).</p>',
-        f'<table class="summary"><thead><tr>{head}</tr></thead><tbody>',
-        *rows,
-        "</tbody></table>",
+        *([f'<table class="summary"><thead><tr>{head}</tr></thead><tbody>', *rows, "</tbody></table>"] if rows else []),
         (
             "<p>Seeds without an experiment yet: "
             + ", ".join(f"{seed} ({esc(PAPERS[seed].short)})" for seed in untested)
@@ -234,7 +233,7 @@ def markdown_page(sections: Sequence[Section], quick: bool) -> str:
         f"# {REPORT_TITLE}",
         f"**{_lead(sections)}** Data: [{RESULTS_CSV}]({RESULTS_CSV}) (one row per run) and "
         f"[{EPOCHS_PARQUET}]({EPOCHS_PARQUET}) (one row per run and epoch).",
-        markdown_table(summary),
+        *([markdown_table(summary)] if len(summary) else []),
         (
             "Seeds without an experiment yet: " + ", ".join(f"{seed} ({PAPERS[seed].short})" for seed in untested) + ". "
             if untested
