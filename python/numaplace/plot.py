@@ -18,6 +18,15 @@ Helpers:
 
 The last two take a sweep's table (:func:`numaplace.sweep.run_sweep`) or any DataFrame with
 the named columns.
+
+Style, declared once here: series take their colours from :data:`PALETTE` (Okabe–Ito, safe for
+the common colour-vision deficiencies) and, for bars, a hatch from :data:`HATCHES` (lines a
+marker from :data:`MARKERS`), so that series stay distinct in grey and when there are many.
+Legends go below the axes (:func:`legend_below`), never over the data; published values are
+drawn as black diamonds (:func:`published_points`), published ranges as black bars with caps
+(:func:`published_ranges`) or, for a range that applies to the whole chart, a grey band
+(:func:`published_band`), all labelled "published". :func:`legend_overlaps` measures a figure
+and names every legend that overlaps a data artist (the report's tests use it).
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 FIGSIZE: tuple[float, float] = (7.0, 4.0)
 """Width and height of every figure, in inches."""
@@ -40,6 +50,19 @@ DPI: int = 100
 """Resolution of every figure, in dots per inch."""
 
 _BAR_GROUP_WIDTH = 0.8
+
+PALETTE: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
+"""Series colours: the Okabe–Ito palette (orange, sky blue, bluish green, yellow, blue,
+vermillion, reddish purple, black), distinguishable with the common colour-vision deficiencies."""
+
+HATCHES: tuple[str, ...] = ("", "///", "...", "xxx", "\\\\\\", "ooo", "+++", "---")
+"""Bar hatches, one per series beside its colour (series ``i`` gets ``HATCHES[i % len]``)."""
+
+MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "*")
+"""Line markers, one per series beside its colour."""
+
+PUBLISHED_STYLE: dict[str, Any] = {"color": "black", "zorder": 4}
+"""How published values are drawn over the simulated ones (black, above the bars)."""
 
 
 def new_axes() -> tuple[Figure, Axes]:
@@ -87,19 +110,130 @@ def _target(ax: Axes | None) -> tuple[Figure, Axes]:
     return ax.get_figure(root=True), ax
 
 
-def grouped_bars(ax: Axes, groups: Sequence[str], series: dict[str, Sequence[float]], fmt: str | None = None) -> None:
+def series_style(i: int) -> dict[str, Any]:
+    """The colour and hatch of bar series ``i`` (:data:`PALETTE`, :data:`HATCHES`)."""
+    return {"color": PALETTE[i % len(PALETTE)], "hatch": HATCHES[i % len(HATCHES)], "edgecolor": "#333333", "linewidth": 0.5}
+
+
+def grouped_bars(
+    ax: Axes, groups: Sequence[str], series: dict[str, Sequence[float]], fmt: str | None = None
+) -> dict[str, np.ndarray]:
     """Draws one cluster of bars per group on ``ax``, one bar per entry of ``series`` (its
-    values in group order, its key as the legend label); with ``fmt``, each bar is labelled
-    with its value."""
+    values in group order, its key as the legend label), styled by :func:`series_style`; with
+    ``fmt``, each bar is labelled with its value. Returns each series' bar centres (x), in
+    group order, for drawing published values on them."""
     x = np.arange(len(groups))
     width = _BAR_GROUP_WIDTH / len(series)
+    centres = {}
     for i, (name, values) in enumerate(series.items()):
         offset = (i - (len(series) - 1) / 2) * width
-        bars = ax.bar(x + offset, values, width, label=name)
+        bars = ax.bar(x + offset, values, width, label=name, **series_style(i))
+        centres[name] = x + offset
         if fmt is not None:
-            ax.bar_label(bars, fmt=fmt, fontsize="small", padding=2)
+            ax.bar_label(bars, fmt=fmt, fontsize="x-small", padding=2)
     ax.set_xticks(x, list(groups))
     ax.margins(y=0.15)
+    return centres
+
+
+def published_points(ax: Axes, xs: Sequence[float], values: Sequence[float], label: str = "published") -> None:
+    """Marks published values: a black diamond at each (x, value); NaN values are skipped."""
+    xs_, ys = np.asarray(xs, dtype=float), np.asarray(values, dtype=float)
+    keep = ~np.isnan(ys)
+    ax.plot(xs_[keep], ys[keep], linestyle="none", marker="D", markersize=6, markerfacecolor="white",
+            markeredgewidth=1.5, label=label, **PUBLISHED_STYLE)
+
+
+def published_ranges(
+    ax: Axes, xs: Sequence[float], lows: Sequence[float], highs: Sequence[float], label: str = "published range"
+) -> None:
+    """Marks published ranges: a black vertical bar with caps from low to high at each x."""
+    xs_ = np.asarray(xs, dtype=float)
+    lo, hi = np.asarray(lows, dtype=float), np.asarray(highs, dtype=float)
+    mid = (lo + hi) / 2
+    ax.errorbar(xs_, mid, yerr=[mid - lo, hi - mid], fmt="none", capsize=3, elinewidth=1.5, label=label,
+                ecolor=PUBLISHED_STYLE["color"], zorder=PUBLISHED_STYLE["zorder"])
+
+
+def baseline_line(ax: Axes, y: float = 1.0) -> None:
+    """A dashed black line across the axes at ``y`` (the baseline of a relative chart)."""
+    ax.axhline(y, color="black", linestyle="--", linewidth=0.8)
+
+
+def published_band(ax: Axes, low: float, high: float, label: str = "published range") -> None:
+    """Marks a published range that applies to the whole chart: a grey band behind the data."""
+    ax.axhspan(low, high, color="#999999", alpha=0.2, zorder=0, linewidth=0, label=label)
+
+
+def legend_below(fig: Figure, axes: Axes | Sequence[Axes] | np.ndarray, title: str | None = None, ncol: int | None = None) -> None:
+    """One legend for ``axes`` (labels in first-seen order, duplicates once), outside every
+    data area: centred below them in the figure when they are all of a figure with constrained
+    layout (which makes room, as :func:`new_axes`' figures have); otherwise (axes the caller
+    placed in a figure of their own) beside the single axes, to the right of it."""
+    handles: dict[str, Any] = {}
+    targets = list(np.atleast_1d(np.asarray(axes, dtype=object)).ravel())
+    for ax in targets:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    if not handles:
+        return
+    constrained = isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+    if not constrained or set(map(id, targets)) != set(map(id, fig.axes)):
+        targets[-1].legend(list(handles.values()), list(handles), loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                           fontsize="small", title=title, title_fontsize="small", frameon=False)
+        return
+    # As many columns as fit the figure's width (about 6 px a character at this font size,
+    # plus the handle), balanced over the rows.
+    n = len(handles)
+    fits = max(1, int(fig.get_figwidth() * DPI / 6.5 // (max(map(len, handles)) + 8)))
+    rows = int(np.ceil(n / min(n, fits, 5)))
+    cols = ncol or int(np.ceil(n / rows))
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=cols, fontsize="small",
+               title=title, title_fontsize="small", frameon=False)
+
+
+def _data_extents(ax: Axes, renderer: Any) -> list[tuple[str, Any]]:
+    """The window extents of ``ax``'s data artists (bars and other patches, lines, collections
+    such as error bars, and value labels), clipped to the axes; empty ones left out."""
+    from matplotlib.transforms import Bbox
+
+    out = []
+    artists = [*ax.patches, *ax.lines, *ax.collections, *ax.texts]
+    for artist in artists:
+        if not artist.get_visible():
+            continue
+        box = artist.get_window_extent(renderer)
+        if not np.all(np.isfinite(box.get_points())):
+            continue
+        clipped = Bbox.intersection(box, ax.bbox)
+        if clipped is None or clipped.width <= 0 or clipped.height <= 0:
+            if box.width > 0 or box.height > 0:  # a horizontal or vertical line has no area
+                clipped = Bbox.intersection(box.expanded(1.0, 1.0).padded(0.5), ax.bbox)
+            if clipped is None or clipped.width <= 0 or clipped.height <= 0:
+                continue
+        label = str(artist.get_label() or "")
+        out.append((f"{type(artist).__name__} {'' if label.startswith('_') else label}".strip(), clipped))
+    return out
+
+
+def legend_overlaps(fig: Figure) -> list[str]:
+    """Measures ``fig`` (drawing it) and returns one line per legend overlapping a data artist
+    of any of its axes (see :func:`_data_extents`) or reaching beyond the figure's edge (cut
+    off in the PNG): empty when every legend is whole and covers no data."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    found = []
+    for legend in legends:
+        box = legend.get_window_extent(renderer)
+        edge = fig.bbox
+        if box.x0 < edge.x0 - 0.5 or box.y0 < edge.y0 - 0.5 or box.x1 > edge.x1 + 0.5 or box.y1 > edge.y1 + 0.5:
+            found.append(f"legend {legend.get_title().get_text()!r} reaches beyond the figure ({box.bounds} in {edge.bounds})")
+        for i, ax in enumerate(fig.axes):
+            for name, extent in _data_extents(ax, renderer):
+                if box.overlaps(extent):
+                    found.append(f"legend {legend.get_title().get_text()!r} overlaps {name} of axes {i} ({ax.get_title()!r})")
+    return found
 
 
 def slowdown_bars(
@@ -112,13 +246,16 @@ def slowdown_bars(
     *,
     title: str | None = None,
     ylabel: str | None = None,
+    published: dict[str, tuple[float, float]] | None = None,
+    published_label: str = "published range",
 ) -> tuple[Figure, Axes]:
     """Plots the :func:`slowdown` of every row, bars clustered by ``group`` and coloured by ``by``.
 
     Groups and bars appear in the order they first occur in ``df``. A dashed line marks 1 (the
     baseline). ``title`` and ``ylabel`` default to texts naming ``baseline``, ``by`` and
-    ``value``. Draws on ``ax`` if given, else on a new standard figure; returns the figure and
-    the axes.
+    ``value``. ``published`` maps levels of ``by`` to a published (low, high) slowdown, drawn
+    on each of that level's bars (:func:`published_ranges`, labelled ``published_label``).
+    Draws on ``ax`` if given, else on a new standard figure; returns the figure and the axes.
 
     Raises:
         ValueError: as :func:`slowdown`, or a (group, by) pair occurs more than once.
@@ -130,12 +267,18 @@ def slowdown_bars(
     table = frame.pivot(index=group, columns=by, values="slowdown").reindex(groups)
     series = {str(name): table[name].tolist() for name in pd.unique(frame[by])}
     fig, ax = _target(ax)
-    grouped_bars(ax, [str(g) for g in groups], series, fmt="%.2f")
-    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+    centres = grouped_bars(ax, [str(g) for g in groups], series, fmt="%.2f")
+    baseline_line(ax)
+    ranges = [(centres[str(level)], lo_hi) for level, lo_hi in (published or {}).items() if str(level) in centres]
+    if ranges:
+        xs = np.concatenate([x for x, _ in ranges])
+        lows = np.concatenate([np.full(len(x), lo) for x, (lo, _) in ranges])
+        highs = np.concatenate([np.full(len(x), hi) for x, (_, hi) in ranges])
+        published_ranges(ax, xs, lows, highs, label=published_label)
     ax.set_xlabel(group)
     ax.set_ylabel(ylabel or f"{value} relative to {baseline} (×)")
     ax.set_title(title or f"Slowdown relative to {by} {baseline}")
-    ax.legend(title=by, fontsize="small")
+    legend_below(fig, ax, title=by)
     return fig, ax
 
 
@@ -149,7 +292,7 @@ def compare_bars(
     ylabel: str = "value",
     ax: Axes | None = None,
 ) -> tuple[Figure, Axes]:
-    """Plots ``simulated`` next to ``published``, one pair of bars per label.
+    """Plots ``simulated`` as bars, one per label, with ``published`` as diamonds on them.
 
     Draws on ``ax`` if given, else on a new standard figure; returns the figure and the axes.
 
@@ -161,11 +304,15 @@ def compare_bars(
             f"labels, simulated and published differ in length ({len(labels)}, {len(simulated)}, {len(published)})"
         )
     fig, ax = _target(ax)
-    grouped_bars(ax, list(labels), {"simulated": simulated, "published": published}, fmt="%.2f")
+    centres = grouped_bars(ax, list(labels), {"simulated": simulated})
+    ax.bar_label(ax.containers[-1], labels=[f"simulated {v:.2f}" for v in simulated], label_type="center", fontsize="small")
+    published_points(ax, centres["simulated"], published)
+    for x, y in zip(centres["simulated"], published):
+        ax.annotate(f"published {y:.2f}", (x, y), xytext=(8, 0), textcoords="offset points", va="center", fontsize="x-small")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    legend_below(fig, ax)
     return fig, ax
 
 
@@ -217,18 +364,20 @@ def iteration_series(
     if missing:
         raise KeyError(f"no column {missing[0]!r} in the frame")
     fig, ax = _target(ax)
+    drawn = 0
     for _, row in df.iterrows():
         ys = _as_list(row[value])
         if not ys:
             continue
         name = ", ".join(f"{c}={row[c]}" for c in columns)
-        ax.plot(np.arange(1, len(ys) + 1), np.asarray(ys) * scale, marker="o", markersize=3, label=name)
+        ax.plot(np.arange(1, len(ys) + 1), np.asarray(ys) * scale, marker=MARKERS[drawn % len(MARKERS)], markersize=4,
+                color=PALETTE[drawn % len(PALETTE)], linestyle=("-", "--", ":", "-.")[drawn // len(PALETTE) % 4], label=name)
+        drawn += 1
     ax.set_xlabel("iteration")
     ax.set_ylabel(ylabel or (f"{value} (ms)" if scale == 1e-6 else value))
     ax.set_title(title or "Time per iteration")
     ax.xaxis.get_major_locator().set_params(integer=True)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize="small")
+    legend_below(fig, ax)
     return fig, ax
 
 
@@ -266,7 +415,7 @@ def factor_grid(
     fig = Figure(figsize=(FIGSIZE[0], FIGSIZE[1] * max(1, len(rows)) / 1.5), dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(len(rows), len(cols), sharey=sharey, squeeze=False)
-    colours = [f"C{i % 10}" for i in range(len(bars))]
+    styles = [series_style(i) for i in range(len(bars))]
     x = np.arange(len(bars))
     for i, r in enumerate(rows):
         for j, c in enumerate(cols):
@@ -276,7 +425,9 @@ def factor_grid(
                 float(cell.loc[cell[bar] == b, value].iloc[0]) * scale if (cell[bar] == b).any() else np.nan
                 for b in bars
             ]
-            drawn = ax.bar(x, heights, color=colours)
+            drawn = ax.bar(x, heights, color=[st["color"] for st in styles], edgecolor="#333333", linewidth=0.5)
+            for patch, st in zip(drawn, styles):
+                patch.set_hatch(st["hatch"])
             ax.bar_label(drawn, fmt="%.3g", fontsize="x-small", padding=2)
             ax.set_xticks(x, [str(b) for b in bars], fontsize="small")
             ax.set_title(f"{row}={r}\n{col}={c}", fontsize="x-small")

@@ -79,6 +79,11 @@ def fake_simulate(
             "migrations": 0,
             "replications": 0,
             "policy_overhead_ns": 0.0,
+            "epochs": [
+                {"iteration": 0, "phase": "init", "time_ns": time / 10},
+                {"iteration": 1, "phase": "main", "time_ns": time / 2},
+                {"iteration": 2, "phase": "main", "time_ns": time / 2},
+            ],
         }
     )
 
@@ -94,13 +99,31 @@ def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_reproduce_writes_every_file(report_dir: Path) -> None:
-    for name in ("index.html", "README.md", "results.csv"):
+    for name in ("index.html", "README.md", "results.csv", "epochs.parquet"):
         assert (report_dir / name).stat().st_size > 0
     for experiment_id in FAKE_IDS:
         png = report_dir / f"{experiment_id}.png"
         assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
         assert f'<img src="{experiment_id}.png"' in (report_dir / "index.html").read_text()
         assert f"]({experiment_id}.png)" in (report_dir / "README.md").read_text()
+    html = (report_dir / "index.html").read_text()
+    readme = (report_dir / "README.md").read_text()
+    for name in ("results.csv", "epochs.parquet"):
+        assert f'<a href="{name}">{name}</a>' in html and f"[{name}]({name})" in readme
+
+
+def test_results_csv_is_lean_and_epochs_are_tidy_parquet(report_dir: Path, results: pd.DataFrame) -> None:
+    """The per-epoch data leaves results.csv for epochs.parquet: one row per run and epoch."""
+    import pyarrow.parquet as pq
+
+    csv = pd.read_csv(report_dir / "results.csv")
+    assert "epochs" not in csv.columns and "epochs" in results.columns
+    epochs = pq.read_table(report_dir / "epochs.parquet").to_pandas()
+    assert list(epochs.columns) == ["experiment", "run", "epoch", "iteration", "phase", "time_ns"]
+    assert len(epochs) == 3 * len(csv)
+    first = epochs[(epochs.experiment == "placement-sensitivity") & (epochs.run == 3)]  # stream, worst-case: 300 ms
+    assert first[["epoch", "iteration", "phase"]].values.tolist() == [[0, 0, "init"], [1, 1, "main"], [2, 2, "main"]]
+    assert first["time_ns"].tolist() == pytest.approx([30e6, 150e6, 150e6])
 
 
 def test_results_csv_has_one_row_per_run(report_dir: Path) -> None:
@@ -144,7 +167,7 @@ def test_table2_compares_with_published_slowdowns(results: pd.DataFrame) -> None
 
 def test_report_shows_published_slowdowns_and_resolved_configs(report_dir: Path) -> None:
     for name in ("index.html", "README.md"):
-        text = (report_dir / name).read_text()
+        text = (report_dir / name).read_text().replace("<wbr>", "")
         for published in ("1.25", "1.23", "1.18"):
             assert published in text
         assert "traverse:pattern=strided,pages=4096" in text
@@ -179,7 +202,7 @@ def test_slowdown_is_relative_to_baseline_of_same_group() -> None:
 def test_two_runs_are_byte_identical(tmp_path: Path) -> None:
     first = reproduce(tmp_path / "one", simulate=fake_simulate, progress=False, experiments=FAKE_IDS)
     second = reproduce(tmp_path / "two", simulate=fake_simulate, progress=False, experiments=FAKE_IDS)
-    names = ["index.html", "README.md", "results.csv", *(f"{e}.png" for e in FAKE_IDS)]
+    names = ["index.html", "README.md", "results.csv", "epochs.parquet", *(f"{e}.png" for e in FAKE_IDS)]
     for name in names:
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
 
@@ -231,7 +254,7 @@ def test_report_is_identical_in_process_and_on_a_process_pool(tmp_path: Path) ->
     """The real simulator: the report does not depend on where its runs execute."""
     inline = reproduce(tmp_path / "inline", progress=False, jobs=0)
     pooled = reproduce(tmp_path / "pool", progress=False, jobs=2)
-    for name in ["index.html", "README.md", "results.csv", *(f"{e}.png" for e in EXPERIMENTS)]:
+    for name in ["index.html", "README.md", "results.csv", "epochs.parquet", *(f"{e}.png" for e in EXPERIMENTS)]:
         assert (inline / name).read_bytes() == (pooled / name).read_bytes(), name
 
 
@@ -379,3 +402,153 @@ def test_seed_claims_are_typed_and_their_verdicts_follow_the_figures() -> None:
     assert claims[0].measured == {f"mean slowdown, {p}": 0.0 for p in ("round-robin", "random", "worst-case")}
     assert claims[3].measured == {f"first-invocation share, {k}": 0.9 for k in sorted(seed000.KERNELS)}
     assert all(c.paper.startswith("seed 000 §") for c in claims)
+
+
+# --- the report's presentation: summary, configuration, citations, charts ----------------------
+
+
+@pytest.fixture(scope="module")
+def sections(results: pd.DataFrame, tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
+    from numaplace.experiments import select
+    from numaplace.report import write_report
+
+    return write_report(tmp_path_factory.mktemp("sections"), select(list(FAKE_IDS)), results, quick=True)
+
+
+def test_summary_lists_every_claim_first_one_line_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An experiment with claims: the summary (before the first section) has one row per claim
+    with its paper, verdict and brief; the lead line counts them."""
+    from numaplace import experiments
+    from numaplace.experiments import Claim, Experiment, PAPERS
+
+    def claims(rows: pd.DataFrame) -> list[Claim]:
+        slow = float(rows["total_time_ns"].max() / rows["total_time_ns"].min())
+        return [
+            Claim("C9", "x", "seed 004", {"ratio": slow}, slow > 2, "why 9", brief=f"ratio {slow:.1f} (published 2.0)"),
+            Claim("C10", "y", "seed 004", {}, False, "why 10 | piped", brief=""),
+        ]
+
+    toy = Experiment(
+        id="toy",
+        title="Toy",
+        description="d",
+        runs=lambda quick: [{"workload": "stream", "placement": p} for p in ("first-touch", "worst-case")],
+        analyse=lambda rows: (rows[["run"]], plot.new_axes()[0]),
+        seed="004",
+        claims=claims,
+    )
+    monkeypatch.setitem(experiments.EXPERIMENTS, "toy", toy)
+    out = reproduce(tmp_path, simulate=fake_simulate, progress=False, experiments=["toy"])
+    readme = (out / "README.md").read_text()
+    short = PAPERS["004"].short
+    assert f"| [C9](#toy) | {short} | holds | ratio 3.0 (published 2.0) |" in readme
+    assert f"| [C10](#toy) | {short} | fails | why 10 \\| piped |" in readme  # no brief: the figures
+    assert "**1 of 2 claims hold in the simulation.**" in readme
+    assert readme.index("| [C9]") < readme.index('<a id="toy">')
+    html = (out / "index.html").read_text()
+    assert html.index('id="summary"') < html.index('<h2 id="toy">')
+    assert '<td><a href="#toy">C9</a></td>' in html and '<td class="holds">holds</td>' in html
+    # seeds no registered experiment reproduces are named in the summary (004 now has "toy")
+    assert f"Seeds without an experiment yet: 002 ({PAPERS['002'].short}). " in readme
+
+
+def test_configuration_is_shown_once_and_the_runs_collapsed(report_dir: Path) -> None:
+    readme = (report_dir / "README.md").read_text()
+    section = readme[readme.index('<a id="placement-sensitivity">') :]
+    assert "Every run (8): `machine` = origin2000; `threads` = 16; `binding` = spread;" in section
+    assert "Varying between runs: `workload` (2): stream:pages=4096, random:pages=4096; `placement` (4): first-touch, round-robin, random, worst-case." in section
+    details = section[section.index("<details>") : section.index("</details>")]
+    assert "| run | workload | placement |" in details and "machine" not in details
+    assert details.count("\n| ") == 2 + 8  # header, alignment, one row per run
+    html = (report_dir / "index.html").read_text()
+    assert html.count("<details>") == len(FAKE_IDS)
+
+
+def test_each_section_names_and_cites_its_paper(report_dir: Path) -> None:
+    from numaplace.experiments import PAPERS
+
+    import html
+
+    for name in ("index.html", "README.md"):
+        text = (report_dir / name).read_text()
+        text = html.unescape(text) if name == "index.html" else text
+        for experiment_id in FAKE_IDS:
+            e = get_experiment(experiment_id)
+            assert e.seed in PAPERS
+            heading = f"{e.title} — {PAPERS[e.seed].short}"
+            assert (f'<h2 id="{e.id}">{heading}</h2>' if name == "index.html" else f"## {heading}") in text
+            assert f"Seed {e.seed}: {PAPERS[e.seed].citation}" in text  # under the heading
+        for paper in PAPERS.values():  # the references: every seed, with or without an experiment
+            assert paper.citation in text
+
+
+def test_every_experiment_names_a_seed_paper() -> None:
+    from numaplace.experiments import PAPERS
+
+    assert list(PAPERS) == ["000", "001", "002", "003", "004"]
+    assert all(e.seed in PAPERS for e in EXPERIMENTS.values())
+
+
+def test_repository_readme_cites_every_seed() -> None:
+    """The repository's README cites each seed with the citation declared in PAPERS (compared
+    with runs of white space as one space, so the README may wrap its lines)."""
+    import re
+
+    from numaplace.experiments import PAPERS
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    flat = re.sub(r"\s+", " ", readme)
+    missing = [seed for seed, paper in PAPERS.items() if paper.citation not in flat]
+    assert missing == [], f"README.md lacks the citation of seed(s) {', '.join(missing)}"
+
+
+def test_charts_use_the_palette_and_draw_published_values(sections: list[Any]) -> None:
+    from matplotlib.colors import to_hex
+
+    by_id = {s.experiment.id: s for s in sections}
+    for s in sections:
+        bars = [p for ax in s.figure.axes for p in ax.patches]
+        colours = {to_hex(p.get_facecolor(), keep_alpha=False).upper() for p in bars if p.get_width() > 0}
+        assert colours and colours <= set(plot.PALETTE) | {"#999999"}, (s.experiment.id, colours)
+        assert plot.legend_overlaps(s.figure) == [], s.experiment.id
+        assert not any(ax.get_legend() for ax in s.figure.axes) and len(s.figure.legends) == 1
+    (ax,) = by_id["seed003-table2"].figure.axes
+    (published,) = [line for line in ax.get_lines() if line.get_label() == "published"]
+    assert published.get_ydata().tolist() == [1.25, 1.23, 1.18]
+    (ax,) = by_id["placement-sensitivity"].figure.axes
+    (ranges,) = [c for c in ax.containers if str(c.get_label()).startswith("published range")]
+    segments = ranges.lines[2][0].get_segments()  # one vertical segment per ranged bar: 3 placements × 2 workloads
+    assert sorted((round(seg[0][1], 2), round(seg[1][1], 2)) for seg in segments) == sorted(
+        [(1.08, 1.35), (1.02, 1.45), (1.24, 3.48)] * 2
+    )
+
+
+def test_legend_overlaps_finds_a_legend_over_bars_and_one_cut_off() -> None:
+    fig, ax = plot.new_axes()
+    plot.grouped_bars(ax, ["a", "b"], {"x": [1.0, 1.0], "y": [1.0, 1.0]})
+    ax.legend(loc="lower left")  # over the first bar
+    assert plot.legend_overlaps(fig) and all("overlaps Rectangle" in o for o in plot.legend_overlaps(fig))
+    fig, ax = plot.new_axes()
+    plot.grouped_bars(ax, ["a", "b"], {"x": [1.0, 1.0], "y": [1.0, 1.0]})
+    plot.legend_below(fig, ax)
+    assert plot.legend_overlaps(fig) == []
+    fig, ax = plot.new_axes()
+    ax.bar([0], [1.0], label="a label far too long to fit " * 6)
+    fig.legend(loc="outside lower center")
+    assert any("reaches beyond the figure" in o for o in plot.legend_overlaps(fig))
+
+
+def test_legend_beside_axes_the_caller_placed() -> None:
+    """On axes of the caller's own figure, the legend goes beside those axes (not a figure
+    legend that several panels would stack at one place), still outside the data."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(12, 4), layout="constrained")
+    FigureCanvasAgg(fig)
+    left, right = fig.subplots(1, 2)
+    df = pd.DataFrame({"workload": ["a", "a"], "placement": ["first-touch", "random"], "total_time_ns": [1.0, 2.0]})
+    plot.slowdown_bars(df, ax=left)
+    plot.slowdown_bars(df, ax=right)
+    assert fig.legends == [] and left.get_legend() is not None and right.get_legend() is not None
+    assert plot.legend_overlaps(fig) == []

@@ -8,19 +8,23 @@ Each seed paper has one module, defining its experiments as :class:`Experiment` 
 report order; :func:`get_experiment` looks one up (an unknown id raises
 :class:`UnknownExperimentError`, listing the known ones). :func:`run_experiments`
 (:mod:`~numaplace.experiments.run`) runs them through the sweep executor into one results
-frame, which :mod:`numaplace.report` renders.
+frame, which :mod:`numaplace.report` renders. :data:`PAPERS`
+(:mod:`~numaplace.experiments.papers`) cites every seed paper, keyed by seed id; each experiment
+names its seed (:attr:`Experiment.seed`).
 
 Importing this package imports pandas and matplotlib (the analyses build tables and figures).
 """
 
 from __future__ import annotations
 
+from numaplace.experiments.papers import PAPERS, Paper
 from numaplace.experiments.base import Claim, Experiment, RunConfig, Simulate, SupportsToDict, claims_table
 from numaplace.experiments.registry import EXPERIMENTS, UnknownExperimentError, get_experiment, select
 from numaplace.experiments.run import run_experiments
 
 __all__ = [
     "EXPERIMENTS",
+    "PAPERS",
     "Claim",
     "Experiment",
     "RunConfig",
@@ -28,6 +32,7 @@ __all__ = [
     "SupportsToDict",
     "UnknownExperimentError",
     "claims_table",
+    "Paper",
     "get_experiment",
     "run_experiments",
     "select",

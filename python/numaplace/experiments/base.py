@@ -43,6 +43,11 @@ class Experiment:
             ``runs`` (as ``analyse`` gets them), the keyword arguments of runs that depend on
             those results (seed 003's migration period is scaled to the run time without a
             policy). Their rows follow, numbered on from ``runs``'.
+        seed: The seed paper reproduced, a key of :data:`numaplace.experiments.PAPERS`; the
+            report names the paper in the section's heading and cites it in full.
+        claims: Optional: given the rows ``analyse`` gets, the seed's findings checked against
+            them (the same :class:`Claim` values ``analyse`` prints in its table); the report's
+            summary lists them first.
     """
 
     id: str
@@ -51,6 +56,8 @@ class Experiment:
     runs: Callable[[bool], list[RunConfig]]
     analyse: Callable[[pd.DataFrame], tuple[pd.DataFrame, Figure]]
     followup: Callable[[bool, pd.DataFrame], list[RunConfig]] | None = None
+    seed: str | None = None
+    claims: Callable[[pd.DataFrame], list[Claim]] | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,8 @@ class Claim:
         measured: The simulated figures the verdict is computed from, by name.
         holds: Whether the simulation meets the statement.
         why: The figures behind the verdict as the report prints them (one line).
+        brief: The simulated figures beside the published ones (or, where the seed gives no
+            figure, the claim's bound), short enough for one line of the report's summary.
     """
 
     id: str
@@ -74,6 +83,7 @@ class Claim:
     measured: Mapping[str, float]
     holds: bool
     why: str
+    brief: str = ""
 
 
 CLAIM_COLUMNS = ("claim", "holds", "simulated")

@@ -70,10 +70,10 @@ def _cell(dynamic: Any) -> str:
     ]
 
 
-def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
-    """The claims C5 and C6 with their numbers, and the grid of run times."""
+def _frame(results: pd.DataFrame) -> pd.DataFrame:
+    """Benchmark, init, grid cell and time (s) of each run."""
     dynamic = requested(results, "dynamic")
-    f = pd.DataFrame(
+    return pd.DataFrame(
         {
             "benchmark": results["request.workload"].str.split(":").str[0],
             "init": results["request.init"],
@@ -81,6 +81,11 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
             "time": results["total_time_ns"] / 1e9,
         }
     )
+
+
+def claims(results: pd.DataFrame) -> list[Claim]:
+    """The claims C5 and C6, from this experiment's rows of the results frame."""
+    f = _frame(results)
     t = f.set_index(["benchmark", "init", "cell"])["time"]
     sh = lambda init, cell: float(t[("shallow", init, cell)])  # noqa: E731
     par = sh("parallel", "none")
@@ -91,8 +96,7 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     cg = lambda cell: float(t[("nas-cg", "sequential", cell)])  # noqa: E731
     c6 = all(cg(c) < 0.5 * cg("none") and cg(c) < cg("migration") for c in ("replication", "both"))
     times = {c: cg(c) for c in ("none", "migration", "replication", "both")}
-    table = claims_table(
-        [
+    return [
             Claim(
                 id="C5",
                 statement="SHALLOW sequential ≥ 3 × parallel; migration alone and replication alone within 1.5 ×",
@@ -100,6 +104,8 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
                 measured={"sequential / parallel": seq_ratio, "migration / parallel": mig_ratio, "replication / parallel": rep_ratio},
                 holds=bool(c5),
                 why=f"sequential {seq_ratio:.2f} ×, migration {mig_ratio:.2f} ×, replication {rep_ratio:.2f} × parallel init",
+                brief=f"SHALLOW, × parallel init: sequential {seq_ratio:.2f} (claim ≥ 3), migration {mig_ratio:.2f}, "
+                f"replication {rep_ratio:.2f} (claim ≤ 1.5)",
             ),
             Claim(
                 id="C6",
@@ -108,21 +114,35 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
                 measured={f"CG time (s), {c}": secs for c, secs in times.items()},
                 holds=bool(c6),
                 why=", ".join(f"{c} {secs:.3f} s" for c, secs in times.items()),
+                brief="CG sequential, × no policy: "
+                + ", ".join(f"{c} {times[c] / times['none']:.2f}" for c in ("migration", "replication", "both"))
+                + " (claim: replication and both < 0.5 and < migration)",
             ),
         ]
-    )
-    grid = f.assign(group=f.benchmark + " / " + f.init)
-    fig, ax = plot.new_axes()
+
+
+CELLS = ("none", "migration", "replication", "both")
+
+
+def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
+    """The claims C5 and C6 with their numbers, and the grid of run times: one panel per
+    initialisation, one bar per (migration, replication) cell, relative to no policy."""
+    table = claims_table(claims(results))
+    f = _frame(results)
+    fig, ax0 = plot.new_axes()
     fig.set_size_inches(10, 4.5)
-    pivot = grid.pivot(index="group", columns="cell", values="time")
-    pivot = pivot.div(pivot["none"], axis=0)[["none", "migration", "replication", "both"]]
-    plot.grouped_bars(ax, list(pivot.index), {c: pivot[c].tolist() for c in pivot.columns})
-    ax.tick_params(axis="x", labelrotation=45, labelsize="small")
-    for label in ax.get_xticklabels():
-        label.set_horizontalalignment("right")
-    ax.set_ylabel("time relative to no policy (×)")
-    ax.set_title("Wildfire, 18 threads: migration and replication (seed 001 §3)")
-    ax.legend(fontsize="small")
+    fig.delaxes(ax0)
+    axes = fig.subplots(1, len(INITS), sharey=True)
+    for ax, init in zip(axes, INITS):
+        pivot = f[f.init == init].pivot(index="benchmark", columns="cell", values="time").reindex(list(BENCHMARKS))
+        pivot = pivot.div(pivot["none"], axis=0)[list(CELLS)]
+        plot.grouped_bars(ax, [b.removeprefix("nas-") for b in pivot.index], {c: pivot[c].tolist() for c in CELLS})
+        plot.baseline_line(ax)
+        ax.set_title(f"{init} initialisation", fontsize="medium")
+        ax.tick_params(axis="x", labelsize="small")
+    axes[0].set_ylabel("time relative to no policy (×)")
+    fig.suptitle("Wildfire, 18 threads: migration and replication (seed 001 §3)")
+    plot.legend_below(fig, axes, title="wildfire policy: migration / replication on")
     return table, fig
 
 
@@ -138,4 +158,6 @@ WILDFIRE = Experiment(
     ),
     runs=runs,
     analyse=analyse,
+    seed="001",
+    claims=claims,
 )

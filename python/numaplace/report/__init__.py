@@ -3,13 +3,20 @@
 :func:`reproduce` runs the selected experiments (:mod:`numaplace.experiments`, which plans and
 runs them through the sweep executor) and writes, into one directory:
 
-* ``index.html`` — self-contained HTML (inline style, no scripts): per experiment its
-  description, result table, chart and the resolved configuration of each run;
+* ``index.html`` — self-contained HTML (inline style, no scripts): first a summary of every
+  claim (holds / fails, simulated beside published, one line each) with links to the data
+  files; then per experiment its paper (cited in full), description, result table, chart, and
+  its configuration shown once (the settings shared by every run, those that vary, and the
+  varying ones per run collapsed in ``<details>``); last the references (every seed);
 * ``README.md`` — the same content in Markdown (pipe tables, linked images);
 * ``<experiment id>.png`` — one chart per experiment (drawn by the experiment's ``analyse``
-  with :mod:`numaplace.plot`, saved by :func:`numaplace.plot.save_png`);
+  with :mod:`numaplace.plot`, saved by :func:`numaplace.plot.save_png`), published values
+  drawn on it where the seed gives them, its legend outside the data;
 * ``results.csv`` — every run, one row each (the results frame of
-  :func:`numaplace.experiments.run_experiments`).
+  :func:`numaplace.experiments.run_experiments`) without its ``epochs`` column;
+* ``epochs.parquet`` — that per-epoch data, tidy: one row per run and epoch
+  (:data:`~numaplace.report.pages.EPOCHS_SCHEMA`), written with fixed settings
+  (:func:`write_parquet`).
 
 The output contains no dates, versions or timings of the reproduction itself, so the same
 simulator gives byte-identical files on every run, wherever the runs execute (local worker
@@ -25,12 +32,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import pandas as pd
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from numaplace import plot
-from numaplace.experiments import Simulate, UnknownExperimentError, run_experiments, select
-from numaplace.report.pages import REPORT_TITLE, Section, html_page, markdown_page, results_csv
+from numaplace.experiments import Experiment, Simulate, UnknownExperimentError, run_experiments, select
+from numaplace.report.pages import (
+    EPOCHS_PARQUET,
+    REPORT_TITLE,
+    RESULTS_CSV,
+    Section,
+    epochs_table,
+    html_page,
+    markdown_page,
+    results_csv,
+)
 from numaplace.report.tables import resolved_configs
 
-__all__ = ["REPORT_TITLE", "UnknownExperimentError", "reproduce"]
+__all__ = ["REPORT_TITLE", "Section", "UnknownExperimentError", "reproduce", "write_parquet", "write_report"]
 
 
 def reproduce(
@@ -61,6 +82,14 @@ def reproduce(
         [e.id for e in selected], quick=quick, simulate=simulate, progress=progress, scheduler=scheduler, jobs=jobs
     )
     out = Path(out_dir)
+    write_report(out, selected, results, quick)
+    return out
+
+
+def write_report(out: Path, selected: Sequence[Experiment], results: pd.DataFrame, quick: bool) -> list[Section]:
+    """Writes the report of ``selected``'s rows of ``results`` (the frame of
+    :func:`~numaplace.experiments.run_experiments`) into ``out`` (created if missing); returns
+    its sections, each with its figure (e.g. to measure with :func:`numaplace.plot.legend_overlaps`)."""
     out.mkdir(parents=True, exist_ok=True)
     sections = []
     for e in selected:
@@ -68,8 +97,26 @@ def reproduce(
         table, fig = e.analyse(runs)
         image = f"{e.id}.png"
         plot.save_png(fig, out / image)
-        sections.append(Section(e, table, resolved_configs(runs), image))
-    (out / "results.csv").write_text(results_csv(results), encoding="utf-8")
+        claims = tuple(e.claims(runs)) if e.claims else ()
+        sections.append(Section(e, table, resolved_configs(runs), image, fig, claims))
+    (out / RESULTS_CSV).write_text(results_csv(results), encoding="utf-8")
+    write_parquet(epochs_table(results), out / EPOCHS_PARQUET)
     (out / "index.html").write_text(html_page(sections, quick), encoding="utf-8")
     (out / "README.md").write_text(markdown_page(sections, quick), encoding="utf-8")
-    return out
+    return sections
+
+
+def write_parquet(table: pa.Table, path: Path) -> None:
+    """Writes ``table`` as Parquet with fixed settings (zstd, dictionary-encoded, one row
+    group, statistics), so the same table gives the same bytes (pyarrow writes no timestamps;
+    its version is in the file's ``created_by``, as matplotlib's is not in the PNGs)."""
+    pq.write_table(
+        table,
+        path,
+        compression="zstd",
+        compression_level=9,
+        use_dictionary=True,
+        write_statistics=True,
+        row_group_size=max(1, table.num_rows),
+        store_schema=False,
+    )

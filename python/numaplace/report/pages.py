@@ -1,52 +1,176 @@
 """The report's files as text: ``index.html`` (:func:`html_page`), ``README.md``
-(:func:`markdown_page`) and ``results.csv`` (:func:`results_csv`)."""
+(:func:`markdown_page`), ``results.csv`` (:func:`results_csv`) and the table written to
+``epochs.parquet`` (:func:`epochs_table`).
+
+Both pages have the same content in the same order: the summary of every claim first (one line
+each: verdict, simulated figures beside the published ones), the links to the data files, then
+one section per experiment (its paper cited in full, its table, its chart, its configuration
+shown once) and the references (every seed's citation, :data:`numaplace.experiments.PAPERS`).
+"""
 
 from __future__ import annotations
 
 import html
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
+import pyarrow as pa
+from matplotlib.figure import Figure
 
-from numaplace.experiments import Experiment
-from numaplace.report.tables import html_table, markdown_table
+from numaplace.experiments import EXPERIMENTS, PAPERS, Claim, Experiment
+from numaplace.report.tables import (
+    breakable,
+    distinct_values,
+    html_table,
+    markdown_table,
+    split_configs,
+    summary_table,
+)
 
 REPORT_TITLE = "numaplace: reproduced results"
+RESULTS_CSV = "results.csv"
+"""Every run, one row each, without the per-epoch data."""
+EPOCHS_PARQUET = "epochs.parquet"
+"""The per-epoch data: one row per run and epoch."""
+EPOCHS_COLUMN = "epochs"
+"""The column of the results frame that goes to :data:`EPOCHS_PARQUET` instead of the CSV."""
 
 
 @dataclass(frozen=True)
 class Section:
-    """One experiment's section of the report: its table, the configuration of each run, and
-    the file name of its chart."""
+    """One experiment's section of the report: its table, the configuration of each run, the
+    file name of its chart, the chart itself and the claims it checks."""
 
     experiment: Experiment
     table: pd.DataFrame
     configs: pd.DataFrame
     image: str
+    figure: Figure | None = None
+    claims: Sequence[Claim] = field(default_factory=tuple)
+
+
+def _mode(quick: bool) -> str:
+    return (
+        "quick mode (the NAS kernels at class W; --full runs them at class A, the seeds' size)"
+        if quick
+        else "full mode (the NAS kernels at class A, the seeds' size)"
+    )
 
 
 def _intro(quick: bool) -> str:
-    """The paragraph under the report's title."""
-    mode = (
-        "quick mode (the NAS kernels at class W; --full runs them at class A, the seeds' size)"
-        if quick
-        else "full mode"
-    )
+    """The paragraph under the summary."""
     return (
-        "Each section re-runs an experiment from one of the papers the simulator implements and "
-        f"compares the simulated outcome with the published one. Generated in {mode}; every run, "
-        "with its resolved configuration and all result fields, is in results.csv."
+        "Each section below re-runs an experiment from one of the seed papers the simulator "
+        "implements and compares the simulated outcome with the published one. "
+        f"Generated in {_mode(quick)}."
     )
+
+
+def _lead(sections: Sequence[Section]) -> str:
+    claims = [c for s in sections for c in s.claims]
+    held = sum(c.holds for c in claims)
+    return f"{held} of {len(claims)} claims hold in the simulation." if claims else "The selected experiments check no claims."
+
+
+def _heading(e: Experiment) -> str:
+    """A section's heading: the experiment's title and the paper it reproduces."""
+    return f"{e.title} — {PAPERS[e.seed].short}" if e.seed else e.title
+
+
+def _summary_rows(sections: Sequence[Section]) -> list[tuple[Section, Claim]]:
+    return [(s, c) for s in sections for c in s.claims]
+
+
+def _untested_seeds(sections: Sequence[Section]) -> list[str]:
+    """The seeds no registered experiment reproduces (whichever experiments this report ran)."""
+    covered = {e.seed for e in EXPERIMENTS.values()} | {s.experiment.seed for s in sections}
+    return [seed for seed in PAPERS if seed not in covered]
+
+
+def _seed_line(seed: str) -> str:
+    paper = PAPERS[seed]
+    return f"Seed {seed}: {paper.citation}" + (f" ({paper.note})" if paper.note else "")
 
 
 _STYLE = (
-    "body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;line-height:1.4}"
-    "table{border-collapse:collapse;margin:1em 0;font-size:90%}"
-    "th,td{border:1px solid #999;padding:0.2em 0.5em;text-align:left}"
-    "img{max-width:100%}"
+    "body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em;line-height:1.35;color:#111}"
+    "h1{font-size:1.6em;margin:0.3em 0}"
+    "h2{font-size:1.25em;margin-top:1.6em}"
+    "table{border-collapse:collapse;margin:0.6em 0;font-size:85%;max-width:100%}"
+    "th,td{border:1px solid #999;padding:0.15em 0.4em;text-align:left;vertical-align:top;overflow-wrap:break-word}"
+    "td.num{text-align:right}"
+    "img{max-width:100%;height:auto}"
+    "table.summary td:nth-child(3){font-weight:bold;white-space:nowrap}"
+    "table.summary td.holds{color:#005a8c}"
+    "table.summary td.fails{color:#b34700}"
+    "table.summary td:nth-child(2),table.summary th{white-space:nowrap}"
+    ".cite{font-size:90%;color:#333}"
+    "details{margin:0.6em 0}"
+    "summary{cursor:pointer}"
+    "code{overflow-wrap:break-word}"
 )
+
+
+def _html_summary(sections: Sequence[Section]) -> list[str]:
+    esc = html.escape
+    rows = []
+    for s, c in _summary_rows(sections):
+        verdict = "holds" if c.holds else "fails"
+        paper = PAPERS[s.experiment.seed].short if s.experiment.seed else ""
+        rows.append(
+            f'<tr><td><a href="#{esc(s.experiment.id)}">{esc(c.id)}</a></td><td>{esc(paper)}</td>'
+            f'<td class="{verdict}">{verdict}</td><td>{breakable(c.brief or c.why)}</td></tr>'
+        )
+    head = "".join(f"<th>{esc(h)}</th>" for h in summary_table([]).columns)
+    untested = _untested_seeds(sections)
+    return [
+        '<section id="summary">',
+        f"<p><b>{esc(_lead(sections))}</b> "
+        f'Data: <a href="{RESULTS_CSV}">{RESULTS_CSV}</a> (one row per run) and '
+        f'<a href="{EPOCHS_PARQUET}">{EPOCHS_PARQUET}</a> (one row per run and epoch).</p>',
+        *([f'<table class="summary"><thead><tr>{head}</tr></thead><tbody>', *rows, "</tbody></table>"] if rows else []),
+        (
+            "<p>Seeds without an experiment yet: "
+            + ", ".join(f"{seed} ({esc(PAPERS[seed].short)})" for seed in untested)
+            + '. Full citations under <a href="#references">References</a>.</p>'
+            if untested
+            else '<p>Full citations under <a href="#references">References</a>.</p>'
+        ),
+        "</section>",
+    ]
+
+
+LIST_VALUES_UP_TO = 300
+"""A varying setting's distinct values are listed in the text up to this many characters;
+longer lists are left to the per-run table."""
+
+
+def _values_text(values: list[str]) -> str:
+    text = ", ".join(values)
+    return text if len(text) <= LIST_VALUES_UP_TO else "see each run below"
+
+
+def _html_config(s: Section) -> list[str]:
+    esc = html.escape
+    split = split_configs(s.configs)
+    n = len(s.configs)
+    constant = "; ".join(f"<code>{esc(k)}</code> = {breakable(v)}" for k, v in split.constant.items())
+    varying = distinct_values(split.varying)
+    out = ["<h3>Configuration</h3>", f"<p>Every run ({n}): {constant}.</p>"]
+    if varying:
+        out.append(
+            "<p>Varying between runs: "
+            + "; ".join(f"<code>{esc(k)}</code> ({len(v)}): {breakable(_values_text(v))}" for k, v in varying.items())
+            + ".</p>"
+        )
+        out += [
+            f"<details><summary>Configuration of each run ({n} runs; the settings that vary, the others as above)</summary>",
+            html_table(split.varying),
+            "</details>",
+        ]
+    return out
 
 
 def html_page(sections: Sequence[Section], quick: bool) -> str:
@@ -56,47 +180,134 @@ def html_page(sections: Sequence[Section], quick: bool) -> str:
         "<!DOCTYPE html>",
         '<html lang="en">',
         '<head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc(REPORT_TITLE)}</title>",
         f"<style>{_STYLE}</style></head>",
         "<body>",
         f"<h1>{esc(REPORT_TITLE)}</h1>",
+        *_html_summary(sections),
         f"<p>{esc(_intro(quick))}</p>",
         "<ul>",
-        *(f'<li><a href="#{esc(s.experiment.id)}">{esc(s.experiment.title)}</a></li>' for s in sections),
+        *(f'<li><a href="#{esc(s.experiment.id)}">{esc(_heading(s.experiment))}</a></li>' for s in sections),
+        '<li><a href="#references">References</a></li>',
         "</ul>",
     ]
     for s in sections:
         e = s.experiment
+        parts += [f'<h2 id="{esc(e.id)}">{esc(_heading(e))}</h2>']
+        if e.seed:
+            parts.append(f'<p class="cite">{esc(_seed_line(e.seed))}</p>')
         parts += [
-            f'<h2 id="{esc(e.id)}">{esc(e.title)}</h2>',
             f"<p>Experiment <code>{esc(e.id)}</code>. {esc(e.description)}</p>",
             html_table(s.table),
             f'<p><img src="{esc(s.image)}" alt="{esc(e.title)}"></p>',
-            "<h3>Resolved configuration of each run</h3>",
-            html_table(s.configs),
+            *_html_config(s),
         ]
-    parts += ["</body>", "</html>", ""]
+    parts += [
+        '<h2 id="references">References</h2>',
+        "<ol>",
+        *(f"<li>{esc(_seed_line(seed))}</li>" for seed in PAPERS),
+        "</ol>",
+        "</body>",
+        "</html>",
+        "",
+    ]
     return "\n".join(parts)
+
+
+def _md(text: str) -> str:
+    """Text for a Markdown table cell or paragraph: ``|`` escaped."""
+    return text.replace("|", "\\|")
 
 
 def markdown_page(sections: Sequence[Section], quick: bool) -> str:
     """``README.md``: the same content as :func:`html_page` in Markdown."""
-    parts = [f"# {REPORT_TITLE}", _intro(quick)]
-    parts += ["\n".join(f"- [{s.experiment.title}](#{s.experiment.id})" for s in sections)]
+    summary = summary_table(
+        [
+            (f"[{c.id}](#{s.experiment.id})", PAPERS[s.experiment.seed].short if s.experiment.seed else "", c.holds, c.brief or c.why)
+            for s, c in _summary_rows(sections)
+        ]
+    )
+    untested = _untested_seeds(sections)
+    parts = [
+        f"# {REPORT_TITLE}",
+        f"**{_lead(sections)}** Data: [{RESULTS_CSV}]({RESULTS_CSV}) (one row per run) and "
+        f"[{EPOCHS_PARQUET}]({EPOCHS_PARQUET}) (one row per run and epoch).",
+        *([markdown_table(summary)] if len(summary) else []),
+        (
+            "Seeds without an experiment yet: " + ", ".join(f"{seed} ({PAPERS[seed].short})" for seed in untested) + ". "
+            if untested
+            else ""
+        )
+        + "Full citations under [References](#references).",
+        _intro(quick),
+        "\n".join(f"- [{_heading(s.experiment)}](#{s.experiment.id})" for s in sections) + "\n- [References](#references)",
+    ]
     for s in sections:
         e = s.experiment
+        parts += [f'<a id="{e.id}"></a>\n\n## {_heading(e)}']
+        if e.seed:
+            parts.append(f"*{_seed_line(e.seed)}*")
         parts += [
-            f'<a id="{e.id}"></a>\n\n## {e.title}',
             f"Experiment `{e.id}`. {e.description}",
             markdown_table(s.table),
             f"![{e.title}]({s.image})",
-            "### Resolved configuration of each run",
-            markdown_table(s.configs),
+            "### Configuration",
         ]
+        split = split_configs(s.configs)
+        n = len(s.configs)
+        parts.append(f"Every run ({n}): " + "; ".join(f"`{k}` = {_md(v)}" for k, v in split.constant.items()) + ".")
+        varying = distinct_values(split.varying)
+        if varying:
+            parts.append(
+                "Varying between runs: "
+                + "; ".join(f"`{k}` ({len(v)}): {_md(_values_text(v))}" for k, v in varying.items())
+                + "."
+            )
+            parts.append(
+                f"<details><summary>Configuration of each run ({n} runs; the settings that vary, the others as above)</summary>\n\n"
+                + markdown_table(split.varying)
+                + "\n\n</details>"
+            )
+    parts += ['<a id="references"></a>\n\n## References', "\n".join(f"{i}. {_seed_line(seed)}" for i, seed in enumerate(PAPERS, 1))]
     return "\n\n".join(parts) + "\n"
 
 
 def results_csv(results: pd.DataFrame) -> str:
-    """``results.csv``: the results frame, list values as JSON arrays."""
-    as_text = results.map(lambda v: json.dumps(list(v)) if isinstance(v, (list, tuple)) else v)
+    """``results.csv``: the results frame without its per-epoch column (see
+    :func:`epochs_table`), list values as JSON arrays."""
+    lean = results.drop(columns=[EPOCHS_COLUMN], errors="ignore")
+    as_text = lean.map(lambda v: json.dumps(list(v)) if isinstance(v, (list, tuple)) else v)
     return as_text.to_csv(index=False, lineterminator="\n")
+
+
+EPOCHS_SCHEMA = pa.schema(
+    [
+        ("experiment", pa.string()),
+        ("run", pa.int32()),
+        ("epoch", pa.int32()),
+        ("iteration", pa.int32()),
+        ("phase", pa.string()),
+        ("time_ns", pa.float64()),
+    ]
+)
+"""The columns of :data:`EPOCHS_PARQUET`: a run (experiment, run, as in ``results.csv``), the
+epoch's position in the run (0, 1, ...), and the epoch's fields from the result."""
+
+
+def epochs_table(results: pd.DataFrame) -> pa.Table:
+    """The per-epoch data of every run, tidy: one row per run and epoch (empty when no run
+    reports epochs)."""
+    columns: dict[str, list] = {name: [] for name in EPOCHS_SCHEMA.names}
+    if EPOCHS_COLUMN in results.columns:
+        for experiment, run, epochs in zip(results["experiment"], results["run"], results[EPOCHS_COLUMN]):
+            if not isinstance(epochs, (list, tuple)):
+                continue
+            for i, epoch in enumerate(epochs):
+                columns["experiment"].append(experiment)
+                columns["run"].append(int(run))
+                columns["epoch"].append(i)
+                columns["iteration"].append(int(epoch["iteration"]))
+                columns["phase"].append(str(epoch["phase"]))
+                columns["time_ns"].append(float(epoch["time_ns"]))
+    return pa.table(columns, schema=EPOCHS_SCHEMA)

@@ -1,10 +1,15 @@
 """Tables as the report prints them: one text per cell (:func:`cell`), identical in HTML and
-Markdown and across runs, and the per-run configuration table (:func:`resolved_configs`)."""
+Markdown and across runs; the per-run configuration (:func:`resolved_configs`) split into the
+settings shared by every run and those that vary (:func:`split_configs`); and the summary of
+every claim (:func:`summary_table`)."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -39,9 +44,26 @@ def markdown_table(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+_BREAK_AFTER = re.compile(r"([,;=/_])")
+
+
+def breakable(text: str) -> str:
+    """``text`` escaped for HTML, with a line-break opportunity (``<wbr>``) after each ``,``,
+    ``;``, ``=``, ``/`` and ``_``, so that long specs and lists wrap inside their column
+    instead of widening the table."""
+    return _BREAK_AFTER.sub(r"\1<wbr>", html.escape(text))
+
+
 def html_table(table: pd.DataFrame) -> str:
-    """An HTML ``<table>``, cells escaped, without the frame's index."""
-    return _text_table(table).to_html(index=False, border=0, escape=True)
+    """An HTML ``<table>`` without the frame's index, cells escaped (:func:`breakable`),
+    numeric columns right-aligned."""
+    numeric = [pd.api.types.is_numeric_dtype(table[c]) for c in table.columns]
+    head = "".join(f"<th>{breakable(str(c))}</th>" for c in table.columns)
+    rows = [
+        "<tr>" + "".join(f'<td class="num">{breakable(v)}</td>' if n else f"<td>{breakable(v)}</td>" for v, n in zip(r, numeric)) + "</tr>"
+        for r in _text_table(table).itertuples(index=False)
+    ]
+    return "\n".join(["<table>", f"<thead><tr>{head}</tr></thead>", "<tbody>", *rows, "</tbody>", "</table>"])
 
 
 def resolved_configs(runs: pd.DataFrame) -> pd.DataFrame:
@@ -57,3 +79,40 @@ def resolved_configs(runs: pd.DataFrame) -> pd.DataFrame:
     ]
     configs = runs[columns].rename(columns=lambda c: c.removeprefix("config."))
     return pd.concat([runs[["run"]], configs], axis=1)
+
+
+@dataclass(frozen=True)
+class ConfigSplit:
+    """An experiment's per-run configuration, shown once: the settings every run shares
+    (``constant``: name → text), and the table of ``run`` and the settings that vary."""
+
+    constant: dict[str, str]
+    varying: pd.DataFrame
+
+
+def split_configs(configs: pd.DataFrame) -> ConfigSplit:
+    """Splits :func:`resolved_configs`' table into the settings with one text in every run
+    and the ``run`` column with the settings that differ between runs (compared as printed)."""
+    text = _text_table(configs.drop(columns="run"))
+    same = [c for c in text.columns if text[c].nunique() == 1]
+    return ConfigSplit(
+        constant={c: text[c].iloc[0] for c in same},
+        varying=configs[["run", *(c for c in configs.columns if c != "run" and c not in same)]],
+    )
+
+
+def distinct_values(varying: pd.DataFrame) -> dict[str, list[str]]:
+    """Each varying setting's distinct texts, in the order they first occur."""
+    return {c: list(dict.fromkeys(_text_table(varying[[c]])[c])) for c in varying.columns if c != "run"}
+
+
+SUMMARY_COLUMNS = ("claim", "paper", "verdict", "simulated vs published")
+"""The columns of :func:`summary_table`."""
+
+
+def summary_table(rows: Sequence[tuple[str, str, bool, str]]) -> pd.DataFrame:
+    """The report's summary: one row per claim, (id, paper, holds, brief)."""
+    return pd.DataFrame(
+        [(cid, paper, "holds" if holds else "fails", brief) for cid, paper, holds, brief in rows],
+        columns=list(SUMMARY_COLUMNS),
+    )

@@ -1,0 +1,86 @@
+"""The seed papers: :data:`PAPERS`, each seed's full citation, keyed by seed id ("000" ... "004").
+
+This is the one declaration of the citations: the report prints them (a section's heading
+names its paper by :attr:`Paper.short`, the line under it gives :attr:`Paper.citation`, and the
+report ends with every seed's citation), and a test checks that the repository's README.md
+contains each :attr:`Paper.citation` verbatim. Seeds without an experiment yet are listed too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One seed paper.
+
+    Attributes:
+        seed: The seed's id, e.g. ``"000"``.
+        short: Authors and year, for headings and the summary (``"Nikolopoulos et al. 2000"``).
+        citation: The full citation: authors, title, venue, year.
+        note: A remark printed beside the citation (empty if none).
+    """
+
+    seed: str
+    short: str
+    citation: str
+    note: str = ""
+
+
+PAPERS: dict[str, Paper] = {
+    p.seed: p
+    for p in (
+        Paper(
+            "000",
+            "Nikolopoulos et al. 2000",
+            "Dimitrios S. Nikolopoulos, Theodore S. Papatheodorou, Constantine D. Polychronopoulos, "
+            "Jesús Labarta and Eduard Ayguadé. \"Is Data Distribution Necessary in OpenMP?\" "
+            "Proceedings of the ACM/IEEE Conference on Supercomputing (SC 2000), Dallas, 2000.",
+        ),
+        Paper(
+            "001",
+            "Bull and Johnson 2002",
+            "J. Mark Bull and Chris Johnson. \"Data Distribution, Migration and Replication on a "
+            "cc-NUMA Architecture.\" Proceedings of the Fourth European Workshop on OpenMP "
+            "(EWOMP 2002), Rome, 2002.",
+        ),
+        Paper(
+            "002",
+            "Corbalan et al. 2003",
+            "Julita Corbalan, Xavier Martorell and Jesús Labarta. \"Evaluation of the Memory Page "
+            "Migration Influence in the System Performance: the Case of the SGI O2000.\" "
+            "Proceedings of the 17th ACM International Conference on Supercomputing (ICS '03), "
+            "San Francisco, 2003.",
+        ),
+        Paper(
+            "003",
+            "Tikir and Hollingsworth 2004",
+            "Mustafa M. Tikir and Jeffrey K. Hollingsworth. \"Using Hardware Counters to "
+            "Automatically Improve Memory Performance.\" Proceedings of the ACM/IEEE Conference "
+            "on Supercomputing (SC 2004), Pittsburgh, 2004.",
+        ),
+        Paper(
+            "004",
+            "Talbot and Kelly 2000",
+            "Sarah A. M. Talbot and Paul H. J. Kelly. \"Stable Performance for cc-NUMA using First "
+            "Touch Page Placement and Reactive Proxies.\" In High Performance Computing Systems and "
+            "Applications (HPCS '99), Kluwer Academic Publishers, 2000.",
+            note="The seed copy carries no venue line; the venue is attributed from its book-chapter "
+            "format and its references, which end in 1997.",
+        ),
+    )
+}
+"""Every seed paper, keyed by seed id, in seed order."""
+
+
+def seed_paper(seed: str) -> Paper:
+    """The paper of seed ``seed``.
+
+    Raises:
+        KeyError: no such seed; the message lists the known ones.
+    """
+    try:
+        return PAPERS[seed]
+    except KeyError:
+        raise KeyError(f"unknown seed {seed!r} (known: {', '.join(PAPERS)})") from None
