@@ -7,7 +7,7 @@
 #              tools/browser-setup.sh installs; each skips with the reason when it cannot).
 #
 # Progress: every step first prints one `numaplace: ...` line saying what it does and how long
-# it took on a 2-core machine (README.md, "Set up and run"). Cargo's own progress shows when
+# it took on a 2-core machine (README.md, "How long it takes"). Cargo's own progress shows when
 # stderr is a terminal; in a log (CI) cargo is quiet and those lines are the progress.
 # `make QUIET=` shows cargo's output in a log too; `make QUIET=--quiet` hides it on a terminal.
 
@@ -50,9 +50,9 @@ $(EXT): $(DEPS) $(RUST_SOURCES)
 # The test binaries are built first (quiet in a log), then run with cargo naming each one
 # ("Running unittests src/lib.rs (target/release/deps/numaplace_model-...)") and one dot a test.
 rust-test:
-	@echo "numaplace: building the Rust tests (release; about 2 min on 2 cores the first time)..."
+	@echo "numaplace: building the Rust tests (release; about 3 min on 2 idle cores the first time)..."
 	cargo test --release $(QUIET) --no-run $(RUST_TEST_CRATES)
-	@echo "numaplace: running the Rust tests (unit, property and integration; about 1 min)..."
+	@echo "numaplace: running the Rust tests (unit, property and integration; seconds)..."
 	cargo test --release $(RUST_TEST_CRATES) -- --quiet
 
 # libnumaplace (shared and static) and its header, include/numaplace.h (committed).
