@@ -49,20 +49,29 @@ fn hmat_value(path: &Path, scale: f64, range: (f64, f64), unit: &str) -> Result<
     Ok(Some(v))
 }
 
-/// What HMAT publishes for node `id` (dense index lookup through `ids`).
+/// What HMAT publishes for the node in `dir`: the first class of [`HMAT_CLASSES`] that publishes
+/// a latency or a bandwidth (a kernel may create `access1/` and leave it empty); `ids` maps
+/// the `nodeK` links to dense indices.
 fn hmat(dir: &Path, ids: &[u32]) -> Result<HostPerf, SimError> {
-    let Some((class, init)) = HMAT_CLASSES.iter().map(|c| (*c, dir.join(c).join("initiators"))).find(|(_, p)| p.is_dir()) else {
-        return Ok(HostPerf::default());
-    };
-    let entries = std::fs::read_dir(&init).map_err(|e| SimError::io(&init, e))?;
-    let linked = sysfs_node_ids(entries.filter_map(|e| e.ok()?.file_name().into_string().ok()));
-    Ok(HostPerf {
-        class: class.to_string(),
-        read_latency_ns: hmat_value(&init.join("read_latency"), 1.0, bounds::LATENCY_NS, "ns")?,
-        // MiB/s (numaperf.rst) to GB/s.
-        read_bandwidth_gbps: hmat_value(&init.join("read_bandwidth"), 1048576.0 / 1e9, bounds::BANDWIDTH_GBPS, "GB/s")?,
-        initiators: linked.iter().filter_map(|k| ids.iter().position(|i| i == k)).collect(),
-    })
+    for class in HMAT_CLASSES {
+        let init = dir.join(class).join("initiators");
+        if !init.is_dir() {
+            continue;
+        }
+        let entries = std::fs::read_dir(&init).map_err(|e| SimError::io(&init, e))?;
+        let linked = sysfs_node_ids(entries.filter_map(|e| e.ok()?.file_name().into_string().ok()));
+        let perf = HostPerf {
+            class: class.to_string(),
+            read_latency_ns: hmat_value(&init.join("read_latency"), 1.0, bounds::LATENCY_NS, "ns")?,
+            // MiB/s (numaperf.rst) to GB/s.
+            read_bandwidth_gbps: hmat_value(&init.join("read_bandwidth"), 1048576.0 / 1e9, bounds::BANDWIDTH_GBPS, "GB/s")?,
+            initiators: linked.iter().filter_map(|k| ids.iter().position(|i| i == k)).collect(),
+        };
+        if perf.read_latency_ns.is_some() || perf.read_bandwidth_gbps.is_some() {
+            return Ok(perf);
+        }
+    }
+    Ok(HostPerf::default())
 }
 
 /// Builds a machine from a sysfs node directory (normally `/sys/devices/system/node`), with

@@ -90,8 +90,9 @@ fn hmat_on_every_node_replaces_the_assumptions_and_access1_wins() {
 #[test]
 fn partial_hmat_mixes_published_and_assumed_values_and_says_which() {
     let root = two_nodes("partial");
-    // Node 0 publishes its latency (through access0 only, an older kernel) and a 0 bandwidth,
-    // the kernel's "unknown"; node 1 publishes nothing.
+    // Node 0 publishes its latency through access0 only (access1 is there but says nothing)
+    // and a 0 bandwidth, the kernel's "unknown"; node 1 publishes nothing.
+    hmat(&root, 0, "access1", &[("read_latency", "0")], &[0]);
     hmat(&root, 0, "access0", &[("read_latency", "70"), ("read_bandwidth", "0")], &[0]);
     let h = detect_host(&root, &DetectOptions { local_ns: 100.0, bandwidth_gbps: 7.0, ..DetectOptions::default() }).unwrap();
     std::fs::remove_dir_all(&root).unwrap();
