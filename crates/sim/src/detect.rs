@@ -27,7 +27,7 @@ fn bad(path: &Path, what: String) -> SimError {
     SimError::Io { path: path.display().to_string(), message: what }
 }
 
-/// The access classes read, best first: CPU initiators (Linux 5.10 on), then any initiator.
+/// The access classes read, best first: CPU initiators (newer kernels), then any initiator.
 const HMAT_CLASSES: [&str; 2] = ["access1", "access0"];
 
 /// One HMAT attribute file: `None` if absent or 0 (the kernel's "not published"); an error
