@@ -144,11 +144,15 @@ def cmd_topo(args: argparse.Namespace) -> None:
     text = _native.detect(
         args.sysfs, args.name, args.local_ns, args.bandwidth_gbps, args.mlp, os.sysconf("SC_PAGE_SIZE")
     )
+    # The file's leading comments say which figures the kernel did not publish (no HMAT).
+    assumed = [line[2:] for line in text.splitlines() if line.startswith("# assumed ")]
     if args.out is not None:
         write_output(args.out, "--out", text)
         print(f"wrote {_shown(args.out)}", file=sys.stderr)
     else:
         print(text, end="")
+    if assumed:
+        print(f"numaplace: note: {'; '.join(assumed)}; set them with --local-ns / --bandwidth-gbps", file=sys.stderr)
 
 
 def _summary(r) -> str:  # noqa: ANN001 - a numaplace.Result
@@ -475,12 +479,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_placements)
 
     s = sub.add_parser("topo", help="describe this host as a machine file")
-    s.add_argument("--detect", action="store_true", help="read /sys/devices/system/node")
+    s.add_argument("--detect", action="store_true", help="read /sys/devices/system/node (with HMAT where the kernel publishes it)")
     s.add_argument("--sysfs", default="/sys/devices/system/node", help="sysfs node directory")
     s.add_argument("--out", help="write the machine file here (default: stdout)")
     s.add_argument("--name", default="this-host", help="machine name (default: this-host)")
-    s.add_argument("--local-ns", type=_positive_number, default=90.0, help="local latency, ns (default 90)")
-    s.add_argument("--bandwidth-gbps", type=_positive_number, default=20.0, help="memory bandwidth per node, GB/s (default 20)")
+    s.add_argument(
+        "--local-ns", type=_positive_number, default=90.0, help="local latency of a node without HMAT read_latency, ns (default 90)"
+    )
+    s.add_argument(
+        "--bandwidth-gbps",
+        type=_positive_number,
+        default=20.0,
+        help="memory bandwidth of a node without HMAT read_bandwidth, GB/s (default 20)",
+    )
     s.add_argument("--mlp", type=_positive_number, default=10.0, help="memory-level parallelism (default 10)")
     s.set_defaults(func=cmd_topo)
 

@@ -8,7 +8,7 @@
 use numaplace_model::dynamic::{self, Driver};
 use numaplace_model::spec::{ParamDecl, ParamKind, Spec};
 use numaplace_model::ModelError;
-use numaplace_sim::detect::{detect as detect_host, to_toml, DetectOptions};
+use numaplace_sim::detect::{detect_host, detected_toml, to_toml, DetectOptions};
 use numaplace_sim::presets::{load_machine as load, PRESETS};
 use numaplace_sim::request::OptKind;
 use numaplace_sim::{bench, RunConfig, SimError};
@@ -297,13 +297,14 @@ fn check_spec(kind: &str, text: &str, driver: Option<&str>) -> PyResult<String> 
     Ok(json!({"name": resolved.name, "values": values}).to_string())
 }
 
-/// Describes this host from a sysfs node directory; returns machine TOML text.
+/// Describes this host from a sysfs node directory (with HMAT where published); returns machine
+/// TOML text whose leading comments say where each figure came from (`# assumed ...`).
 #[pyfunction]
 #[pyo3(signature = (root, name, local_ns, bandwidth_gbps, mlp, page_size))]
 fn detect(root: &str, name: String, local_ns: f64, bandwidth_gbps: f64, mlp: f64, page_size: u64) -> PyResult<String> {
     let opts = DetectOptions { name, local_ns, bandwidth_gbps, mlp, page_size, ..DetectOptions::default() };
-    let m = detect_host(std::path::Path::new(root), &opts).map_err(to_py)?;
-    to_toml(&m, "numaplace machine file, written by `numaplace topo --detect`").map_err(to_py)
+    let h = detect_host(std::path::Path::new(root), &opts).map_err(to_py)?;
+    detected_toml(&h, "numaplace machine file, written by `numaplace topo --detect`").map_err(to_py)
 }
 
 /// The speed benchmark, as JSON.

@@ -1,13 +1,18 @@
 //! A machine description of this host, from Linux's `/sys/devices/system/node`.
 //!
 //! Read per node: `cpulist` (CPUs), `meminfo` (`MemTotal`), `distance` (the ACPI SLIT row, where
-//! 10 means local). Node directories with sparse numbers (node0, node2) are renumbered densely
-//! in order. This module only reads the files; the conversion into a machine (latency from the
-//! SLIT, memory, the assumed costs) is the model's [`host_machine`], the one the Linux runtime
-//! uses too.
+//! 10 means local), and where the kernel publishes ACPI HMAT figures
+//! (Documentation/admin-guide/mm/numaperf.rst) `access1/initiators/` (CPU initiators) or else
+//! `access0/initiators/` (any initiator): `read_latency` (ns), `read_bandwidth` (MiB/s) and the
+//! `nodeK` links naming the node's local initiators. Node directories with sparse numbers
+//! (node0, node2) are renumbered densely in order. This module only reads the files; the
+//! conversion into a machine (latencies from HMAT and the SLIT, memory, the assumed costs) is
+//! the model's [`host_machine_hmat`], whose HMAT-less form the Linux runtime uses too.
 
 use crate::error::SimError;
-use numaplace_model::topology::{host_machine, parse_cpulist, parse_meminfo_total_kb, sysfs_node_ids, HostNode};
+use numaplace_model::topology::{
+    bounds, host_machine_hmat, parse_cpulist, parse_meminfo_total_kb, sysfs_node_ids, HostMachine, HostNode, HostPerf,
+};
 use numaplace_model::{Machine, ModelError};
 use std::path::Path;
 
@@ -22,18 +27,68 @@ fn bad(path: &Path, what: String) -> SimError {
     SimError::Io { path: path.display().to_string(), message: what }
 }
 
-/// Builds a machine from a sysfs node directory (normally `/sys/devices/system/node`).
+/// The access classes read, best first: CPU initiators (newer kernels), then any initiator.
+const HMAT_CLASSES: [&str; 2] = ["access1", "access0"];
+
+/// One HMAT attribute file: `None` if absent or 0 (the kernel's "not published"); an error
+/// naming the file if it is not a whole number, or if `scale` of it lies outside `range`
+/// (the machine bounds of docs/bounds.md).
+fn hmat_value(path: &Path, scale: f64, range: (f64, f64), unit: &str) -> Result<Option<f64>, SimError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = read(path)?;
+    let raw: u64 = text.trim().parse().map_err(|_| bad(path, format!("{:?} is not a whole number", text.trim())))?;
+    if raw == 0 {
+        return Ok(None);
+    }
+    let v = raw as f64 * scale;
+    if !(range.0..=range.1).contains(&v) {
+        return Err(bad(path, format!("{raw} gives {v} {unit}, outside the machine bounds [{}, {}] {unit} (docs/bounds.md)", range.0, range.1)));
+    }
+    Ok(Some(v))
+}
+
+/// What HMAT publishes for the node in `dir`: the first class of [`HMAT_CLASSES`] that publishes
+/// a latency or a bandwidth (a kernel may create `access1/` and leave it empty); `ids` maps
+/// the `nodeK` links to dense indices.
+fn hmat(dir: &Path, ids: &[u32]) -> Result<HostPerf, SimError> {
+    for class in HMAT_CLASSES {
+        let init = dir.join(class).join("initiators");
+        if !init.is_dir() {
+            continue;
+        }
+        let entries = std::fs::read_dir(&init).map_err(|e| SimError::io(&init, e))?;
+        let linked = sysfs_node_ids(entries.filter_map(|e| e.ok()?.file_name().into_string().ok()));
+        let perf = HostPerf {
+            class: class.to_string(),
+            read_latency_ns: hmat_value(&init.join("read_latency"), 1.0, bounds::LATENCY_NS, "ns")?,
+            // MiB/s (numaperf.rst) to GB/s.
+            read_bandwidth_gbps: hmat_value(&init.join("read_bandwidth"), 1048576.0 / 1e9, bounds::BANDWIDTH_GBPS, "GB/s")?,
+            initiators: linked.iter().filter_map(|k| ids.iter().position(|i| i == k)).collect(),
+        };
+        if perf.read_latency_ns.is_some() || perf.read_bandwidth_gbps.is_some() {
+            return Ok(perf);
+        }
+    }
+    Ok(HostPerf::default())
+}
+
+/// Builds a machine from a sysfs node directory (normally `/sys/devices/system/node`), with
+/// notes saying where each figure came from and which were assumed.
 ///
 /// # Errors
-/// A missing or unreadable directory or file, unparsable contents, or a result that fails
-/// machine validation (for example a host whose nodes report no CPUs).
-pub fn detect(root: &Path, opts: &DetectOptions) -> Result<Machine, SimError> {
+/// A missing or unreadable directory or file, unparsable contents (an HMAT value that is not
+/// a whole number, or outside the machine bounds), or a result that fails machine validation
+/// (for example a host whose nodes report no CPUs).
+pub fn detect_host(root: &Path, opts: &DetectOptions) -> Result<HostMachine, SimError> {
     let entries = std::fs::read_dir(root).map_err(|e| SimError::io(root, e))?;
     let ids = sysfs_node_ids(entries.filter_map(|e| e.ok()?.file_name().into_string().ok()));
     if ids.is_empty() {
         return Err(bad(root, "no node* directories: is this a Linux sysfs node directory?".into()));
     }
     let mut nodes = Vec::new();
+    let mut perf = Vec::new();
     for id in &ids {
         let dir = root.join(format!("node{id}"));
         let p = dir.join("cpulist");
@@ -47,8 +102,32 @@ pub fn detect(root: &Path, opts: &DetectOptions) -> Result<Machine, SimError> {
             return Err(bad(&p, format!("{} distances for {} nodes", distance.len(), ids.len())));
         }
         nodes.push(HostNode { cpus, memory_kib, distance });
+        perf.push(hmat(&dir, &ids)?);
     }
-    host_machine(&nodes, opts, &root.display().to_string()).map_err(SimError::from)
+    host_machine_hmat(&nodes, &perf, opts, &root.display().to_string()).map_err(SimError::from)
+}
+
+/// Builds a machine from a sysfs node directory; [`detect_host`] without the notes.
+///
+/// # Errors
+/// As [`detect_host`].
+pub fn detect(root: &Path, opts: &DetectOptions) -> Result<Machine, SimError> {
+    detect_host(root, opts).map(|h| h.machine)
+}
+
+/// The machine file `numaplace topo --detect` writes: a comment line `header`, one comment line
+/// per note of the detection (`# assumed ...` for each value the kernel did not publish), then
+/// the machine.
+///
+/// # Errors
+/// Only if the machine could not be serialised (a bug).
+pub fn detected_toml(h: &HostMachine, header: &str) -> Result<String, SimError> {
+    let notes: String = h.notes.iter().map(|n| format!("# {n}\n")).collect();
+    Ok(format!("# {header}\n{notes}{}", body(&h.machine)?))
+}
+
+fn body(m: &Machine) -> Result<String, SimError> {
+    Ok(toml::to_string(&m.raw).map_err(|e| ModelError::Config(format!("cannot write machine TOML: {e}")))?)
 }
 
 /// Writes a machine as TOML text that [`Machine::from_toml_str`] reads back, after a comment
@@ -57,8 +136,7 @@ pub fn detect(root: &Path, opts: &DetectOptions) -> Result<Machine, SimError> {
 /// # Errors
 /// Only if the machine could not be serialised (a bug).
 pub fn to_toml(m: &Machine, header: &str) -> Result<String, SimError> {
-    let body = toml::to_string(&m.raw).map_err(|e| ModelError::Config(format!("cannot write machine TOML: {e}")))?;
-    Ok(format!("# {header}\n{body}"))
+    Ok(format!("# {header}\n{}", body(m)?))
 }
 
 #[cfg(test)]
