@@ -155,6 +155,15 @@ def cmd_topo(args: argparse.Namespace) -> None:
         print(f"numaplace: note: {'; '.join(assumed)}; set them with --local-ns / --bandwidth-gbps", file=sys.stderr)
 
 
+def _decided(r) -> str:  # noqa: ANN001 - a numaplace.Result
+    """How often the run's policy was asked to decide and acted ("" without a policy)."""
+    if not r.config.get("dynamic"):
+        return ""
+    if r.policy_decision_points == 0:
+        return "; never asked to decide (no decision point in the run: its period is longer, or one iteration)"
+    return f"; acted at {r.policy_decisions_acted:,} of {r.policy_decision_points:,} decision points"
+
+
 def _summary(r) -> str:  # noqa: ANN001 - a numaplace.Result
     c = r.config
     spec = c["machine_spec"]
@@ -169,7 +178,7 @@ def _summary(r) -> str:  # noqa: ANN001 - a numaplace.Result
         f" ({_fmt_ms(per_iter)} each); init {_fmt_ms(r.init_time_ns)}",
         f"transactions  {r.transactions:,} ({r.local_fraction:.1%} local, {r.writes:,} writes)",
         f"dynamic       {c.get('dynamic') or 'none'}: {r.migrations} migrations, {r.replications} replications,"
-        f" overhead {_fmt_ms(r.policy_overhead_ns)}",
+        f" overhead {_fmt_ms(r.policy_overhead_ns)}{_decided(r)}",
         "",
     ]
     rows = [

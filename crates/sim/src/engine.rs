@@ -143,6 +143,13 @@ pub struct Dynamic {
     pub interrupts: u64,
     pub overhead_ps: Ps,
     pub decisions: Vec<Decision>,
+    /// Times the policy was asked to decide, and how many of those it acted on
+    /// ([`Dynamic::decided`]).
+    decision_points: u64,
+    decisions_acted: u64,
+    /// Whether the barrier after the last timed iteration was withheld from the policy
+    /// ([`Engine::finish`]).
+    final_barrier_withheld: bool,
 }
 
 /// A dynamic policy's activity in one run ([`Dynamic::stats`]); all zero without a policy.
@@ -164,6 +171,15 @@ pub struct PolicyStats {
     /// Seed 003's sampling distance per thread, and its mean (sampled policies).
     pub sampling_distance: Option<Vec<f64>>,
     pub sampling_distance_mean: Option<f64>,
+    /// Times the policy was asked to decide: iteration ends (of a policy that decides there),
+    /// timer ticks, counter interrupts, hinting faults, and epoch barriers at which it acted (an epoch hook a policy does not
+    /// use returns nothing and is not counted).
+    pub decision_points: u64,
+    /// Decision points at which the policy returned at least one action.
+    pub decisions_acted: u64,
+    /// The barrier after the last timed iteration was not given to the policy: nothing
+    /// follows it, so nothing could repay an action there (issue: "policies that never lose").
+    pub final_barrier_withheld: bool,
 }
 
 /// One action taken by a dynamic policy, for `--decisions`.
@@ -229,6 +245,9 @@ impl Dynamic {
             interrupts: 0,
             overhead_ps: 0,
             decisions: Vec::new(),
+            decision_points: 0,
+            decisions_acted: 0,
+            final_barrier_withheld: false,
         }
     }
 
@@ -312,7 +331,16 @@ impl Dynamic {
                 .filter(|v| !v.is_empty())
                 .map(|v| v.iter().sum::<f64>() / v.len() as f64),
             sampling_distance,
+            decision_points: self.decision_points,
+            decisions_acted: self.decisions_acted,
+            final_barrier_withheld: self.final_barrier_withheld,
         }
+    }
+
+    /// Counts one decision point; `acted` when the policy returned an action there.
+    fn decided(&mut self, acted: bool) {
+        self.decision_points += 1;
+        self.decisions_acted += u64::from(acted);
     }
 
     /// Applies actions at time `now`; returns their cost in ps.
@@ -418,6 +446,7 @@ impl Dynamic {
         self.faults += 1;
         let free = mem.pt.free_per_node();
         let action = self.policy.on_fault(&view(&self.counters, mem, &free, &self.replica_writes, now), PageNo(page), NodeId(node as u8));
+        self.decided(action.is_some());
         let cost = self.policy.fault_cost();
         self.overhead_ps = self.overhead_ps.saturating_add(cost);
         cost.saturating_add(action.map_or(0, |a| self.apply(mem, vec![a], now)))
@@ -431,6 +460,7 @@ impl Dynamic {
         self.interrupts += 1;
         let free = mem.pt.free_per_node();
         let action = self.policy.on_interrupt(&view(&self.counters, mem, &free, &self.replica_writes, now), PageNo(page), NodeId(node as u8));
+        self.decided(action.is_some());
         self.counters.reset_page(PageNo(page));
         let m = &mem.machine.raw.migration;
         match action {
@@ -562,6 +592,7 @@ impl<'m> Engine<'m> {
         if actions.is_empty() {
             return 0;
         }
+        d.decided(true);
         d.apply(&mut self.mem, actions, self.now)
     }
 
@@ -576,6 +607,16 @@ impl<'m> Engine<'m> {
         }
     }
 
+    /// The barrier after the last timed iteration. Nothing follows it, so an action there
+    /// could only cost: the policy is not asked (its iteration hook would run once more than
+    /// the iterations that can benefit, and a one-iteration program would pay for a whole
+    /// round of migrations). The result says the barrier was withheld.
+    pub fn finish(&mut self) {
+        if let Some(d) = self.dynamic.as_mut() {
+            d.final_barrier_withheld = true;
+        }
+    }
+
     /// The end of timed iteration `iteration`: the policy's iteration hook runs at the
     /// barrier; its migrations are done by one thread while the others wait, so their cost
     /// lengthens the iteration (added to its last epoch).
@@ -583,6 +624,9 @@ impl<'m> Engine<'m> {
         let Some(d) = self.dynamic.as_mut() else { return };
         let free = self.mem.pt.free_per_node();
         let actions = d.policy.on_iteration_end(&view(&d.counters, &self.mem, &free, &d.replica_writes, self.now), iteration);
+        if d.policy.decides_at_iteration_end() {
+            d.decided(!actions.is_empty());
+        }
         let invoked = d.policy.reset_after_iteration();
         let cost = d.apply(&mut self.mem, actions, self.now);
         if invoked {
@@ -761,6 +805,7 @@ impl<'m> Engine<'m> {
                     if qend >= next {
                         let free = self.mem.pt.free_per_node();
                         let tick = d.policy.on_timer(&view(&d.counters, &self.mem, &free, &d.replica_writes, qend));
+                        d.decided(!tick.actions.is_empty());
                         // Stop the world: every thread still running waits for the actions.
                         let cost = d.apply(&mut self.mem, tick.actions, qend);
                         for (t, clock) in self.clocks.iter_mut().enumerate() {

@@ -122,6 +122,17 @@ pub struct SimResult {
     /// Seed 003's sampling distance per thread (sampled policies).
     pub sampling_distance: Option<Vec<f64>>,
     pub sampling_distance_mean: Option<f64>,
+    /// Times the dynamic policy was asked to decide (iteration ends of a policy that decides
+    /// there, timer ticks, counter
+    /// interrupts, hinting faults, epoch barriers at which it acted); 0 without a policy, and
+    /// 0 with one whose period is longer than the run (it never got to act).
+    pub policy_decision_points: u64,
+    /// Decision points at which the policy acted (returned at least one migration,
+    /// replication or collapse).
+    pub policy_decisions_acted: u64,
+    /// The barrier after the last timed iteration was not given to the policy (nothing
+    /// follows it to repay an action); false without a policy.
+    pub policy_final_barrier_withheld: bool,
 }
 
 impl SimResult {
@@ -266,7 +277,7 @@ pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn Fn
         }
     }
     if iteration > 0 {
-        engine.end_iteration(iteration);
+        engine.finish();
     }
     if let Some(e) = wl.take_error() {
         return Err(e);
@@ -480,6 +491,9 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
         migrations_first_invocation_fraction: policy.first_invocation_fraction,
         sampling_distance: policy.sampling_distance,
         sampling_distance_mean: policy.sampling_distance_mean,
+        policy_decision_points: policy.decision_points,
+        policy_decisions_acted: policy.decisions_acted,
+        policy_final_barrier_withheld: policy.final_barrier_withheld,
         per_iteration_local_fraction: engine
             .iteration_traffic
             .iter()

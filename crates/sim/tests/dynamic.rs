@@ -23,7 +23,8 @@ fn try_run(regions: &str, body: &str, dynamic: &str) -> Result<SimResult, numapl
         machine: "origin2000".into(),
         threads: 2,
         trace: Some(path.display().to_string()),
-        dynamic: Some(dynamic.into()),
+        // "none" as the request reads it (`request::resolve`): no policy.
+        dynamic: (dynamic != "none").then(|| dynamic.into()),
         ..RunConfig::default()
     };
     let r = simulate(&cfg);
@@ -88,15 +89,52 @@ fn upmlib_migrates_after_iteration_one_then_deactivates() {
 fn upmlib_freezes_a_page_that_bounces_between_two_nodes() {
     // Iteration 1: node 1 dominates page 0 → moves 0 → 1. Iteration 2: node 0 dominates → a
     // move back 1 → 0 in the next invocation is a bounce: the page is frozen instead.
-    let body = format!("{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n0 0 300 0\nend\n");
+    // (Iteration 3 follows, so that the end of iteration 2 is a decision point.)
+    let body = format!("{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n0 0 300 0\nend\nepoch 3 a\n0 0 1 0\nend\n");
     let r = run(&body, "upmlib");
     assert_eq!((r.migrations, r.frozen_pages), (1, 1));
 }
 
 #[test]
+fn nothing_moves_at_the_barrier_after_the_last_iteration() {
+    // One timed iteration in which node 1 alone uses page 0 (home node 0): the barrier after
+    // it is the run's last, so upmlib is not asked there. The run costs what it costs without
+    // a policy, and the result says the barrier was withheld.
+    let one = format!("{INIT}epoch 1 a\n1 0 300 0\nend\n");
+    let r = run(&one, "upmlib");
+    assert_eq!((r.migrations, r.policy_decision_points, r.policy_decisions_acted), (0, 0, 0));
+    assert!(r.policy_final_barrier_withheld);
+    let none = try_run("region a 0 2\n", &one, "none").unwrap();
+    assert_eq!(r.total_time_ns, none.total_time_ns, "nothing charged after the last iteration");
+    assert!(!none.policy_final_barrier_withheld);
+    // Two iterations: the barrier between them is a decision point, acted on.
+    let two = format!("{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n1 0 300 0\nend\n");
+    let r = run(&two, "upmlib");
+    assert_eq!((r.migrations, r.policy_decision_points, r.policy_decisions_acted), (1, 1, 1));
+    assert_eq!(r.per_iteration_local_fraction, vec![0.0, 1.0]);
+}
+
+#[test]
+fn decision_points_count_what_the_policy_was_asked_and_what_it_did() {
+    // upmlib over three iterations: asked at the ends of iterations 1 and 2, acting at the
+    // first only (it then deactivates).
+    let body = format!("{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n1 0 300 0\nend\nepoch 3 a\n1 0 300 0\nend\n");
+    let r = run(&body, "upmlib");
+    assert_eq!((r.policy_decision_points, r.policy_decisions_acted), (2, 1));
+    // The kernel policy decides at counter interrupts: one raised, one acted on.
+    let k = run(&format!("{INIT}epoch 1 a\n1 0 1200 0\nend\n"), "kernel");
+    assert_eq!((k.interrupts, k.policy_decision_points, k.policy_decisions_acted), (1, 1, 1));
+    // Linux's NUMA balancing waits a second before its first scan: in a run of microseconds
+    // it is never asked (the barrier between the iterations is not its decision point).
+    let idle = run(&format!("{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n1 0 300 0\nend\n"), "autonuma");
+    assert_eq!((idle.policy_decision_points, idle.policy_decisions_acted, idle.migrations), (0, 0, 0));
+}
+
+#[test]
 fn upmlib_competitive_criterion_needs_the_ratio() {
-    // Node 1 reads 200 lines, node 0 150: 200 < 2 × 150, no move; with ratio 1.2 it moves.
-    let body = format!("{INIT}epoch 1 a\n1 0 200 0\n0 0 150 0\nend\n");
+    // Node 1 reads 200 lines, node 0 150: 200 < 2 × 150, no move; with ratio 1.2 it moves
+    // (at the end of iteration 1, which iteration 2 follows).
+    let body = format!("{INIT}epoch 1 a\n1 0 200 0\n0 0 150 0\nend\nepoch 2 a\n0 0 1 0\nend\n");
     assert_eq!(run(&body, "upmlib").migrations, 0);
     assert_eq!(run(&body, "upmlib:threshold=1.2").migrations, 1);
 }

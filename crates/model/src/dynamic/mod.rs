@@ -154,6 +154,12 @@ pub trait DynamicPolicy: Send {
         Vec::new()
     }
 
+    /// Whether the policy decides at iteration ends ([`DynamicPolicy::on_iteration_end`] is
+    /// its own): the driver counts those barriers as the policy's decision points.
+    fn decides_at_iteration_end(&self) -> bool {
+        false
+    }
+
     /// Whether the driver resets every counter after [`DynamicPolicy::on_iteration_end`] (a
     /// policy that reads counters per iteration).
     fn reset_after_iteration(&self) -> bool {

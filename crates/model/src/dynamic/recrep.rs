@@ -92,6 +92,10 @@ impl DynamicPolicy for RecRep {
 
     /// Counters restart at each iteration: the distribution at the end of iteration 1 reads
     /// that iteration's counts; the recording differences counters within iteration 2.
+    fn decides_at_iteration_end(&self) -> bool {
+        true
+    }
+
     fn reset_after_iteration(&self) -> bool {
         true
     }

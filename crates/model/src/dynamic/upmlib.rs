@@ -119,6 +119,10 @@ impl DynamicPolicy for Upmlib {
         out
     }
 
+    fn decides_at_iteration_end(&self) -> bool {
+        true
+    }
+
     fn reset_after_iteration(&self) -> bool {
         true
     }
