@@ -75,6 +75,10 @@ class Claim:
         why: The figures behind the verdict as the report prints them (one line).
         brief: The simulated figures beside the published ones (or, where the seed gives no
             figure, the claim's bound), short enough for one line of the report's summary.
+        not_reproduced: Empty for a claim; otherwise the reason a published finding is shown
+            but not claimed (the seed does not describe the mechanism enough to model it).
+            Its verdict is "not reproduced", whatever ``holds`` says, and the report's count of
+            claims that hold leaves it out.
     """
 
     id: str
@@ -84,6 +88,14 @@ class Claim:
     holds: bool
     why: str
     brief: str = ""
+    not_reproduced: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """``"holds"``, ``"fails"`` or ``"not reproduced"``."""
+        if self.not_reproduced:
+            return "not reproduced"
+        return "holds" if self.holds else "fails"
 
 
 CLAIM_COLUMNS = ("claim", "holds", "simulated")
@@ -93,6 +105,6 @@ CLAIM_COLUMNS = ("claim", "holds", "simulated")
 def claims_table(claims: Sequence[Claim]) -> pd.DataFrame:
     """The report's table of claims: ``"<id>: <statement>"``, ``holds``/``fails``, and the figures."""
     return pd.DataFrame(
-        [(f"{c.id}: {c.statement}", "holds" if c.holds else "fails", c.why) for c in claims],
+        [(f"{c.id}: {c.statement}", c.verdict, c.why + (f" — not reproduced: {c.not_reproduced}" if c.not_reproduced else "")) for c in claims],
         columns=list(CLAIM_COLUMNS),
     )

@@ -41,7 +41,10 @@ than one of the seed's intervals, move almost nothing before the run ends.
 
 * C7: ``sampled`` lowers the non-local share of every NAS kernel by 15 % to 95 % of its value
   without a dynamic policy.
-* C8: sampling every 1024 gives a mean distance D ≤ 0.05; max-rate sampling gives D ≥ 0.3.
+* C8: sampling every 1024 gives a mean distance D ≤ 0.05.
+* C8's other half, max-rate sampling giving D ≥ 0.3 (seed 003 Table 1: 0.56), is shown but not
+  reproduced: the seed does not describe its analyser's recording mechanism enough to model the
+  bias (docs/timing.md, "Max-rate sampling"), so no claim is made of it.
 """
 
 from __future__ import annotations
@@ -228,7 +231,7 @@ def _claims_and_shares(results: pd.DataFrame) -> tuple[list[Claim], pd.DataFrame
     dist = f[f.dynamic.isin(DISTANCE_MODES)].set_index("dynamic")["distance"]
     d1024 = float(dist["sampled:interval=1024"])
     dmax = float(dist["sampled:mode=max-rate"])
-    c8 = bool(d1024 <= 0.05 and dmax >= 0.3)
+    c8 = bool(d1024 <= 0.05)
     return (
         [
             Claim(
@@ -258,16 +261,34 @@ def _claims_and_shares(results: pd.DataFrame) -> tuple[list[Claim], pd.DataFrame
             ),
             Claim(
                 id="C8",
-                statement="D ≤ 0.05 when sampling every 1024; D ≥ 0.3 for max-rate sampling",
+                statement="D ≤ 0.05 when sampling every 1024",
                 paper="seed 003 §4.1, Table 1 (distance D between sampled and true per-processor shares)",
                 measured={f"D, {m.removeprefix('sampled:')}": float(d) for m, d in dist.items()},
                 holds=c8,
                 why="D: " + ", ".join(f"{m.removeprefix('sampled:')} {d:.3f}" for m, d in dist.items()),
-                brief=f"D every 1024: {d1024:.3f} (claim ≤ 0.05); max-rate: {dmax:.3f} (claim ≥ 0.3)",
+                brief=f"D every 1024: {d1024:.3f} (claim ≤ 0.05)",
+            ),
+            Claim(
+                id="C8 max-rate",
+                statement="D ≥ 0.3 for max-rate sampling",
+                paper="seed 003 §4.1, Table 1 (max-rate sampling: D = 0.56)",
+                measured={"D, mode=max-rate": dmax},
+                holds=dmax >= 0.3,
+                why=f"D max-rate {dmax:.3f} (seed 0.56)",
+                brief=f"D max-rate: {dmax:.3f} (published 0.56)",
+                not_reproduced=MAX_RATE_NOT_REPRODUCED,
             ),
         ],
         pairs,
     )
+
+
+MAX_RATE_NOT_REPRODUCED = (
+    "seed 003 §4.1 says only that the analyser records at most a fixed number of transactions, "
+    "not how it chooses them; modelled as an equal share per running thread, the bias needs "
+    "threads issuing at different rates, which the NAS kernels here do not (docs/timing.md)"
+)
+"""Why C8's max-rate half is shown in the report but not claimed."""
 
 
 def claims(results: pd.DataFrame) -> list[Claim]:

@@ -69,9 +69,12 @@ def _intro(quick: bool) -> str:
 
 
 def _lead(sections: Sequence[Section]) -> str:
-    claims = [c for s in sections for c in s.claims]
+    found = [c for s in sections for c in s.claims]
+    claims = [c for c in found if not c.not_reproduced]
     held = sum(c.holds for c in claims)
-    return f"{held} of {len(claims)} claims hold in the simulation." if claims else "The selected experiments check no claims."
+    shown = len(found) - len(claims)
+    extra = f" {shown} published finding{'s' * (shown != 1)} shown but not reproduced (the reason is in {'their rows' if shown != 1 else 'its row'})." if shown else ""
+    return f"{held} of {len(claims)} claims hold in the simulation.{extra}" if found else "The selected experiments check no claims."
 
 
 def _heading(e: Experiment) -> str:
@@ -105,6 +108,7 @@ _STYLE = (
     "table.summary td:nth-child(3){font-weight:bold;white-space:nowrap}"
     "table.summary td.holds{color:#005a8c}"
     "table.summary td.fails{color:#b34700}"
+    "table.summary td.not-reproduced{color:#555;font-weight:normal}"
     "table.summary td:nth-child(2),table.summary th{white-space:nowrap}"
     ".cite{font-size:90%;color:#333}"
     "details{margin:0.6em 0}"
@@ -117,11 +121,11 @@ def _html_summary(sections: Sequence[Section]) -> list[str]:
     esc = html.escape
     rows = []
     for s, c in _summary_rows(sections):
-        verdict = "holds" if c.holds else "fails"
+        verdict = c.verdict
         paper = PAPERS[s.experiment.seed].short if s.experiment.seed else ""
         rows.append(
             f'<tr><td><a href="#{esc(s.experiment.id)}">{esc(c.id)}</a></td><td>{esc(paper)}</td>'
-            f'<td class="{verdict}">{verdict}</td><td>{breakable(c.brief or c.why)}</td></tr>'
+            f'<td class="{verdict.replace(" ", "-")}">{verdict}</td><td>{breakable(c.brief or c.why)}</td></tr>'
         )
     head = "".join(f"<th>{esc(h)}</th>" for h in summary_table([]).columns)
     untested = _untested_seeds(sections)
@@ -224,7 +228,7 @@ def markdown_page(sections: Sequence[Section], quick: bool) -> str:
     """``README.md``: the same content as :func:`html_page` in Markdown."""
     summary = summary_table(
         [
-            (f"[{c.id}](#{s.experiment.id})", PAPERS[s.experiment.seed].short if s.experiment.seed else "", c.holds, c.brief or c.why)
+            (f"[{c.id}](#{s.experiment.id})", PAPERS[s.experiment.seed].short if s.experiment.seed else "", c.verdict, c.brief or c.why)
             for s, c in _summary_rows(sections)
         ]
     )

@@ -110,9 +110,10 @@ SUMMARY_COLUMNS = ("claim", "paper", "verdict", "simulated vs published")
 """The columns of :func:`summary_table`."""
 
 
-def summary_table(rows: Sequence[tuple[str, str, bool, str]]) -> pd.DataFrame:
-    """The report's summary: one row per claim, (id, paper, holds, brief)."""
+def summary_table(rows: Sequence[tuple[str, str, str, str]]) -> pd.DataFrame:
+    """The report's summary: one row per claim, (id, paper, verdict, brief), the verdict as
+    :attr:`numaplace.experiments.base.Claim.verdict` gives it."""
     return pd.DataFrame(
-        [(cid, paper, "holds" if holds else "fails", brief) for cid, paper, holds, brief in rows],
+        list(rows),
         columns=list(SUMMARY_COLUMNS),
     )
