@@ -22,7 +22,9 @@
 //!
 //! A constructor initialises the runtime in preload mode; a destructor writes the statistics
 //! file (`NUMAPLACE_STATS`) when the process managed any memory, so that in a process tree
-//! (a shell running the program) the file describes the process that did the work.
+//! (a shell running the program) the file describes the process that did the work. That
+//! process is also warned at exit when its policy is one only the API runs (`upmlib`) and the
+//! program never called it ([`crate::driver::Runtime::idle_policy_warning`]).
 
 // The interposers are left out of unit-test builds (they would replace the test harness's own
 // malloc and signal functions); the helpers only they use are then unused.
@@ -309,13 +311,16 @@ mod hooks {
     struct Pins {
         held: [usize; Pins::MAX],
         n: usize,
+        /// Open the buffers whatever the sampling bits say ([`crate::space::Space::open_range`]):
+        /// for a call made again after `EFAULT`, and for stdio's, which cannot be made again.
+        force: bool,
     }
 
     impl Pins {
         const MAX: usize = 8;
 
-        fn new() -> Pins {
-            Pins { held: [0; Pins::MAX], n: 0 }
+        fn new(force: bool) -> Pins {
+            Pins { held: [0; Pins::MAX], n: 0, force }
         }
 
         /// Pins (if a pin is left) and restores `[addr, addr+len)`.
@@ -327,6 +332,9 @@ mod hooks {
                 }
             }
             SPACE.restore_range(addr, len);
+            if self.force {
+                SPACE.open_range(addr, len);
+            }
         }
     }
 
@@ -347,7 +355,10 @@ mod hooks {
             let r = if SPACE.live_slots.load(Relaxed) == 0 {
                 call()
             } else {
-                let mut pins = Pins::new();
+                // A retry opens the buffers whatever the bits say: a fault handler's restore
+                // that raced with a revocation can leave a page protected with its sample
+                // taken, which the bit-driven restore skips.
+                let mut pins = Pins::new(tries > 0);
                 buffers(&mut pins);
                 call()
             };
@@ -482,7 +493,7 @@ mod hooks {
             pub unsafe extern "C" fn $name(buf: $buf, size: size_t, n: size_t, stream: *mut libc::FILE) -> size_t {
                 static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
                 let f: unsafe extern "C" fn($buf, size_t, size_t, *mut libc::FILE) -> size_t = next(&F, $cname);
-                let mut pins = Pins::new();
+                let mut pins = Pins::new(true);
                 pins.add(buf as usize, size.saturating_mul(n));
                 f(buf, size, n, stream)
             }
@@ -532,9 +543,14 @@ mod hooks {
     }
 
     extern "C" fn on_unload() {
-        MANAGE.store(false, Release);
+        let preloaded = MANAGE.swap(false, AcqRel);
         let g = capi::lock();
         if let Some(rt) = g.as_ref() {
+            if preloaded {
+                if let Some(w) = rt.idle_policy_warning() {
+                    eprintln!("numaplace: {w}");
+                }
+            }
             if let Some(path) = &rt.cfg.stats {
                 if rt.stats.invocations > 0 || !rt.regions.is_empty() || !rt.stats.retired.is_empty() {
                     if let Err(e) = rt.stats_write(path) {

@@ -131,8 +131,11 @@ impl Space {
         self.pins[pin].end.store(0, Release);
     }
 
-    /// Restores, without counting them, the pages of `[from, to)` of `slot` that a pinned
-    /// buffer covers (after they were revoked).
+    /// Opens, without counting them, the pages of `[from, to)` of `slot` that a pinned
+    /// buffer covers (after they were revoked). Whatever the bits say: the call that pinned
+    /// the buffer may have restored it between this revocation's setting of the bits and its
+    /// `mprotect` (its *taken* bits are then set on pages protected again), and a bit-driven
+    /// restore would leave the buffer `PROT_NONE` for the call to fail on with `EFAULT`.
     fn restore_pinned(&self, slot: usize, from: usize, to: usize) {
         fence(SeqCst);
         let ps = self.page_size.load(Relaxed);
@@ -145,7 +148,7 @@ impl Space {
             }
             let start = p.start.load(SeqCst);
             if start < hi && lo < end {
-                self.restore_pages(slot, (start.max(lo) - base) / ps, (end.min(hi) - base).div_ceil(ps), false);
+                self.open_pages(slot, (start.max(lo) - base) / ps, (end.min(hi) - base).div_ceil(ps));
             }
         }
     }
@@ -281,6 +284,12 @@ impl Space {
     /// # Errors
     /// `mprotect` failed (errno).
     pub fn revoke_pages(&self, slot: usize, from: usize, to: usize) -> Result<(), i32> {
+        self.revoke_pages_then(slot, from, to, || {})
+    }
+
+    /// [`Space::revoke_pages`], running `between` after the bits are set and before the
+    /// `mprotect`: where another thread's restore may run (the tests put one there).
+    fn revoke_pages_then(&self, slot: usize, from: usize, to: usize, between: impl FnOnce()) -> Result<(), i32> {
         if from >= to {
             return Ok(());
         }
@@ -288,6 +297,7 @@ impl Space {
             self.revoked_word(slot, p).fetch_or(1 << (p % 64), AcqRel);
             self.taken_word(slot, p).fetch_and(!(1 << (p % 64)), AcqRel);
         }
+        between();
         let ps = self.page_size.load(Relaxed);
         let start = self.slots[slot].start.load(Relaxed) + from * ps;
         // SAFETY: the range lies inside a region the program registered as its own memory.
@@ -351,6 +361,49 @@ impl Space {
             // SAFETY: w < pages.div_ceil(64), the bitmap's length.
             let (rev, taken) = unsafe { (&*s.revoked.load(Relaxed).add(w), &*s.taken.load(Relaxed).add(w)) };
             taken.fetch_or(rev.load(Acquire), AcqRel);
+        }
+    }
+
+    /// Makes pages `[from, to)` of `slot` accessible and marks the revoked ones taken, whatever
+    /// the bits say (uncounted): [`Space::open_all`] for a range. Async-signal-safe.
+    fn open_pages(&self, slot: usize, from: usize, to: usize) {
+        let s = &self.slots[slot];
+        let to = to.min(s.pages.load(Relaxed));
+        if from >= to {
+            return;
+        }
+        let ps = self.page_size.load(Relaxed);
+        // SAFETY: restores the program's own protection (read-write) on its own pages.
+        unsafe { libc::mprotect((s.start.load(Relaxed) + from * ps) as *mut libc::c_void, (to - from) * ps, libc::PROT_READ | libc::PROT_WRITE) };
+        for p in from..to {
+            let bit = 1u64 << (p % 64);
+            if self.revoked_word(slot, p).load(Acquire) & bit != 0 {
+                self.taken_word(slot, p).fetch_or(bit, AcqRel);
+            }
+        }
+    }
+
+    /// Makes every managed page of `[addr, addr+len)` accessible whatever the bits say
+    /// (uncounted): for a system call's buffer that failed with `EFAULT` although restored —
+    /// a fault handler's restore that raced with a revocation leaves a page `PROT_NONE` with
+    /// its *taken* bit set (see [`Space::open_all`]), which a bit-driven restore skips, and
+    /// for stdio's calls, which cannot be retried. Async-signal-safe.
+    pub fn open_range(&self, addr: usize, len: usize) {
+        if len == 0 || self.live_slots.load(Relaxed) == 0 {
+            return;
+        }
+        let ps = self.page_size.load(Relaxed);
+        let end = addr.saturating_add(len);
+        for (i, s) in self.slots.iter().enumerate() {
+            if !s.live.load(Acquire) {
+                continue;
+            }
+            let start = s.start.load(Relaxed);
+            let stop = start + s.pages.load(Relaxed) * ps;
+            if end <= start || addr >= stop {
+                continue;
+            }
+            self.open_pages(i, (addr.max(start) - start) / ps, (end.min(stop) - start).div_ceil(ps));
         }
     }
 
@@ -468,6 +521,49 @@ mod tests {
             // SAFETY: restored pages of our mapping.
             let _ = unsafe { std::ptr::read_volatile((base + p * 4096) as *const u8) };
         }
+    }
+
+    /// Whether the kernel can read `[addr, addr+len)` for a system call (a write to a pipe
+    /// fails with `EFAULT` on a `PROT_NONE` page instead of faulting).
+    fn readable_by_the_kernel(addr: usize, len: usize) -> bool {
+        let mut fd = [0; 2];
+        // SAFETY: a fresh pipe, written from our own mapping (or failing with EFAULT), closed.
+        unsafe {
+            assert_eq!(libc::pipe(fd.as_mut_ptr()), 0);
+            let n = libc::write(fd[1], addr as *const libc::c_void, len);
+            libc::close(fd[0]);
+            libc::close(fd[1]);
+            n == len as isize
+        }
+    }
+
+    #[test]
+    fn a_call_that_restores_its_pinned_buffer_while_a_revocation_is_half_done_keeps_it_accessible() {
+        // The race a loaded host showed (pwritev(2) from sampled pages failed): the sampler
+        // set the bits of every page and was preempted before its mprotect; the call pinned
+        // its buffer and restored it (setting the taken bits, the mprotect a no-op); the
+        // sampler's mprotect then protected the buffer again, and its restore of pinned
+        // buffers, going by the bits, found nothing to restore.
+        let space = Space::new();
+        let base = map(8);
+        let slot = space.add(base, 8, 0).unwrap();
+        let (buf, len) = (base + 2 * 4096 + 100, 2 * 4096);
+        let pin = space.pin(buf, len).unwrap();
+        space.revoke_pages_then(slot, 0, 8, || space.restore_range(buf, len)).unwrap();
+        assert!(readable_by_the_kernel(buf, len), "the pinned buffer was left PROT_NONE");
+        let protected: Vec<bool> = (0..8).map(|p| space.is_revoked(slot, p)).collect();
+        assert_eq!(protected, [true, true, false, false, false, true, true, true]);
+        space.unpin(pin);
+        // Unpinned, a fault handler's restore in the same place leaves the page PROT_NONE with
+        // its taken bit set: a bit-driven restore skips it, open_range opens it.
+        let page5 = base + 5 * 4096;
+        space.revoke_pages_then(slot, 0, 8, || assert!(space.claim_fault(page5))).unwrap();
+        space.restore_range(page5, 4096);
+        assert!(!readable_by_the_kernel(page5, 4096), "the race this test provokes did not happen");
+        space.open_range(page5, 4096);
+        assert!(readable_by_the_kernel(page5, 4096));
+        assert!(!readable_by_the_kernel(base + 6 * 4096, 4096), "open_range opened only its range");
+        space.remove(slot);
     }
 
     #[test]
