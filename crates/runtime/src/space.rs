@@ -23,6 +23,15 @@ pub const MAX_CPUS: usize = 4096;
 /// Buffers of system calls in flight that the sampler leaves accessible ([`Space::pin`]).
 pub const MAX_PINS: usize = 64;
 
+/// Where a revocation is when it calls its test hook ([`Space::revoke_pages`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// The bits are set and the pins read; nothing is protected yet.
+    BeforeProtect,
+    /// The pages are protected; pinned buffers not yet restored.
+    AfterProtect,
+}
+
 /// One pinned buffer, `[start, end)`; `end == 0`: free.
 pub struct Pin {
     start: AtomicUsize,
@@ -284,12 +293,18 @@ impl Space {
     /// # Errors
     /// `mprotect` failed (errno).
     pub fn revoke_pages(&self, slot: usize, from: usize, to: usize) -> Result<(), i32> {
-        self.revoke_pages_then(slot, from, to, || {})
+        self.revoke_pages_then(slot, from, to, |_| {})
     }
 
-    /// [`Space::revoke_pages`], running `between` after the bits are set and before the
-    /// `mprotect`: where another thread's restore may run (the tests put one there).
-    fn revoke_pages_then(&self, slot: usize, from: usize, to: usize, between: impl FnOnce()) -> Result<(), i32> {
+    /// [`Space::revoke_pages`], calling `hook` at the points where another thread's call may
+    /// run (the tests put one there): before the `mprotect` ([`Stage::BeforeProtect`]) and
+    /// between it and the restore of pinned buffers ([`Stage::AfterProtect`]).
+    ///
+    /// Pages of buffers pinned when the revocation starts are never protected: a call blocked
+    /// on one (a `recv` waiting for data) could otherwise have its copy land in the moment
+    /// between this `mprotect` and the restore after it, and fail with `EFAULT`. A buffer
+    /// pinned while the revocation runs is opened after the `mprotect` ([`Space::restore_pinned`]).
+    fn revoke_pages_then(&self, slot: usize, from: usize, to: usize, mut hook: impl FnMut(Stage)) -> Result<(), i32> {
         if from >= to {
             return Ok(());
         }
@@ -297,16 +312,50 @@ impl Space {
             self.revoked_word(slot, p).fetch_or(1 << (p % 64), AcqRel);
             self.taken_word(slot, p).fetch_and(!(1 << (p % 64)), AcqRel);
         }
-        between();
+        // The pins published by now, as page ranges of this slot (both sides store, fence,
+        // then load: a pin published later sees the bits, and is opened by restore_pinned).
+        fence(SeqCst);
         let ps = self.page_size.load(Relaxed);
-        let start = self.slots[slot].start.load(Relaxed) + from * ps;
-        // SAFETY: the range lies inside a region the program registered as its own memory.
-        let rc = unsafe { libc::mprotect(start as *mut libc::c_void, (to - from) * ps, libc::PROT_NONE) };
-        if rc != 0 {
-            let e = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
-            self.restore_pages(slot, from, to, false);
-            return Err(e);
+        let base = self.slots[slot].start.load(Relaxed);
+        let (lo, hi) = (base + from * ps, base + to * ps);
+        let mut pinned = [(0usize, 0usize); MAX_PINS];
+        let mut n = 0;
+        for p in &self.pins {
+            let end = p.end.load(SeqCst);
+            if end == 0 {
+                continue;
+            }
+            // A pin still being published (its start not yet stored) counts from 0: wider.
+            let start = p.start.load(SeqCst);
+            if start < hi && lo < end {
+                pinned[n] = ((start.max(lo) - base) / ps, (end.min(hi) - base).div_ceil(ps));
+                n += 1;
+            }
         }
+        let is_pinned = |page: usize| pinned[..n].iter().any(|&(a, b)| a <= page && page < b);
+        hook(Stage::BeforeProtect);
+        let mut page = from;
+        while page < to {
+            if is_pinned(page) {
+                // Restored at once, uncounted: as restore_pinned would.
+                self.taken_word(slot, page).fetch_or(1 << (page % 64), AcqRel);
+                page += 1;
+                continue;
+            }
+            let mut q = page + 1;
+            while q < to && !is_pinned(q) {
+                q += 1;
+            }
+            // SAFETY: the range lies inside a region the program registered as its own memory.
+            let rc = unsafe { libc::mprotect((base + page * ps) as *mut libc::c_void, (q - page) * ps, libc::PROT_NONE) };
+            if rc != 0 {
+                let e = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
+                self.open_pages(slot, from, to);
+                return Err(e);
+            }
+            page = q;
+        }
+        hook(Stage::AfterProtect);
         self.restore_pinned(slot, from, to);
         Ok(())
     }
@@ -548,16 +597,33 @@ mod tests {
         let base = map(8);
         let slot = space.add(base, 8, 0).unwrap();
         let (buf, len) = (base + 2 * 4096 + 100, 2 * 4096);
-        let pin = space.pin(buf, len).unwrap();
-        space.revoke_pages_then(slot, 0, 8, || space.restore_range(buf, len)).unwrap();
+        let mut pin = None;
+        space
+            .revoke_pages_then(slot, 0, 8, |stage| {
+                if stage == Stage::BeforeProtect {
+                    pin = space.pin(buf, len);
+                    space.restore_range(buf, len);
+                }
+            })
+            .unwrap();
         assert!(readable_by_the_kernel(buf, len), "the pinned buffer was left PROT_NONE");
         let protected: Vec<bool> = (0..8).map(|p| space.is_revoked(slot, p)).collect();
         assert_eq!(protected, [true, true, false, false, false, true, true, true]);
-        space.unpin(pin);
+        // Pinned before the revocation starts (a call blocked on it), the buffer is never
+        // protected, not even between the mprotect and the restore of pinned buffers.
+        space
+            .revoke_pages_then(slot, 0, 8, |stage| {
+                if stage == Stage::AfterProtect {
+                    assert!(readable_by_the_kernel(buf, len), "a blocked call's buffer was protected for a moment");
+                    assert!(!readable_by_the_kernel(base, 4096));
+                }
+            })
+            .unwrap();
+        space.unpin(pin.unwrap());
         // Unpinned, a fault handler's restore in the same place leaves the page PROT_NONE with
         // its taken bit set: a bit-driven restore skips it, open_range opens it.
         let page5 = base + 5 * 4096;
-        space.revoke_pages_then(slot, 0, 8, || assert!(space.claim_fault(page5))).unwrap();
+        space.revoke_pages_then(slot, 0, 8, |stage| if stage == Stage::BeforeProtect { assert!(space.claim_fault(page5)) }).unwrap();
         space.restore_range(page5, 4096);
         assert!(!readable_by_the_kernel(page5, 4096), "the race this test provokes did not happen");
         space.open_range(page5, 4096);
