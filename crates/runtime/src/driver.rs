@@ -168,10 +168,10 @@ impl Runtime {
         self.nodes() == 1 && !self.cfg.force
     }
 
-    /// Says on stderr, once per process tree, why nothing is sampled, if sampling is off for a
-    /// reason the user may not expect ([`Runtime::sampling_off`]). Called when the first
-    /// region is registered: a process that manages no memory (a shell running the program)
-    /// has nothing to say.
+    /// Says on stderr, once per process (a forked child does not repeat it), why nothing is
+    /// sampled, if sampling is off for a reason the user may not expect
+    /// ([`Runtime::sampling_off`]). Called when a region is registered: a process that manages
+    /// no memory (a shell running the program) has nothing to say.
     pub(crate) fn say_sampling_off(&self) {
         if let Some(why) = &self.sampling_off {
             if !SAID_OFF.swap(true, std::sync::atomic::Ordering::Relaxed) {
