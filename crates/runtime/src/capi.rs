@@ -243,7 +243,25 @@ fn start_thread(period: Duration) {
 /// The sampler/timer thread: every sampling period, revoke the next window and run the
 /// policy's timer when due.
 fn spawn_sampler(period: Duration) {
-    let _ = std::thread::Builder::new().name("numaplace".into()).spawn(move || loop {
+    let _ = std::thread::Builder::new().name("numaplace".into()).spawn(move || {
+        // The program's asynchronous signals go to its own threads: a handler run here, in the
+        // middle of a revocation, could make a system call that waits for the revocation.
+        // SAFETY: a filled signal set, then this thread's mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&mut set);
+            for sig in [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL] {
+                libc::sigdelset(&mut set, sig);
+            }
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        }
+        sampler_loop(period)
+    });
+}
+
+/// The sampler thread's body: every period, a tick under the runtime lock.
+fn sampler_loop(period: Duration) {
+    loop {
         std::thread::sleep(period);
         let mut g = lock();
         let Some(rt) = g.as_mut() else { return };
@@ -252,7 +270,7 @@ fn spawn_sampler(period: Duration) {
                 eprintln!("numaplace: {}", e.message);
             }
         }
-    });
+    }
 }
 
 /// API version of the loaded library (compare with `NUMAPLACE_API_VERSION`).

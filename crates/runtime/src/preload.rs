@@ -14,9 +14,11 @@
 //!   `readv`, `writev`, `preadv`, `pwritev` (also `64` and `2`), `recv`, `recvfrom`, `recvmsg`,
 //!   `recvmmsg`, `send`, `sendto`, `sendmsg`, `sendmmsg`, and stdio's `fread`, `fwrite` and their
 //!   `_unlocked` forms): restore access to sampled pages of every buffer first
-//!   ([`crate::space`]), and pin them for the call's duration so that a revocation while it
-//!   blocks restores them at once; a system call that still fails with `EFAULT` (more
-//!   buffers than pins) is restored and made again.
+//!   ([`crate::space`]), and pin them for the call's duration so that no revocation while it
+//!   runs or blocks protects them; a buffer no pin covers (every pin taken, or more buffers
+//!   than a call may pin) pauses sampling until the call returns (no revocation protects
+//!   anything meanwhile); a system call that still fails with `EFAULT` (a fault handler's
+//!   restore that raced with a revocation) has its buffers opened and is made again.
 //! * **Signals** (`sigaction`, `signal`): `SIGSEGV` dispositions the program sets are
 //!   recorded and honoured behind the sampler's handler ([`crate::sampler`]).
 //!
@@ -299,9 +301,9 @@ mod hooks {
     }
 
     /// How many times a call that failed with `EFAULT` on managed memory is made again. Pins
-    /// ([`Pins`]) keep a call's buffers accessible while it runs; a call with more buffers than
-    /// [`Pins::MAX`], or made while every pin is taken, can still meet a page the sampler
-    /// revoked while it blocked (a `recv` waiting for data).
+    /// ([`Pins`]) keep a call's buffers accessible while it runs, and a call with a buffer no
+    /// pin covers pauses sampling; a page can still be left protected with its sample taken by
+    /// a fault handler's restore that raced with a revocation (see `Space::open_all`).
     const EFAULT_RETRIES: u32 = 4;
 
     /// Linux's limit on the entries of an iovec (and on the messages of `sendmmsg`/`recvmmsg`).
@@ -311,6 +313,8 @@ mod hooks {
     struct Pins {
         held: [usize; Pins::MAX],
         n: usize,
+        /// A managed buffer went without a pin ([`crate::space::Space::enter_unpinned`]).
+        unpinned: bool,
         /// Open the buffers whatever the sampling bits say ([`crate::space::Space::open_range`]):
         /// for a call made again after `EFAULT`, and for stdio's, which cannot be made again.
         force: bool,
@@ -320,16 +324,27 @@ mod hooks {
         const MAX: usize = 8;
 
         fn new(force: bool) -> Pins {
-            Pins { held: [0; Pins::MAX], n: 0, force }
+            Pins { held: [0; Pins::MAX], n: 0, unpinned: false, force }
         }
 
         /// Pins (if a pin is left) and restores `[addr, addr+len)`.
         fn add(&mut self, addr: usize, len: usize) {
+            let mut pinned = false;
             if self.n < Pins::MAX {
                 if let Some(p) = SPACE.pin(addr, len) {
                     self.held[self.n] = p;
                     self.n += 1;
+                    pinned = true;
                 }
+            }
+            if !pinned && !self.unpinned && len > 0 && SPACE.find_overlap(addr, len).is_some() {
+                // Every pin taken, or more buffers than this call may pin: no revocation
+                // protects anything until the call returns.
+                SPACE.enter_unpinned();
+                self.unpinned = true;
+            }
+            if pinned || self.unpinned {
+                SPACE.wait_revocation();
             }
             SPACE.restore_range(addr, len);
             if self.force {
@@ -341,6 +356,9 @@ mod hooks {
     impl Drop for Pins {
         fn drop(&mut self) {
             self.held[..self.n].iter().for_each(|&p| SPACE.unpin(p));
+            if self.unpinned {
+                SPACE.leave_unpinned();
+            }
         }
     }
 

@@ -84,6 +84,14 @@ pub struct Space {
     pub armed: AtomicBool,
     /// Buffers of system calls in flight ([`Space::pin`]).
     pins: [Pin; MAX_PINS],
+    /// System calls in flight with a managed buffer no pin covers (every pin was taken, or the
+    /// call has more buffers than it may pin): while there is one, a revocation protects
+    /// nothing ([`Space::enter_unpinned`]).
+    unpinned: AtomicUsize,
+    /// Revocations under way (set before their bits are read against pins and unpinned
+    /// calls, cleared when their pages are as they will stay): a call about to use managed
+    /// buffers waits for none ([`Space::wait_revocation`]).
+    revoking: AtomicUsize,
 }
 
 pub static SPACE: Space = Space::new();
@@ -113,7 +121,40 @@ impl Space {
             live_slots: AtomicUsize::new(0),
             armed: AtomicBool::new(false),
             pins: [FREE_PIN; MAX_PINS],
+            unpinned: AtomicUsize::new(0),
+            revoking: AtomicUsize::new(0),
         }
+    }
+
+    /// Waits (a bounded while: at most about 10,000 yields) until no revocation is under way,
+    /// after pinning a call's buffers or entering an unpinned call: a revocation that started
+    /// before saw neither, and may be about to protect the buffers; one that starts after sees
+    /// both. The bound keeps a call made by a signal handler that interrupted a revocation in
+    /// its own thread from waiting for ever (its buffers are then opened when it fails with
+    /// `EFAULT`). Async-signal-safe.
+    pub fn wait_revocation(&self) {
+        for _ in 0..10_000 {
+            if self.revoking.load(SeqCst) == 0 {
+                return;
+            }
+            // SAFETY: sched_yield has no preconditions.
+            unsafe { libc::sched_yield() };
+        }
+    }
+
+    /// A system call is about to use a managed buffer that no pin covers: until
+    /// [`Space::leave_unpinned`], every revocation opens again what it protected, so the call
+    /// cannot meet a protected page (whose copy, half done, would return a short count no
+    /// retry can repair). Sampling pauses meanwhile. Call before restoring the buffer: either
+    /// the revocation sees the count, or the restore sees the revocation.
+    pub fn enter_unpinned(&self) {
+        self.unpinned.fetch_add(1, SeqCst);
+        fence(SeqCst);
+    }
+
+    /// The call of [`Space::enter_unpinned`] has returned.
+    pub fn leave_unpinned(&self) {
+        self.unpinned.fetch_sub(1, Release);
     }
 
     /// Pins `[addr, addr+len)`, the buffer of a system call about to run: until [`Space::unpin`],
@@ -308,13 +349,27 @@ impl Space {
         if from >= to {
             return Ok(());
         }
+        self.revoking.fetch_add(1, SeqCst);
+        let r = self.revoke_under_way(slot, from, to, &mut hook);
+        self.revoking.fetch_sub(1, SeqCst);
+        r
+    }
+
+    fn revoke_under_way(&self, slot: usize, from: usize, to: usize, hook: &mut impl FnMut(Stage)) -> Result<(), i32> {
         for p in from..to {
             self.revoked_word(slot, p).fetch_or(1 << (p % 64), AcqRel);
             self.taken_word(slot, p).fetch_and(!(1 << (p % 64)), AcqRel);
         }
         // The pins published by now, as page ranges of this slot (both sides store, fence,
-        // then load: a pin published later sees the bits, and is opened by restore_pinned).
+        // then load: a pin published later waits for this revocation to end, then restores
+        // by the bits; restore_pinned opens it too).
         fence(SeqCst);
+        if self.unpinned.load(SeqCst) > 0 {
+            // A call with a buffer no pin covers is in flight: protect nothing (and open what
+            // earlier revocations left protected here).
+            self.open_pages(slot, from, to);
+            return Ok(());
+        }
         let ps = self.page_size.load(Relaxed);
         let base = self.slots[slot].start.load(Relaxed);
         let (lo, hi) = (base + from * ps, base + to * ps);
@@ -356,6 +411,12 @@ impl Space {
             page = q;
         }
         hook(Stage::AfterProtect);
+        fence(SeqCst);
+        if self.unpinned.load(SeqCst) > 0 {
+            // A call with a buffer no pin covers is in flight: protect nothing now.
+            self.open_pages(slot, from, to);
+            return Ok(());
+        }
         self.restore_pinned(slot, from, to);
         Ok(())
     }
@@ -629,6 +690,23 @@ mod tests {
         space.open_range(page5, 4096);
         assert!(readable_by_the_kernel(page5, 4096));
         assert!(!readable_by_the_kernel(base + 6 * 4096, 4096), "open_range opened only its range");
+        space.remove(slot);
+    }
+
+    #[test]
+    fn while_a_call_with_an_unpinned_buffer_is_in_flight_a_revocation_protects_nothing() {
+        let space = Space::new();
+        let base = map(8);
+        let slot = space.add(base, 8, 0).unwrap();
+        // The call enters while the revocation is half done (after its bits, before its mprotect).
+        space.revoke_pages_then(slot, 0, 8, |stage| if stage == Stage::BeforeProtect { space.enter_unpinned() }).unwrap();
+        assert!(readable_by_the_kernel(base, 8 * 4096), "a page was left protected");
+        assert!((0..8).all(|p| !space.is_revoked(slot, p)));
+        space.revoke_pages(slot, 0, 8).unwrap();
+        assert!(readable_by_the_kernel(base, 8 * 4096));
+        space.leave_unpinned();
+        space.revoke_pages(slot, 0, 8).unwrap();
+        assert!((0..8).all(|p| space.is_revoked(slot, p)) && !readable_by_the_kernel(base, 4096));
         space.remove(slot);
     }
 
