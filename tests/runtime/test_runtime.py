@@ -290,10 +290,13 @@ def vm_runs(progs) -> dict[str, str]:
         f"env {preload} stencil-plain plain {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?",
         "echo '== forked'",
         f"env {preload.replace('/tmp/preload.json', '/tmp/forked.json')} stencil-plain forked {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?",
+        # Record-replay is driven by the program's calls; the sampler thread's periodic windows
+        # stay out of it (a window landing in iteration 1's shift phase, as one did with two busy
+        # loops beside the VM, gave upmlib_migrate_memory samples of the phase to act on).
         "echo '== recrep'",
-        "NUMAPLACE_RECREP=n=100000 recrep 512 4; echo rc=$?",
+        "NUMAPLACE_SAMPLE_PERIOD_MS=1000000 NUMAPLACE_RECREP=n=100000 recrep 512 4; echo rc=$?",
         "echo '== recrep20'",
-        "recrep 512 3; echo rc=$?",
+        "NUMAPLACE_SAMPLE_PERIOD_MS=1000000 recrep 512 3; echo rc=$?",
         "echo '== syscalls'",
         "syscalls; echo rc=$?",
         "echo '== stats'; cat /tmp/preload.json",
