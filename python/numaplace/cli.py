@@ -309,8 +309,20 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
     print(f"wrote {Path(out) / 'index.html'}")
 
 
+def _file_id(path: str | os.PathLike | None) -> tuple[int, int, int] | None:
+    """What tells a file rewritten since (the library renames a new one into place)."""
+    try:
+        st = os.stat(path) if path is not None else None
+    except OSError:
+        return None
+    return None if st is None else (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    """Runs a program under libnumaplace.so; returns the program's exit status."""
+    """Runs a program under libnumaplace.so; returns the program's exit status. After the
+    program exits, one line on stderr: with ``--stats``, where the stats went and the command
+    that reads them (or why none were written); without, on a terminal only, how to get them
+    (a script's or a pipeline's stderr is the program's alone)."""
     from numaplace import runtime as rt
 
     argv = list(args.program)
@@ -342,8 +354,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             min_bytes=args.min_bytes,
             source=args.source,
             verbose=args.verbose,
+            force=args.force,
         )
-        return rt.run_program(argv, env)
+        before = _file_id(stats)
+        status = rt.run_program(argv, env)
+        if stats is not None:
+            after = _file_id(stats)
+            print(rt.stats_notice(_shown(args.stats), after is not None and after != before, args.min_bytes), file=sys.stderr)
+        elif sys.stderr.isatty():
+            print(rt.RUN_HINT, file=sys.stderr)
+        return status
     except rt.ProgramNotFound as e:
         print(f"numaplace: error: {e}", file=sys.stderr)
         return rt.EXIT_NOT_FOUND
@@ -564,9 +584,10 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         help="run a program under the runtime library (libnumaplace.so)",
         usage="numaplace run [--placement P] [--dynamic D] [--stats FILE] [--min-bytes N]"
-        " [--source auto|faults|perf] [--verbose] -- PROGRAM [ARGS...]",
+        " [--source auto|faults|perf] [--verbose] [--force] -- PROGRAM [ARGS...]",
         description="Runs PROGRAM with libnumaplace.so preloaded and exits with its exit status (128 + N if"
-        " signal N killed it; 127 if PROGRAM is not found, 126 if it cannot be executed; 2 for bad options).",
+        " signal N killed it; 127 if PROGRAM is not found, 126 if it cannot be executed; 2 for bad options)."
+        " On a host with one NUMA node every access is local: nothing is sampled unless --force.",
     )
     add_launcher_options(s)
     s.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")

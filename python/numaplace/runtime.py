@@ -203,12 +203,14 @@ def launch_env(
     min_bytes: int = DEFAULT_MIN_BYTES,
     source: str = RUNTIME_OPTIONS["source"]["launcher"],
     verbose: bool = False,
+    force: bool = False,
     base: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The environment to run a program under the library: ``base`` (default ``os.environ``)
     with ``lib`` prepended to ``LD_PRELOAD`` (once) and every ``NUMAPLACE_*`` variable the
-    library reads set, or removed when not wanted (no stats file, not verbose), so nothing
-    stale is inherited. ``stats`` is made absolute: the program may change directory."""
+    library reads set, or removed when not wanted (no stats file, not verbose, not forced to
+    sample on a one-node host), so nothing stale is inherited. ``stats`` is made absolute:
+    the program may change directory."""
     if source not in SOURCES:
         raise RuntimeToolError(f"source '{source}': expected one of: {', '.join(SOURCES)}")
     if isinstance(min_bytes, bool) or not isinstance(min_bytes, int) or min_bytes < 0:
@@ -229,6 +231,8 @@ def launch_env(
         env[var["stats"]] = str(Path(stats).absolute())
     if verbose:
         env[var["verbose"]] = "1"
+    if force:
+        env[var["force"]] = "1"
     return env
 
 
@@ -671,10 +675,40 @@ def stats_frame(paths: Iterable[str | Path]) -> pd.DataFrame:
     return frame.astype({"epoch": "int64", **{f["name"]: _FRAME_DTYPES[f["kind"]] for f in _EPOCH_COLUMNS}})
 
 
+def samples_seen(stats: Mapping[str, Any]) -> int:
+    """The samples the policy's decisions saw (their epochs' ``samples``): the count
+    ``samples_local`` is a part of. Samples taken after the last decision, or in regions freed
+    before any, are in ``faults_sampled`` but were never looked at."""
+    return sum(e["samples"] for e in stats["epochs"])
+
+
+def local_share_reason(stats: Mapping[str, Any]) -> str | None:
+    """Why the local share of a stats file means nothing, or None when it does: one node
+    (every access is local there), no samples (with the library's reason when it sampled
+    nothing), or no policy decision that saw any."""
+    if stats["nodes"] == 1:
+        return "one NUMA node: every access is local"
+    if stats["faults_sampled"] == 0:
+        return f"no samples ({stats['source_reason']})" if stats["source"] == "none" and stats["source_reason"] else "no samples"
+    if samples_seen(stats) == 0:
+        return "no samples reached a policy decision"
+    return None
+
+
 def overall_local_share(stats: Mapping[str, Any]) -> float | None:
-    """The share of all samples that came from the node holding the page (None if no samples)."""
-    n = stats["faults_sampled"]
-    return stats["samples_local"] / n if n else None
+    """The share of the samples the policy's decisions saw that came from the node holding the
+    page; None where that means nothing (:func:`local_share_reason`)."""
+    if local_share_reason(stats) is not None:
+        return None
+    return min(1.0, stats["samples_local"] / samples_seen(stats))
+
+
+def epoch_local_share(stats: Mapping[str, Any], epoch: Mapping[str, Any]) -> float | None:
+    """An epoch's local share; None where it means nothing: one node, or a decision that saw
+    no samples (the library writes 0 for those)."""
+    if stats["nodes"] == 1 or epoch["samples"] == 0:
+        return None
+    return epoch["local_share"]
 
 
 def summary(stats: Mapping[str, Any], path: str | Path | None = None) -> dict[str, Any]:
@@ -693,8 +727,10 @@ def summary(stats: Mapping[str, Any], path: str | Path | None = None) -> dict[st
         "pages_moved": stats["pages_moved"],
         "move_failures": stats["move_failures"],
         "faults_sampled": stats["faults_sampled"],
+        "samples_seen": samples_seen(stats),
         "samples_local": stats["samples_local"],
         "local_share": overall_local_share(stats),
+        "local_share_reason": local_share_reason(stats),
         "time_sampling_s": stats["time_sampling_s"],
         "time_migrating_s": stats["time_migrating_s"],
         "wall_s": wall,
@@ -706,7 +742,7 @@ def summary(stats: Mapping[str, Any], path: str | Path | None = None) -> dict[st
 
 
 def _pct(v: float | None) -> str:
-    return "-" if v is None else f"{v:.1%}"
+    return "n/a" if v is None else f"{v:.1%}"
 
 
 def _secs(v: float, wall: float) -> str:
@@ -722,6 +758,13 @@ def _table(rows: list[list[str]], header: list[str], right: Sequence[bool] | Non
     ]
 
 
+def _samples_line(s: Mapping[str, Any]) -> str:
+    taken = f"{s['faults_sampled']:,} taken"
+    if s["local_share"] is None:
+        return f"{taken}; local share n/a: {s['local_share_reason']}"
+    return f"{taken}; {_pct(s['local_share'])} local of the {s['samples_seen']:,} the decisions saw"
+
+
 def format_summary(stats: Mapping[str, Any], path: str | Path) -> str:
     """The text ``numaplace report`` prints for one stats file."""
     s = summary(stats, path)
@@ -735,7 +778,7 @@ def format_summary(stats: Mapping[str, Any], path: str | Path) -> str:
         f"regions       {s['regions']} managed",
         f"pages moved   {s['pages_moved']:,} ({s['move_failures']:,} failures, {stats['busy_retries']:,} busy retries,"
         f" {stats['fallbacks']:,} fallbacks) in {stats['invocations']:,} invocations",
-        f"samples       {s['faults_sampled']:,} ({_pct(s['local_share'])} local)",
+        f"samples       {_samples_line(s)}",
         f"time          wall {wall:.3f} s; sampling {_secs(s['time_sampling_s'], wall)};"
         f" migrating {_secs(s['time_migrating_s'], wall)}",
         "",
@@ -746,7 +789,7 @@ def format_summary(stats: Mapping[str, Any], path: str | Path) -> str:
     lines.append("")
     if s["epochs"]:
         rows = [
-            [str(i), f"{e['t_s']:.3f}", e["kind"], f"{e['samples']:,}", _pct(e["local_share"]), f"{e['moved']:,}"]
+            [str(i), f"{e['t_s']:.3f}", e["kind"], f"{e['samples']:,}", _pct(epoch_local_share(stats, e)), f"{e['moved']:,}"]
             for i, e in enumerate(s["epochs"])
         ]
         lines += _table(rows, ["epoch", "t (s)", "kind", "samples", "local", "moved"], [True, True, False, True, True, True])
@@ -760,7 +803,7 @@ def format_comparison(all_stats: Sequence[Mapping[str, Any]]) -> str:
     cols = labels(all_stats)
     n = max((len(s["epochs"]) for s in all_stats), default=0)
     rows = [
-        [str(i)] + [_pct(s["epochs"][i]["local_share"]) if i < len(s["epochs"]) else "" for s in all_stats]
+        [str(i)] + [_pct(epoch_local_share(s, s["epochs"][i])) if i < len(s["epochs"]) else "" for s in all_stats]
         for i in range(n)
     ]
     rows.append(["all"] + [_pct(overall_local_share(s)) for s in all_stats])
@@ -769,7 +812,10 @@ def format_comparison(all_stats: Sequence[Mapping[str, Any]]) -> str:
 
 def plot_stats(all_stats: Sequence[Mapping[str, Any]], names: Sequence[str] | None = None) -> Figure:
     """A figure of two panels: pages per node before and after (bars, per file) and the local
-    share of samples per epoch against time (a line per file)."""
+    share of samples per epoch against time (a line per file). Where no file has a local
+    share that means anything (:func:`local_share_reason`: one node, no samples), the second
+    panel is a note saying why instead of an empty chart; a file without one among others is
+    named in the legend with its reason."""
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -794,15 +840,41 @@ def plot_stats(all_stats: Sequence[Mapping[str, Any]], names: Sequence[str] | No
     bars.set_xlabel("node")
     bars.set_ylabel("pages of managed regions")
     bars.set_title("pages per node, before and after")
-    bars.legend(fontsize="small")
-    for k, (name, s) in enumerate(zip(names, all_stats)):
+    # Below the axes, never over a bar.
+    bars.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=2)
+    reasons = [local_share_reason(s) for s in all_stats]
+    if all(reasons):
+        line.set_axis_off()
+        why = "\n".join(f"{name}: {r}" for name, r in zip(names, reasons)) if len(set(reasons)) > 1 else reasons[0]
+        line.text(0.5, 0.5, f"local share per epoch: not applicable\n{why}", ha="center", va="center",
+                  wrap=True, transform=line.transAxes)
+        return fig
+    for k, (name, s, why) in enumerate(zip(names, all_stats, reasons)):
+        if why:
+            line.plot([], [], color=f"C{k}", label=f"{name}: n/a ({why})")
+            continue
         t = [e["t_s"] for e in s["epochs"]]
-        share = [math.nan if e["local_share"] is None else e["local_share"] for e in s["epochs"]]
+        share = [math.nan if (v := epoch_local_share(s, e)) is None else v for e in s["epochs"]]
         line.plot(t, share, marker="o", label=name, color=f"C{k}")
     line.set_ylim(0, 1.05)
     line.set_xlabel("time (s)")
     line.set_ylabel("local share of samples")
     line.set_title("local share per epoch")
-    if any(s["epochs"] for s in all_stats):
-        line.legend(fontsize="small")
+    line.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.18))
     return fig
+
+
+def stats_notice(given: str, written: bool, min_bytes: int) -> str:
+    """What ``numaplace run --stats FILE`` says after the program exits: where the stats went
+    and the command to read them, or why there are none (``given`` as the user wrote it)."""
+    import shlex
+
+    if written:
+        png = Path(given).with_suffix(".png") if Path(given).suffix else Path(given + ".png")
+        return f"numaplace: stats in {given}; next: numaplace report {shlex.quote(given)} --plot {shlex.quote(str(png))}"
+    return (f"numaplace: no stats written to {given}: no process of the program managed memory (no allocation"
+            f" of at least {min_bytes:,} bytes: --min-bytes), or it was killed before its exit")
+
+
+RUN_HINT = "numaplace: add --stats FILE to record what was placed and moved (then: numaplace report FILE)"
+"""``numaplace run``'s one line after a run without ``--stats``, on a terminal only."""

@@ -158,7 +158,8 @@ STATS = {
     "regions": [{"name": "malloc#0", "address": "0x7f0000000000", "bytes": 8388608, "pages": 2048,
                  "before": [2048, 0, 0, 0], "after": [512, 512, 512, 512]}],
     "before": [2048, 0, 0, 0], "after": [512, 512, 512, 512],
-    "faults_sampled": 10240, "samples_local": 7000,
+    # The decisions saw 4,096 + 3,072 samples, 25 % and 87.5 % of them local: 3,712.
+    "faults_sampled": 10240, "samples_local": 3712,
     "pages_moved": 1536, "move_failures": 2, "busy_retries": 5, "fallbacks": 0,
     "invocations": 3, "time_sampling_s": 0.125, "time_migrating_s": 0.05, "wall_s": 2.5,
     "epochs": [
@@ -219,7 +220,8 @@ def test_report_text(cli, tmp_path):
         "first-touch",
         "sampled:mode=interval,period_ms=100",
         "1,536 (2 failures, 5 busy retries, 0 fallbacks) in 3 invocations",
-        "10,240 (68.4% local)",  # 7000 / 10240
+        # Of the samples the decisions saw (not of those taken: the last were never looked at).
+        "10,240 taken; 51.8% local of the 7,168 the decisions saw",  # 3712 / 7168
         "wall 2.500 s; sampling 0.125 s (5.0% of wall); migrating 0.050 s (2.0% of wall)",
     ]:
         assert needle in out, (needle, out)
@@ -230,7 +232,7 @@ def test_report_text(cli, tmp_path):
     # epochs
     assert ["0", "0.500", "timer", "4,096", "25.0%", "1,536"] in [x.split() for x in lines]
     assert ["1", "1.000", "timer", "3,072", "87.5%", "0"] in [x.split() for x in lines]
-    assert ["2", "1.500", "migrate", "0", "-", "0"] in [x.split() for x in lines]
+    assert ["2", "1.500", "migrate", "0", "n/a", "0"] in [x.split() for x in lines]  # no samples: no share
     assert "local share of samples per epoch" not in out  # one file: no comparison
 
 
@@ -247,8 +249,8 @@ def test_report_several_files_side_by_side_and_plot(cli, tmp_path):
     assert tail[0].split() == ["epoch", "stream", "(sampled)", "other", "(upmlib)"]
     assert tail[1].split() == ["0", "25.0%", "50.0%"]
     assert tail[2].split() == ["1", "87.5%"]
-    assert tail[3].split() == ["2", "-"]
-    assert tail[4].split() == ["all", "68.4%", "0.0%"]
+    assert tail[3].split() == ["2", "n/a"]
+    assert tail[4].split() == ["all", "51.8%", "0.0%"]
     assert f"== {a}" in r.stdout and f"== {b}" in r.stdout
 
 
@@ -262,7 +264,8 @@ def test_report_json(cli, tmp_path):
     assert r.returncode == 0, r.stderr
     (s,) = json.loads(r.stdout)
     assert s["program"] == "/opt/bench/stream" and s["pages_moved"] == 1536
-    assert s["local_share"] == pytest.approx(7000 / 10240)
+    assert s["local_share"] == pytest.approx(3712 / 7168) and s["local_share_reason"] is None
+    assert s["samples_seen"] == 7168
     assert s["overhead_share"] == pytest.approx(0.175 / 2.5)
     assert s["before"] == [2048, 0, 0, 0] and s["after"] == [512] * 4 and len(s["epochs"]) == 3
 
@@ -496,7 +499,8 @@ STAND_IN = r"""
 #include <unistd.h>
 
 static const char *vars[] = {"NUMAPLACE_PRELOAD", "NUMAPLACE_PLACEMENT", "NUMAPLACE_DYNAMIC", "NUMAPLACE_STATS",
-                             "NUMAPLACE_MIN_BYTES", "NUMAPLACE_SOURCE", "NUMAPLACE_VERBOSE", "LD_PRELOAD", 0};
+                             "NUMAPLACE_MIN_BYTES", "NUMAPLACE_SOURCE", "NUMAPLACE_VERBOSE", "NUMAPLACE_FORCE",
+                             "LD_PRELOAD", 0};
 
 __attribute__((constructor)) static void stand_in_init(void) {
     const char *out = getenv("STAND_IN_OUT");
@@ -551,7 +555,10 @@ def test_run_preloads_and_sets_the_environment(stand_in, tmp_path):
         tmp_path,
     )
     assert r.returncode == 3, r.stderr
-    assert r.stderr == "" and r.stdout == ""
+    # The stand-in writes no stats: after the program, one line says so and why.
+    assert r.stdout == "" and r.stderr.splitlines() == [
+        "numaplace: no stats written to stats.json: no process of the program managed memory (no allocation of at"
+        " least 1,048,576 bytes: --min-bytes), or it was killed before its exit"]
     (rec,) = records(out)  # the constructor ran once: in the program, not in the launcher
     assert rec["tag"] == "A" and rec["pid"] != str(launcher) and rec["ppid"] == str(launcher)
     assert rec["NUMAPLACE_PRELOAD"] == "1"
@@ -560,7 +567,7 @@ def test_run_preloads_and_sets_the_environment(stand_in, tmp_path):
     assert rec["NUMAPLACE_STATS"] == str(stats)  # absolute
     assert rec["NUMAPLACE_MIN_BYTES"] == "1048576"
     assert rec["NUMAPLACE_SOURCE"] == "auto"
-    assert rec["NUMAPLACE_VERBOSE"] == "<unset>"
+    assert rec["NUMAPLACE_VERBOSE"] == "<unset>" and rec["NUMAPLACE_FORCE"] == "<unset>"
     assert rec["LD_PRELOAD"] == str(lib.resolve())
 
 
@@ -568,7 +575,7 @@ def test_run_defaults_options_and_existing_preload(stand_in, tmp_path):
     lib, other = stand_in
     out = tmp_path / "env.txt"
     r, launcher = run_cli(
-        ["run", "--min-bytes", "4096", "--source", "faults", "--verbose", "--", "sh", "-c", "exit 0"],
+        ["run", "--min-bytes", "4096", "--source", "faults", "--verbose", "--force", "--", "sh", "-c", "exit 0"],
         # A stale stats path in the environment is not inherited; LD_PRELOAD is kept, after ours.
         {"NUMAPLACE_LIB": lib, "STAND_IN_OUT": out, "NUMAPLACE_STATS": "/stale.json", "LD_PRELOAD": other},
         tmp_path,
@@ -582,7 +589,7 @@ def test_run_defaults_options_and_existing_preload(stand_in, tmp_path):
     assert rec["NUMAPLACE_PLACEMENT"] == "first-touch" and rec["NUMAPLACE_DYNAMIC"] == "sampled"
     assert rec["NUMAPLACE_STATS"] == "<unset>"
     assert rec["NUMAPLACE_MIN_BYTES"] == "4096" and rec["NUMAPLACE_SOURCE"] == "faults"
-    assert rec["NUMAPLACE_VERBOSE"] == "1"
+    assert rec["NUMAPLACE_VERBOSE"] == "1" and rec["NUMAPLACE_FORCE"] == "1"
 
 
 def test_run_passes_arguments_and_output_through(stand_in, tmp_path):
@@ -661,7 +668,7 @@ def test_run_flags_and_the_launch_environment_come_from_the_library_settings(cli
     # The library's settings are declared once (numaplace_model::rtconfig); the launcher's
     # flags, defaults and variables are read from that declaration.
     passed = {n: o for n, o in rt.RUNTIME_OPTIONS.items() if o["launcher"] is not None}
-    assert {"placement", "dynamic", "min_bytes", "source", "stats", "verbose"} == set(passed)
+    assert {"placement", "dynamic", "min_bytes", "source", "stats", "verbose", "force"} == set(passed)
     help_text = cli("run", "--help").stdout
     for name, o in passed.items():
         assert "--" + name.replace("_", "-") in help_text, name
@@ -671,3 +678,109 @@ def test_run_flags_and_the_launch_environment_come_from_the_library_settings(cli
     assert "NUMAPLACE_STATS" not in env, "a stale variable of a setting the launcher owns is cleared"
     assert env["NUMAPLACE_SAMPLE_PERIOD_MS"] == "50", "a setting without a flag passes through"
     assert all(o["env"] == "NUMAPLACE_" + n.upper() for n, o in rt.RUNTIME_OPTIONS.items())
+
+
+def test_run_says_where_the_stats_went_and_what_to_run_next(stand_in, tmp_path):
+    lib, _ = stand_in
+    # The program stands in for the library: it writes the file the launcher named.
+    r, _ = run_cli(["run", "--stats", "out/s.json", "--", "sh", "-c", 'echo {} > "$NUMAPLACE_STATS"; echo hello'],
+                   {"NUMAPLACE_LIB": lib}, tmp_path)
+    (tmp_path / "out").mkdir(exist_ok=True)
+    assert r.returncode == 2, "the directory did not exist: refused before the run"
+    r, _ = run_cli(["run", "--stats", "out/s.json", "--", "sh", "-c", 'echo {} > "$NUMAPLACE_STATS"; echo hello'],
+                   {"NUMAPLACE_LIB": lib}, tmp_path)
+    assert r.returncode == 0 and r.stdout == "hello\n", r.stderr
+    assert r.stderr.splitlines() == ["numaplace: stats in out/s.json; next: numaplace report out/s.json --plot out/s.png"]
+    # An old file the run did not rewrite is not taken for this run's.
+    r, _ = run_cli(["run", "--stats", "out/s.json", "--", "true"], {"NUMAPLACE_LIB": lib}, tmp_path)
+    assert r.stderr.startswith("numaplace: no stats written to out/s.json: "), r.stderr
+
+
+def test_run_without_stats_hints_on_a_terminal_only(stand_in, tmp_path):
+    """Without --stats the launcher adds one line, and only where a person reads stderr: a
+    script's or a pipeline's stderr is left the program's own (test_run_passes_arguments_...)."""
+    import pty
+
+    lib, _ = stand_in
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMAPLACE_") and k != "LD_PRELOAD"}
+    env["NUMAPLACE_LIB"] = str(lib)
+    leader, follower = pty.openpty()
+    try:
+        p = subprocess.run([sys.executable, "-m", "numaplace", "run", "--", "true"], stdout=subprocess.PIPE,
+                           stderr=follower, env=env, cwd=tmp_path, timeout=60)
+        os.close(follower)
+        follower = -1
+        said = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the terminal's other end is closed
+                break
+            if not chunk:
+                break
+            said += chunk
+    finally:
+        if follower >= 0:
+            os.close(follower)
+        os.close(leader)
+    assert p.returncode == 0
+    assert said.decode().splitlines() == [rt.RUN_HINT]
+    r, _ = run_cli(["run", "--", "true"], {"NUMAPLACE_LIB": lib}, tmp_path)
+    assert r.stderr == "" and r.stdout == ""
+
+
+ONE_NODE_REASON = ("this host has one NUMA node: every access is local, nothing to place or move; sampling off"
+                   " (NUMAPLACE_FORCE=1 / numaplace run --force samples anyway)")
+ONE_NODE = dict(
+    nodes=1, source="none", source_reason=ONE_NODE_REASON, faults_sampled=0, samples_local=0, pages_moved=0,
+    move_failures=0, busy_retries=0, invocations=0, epochs=[], before=[2048], after=[2048],
+    regions=[dict(STATS["regions"][0], address=None, before=[2048], after=[2048])],
+)
+
+
+def test_report_on_one_node_says_local_share_is_not_applicable_and_why(cli, tmp_path):
+    f = write_stats(tmp_path / "one.json", **ONE_NODE)
+    r = cli("report", f)
+    assert r.returncode == 0, r.stderr
+    assert "samples       0 taken; local share n/a: one NUMA node: every access is local" in r.stdout
+    assert "0.0%" not in r.stdout and f"source        none: {ONE_NODE_REASON}" in r.stdout
+    (s,) = json.loads(cli("report", f, "--json").stdout)
+    assert s["local_share"] is None and s["local_share_reason"] == "one NUMA node: every access is local"
+    # Sampled anyway (--force): still one node, still not applicable; epochs too.
+    forced = write_stats(tmp_path / "forced.json", **dict(ONE_NODE, source="hinting-faults", faults_sampled=90,
+                         samples_local=90, epochs=[dict(STATS["epochs"][0], samples=90, local_share=1.0, per_node=[2048])]))
+    out = cli("report", forced).stdout
+    assert "90 taken; local share n/a: one NUMA node" in out
+    assert ["0", "0.500", "timer", "90", "n/a", "1,536"] in [x.split() for x in out.splitlines()]
+    # Several nodes, samples taken but none seen by a decision (a block freed before any).
+    unseen = write_stats(tmp_path / "unseen.json", samples_local=0, epochs=[])
+    (s,) = json.loads(cli("report", unseen, "--json").stdout)
+    assert s["local_share"] is None and s["local_share_reason"] == "no samples reached a policy decision"
+    nothing = write_stats(tmp_path / "none.json", faults_sampled=0, samples_local=0, epochs=[], source="none",
+                          source_reason="no dynamic policy: nothing sampled")
+    (s,) = json.loads(cli("report", nothing, "--json").stdout)
+    assert s["local_share_reason"] == "no samples (no dynamic policy: nothing sampled)"
+
+
+def test_report_plot_on_one_node_draws_pages_and_a_note_not_an_empty_chart(cli, tmp_path):
+    one = write_stats(tmp_path / "one.json", **ONE_NODE)
+    png = tmp_path / "one.png"
+    r = cli("report", one, "--plot", png)
+    assert r.returncode == 0 and r.stderr.strip() == f"wrote {png}", r.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    fig = rt.plot_stats([rt.load_stats(one)])
+    bars, note = fig.axes
+    assert [round(b.get_height()) for b in bars.patches] == [2048, 2048]  # before and after, node 0
+    assert not note.axison and not note.lines
+    assert [t.get_text() for t in note.texts] == ["local share per epoch: not applicable\none NUMA node: every access is local"]
+    # Beside a file with a local share, the one without is named with its reason in the legend.
+    fig = rt.plot_stats([rt.load_stats(write_stats(tmp_path / "four.json")), rt.load_stats(one)])
+    line = fig.axes[1]
+    assert line.axison and len(line.lines) == 2 and len(line.lines[1].get_xdata()) == 0
+    labels = [t.get_text() for t in line.get_legend().get_texts()]
+    assert labels == ["stream (sampled) #1", "stream (sampled) #2: n/a (one NUMA node: every access is local)"]
+    # A decision without samples is a gap, not 0 % local.
+    assert list(line.lines[0].get_ydata()[:2]) == [0.25, 0.875] and str(line.lines[0].get_ydata()[2]) == "nan"
+    # No legend covers data: both sit below their axes.
+    for ax in fig.axes:
+        assert ax.get_legend().get_bbox_to_anchor().y0 < ax.get_window_extent().y0

@@ -37,6 +37,13 @@ PAGES, ITERS, SWEEPS = 1024, 4, 10
 # 100 sweeps (about 8 s an iteration): at 50, two busy loops beside the VM left iteration 1 at
 # 95.6 % local in a fresh-clone run; at 100 it met the same bounds under that load.
 PRELOAD_SWEEPS = 100
+PERIOD_S = 0.1
+# A preloaded run whose local shares miss their bounds is run again, in a fresh VM, at most this
+# many times: a host busy enough to starve the VM's sampler thread in one run (a few per cent
+# short in iteration 1 under two busy loops) rarely does so twice. The bounds themselves are
+# those of an idle host; every attempt is measured (iteration 1's length, the sampling periods
+# it spanned, the policy's decisions in it) and reported in runtime-vm.md.
+PRELOAD_RETRIES = 2
 
 
 @pytest.fixture(scope="module")
@@ -66,19 +73,78 @@ def local_shares(output: str) -> list[float]:
     return [float(m.group(1)) for m in re.finditer(r"^iter \d+ local ([0-9.]+)", output, re.M)]
 
 
+def iteration_ends(output: str) -> list[float]:
+    """When each iteration ended, in seconds since the program's start (stencil.c prints it)."""
+    return [float(m.group(1)) for m in re.finditer(r"^iter \d+ local [0-9.]+ moved -?\d+ at ([0-9.]+)", output, re.M)]
+
+
+def preloaded_bounds_hold(shares: list[float]) -> bool:
+    """The preloaded `sampled` run's bounds, those of an idle host: first touch by thread 0
+    leaves 25 % local; iteration 1 (about 4 s in the VM) reaches 99.7-99.85 % when the host lets
+    the VM run its 100 ms sampling periods, and 98 % with a few pages left for iteration 2 when
+    a busier host stalls it now and then (98.97 % was seen); every later one 99 %."""
+    return len(shares) == ITERS and shares[0] >= 0.98 and min(shares[1:]) >= 0.99
+
+
+def measured(output: str, stats: dict | None) -> str:
+    """Iteration 1 of a preloaded run, measured: its length, the sampling periods that spanned,
+    and the policy decisions that came in it (from the stats file's epochs)."""
+    ends = iteration_ends(output)
+    if not ends:
+        return "no iteration finished"
+    decisions = [e for e in (stats or {}).get("epochs", []) if e["t_s"] <= ends[0]]
+    sampled = sum(1 for e in decisions if e["samples"] > 0)
+    shares = " ".join(f"{x:.4f}" for x in local_shares(output))
+    return (f"local {shares}; iteration 1 took {ends[0]:.1f} s = {ends[0] / PERIOD_S:.0f} sampling periods,"
+            f" {len(decisions)} decisions ({sampled} on samples) in it")
+
+
+def stats_after(output: str, marker: str = "== stats") -> dict | None:
+    """The stats JSON a VM script printed after `marker`, if any."""
+    if marker not in output:
+        return None
+    text = output.split(marker, 1)[1]
+    return json.loads(text[text.index("{"):text.rindex("}") + 1]) if "{" in text else None
+
+
+def host_nodes() -> int:
+    return len([d for d in Path("/sys/devices/system/node").glob("node[0-9]*")]) or 1
+
+
+# What the library says once, and writes as the stats file's source_reason, on a one-node host.
+ONE_NODE = ("this host has one NUMA node: every access is local, nothing to place or move; sampling off"
+            " (NUMAPLACE_FORCE=1 / numaplace run --force samples anyway)")
+# Sampling on, whatever this host's node count (the checks of sampling itself need it).
+FORCE = {"NUMAPLACE_FORCE": "1"}
+
+
 def test_single_node_host_loads_the_library_and_reports_one_node(progs, tmp_path):
-    nodes = len([d for d in Path("/sys/devices/system/node").glob("node[0-9]*")]) or 1
+    nodes = host_nodes()
     stats = tmp_path / "s.json"
-    r = subprocess.run([progs["stencil"], "api", "64", "2", "2"], env={**os.environ, "NUMAPLACE_STATS": str(stats)}, capture_output=True, text=True, timeout=120)
+    env = {k: v for k, v in os.environ.items() if k != "NUMAPLACE_FORCE"}
+    r = subprocess.run([progs["stencil"], "api", "64", "2", "2"], env={**env, "NUMAPLACE_STATS": str(stats)}, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "checksum ok" in r.stdout
     s = json.loads(stats.read_text())
     assert s["nodes"] == nodes
-    assert s["source"] == "hinting-faults"
-    assert s["faults_sampled"] >= 128  # every page of both arrays sampled at least once
     if nodes == 1:
+        # Every access is local: nothing sampled, no sampler thread, said once; the program's
+        # own numaplace_migrate() calls still run the policy (on no samples).
         assert local_shares(r.stdout) == [1.0, 1.0]
-    r = subprocess.run([progs["syscalls"]], capture_output=True, text=True, timeout=60)
+        assert (s["source"], s["source_reason"], s["faults_sampled"], s["time_sampling_s"]) == ("none", ONE_NODE, 0, 0.0)
+        assert r.stderr.splitlines() == [f"numaplace: {ONE_NODE}"]
+        assert s["invocations"] == len(s["epochs"]) >= 1 and all(e["samples"] == 0 for e in s["epochs"])
+    else:
+        assert s["source"] != "none" and r.stderr == ""
+    # Forced (or on several nodes), it samples as before.
+    r = subprocess.run([progs["stencil"], "api", "64", "2", "2"], env={**env, **FORCE, "NUMAPLACE_STATS": str(stats)}, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "checksum ok" in r.stdout and r.stderr == "", r.stderr
+    s = json.loads(stats.read_text())
+    assert s["source"] in ("hinting-faults", "perf_event") and s["source_reason"] != ONE_NODE
+    if s["source"] == "hinting-faults":
+        assert s["faults_sampled"] >= 128  # every page of both arrays sampled at least once
+    # The checks of sampling itself, forced on.
+    r = subprocess.run([progs["syscalls"]], env={**os.environ, **FORCE}, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.split("\n")[:8] == ["app handler ok", "read write ok", "socket ok", "file ok", "blocked recv ok", "pins exhausted ok", "forked child samples ok", "default action ok"]
     r = subprocess.run([progs["recrep"], "64", "3"], capture_output=True, text=True, timeout=120)
@@ -124,9 +190,58 @@ def test_the_library_s_stats_files_load_with_the_python_reader(progs, tmp_path):
 def test_the_static_library_links_and_runs(progs, tmp_path):
     assert "libnumaplace" not in subprocess.run(["ldd", progs["stencil-static"]], capture_output=True, text=True).stdout
     stats = tmp_path / "s.json"
-    r = subprocess.run([progs["stencil-static"], "api", "64", "2", "2"], env={**os.environ, "NUMAPLACE_STATS": str(stats)}, capture_output=True, text=True, timeout=120)
+    r = subprocess.run([progs["stencil-static"], "api", "64", "2", "2"], env={**os.environ, **FORCE, "NUMAPLACE_STATS": str(stats)}, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "checksum ok" in r.stdout, r.stderr
     assert json.loads(stats.read_text())["faults_sampled"] >= 128
+
+
+def numaplace_cli(*args: object, cwd: Path) -> subprocess.CompletedProcess:
+    """``python -m numaplace ARGS`` with this checkout's library and no inherited settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMAPLACE_") and k != "LD_PRELOAD"}
+    env["NUMAPLACE_LIB"] = str(LIB)
+    return subprocess.run([sys.executable, "-m", "numaplace", *map(str, args)], env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_one_node_host_run_then_report_say_why_locality_does_not_apply(progs, tmp_path):
+    """The issue's one-node case: `numaplace run --stats s.json -- ./prog` for a program that
+    mallocs and frees large blocks (alloc.c: seven blocks, then twenty forked children with one
+    each) samples nothing, and `numaplace report s.json --plot p.png` says why locality does
+    not apply."""
+    if host_nodes() != 1:
+        pytest.skip(f"this host has {host_nodes()} NUMA nodes: the VM tests cover sampling on several")
+    r = numaplace_cli("run", "--stats", "s.json", "--", progs["alloc"], cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout == "alloc ok\n", r.stderr
+    # Said once (not by each forked child), then where the stats went and what to run next.
+    assert r.stderr.splitlines() == [f"numaplace: {ONE_NODE}", "numaplace: stats in s.json; next: numaplace report s.json --plot s.png"]
+    s = rt.load_stats(tmp_path / "s.json")
+    # No sampling overhead: no fault sampled, no sampling step or timer tick (the sampler
+    # thread's every step is timed into time_sampling_s), no policy decision.
+    assert (s["source"], s["source_reason"]) == ("none", ONE_NODE)
+    assert (s["faults_sampled"], s["time_sampling_s"], s["invocations"], s["epochs"]) == (0, 0.0, 0, [])
+    assert len(s["regions"]) == 7 and sum(s["before"]) == sum(s["after"]) > 0  # still recorded
+    r = numaplace_cli("report", "s.json", "--plot", "p.png", cwd=tmp_path)
+    assert r.returncode == 0 and r.stderr == "wrote p.png\n", r.stderr
+    assert "samples       0 taken; local share n/a: one NUMA node: every access is local" in r.stdout
+    assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # --force samples anyway (and the report still says one node).
+    r = numaplace_cli("run", "--force", "--stats", "f.json", "--", progs["alloc"], cwd=tmp_path)
+    assert r.returncode == 0 and ONE_NODE not in r.stderr, r.stderr
+    s = rt.load_stats(tmp_path / "f.json")
+    assert s["source"] in ("hinting-faults", "perf_event") and s["faults_sampled"] > 0
+    assert "local share n/a: one NUMA node" in numaplace_cli("report", "f.json", cwd=tmp_path).stdout
+
+
+def test_a_preloaded_policy_only_the_api_runs_warns_at_exit_when_the_program_never_called_it(progs, tmp_path):
+    warning = ("numaplace: --dynamic upmlib did nothing: the program never called numaplace_migrate() or"
+               " upmlib_migrate_memory(), which run it; use --dynamic sampled for unmodified programs")
+    r = numaplace_cli("run", "--dynamic", "upmlib", "--", progs["alloc"], cwd=tmp_path)
+    assert r.returncode == 0 and r.stderr.splitlines().count(warning) == 1, r.stderr
+    # A timer policy acts without calls; a program that calls the API ran the policy; a process
+    # that managed no memory (a shell, `true`) has nothing to say.
+    for args in (["--dynamic", "sampled", "--", progs["alloc"]], ["--dynamic", "upmlib", "--", progs["stencil"], "api", "64", "2", "2"],
+                 ["--dynamic", "upmlib", "--", "sh", "-c", "true"]):
+        r = numaplace_cli("run", *args, cwd=tmp_path)
+        assert r.returncode == 0 and "did nothing" not in r.stderr, (args, r.stderr)
 
 
 def test_a_bad_policy_is_one_line_and_a_non_zero_exit(progs):
@@ -141,7 +256,7 @@ def test_the_sample_source_is_chosen_and_said(progs, tmp_path):
     # AMD IBS may open or not: per-process where the kernel attaches IBS to processes, else
     # CPU-wide, which perf_event_paranoid may forbid.
     ibs = not pebs and Path("/sys/bus/event_source/devices/ibs_op").exists()
-    env = {**os.environ, "NUMAPLACE_SOURCE": "perf", "NUMAPLACE_STATS": str(tmp_path / "s.json")}
+    env = {**os.environ, **FORCE, "NUMAPLACE_SOURCE": "perf", "NUMAPLACE_STATS": str(tmp_path / "s.json")}
     r = subprocess.run([progs["stencil"], "api", "64", "1", "1"], env=env, capture_output=True, text=True, timeout=60)
     opened = pebs or (ibs and r.returncode == 0)
     if opened:  # precise sampling opens: it is the source
@@ -175,16 +290,28 @@ def vm_runs(progs) -> dict[str, str]:
         f"env {preload} stencil-plain plain {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?",
         "echo '== forked'",
         f"env {preload.replace('/tmp/preload.json', '/tmp/forked.json')} stencil-plain forked {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?",
+        # Record-replay is driven by the program's calls; the sampler thread's periodic windows
+        # stay out of it (a window landing in iteration 1's shift phase, as one did with two busy
+        # loops beside the VM, gave upmlib_migrate_memory samples of the phase to act on).
         "echo '== recrep'",
-        "NUMAPLACE_RECREP=n=100000 recrep 512 4; echo rc=$?",
+        "NUMAPLACE_SAMPLE_PERIOD_MS=1000000 NUMAPLACE_RECREP=n=100000 recrep 512 4; echo rc=$?",
         "echo '== recrep20'",
-        "recrep 512 3; echo rc=$?",
+        "NUMAPLACE_SAMPLE_PERIOD_MS=1000000 recrep 512 3; echo rc=$?",
         "echo '== syscalls'",
         "syscalls; echo rc=$?",
         "echo '== stats'; cat /tmp/preload.json",
     ])
     r = numavm.run(script, files, nodes=4, timeout=600)
     parts = dict(re.findall(r"^== (\w+)\n(.*?)(?=^== |\Z)", r.output, re.S | re.M))
+    # The preloaded run, measured; again in a fresh VM (at most PRELOAD_RETRIES times) while its
+    # local shares miss the bounds.
+    attempts = [measured(parts.get("preload", ""), json.loads(parts["stats"]) if "{" in parts.get("stats", "") else None)]
+    while not preloaded_bounds_hold(local_shares(parts.get("preload", ""))) and len(attempts) <= PRELOAD_RETRIES:
+        again = numavm.run(f"env {preload} stencil-plain plain {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?; echo '== stats'; cat /tmp/preload.json", files, nodes=4, timeout=600)
+        out, _, stats = again.output.partition("== stats")
+        parts["preload"], parts["stats"] = out, stats
+        attempts.append(measured(out, stats_after(again.output)))
+    parts["preload_attempts"] = attempts
     balanced = numavm.run(f"stencil-plain plain {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?", files, nodes=4, numa_balancing=True, timeout=600)
     parts["balancing"] = balanced.output
     # Node 3 small, then filled: round-robin onto it must fall back, losing nothing.
@@ -203,12 +330,11 @@ def test_vm_upmlib_api_moves_99_percent_after_iteration_1(vm_runs):
 def test_vm_preloaded_unmodified_binary_with_sampled(vm_runs):
     out = vm_runs["preload"]
     assert "rc=0" in out and "checksum ok" in out, out
-    shares = local_shares(out)
-    # First touch by thread 0 leaves 25 % local. Iteration 1 (about 4 s in the VM) reaches
-    # 99.7-99.85 % when the host lets the VM run its 100 ms sampling periods; a loaded host
-    # that stalls the VM leaves a few pages unsampled until iteration 2 (98.97 % was seen in
-    # a fresh-clone CI run), so iteration 1 must reach 98 % and every later one 99 %.
-    assert len(shares) == ITERS and shares[0] >= 0.98 and min(shares[1:]) >= 0.99, out
+    attempts = vm_runs["preload_attempts"]
+    report = "; ".join(f"attempt {i + 1}: {a}" for i, a in enumerate(attempts))
+    print(f"preloaded sampled: {report}")
+    # The bounds of an idle host (preloaded_bounds_hold), met by the last attempt.
+    assert preloaded_bounds_hold(local_shares(out)), f"every attempt missed the bounds: {report}"
     stats = json.loads(vm_runs["stats"])
     assert stats["dynamic"] == "sampled:period_ms=100"
     # Registered at malloc, before the first touch: "before" is the placement the first decision
@@ -276,6 +402,9 @@ def test_vm_side_by_side_with_linux_numa_balancing(vm_runs, tmp_path):
     lines = ["| configuration | " + " | ".join(f"iter {i}" for i in range(1, ITERS + 1)) + " |", "|---|" + "---|" * ITERS]
     lines += [f"| {k} | " + " | ".join(f"{x:.4f}" for x in v) + " |" for k, v in rows.items()]
     text = f"Local share of pages per iteration: stencil, {PAGES} pages x 2 arrays, 4-node VM, one thread per node\n\n" + "\n".join(lines) + "\n"
+    attempts = vm_runs["preload_attempts"]
+    text += f"\nThe preloaded run took {len(attempts)} attempt(s) (at most {1 + PRELOAD_RETRIES}):\n\n"
+    text += "".join(f"{i + 1}. {a}\n" for i, a in enumerate(attempts))
     (tmp_path / "runtime-vm.md").write_text(text)
     if os.environ.get("NUMAPLACE_VM_REPORT"):
         Path(os.environ["NUMAPLACE_VM_REPORT"]).write_text(text)

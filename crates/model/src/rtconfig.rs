@@ -136,6 +136,14 @@ pub const OPTIONS: &[RtOption] = &[
         doc: "say on stderr which sample source is in use and why",
     },
     RtOption {
+        name: "force",
+        env: "NUMAPLACE_FORCE",
+        kind: RtKind::Flag,
+        default: "false",
+        launcher: Some("false"),
+        doc: "sample and run the policy's timer on a one-node host too (where every access is local: nothing to place or move)",
+    },
+    RtOption {
         name: "recrep",
         env: "NUMAPLACE_RECREP",
         kind: RtKind::Text,

@@ -157,7 +157,8 @@ unsafe fn text<'a>(p: *const c_char, what: &str) -> Result<&'a str, RtError> {
 /// Initialises the runtime (idempotent: a second call returns `NUMAPLACE_OK` and keeps the
 /// first configuration). `options` is null or `key=value;...` over the `NUMAPLACE_*`
 /// environment: placement, dynamic, min_bytes, sample_period_ms, window_pages, source, stats,
-/// verbose, recrep, seed.
+/// verbose, force, recrep, seed. On a one-node host nothing is sampled unless `force` is set
+/// (said once on stderr, and in the stats file's `source_reason`).
 pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtError> {
     let mut g = lock();
     if g.is_some() {
@@ -173,7 +174,15 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
     crate::space::SPACE.configure(rt.nodes(), crate::sys::Sys::page_size(rt.sys.as_ref()), &topo.cpu_nodes());
     let cpus: Vec<(usize, usize)> = topo.cpus.iter().enumerate().flat_map(|(n, cs)| cs.iter().map(move |&c| (c, n))).collect();
     let wants = rt.wants_samples() || rt.timer.is_some();
-    let (source, reason) = if wants {
+    // On one node every access is local: nothing to sample for, and no sampler thread.
+    let off = wants && rt.one_node_off();
+    if off {
+        rt.sampling_off = Some(crate::driver::ONE_NODE.into());
+    }
+    let wants = wants && !off;
+    let (source, reason) = if off {
+        (crate::sampler::Source::Faults, crate::driver::ONE_NODE.into())
+    } else if wants {
         crate::sampler::choose(&rt.cfg.source, &cpus).map_err(|m| RtError::new(Code::Unsupported, m))?
     } else {
         (crate::sampler::Source::Faults, "no dynamic policy: nothing sampled".into())
@@ -234,7 +243,25 @@ fn start_thread(period: Duration) {
 /// The sampler/timer thread: every sampling period, revoke the next window and run the
 /// policy's timer when due.
 fn spawn_sampler(period: Duration) {
-    let _ = std::thread::Builder::new().name("numaplace".into()).spawn(move || loop {
+    let _ = std::thread::Builder::new().name("numaplace".into()).spawn(move || {
+        // The program's asynchronous signals go to its own threads: a handler run here, in the
+        // middle of a revocation, could make a system call that waits for the revocation.
+        // SAFETY: a filled signal set, then this thread's mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&mut set);
+            for sig in [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL] {
+                libc::sigdelset(&mut set, sig);
+            }
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        }
+        sampler_loop(period)
+    });
+}
+
+/// The sampler thread's body: every period, a tick under the runtime lock.
+fn sampler_loop(period: Duration) {
+    loop {
         std::thread::sleep(period);
         let mut g = lock();
         let Some(rt) = g.as_mut() else { return };
@@ -243,7 +270,7 @@ fn spawn_sampler(period: Duration) {
                 eprintln!("numaplace: {}", e.message);
             }
         }
-    });
+    }
 }
 
 /// API version of the loaded library (compare with `NUMAPLACE_API_VERSION`).

@@ -21,6 +21,8 @@ pub struct Config {
     pub source: String,
     pub stats: Option<String>,
     pub verbose: bool,
+    /// Sample on a one-node host too (off by default: every access is local there).
+    pub force: bool,
     /// Parameters of record-replay phases (`threshold=..,n=..`).
     pub recrep: String,
     pub seed: u64,
@@ -38,6 +40,7 @@ impl Default for Config {
             source: String::new(),
             stats: None,
             verbose: false,
+            force: false,
             recrep: String::new(),
             seed: 0,
         };
@@ -46,6 +49,11 @@ impl Default for Config {
         }
         c
     }
+}
+
+/// A [`RtKind::Flag`]'s value: `1`/`true` for on, anything else off.
+fn flag(value: &str) -> bool {
+    value == "1" || value == "true"
 }
 
 impl Config {
@@ -74,7 +82,8 @@ impl Config {
             "window_pages" => self.window_pages = value.parse().ok().filter(|&v| v > 0).ok_or_else(|| bad("not a positive count"))?,
             "source" => self.source = value.into(),
             "stats" => self.stats = (!value.is_empty()).then(|| value.into()),
-            "verbose" => self.verbose = value == "1" || value == "true",
+            "verbose" => self.verbose = flag(value),
+            "force" => self.force = flag(value),
             "recrep" => self.recrep = value.into(),
             "seed" => self.seed = value.parse().map_err(|_| bad("not an integer"))?,
             other => unreachable!("setting '{other}' is declared in rtconfig::OPTIONS but has no field"),
@@ -130,6 +139,7 @@ mod tests {
         let c = Config::default();
         assert_eq!((c.placement.as_str(), c.dynamic.as_str(), c.min_bytes, c.window_pages), ("first-touch", "upmlib", 1 << 20, 4096));
         assert_eq!((c.sample_period_ms, c.source.as_str(), c.stats.as_deref(), c.verbose, c.seed), (100.0, "auto", None, false, 1));
+        assert!(!c.force);
         for o in OPTIONS {
             // Setting each to its default is accepted (a declared key without a field panics).
             Config::default().set(o.name, o.default).unwrap();

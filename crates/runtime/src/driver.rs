@@ -87,7 +87,21 @@ pub struct Runtime {
     pub timer: Option<Duration>,
     /// Precise memory sampling, when that is the source (no page is revoked then).
     pub perf: Option<crate::perf::Perf>,
+    /// Why nothing is sampled although the policy would sample (a one-node host), said once
+    /// on stderr when the first region is registered ([`Runtime::say_sampling_off`]).
+    pub sampling_off: Option<String>,
+    /// Calls of the API that drive a policy (`numaplace_migrate`, `upmlib_migrate_memory`,
+    /// the record-replay calls): none, with a policy that only they run, is said at exit.
+    pub api_calls: u64,
 }
+
+/// What the library says, and writes as the stats file's `source_reason`, on a one-node host.
+pub const ONE_NODE: &str = "this host has one NUMA node: every access is local, nothing to place or move; \
+sampling off (NUMAPLACE_FORCE=1 / numaplace run --force samples anyway)";
+
+/// Whether [`Runtime::say_sampling_off`] has spoken in this process (or the one it was forked
+/// from: a forked child says nothing again).
+static SAID_OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 impl Runtime {
     /// A runtime over `sys` with `cfg`. Does not install the fault handler (see
@@ -143,7 +157,43 @@ impl Runtime {
             holds: 0,
             timer,
             perf: None,
+            sampling_off: None,
+            api_calls: 0,
         })
+    }
+
+    /// Whether sampling stays off on this host: one node, where every access is local, unless
+    /// forced (`NUMAPLACE_FORCE=1`).
+    pub fn one_node_off(&self) -> bool {
+        self.nodes() == 1 && !self.cfg.force
+    }
+
+    /// Says on stderr, once per process (a forked child does not repeat it), why nothing is
+    /// sampled, if sampling is off for a reason the user may not expect
+    /// ([`Runtime::sampling_off`]). Called when a region is registered: a process that manages
+    /// no memory (a shell running the program) has nothing to say.
+    pub(crate) fn say_sampling_off(&self) {
+        if let Some(why) = &self.sampling_off {
+            if !SAID_OFF.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                eprintln!("numaplace: {why}");
+            }
+        }
+    }
+
+    /// What to say at exit about a policy that did nothing: one only the program's own calls
+    /// run (it has no timer: `upmlib`'s decisions come from `numaplace_migrate()`), preloaded
+    /// into a program that managed memory and never called the API. `None` otherwise.
+    pub fn idle_policy_warning(&self) -> Option<String> {
+        let policy = self.policy.as_ref()?;
+        let managed = !self.regions.is_empty() || !self.stats.retired.is_empty();
+        if policy.timer_period().is_some() || self.api_calls > 0 || !managed {
+            return None;
+        }
+        let name = self.cfg.dynamic.split(':').next().unwrap_or_default();
+        Some(format!(
+            "--dynamic {name} did nothing: the program never called numaplace_migrate() or upmlib_migrate_memory(), \
+which run it; use --dynamic sampled for unmodified programs"
+        ))
     }
 
     pub fn nodes(&self) -> usize {
@@ -317,6 +367,9 @@ impl Runtime {
     /// # Errors
     /// A failed system call.
     pub fn migrate(&mut self, kind: &'static str) -> Result<u64, RtError> {
+        if kind != "timer" {
+            self.api_calls += 1;
+        }
         self.drain_perf();
         let Some(mut policy) = self.policy.take() else { return Ok(0) };
         let timer = policy.timer_period().is_some();

@@ -14,15 +14,19 @@
 //!   `readv`, `writev`, `preadv`, `pwritev` (also `64` and `2`), `recv`, `recvfrom`, `recvmsg`,
 //!   `recvmmsg`, `send`, `sendto`, `sendmsg`, `sendmmsg`, and stdio's `fread`, `fwrite` and their
 //!   `_unlocked` forms): restore access to sampled pages of every buffer first
-//!   ([`crate::space`]), and pin them for the call's duration so that a revocation while it
-//!   blocks restores them at once; a system call that still fails with `EFAULT` (more
-//!   buffers than pins) is restored and made again.
+//!   ([`crate::space`]), and pin them for the call's duration so that no revocation while it
+//!   runs or blocks protects them; a buffer no pin covers (every pin taken, or more buffers
+//!   than a call may pin) pauses sampling until the call returns (no revocation protects
+//!   anything meanwhile); a system call that still fails with `EFAULT` (a fault handler's
+//!   restore that raced with a revocation) has its buffers opened and is made again.
 //! * **Signals** (`sigaction`, `signal`): `SIGSEGV` dispositions the program sets are
 //!   recorded and honoured behind the sampler's handler ([`crate::sampler`]).
 //!
 //! A constructor initialises the runtime in preload mode; a destructor writes the statistics
 //! file (`NUMAPLACE_STATS`) when the process managed any memory, so that in a process tree
-//! (a shell running the program) the file describes the process that did the work.
+//! (a shell running the program) the file describes the process that did the work. That
+//! process is also warned at exit when its policy is one only the API runs (`upmlib`) and the
+//! program never called it ([`crate::driver::Runtime::idle_policy_warning`]).
 
 // The interposers are left out of unit-test builds (they would replace the test harness's own
 // malloc and signal functions); the helpers only they use are then unused.
@@ -297,9 +301,9 @@ mod hooks {
     }
 
     /// How many times a call that failed with `EFAULT` on managed memory is made again. Pins
-    /// ([`Pins`]) keep a call's buffers accessible while it runs; a call with more buffers than
-    /// [`Pins::MAX`], or made while every pin is taken, can still meet a page the sampler
-    /// revoked while it blocked (a `recv` waiting for data).
+    /// ([`Pins`]) keep a call's buffers accessible while it runs, and a call with a buffer no
+    /// pin covers pauses sampling; a page can still be left protected with its sample taken by
+    /// a fault handler's restore that raced with a revocation (see `Space::open_all`).
     const EFAULT_RETRIES: u32 = 4;
 
     /// Linux's limit on the entries of an iovec (and on the messages of `sendmmsg`/`recvmmsg`).
@@ -309,30 +313,52 @@ mod hooks {
     struct Pins {
         held: [usize; Pins::MAX],
         n: usize,
+        /// A managed buffer went without a pin ([`crate::space::Space::enter_unpinned`]).
+        unpinned: bool,
+        /// Open the buffers whatever the sampling bits say ([`crate::space::Space::open_range`]):
+        /// for a call made again after `EFAULT`, and for stdio's, which cannot be made again.
+        force: bool,
     }
 
     impl Pins {
         const MAX: usize = 8;
 
-        fn new() -> Pins {
-            Pins { held: [0; Pins::MAX], n: 0 }
+        fn new(force: bool) -> Pins {
+            Pins { held: [0; Pins::MAX], n: 0, unpinned: false, force }
         }
 
         /// Pins (if a pin is left) and restores `[addr, addr+len)`.
         fn add(&mut self, addr: usize, len: usize) {
+            let mut pinned = false;
             if self.n < Pins::MAX {
                 if let Some(p) = SPACE.pin(addr, len) {
                     self.held[self.n] = p;
                     self.n += 1;
+                    pinned = true;
                 }
             }
+            if !pinned && !self.unpinned && len > 0 && SPACE.find_overlap(addr, len).is_some() {
+                // Every pin taken, or more buffers than this call may pin: no revocation
+                // protects anything until the call returns.
+                SPACE.enter_unpinned();
+                self.unpinned = true;
+            }
+            if pinned || self.unpinned {
+                SPACE.wait_revocation();
+            }
             SPACE.restore_range(addr, len);
+            if self.force {
+                SPACE.open_range(addr, len);
+            }
         }
     }
 
     impl Drop for Pins {
         fn drop(&mut self) {
             self.held[..self.n].iter().for_each(|&p| SPACE.unpin(p));
+            if self.unpinned {
+                SPACE.leave_unpinned();
+            }
         }
     }
 
@@ -347,7 +373,10 @@ mod hooks {
             let r = if SPACE.live_slots.load(Relaxed) == 0 {
                 call()
             } else {
-                let mut pins = Pins::new();
+                // A retry opens the buffers whatever the bits say: a fault handler's restore
+                // that raced with a revocation can leave a page protected with its sample
+                // taken, which the bit-driven restore skips.
+                let mut pins = Pins::new(tries > 0);
                 buffers(&mut pins);
                 call()
             };
@@ -482,7 +511,7 @@ mod hooks {
             pub unsafe extern "C" fn $name(buf: $buf, size: size_t, n: size_t, stream: *mut libc::FILE) -> size_t {
                 static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
                 let f: unsafe extern "C" fn($buf, size_t, size_t, *mut libc::FILE) -> size_t = next(&F, $cname);
-                let mut pins = Pins::new();
+                let mut pins = Pins::new(true);
                 pins.add(buf as usize, size.saturating_mul(n));
                 f(buf, size, n, stream)
             }
@@ -532,9 +561,14 @@ mod hooks {
     }
 
     extern "C" fn on_unload() {
-        MANAGE.store(false, Release);
+        let preloaded = MANAGE.swap(false, AcqRel);
         let g = capi::lock();
         if let Some(rt) = g.as_ref() {
+            if preloaded {
+                if let Some(w) = rt.idle_policy_warning() {
+                    eprintln!("numaplace: {w}");
+                }
+            }
             if let Some(path) = &rt.cfg.stats {
                 if rt.stats.invocations > 0 || !rt.regions.is_empty() || !rt.stats.retired.is_empty() {
                     if let Err(e) = rt.stats_write(path) {

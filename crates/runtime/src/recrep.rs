@@ -52,6 +52,7 @@ impl Runtime {
     /// # Errors
     /// A third call, or a failed system call.
     pub fn record(&mut self, name: &str) -> Result<(), RtError> {
+        self.api_calls += 1;
         let records = self.phase(name)?.records;
         match records {
             0 => {
@@ -75,6 +76,7 @@ impl Runtime {
     /// # Errors
     /// The phase was not recorded start and end.
     pub fn compare(&mut self, name: &str) -> Result<(), RtError> {
+        self.api_calls += 1;
         if self.phase(name)?.records != 2 {
             return Err(RtError::new(Code::State, format!("compare '{name}': record the phase's start and end first")));
         }
@@ -88,6 +90,7 @@ impl Runtime {
     /// # Errors
     /// Out of order, or a failed system call.
     pub fn replay(&mut self, name: &str) -> Result<u64, RtError> {
+        self.api_calls += 1;
         if self.phase(name)?.records == 2 && !self.phase(name)?.compared {
             self.compare(name)?;
         }
@@ -105,6 +108,7 @@ impl Runtime {
     /// # Errors
     /// A failed system call.
     pub fn undo(&mut self) -> Result<u64, RtError> {
+        self.api_calls += 1;
         let names: Vec<String> = self.phases.iter().filter(|(_, p)| p.replaying).map(|(n, _)| n.clone()).collect();
         let mut moved = 0;
         for name in names {

@@ -71,6 +71,7 @@ impl Runtime {
         if self.sampling && self.wants_samples() {
             let _ = SPACE.revoke_pages(slot, 0, pages);
         }
+        self.say_sampling_off();
         Ok(slot)
     }
 

@@ -23,6 +23,15 @@ pub const MAX_CPUS: usize = 4096;
 /// Buffers of system calls in flight that the sampler leaves accessible ([`Space::pin`]).
 pub const MAX_PINS: usize = 64;
 
+/// Where a revocation is when it calls its test hook ([`Space::revoke_pages`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// The bits are set and the pins read; nothing is protected yet.
+    BeforeProtect,
+    /// The pages are protected; pinned buffers not yet restored.
+    AfterProtect,
+}
+
 /// One pinned buffer, `[start, end)`; `end == 0`: free.
 pub struct Pin {
     start: AtomicUsize,
@@ -75,6 +84,14 @@ pub struct Space {
     pub armed: AtomicBool,
     /// Buffers of system calls in flight ([`Space::pin`]).
     pins: [Pin; MAX_PINS],
+    /// System calls in flight with a managed buffer no pin covers (every pin was taken, or the
+    /// call has more buffers than it may pin): while there is one, a revocation protects
+    /// nothing ([`Space::enter_unpinned`]).
+    unpinned: AtomicUsize,
+    /// Revocations under way (set before their bits are read against pins and unpinned
+    /// calls, cleared when their pages are as they will stay): a call about to use managed
+    /// buffers waits for none ([`Space::wait_revocation`]).
+    revoking: AtomicUsize,
 }
 
 pub static SPACE: Space = Space::new();
@@ -104,7 +121,40 @@ impl Space {
             live_slots: AtomicUsize::new(0),
             armed: AtomicBool::new(false),
             pins: [FREE_PIN; MAX_PINS],
+            unpinned: AtomicUsize::new(0),
+            revoking: AtomicUsize::new(0),
         }
+    }
+
+    /// Waits (a bounded while: at most about 10,000 yields) until no revocation is under way,
+    /// after pinning a call's buffers or entering an unpinned call: a revocation that started
+    /// before saw neither, and may be about to protect the buffers; one that starts after sees
+    /// both. The bound keeps a call made by a signal handler that interrupted a revocation in
+    /// its own thread from waiting for ever (its buffers are then opened when it fails with
+    /// `EFAULT`). Async-signal-safe.
+    pub fn wait_revocation(&self) {
+        for _ in 0..10_000 {
+            if self.revoking.load(SeqCst) == 0 {
+                return;
+            }
+            // SAFETY: sched_yield has no preconditions.
+            unsafe { libc::sched_yield() };
+        }
+    }
+
+    /// A system call is about to use a managed buffer that no pin covers: until
+    /// [`Space::leave_unpinned`], every revocation opens again what it protected, so the call
+    /// cannot meet a protected page (whose copy, half done, would return a short count no
+    /// retry can repair). Sampling pauses meanwhile. Call before restoring the buffer: either
+    /// the revocation sees the count, or the restore sees the revocation.
+    pub fn enter_unpinned(&self) {
+        self.unpinned.fetch_add(1, SeqCst);
+        fence(SeqCst);
+    }
+
+    /// The call of [`Space::enter_unpinned`] has returned.
+    pub fn leave_unpinned(&self) {
+        self.unpinned.fetch_sub(1, Release);
     }
 
     /// Pins `[addr, addr+len)`, the buffer of a system call about to run: until [`Space::unpin`],
@@ -131,8 +181,11 @@ impl Space {
         self.pins[pin].end.store(0, Release);
     }
 
-    /// Restores, without counting them, the pages of `[from, to)` of `slot` that a pinned
-    /// buffer covers (after they were revoked).
+    /// Opens, without counting them, the pages of `[from, to)` of `slot` that a pinned
+    /// buffer covers (after they were revoked). Whatever the bits say: the call that pinned
+    /// the buffer may have restored it between this revocation's setting of the bits and its
+    /// `mprotect` (its *taken* bits are then set on pages protected again), and a bit-driven
+    /// restore would leave the buffer `PROT_NONE` for the call to fail on with `EFAULT`.
     fn restore_pinned(&self, slot: usize, from: usize, to: usize) {
         fence(SeqCst);
         let ps = self.page_size.load(Relaxed);
@@ -145,7 +198,7 @@ impl Space {
             }
             let start = p.start.load(SeqCst);
             if start < hi && lo < end {
-                self.restore_pages(slot, (start.max(lo) - base) / ps, (end.min(hi) - base).div_ceil(ps), false);
+                self.open_pages(slot, (start.max(lo) - base) / ps, (end.min(hi) - base).div_ceil(ps));
             }
         }
     }
@@ -281,21 +334,88 @@ impl Space {
     /// # Errors
     /// `mprotect` failed (errno).
     pub fn revoke_pages(&self, slot: usize, from: usize, to: usize) -> Result<(), i32> {
+        self.revoke_pages_then(slot, from, to, |_| {})
+    }
+
+    /// [`Space::revoke_pages`], calling `hook` at the points where another thread's call may
+    /// run (the tests put one there): before the `mprotect` ([`Stage::BeforeProtect`]) and
+    /// between it and the restore of pinned buffers ([`Stage::AfterProtect`]).
+    ///
+    /// Pages of buffers pinned when the revocation starts are never protected: a call blocked
+    /// on one (a `recv` waiting for data) could otherwise have its copy land in the moment
+    /// between this `mprotect` and the restore after it, and fail with `EFAULT`. A buffer
+    /// pinned while the revocation runs is opened after the `mprotect` ([`Space::restore_pinned`]).
+    fn revoke_pages_then(&self, slot: usize, from: usize, to: usize, mut hook: impl FnMut(Stage)) -> Result<(), i32> {
         if from >= to {
             return Ok(());
         }
+        self.revoking.fetch_add(1, SeqCst);
+        let r = self.revoke_under_way(slot, from, to, &mut hook);
+        self.revoking.fetch_sub(1, SeqCst);
+        r
+    }
+
+    fn revoke_under_way(&self, slot: usize, from: usize, to: usize, hook: &mut impl FnMut(Stage)) -> Result<(), i32> {
         for p in from..to {
             self.revoked_word(slot, p).fetch_or(1 << (p % 64), AcqRel);
             self.taken_word(slot, p).fetch_and(!(1 << (p % 64)), AcqRel);
         }
+        // The pins published by now, as page ranges of this slot (both sides store, fence,
+        // then load: a pin published later waits for this revocation to end, then restores
+        // by the bits; restore_pinned opens it too).
+        fence(SeqCst);
+        if self.unpinned.load(SeqCst) > 0 {
+            // A call with a buffer no pin covers is in flight: protect nothing (and open what
+            // earlier revocations left protected here).
+            self.open_pages(slot, from, to);
+            return Ok(());
+        }
         let ps = self.page_size.load(Relaxed);
-        let start = self.slots[slot].start.load(Relaxed) + from * ps;
-        // SAFETY: the range lies inside a region the program registered as its own memory.
-        let rc = unsafe { libc::mprotect(start as *mut libc::c_void, (to - from) * ps, libc::PROT_NONE) };
-        if rc != 0 {
-            let e = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
-            self.restore_pages(slot, from, to, false);
-            return Err(e);
+        let base = self.slots[slot].start.load(Relaxed);
+        let (lo, hi) = (base + from * ps, base + to * ps);
+        let mut pinned = [(0usize, 0usize); MAX_PINS];
+        let mut n = 0;
+        for p in &self.pins {
+            let end = p.end.load(SeqCst);
+            if end == 0 {
+                continue;
+            }
+            // A pin still being published (its start not yet stored) counts from 0: wider.
+            let start = p.start.load(SeqCst);
+            if start < hi && lo < end {
+                pinned[n] = ((start.max(lo) - base) / ps, (end.min(hi) - base).div_ceil(ps));
+                n += 1;
+            }
+        }
+        let is_pinned = |page: usize| pinned[..n].iter().any(|&(a, b)| a <= page && page < b);
+        hook(Stage::BeforeProtect);
+        let mut page = from;
+        while page < to {
+            if is_pinned(page) {
+                // Restored at once, uncounted: as restore_pinned would.
+                self.taken_word(slot, page).fetch_or(1 << (page % 64), AcqRel);
+                page += 1;
+                continue;
+            }
+            let mut q = page + 1;
+            while q < to && !is_pinned(q) {
+                q += 1;
+            }
+            // SAFETY: the range lies inside a region the program registered as its own memory.
+            let rc = unsafe { libc::mprotect((base + page * ps) as *mut libc::c_void, (q - page) * ps, libc::PROT_NONE) };
+            if rc != 0 {
+                let e = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
+                self.open_pages(slot, from, to);
+                return Err(e);
+            }
+            page = q;
+        }
+        hook(Stage::AfterProtect);
+        fence(SeqCst);
+        if self.unpinned.load(SeqCst) > 0 {
+            // A call with a buffer no pin covers is in flight: protect nothing now.
+            self.open_pages(slot, from, to);
+            return Ok(());
         }
         self.restore_pinned(slot, from, to);
         Ok(())
@@ -351,6 +471,49 @@ impl Space {
             // SAFETY: w < pages.div_ceil(64), the bitmap's length.
             let (rev, taken) = unsafe { (&*s.revoked.load(Relaxed).add(w), &*s.taken.load(Relaxed).add(w)) };
             taken.fetch_or(rev.load(Acquire), AcqRel);
+        }
+    }
+
+    /// Makes pages `[from, to)` of `slot` accessible and marks the revoked ones taken, whatever
+    /// the bits say (uncounted): [`Space::open_all`] for a range. Async-signal-safe.
+    fn open_pages(&self, slot: usize, from: usize, to: usize) {
+        let s = &self.slots[slot];
+        let to = to.min(s.pages.load(Relaxed));
+        if from >= to {
+            return;
+        }
+        let ps = self.page_size.load(Relaxed);
+        // SAFETY: restores the program's own protection (read-write) on its own pages.
+        unsafe { libc::mprotect((s.start.load(Relaxed) + from * ps) as *mut libc::c_void, (to - from) * ps, libc::PROT_READ | libc::PROT_WRITE) };
+        for p in from..to {
+            let bit = 1u64 << (p % 64);
+            if self.revoked_word(slot, p).load(Acquire) & bit != 0 {
+                self.taken_word(slot, p).fetch_or(bit, AcqRel);
+            }
+        }
+    }
+
+    /// Makes every managed page of `[addr, addr+len)` accessible whatever the bits say
+    /// (uncounted): for a system call's buffer that failed with `EFAULT` although restored —
+    /// a fault handler's restore that raced with a revocation leaves a page `PROT_NONE` with
+    /// its *taken* bit set (see [`Space::open_all`]), which a bit-driven restore skips, and
+    /// for stdio's calls, which cannot be retried. Async-signal-safe.
+    pub fn open_range(&self, addr: usize, len: usize) {
+        if len == 0 || self.live_slots.load(Relaxed) == 0 {
+            return;
+        }
+        let ps = self.page_size.load(Relaxed);
+        let end = addr.saturating_add(len);
+        for (i, s) in self.slots.iter().enumerate() {
+            if !s.live.load(Acquire) {
+                continue;
+            }
+            let start = s.start.load(Relaxed);
+            let stop = start + s.pages.load(Relaxed) * ps;
+            if end <= start || addr >= stop {
+                continue;
+            }
+            self.open_pages(i, (addr.max(start) - start) / ps, (end.min(stop) - start).div_ceil(ps));
         }
     }
 
@@ -468,6 +631,83 @@ mod tests {
             // SAFETY: restored pages of our mapping.
             let _ = unsafe { std::ptr::read_volatile((base + p * 4096) as *const u8) };
         }
+    }
+
+    /// Whether the kernel can read `[addr, addr+len)` for a system call (a write to a pipe
+    /// fails with `EFAULT` on a `PROT_NONE` page instead of faulting).
+    fn readable_by_the_kernel(addr: usize, len: usize) -> bool {
+        let mut fd = [0; 2];
+        // SAFETY: a fresh pipe, written from our own mapping (or failing with EFAULT), closed.
+        unsafe {
+            assert_eq!(libc::pipe(fd.as_mut_ptr()), 0);
+            let n = libc::write(fd[1], addr as *const libc::c_void, len);
+            libc::close(fd[0]);
+            libc::close(fd[1]);
+            n == len as isize
+        }
+    }
+
+    #[test]
+    fn a_call_that_restores_its_pinned_buffer_while_a_revocation_is_half_done_keeps_it_accessible() {
+        // The race a loaded host showed (pwritev(2) from sampled pages failed): the sampler
+        // set the bits of every page and was preempted before its mprotect; the call pinned
+        // its buffer and restored it (setting the taken bits, the mprotect a no-op); the
+        // sampler's mprotect then protected the buffer again, and its restore of pinned
+        // buffers, going by the bits, found nothing to restore.
+        let space = Space::new();
+        let base = map(8);
+        let slot = space.add(base, 8, 0).unwrap();
+        let (buf, len) = (base + 2 * 4096 + 100, 2 * 4096);
+        let mut pin = None;
+        space
+            .revoke_pages_then(slot, 0, 8, |stage| {
+                if stage == Stage::BeforeProtect {
+                    pin = space.pin(buf, len);
+                    space.restore_range(buf, len);
+                }
+            })
+            .unwrap();
+        assert!(readable_by_the_kernel(buf, len), "the pinned buffer was left PROT_NONE");
+        let protected: Vec<bool> = (0..8).map(|p| space.is_revoked(slot, p)).collect();
+        assert_eq!(protected, [true, true, false, false, false, true, true, true]);
+        // Pinned before the revocation starts (a call blocked on it), the buffer is never
+        // protected, not even between the mprotect and the restore of pinned buffers.
+        space
+            .revoke_pages_then(slot, 0, 8, |stage| {
+                if stage == Stage::AfterProtect {
+                    assert!(readable_by_the_kernel(buf, len), "a blocked call's buffer was protected for a moment");
+                    assert!(!readable_by_the_kernel(base, 4096));
+                }
+            })
+            .unwrap();
+        space.unpin(pin.unwrap());
+        // Unpinned, a fault handler's restore in the same place leaves the page PROT_NONE with
+        // its taken bit set: a bit-driven restore skips it, open_range opens it.
+        let page5 = base + 5 * 4096;
+        space.revoke_pages_then(slot, 0, 8, |stage| if stage == Stage::BeforeProtect { assert!(space.claim_fault(page5)) }).unwrap();
+        space.restore_range(page5, 4096);
+        assert!(!readable_by_the_kernel(page5, 4096), "the race this test provokes did not happen");
+        space.open_range(page5, 4096);
+        assert!(readable_by_the_kernel(page5, 4096));
+        assert!(!readable_by_the_kernel(base + 6 * 4096, 4096), "open_range opened only its range");
+        space.remove(slot);
+    }
+
+    #[test]
+    fn while_a_call_with_an_unpinned_buffer_is_in_flight_a_revocation_protects_nothing() {
+        let space = Space::new();
+        let base = map(8);
+        let slot = space.add(base, 8, 0).unwrap();
+        // The call enters while the revocation is half done (after its bits, before its mprotect).
+        space.revoke_pages_then(slot, 0, 8, |stage| if stage == Stage::BeforeProtect { space.enter_unpinned() }).unwrap();
+        assert!(readable_by_the_kernel(base, 8 * 4096), "a page was left protected");
+        assert!((0..8).all(|p| !space.is_revoked(slot, p)));
+        space.revoke_pages(slot, 0, 8).unwrap();
+        assert!(readable_by_the_kernel(base, 8 * 4096));
+        space.leave_unpinned();
+        space.revoke_pages(slot, 0, 8).unwrap();
+        assert!((0..8).all(|p| space.is_revoked(slot, p)) && !readable_by_the_kernel(base, 4096));
+        space.remove(slot);
     }
 
     #[test]
