@@ -180,13 +180,14 @@ impl Runtime {
         }
     }
 
-    /// What to say at exit about a policy that did nothing: one only the program's own calls
-    /// run (it has no timer: `upmlib`'s decisions come from `numaplace_migrate()`), preloaded
-    /// into a program that managed memory and never called the API. `None` otherwise.
+    /// What to say at exit about a policy that did nothing: one that decides at iteration ends
+    /// (the model's `DynamicPolicy::decides_at_iteration_end`: `upmlib`, `upmlib-recrep`), whose
+    /// iteration ends only the program's own calls mark (`numaplace_migrate()`), preloaded into
+    /// a program that managed memory and never called the API. `None` otherwise.
     pub fn idle_policy_warning(&self) -> Option<String> {
         let policy = self.policy.as_ref()?;
         let managed = !self.regions.is_empty() || !self.stats.retired.is_empty();
-        if policy.timer_period().is_some() || self.api_calls > 0 || !managed {
+        if !policy.decides_at_iteration_end() || self.api_calls > 0 || !managed {
             return None;
         }
         let name = self.cfg.dynamic.split(':').next().unwrap_or_default();
