@@ -820,7 +820,7 @@ def plot_stats(all_stats: Sequence[Mapping[str, Any]], names: Sequence[str] | No
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from numaplace.plot import DPI, FIGSIZE
+    from numaplace.plot import DPI, FIGSIZE, PALETTE
 
     names = list(names) if names is not None else labels(all_stats)
     fig = Figure(figsize=(FIGSIZE[0] * 1.6, FIGSIZE[1]), dpi=DPI, layout="constrained")
@@ -829,7 +829,8 @@ def plot_stats(all_stats: Sequence[Mapping[str, Any]], names: Sequence[str] | No
     nodes = max(s["nodes"] for s in all_stats)
     x = np.arange(nodes)
     # One colour per file (the same in both panels); "before" bars are pale and hatched.
-    series = [(f"{name}: {when}", s[when], f"C{k}", when == "before")
+    colours = [PALETTE[k % len(PALETTE)] for k in range(len(all_stats))]  # the report's palette
+    series = [(f"{name}: {when}", s[when], colours[k], when == "before")
               for k, (name, s) in enumerate(zip(names, all_stats)) for when in ("before", "after")]
     width = 0.8 / len(series)
     for i, (label, values, colour, before) in enumerate(series):
@@ -851,11 +852,11 @@ def plot_stats(all_stats: Sequence[Mapping[str, Any]], names: Sequence[str] | No
         return fig
     for k, (name, s, why) in enumerate(zip(names, all_stats, reasons)):
         if why:
-            line.plot([], [], color=f"C{k}", label=f"{name}: n/a ({why})")
+            line.plot([], [], color=colours[k], label=f"{name}: n/a ({why})")
             continue
         t = [e["t_s"] for e in s["epochs"]]
         share = [math.nan if (v := epoch_local_share(s, e)) is None else v for e in s["epochs"]]
-        line.plot(t, share, marker="o", label=name, color=f"C{k}")
+        line.plot(t, share, marker="o", label=name, color=colours[k])
     line.set_ylim(0, 1.05)
     line.set_xlabel("time (s)")
     line.set_ylabel("local share of samples")
