@@ -48,10 +48,11 @@
 //! cache-sized per bucket) are one written line each.
 //!
 //! **Initialisation.** With `init = parallel` each thread writes its block of `key_array`
-//! (`create_seq` is parallel, each thread generating its own block from `find_my_seed`) and
-//! does the untimed ranking's first touches: its `bucket_size` row, its slots of `key_buff2`
-//! and the `key_buff1` ranges of the buckets it takes in that ranking (the schedule of
-//! "iteration 0"). With `sequential` thread 0 does all of that.
+//! (`create_seq` is parallel, each thread generating its own block from `find_my_seed`) and its
+//! block of `key_buff2` (`alloc_key_buff` zeroes it in a static `omp parallel for`), then takes
+//! the untimed ranking's first touches: its `bucket_size` row and the `key_buff1` ranges of the
+//! buckets it takes in that ranking (the schedule of "iteration 0"); the ranking's other
+//! accesses fall on pages touched already. With `sequential` thread 0 does all of that.
 //!
 //! **Compute.** NPB reports IS in keys ranked, not flops. IS's loops are loads and stores: the
 //! R10000 has one load/store unit, so we count load/store cycles — per key 2 in `count` (load
@@ -298,12 +299,14 @@ impl Kernel for Is {
     }
 
     fn init(&self, t: usize, parts: usize, out: &mut Vec<Txn>) {
-        // create_seq and the untimed ranking; thread 0 does every thread's part when
-        // initialisation is sequential.
+        // create_seq, alloc_key_buff and the untimed ranking's first touches; thread 0 does
+        // every thread's part when initialisation is sequential.
         let owner = self.schedule(0);
         let (u0, u1) = block_range(self.threads as u64, parts as u64, t as u64);
         for u in u0 as usize..u1 as usize {
-            self.keys_and_slots(u, Op::Write, true, out);
+            self.keys_and_slots(u, Op::Write, false, out);
+            let (k0, k1) = self.block(u);
+            self.fields[BUFF2].push_points(&self.g, out, k0, k1, Op::Write);
             self.fields[BUCKET_SIZE].push_rows(&self.g, out, &mut 0, 0, u as u64, u as u64 + 1, Op::Write);
             let mut c1 = 0;
             for b in (0..self.buckets as usize).filter(|&b| owner[b] == u) {
