@@ -108,3 +108,61 @@ fn full_node_falls_back_and_is_reported() {
     assert_eq!(r.per_node_pages[0], 65536);
     assert_eq!(r.fallback_pages, 120_000 - 65_536);
 }
+
+#[test]
+fn every_policy_runs_on_the_kernels_that_expose_harm() {
+    // IS (pages change thread every iteration), EP (one timed iteration, private data) and MG
+    // from round-robin (few iterations): every dynamic policy of the registry and none, at
+    // class S on the Origin2000 with 16 threads. The slowdowns are reported, not judged.
+    use numaplace_model::dynamic::{build as build_policy, REGISTRY as POLICIES};
+    use numaplace_model::Spec;
+    let machine = numaplace_sim::presets::preset("origin2000").unwrap();
+    // A policy that redistributes for one phase (a `phase` parameter) is given the phase
+    // where the workload's pattern is least regular (IS's ranking) or its busiest one.
+    let cases = [("nas-is", "first-touch", "rank"), ("nas-ep", "first-touch", "pairs"), ("nas-mg", "round-robin", "resid")];
+    let mut table = String::from("workload  placement    policy         slowdown  migrations  acted/points\n");
+    for (workload, placement, phase) in cases {
+        let cfg = |dynamic: Option<&str>| RunConfig {
+            machine: "origin2000".into(),
+            workload: format!("{workload}:class=S"),
+            placement: placement.into(),
+            threads: 16,
+            dynamic: dynamic.map(str::to_string),
+            ..RunConfig::default()
+        };
+        let none = simulate(&cfg(None)).unwrap_or_else(|e| panic!("{workload}: {e}"));
+        if workload == "nas-ep" {
+            assert_eq!(none.iterations, 1, "nas-ep has one timed iteration");
+        }
+        assert!(!none.policy_final_barrier_withheld && none.migrations == 0);
+        for info in POLICIES.iter() {
+            let spec = if info.params.iter().any(|p| p.name == "phase") { format!("{}:phase={phase}", info.name) } else { info.name.to_string() };
+            let r = simulate(&cfg(Some(&spec))).unwrap_or_else(|e| panic!("{workload} {}: {e}", info.name));
+            let what = format!("{workload} {placement} {}", info.name);
+            // Every page placed (replicas are extra copies), traffic conserved, the same work.
+            assert_eq!(r.per_node_pages.iter().sum::<u64>(), none.per_node_pages.iter().sum::<u64>() + r.replica_pages, "{what}");
+            assert_eq!(r.per_node_transactions.iter().sum::<u64>(), r.transactions, "{what}");
+            assert_eq!((r.transactions, r.writes), (none.transactions, none.writes), "{what}");
+            assert_eq!(r.per_iteration_time_ns.len(), r.iterations as usize, "{what}");
+            let sum: f64 = r.per_iteration_time_ns.iter().sum();
+            assert!((sum - r.total_time_ns).abs() < 1e-6 * r.total_time_ns, "{what}");
+            assert!(r.policy_final_barrier_withheld, "{what}: the last barrier was given to the policy");
+            assert!(r.policy_decisions_acted <= r.policy_decision_points, "{what}");
+            let (policy, _) = build_policy(&Spec::parse(info.name).unwrap(), &machine, 16).unwrap();
+            if workload == "nas-ep" && policy.decides_at_iteration_end() {
+                // One timed iteration: its end is the run's last barrier, never a decision point.
+                assert_eq!((r.migrations, r.replications, r.policy_decision_points), (0, 0, 0), "{what}");
+                assert_eq!(r.total_time_ns, none.total_time_ns, "{what}: charged for nothing");
+            }
+            table += &format!(
+                "{workload:9} {placement:12} {:14} {:8.3}  {:10}  {}/{}\n",
+                info.name,
+                r.total_time_ns / none.total_time_ns,
+                r.migrations,
+                r.policy_decisions_acted,
+                r.policy_decision_points
+            );
+        }
+    }
+    eprintln!("slowdown against no policy (class S, origin2000, 16 threads):\n{table}");
+}

@@ -12,7 +12,7 @@ use numaplace_sim::workloads::build;
 use numaplace_sim::{simulate, RunConfig};
 use std::collections::{BTreeSet, HashMap};
 
-const KERNELS: [&str; 7] = ["nas-bt", "nas-sp", "nas-lu", "nas-mg", "nas-cg", "nas-ft", "nas-ep"];
+const KERNELS: [&str; 8] = ["nas-bt", "nas-sp", "nas-lu", "nas-mg", "nas-cg", "nas-ft", "nas-ep", "nas-is"];
 const INITS: [Init; 3] = [Init::Parallel, Init::Sequential, Init::None];
 
 /// The Origin2000's geometry (16 KiB pages, 128-byte lines).
@@ -341,7 +341,7 @@ fn same_seed_same_epochs_and_the_seed_moves_cg_columns() {
 
 #[test]
 fn official_classes_give_sizes_and_iterations() {
-    let iterations: [(&str, [u64; 4]); 7] = [
+    let iterations: [(&str, [u64; 4]); 8] = [
         ("nas-bt", [60, 200, 200, 200]),
         ("nas-sp", [100, 400, 400, 400]),
         ("nas-lu", [50, 300, 250, 250]),
@@ -349,6 +349,7 @@ fn official_classes_give_sizes_and_iterations() {
         ("nas-cg", [15, 15, 15, 75]),
         ("nas-ft", [6, 6, 6, 20]),
         ("nas-ep", [1, 1, 1, 1]),
+        ("nas-is", [10, 10, 10, 10]),
     ];
     for (kernel, counts) in iterations {
         for (class, count) in ["S", "W", "A", "B"].iter().zip(counts) {
@@ -456,4 +457,99 @@ fn bt_repeat_runs_each_sweep_n_times_in_its_epoch() {
     assert_eq!(think(&r1), think(&r4));
     let err = build(&Spec::parse("nas-bt:repeat=0").unwrap(), &ctx(4, Init::Parallel)).err().unwrap().to_string();
     assert!(err.contains("repeat=0: expected 1 to 1000"), "{err}");
+}
+
+/// The epochs of iterations 1..=`last` of `spec` (16 threads, parallel init), with the init.
+fn first_iterations(spec: &str, last: u32) -> (Box<dyn Workload>, Epoch, Vec<Epoch>) {
+    let (mut w, _) = make(spec, &ctx(16, Init::Parallel));
+    let (mut init, mut out) = (None, Vec::new());
+    walk(w.as_mut(), |e| {
+        match e.iteration {
+            0 => init = Some(e.clone()),
+            i if i <= last => out.push(e.clone()),
+            _ => return false,
+        }
+        true
+    });
+    (w, init.expect("an init epoch"), out)
+}
+
+#[test]
+fn is_footprint_follows_the_npb_class_table() {
+    // NUM_KEYS and MAX_KEY 4-byte integers, one row of NUM_BUCKETS counts per thread
+    // (16 KiB pages).
+    for (class, keys, max_key, buckets) in [("S", 1u64 << 16, 1u64 << 11, 1u64 << 9), ("W", 1 << 20, 1 << 16, 1 << 10), ("A", 1 << 23, 1 << 19, 1 << 10), ("B", 1 << 25, 1 << 21, 1 << 10)] {
+        let (w, _) = make(&format!("nas-is:class={class}"), &ctx(16, Init::Parallel));
+        let pages = |name: &str| w.regions().iter().find(|r| r.name == name).unwrap_or_else(|| panic!("{name}")).pages as u64;
+        let want = |bytes: u64| bytes.div_ceil(16384);
+        assert_eq!(pages("key_array"), want(4 * keys), "class {class}");
+        assert_eq!(pages("key_buff2"), want(4 * keys), "class {class}");
+        assert_eq!(pages("key_buff1"), want(4 * max_key), "class {class}");
+        assert_eq!(pages("bucket_size"), want(4 * 16 * buckets), "class {class}");
+        assert_eq!(w.regions().len(), 4);
+    }
+}
+
+#[test]
+fn is_ranking_pages_change_thread_every_iteration_and_key_pages_stay_private() {
+    let (w, init, its) = first_iterations("nas-is:class=A", 3);
+    let owner = first_touchers(&init, w.pages());
+    let region = |name: &str| w.regions().iter().find(|r| r.name == name).unwrap().clone();
+    let keys = region("key_array");
+    let is_key = |p: u32| p >= keys.first_page && p < keys.first_page + keys.pages;
+    let phase = |it: u32, name: &str| its.iter().find(|e| e.iteration == it && e.phase == name).unwrap_or_else(|| panic!("{name} {it}"));
+    assert_eq!(its.len(), 9, "three epochs per iteration");
+    // Key pages: every access to one is by the thread that first touched it.
+    for e in &its {
+        for t in 0..16 {
+            for x in e.threads[t].txns.iter().filter(|x| is_key(x.page)) {
+                assert_eq!(owner[x.page as usize], Some(t), "{} of iteration {}: thread {t} on key page {}", e.phase, e.iteration, x.page);
+            }
+        }
+    }
+    // Ranking: the pages a thread touches overlap little between consecutive iterations,
+    // while its count phase touches the same pages every time.
+    let jaccard = |a: &BTreeSet<u32>, b: &BTreeSet<u32>| a.intersection(b).count() as f64 / a.union(b).count().max(1) as f64;
+    let (mut rank, mut count) = (0.0, 0.0);
+    for it in 1..3 {
+        for t in 0..16 {
+            let (a, b) = (pages(phase(it, "rank"), t), pages(phase(it + 1, "rank"), t));
+            assert!(!a.is_empty(), "thread {t} ranks nothing in iteration {it}");
+            rank += jaccard(&a, &b) / 32.0;
+            count += jaccard(&pages(phase(it, "count"), t), &pages(phase(it + 1, "count"), t)) / 32.0;
+        }
+    }
+    eprintln!("nas-is class A: mean page overlap between iterations: rank {rank:.3}, count {count:.3}");
+    assert!(rank < 0.3, "rank pages overlap {rank:.3} between iterations");
+    assert_eq!(count, 1.0);
+    // The scatter writes a slot of every bucket: most pages of key_buff2 have several writers.
+    let bucket = phase(1, "bucket");
+    let buff2 = region("key_buff2");
+    let mut writers: HashMap<u32, BTreeSet<usize>> = HashMap::new();
+    for t in 0..16 {
+        for x in bucket.threads[t].txns.iter().filter(|x| x.op == Op::Write && x.page >= buff2.first_page) {
+            writers.entry(x.page).or_default().insert(t);
+        }
+    }
+    let shared = (buff2.first_page..buff2.first_page + buff2.pages).filter(|p| writers.get(p).map_or(0, BTreeSet::len) >= 2).count();
+    assert!(shared as f64 > 0.5 * buff2.pages as f64, "{shared} of {} key_buff2 pages written by several threads", buff2.pages);
+}
+
+#[test]
+fn is_keys_follow_the_seed() {
+    let c = |seed| WorkloadCtx { seed, ..ctx(16, Init::Parallel) };
+    let rank = |seed| {
+        let (mut w, _) = make("nas-is:class=S", &c(seed));
+        let mut found = None;
+        walk(w.as_mut(), |e| {
+            if e.phase == "bucket" {
+                found = Some(e.clone());
+            }
+            found.is_none()
+        });
+        found.unwrap()
+    };
+    let (a, b, c2) = (rank(7), rank(7), rank(8));
+    assert!(a.threads.iter().zip(&b.threads).all(|(x, y)| x.txns == y.txns));
+    assert!(a.threads.iter().zip(&c2.threads).any(|(x, y)| x.txns != y.txns), "the seed does not change IS's keys");
 }

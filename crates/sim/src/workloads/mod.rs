@@ -2,7 +2,7 @@
 //! workloads with their parameter tables, registry entries (`INFO` / `INFOS`) and generators:
 //!
 //! * `stream`, `random`, `traverse`: microbenchmarks.
-//! * [`nas`]: kernels modelled on the NAS Parallel Benchmarks (BT, SP, LU, MG, CG, FT, EP).
+//! * [`nas`]: kernels modelled on the NAS Parallel Benchmarks (BT, SP, LU, MG, CG, FT, EP, IS).
 //! * [`splash`]: SHALLOW, SPLASH-2 Ocean and Gaussian elimination.
 
 pub mod nas;

@@ -1,7 +1,8 @@
 //! Kernels modelled on the NAS Parallel Benchmarks, OpenMP versions (NPB 3.3-OMP), as run on
 //! the Origin2000 in seed 000 (BT, SP, CG, MG, FT at class A on 16 processors) and on the
 //! Wildfire and Sun Fire in seeds 001 and 003: `nas-bt`, `nas-sp`, `nas-lu`, `nas-mg`,
-//! `nas-cg`, `nas-ft`, `nas-ep`.
+//! `nas-cg`, `nas-ft`, `nas-ep`, and `nas-is` (IS, integer sort: the irregular kernel whose
+//! ranking pages change thread every iteration).
 //!
 //! Every kernel takes `class` (S, W, A, B with the official NPB 3.x sizes, default A),
 //! `iterations` (auto: the class's official count) and `think_ns` (auto: from the benchmark's
@@ -11,7 +12,7 @@
 //!
 //! **Initialisation** (iteration 0), as NAS's untimed cold-start iteration (seed 000 §2.1):
 //! with `init = parallel` each thread first touches (writes) the part of every array it owns in
-//! the main partition — k-slabs for the grid codes, row blocks for CG, its own buffer for EP;
+//! the main partition — k-slabs for the grid codes, row blocks for CG, its own buffer for EP, its key block for IS;
 //! with `sequential` thread 0 writes everything (the seeds' "distribution off"); with `none`
 //! the timed iterations first-touch the pages.
 //!
@@ -24,6 +25,7 @@ mod bt;
 mod cg;
 mod ep;
 mod ft;
+mod is;
 mod lu;
 mod mg;
 mod sp;
@@ -31,4 +33,4 @@ mod sp;
 use crate::workload::WorkloadInfo;
 
 /// Every NAS kernel.
-pub const INFOS: &[WorkloadInfo] = &[bt::INFO, sp::INFO, lu::INFO, mg::INFO, cg::INFO, ft::INFO, ep::INFO];
+pub const INFOS: &[WorkloadInfo] = &[bt::INFO, sp::INFO, lu::INFO, mg::INFO, cg::INFO, ft::INFO, ep::INFO, is::INFO];
