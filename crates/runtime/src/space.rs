@@ -499,6 +499,12 @@ impl Space {
     /// its *taken* bit set (see [`Space::open_all`]), which a bit-driven restore skips, and
     /// for stdio's calls, which cannot be retried. Async-signal-safe.
     pub fn open_range(&self, addr: usize, len: usize) {
+        self.each_overlap(addr, len, |slot, from, to| self.open_pages(slot, from, to));
+    }
+
+    /// Calls `f(slot, from, to)` for each live slot overlapping `[addr, addr+len)`, with the
+    /// slot's pages `from..to` that the range covers. Async-signal-safe (no allocation).
+    fn each_overlap(&self, addr: usize, len: usize, mut f: impl FnMut(usize, usize, usize)) {
         if len == 0 || self.live_slots.load(Relaxed) == 0 {
             return;
         }
@@ -513,7 +519,7 @@ impl Space {
             if end <= start || addr >= stop {
                 continue;
             }
-            self.open_pages(i, (addr.max(start) - start) / ps, (end.min(stop) - start).div_ceil(ps));
+            f(i, (addr.max(start) - start) / ps, (end.min(stop) - start).div_ceil(ps));
         }
     }
 
@@ -540,24 +546,9 @@ impl Space {
     /// every revoked managed page there (counting them as accesses of this CPU's node), so
     /// the call behaves exactly as without sampling.
     pub fn restore_range(&self, addr: usize, len: usize) {
-        if len == 0 || self.live_slots.load(Relaxed) == 0 {
-            return;
-        }
-        let ps = self.page_size.load(Relaxed);
-        let end = addr.saturating_add(len);
-        for (i, s) in self.slots.iter().enumerate() {
-            if !s.live.load(Acquire) {
-                continue;
-            }
-            let start = s.start.load(Relaxed);
-            let stop = start + s.pages.load(Relaxed) * ps;
-            if end <= start || addr >= stop {
-                continue;
-            }
-            let from = (addr.max(start) - start) / ps;
-            let to = (end.min(stop) - start).div_ceil(ps);
-            self.restore_pages(i, from, to, true);
-        }
+        self.each_overlap(addr, len, |slot, from, to| {
+            self.restore_pages(slot, from, to, true);
+        });
     }
 
     /// The first live slot overlapping `[addr, addr+len)`.
