@@ -188,6 +188,13 @@ impl Space {
     /// restore would leave the buffer `PROT_NONE` for the call to fail on with `EFAULT`.
     fn restore_pinned(&self, slot: usize, from: usize, to: usize) {
         fence(SeqCst);
+        self.each_pinned(slot, from, to, |a, b| self.open_pages(slot, a, b));
+    }
+
+    /// Calls `f(a, b)` for each pinned buffer overlapping the pages `from..to` of `slot`, with
+    /// the pages `a..b` it covers there. A pin still being published (its start not yet
+    /// stored) counts from 0: wider. Async-signal-safe (no allocation).
+    fn each_pinned(&self, slot: usize, from: usize, to: usize, mut f: impl FnMut(usize, usize)) {
         let ps = self.page_size.load(Relaxed);
         let base = self.slots[slot].start.load(Relaxed);
         let (lo, hi) = (base + from * ps, base + to * ps);
@@ -198,7 +205,7 @@ impl Space {
             }
             let start = p.start.load(SeqCst);
             if start < hi && lo < end {
-                self.open_pages(slot, (start.max(lo) - base) / ps, (end.min(hi) - base).div_ceil(ps));
+                f((start.max(lo) - base) / ps, (end.min(hi) - base).div_ceil(ps));
             }
         }
     }
@@ -372,21 +379,12 @@ impl Space {
         }
         let ps = self.page_size.load(Relaxed);
         let base = self.slots[slot].start.load(Relaxed);
-        let (lo, hi) = (base + from * ps, base + to * ps);
         let mut pinned = [(0usize, 0usize); MAX_PINS];
         let mut n = 0;
-        for p in &self.pins {
-            let end = p.end.load(SeqCst);
-            if end == 0 {
-                continue;
-            }
-            // A pin still being published (its start not yet stored) counts from 0: wider.
-            let start = p.start.load(SeqCst);
-            if start < hi && lo < end {
-                pinned[n] = ((start.max(lo) - base) / ps, (end.min(hi) - base).div_ceil(ps));
-                n += 1;
-            }
-        }
+        self.each_pinned(slot, from, to, |a, b| {
+            pinned[n] = (a, b);
+            n += 1;
+        });
         let is_pinned = |page: usize| pinned[..n].iter().any(|&(a, b)| a <= page && page < b);
         hook(Stage::BeforeProtect);
         let mut page = from;
