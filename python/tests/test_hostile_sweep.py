@@ -348,16 +348,21 @@ def test_two_sweeps_into_one_directory_the_second_fails_at_once(tmp_path: Path, 
             assert first.poll() is None, first.communicate()
             assert time.monotonic() < deadline
             time.sleep(0.01)
+        # The first sweep (and its worker) is stopped while it holds the lock: on a loaded host
+        # it could otherwise finish its 40 runs while the second is refused, and exit 0 before
+        # the interrupt below (seen with two busy loops beside the tests).
+        os.killpg(first.pid, signal.SIGSTOP)
         lines = checkpoint.read_text().count("\n")
         status, err = _cli(capsys, str(spec), "--out", str(out), "--jobs", "1")
         assert status == 2
         _assert_one_line_error(err, f"{out}: another sweep is writing to this directory (pid {first.pid})")
         with pytest.raises(SweepError, match=rf"another sweep is writing to this directory \(pid {first.pid}\)"):
             run_sweep(spec, jobs=0, out=out)
-        assert first.poll() is None  # still running: the refusal took no time worth a run
-        assert checkpoint.read_text().count("\n") >= lines
+        assert first.poll() is None  # the lock's holder is alive: the refusal did not wait for it
+        assert checkpoint.read_text().count("\n") == lines  # and the refused sweeps wrote nothing
     finally:
-        os.killpg(first.pid, signal.SIGINT)
+        os.killpg(first.pid, signal.SIGINT)  # delivered when it continues
+        os.killpg(first.pid, signal.SIGCONT)
         first.communicate(timeout=120)
     assert first.returncode == 130
     df = run_sweep(spec, jobs=1, out=out)  # the lock is free again, and the resume completes
