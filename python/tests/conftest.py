@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -10,6 +11,15 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+
+# Ctrl-C must reach the programs these tests start and interrupt. A non-interactive shell that
+# runs `make test` as a background job (`.ci/run &` in a script, some CI runners) starts it with
+# SIGINT ignored; every child inherits that, and a Python started with SIGINT ignored never
+# raises KeyboardInterrupt, so the tests that interrupt a sweep or a run would see it finish
+# instead (seen: exit 0 where 130 was due). A handler installed here is reset to the default in
+# each child at exec, where "ignored" would have been inherited.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # A complete, valid two-node machine (every key of docs/machines.md). Tests mutate it to make
 # invalid files; keep each mutated line unique so a plain str.replace hits exactly one place.

@@ -348,9 +348,9 @@ def test_two_sweeps_into_one_directory_the_second_fails_at_once(tmp_path: Path, 
             assert first.poll() is None, first.communicate()
             assert time.monotonic() < deadline
             time.sleep(0.01)
-        # The first sweep (and its worker) is stopped while it holds the lock: on a loaded host
-        # it could otherwise finish its 40 runs while the second is refused, and exit 0 before
-        # the interrupt below (seen with two busy loops beside the tests).
+        # The first sweep (and its worker) is stopped while it holds the lock, so that however
+        # slowly a loaded host refuses the second, the first cannot finish its 40 runs before
+        # the interrupt below.
         os.killpg(first.pid, signal.SIGSTOP)
         lines = checkpoint.read_text().count("\n")
         status, err = _cli(capsys, str(spec), "--out", str(out), "--jobs", "1")
