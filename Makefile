@@ -65,12 +65,10 @@ vm-setup:
 	@echo "numaplace: checking qemu and the VM's kernel for the real-kernel tests (vm/setup.sh; apt-get and a download the first time)..."
 	-bash vm/setup.sh || echo "numaplace: the VM tests will be skipped (vm/setup.sh failed, see above)"
 
-# Headless Chromium for the report's browser test; a failure (or no script) only makes it skip.
+# Headless Chromium for the report's browser test; a failure only makes that test skip.
 browser-setup:
 	@echo "numaplace: checking headless Chromium for the report's browser test (tools/browser-setup.sh; apt-get the first time)..."
-	-@if [ -f tools/browser-setup.sh ]; then \
-		bash tools/browser-setup.sh || echo "numaplace: the browser test will be skipped (tools/browser-setup.sh failed, see above)"; \
-	else echo "numaplace: the browser test will be skipped (no tools/browser-setup.sh in this checkout)"; fi
+	-bash tools/browser-setup.sh || echo "numaplace: the browser test will be skipped (tools/browser-setup.sh failed, see above)"
 
 py-test: $(EXT) lib vm-setup browser-setup
 	@echo "numaplace: running pytest (API, CLI, sweeps, report, runtime natively and in the 4-node VM; several minutes)..."
