@@ -50,7 +50,7 @@ pub(crate) struct Snapshot {
 impl Snapshot {
     /// What a policy sees of this snapshot (the runtime makes no replicas).
     pub(crate) fn view<'a>(&'a self, machine: &'a Machine, now: numaplace_model::Ps) -> View<'a> {
-        View { machine, counters: &self.counters, replicas: &[], replica_writes: &[], homes: &self.homes, free: &self.free, regions: &self.regions, now }
+        View { machine, counters: &self.counters, replicas: &[], replica_writes: &[], homes: &self.homes, free: &self.free, regions: &self.regions, now, started: 0, queue: &[] }
     }
 }
 
@@ -183,11 +183,12 @@ impl Runtime {
     /// What to say at exit about a policy that did nothing: one that decides at iteration ends
     /// (the model's `DynamicPolicy::decides_at_iteration_end`: `upmlib`, `upmlib-recrep`), whose
     /// iteration ends only the program's own calls mark (`numaplace_migrate()`), preloaded into
-    /// a program that managed memory and never called the API. `None` otherwise.
+    /// a program that managed memory and never called the API. A policy with a timer of its
+    /// own (`adaptive`) acted without the calls. `None` otherwise.
     pub fn idle_policy_warning(&self) -> Option<String> {
         let policy = self.policy.as_ref()?;
         let managed = !self.regions.is_empty() || !self.stats.retired.is_empty();
-        if !policy.decides_at_iteration_end() || self.api_calls > 0 || !managed {
+        if !policy.decides_at_iteration_end() || policy.timer_period().is_some() || self.api_calls > 0 || !managed {
             return None;
         }
         let name = self.cfg.dynamic.split(':').next().unwrap_or_default();

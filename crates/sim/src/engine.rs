@@ -73,6 +73,8 @@ fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], re
         free,
         regions: &mem.regions,
         now,
+        started: mem.started,
+        queue: &mem.queue,
     }
 }
 
@@ -180,6 +182,8 @@ pub struct PolicyStats {
     /// The barrier after the last timed iteration was not given to the policy: nothing
     /// follows it, so nothing could repay an action there (issue: "policies that never lose").
     pub final_barrier_withheld: bool,
+    /// Moves the policy's cost-aware gate refused, by reason.
+    pub refused: numaplace_model::dynamic::cost::Refusals,
 }
 
 /// One action taken by a dynamic policy, for `--decisions`.
@@ -334,6 +338,7 @@ impl Dynamic {
             decision_points: self.decision_points,
             decisions_acted: self.decisions_acted,
             final_barrier_withheld: self.final_barrier_withheld,
+            refused: self.policy.refusals(),
         }
     }
 
@@ -485,6 +490,11 @@ struct Memory<'m> {
     pt: PageTable,
     placement: Box<dyn Placement>,
     regions: Vec<Region>,
+    /// When the timed iterations started (a policy's view of the run's length so far).
+    started: Ps,
+    /// Each memory controller's queueing delay as last solved, ps (what a policy's cost model
+    /// may weigh).
+    queue: Vec<f64>,
 }
 
 impl Memory<'_> {
@@ -553,7 +563,7 @@ impl<'m> Engine<'m> {
         Engine {
             nn,
             nt,
-            mem: Memory { machine, pt: PageTable::new(pages, machine), placement, regions },
+            mem: Memory { machine, pt: PageTable::new(pages, machine), placement, regions, started: 0, queue: vec![0.0; nn] },
             timing: Timing::new(machine, &thread_node, &share),
             thread_node,
             quantum_ps: quantum_ps.max(1),
@@ -600,6 +610,7 @@ impl<'m> Engine<'m> {
     /// from zero (registering its hot regions clears their counters, as UPMlib's
     /// `upmlib_memrefcnt` does before the time-step loop).
     pub fn start_timed(&mut self) {
+        self.mem.started = self.now;
         if let Some(d) = self.dynamic.as_mut() {
             if d.policy.reset_after_iteration() {
                 d.counters.reset_all();
@@ -681,6 +692,7 @@ impl<'m> Engine<'m> {
         }
         self.predict_mix(epoch);
         self.timing.solve();
+        self.mem.queue.copy_from_slice(self.timing.wait_ps());
         self.timing.cost_table(&mut self.cost);
         let traffic = if epoch.iteration == 0 { &mut self.init } else { &mut self.timed };
         let iteration_slot = (epoch.iteration > 0).then(|| epoch.iteration as usize - 1);
@@ -867,6 +879,7 @@ impl<'m> Engine<'m> {
                 break;
             }
             self.timing.solve();
+            self.mem.queue.copy_from_slice(self.timing.wait_ps());
             self.timing.cost_table(&mut self.cost);
         }
         let end = self.clocks.iter().copied().max().unwrap_or(start).max(start);

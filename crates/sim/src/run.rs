@@ -133,6 +133,12 @@ pub struct SimResult {
     /// The barrier after the last timed iteration was not given to the policy (nothing
     /// follows it to repay an action); false without a policy.
     pub policy_final_barrier_withheld: bool,
+    /// Moves a cost-aware policy refused because the page's target changed since its previous
+    /// window (`cost_aware=on`; 0 otherwise).
+    pub policy_refused_unstable: u64,
+    /// Moves a cost-aware policy refused because their expected benefit did not cover their
+    /// cost.
+    pub policy_refused_costly: u64,
 }
 
 impl SimResult {
@@ -494,6 +500,8 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
         policy_decision_points: policy.decision_points,
         policy_decisions_acted: policy.decisions_acted,
         policy_final_barrier_withheld: policy.final_barrier_withheld,
+        policy_refused_unstable: policy.refused.unstable,
+        policy_refused_costly: policy.refused.costly,
         per_iteration_local_fraction: engine
             .iteration_traffic
             .iter()

@@ -3,6 +3,7 @@
 //! revokes access to a window of pages per scan period; hinting faults on them feed a
 //! two-fault filter that decides migrations; the period adapts to the share of local faults.
 
+use super::cost::{self, Evidence, Gate, Payer, Verdict};
 use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
@@ -33,6 +34,7 @@ const AUTONUMA_PARAMS: &[ParamDecl] = &[
         default: "1000",
         doc: "cost of one hinting fault (assumption: a minor fault, about 1 µs)",
     },
+    cost::COST_AWARE,
 ];
 
 pub(super) const INFO: DynamicInfo = DynamicInfo {
@@ -44,7 +46,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         drivers: SIM_ONLY,
         why_not: "it is Linux's own NUMA balancing: on a real host turn that on instead (sysctl kernel.numa_balancing=1)",
     },
-    build: |r, m, _| Ok(Box::new(AutoNuma::new(r, m))),
+    build: |r, m, threads| Ok(Box::new(AutoNuma::new(r, m, threads))),
 };
 
 /// Linux automatic NUMA balancing, reduced to its page-migration core (kernel/sched/fair.c,
@@ -55,6 +57,12 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
 /// last faulting CPU's node). The period doubles after a scan window whose faults were
 /// mostly local (≥ 70 %, NUMA_PERIOD_THRESHOLD 7 of 10) and halves otherwise, between the
 /// minimum and the maximum. Task placement (moving threads) is not modelled: threads are bound.
+///
+/// With `cost_aware=on` a migration the filter lets through must also pass the [`Gate`]. A
+/// hinting fault shows one access since the page's access was revoked, so the page's rate is
+/// estimated as one access per fault latency (the time from the scan to the fault), as
+/// Linux's memory-tiering mode ranks hot pages by hinting-fault latency
+/// (`numa_hint_fault_latency`, kernel/sched/fair.c): a lower bound on a busy page's rate.
 struct AutoNuma {
     min: Ps,
     max: Ps,
@@ -66,10 +74,13 @@ struct AutoNuma {
     last_fault: Vec<u8>,
     local_faults: u64,
     faults: u64,
+    gate: Gate,
+    /// When the latest scan revoked access.
+    scanned: Ps,
 }
 
 impl AutoNuma {
-    fn new(r: &Resolved, m: &Machine) -> Self {
+    fn new(r: &Resolved, m: &Machine, threads: usize) -> Self {
         let min = (r.float("scan_period_min_ms") * 1e9) as Ps;
         let max = ((r.float("scan_period_max_ms") * 1e9) as Ps).max(min);
         let window = ((r.float("scan_size_mb") * 1048576.0) / m.raw.page_size as f64).ceil().max(1.0) as u32;
@@ -84,6 +95,8 @@ impl AutoNuma {
             last_fault: Vec::new(),
             local_faults: 0,
             faults: 0,
+            gate: Gate::new(r, threads, Payer::Accessor),
+            scanned: 0,
         }
     }
 }
@@ -119,6 +132,7 @@ impl DynamicPolicy for AutoNuma {
         let start = if self.next_page >= pages { 0 } else { self.next_page };
         let end = start.saturating_add(self.window).min(pages);
         self.next_page = end;
+        self.scanned = view.now;
         Timer { revoke: Some(start..end), next_period: Some(self.period), ..Timer::default() }
     }
 
@@ -130,8 +144,23 @@ impl DynamicPolicy for AutoNuma {
         }
         let slot = self.last_fault.get_mut(page.0 as usize)?;
         let previous = std::mem::replace(slot, node.0);
-        (previous == node.0 && home != node.0 && view.free[node.index()] > 0)
-            .then_some(Action::Migrate { page, to: node, reason: "two consecutive hinting faults from this node" })
+        if !(previous == node.0 && home != node.0 && view.free[node.index()] > 0) {
+            self.gate.note(page, node);
+            return None;
+        }
+        if self.gate.on() {
+            let mut one = vec![0u16; view.machine.nodes()];
+            one[node.index()] = 1;
+            let ev = Evidence { counts: &one, scale: 1.0, window: view.now.saturating_sub(self.scanned).max(1) };
+            if self.gate.judge(view, page, NodeId(home), node, ev, 0) != Verdict::Move {
+                return None;
+            }
+        }
+        Some(Action::Migrate { page, to: node, reason: "two consecutive hinting faults from this node" })
+    }
+
+    fn refusals(&self) -> cost::Refusals {
+        self.gate.refused
     }
 }
 

@@ -3,6 +3,7 @@
 //! passes the home node's by a threshold; the handler filters (per-page and system-wide rate
 //! limits, room on the target) and migrates. Counters age on a timer.
 
+use super::cost::{self, Evidence, Gate, Payer, Verdict};
 use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
@@ -33,6 +34,7 @@ const KERNEL_PARAMS: &[ParamDecl] = &[
         default: "1000",
         doc: "counters are halved every this many ms (0: never). Assumption: the seeds give no period; at 50 ms the counts of these kernels' pages never reach the threshold",
     },
+    cost::COST_AWARE,
 ];
 
 pub(super) const INFO: DynamicInfo = DynamicInfo {
@@ -49,6 +51,10 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
 
 /// The IRIX kernel engine: hardware counters raise an interrupt when a remote node's count
 /// exceeds the home node's by the threshold; the handler applies its filters and migrates.
+///
+/// With `cost_aware=on` the handler also asks the [`Gate`]: a page's window is the time since
+/// its previous interrupt (its counters are reset at each), at most two aging periods, and it
+/// is stable when its previous interrupt came from the same node.
 struct Kernel {
     threshold: u16,
     page_interval: Ps,
@@ -56,10 +62,13 @@ struct Kernel {
     aging: Option<Ps>,
     last_migration: std::collections::HashMap<u32, Ps>,
     last_any: Option<Ps>,
+    gate: Gate,
+    /// Time of each page's previous interrupt (cost-aware only).
+    last_interrupt: std::collections::HashMap<u32, Ps>,
 }
 
 impl Kernel {
-    fn new(r: &Resolved, m: &Machine, _threads: usize) -> Self {
+    fn new(r: &Resolved, m: &Machine, threads: usize) -> Self {
         let max = ((1u32 << m.raw.counter_bits.clamp(1, 16)) - 1) as f64;
         let rate = r.float("max_rate");
         let aging = r.float("aging_ms");
@@ -70,6 +79,8 @@ impl Kernel {
             aging: (aging > 0.0).then(|| (aging * 1e9) as Ps),
             last_migration: std::collections::HashMap::new(),
             last_any: None,
+            gate: Gate::new(r, threads, Payer::Accessor),
+            last_interrupt: std::collections::HashMap::new(),
         }
     }
 }
@@ -95,6 +106,18 @@ impl DynamicPolicy for Kernel {
                 return None;
             }
         }
+        if self.gate.on() {
+            let since = self.last_interrupt.insert(page.0, view.now).unwrap_or(view.started);
+            let mut window = view.now.saturating_sub(since).max(1);
+            if let Some(aging) = self.aging {
+                window = window.min(aging.saturating_mul(2));
+            }
+            let home = NodeId(view.homes[page.0 as usize]);
+            let ev = Evidence { counts: view.counters.row(page), scale: 1.0, window };
+            if self.gate.judge(view, page, home, node, ev, 0) != Verdict::Move {
+                return None;
+            }
+        }
         self.last_migration.insert(page.0, view.now);
         self.last_any = Some(view.now);
         Some(Action::Migrate { page, to: node, reason: "counter interrupt" })
@@ -106,6 +129,10 @@ impl DynamicPolicy for Kernel {
 
     fn on_timer(&mut self, _view: &View<'_>) -> Timer {
         Timer { age: true, ..Timer::default() }
+    }
+
+    fn refusals(&self) -> cost::Refusals {
+        self.gate.refused
     }
 }
 

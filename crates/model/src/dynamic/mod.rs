@@ -26,7 +26,9 @@ use crate::topology::Machine;
 use crate::units::{NodeId, PageNo, Ps};
 use crate::Region;
 
+mod adaptive;
 mod autonuma;
+pub mod cost;
 mod kernel;
 mod recrep;
 mod sampled;
@@ -85,8 +87,13 @@ pub struct View<'a> {
     /// Free pages per node.
     pub free: &'a [u64],
     pub regions: &'a [Region],
-    /// Simulated time now.
+    /// Time now (simulated, or since the runtime started).
     pub now: Ps,
+    /// When the timed run started (after initialisation), on the same clock as `now`.
+    pub started: Ps,
+    /// Each node's memory-controller queueing delay now, ps, where the driver measures it
+    /// (empty otherwise).
+    pub queue: &'a [f64],
 }
 
 /// Decides when pages move.
@@ -208,6 +215,12 @@ pub trait DynamicPolicy: Send {
     fn first_invocation_migrations(&self) -> Option<u64> {
         None
     }
+
+    /// Moves the policy's cost-aware gate refused ([`cost::Gate`]); zero when it has none or
+    /// it is off.
+    fn refusals(&self) -> cost::Refusals {
+        cost::Refusals::default()
+    }
 }
 
 /// What a dynamic policy observes of the accesses: the simulator picks the hot loop that
@@ -314,7 +327,7 @@ pub type DynamicInfo = Info<Build, DynamicCaps>;
 pub const REGISTRY: Registry<Build, DynamicCaps> = Registry { kind: "dynamic policy", groups: &[POLICIES] };
 
 /// In listing order (`numaplace policies`, the unknown-name error).
-const POLICIES: &[DynamicInfo] = &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO];
+const POLICIES: &[DynamicInfo] = &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO];
 
 
 /// Builds the policy named by `spec` for `machine` and a run of `threads` threads.
@@ -398,6 +411,8 @@ pub(crate) mod fixture {
                 free: &self.free,
                 regions: &self.regions,
                 now: self.now,
+                started: 0,
+                queue: &[],
             }
         }
     }

@@ -3,6 +3,7 @@
 //! before the phase and back after it. Reuses `upmlib` for the optional data distribution
 //! after iteration 1.
 
+use super::cost;
 use super::upmlib::{Upmlib, UPMLIB_PARAMS};
 use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, View, SIM_ONLY};
 use crate::spec::{ParamDecl, ParamKind, Resolved, Spec};
@@ -23,6 +24,7 @@ const RECREP_PARAMS: &[ParamDecl] = &[
         default: "on",
         doc: "also run upmlib's migrate_memory once, at the end of iteration 1 (data distribution), as seed 000 Figure 3 does",
     },
+    cost::COST_AWARE,
 ];
 
 pub(super) const INFO: DynamicInfo = DynamicInfo {
@@ -34,7 +36,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         drivers: SIM_ONLY,
         why_not: "on real processes record-replay is driven by the program's numaplace_record/numaplace_replay calls (upmlib_record, upmlib_replay), not chosen as the run's policy",
     },
-    build: |r, _, _| Ok(Box::new(RecRep::new(r))),
+    build: |r, _, threads| Ok(Box::new(RecRep::new(r, threads))),
 };
 
 /// Record–replay (seed 000 §3.3): in iteration 2 the counters of every page are recorded
@@ -43,6 +45,12 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
 /// node's) are eligible; the `n` with the highest ratio move to their busiest node before the
 /// phase in every later iteration, and back to their original node after it. Both moves are
 /// on the critical path.
+///
+/// With `cost_aware=on` a page is planned only if the phase's recorded accesses would save
+/// more on each occurrence than its two moves (replay and undo) cost; the distribution after
+/// iteration 1 is cost-aware too (and, needing two looks to judge stability, decides at the
+/// end of iteration 2). One recording gives no history, so no stability test: the
+/// recorded phase is taken as every later occurrence's, the premise of seed 000 §3.3.
 struct RecRep {
     phase: String,
     ratio: f64,
@@ -51,6 +59,10 @@ struct RecRep {
     snapshot: Vec<u16>,
     /// The phase's accumulated counts per page and node (iteration 2).
     isolated: Vec<u32>,
+    /// When the phase's current epoch started in iteration 2, and the phase's accumulated
+    /// time there (the window its counts cover, for the cost model).
+    phase_started: crate::units::Ps,
+    phase_time: crate::units::Ps,
     /// (page, target) to replay, decided at the end of iteration 2.
     plan: Vec<(PageNo, NodeId)>,
     /// (page, original node) moved by the current replay, to undo.
@@ -61,18 +73,29 @@ struct RecRep {
     phases_seen: Vec<String>,
     /// UPMlib's data distribution, run once at the end of iteration 1 (Figure 3).
     distribute: Option<Upmlib>,
+    cost_aware: bool,
+    sharing_cpus: usize,
+    refused: cost::Refusals,
 }
 
 impl RecRep {
-    fn new(r: &Resolved) -> Self {
-        let upmlib = Spec::parse("upmlib").and_then(|s| s.resolve("dynamic policy", UPMLIB_PARAMS)).expect("upmlib's defaults resolve");
+    fn new(r: &Resolved, threads: usize) -> Self {
+        let cost_aware = r.choice("cost_aware");
+        let upmlib = Spec::parse(&format!("upmlib:cost_aware={cost_aware}"))
+            .and_then(|s| s.resolve("dynamic policy", UPMLIB_PARAMS))
+            .expect("upmlib's defaults resolve");
         RecRep {
-            distribute: (r.choice("distribute") == "on").then(|| Upmlib::new(&upmlib)),
+            distribute: (r.choice("distribute") == "on").then(|| Upmlib::new(&upmlib, threads)),
+            cost_aware: cost_aware == "on",
+            sharing_cpus: threads.max(1),
+            refused: cost::Refusals::default(),
             phase: r.text("phase").to_string(),
             ratio: r.float("threshold"),
             n: r.uint("n") as usize,
             snapshot: Vec::new(),
             isolated: Vec::new(),
+            phase_started: 0,
+            phase_time: 0,
             plan: Vec::new(),
             undo: Vec::new(),
             recorded: false,
@@ -120,6 +143,7 @@ impl DynamicPolicy for RecRep {
         }
         if iteration == 2 {
             self.snapshot = Self::all_counts(view);
+            self.phase_started = view.now;
             return Vec::new();
         }
         if iteration < 3 {
@@ -142,6 +166,7 @@ impl DynamicPolicy for RecRep {
             return Vec::new();
         }
         if iteration == 2 && !self.snapshot.is_empty() {
+            self.phase_time = self.phase_time.saturating_add(view.now.saturating_sub(self.phase_started));
             let now = Self::all_counts(view);
             if self.isolated.is_empty() {
                 self.isolated = vec![0; now.len()];
@@ -164,6 +189,12 @@ impl DynamicPolicy for RecRep {
         if iteration != 2 || self.recorded {
             return Vec::new();
         }
+        // A cost-aware distribution judges a page's stability from two looks: it looked at
+        // the end of iteration 1 and decides now.
+        let distributed = match self.distribute.as_mut() {
+            Some(u) if self.cost_aware => u.on_iteration_end(view, 2),
+            _ => Vec::new(),
+        };
         self.recorded = true;
         let nodes = view.machine.nodes();
         let mut eligible: Vec<(f64, u32, PageNo, NodeId)> = Vec::new();
@@ -185,6 +216,14 @@ impl DynamicPolicy for RecRep {
             // a_local = 0 as 1 would make a driver with sparse counts, such as the runtime's
             // hinting-fault samples, never select a page seen once or twice remotely.)
             let ratio = if row[home] == 0 { f64::INFINITY } else { r_max as f64 / row[home] as f64 };
+            if ratio > self.ratio && self.cost_aware {
+                let saved = cost::saving(view, NodeId(home as u8), NodeId(best as u8), row.iter().map(|&c| c as f64), 1.0, self.phase_time.max(1));
+                // Replay and undo stop every thread; the saving is spread over them.
+                if saved / self.sharing_cpus as f64 <= 2.0 * cost::cost(view, self.sharing_cpus) as f64 {
+                    self.refused.costly += 1;
+                    continue;
+                }
+            }
             if ratio > self.ratio {
                 eligible.push((ratio, r_max, PageNo(page as u32), NodeId(best as u8)));
             }
@@ -194,7 +233,12 @@ impl DynamicPolicy for RecRep {
         self.plan = eligible.into_iter().take(self.n).map(|(_, _, p, to)| (p, to)).collect();
         self.isolated = Vec::new();
         self.snapshot = Vec::new();
-        Vec::new()
+        distributed
+    }
+
+    fn refusals(&self) -> cost::Refusals {
+        let d = self.distribute.as_ref().map(|u| u.refusals()).unwrap_or_default();
+        cost::Refusals { unstable: self.refused.unstable + d.unstable, costly: self.refused.costly + d.costly }
     }
 }
 

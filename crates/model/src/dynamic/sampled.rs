@@ -3,9 +3,10 @@
 //! every period a migration thread moves pages to the node with the most samples and freezes
 //! pages that keep moving.
 
+use super::cost::{self, Evidence, Gate, Payer, Verdict};
 use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, View, BOTH};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
-use crate::units::{PageNo, Ps};
+use crate::units::{NodeId, PageNo, Ps};
 
 const SAMPLED_PARAMS: &[ParamDecl] = &[
     ParamDecl {
@@ -34,6 +35,7 @@ const SAMPLED_PARAMS: &[ParamDecl] = &[
         doc: "with period_ms=auto: samples per placed page that end an interval (seed 003's 5 s intervals held 0.4 to 8.7 per page, median 1.8: Tables 4 and 6 with the NPB class B/C footprints, docs/timing.md)",
     },
     ParamDecl { name: "freeze", kind: ParamKind::COUNT, default: "3", doc: "freeze a page that migrated in each of the last this many intervals (seed 003 §3)" },
+    cost::COST_AWARE,
 ];
 
 pub(super) const INFO: DynamicInfo = DynamicInfo {
@@ -41,7 +43,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     doc: "profile-driven migration from sampled transactions, every period, with freezing (seed 003 §3)",
     params: SAMPLED_PARAMS,
     caps: DynamicCaps { observes: Observes::Samples, drivers: BOTH, why_not: "" },
-    build: |r, _, _| Ok(Box::new(Sampled::new(r))),
+    build: |r, _, threads| Ok(Box::new(Sampled::new(r, threads))),
 };
 
 /// With `period_ms=auto`, how often the migration thread looks at the sample count (it runs
@@ -58,6 +60,10 @@ const SAMPLED_CHECK_PS: Ps = 10_000_000_000;
 /// fixed T cannot carry over; what does carry over is what a period holds. With
 /// `period_ms=auto` an interval ends once the samples taken in it reach `samples_per_page` per
 /// placed page (checked every 10 ms of simulated time); a number fixes T instead.
+///
+/// With `cost_aware=on` each move must also pass the [`Gate`]: the window is the interval just
+/// ended, and a sample stands for `interval` transactions (in max-rate mode for one: the rate
+/// hides how many it stands for, so the benefit is a lower bound there).
 struct Sampled {
     sampling: Sampling,
     /// `None`: adaptive (`period_ms=auto`).
@@ -68,10 +74,13 @@ struct Sampled {
     /// Per page that has migrated: the consecutive intervals (ending at `tick`) it moved in.
     streak: std::collections::HashMap<u32, (u32, u32)>,
     frozen: std::collections::HashSet<u32>,
+    gate: Gate,
+    /// When the previous interval ended.
+    last: Option<Ps>,
 }
 
 impl Sampled {
-    fn new(r: &Resolved) -> Self {
+    fn new(r: &Resolved, threads: usize) -> Self {
         Sampled {
             sampling: match r.choice("mode") {
                 "max-rate" => Sampling::MaxRate(r.float("max_rate")),
@@ -83,6 +92,8 @@ impl Sampled {
             tick: 0,
             streak: std::collections::HashMap::new(),
             frozen: std::collections::HashSet::new(),
+            gate: Gate::new(r, threads, Payer::EveryThread),
+            last: None,
         }
     }
 }
@@ -107,6 +118,12 @@ impl DynamicPolicy for Sampled {
             }
         }
         self.tick += 1;
+        let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
+        self.last = Some(view.now);
+        let scale = match self.sampling {
+            Sampling::Interval(n) => n as f64,
+            Sampling::MaxRate(_) => 1.0,
+        };
         let mut actions = Vec::new();
         for (page, &home) in view.homes.iter().enumerate() {
             if home as usize >= nodes || self.frozen.contains(&(page as u32)) {
@@ -114,7 +131,15 @@ impl DynamicPolicy for Sampled {
             }
             let p = PageNo(page as u32);
             let (best, count) = view.counters.busiest(p);
-            if count == 0 || best.0 == home || count <= view.counters.get(p.0, home as usize) {
+            if count == 0 {
+                continue;
+            }
+            if best.0 == home || count <= view.counters.get(p.0, home as usize) {
+                self.gate.note(p, best);
+                continue;
+            }
+            let ev = Evidence { counts: view.counters.row(p), scale, window };
+            if self.gate.judge(view, p, NodeId(home), best, ev, 0) != Verdict::Move {
                 continue;
             }
             let run = match self.streak.get(&p.0) {
@@ -132,6 +157,10 @@ impl DynamicPolicy for Sampled {
 
     fn frozen_pages(&self) -> u64 {
         self.frozen.len() as u64
+    }
+
+    fn refusals(&self) -> cost::Refusals {
+        self.gate.refused
     }
 }
 

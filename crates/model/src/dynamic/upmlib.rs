@@ -3,9 +3,10 @@
 //! their busiest node by a competitive criterion, freezes pages that bounce, and deactivates
 //! itself once an invocation moves nothing.
 
+use super::cost::{self, Evidence, Gate, Payer, Verdict};
 use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, View, BOTH};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
-use crate::units::PageNo;
+use crate::units::{NodeId, PageNo, Ps};
 use crate::Region;
 
 pub(super) const UPMLIB_PARAMS: &[ParamDecl] = &[
@@ -21,6 +22,7 @@ pub(super) const UPMLIB_PARAMS: &[ParamDecl] = &[
         default: "all",
         doc: "hot regions to monitor: all, or region names joined by '+', e.g. u+rhs+forcing (seed 000 Figure 2)",
     },
+    cost::COST_AWARE,
 ];
 
 pub(super) const INFO: DynamicInfo = DynamicInfo {
@@ -28,13 +30,17 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     doc: "UPMlib iterative migration at iteration ends until nothing moves; freezes bouncing pages (seed 000 §3.2)",
     params: UPMLIB_PARAMS,
     caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "" },
-    build: |r, _, _| Ok(Box::new(Upmlib::new(r))),
+    build: |r, _, threads| Ok(Box::new(Upmlib::new(r, threads))),
 };
 
 /// UPMlib: after iteration 1, and after each later iteration while the previous invocation
 /// moved something, move each page to the node that accessed it most when that node's count
 /// beats the home node's by the threshold ratio. A page that moves back to the node it came
 /// from in consecutive invocations is frozen. Counters are read and reset at each invocation.
+///
+/// With `cost_aware=on` each move must also pass the [`Gate`] (the window is the iteration
+/// just ended), and an invocation whose moves the gate held back does not count as one that
+/// moved nothing: the pages it refused may be stable by the next iteration.
 pub(super) struct Upmlib {
     ratio: f64,
     /// Names of the hot regions, or `None` for all.
@@ -45,10 +51,13 @@ pub(super) struct Upmlib {
     /// Last move of each page: (invocation, from, to).
     moved: std::collections::HashMap<u32, (u32, u8, u8)>,
     frozen: std::collections::HashSet<u32>,
+    gate: Gate,
+    /// When the previous invocation ran (the start of the window its counters cover).
+    last: Option<Ps>,
 }
 
 impl Upmlib {
-    pub(super) fn new(r: &Resolved) -> Self {
+    pub(super) fn new(r: &Resolved, threads: usize) -> Self {
         let regions = r.text("regions");
         Upmlib {
             ratio: r.float("threshold"),
@@ -58,6 +67,8 @@ impl Upmlib {
             first: None,
             moved: std::collections::HashMap::new(),
             frozen: std::collections::HashSet::new(),
+            gate: Gate::new(r, threads, Payer::EveryThread),
+            last: None,
         }
     }
 }
@@ -83,6 +94,9 @@ impl DynamicPolicy for Upmlib {
         }
         self.invocations += 1;
         let inv = self.invocations;
+        let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
+        self.last = Some(view.now);
+        let held = self.gate.refused;
         let mut out = Vec::new();
         let hot: Vec<&Region> = match &self.regions {
             Some(names) => view.regions.iter().filter(|r| names.contains(&r.name)).collect(),
@@ -97,7 +111,11 @@ impl DynamicPolicy for Upmlib {
             let p = PageNo(page as u32);
             let (best, count) = view.counters.busiest(p);
             let local = view.counters.get(p.0, home as usize);
-            if best.0 == home || count == 0 || (count as f64) <= self.ratio * local as f64 {
+            if count == 0 {
+                continue;
+            }
+            if best.0 == home || (count as f64) <= self.ratio * local as f64 {
+                self.gate.note(p, best);
                 continue;
             }
             // Ping-pong: the page moves back to where it came from one invocation later.
@@ -107,13 +125,17 @@ impl DynamicPolicy for Upmlib {
                     continue;
                 }
             }
+            let ev = Evidence { counts: view.counters.row(p), scale: 1.0, window };
+            if self.gate.judge(view, p, NodeId(home), best, ev, 0) != Verdict::Move {
+                continue;
+            }
             self.moved.insert(p.0, (inv, home, best.0));
             out.push(Action::Migrate { page: p, to: best, reason: "competitive criterion" });
         }
         if self.first.is_none() {
             self.first = Some(out.len() as u64);
         }
-        if out.is_empty() {
+        if out.is_empty() && self.gate.refused == held {
             self.active = false; // self-deactivation (seed 000 §3.2)
         }
         out
@@ -133,6 +155,10 @@ impl DynamicPolicy for Upmlib {
 
     fn first_invocation_migrations(&self) -> Option<u64> {
         self.first
+    }
+
+    fn refusals(&self) -> cost::Refusals {
+        self.gate.refused
     }
 }
 

@@ -3,6 +3,7 @@
 //! accesses; replicas are kept coherent line by line by the driver and collapsed when other
 //! nodes' writes invalidate too much of them.
 
+use super::cost::{self, Evidence, Gate, Payer, Verdict};
 use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
@@ -34,6 +35,7 @@ const WILDFIRE_PARAMS: &[ParamDecl] = &[
         default: "4",
         doc: "a page migrated within this many intervals is replicated rather than moved again",
     },
+    cost::COST_AWARE,
 ];
 
 pub(super) const INFO: DynamicInfo = DynamicInfo {
@@ -45,7 +47,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         drivers: SIM_ONLY,
         why_not: "it replicates pages and counts remote accesses per page in hardware, which Linux does not offer user space",
     },
-    build: |r, _, _| Ok(Box::new(Wildfire::new(r))),
+    build: |r, _, threads| Ok(Box::new(Wildfire::new(r, threads))),
 };
 
 /// Sun Wildfire's migration and replication (seed 001 §2). Every period the daemon reads the
@@ -61,6 +63,9 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
 /// collapsed back to one copy and never replicated again (without that it would be replicated
 /// and collapsed over and over).
 /// Counters restart every interval.
+///
+/// With `cost_aware=on` each migration or replication must also pass the [`Gate`] (the window
+/// is the interval; a replica's benefit counts only its own node's accesses).
 struct Wildfire {
     migration: bool,
     replication: bool,
@@ -71,10 +76,12 @@ struct Wildfire {
     tick: u32,
     migrated: std::collections::HashMap<u32, u32>,
     collapsed: std::collections::HashMap<u32, u32>,
+    gate: Gate,
+    last: Option<Ps>,
 }
 
 impl Wildfire {
-    fn new(r: &Resolved) -> Self {
+    fn new(r: &Resolved, threads: usize) -> Self {
         Wildfire {
             migration: r.choice("migration") == "on",
             replication: r.choice("replication") == "on",
@@ -85,6 +92,8 @@ impl Wildfire {
             tick: 0,
             migrated: std::collections::HashMap::new(),
             collapsed: std::collections::HashMap::new(),
+            gate: Gate::new(r, threads, Payer::EveryThread),
+            last: None,
         }
     }
 }
@@ -104,8 +113,11 @@ impl DynamicPolicy for Wildfire {
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
         self.tick += 1;
+        let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
+        self.last = Some(view.now);
         let nodes = view.machine.nodes();
         let mut actions = Vec::new();
+        let mut only = vec![0u16; nodes];
         for (page, &home) in view.homes.iter().enumerate() {
             let home = home as usize;
             if home >= nodes {
@@ -131,6 +143,9 @@ impl DynamicPolicy for Wildfire {
                 .filter(|&(n, _)| n != home && replicas & (1 << n) == 0)
                 .fold((0usize, 0u16), |acc, (n, &v)| if v > acc.1 { (n, v) } else { acc });
             if count <= self.threshold {
+                if count > 0 {
+                    self.gate.note(p, NodeId(best as u8));
+                }
                 continue;
             }
             let recently = self.migrated.get(&p.0).is_some_and(|&t| t + self.recent >= self.tick);
@@ -138,14 +153,29 @@ impl DynamicPolicy for Wildfire {
             if replicate && self.collapsed.contains_key(&p.0) {
                 continue;
             }
+            let to = NodeId(best as u8);
             if replicate {
-                actions.push(Action::Replicate { page: p, node: NodeId(best as u8), reason: "remote reads past the threshold" });
+                only[best] = count;
+                let ev = Evidence { counts: &only, scale: 1.0, window };
+                let verdict = self.gate.judge(view, p, NodeId(home as u8), to, ev, 0);
+                only[best] = 0;
+                if verdict != Verdict::Move {
+                    continue;
+                }
+                actions.push(Action::Replicate { page: p, node: to, reason: "remote reads past the threshold" });
             } else if self.migration && count > row[home] {
+                if self.gate.judge(view, p, NodeId(home as u8), to, Evidence { counts: row, scale: 1.0, window }, 0) != Verdict::Move {
+                    continue;
+                }
                 self.migrated.insert(p.0, self.tick);
                 actions.push(Action::Migrate { page: p, to: NodeId(best as u8), reason: "remote accesses past the threshold" });
             }
         }
         Timer { reset: true, actions, ..Timer::default() }
+    }
+
+    fn refusals(&self) -> cost::Refusals {
+        self.gate.refused
     }
 }
 

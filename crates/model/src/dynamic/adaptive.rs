@@ -1,0 +1,238 @@
+//! `adaptive`: numaplace's policy for a user who knows nothing about the program. It migrates
+//! from per-page counters like UPMlib, but every move passes the cost-aware [`Gate`] (on by
+//! default), and it sets its own pace and threshold instead of asking for them:
+//!
+//! * **Windows.** It decides at iteration ends when the program has them (the simulator's
+//!   iterations, `numaplace_migrate()` under the runtime), and otherwise every `period`.
+//!   Once an iteration end has been seen, timer ticks let the iterations rule.
+//! * **Period.** In timer mode the period doubles (up to `max_period_ms`) after a window that
+//!   moved nothing, and halves (down to `min_period_ms`) after one that moved at least 1 % of
+//!   the pages it saw accessed, as Linux's NUMA balancing lengthens its scan period while
+//!   placement holds (`update_task_scan_period`, kernel/sched/fair.c).
+//! * **Threshold.** A page is a candidate when its busiest node's count exceeds the home
+//!   node's times a competitive ratio that starts at UPMlib's 2. When a window sees a moved
+//!   page asked back to where it came from (a bounce: page-level false sharing or a phase
+//!   change), the ratio doubles (at most 16), and a page that bounces twice is frozen; a
+//!   window with moves and no bounce halves it again (at least 2).
+//!
+//! Every choice here is numaplace's, not a seed's; docs/timing.md ("Cost-aware decisions")
+//! gives the reasoning.
+
+use super::cost::{self, Evidence, Gate, Payer, Verdict};
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, BOTH};
+use crate::spec::{ParamDecl, ParamKind, Resolved};
+use crate::units::{NodeId, PageNo, Ps};
+use std::collections::{HashMap, HashSet};
+
+const ADAPTIVE_PARAMS: &[ParamDecl] = &[
+    ParamDecl {
+        name: "min_period_ms",
+        kind: ParamKind::Float { min: 0.001, max: 1e7 },
+        default: "1",
+        doc: "shortest window in timer mode (choice: a few times a page migration's cost on every preset)",
+    },
+    ParamDecl {
+        name: "max_period_ms",
+        kind: ParamKind::Float { min: 0.001, max: 1e7 },
+        default: "1000",
+        doc: "longest window in timer mode (choice: Linux's shortest NUMA scan period, numa_balancing_scan_period_min_ms)",
+    },
+    cost::param("on"),
+];
+
+pub(super) const INFO: DynamicInfo = DynamicInfo {
+    name: "adaptive",
+    doc: "cost-aware migration that sets its own period and threshold: decides at iteration ends or on an adaptive timer, backs off pages that bounce (numaplace's own)",
+    params: ADAPTIVE_PARAMS,
+    caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "" },
+    build: |r, _, threads| Ok(Box::new(Adaptive::new(r, threads))),
+};
+
+/// The competitive ratio it starts from, and the least it lowers it to: UPMlib's (seed 000
+/// §3.2, `upmlib`'s `threshold` default).
+const START_RATIO: f64 = 2.0;
+
+/// The largest competitive ratio the bounces may raise the threshold to.
+const MAX_RATIO: f64 = 16.0;
+
+/// A window that moves at least this share of the pages it saw accessed halves the period.
+const BUSY_SHARE: f64 = 0.01;
+
+struct Adaptive {
+    min: Ps,
+    max: Ps,
+    period: Ps,
+    ratio: f64,
+    gate: Gate,
+    /// When the previous decision was taken (the start of the current window).
+    last: Option<Ps>,
+    /// Whether the program has shown an iteration end.
+    iterations: bool,
+    /// Last move of each page: (from, to).
+    moved: HashMap<u32, (u8, u8)>,
+    bounced: HashSet<u32>,
+    frozen: HashSet<u32>,
+}
+
+impl Adaptive {
+    fn new(r: &Resolved, threads: usize) -> Self {
+        let min = ((r.float("min_period_ms") * 1e9) as Ps).max(1);
+        let max = ((r.float("max_period_ms") * 1e9) as Ps).max(min);
+        Adaptive {
+            min,
+            max,
+            period: min,
+            ratio: START_RATIO,
+            gate: Gate::new(r, threads, Payer::EveryThread),
+            last: None,
+            iterations: false,
+            moved: HashMap::new(),
+            bounced: HashSet::new(),
+            frozen: HashSet::new(),
+        }
+    }
+
+    /// One window's decisions; returns the actions and how many pages it saw accessed.
+    fn decide(&mut self, view: &View<'_>) -> (Vec<Action>, usize) {
+        let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
+        self.last = Some(view.now);
+        let nodes = view.machine.nodes();
+        let (mut seen, mut bounces) = (0usize, 0u32);
+        let mut out = Vec::new();
+        for (page, &home) in view.homes.iter().enumerate() {
+            if home as usize >= nodes || self.frozen.contains(&(page as u32)) {
+                continue;
+            }
+            let p = PageNo(page as u32);
+            let (best, count) = view.counters.busiest(p);
+            if count == 0 {
+                continue;
+            }
+            seen += 1;
+            let local = view.counters.get(p.0, home as usize);
+            if best.0 == home || count as f64 <= self.ratio * local as f64 {
+                self.gate.note(p, best);
+                continue;
+            }
+            if let Some(&(from, to)) = self.moved.get(&p.0) {
+                if from == best.0 && to == home {
+                    bounces += 1;
+                    if !self.bounced.insert(p.0) {
+                        self.frozen.insert(p.0);
+                        continue;
+                    }
+                }
+            }
+            let ev = Evidence { counts: view.counters.row(p), scale: 1.0, window };
+            if self.gate.judge(view, p, NodeId(home), best, ev, 0) != Verdict::Move {
+                continue;
+            }
+            self.moved.insert(p.0, (home, best.0));
+            out.push(Action::Migrate { page: p, to: best, reason: "adaptive: expected benefit exceeds cost" });
+        }
+        if bounces > 0 {
+            self.ratio = (self.ratio * 2.0).min(MAX_RATIO);
+        } else if !out.is_empty() {
+            self.ratio = (self.ratio / 2.0).max(START_RATIO);
+        }
+        (out, seen)
+    }
+}
+
+impl DynamicPolicy for Adaptive {
+    fn decides_at_iteration_end(&self) -> bool {
+        true
+    }
+
+    fn reset_after_iteration(&self) -> bool {
+        true
+    }
+
+    fn on_iteration_end(&mut self, view: &View<'_>, _iteration: u32) -> Vec<Action> {
+        self.iterations = true;
+        self.decide(view).0
+    }
+
+    fn timer_period(&self) -> Option<Ps> {
+        Some(self.min)
+    }
+
+    fn on_timer(&mut self, view: &View<'_>) -> Timer {
+        if self.iterations {
+            // The program's iterations are the windows; let the tick pass, slowly.
+            return Timer { next_period: Some(self.max), ..Timer::default() };
+        }
+        let (actions, seen) = self.decide(view);
+        self.period = if actions.is_empty() {
+            self.period.saturating_mul(2).min(self.max)
+        } else if actions.len() as f64 >= BUSY_SHARE * seen as f64 {
+            (self.period / 2).max(self.min)
+        } else {
+            self.period
+        };
+        Timer { reset: true, actions, next_period: Some(self.period), ..Timer::default() }
+    }
+
+    fn frozen_pages(&self) -> u64 {
+        self.frozen.len() as u64
+    }
+
+    fn refusals(&self) -> cost::Refusals {
+        self.gate.refused
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::Fixture;
+    use super::*;
+
+    /// Remote accesses to page 0 from node 1, enough that two windows pay for a move.
+    fn busy(f: &mut Fixture) {
+        f.counters.reset_all();
+        f.counters.add(0, 1, 60_000);
+    }
+
+    #[test]
+    fn a_stable_remote_page_moves_at_its_second_window() {
+        let mut f = Fixture::new(1);
+        let mut a = f.policy("adaptive");
+        let w = 10_000_000_000; // 10 ms iterations
+        f.now = w;
+        busy(&mut f);
+        assert_eq!(a.on_iteration_end(&f.view(), 1), Vec::new(), "first sight: no history");
+        f.now = 2 * w;
+        busy(&mut f);
+        assert_eq!(a.on_iteration_end(&f.view(), 2), vec![Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "adaptive: expected benefit exceeds cost" }]);
+        assert_eq!(a.refusals(), cost::Refusals { unstable: 1, costly: 0 });
+    }
+
+    #[test]
+    fn a_page_whose_accessor_changes_every_window_never_moves() {
+        let mut f = Fixture::new(1);
+        f.homes = vec![1];
+        let mut a = f.policy("adaptive");
+        for k in 1..40u64 {
+            f.now = k * 10_000_000_000;
+            f.counters.reset_all();
+            // Busiest alternately node 1 (home: no move wanted) and node 0.
+            let node = (k % 2) as usize;
+            f.counters.add(0, node, 60_000);
+            assert_eq!(a.on_iteration_end(&f.view(), k as u32), Vec::new(), "window {k}");
+        }
+    }
+
+    #[test]
+    fn the_timer_backs_off_while_nothing_moves_and_yields_to_iterations() {
+        let mut f = Fixture::new(1);
+        let mut a = f.policy("adaptive");
+        let min = a.timer_period().unwrap();
+        f.now = min;
+        let t = a.on_timer(&f.view());
+        assert!(t.actions.is_empty() && t.reset);
+        assert_eq!(t.next_period, Some(2 * min));
+        a.on_iteration_end(&f.view(), 1);
+        let t = a.on_timer(&f.view());
+        assert!(!t.reset && t.actions.is_empty(), "iterations rule once seen");
+    }
+}

@@ -1,0 +1,380 @@
+//! Cost-aware decisions: a move is made only when what it is expected to save over the rest of
+//! the run exceeds what it costs now. None of the seeds' engines, nor Linux's, weighs this;
+//! every policy that migrates or replicates offers it (`cost_aware=on`, default `off` so that
+//! each seed's policy keeps its seed's behaviour, harm included) and `adaptive` runs with it.
+//!
+//! The [`Gate`] judges one proposed move of one page from what the policy already has:
+//!
+//! * **Stability.** The page's target must be the node the gate saw last time it looked at the
+//!   page (the busiest node of the previous observation window, or the node of the previous
+//!   interrupt or fault). A page whose accessors change from one window to the next (a bucket
+//!   sort's buckets, a page falsely shared by threads on two nodes) is never "stable", so it
+//!   is never worth moving: what the last window measured says nothing of the next.
+//! * **Benefit.** Over one observation window of length `w`, the page's counts `c[n]` (each
+//!   standing for `scale` transactions) would each have saved `lat(n, home) + W[home] −
+//!   lat(n, to) − W[to]`, divided by the machine's memory-level parallelism (overlapped
+//!   misses save less), where `lat` is the machine's unloaded latency and `W` the memory
+//!   controllers' current queueing delay where the driver measures it (the simulator does;
+//!   the runtime gives none, so there the benefit counts latency only). Accesses that the move
+//!   makes farther count negatively.
+//! * **Horizon.** The remaining run is unknown to every driver, so it is estimated as long
+//!   again as the run has lasted (`now − started`): the doubling estimate of online
+//!   algorithms, which never expects more than has been seen. A page's own history caps it:
+//!   the gate counts, per page, the windows it looked at the page and how often the target
+//!   changed between them, and expects the target to hold for `(looked + 1) / (changes + 1)`
+//!   windows more (the mean tenure of a target so far). A page that lands on the same target
+//!   twice by chance among many changes (a random key's bucket), or whose accessor drifts
+//!   (Gaussian elimination's shrinking rows), is not worth a move it would soon undo. The
+//!   expected benefit is the window's saving times the lesser of the two horizons.
+//! * **Who pays.** A move made at a barrier or a timer tick stops every thread (the drivers'
+//!   contract for those hooks), so its cost is on the run's critical path in full while the
+//!   saving is spread over the threads: the wall-clock saving is the benefit divided by the
+//!   run's threads. A move made in a counter interrupt or a hinting fault is paid by the
+//!   accessing thread alone, which is also the one that saves: no division.
+//! * **Cost.** The machine's cost of migrating one page (`migration_cost_ps`: fixed work, the
+//!   copy, and a TLB shootdown on every CPU of the run), plus what the policy says the move
+//!   adds (a record–replay undo).
+//!
+//! The move goes ahead when the expected benefit exceeds the cost. The gate counts what it
+//! refused, by reason, for the run's result.
+
+use super::View;
+use crate::spec::{ParamDecl, ParamKind, Resolved};
+use crate::units::{NodeId, PageNo, Ps};
+
+/// The parameter every migrating policy takes; `default` is `off` for the seeds' policies
+/// (their published behaviour) and `on` for `adaptive`.
+pub(super) const fn param(default: &'static str) -> ParamDecl {
+    ParamDecl {
+        name: "cost_aware",
+        kind: ParamKind::Choice(&["on", "off"]),
+        default,
+        doc: "weigh each move's cost (machine [migration]) against the benefit expected over the rest of the run, from the counts it has and their stability across windows (docs/timing.md, \"Cost-aware decisions\")",
+    }
+}
+
+/// The parameter with the seeds' default (`off`).
+pub(super) const COST_AWARE: ParamDecl = param("off");
+
+/// Why the gate refused a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Move,
+    /// The target differs from the one seen in the page's previous window.
+    Unstable,
+    /// Stable, but the expected benefit does not cover the cost.
+    Costly,
+}
+
+/// What one window showed of a page: per-node counts and what a count stands for.
+#[derive(Clone, Copy, Debug)]
+pub struct Evidence<'a> {
+    /// Per-node counts over the window.
+    pub counts: &'a [u16],
+    /// Transactions one count stands for (1 for counters; the sampling interval for samples).
+    pub scale: f64,
+    /// Length of the window the counts cover, ps (at least 1).
+    pub window: Ps,
+}
+
+/// Counts of refused moves, reported in the run's result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Refusals {
+    pub unstable: u64,
+    pub costly: u64,
+}
+
+/// Who waits while a move is made: the hook the policy moves pages from decides it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Payer {
+    /// Every thread (iteration ends, epoch barriers, timer ticks).
+    EveryThread,
+    /// The thread whose access raised the interrupt or fault.
+    Accessor,
+}
+
+/// The cost-aware filter a policy holds; a no-op when off.
+pub struct Gate {
+    on: bool,
+    /// Per page, the node last seen as its target (`u8::MAX`: never seen).
+    seen: Vec<u8>,
+    /// Per page, (looks that had a previous target, of which agreed with it); halved together
+    /// before they overflow.
+    agreement: Vec<(u8, u8)>,
+    /// CPUs that may cache a page's translation: the shootdown part of the cost.
+    sharing_cpus: usize,
+    /// The threads a move's benefit is spread over, against its cost (1 for an accessor).
+    share: f64,
+    pub refused: Refusals,
+}
+
+impl Gate {
+    /// The gate of a policy built with `r` (which declares [`COST_AWARE`] or [`param`]) for a
+    /// run of `threads` threads.
+    pub fn new(r: &Resolved, threads: usize, payer: Payer) -> Self {
+        Gate::with(r.choice("cost_aware") == "on", threads, payer)
+    }
+
+    pub fn with(on: bool, threads: usize, payer: Payer) -> Self {
+        let share = match payer {
+            Payer::EveryThread => threads.max(1) as f64,
+            Payer::Accessor => 1.0,
+        };
+        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, refused: Refusals::default() }
+    }
+
+    pub fn on(&self) -> bool {
+        self.on
+    }
+
+    /// Notes that `page`'s busiest node in the window just read is `best` (the policy looked
+    /// at the page but proposes nothing), so that the page's next proposal can be judged for
+    /// stability. A window without accesses to the page is no evidence: do not call this then.
+    pub fn note(&mut self, page: PageNo, best: NodeId) {
+        if self.on {
+            let i = page.0 as usize;
+            if self.seen.len() <= i {
+                self.seen.resize(i + 1, u8::MAX);
+                self.agreement.resize(i + 1, (0, 0));
+            }
+            let before = std::mem::replace(&mut self.seen[i], best.0);
+            if before != u8::MAX {
+                let a = &mut self.agreement[i];
+                if a.0 == u8::MAX {
+                    *a = (a.0 / 2, a.1 / 2);
+                }
+                *a = (a.0 + 1, a.1 + u8::from(before == best.0));
+            }
+        }
+    }
+
+    /// How many more windows `page`'s target is expected to hold: the mean tenure of its
+    /// targets so far, `(looked + 1) / (changes + 1)`.
+    fn tenure(&self, page: PageNo) -> f64 {
+        let (looked, agreed) = self.agreement.get(page.0 as usize).copied().unwrap_or((0, 0));
+        (looked as f64 + 1.0) / ((looked - agreed) as f64 + 1.0)
+    }
+
+    /// Judges a proposed move of `page` (at home on `home`) to `to`, with `extra` cost beyond
+    /// one page migration; notes `to` as the page's target either way.
+    pub fn judge(&mut self, view: &View<'_>, page: PageNo, home: NodeId, to: NodeId, ev: Evidence<'_>, extra: Ps) -> Verdict {
+        if !self.on {
+            return Verdict::Move;
+        }
+        let i = page.0 as usize;
+        let before = self.seen.get(i).copied().unwrap_or(u8::MAX);
+        self.note(page, to);
+        if before != to.0 {
+            self.refused.unstable += 1;
+            return Verdict::Unstable;
+        }
+        if expected_benefit(view, home, to, ev, self.tenure(page)) / self.share > cost(view, self.sharing_cpus).saturating_add(extra) as f64 {
+            Verdict::Move
+        } else {
+            self.refused.costly += 1;
+            Verdict::Costly
+        }
+    }
+}
+
+/// The cost of migrating one page on the view's machine, ps.
+pub fn cost(view: &View<'_>, sharing_cpus: usize) -> Ps {
+    view.machine.migration_cost_ps(sharing_cpus)
+}
+
+/// What moving a page from `home` to `to` saves over one window of `window` ps whose per-node
+/// counts are `counts` (each standing for `scale` transactions), ps; negative when the move
+/// makes the page farther for its accessors or loads the target's memory controller more than
+/// it relieves the home's.
+///
+/// Where the driver measures queueing (`view.queue`), the move's load is weighed with the
+/// simulator's own M/M/1 model (docs/timing.md): a controller with service time `S` and
+/// delay `W` runs at utilisation `ρ = W / (S + W)` and serves `ρ / S` lines per ps; the page's
+/// `λ` lines per ps leave the home's `ρ` and join the target's, each controller's delay
+/// becomes `S ρ' / (1 − ρ')`, and every other line either serves pays or saves the
+/// difference. A move that would saturate the target (`ρ' ≥ 0.99`) saves nothing. Without
+/// queueing data the saving counts latency only.
+pub fn saving(view: &View<'_>, home: NodeId, to: NodeId, counts: impl IntoIterator<Item = f64>, scale: f64, window: Ps) -> f64 {
+    let m = view.machine;
+    let lines: Vec<f64> = counts.into_iter().map(|c| c * scale).collect();
+    let total: f64 = lines.iter().sum();
+    let window = window.max(1) as f64;
+    // (delay before, delay after, change borne by the controller's other lines per window).
+    let load = |node: NodeId, delta: f64| -> Option<(f64, f64, f64)> {
+        let w = *view.queue.get(node.index())?;
+        let s = *m.service_ps.get(node.index())?;
+        if s <= 0.0 {
+            return None;
+        }
+        let rho = w / (s + w);
+        let after = (rho + delta * s).max(0.0);
+        if after >= 0.99 {
+            return Some((w, f64::INFINITY, f64::INFINITY));
+        }
+        let w2 = s * after / (1.0 - after);
+        let others = (rho / s * window - if delta < 0.0 { total } else { 0.0 }).max(0.0);
+        Some((w, w2, others * (w2 - w)))
+    };
+    let rate = total / window;
+    let (w_home, w_home2, home_others) = load(home, -rate).unwrap_or((0.0, 0.0, 0.0));
+    let (_, w_to2, to_others) = load(to, rate).unwrap_or((0.0, 0.0, 0.0));
+    if !w_to2.is_finite() {
+        return f64::NEG_INFINITY;
+    }
+    let mut saved = 0.0;
+    for (n, &c) in lines.iter().enumerate() {
+        if c == 0.0 {
+            continue;
+        }
+        let from = NodeId(n as u8);
+        let before = m.latency(from, home) as f64 + w_home;
+        let after = m.latency(from, to) as f64 + w_to2;
+        saved += c * (before - after);
+    }
+    let _ = w_home2;
+    // The home's other lines wait less (`home_others` is negative), the target's more.
+    saved -= home_others + to_others;
+    saved / m.raw.mlp.max(1.0)
+}
+
+/// What moving a page from `home` to `to` is expected to save over the rest of the run, ps:
+/// the window's saving times the windows the run is expected still to last (as many again
+/// as have passed), at most `tenure` windows.
+pub fn expected_benefit(view: &View<'_>, home: NodeId, to: NodeId, ev: Evidence<'_>, tenure: f64) -> f64 {
+    let saved = saving(view, home, to, ev.counts.iter().map(|&c| c as f64), ev.scale, ev.window);
+    let elapsed = view.now.saturating_sub(view.started) as f64;
+    saved * (elapsed / ev.window.max(1) as f64).min(tenure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::Fixture;
+    use super::*;
+
+    fn ev(counts: &[u16], window: Ps) -> Evidence<'_> {
+        Evidence { counts, scale: 1.0, window }
+    }
+
+    #[test]
+    fn off_lets_everything_through() {
+        let f = Fixture::new(2);
+        let mut g = Gate::with(false, 2, Payer::Accessor);
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&[0, 1], 1), 0), Verdict::Move);
+        assert_eq!(g.refused, Refusals::default());
+    }
+
+    #[test]
+    fn a_stable_page_moves_once_its_expected_benefit_covers_the_cost() {
+        let mut f = Fixture::new(2);
+        let mut g = Gate::with(true, 2, Payer::Accessor);
+        let c = cost(&f.view(), 2) as f64;
+        let gap = (f.machine.latency(NodeId(1), NodeId(0)) - f.machine.latency(NodeId(1), NodeId(1))) as f64 / f.machine.raw.mlp;
+        // Enough remote accesses per window that two windows pay for the move, not one.
+        let per_window = (c / gap / 2.0).ceil() as u16 + 1;
+        assert!((per_window as f64) * gap < c);
+        let counts = [0, per_window];
+        let w = 1_000_000;
+        f.now = w;
+        // First sight: no history, so not stable.
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Unstable);
+        // Second look, same target (expected to hold two more windows), but one window
+        // elapsed: the horizon is one window.
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Costly);
+        // Two windows elapsed, the target held three looks: the benefit covers the cost.
+        f.now = 2 * w;
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Move);
+        assert_eq!(g.refused, Refusals { unstable: 1, costly: 1 });
+    }
+
+    #[test]
+    fn a_page_whose_accessor_changes_every_window_never_moves() {
+        let mut f = Fixture::new(1);
+        let mut g = Gate::with(true, 2, Payer::Accessor);
+        for k in 1..50u64 {
+            f.now = k * 1_000_000_000; // a long run: any stable page would pay back
+            let to = NodeId((k % 2) as u8);
+            let mut counts = [0u16; 2];
+            counts[to.index()] = u16::MAX;
+            let home = NodeId(1 - to.0);
+            assert_eq!(g.judge(&f.view(), PageNo(0), home, to, ev(&counts, 1_000_000), 0), Verdict::Unstable, "window {k}");
+        }
+    }
+
+    #[test]
+    fn a_move_every_thread_waits_for_must_save_that_many_times_more() {
+        let mut f = Fixture::new(1);
+        let w = 1_000_000;
+        f.now = 100 * w;
+        let c = cost(&f.view(), 2) as f64;
+        let gap = (f.machine.latency(NodeId(1), NodeId(0)) - f.machine.latency(NodeId(1), NodeId(1))) as f64 / f.machine.raw.mlp;
+        // After three agreeing looks the target is expected to hold three windows: accesses
+        // enough that three windows pay for the move once, not twice.
+        let counts = [0u16, (c / gap / 3.0 * 1.5).round() as u16];
+        let benefit = expected_benefit(&f.view(), NodeId(0), NodeId(1), ev(&counts, w), 3.0);
+        // The accessor alone would move; with both threads waiting, the saving is halved.
+        assert!(benefit > c && benefit / 2.0 < c, "benefit {benefit}, cost {c}");
+        let mut alone = Gate::with(true, 2, Payer::Accessor);
+        let mut all = Gate::with(true, 2, Payer::EveryThread);
+        for g in [&mut alone, &mut all] {
+            g.note(PageNo(0), NodeId(1));
+            g.note(PageNo(0), NodeId(1));
+        }
+        assert_eq!(alone.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Move);
+        assert_eq!(all.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Costly);
+    }
+
+    #[test]
+    fn a_target_that_holds_twice_by_chance_after_many_changes_is_not_expected_to_last() {
+        let mut f = Fixture::new(1);
+        let mut g = Gate::with(true, 2, Payer::Accessor);
+        let w = 1_000_000;
+        // Ten looks that alternate between the two nodes, then two agreeing ones.
+        for k in 0..10u8 {
+            g.note(PageNo(0), NodeId(k % 2));
+        }
+        g.note(PageNo(0), NodeId(1));
+        f.now = 20 * w;
+        let c = cost(&f.view(), 2) as f64;
+        // A benefit that covers the cost three times over, undiscounted.
+        let gap = (f.machine.latency(NodeId(1), NodeId(0)) - f.machine.latency(NodeId(1), NodeId(1))) as f64 / f.machine.raw.mlp;
+        let counts = [0, (3.0 * c / gap / 20.0).ceil() as u16];
+        assert!(expected_benefit(&f.view(), NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY) > 2.9 * c);
+        // 9 changes in 11 looks: the target is expected to hold 12 / 10 windows.
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Costly);
+    }
+
+    #[test]
+    fn accesses_the_move_makes_farther_count_against_it() {
+        let mut f = Fixture::new(1);
+        let mut g = Gate::with(true, 2, Payer::Accessor);
+        f.now = 1_000_000_000_000;
+        // As many accesses from the home node as from the target: nothing to gain.
+        g.note(PageNo(0), NodeId(1));
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&[500, 500], 1_000_000), 0), Verdict::Costly);
+    }
+
+    #[test]
+    fn queueing_at_the_home_counts_as_benefit_and_a_saturated_target_refuses() {
+        let mut f = Fixture::new(1);
+        let w = 1_000_000; // 1 µs windows
+        f.now = 2 * w;
+        let counts = [0u16, 10];
+        let plain = expected_benefit(&f.view(), NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY);
+        // Node 0 (S = 10 ns) queues 40 ns: utilisation 0.8, 80 lines a µs; node 1 is idle.
+        let queue = [40_000.0, 0.0];
+        let mut v = f.view();
+        v.queue = &queue;
+        let loaded = expected_benefit(&v, NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY);
+        assert!(loaded > plain + 10.0 * 40_000.0 * 2.0 / f.machine.raw.mlp, "the page's own lines stop queueing: {plain} {loaded}");
+        // The other way round, onto the busy node: its 70 other lines a µs would wait longer,
+        // and the move costs more than the latency it saves.
+        f.homes = vec![1];
+        let mut v = f.view();
+        v.queue = &queue;
+        let toward = [10u16, 0];
+        assert!(expected_benefit(&v, NodeId(1), NodeId(0), ev(&toward, w), f64::INFINITY) < 0.0);
+        // Enough lines to saturate it: never worth it.
+        let flood = [0u16, 30];
+        assert_eq!(saving(&v, NodeId(1), NodeId(0), flood.iter().map(|&c| c as f64), 1.0, w), f64::NEG_INFINITY);
+    }
+}
