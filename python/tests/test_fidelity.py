@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from numaplace.experiments import EXPERIMENTS, SEED_NOT_COMPARED, SEED_PUBLISHED, Fidelity, Published, median_relative_error
+from numaplace.experiments import EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, SEED_PUBLISHED, Fidelity, Published, median_relative_error
 from numaplace.experiments import seed000, seed001, seed003
 from numaplace.experiments.fidelity import declared
 from numaplace.report import reproduce
@@ -209,13 +209,12 @@ def test_the_summary_quotes_each_seeds_median_as_the_tables_give_it(quick_report
     summary = readme[: readme.index("Seeds without an experiment yet")]
     for seed, rows in csv.groupby("seed", sort=False):
         median = rows.rel_error.abs().median()
-        line = f"- Seed {seed} ("
-        assert f"{line}" in summary and f"): {median * 100:.0f} % over {len(rows)} published numbers" in summary, seed
+        assert f"Seed {seed} ({PAPERS[seed].short}): {median * 100:.0f} % over {len(rows)} numbers" in summary, seed
         assert f"Median \\|relative error\\| {median * 100:.0f} % over {len(rows)} published numbers." in readme
         assert f'<h3 id="fidelity-{seed}">' in html and f'<a id="fidelity-{seed}"></a>' in readme
         assert SEED_NOT_COMPARED[seed] in readme
     # the headline groups: seed 000's averages
     averages = csv[csv.quantity.isin([p.quantity for p in seed000.MEAN_SLOWDOWN.values()])]
-    assert f"placement and migration averages: {averages.rel_error.abs().median() * 100:.0f} % over 9" in summary
+    assert f", placement and migration averages {averages.rel_error.abs().median() * 100:.0f} % over 9." in summary
     assert html.index('id="summary"') < html.index('<h2 id="fidelity">') < html.index('<h2 id="references">')
     assert '<li><a href="#fidelity">Fidelity to the published numbers</a></li>' in html
