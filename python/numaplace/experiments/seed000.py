@@ -24,6 +24,12 @@ paper's claims C1–C4 from the simulated results:
 
 Each claim is reported as holds / fails with the numbers behind it: the report does not tune a
 model to a claim.
+
+Its published numbers are declared once, as :class:`~numaplace.experiments.fidelity.Published`
+values (:data:`MEAN_SLOWDOWN`, :data:`KERNEL_SLOWDOWN`, :data:`SLOWDOWN_RANGE`, Table 2's
+:data:`LAST_SLOWDOWN` and :data:`FIRST_SHARE`, ...; all in :data:`PUBLISHED`): the claims, the
+charts and the descriptions read them, and :data:`MIGRATION`'s and :data:`RECREP`'s
+``fidelity`` set the simulated value beside each for the report's fidelity table.
 """
 
 from __future__ import annotations

@@ -45,6 +45,11 @@ than one of the seed's intervals, move almost nothing before the run ends.
 * C8's other half, max-rate sampling giving D ≥ 0.3 (seed 003 Table 1: 0.56), is shown but not
   reproduced: the seed does not describe its analyser's recording mechanism enough to model the
   bias (docs/timing.md, "Max-rate sampling"), so no claim is made of it.
+
+Its published numbers are declared once, as :class:`~numaplace.experiments.fidelity.Published`
+values (Table 2's :data:`TABLE2_SLOWDOWN`, Table 4's :data:`NONLOCAL`, Table 1's
+:data:`DISTANCE`, §5.3's :data:`IMPROVEMENT` and :data:`OVERHEAD`; all in :data:`PUBLISHED`),
+which the claims, charts and fidelity table read.
 """
 
 from __future__ import annotations
