@@ -52,6 +52,7 @@ def test_sim_summary_matches_golden(capsys: pytest.CaptureFixture[str]) -> None:
     check("sim-summary.txt", capsys.readouterr().out)
 
 
-def test_report_markdown_matches_golden(tmp_path: Path) -> None:
+def test_report_markdown_and_fidelity_match_golden(tmp_path: Path) -> None:
     out = report.reproduce(out_dir=tmp_path / "report", progress=False)
     check("report-README.md", (out / "README.md").read_text(encoding="utf-8"))
+    check("report-fidelity.csv", (out / "fidelity.csv").read_text(encoding="utf-8"))

@@ -8,6 +8,7 @@ simulator, in this process and on a process pool, and compares the reports.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +100,7 @@ def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_reproduce_writes_every_file(report_dir: Path) -> None:
-    for name in ("index.html", "README.md", "results.csv", "epochs.parquet"):
+    for name in ("index.html", "README.md", "results.csv", "epochs.parquet", "fidelity.csv"):
         assert (report_dir / name).stat().st_size > 0
     for experiment_id in FAKE_IDS:
         png = report_dir / f"{experiment_id}.png"
@@ -108,7 +109,7 @@ def test_reproduce_writes_every_file(report_dir: Path) -> None:
         assert f"]({experiment_id}.png)" in (report_dir / "README.md").read_text()
     html = (report_dir / "index.html").read_text()
     readme = (report_dir / "README.md").read_text()
-    for name in ("results.csv", "epochs.parquet"):
+    for name in ("results.csv", "epochs.parquet", "fidelity.csv"):
         assert f'<a href="{name}">{name}</a>' in html and f"[{name}]({name})" in readme
 
 
@@ -176,6 +177,35 @@ def test_report_shows_published_slowdowns_and_resolved_configs(report_dir: Path)
     assert "| pattern | simulated local time (ms) |" in readme
 
 
+def test_fidelity_csv_is_tidy_and_its_errors_follow_the_fake_times(report_dir: Path) -> None:
+    """seed003-table2's published slowdowns beside the fake ones (1.3, 1.2, 1.1): one row each in
+    fidelity.csv, the same in both pages' fidelity table, and the seed's median in the summary."""
+    csv = pd.read_csv(report_dir / "fidelity.csv", dtype={"seed": str})
+    assert list(csv.columns) == ["seed", "quantity", "source", "published", "simulated", "abs_error", "rel_error"]
+    assert csv.seed.tolist() == ["003"] * 3 and csv.source.tolist() == ["§4.2, Table 2"] * 3
+    assert csv.published.tolist() == [1.25, 1.23, 1.18]
+    assert csv.simulated.tolist() == pytest.approx([1.3, 1.2, 1.1])
+    assert csv.abs_error.tolist() == pytest.approx([0.05, -0.03, -0.08])
+    assert csv.rel_error.tolist() == pytest.approx([0.04, -0.03 / 1.23, -0.08 / 1.18])
+    readme = (report_dir / "README.md").read_text()
+    html = (report_dir / "index.html").read_text()
+    # median of |4 %|, |-2.4 %|, |-6.8 %|: 4 %
+    assert "Seed 003 (Tikir and Hollingsworth 2004): 4 % over 3 numbers." in readme
+    assert "Seed 003 (Tikir and Hollingsworth 2004): 4 % over 3 numbers." in html
+    assert "| sequential traversal, one thread: array access time, non-local ÷ local pages | §4.2, Table 2 | 1.25 | 1.3 | +0.05 | +4 % |" in readme
+    assert "| random traversal, one thread: array access time, non-local ÷ local pages | §4.2, Table 2 | 1.18 | 1.1 | -0.08 | -7 % |" in readme
+    assert '<table class="fidelity">' in html and '<td class="num">-7 %</td>' in html
+    assert "Not compared: Table 2's times, which have no units" in readme
+
+
+def test_no_fidelity_section_without_fidelity_rows(tmp_path: Path) -> None:
+    """placement-sensitivity compares no published number: fidelity.csv has its header only and
+    the pages have no fidelity section."""
+    out = reproduce(tmp_path, simulate=fake_simulate, progress=False, experiments=["placement-sensitivity"])
+    assert (out / "fidelity.csv").read_text() == "seed,quantity,source,published,simulated,abs_error,rel_error\n"
+    assert 'id="fidelity"' not in (out / "index.html").read_text() and "## Fidelity" not in (out / "README.md").read_text()
+
+
 def test_sensitivity_slowdown_vs_first_touch(results: pd.DataFrame) -> None:
     runs = results.loc[results["experiment"] == "placement-sensitivity"].reset_index(drop=True)
     table, _ = get_experiment("placement-sensitivity").analyse(runs)
@@ -202,7 +232,7 @@ def test_slowdown_is_relative_to_baseline_of_same_group() -> None:
 def test_two_runs_are_byte_identical(tmp_path: Path) -> None:
     first = reproduce(tmp_path / "one", simulate=fake_simulate, progress=False, experiments=FAKE_IDS)
     second = reproduce(tmp_path / "two", simulate=fake_simulate, progress=False, experiments=FAKE_IDS)
-    names = ["index.html", "README.md", "results.csv", "epochs.parquet", *(f"{e}.png" for e in FAKE_IDS)]
+    names = ["index.html", "README.md", "results.csv", "epochs.parquet", "fidelity.csv", *(f"{e}.png" for e in FAKE_IDS)]
     for name in names:
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
 
@@ -254,7 +284,7 @@ def test_report_is_identical_in_process_and_on_a_process_pool(tmp_path: Path) ->
     """The real simulator: the report does not depend on where its runs execute."""
     inline = reproduce(tmp_path / "inline", progress=False, jobs=0)
     pooled = reproduce(tmp_path / "pool", progress=False, jobs=2)
-    for name in ["index.html", "README.md", "results.csv", "epochs.parquet", *(f"{e}.png" for e in EXPERIMENTS)]:
+    for name in ["index.html", "README.md", "results.csv", "epochs.parquet", "fidelity.csv", *(f"{e}.png" for e in EXPERIMENTS)]:
         assert (inline / name).read_bytes() == (pooled / name).read_bytes(), name
 
 
@@ -264,7 +294,7 @@ def test_seed000_claims_are_evaluated_from_real_runs(tmp_path: Path) -> None:
     text = (out / "README.md").read_text()
     for claim in ("C1:", "C2:", "C3:", "C4:"):
         assert claim in text
-    rows = [line for line in text.splitlines() if line.startswith("| C")]
+    rows = [line for line in text.splitlines() if re.match(r"\| C\d", line)]  # claim rows, not fidelity rows ("| CG, ...")
     assert len(rows) == 4 and all(("| holds |" in r) != ("| fails |" in r) for r in rows), rows
 
 
@@ -272,7 +302,7 @@ def test_seed003_claims_are_evaluated_from_real_runs(tmp_path: Path) -> None:
     """The seed 003 experiment runs on the real simulator and reports C7 and C8 with numbers."""
     out = reproduce(tmp_path, progress=False, experiments=["seed003-sampled"], jobs=0)
     text = (out / "README.md").read_text()
-    rows = [line for line in text.splitlines() if line.startswith("| C")]
+    rows = [line for line in text.splitlines() if re.match(r"\| C\d", line)]  # claim rows, not fidelity rows ("| CG, ...")
     assert [r.split(":")[0] for r in rows] == ["| C7", "| C8", "| C8 max-rate"]
     assert all(("| holds |" in r) != ("| fails |" in r) for r in rows[:2]), rows
     assert "interval=1024" in rows[1] and "max-rate" in rows[1]
@@ -286,7 +316,7 @@ def test_seed001_claims_are_evaluated_from_real_runs(tmp_path: Path) -> None:
     """The seed 001 grid runs on the real simulator and reports C5 and C6 with numbers."""
     out = reproduce(tmp_path, progress=False, experiments=["seed001-wildfire"], jobs=0)
     text = (out / "README.md").read_text()
-    rows = [line for line in text.splitlines() if line.startswith("| C")]
+    rows = [line for line in text.splitlines() if re.match(r"\| C\d", line)]  # claim rows, not fidelity rows ("| CG, ...")
     assert [r.split(":")[0] for r in rows] == ["| C5", "| C6"]
     assert all(("| holds |" in r) != ("| fails |" in r) for r in rows), rows
     results = pd.read_csv(out / "results.csv")
@@ -447,13 +477,19 @@ def test_summary_lists_every_claim_first_one_line_each(tmp_path: Path, monkeypat
     short = PAPERS["004"].short
     assert f"| [C9](#toy) | {short} | holds | ratio 3.0 (published 2.0) |" in readme
     assert f"| [C10](#toy) | {short} | fails | why 10 \\| piped |" in readme  # no brief: the figures
-    assert "**1 of 2 claims hold in the simulation.**" in readme
+    assert "**1 of 2 claims hold in the simulation.** Quick mode, class W: these verdicts are a quick check, shown, not required; the claims are asked at class A, the seeds' size, by `numaplace reproduce --full`." in readme
     assert readme.index("| [C9]") < readme.index('<a id="toy">')
     html = (out / "index.html").read_text()
     assert html.index('id="summary"') < html.index('<h2 id="toy">')
     assert '<td><a href="#toy">C9</a></td>' in html and '<td class="holds">holds</td>' in html
     # seeds no registered experiment reproduces are named in the summary (004 now has "toy")
     assert f"Seeds without an experiment yet: 002 ({PAPERS['002'].short}). " in readme
+    assert "these verdicts are a quick check, shown, not required; the claims are asked at class A, the seeds' size, by <code>numaplace reproduce --full</code>." in html
+    # in full mode the claims are asked: no quick-check note
+    full = reproduce(tmp_path / "full", quick=False, simulate=fake_simulate, progress=False, experiments=["toy"])
+    for name in ("README.md", "index.html"):
+        text = (full / name).read_text()
+        assert "quick check" not in text and "Full mode: the claims are asked here, with the NAS kernels at class A" in text, name
 
 
 def test_configuration_is_shown_once_and_the_runs_collapsed(report_dir: Path) -> None:

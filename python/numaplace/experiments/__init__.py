@@ -10,7 +10,10 @@ report order; :func:`get_experiment` looks one up (an unknown id raises
 (:mod:`~numaplace.experiments.run`) runs them through the sweep executor into one results
 frame, which :mod:`numaplace.report` renders. :data:`PAPERS`
 (:mod:`~numaplace.experiments.papers`) cites every seed paper, keyed by seed id; each experiment
-names its seed (:attr:`Experiment.seed`).
+names its seed (:attr:`Experiment.seed`). Each seed module declares the published numbers it
+compares once, as :class:`Published` values (:data:`SEED_PUBLISHED`), and an experiment's
+``fidelity`` pairs them with the simulated ones (:class:`Fidelity`,
+:mod:`~numaplace.experiments.fidelity`); :data:`SEED_NOT_COMPARED` says which it leaves out.
 
 Importing this package imports pandas and matplotlib (the analyses build tables and figures).
 """
@@ -19,14 +22,26 @@ from __future__ import annotations
 
 from numaplace.experiments.papers import PAPERS, Paper
 from numaplace.experiments.base import Claim, Experiment, RunConfig, Simulate, SupportsToDict, claims_table
-from numaplace.experiments.registry import EXPERIMENTS, UnknownExperimentError, get_experiment, select
+from numaplace.experiments.fidelity import Fidelity, Published, median_relative_error
+from numaplace.experiments.registry import (
+    EXPERIMENTS,
+    SEED_NOT_COMPARED,
+    SEED_PUBLISHED,
+    UnknownExperimentError,
+    get_experiment,
+    select,
+)
 from numaplace.experiments.run import run_experiments
 
 __all__ = [
     "EXPERIMENTS",
     "PAPERS",
+    "SEED_NOT_COMPARED",
+    "SEED_PUBLISHED",
     "Claim",
     "Experiment",
+    "Fidelity",
+    "Published",
     "RunConfig",
     "Simulate",
     "SupportsToDict",
@@ -34,6 +49,7 @@ __all__ = [
     "claims_table",
     "Paper",
     "get_experiment",
+    "median_relative_error",
     "run_experiments",
     "select",
 ]

@@ -11,6 +11,8 @@ from typing import Any, Protocol
 import pandas as pd
 from matplotlib.figure import Figure
 
+from numaplace.experiments.fidelity import Fidelity
+
 RunConfig = dict[str, Any]
 """Keyword arguments of one ``numaplace.simulate`` call.
 
@@ -48,6 +50,13 @@ class Experiment:
         claims: Optional: given the rows ``analyse`` gets, the seed's findings checked against
             them (the same :class:`Claim` values ``analyse`` prints in its table); the report's
             summary lists them first.
+        fidelity: Optional: given the rows ``analyse`` gets, the seed's published numbers these
+            runs compute, each beside the simulated value
+            (:class:`~numaplace.experiments.fidelity.Fidelity`, in the order of the seed
+            module's ``PUBLISHED``); the report's fidelity table for the seed lists them.
+        fidelity_headline: Optional: the group of those numbers
+            (:attr:`~numaplace.experiments.fidelity.Published.group`) whose median error the
+            report's summary quotes beside the seed's overall one.
     """
 
     id: str
@@ -58,6 +67,8 @@ class Experiment:
     followup: Callable[[bool, pd.DataFrame], list[RunConfig]] | None = None
     seed: str | None = None
     claims: Callable[[pd.DataFrame], list[Claim]] | None = None
+    fidelity: Callable[[pd.DataFrame], list[Fidelity]] | None = None
+    fidelity_headline: str = ""
 
 
 @dataclass(frozen=True)

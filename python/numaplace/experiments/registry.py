@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from numaplace._native import NumaplaceError
 from numaplace.experiments import seed000, seed001, seed003
 from numaplace.experiments.base import Experiment
+from numaplace.experiments.fidelity import Published
 
 EXPERIMENTS: dict[str, Experiment] = {
     e.id: e
@@ -25,6 +26,21 @@ EXPERIMENTS: dict[str, Experiment] = {
     )
 }
 """Every experiment of the report, keyed by id, in report order."""
+
+SEED_PUBLISHED: dict[str, tuple[Published, ...]] = {
+    "000": seed000.PUBLISHED,
+    "001": seed001.PUBLISHED,
+    "003": seed003.PUBLISHED,
+}
+"""Each seed module's published numbers (its ``PUBLISHED``), keyed by seed id: the only values
+its experiments' fidelity rows may carry (a test checks it)."""
+SEED_NOT_COMPARED: dict[str, str] = {
+    "000": seed000.NOT_COMPARED,
+    "001": seed001.NOT_COMPARED,
+    "003": seed003.NOT_COMPARED,
+}
+"""Each seed module's ``NOT_COMPARED``: which of its published numbers the fidelity table
+leaves out, and why; the report prints it under the seed's table."""
 
 
 class UnknownExperimentError(NumaplaceError, ValueError):

@@ -4,14 +4,20 @@
 runs them through the sweep executor) and writes, into one directory:
 
 * ``index.html`` — self-contained HTML (inline style, no scripts): first a summary of every
-  claim (holds / fails, simulated beside published, one line each) with links to the data
-  files; then per experiment its paper (cited in full), description, result table, chart, and
-  its configuration shown once (the settings shared by every run, those that vary, and the
-  varying ones per run collapsed in ``<details>``); last the references (every seed);
+  claim (holds / fails, simulated beside published, one line each; in quick mode marked as a
+  quick check, the claims being asked at class A) with links to the data files, and per seed
+  the median relative error of its published numbers; then per experiment its paper (cited in
+  full), description, result table, chart, and its configuration shown once (the settings
+  shared by every run, those that vary, and the varying ones per run collapsed in
+  ``<details>``); then the fidelity tables: per seed, each published number the simulation
+  computes beside the simulated one, with the errors and medians
+  (:mod:`numaplace.experiments.fidelity`); last the references (every seed);
 * ``README.md`` — the same content in Markdown (pipe tables, linked images);
 * ``<experiment id>.png`` — one chart per experiment (drawn by the experiment's ``analyse``
   with :mod:`numaplace.plot`, saved by :func:`numaplace.plot.save_png`), published values
   drawn on it where the seed gives them, its legend outside the data;
+* ``fidelity.csv`` — every published number compared, one row each
+  (:data:`~numaplace.report.pages.FIDELITY_COLUMNS`);
 * ``results.csv`` — every run, one row each (the results frame of
   :func:`numaplace.experiments.run_experiments`) without its ``epochs`` column;
 * ``epochs.parquet`` — that per-epoch data, tidy: one row per run and epoch
@@ -41,10 +47,12 @@ from numaplace import plot
 from numaplace.experiments import Experiment, Simulate, UnknownExperimentError, run_experiments, select
 from numaplace.report.pages import (
     EPOCHS_PARQUET,
+    FIDELITY_CSV,
     REPORT_TITLE,
     RESULTS_CSV,
     Section,
     epochs_table,
+    fidelity_csv,
     html_page,
     markdown_page,
     results_csv,
@@ -98,8 +106,10 @@ def write_report(out: Path, selected: Sequence[Experiment], results: pd.DataFram
         image = f"{e.id}.png"
         plot.save_png(fig, out / image)
         claims = tuple(e.claims(runs)) if e.claims else ()
-        sections.append(Section(e, table, resolved_configs(runs), image, fig, claims))
+        fidelity = tuple(e.fidelity(runs)) if e.fidelity else ()
+        sections.append(Section(e, table, resolved_configs(runs), image, fig, claims, fidelity))
     (out / RESULTS_CSV).write_text(results_csv(results), encoding="utf-8")
+    (out / FIDELITY_CSV).write_text(fidelity_csv(sections), encoding="utf-8")
     write_parquet(epochs_table(results), out / EPOCHS_PARQUET)
     (out / "index.html").write_text(html_page(sections, quick), encoding="utf-8")
     (out / "README.md").write_text(markdown_page(sections, quick), encoding="utf-8")

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
 import pyarrow as pa
 from matplotlib.figure import Figure
 
-from numaplace.experiments import EXPERIMENTS, PAPERS, Claim, Experiment
+from numaplace.experiments import EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, Claim, Experiment, Fidelity, median_relative_error
 from numaplace.report.tables import (
     breakable,
     distinct_values,
@@ -34,6 +35,11 @@ RESULTS_CSV = "results.csv"
 """Every run, one row each, without the per-epoch data."""
 EPOCHS_PARQUET = "epochs.parquet"
 """The per-epoch data: one row per run and epoch."""
+FIDELITY_CSV = "fidelity.csv"
+"""Every published number compared, one row each (:data:`FIDELITY_COLUMNS`)."""
+FIDELITY_COLUMNS = ("seed", "quantity", "source", "published", "simulated", "abs_error", "rel_error")
+"""The columns of :data:`FIDELITY_CSV`: the seed, the published number's quantity and source,
+the published and simulated values, simulated − published, and that ÷ |published|."""
 EPOCHS_COLUMN = "epochs"
 """The column of the results frame that goes to :data:`EPOCHS_PARQUET` instead of the CSV."""
 
@@ -49,6 +55,7 @@ class Section:
     image: str
     figure: Figure | None = None
     claims: Sequence[Claim] = field(default_factory=tuple)
+    fidelity: Sequence[Fidelity] = field(default_factory=tuple)
 
 
 def _mode(quick: bool) -> str:
@@ -56,6 +63,21 @@ def _mode(quick: bool) -> str:
         "quick mode (the NAS kernels at class W; --full runs them at class A, the seeds' size)"
         if quick
         else "full mode (the NAS kernels at class A, the seeds' size)"
+    )
+
+
+FULL_COMMAND = "numaplace reproduce --full"
+"""The command that asks the claims (class A)."""
+
+
+def _claims_mode(quick: bool, code: Callable[[str], str] = str) -> str:
+    """The sentence after the summary's count: at which class the claims are asked (``code``
+    formats the command: ``<code>`` in HTML, backticks in Markdown)."""
+    return (
+        "Quick mode, class W: these verdicts are a quick check, shown, not required; the claims are "
+        f"asked at class A, the seeds' size, by {code(FULL_COMMAND)}."
+        if quick
+        else "Full mode: the claims are asked here, with the NAS kernels at class A, the seeds' size."
     )
 
 
@@ -110,6 +132,7 @@ _STYLE = (
     "table.summary td.fails{color:#b34700}"
     "table.summary td.not-reproduced{color:#555;font-weight:normal}"
     "table.summary td:nth-child(2),table.summary th{white-space:nowrap}"
+    "table.fidelity td.num{white-space:nowrap}"
     ".cite{font-size:90%;color:#333}"
     "details{margin:0.6em 0}"
     "summary{cursor:pointer}"
@@ -117,7 +140,7 @@ _STYLE = (
 )
 
 
-def _html_summary(sections: Sequence[Section]) -> list[str]:
+def _html_summary(sections: Sequence[Section], quick: bool) -> list[str]:
     esc = html.escape
     rows = []
     for s, c in _summary_rows(sections):
@@ -129,12 +152,24 @@ def _html_summary(sections: Sequence[Section]) -> list[str]:
         )
     head = "".join(f"<th>{esc(h)}</th>" for h in summary_table([]).columns)
     untested = _untested_seeds(sections)
+    fidelity = _fidelity_by_seed(sections)
     return [
         '<section id="summary">',
         f"<p><b>{esc(_lead(sections))}</b> "
-        f'Data: <a href="{RESULTS_CSV}">{RESULTS_CSV}</a> (one row per run) and '
-        f'<a href="{EPOCHS_PARQUET}">{EPOCHS_PARQUET}</a> (one row per run and epoch).</p>',
+        + (f"{_claims_mode(quick, lambda c: f'<code>{esc(c)}</code>')} " if _summary_rows(sections) else "")
+        + f'Data: <a href="{RESULTS_CSV}">{RESULTS_CSV}</a> (one row per run), '
+        f'<a href="{EPOCHS_PARQUET}">{EPOCHS_PARQUET}</a> (one row per run and epoch) and '
+        f'<a href="{FIDELITY_CSV}">{FIDELITY_CSV}</a> (one row per published number compared).</p>',
         *([f'<table class="summary"><thead><tr>{head}</tr></thead><tbody>', *rows, "</tbody></table>"] if rows else []),
+        *(
+            [
+                f'<p><a href="#fidelity">{esc(FIDELITY_TITLE)}</a>, median |relative error|: '
+                + " ".join(f"{esc(_fidelity_brief(seed, found, headlines))}." for seed, found, headlines in fidelity)
+                + "</p>"
+            ]
+            if fidelity
+            else []
+        ),
         (
             "<p>Seeds without an experiment yet: "
             + ", ".join(f"{seed} ({esc(PAPERS[seed].short)})" for seed in untested)
@@ -144,6 +179,92 @@ def _html_summary(sections: Sequence[Section]) -> list[str]:
         ),
         "</section>",
     ]
+
+
+FIDELITY_TITLE = "Fidelity to the published numbers"
+
+
+def _fidelity_by_seed(sections: Sequence[Section]) -> list[tuple[str, list[Fidelity], list[str]]]:
+    """Per seed with fidelity rows, in :data:`PAPERS` order: its rows (in section order) and the
+    groups its experiments name as headline."""
+    out = []
+    for seed in PAPERS:
+        mine = [s for s in sections if s.experiment.seed == seed and s.fidelity]
+        if mine:
+            headlines = [s.experiment.fidelity_headline for s in mine if s.experiment.fidelity_headline]
+            out.append((seed, [r for s in mine for r in s.fidelity], headlines))
+    return out
+
+
+def _percent(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value * 100:.0f} %"
+
+
+def _median_text(rows: Sequence[Fidelity]) -> str:
+    """``"<median> % over <n>"``, saying how many rows have no relative error."""
+    median, n = median_relative_error(rows)
+    missing = len(rows) - n
+    return f"{_percent(median)} over {n}" + (f" (of {len(rows)}; {missing} without a relative error)" if missing else "")
+
+
+def _groups(rows: Sequence[Fidelity]) -> dict[str, list[Fidelity]]:
+    """The rows by :attr:`Published.group`, groups in order of first appearance."""
+    out: dict[str, list[Fidelity]] = {}
+    for r in rows:
+        out.setdefault(r.published.group, []).append(r)
+    return out
+
+
+def _fidelity_brief(seed: str, rows: Sequence[Fidelity], headlines: Sequence[str]) -> str:
+    """One seed's line in the summary: the median over all its rows, and over each headline group."""
+    groups = _groups(rows)
+    return f"Seed {seed} ({PAPERS[seed].short}): {_median_text(rows)} numbers" + "".join(
+        f", {g} {_median_text(groups[g])}" for g in headlines if g in groups
+    )
+
+
+def _number(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.4g}"
+
+
+def _signed(value: float, percent: bool = False) -> str:
+    """A signed error; one that prints as zero has no sign."""
+    if math.isnan(value):
+        return "n/a"
+    text = f"{value * 100:+.0f} %" if percent else f"{value:+.3g}"
+    return text[1:] if text.lstrip("+-").rstrip(" %") in ("0", "0.0") else text
+
+
+FIDELITY_RIGHT = ("published", "simulated", "error", "relative error")
+"""The fidelity tables' number columns (right-aligned)."""
+
+
+def _fidelity_display(rows: Sequence[Fidelity]) -> pd.DataFrame:
+    """One group's table as the pages print it: numbers to 4 significant digits, the error
+    signed, the relative error in percent."""
+    return pd.DataFrame(
+        [
+            (
+                r.published.quantity,
+                r.published.source,
+                _number(r.published.value),
+                _number(r.simulated),
+                _signed(r.abs_error),
+                _signed(r.rel_error, percent=True),
+            )
+            for r in rows
+        ],
+        columns=["quantity", "source", *FIDELITY_RIGHT],
+    )
+
+
+def _fidelity_intro(quick: bool) -> str:
+    return (
+        "Each seed's published numbers that the simulation computes, beside the simulated values, "
+        f"generated in {_mode(quick)}. The error is simulated − published, in the quantity's unit (slowdowns "
+        "and shares as fractions: 0.22 is 22 %); the relative error divides it by |published|; "
+        "the medians are of |relative error|. Every row is also in "
+    )
 
 
 LIST_VALUES_UP_TO = 300
@@ -177,6 +298,30 @@ def _html_config(s: Section) -> list[str]:
     return out
 
 
+def _html_fidelity(sections: Sequence[Section], quick: bool) -> list[str]:
+    esc = html.escape
+    by_seed = _fidelity_by_seed(sections)
+    if not by_seed:
+        return []
+    out = [
+        f'<h2 id="fidelity">{esc(FIDELITY_TITLE)}</h2>',
+        f'<p>{esc(_fidelity_intro(quick))}<a href="{FIDELITY_CSV}">{FIDELITY_CSV}</a>.</p>',
+    ]
+    for seed, rows, headlines in by_seed:
+        out += [
+            f'<h3 id="fidelity-{seed}">Seed {seed} — {esc(PAPERS[seed].short)}</h3>',
+            f"<p><b>Median |relative error| {esc(_median_text(rows))} published numbers.</b></p>",
+        ]
+        for group, found in _groups(rows).items():
+            out += [
+                f"<p><b>{esc(group)}</b> — median |relative error| {esc(_median_text(found))}.</p>",
+                html_table(_fidelity_display(found), right=FIDELITY_RIGHT).replace("<table>", '<table class="fidelity">', 1),
+            ]
+        if seed in SEED_NOT_COMPARED:
+            out.append(f'<p class="cite">{esc(SEED_NOT_COMPARED[seed])}</p>')
+    return out
+
+
 def html_page(sections: Sequence[Section], quick: bool) -> str:
     """``index.html``: self-contained (inline style, no scripts), images by relative name."""
     esc = html.escape
@@ -189,10 +334,11 @@ def html_page(sections: Sequence[Section], quick: bool) -> str:
         f"<style>{_STYLE}</style></head>",
         "<body>",
         f"<h1>{esc(REPORT_TITLE)}</h1>",
-        *_html_summary(sections),
+        *_html_summary(sections, quick),
         f"<p>{esc(_intro(quick))}</p>",
         "<ul>",
         *(f'<li><a href="#{esc(s.experiment.id)}">{esc(_heading(s.experiment))}</a></li>' for s in sections),
+        *([f'<li><a href="#fidelity">{esc(FIDELITY_TITLE)}</a></li>'] if _fidelity_by_seed(sections) else []),
         '<li><a href="#references">References</a></li>',
         "</ul>",
     ]
@@ -207,6 +353,7 @@ def html_page(sections: Sequence[Section], quick: bool) -> str:
             f'<p><img src="{esc(s.image)}" alt="{esc(e.title)}"></p>',
             *_html_config(s),
         ]
+    parts += _html_fidelity(sections, quick)
     parts += [
         '<h2 id="references">References</h2>',
         "<ol>",
@@ -224,6 +371,26 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _markdown_fidelity(sections: Sequence[Section], quick: bool) -> list[str]:
+    by_seed = _fidelity_by_seed(sections)
+    if not by_seed:
+        return []
+    out = [f'<a id="fidelity"></a>\n\n## {FIDELITY_TITLE}', f"{_md(_fidelity_intro(quick))}[{FIDELITY_CSV}]({FIDELITY_CSV})."]
+    for seed, rows, _ in by_seed:
+        out += [
+            f'<a id="fidelity-{seed}"></a>\n\n### Seed {seed} — {PAPERS[seed].short}',
+            f"**Median \\|relative error\\| {_md(_median_text(rows))} published numbers.**",
+        ]
+        for group, found in _groups(rows).items():
+            out += [
+                f"**{_md(group)}** — median \\|relative error\\| {_md(_median_text(found))}.",
+                markdown_table(_fidelity_display(found), right=FIDELITY_RIGHT),
+            ]
+        if seed in SEED_NOT_COMPARED:
+            out.append(f"*{_md(SEED_NOT_COMPARED[seed])}*")
+    return out
+
+
 def markdown_page(sections: Sequence[Section], quick: bool) -> str:
     """``README.md``: the same content as :func:`html_page` in Markdown."""
     summary = summary_table(
@@ -233,11 +400,23 @@ def markdown_page(sections: Sequence[Section], quick: bool) -> str:
         ]
     )
     untested = _untested_seeds(sections)
+    fidelity = _fidelity_by_seed(sections)
     parts = [
         f"# {REPORT_TITLE}",
-        f"**{_lead(sections)}** Data: [{RESULTS_CSV}]({RESULTS_CSV}) (one row per run) and "
-        f"[{EPOCHS_PARQUET}]({EPOCHS_PARQUET}) (one row per run and epoch).",
+        f"**{_lead(sections)}** "
+        + (f"{_claims_mode(quick, lambda c: f'`{c}`')} " if len(summary) else "")
+        + f"Data: [{RESULTS_CSV}]({RESULTS_CSV}) (one row per run), "
+        f"[{EPOCHS_PARQUET}]({EPOCHS_PARQUET}) (one row per run and epoch) and "
+        f"[{FIDELITY_CSV}]({FIDELITY_CSV}) (one row per published number compared).",
         *([markdown_table(summary)] if len(summary) else []),
+        *(
+            [
+                f"[{FIDELITY_TITLE}](#fidelity), median \\|relative error\\|: "
+                + " ".join(f"{_md(_fidelity_brief(seed, found, headlines))}." for seed, found, headlines in fidelity)
+            ]
+            if fidelity
+            else []
+        ),
         (
             "Seeds without an experiment yet: " + ", ".join(f"{seed} ({PAPERS[seed].short})" for seed in untested) + ". "
             if untested
@@ -245,7 +424,9 @@ def markdown_page(sections: Sequence[Section], quick: bool) -> str:
         )
         + "Full citations under [References](#references).",
         _intro(quick),
-        "\n".join(f"- [{_heading(s.experiment)}](#{s.experiment.id})" for s in sections) + "\n- [References](#references)",
+        "\n".join(f"- [{_heading(s.experiment)}](#{s.experiment.id})" for s in sections)
+        + (f"\n- [{FIDELITY_TITLE}](#fidelity)" if fidelity else "")
+        + "\n- [References](#references)",
     ]
     for s in sections:
         e = s.experiment
@@ -273,6 +454,7 @@ def markdown_page(sections: Sequence[Section], quick: bool) -> str:
                 + markdown_table(split.varying)
                 + "\n\n</details>"
             )
+    parts += _markdown_fidelity(sections, quick)
     parts += ['<a id="references"></a>\n\n## References', "\n".join(f"{i}. {_seed_line(seed)}" for i, seed in enumerate(PAPERS, 1))]
     return "\n\n".join(parts) + "\n"
 
@@ -283,6 +465,24 @@ def results_csv(results: pd.DataFrame) -> str:
     lean = results.drop(columns=[EPOCHS_COLUMN], errors="ignore")
     as_text = lean.map(lambda v: json.dumps(list(v)) if isinstance(v, (list, tuple)) else v)
     return as_text.to_csv(index=False, lineterminator="\n")
+
+
+def fidelity_frame(sections: Sequence[Section]) -> pd.DataFrame:
+    """Every fidelity row of ``sections``, tidy (:data:`FIDELITY_COLUMNS`), in the report's
+    order (seeds in :data:`PAPERS` order, then section order)."""
+    return pd.DataFrame(
+        [
+            (seed, r.published.quantity, r.published.source, r.published.value, r.simulated, r.abs_error, r.rel_error)
+            for seed, rows, _ in _fidelity_by_seed(sections)
+            for r in rows
+        ],
+        columns=list(FIDELITY_COLUMNS),
+    )
+
+
+def fidelity_csv(sections: Sequence[Section]) -> str:
+    """``fidelity.csv``: :func:`fidelity_frame` as CSV (a missing value is an empty field)."""
+    return fidelity_frame(sections).to_csv(index=False, lineterminator="\n")
 
 
 EPOCHS_SCHEMA = pa.schema(

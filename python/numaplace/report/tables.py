@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,9 +31,15 @@ def _text_table(table: pd.DataFrame) -> pd.DataFrame:
     return table.map(cell).astype(object)
 
 
-def markdown_table(table: pd.DataFrame) -> str:
-    """A pipe table; numeric columns right-aligned, ``|`` in cells escaped."""
-    numeric = [pd.api.types.is_numeric_dtype(table[c]) for c in table.columns]
+def _right(table: pd.DataFrame, right: Collection[str]) -> list[bool]:
+    """Which columns are right-aligned: the numeric ones and those named in ``right`` (numbers
+    already formatted as text)."""
+    return [pd.api.types.is_numeric_dtype(table[c]) or c in right for c in table.columns]
+
+
+def markdown_table(table: pd.DataFrame, right: Collection[str] = ()) -> str:
+    """A pipe table; numeric columns and those named in ``right`` right-aligned, ``|`` in cells escaped."""
+    numeric = _right(table, right)
     text = _text_table(table)
 
     def row(cells: Sequence[str]) -> str:
@@ -54,10 +60,10 @@ def breakable(text: str) -> str:
     return _BREAK_AFTER.sub(r"\1<wbr>", html.escape(text))
 
 
-def html_table(table: pd.DataFrame) -> str:
+def html_table(table: pd.DataFrame, right: Collection[str] = ()) -> str:
     """An HTML ``<table>`` without the frame's index, cells escaped (:func:`breakable`),
-    numeric columns right-aligned."""
-    numeric = [pd.api.types.is_numeric_dtype(table[c]) for c in table.columns]
+    numeric columns and those named in ``right`` right-aligned."""
+    numeric = _right(table, right)
     head = "".join(f"<th>{breakable(str(c))}</th>" for c in table.columns)
     rows = [
         "<tr>" + "".join(f'<td class="num">{breakable(v)}</td>' if n else f"<td>{breakable(v)}</td>" for v, n in zip(r, numeric)) + "</tr>"

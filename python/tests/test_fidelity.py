@@ -1,0 +1,220 @@
+"""The fidelity tables: the published numbers each seed module declares once, the errors and
+medians computed from them, and the rows the experiments pair with simulated values (on
+made-up results, where every value is known, and on one real quick report)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from numaplace.experiments import EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, SEED_PUBLISHED, Fidelity, Published, median_relative_error
+from numaplace.experiments import seed000, seed001, seed003
+from numaplace.experiments.fidelity import declared
+from numaplace.report import reproduce
+
+P = Published("§1", "x", 0.5, "g")
+
+
+def row(published: float, simulated: float) -> Fidelity:
+    return Fidelity(Published("§1", f"q {published} {simulated}", published, "g"), simulated)
+
+
+# --- errors and medians ---------------------------------------------------------------------------
+
+
+def test_errors_are_signed_and_relative_to_the_published_magnitude() -> None:
+    assert row(0.5, 0.75).abs_error == pytest.approx(0.25)
+    assert row(0.5, 0.75).rel_error == pytest.approx(0.5)
+    assert row(0.5, 0.25).rel_error == pytest.approx(-0.5)
+    # a negative published number (a change, "negative: faster"): relative to its magnitude
+    assert row(-0.05, -0.10).rel_error == pytest.approx(-1.0)
+    assert row(-0.05, 0.0).rel_error == pytest.approx(1.0)
+
+
+def test_a_published_zero_or_a_missing_simulated_value_has_no_relative_error() -> None:
+    zero = row(0.0, 0.3)
+    assert zero.abs_error == pytest.approx(0.3) and math.isnan(zero.rel_error)
+    missing = row(0.4, math.nan)
+    assert math.isnan(missing.abs_error) and math.isnan(missing.rel_error)
+
+
+def test_median_is_of_absolute_relative_errors_where_defined() -> None:
+    # |rel|: 0.5, 0.1, 0.3 -> median 0.3 (odd count); a published 0 and a missing value are left out
+    rows = [row(1.0, 1.5), row(1.0, 0.9), row(2.0, 1.4), row(0.0, 1.0), row(1.0, math.nan)]
+    median, n = median_relative_error(rows)
+    assert n == 3 and median == pytest.approx(0.3)
+    # even count: the mean of the middle two (0.1, 0.3, 0.5, 0.7 -> 0.4)
+    median, n = median_relative_error([*rows, row(1.0, 0.3)])
+    assert n == 4 and median == pytest.approx(0.4)
+    median, n = median_relative_error([row(0.0, 1.0)])
+    assert n == 0 and math.isnan(median)
+    median, n = median_relative_error([])
+    assert n == 0 and math.isnan(median)
+
+
+def test_a_quantity_declared_twice_in_a_seed_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"^published quantities declared twice: x$"):
+        declared([P], Published("§2", "x", 0.7, "g"))
+    assert declared([P], Published("§2", "y", 0.7, "g"))[0] is P
+
+
+# --- the declarations -------------------------------------------------------------------------------
+
+
+def test_every_seed_with_a_fidelity_experiment_declares_its_numbers_and_what_it_leaves_out() -> None:
+    seeds = {e.seed for e in EXPERIMENTS.values() if e.fidelity}
+    assert seeds == set(SEED_PUBLISHED) == set(SEED_NOT_COMPARED) == {"000", "001", "003"}
+    assert SEED_PUBLISHED == {"000": seed000.PUBLISHED, "001": seed001.PUBLISHED, "003": seed003.PUBLISHED}
+    for seed, published in SEED_PUBLISHED.items():
+        assert all(isinstance(p, Published) and p.source and p.group and math.isfinite(p.value) for p in published), seed
+        assert SEED_NOT_COMPARED[seed].startswith("Not compared: ")
+    # every headline names a group of its seed
+    for e in EXPERIMENTS.values():
+        if e.fidelity_headline:
+            assert e.fidelity_headline in {p.group for p in SEED_PUBLISHED[e.seed]}, e.id
+
+
+def test_values_the_claims_and_charts_use_are_read_from_the_declarations() -> None:
+    """The ranges, means and shares printed beside the claims and drawn on the charts are
+    derived from the one declaration of each published number."""
+    for placement, (lo, hi) in seed000.PUBLISHED_SLOWDOWN.items():
+        values = [p.value for (_, pl), p in seed000.KERNEL_SLOWDOWN.items() if pl == placement]
+        values += [p.value for (pl, _), p in seed000.SLOWDOWN_RANGE.items() if pl == placement]
+        assert (lo, hi) == (min(values), max(values))
+    assert seed000.PUBLISHED_SLOWDOWN == {"round-robin": (0.08, 0.35), "random": (0.02, 0.45), "worst-case": (0.24, 2.48)}
+    assert seed000.PUBLISHED_WORST_MEAN is seed000.MEAN_SLOWDOWN[("none", "worst-case")].value == 0.90
+    assert seed003.SEED_NONLOCAL_NONE == {"nas-cg": 0.809, "nas-mg": 0.805}
+    assert seed003.SEED_NONLOCAL_NONE["nas-cg"] is seed003.NONLOCAL[("nas-cg", "none")].value
+    assert seed003.MAX_RATE_D is seed003.DISTANCE["sampled:mode=max-rate"].value
+    # seed 001: a ratio is its table's two times, and the reference cell is not listed
+    ratio = seed001.TIME_RATIO[("shallow", "sequential", "none")]
+    assert ratio.value == pytest.approx(275 / 63) and ratio.source == "Table 1: 275 s ÷ 63 s"
+    assert not any((init, cell) == seed001.REFERENCE for (_, init, cell) in seed001.TIME_RATIO)
+    assert len(seed001.TIME_RATIO) == 7 * 7
+
+
+# --- the rows, from made-up results -----------------------------------------------------------------
+
+PLACEMENT_FACTOR = {"first-touch": 1.0, "round-robin": 1.2, "random": 1.3, "worst-case": 2.0}
+DYNAMIC_FACTOR = {"none": 1.0, "kernel": 0.9, "upmlib": 0.8}
+
+
+def _migration_results() -> pd.DataFrame:
+    """seed000-migration's grid with times placement factor × dynamic factor × (1 + kernel
+    index), four iterations each: 1, 1, 1 and 2 parts of the time."""
+    rows: list[dict[str, Any]] = []
+    for i, kwargs in enumerate(seed000.runs(True)):
+        dynamic = kwargs.get("dynamic", "none")
+        time = PLACEMENT_FACTOR[kwargs["placement"]] * DYNAMIC_FACTOR[dynamic] * (1 + seed000.KERNELS.index(kwargs["workload"].split(":")[0]))
+        rows.append(
+            {
+                "request.workload": kwargs["workload"],
+                "request.placement": kwargs["placement"],
+                "request.dynamic": kwargs.get("dynamic"),
+                "total_time_ns": time,
+                "per_iteration_time_ns": [time / 5, time / 5, time / 5, 2 * time / 5],
+                "migrations": 10 if dynamic == "upmlib" else 0,
+                "migrations_first_invocation_fraction": 0.9 if dynamic == "upmlib" else math.nan,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def test_seed000_rows_are_its_declarations_with_the_simulated_values() -> None:
+    rows = seed000.MIGRATION.fidelity(_migration_results())
+    by = {r.published.quantity: r for r in rows}
+    assert [r.published for r in rows] == [p for p in seed000.PUBLISHED if p is not seed000.RECREP_VS_UPMLIB]
+    # mean slowdowns: the placement factor × the dynamic factor, over first-touch without a policy
+    for (dynamic, placement), p in seed000.MEAN_SLOWDOWN.items():
+        assert by[p.quantity].simulated == pytest.approx(PLACEMENT_FACTOR[placement] * DYNAMIC_FACTOR[dynamic] - 1.0)
+    assert by[seed000.KERNEL_SLOWDOWN[("nas-sp", "round-robin")].quantity].simulated == pytest.approx(0.2)
+    assert by[seed000.SLOWDOWN_RANGE[("worst-case", "max")].quantity].simulated == pytest.approx(1.0)
+    assert by[seed000.IRIX_FIRST_TOUCH_CHANGE.quantity].simulated == pytest.approx(-0.1)
+    assert by[seed000.UPMLIB_FIRST_TOUCH_GAIN["min"].quantity].simulated == pytest.approx(0.2)
+    # last 75 % of 4 iterations: the last 3 (1 + 1 + 2 parts of 5), first-touch with upmlib the base
+    assert by[seed000.LAST_SLOWDOWN[("nas-bt", "worst-case")].quantity].simulated == pytest.approx(1.0)
+    assert by[seed000.FIRST_SHARE[("nas-mg", "random")].quantity].simulated == pytest.approx(0.9)
+    assert seed000._last_quarters([1.0, 2.0, 3.0, 4.0]) == 9.0
+    assert seed000._last_quarters([1.0] * 6) == 5.0  # FT's 6 iterations: the last 5
+    assert seed000._last_quarters([1.0] * 200) == 150.0
+
+
+def test_seed000_recrep_row_compares_record_replay_with_upmlib_at_four_times_longer_phases() -> None:
+    runs = seed000.recrep_runs(True)
+    time = {(4, "upmlib"): 100.0, (4, "upmlib-recrep"): 93.0}
+    results = pd.DataFrame(
+        {
+            "request.workload": [r["workload"] for r in runs],
+            "request.dynamic": [r.get("dynamic") for r in runs],
+            "total_time_ns": [time.get((int(r["workload"].split("repeat=")[1]), r.get("dynamic", "none")), 50.0) for r in runs],
+        }
+    )
+    (only,) = seed000.RECREP.fidelity(results)
+    assert only.published is seed000.RECREP_VS_UPMLIB and only.simulated == pytest.approx(-0.07)
+    assert only.rel_error == pytest.approx(-0.4)
+
+
+def test_seed001_rows_divide_by_the_parallel_cell_without_mechanisms() -> None:
+    runs = seed001.runs(True)
+    factor = {"sequential": 3.0, "parallel": 1.0}
+    cell = {None: 1.0}
+    results = pd.DataFrame(
+        {
+            "request.workload": [r["workload"] for r in runs],
+            "request.init": [r["init"] for r in runs],
+            "request.dynamic": [r.get("dynamic") for r in runs],
+            "total_time_ns": [factor[r["init"]] * cell.get(r.get("dynamic"), 0.5) * 1e9 for r in runs],
+            # SHALLOW's last 10 steps: 1 % of the time each
+            "per_iteration_time_ns": [[factor[r["init"]] * cell.get(r.get("dynamic"), 0.5) * 1e7] * 100 for r in runs],
+        }
+    )
+    rows = seed001.WILDFIRE.fidelity(results)
+    assert [r.published for r in rows] == list(seed001.PUBLISHED)
+    got = {key: r.simulated for key, r in zip(seed001.TIME_RATIO, rows)}
+    assert got[("nas-cg", "sequential", "none")] == pytest.approx(3.0)
+    assert got[("nas-cg", "sequential", "both")] == pytest.approx(1.5)
+    assert got[("nas-cg", "parallel", "replication")] == pytest.approx(0.5)
+    assert got[(seed001.SHALLOW_LAST, "sequential", "migration")] == pytest.approx(1.5)
+
+
+# --- one real quick report ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def quick_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return reproduce(tmp_path_factory.mktemp("quick"), progress=False, jobs=2)
+
+
+def test_every_row_carries_its_seeds_declaration_once_in_declared_order(quick_report: Path) -> None:
+    """On the real simulator: fidelity.csv lists every declared number exactly once, in the seed
+    module's order, with the declared value (so no number is written a second time), and each
+    error follows from the two values."""
+    csv = pd.read_csv(quick_report / "fidelity.csv", dtype={"seed": str})
+    assert list(csv.columns) == ["seed", "quantity", "source", "published", "simulated", "abs_error", "rel_error"]
+    expected = [(seed, p.quantity, p.source, p.value) for seed, published in SEED_PUBLISHED.items() for p in published]
+    assert list(zip(csv.seed, csv.quantity, csv.source, csv.published)) == expected
+    assert csv.simulated.notna().all(), csv[csv.simulated.isna()]
+    assert csv.abs_error.tolist() == pytest.approx((csv.simulated - csv.published).tolist())
+    assert csv.rel_error.tolist() == pytest.approx(((csv.simulated - csv.published) / csv.published.abs()).tolist())
+
+
+def test_the_summary_quotes_each_seeds_median_as_the_tables_give_it(quick_report: Path) -> None:
+    csv = pd.read_csv(quick_report / "fidelity.csv", dtype={"seed": str})
+    readme = (quick_report / "README.md").read_text()
+    html = (quick_report / "index.html").read_text()
+    summary = readme[: readme.index("Seeds without an experiment yet")]
+    for seed, rows in csv.groupby("seed", sort=False):
+        median = rows.rel_error.abs().median()
+        assert f"Seed {seed} ({PAPERS[seed].short}): {median * 100:.0f} % over {len(rows)} numbers" in summary, seed
+        assert f"Median \\|relative error\\| {median * 100:.0f} % over {len(rows)} published numbers." in readme
+        assert f'<h3 id="fidelity-{seed}">' in html and f'<a id="fidelity-{seed}"></a>' in readme
+        assert SEED_NOT_COMPARED[seed] in readme
+    # the headline groups: seed 000's averages
+    averages = csv[csv.quantity.isin([p.quantity for p in seed000.MEAN_SLOWDOWN.values()])]
+    assert f", placement and migration averages {averages.rel_error.abs().median() * 100:.0f} % over 9." in summary
+    assert html.index('id="summary"') < html.index('<h2 id="fidelity">') < html.index('<h2 id="references">')
+    assert '<li><a href="#fidelity">Fidelity to the published numbers</a></li>' in html
