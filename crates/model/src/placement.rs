@@ -151,7 +151,7 @@ const PLACEMENTS: &[PlacementInfo] = &[
     },
     PlacementInfo {
         name: ORACLE,
-        doc: "the offline bound: each page on the node whose threads fetch the most lines of it in the timed run (ties to the lowest node), \
+        doc: "the offline bound: each page on the node whose threads fetch the most lines of it in the timed run (ties spread by page number), \
               from a profile of the run; pages the timed run never touches go where first-touch puts them (simulator only)",
         params: &[],
         caps: PlacementCaps { kernel_default: false, one_node: false, needs_profile: true },
@@ -207,8 +207,12 @@ pub fn check_driver(info: &PlacementInfo, driver: Driver) -> Result<(), ModelErr
 }
 
 /// The oracle's table from a profile: for each page, the memory node whose threads fetched
-/// the most lines of it (ties to the lowest node), or [`UNTOUCHED`] for a page no thread on a
-/// memory node fetched.
+/// the most lines of it, or [`UNTOUCHED`] for a page no thread on a memory node fetched.
+/// A tie goes to one of the tied nodes chosen by page number, round the tied nodes in
+/// node order (page `p` with `k` tied nodes: the `p mod k`-th): the same local lines as any
+/// other choice, but pages every node uses alike (a vector all threads read) are spread over
+/// their nodes as round-robin would, instead of all landing on the lowest one and queueing
+/// there.
 ///
 /// `counts` holds `memory.len()` counts per page, page-major (`counts[page * nodes + node]`:
 /// lines of `page` fetched by threads running on `node`); `memory[n]` says whether node `n`
@@ -225,17 +229,17 @@ pub fn oracle_homes(counts: &[u64], memory: &[bool]) -> Vec<u8> {
     assert_eq!(counts.len() % nodes, 0, "counts are not a whole number of pages");
     counts
         .chunks_exact(nodes)
-        .map(|row| {
-            let mut best = UNTOUCHED;
-            let mut most = 0u64;
-            for (n, &c) in row.iter().enumerate() {
-                // Strictly more: the first (lowest) node keeps a tie.
-                if memory[n] && c > most {
-                    most = c;
-                    best = n as u8;
-                }
+        .enumerate()
+        .map(|(page, row)| {
+            let voters = || row.iter().zip(memory).filter(|(_, &m)| m).map(|(&c, _)| c);
+            let most = voters().max().unwrap_or(0);
+            if most == 0 {
+                return UNTOUCHED;
             }
-            best
+            let tied = voters().filter(|&c| c == most).count();
+            let pick = page % tied;
+            let (n, _) = row.iter().zip(memory).enumerate().filter(|(_, (&c, &m))| m && c == most).nth(pick).expect("a tied node");
+            n as u8
         })
         .collect()
 }
@@ -408,17 +412,25 @@ mod tests {
     }
 
     #[test]
-    fn oracle_ties_go_to_the_lowest_node_and_untouched_pages_stay_untouched() {
+    fn oracle_ties_are_spread_by_page_number_and_untouched_pages_stay_untouched() {
         let memory = [true; 4];
         #[rustfmt::skip]
         let counts = [
-            0, 3, 3, 1, // tie between 1 and 2: node 1
-            4, 4, 4, 4, // all equal: node 0
+            0, 3, 3, 1, // page 0, tie between 1 and 2: the 0th, node 1
+            0, 3, 3, 1, // page 1, the same tie: the 1st, node 2
+            4, 4, 4, 4, // page 2, all tied: node 2
+            4, 4, 4, 4, // page 3: node 3
+            4, 4, 4, 4, // page 4: node 0
             0, 0, 0, 0, // never fetched
             0, 0, 0, 2,
         ];
-        assert_eq!(oracle_homes(&counts, &memory), vec![1, 0, UNTOUCHED, 3]);
+        let homes = oracle_homes(&counts, &memory);
+        assert_eq!(homes, vec![1, 2, 2, 3, 0, UNTOUCHED, 3]);
+        assert_eq!(oracle_homes(&counts, &memory), homes, "deterministic");
         assert_eq!(oracle_homes(&[], &memory), Vec::<u8>::new());
+        // Every node fetching a run of pages alike: the pages spread evenly, round-robin.
+        let shared = [7u64; 4 * 8];
+        assert_eq!(oracle_homes(&shared, &memory), vec![0, 1, 2, 3, 0, 1, 2, 3]);
     }
 
     #[test]
@@ -430,9 +442,10 @@ mod tests {
         let counts = [
             9, 1, 2, // node 2
             9, 0, 0, // only the memory-less node: untouched
-            0, 3, 3, // tie: node 1
+            0, 3, 3, // page 2, tie between 1 and 2: the 0th (2 mod 2), node 1
+            5, 4, 4, // page 3, tie between 1 and 2: the 1st, node 2
         ];
-        assert_eq!(oracle_homes(&counts, &memory), vec![2, UNTOUCHED, 1]);
+        assert_eq!(oracle_homes(&counts, &memory), vec![2, UNTOUCHED, 1, 2]);
     }
 
     #[test]
