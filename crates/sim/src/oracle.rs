@@ -16,8 +16,10 @@
 //! local lines in the timed run than the oracle: each page's local lines are at most the
 //! largest count of its row, which the oracle achieves.
 //!
-//! **Cost.** One extra pass over the workload's transactions, without timing (generated or
-//! read; a fraction of the run's own time), and `8 × nodes` bytes a page for the table, checked
+//! **Cost.** One extra pass over the workload's transactions, generated or read, without
+//! timing: on the Origin2000 at class A it adds 5 % to SP's run and about as much again as
+//! the run to IS's and CG's, whose generation dominates their runs. And `8 × nodes` bytes a
+//! page for the table, checked
 //! against [`numaplace_model::pagetable::MAX_STATE_BYTES`] before it is allocated and freed
 //! before the run starts. A trace is read twice, so it must be a regular file (a pipe cannot be
 //! read again); a trace that changed between the two reads is refused.
