@@ -87,7 +87,7 @@ pub fn profile(
     let nn = machine.nodes();
     let pages = wl.pages();
     let bytes = pages.saturating_mul(nn as u64 * std::mem::size_of::<u64>() as u64);
-    check_state_bytes(&format!("the oracle's profile of {pages} pages on {nn} nodes"), bytes)?;
+    check_state_bytes(&format!("the oracle's profile of {pages} pages × {nn} nodes"), bytes)?;
     let mut counts = vec![0u64; pages as usize * nn];
     let node: Vec<usize> = threads.iter().map(|p| p.node.index()).collect();
     let iterations = wl.iterations();

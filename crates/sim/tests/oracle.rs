@@ -169,3 +169,22 @@ fn a_trace_from_a_pipe_is_refused_in_one_line() {
     std::fs::remove_file(&file).unwrap();
     assert_eq!(r.unwrap().local_fraction, 1.0);
 }
+
+#[test]
+fn the_profile_is_bounded_before_it_is_allocated() {
+    // A machine that holds 3 × 10^9 pages: the run's own byte a page fits the simulator's
+    // bound, the profile's 8 bytes a page and node do not, and are refused in one line.
+    let big = numaplace_model::Machine::from_toml_str(
+        "name = \"big\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0]]\n\
+         [[nodes]]\ncpus = 16\nmemory_mib = 1073741824\nbandwidth_gbps = 10.0\n\
+         [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n",
+        "big",
+    )
+    .unwrap();
+    let c = RunConfig { workload: "stream:pages=1000000000".into(), placement: "oracle".into(), ..RunConfig::default() };
+    let e = numaplace_sim::simulate_on(&big, &c).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "out of memory: the oracle's profile of 3000000000 pages × 1 nodes needs 24000000000 bytes of simulator state, more than the bound of 17179869184 bytes"
+    );
+}
