@@ -79,8 +79,9 @@ def workloads() -> str:
 
 def placements() -> str:
     """Every placement policy as a JSON array: name, doc, params, and its capabilities
-    kernel_default (the kernel's own first touch) and one_node (every page on the node of its
-    ``node`` parameter)."""
+    kernel_default (the kernel's own first touch), one_node (every page on the node of its
+    ``node`` parameter) and needs_profile (computed from a profile of the whole run: the
+    simulator only)."""
 
 def policies() -> str:
     """Every dynamic policy as a JSON array: name, doc, params, and its capabilities: observes
@@ -91,7 +92,7 @@ def check_spec(kind: str, text: str, driver: str | None = None) -> str:
     """Checks a ``workload``, ``placement`` or ``dynamic`` spec as a run would, without a
     machine (a workload's checks that need one are left to the run); returns
     ``{"name", "values"}`` as JSON. With ``driver`` (``simulator`` or ``runtime``), a dynamic
-    policy that driver cannot run is refused with the reason. Raises UnknownNameError,
+    policy or placement that driver cannot run is refused with the reason. Raises UnknownNameError,
     SpecError or ConfigError."""
 
 def detect(root: str, name: str, local_ns: float, bandwidth_gbps: float, mlp: float, page_size: int) -> str:

@@ -159,13 +159,15 @@ _PLACEMENT_CAPS: dict[str, dict[str, Any]] = {p["name"]: p for p in json.loads(_
 
 def validate_placement(spec: str, nodes: Sequence[int] | None = None) -> str:
     """Checks a placement spec as the simulator does (name, keys, value types and ranges) and
-    returns it stripped. ``bind:node=N`` is also checked against ``nodes`` (the host's online
-    nodes, if known). Checks that need the program's memory are left to the library.
+    returns it stripped, and that the runtime can realise it (a placement computed from a
+    profile of the whole run, ``oracle``, cannot: its capabilities). ``bind:node=N`` is also
+    checked against ``nodes`` (the host's online nodes, if known). Checks that need the
+    program's memory are left to the library.
 
     Raises:
         RuntimeToolError: with the same message ``numaplace sim --placement`` gives.
     """
-    name, values = _validate(spec, "placement")
+    name, values = _validate(spec, "placement", "runtime")
     # A one-node placement names its node in the `node` parameter (PlacementCaps.one_node).
     if _PLACEMENT_CAPS[name]["one_node"] and nodes:
         node = int(values["node"].replace("_", ""))

@@ -97,7 +97,7 @@ def test_machine_and_listings():
         "stream", "random", "traverse", "nas-bt", "nas-sp", "nas-lu", "nas-mg", "nas-cg", "nas-ft", "nas-ep",
         "shallow", "ocean-contig", "ocean-noncontig", "ge",
     }
-    assert {p["name"] for p in numaplace.placements()} == {"first-touch", "round-robin", "random", "worst-case", "bind", "block"}
+    assert {p["name"] for p in numaplace.placements()} == {"first-touch", "round-robin", "random", "worst-case", "bind", "block", "oracle"}
 
 
 # --- the run request ------------------------------------------------------------------------

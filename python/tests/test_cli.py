@@ -20,7 +20,7 @@ SMALL_STREAM = "stream:pages=64,iterations=2"
 SMALL_RANDOM = "random:accesses=500"
 PRESETS = ["origin2000", "wildfire", "sunfire6800", "modern-2s", "cxl-tiered"]
 WORKLOADS = ["stream", "random", "traverse"]
-PLACEMENTS = ["first-touch", "round-robin", "random", "worst-case", "bind", "block"]
+PLACEMENTS = ["first-touch", "round-robin", "random", "worst-case", "bind", "block", "oracle"]
 
 
 def assert_usage_error(run, *needles: str) -> str:

@@ -6,9 +6,14 @@
 //!
 //! The schemes are those compared in seed 000 §2.1 (first-touch, round-robin, random,
 //! worst-case) plus two explicit distributions (`bind`, `block`) that stand for a
-//! programmer's data-distribution directives (seed 001 §3).
+//! programmer's data-distribution directives (seed 001 §3), and `oracle`, the best static
+//! placement for locality: an offline bound computed from a profile of the run itself
+//! ([`Oracle`], [`oracle_homes`]), which only a driver that can play the workload before timing
+//! it (the simulator) can build ([`PlacementCaps::needs_profile`]).
 
+use crate::dynamic::Driver;
 use crate::error::ModelError;
+use crate::pagetable::UNTOUCHED;
 use crate::registry::{Info, Registry};
 use crate::rng::{derive, mix64};
 use crate::spec::{ParamDecl, ParamKind, Resolved, Spec};
@@ -58,9 +63,23 @@ pub struct PlacementCaps {
     /// Every page on the one node named by the `node` parameter: a driver on real processes
     /// binds the range (`mbind`) instead of moving pages one by one.
     pub one_node: bool,
+    /// The placement is computed from a *profile* of the whole run — how many lines of each
+    /// page the threads of each node fetch — so a driver must play the workload once before the
+    /// run to gather it, then build the placement from the counts ([`Oracle::from_counts`])
+    /// rather than through the entry's `build`, which refuses. Only the simulator can (it
+    /// replays the workload untimed); the Linux runtime cannot see a program's accesses before
+    /// they happen, so it refuses such a placement ([`check_driver`]).
+    pub needs_profile: bool,
 }
 
-const MOVES: PlacementCaps = PlacementCaps { kernel_default: false, one_node: false };
+impl PlacementCaps {
+    /// Whether `driver` can realise a placement with these capabilities.
+    pub fn runs_on(self, driver: Driver) -> bool {
+        !(self.needs_profile && driver == Driver::Runtime)
+    }
+}
+
+const MOVES: PlacementCaps = PlacementCaps { kernel_default: false, one_node: false, needs_profile: false };
 
 /// A placement's constructor: resolved parameters, the machine and the run seed.
 pub type Build = fn(&Resolved, &Machine, u64) -> Result<Box<dyn Placement>, ModelError>;
@@ -76,7 +95,7 @@ const PLACEMENTS: &[PlacementInfo] = &[
         name: "first-touch",
         doc: "the node of the CPU that touches the page first (IRIX and Linux default)",
         params: &[],
-        caps: PlacementCaps { kernel_default: true, one_node: false },
+        caps: PlacementCaps { kernel_default: true, one_node: false, needs_profile: false },
         build: |_, _, _| Ok(Box::new(FirstTouch)),
     },
     PlacementInfo {
@@ -104,7 +123,7 @@ const PLACEMENTS: &[PlacementInfo] = &[
         name: "bind",
         doc: "every page on one given node",
         params: &[ParamDecl { name: "node", kind: ParamKind::UINT, default: "0", doc: "the node to bind to" }],
-        caps: PlacementCaps { kernel_default: false, one_node: true },
+        caps: PlacementCaps { kernel_default: false, one_node: true, needs_profile: false },
         build: |r, m, _| {
             let node = r.uint("node");
             if node as usize >= m.nodes() {
@@ -130,7 +149,23 @@ const PLACEMENTS: &[PlacementInfo] = &[
         caps: MOVES,
         build: |_, m, _| Ok(Box::new(Block { nodes: m.memory_nodes() })),
     },
+    PlacementInfo {
+        name: ORACLE,
+        doc: "the offline bound: each page on the node whose threads fetch the most lines of it in the timed run (ties spread by page number), \
+              from a profile of the run; pages the timed run never touches go where first-touch puts them (simulator only)",
+        params: &[],
+        caps: PlacementCaps { kernel_default: false, one_node: false, needs_profile: true },
+        build: |_, _, _| Err(ModelError::Config(format!("placement '{ORACLE}' {NEEDS_PROFILE}: this driver cannot make one"))),
+    },
 ];
+
+/// The name of the offline-bound placement.
+pub const ORACLE: &str = "oracle";
+
+/// Why a placement with [`PlacementCaps::needs_profile`] cannot be built from its parameters
+/// alone (one phrase, shared by the refusals).
+const NEEDS_PROFILE: &str =
+    "is computed from a profile of the whole run (each page's lines fetched per node), which only the simulator makes (numaplace sim --placement oracle)";
 
 /// Finds `spec`'s placement and checks its parameters (names, types, ranges), without a
 /// machine: what can be checked before a run.
@@ -149,6 +184,97 @@ pub fn build(spec: &Spec, machine: &Machine, seed: u64) -> Result<(Box<dyn Place
     let (info, resolved) = resolve(spec)?;
     let p = (info.build)(&resolved, machine, seed)?;
     Ok((p, resolved))
+}
+
+/// Checks that `driver` can realise `info`'s placement (after [`resolve`]); the message gives
+/// the reason and the placements it can realise.
+///
+/// # Errors
+/// [`ModelError::Config`] for a placement the driver cannot realise.
+pub fn check_driver(info: &PlacementInfo, driver: Driver) -> Result<(), ModelError> {
+    if info.caps.runs_on(driver) {
+        return Ok(());
+    }
+    let mut can: Vec<&str> = REGISTRY.iter().filter(|i| i.caps.runs_on(driver)).map(|i| i.name).collect();
+    can.sort_unstable();
+    Err(ModelError::Config(format!(
+        "placement '{}' cannot run in the {}: it {NEEDS_PROFILE}; the {} runs: {}",
+        info.name,
+        driver.name(),
+        driver.name(),
+        can.join(", ")
+    )))
+}
+
+/// The oracle's table from a profile: for each page, the memory node whose threads fetched
+/// the most lines of it, or [`UNTOUCHED`] for a page no thread on a memory node fetched.
+/// A tie goes to one of the tied nodes chosen by page number, round the tied nodes in
+/// node order (page `p` with `k` tied nodes: the `p mod k`-th): the same local lines as any
+/// other choice, but pages every node uses alike (a vector all threads read) are spread over
+/// their nodes as round-robin would, instead of all landing on the lowest one and queueing
+/// there.
+///
+/// `counts` holds `memory.len()` counts per page, page-major (`counts[page * nodes + node]`:
+/// lines of `page` fetched by threads running on `node`); `memory[n]` says whether node `n`
+/// has memory. A node without memory can be no page's home: its threads' lines are remote
+/// wherever the page lives, so they do not vote. Homing each page on its argmax maximises the
+/// local lines of the profiled run, page by page, over every static placement (capacity
+/// aside: a node that overflows spills to the nearest, as for any placement).
+///
+/// # Panics
+/// If `memory` is empty or longer than 255 nodes, or `counts` is not a whole number of pages.
+pub fn oracle_homes(counts: &[u64], memory: &[bool]) -> Vec<u8> {
+    let nodes = memory.len();
+    assert!((1..UNTOUCHED as usize).contains(&nodes), "{nodes} nodes");
+    assert_eq!(counts.len() % nodes, 0, "counts are not a whole number of pages");
+    counts
+        .chunks_exact(nodes)
+        .enumerate()
+        .map(|(page, row)| {
+            let voters = || row.iter().zip(memory).filter(|(_, &m)| m).map(|(&c, _)| c);
+            let most = voters().max().unwrap_or(0);
+            if most == 0 {
+                return UNTOUCHED;
+            }
+            let tied = voters().filter(|&c| c == most).count();
+            let pick = page % tied;
+            let (n, _) = row.iter().zip(memory).enumerate().filter(|(_, (&c, &m))| m && c == most).nth(pick).expect("a tied node");
+            n as u8
+        })
+        .collect()
+}
+
+/// The offline-bound placement: each page's home read from a table computed before the run
+/// ([`oracle_homes`]); a page the table leaves [`UNTOUCHED`] (or beyond it) goes where
+/// first-touch would put it.
+pub struct Oracle {
+    homes: Vec<u8>,
+}
+
+impl Oracle {
+    /// The oracle for `machine` from a profile's per-page, per-node line counts (see
+    /// [`oracle_homes`]; `counts` has `machine.nodes()` entries per page).
+    ///
+    /// # Panics
+    /// If `counts` is not a whole number of pages of `machine`.
+    pub fn from_counts(counts: &[u64], machine: &Machine) -> Self {
+        let memory: Vec<bool> = machine.capacity_pages.iter().map(|&c| c > 0).collect();
+        Oracle { homes: oracle_homes(counts, &memory) }
+    }
+
+    /// The table: each page's home node, or [`UNTOUCHED`].
+    pub fn homes(&self) -> &[u8] {
+        &self.homes
+    }
+}
+
+impl Placement for Oracle {
+    fn place(&self, req: &PlaceRequest<'_>) -> NodeId {
+        match self.homes.get(req.page.0 as usize) {
+            Some(&h) if h != UNTOUCHED => NodeId(h),
+            _ => req.toucher,
+        }
+    }
 }
 
 struct FirstTouch;
@@ -265,11 +391,97 @@ mod tests {
         let e = build(&Spec::parse("nearest").unwrap(), &m, 0).err().unwrap();
         assert_eq!(
             e.to_string(),
-            "unknown placement 'nearest' (known: bind, block, first-touch, random, round-robin, worst-case)"
+            "unknown placement 'nearest' (known: bind, block, first-touch, oracle, random, round-robin, worst-case)"
         );
         let e = build(&Spec::parse("bind:node=5").unwrap(), &m, 0).err().unwrap();
         assert_eq!(e.to_string(), "placement 'bind': node=5: machine 'm' has nodes 0..1");
         let e = build(&Spec::parse("first-touch:x=1").unwrap(), &m, 0).err().unwrap();
         assert!(e.to_string().contains("it takes no parameters"), "{e}");
+    }
+
+    #[test]
+    fn oracle_homes_each_page_on_the_node_that_fetches_it_most() {
+        let memory = [true; 3];
+        #[rustfmt::skip]
+        let counts = [
+            1, 5, 2, // page 0: node 1
+            9, 0, 8, // page 1: node 0
+            0, 0, 7, // page 2: node 2
+        ];
+        assert_eq!(oracle_homes(&counts, &memory), vec![1, 0, 2]);
+    }
+
+    #[test]
+    fn oracle_ties_are_spread_by_page_number_and_untouched_pages_stay_untouched() {
+        let memory = [true; 4];
+        #[rustfmt::skip]
+        let counts = [
+            0, 3, 3, 1, // page 0, tie between 1 and 2: the 0th, node 1
+            0, 3, 3, 1, // page 1, the same tie: the 1st, node 2
+            4, 4, 4, 4, // page 2, all tied: node 2
+            4, 4, 4, 4, // page 3: node 3
+            4, 4, 4, 4, // page 4: node 0
+            0, 0, 0, 0, // never fetched
+            0, 0, 0, 2,
+        ];
+        let homes = oracle_homes(&counts, &memory);
+        assert_eq!(homes, vec![1, 2, 2, 3, 0, UNTOUCHED, 3]);
+        assert_eq!(oracle_homes(&counts, &memory), homes, "deterministic");
+        assert_eq!(oracle_homes(&[], &memory), Vec::<u8>::new());
+        // Every node fetching a run of pages alike: the pages spread evenly, round-robin.
+        let shared = [7u64; 4 * 8];
+        assert_eq!(oracle_homes(&shared, &memory), vec![0, 1, 2, 3, 0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn oracle_homes_only_on_nodes_with_memory() {
+        // Node 0 has CPUs but no memory: its threads' lines are remote wherever the page is, so
+        // the page goes to the memory node that fetches it most, or stays untouched.
+        let memory = [false, true, true];
+        #[rustfmt::skip]
+        let counts = [
+            9, 1, 2, // node 2
+            9, 0, 0, // only the memory-less node: untouched
+            0, 3, 3, // page 2, tie between 1 and 2: the 0th (2 mod 2), node 1
+            5, 4, 4, // page 3, tie between 1 and 2: the 1st, node 2
+        ];
+        assert_eq!(oracle_homes(&counts, &memory), vec![2, UNTOUCHED, 1, 2]);
+    }
+
+    #[test]
+    fn the_oracle_places_by_its_table_and_falls_back_to_first_touch() {
+        let m = machine(4);
+        #[rustfmt::skip]
+        let counts = [
+            0, 0, 5, 0,
+            0, 0, 0, 0,
+        ];
+        let o = Oracle::from_counts(&counts, &m);
+        assert_eq!(o.homes(), &[2, UNTOUCHED]);
+        let region = Region { name: "a".into(), first_page: 0, pages: 3 };
+        let at = |page: u32, toucher: u8| o.place(&PlaceRequest { page: PageNo(page), region: &region, toucher: NodeId(toucher) }).0;
+        assert_eq!((at(0, 3), at(0, 1)), (2, 2), "a profiled page goes home whoever touches it");
+        assert_eq!((at(1, 3), at(1, 1)), (3, 1), "an unprofiled page goes where first-touch puts it");
+        assert_eq!(at(2, 0), 0, "a page beyond the table too");
+    }
+
+    #[test]
+    fn the_oracle_is_built_only_from_a_profile_and_refused_by_the_runtime() {
+        let m = machine(2);
+        let e = build(&Spec::parse("oracle").unwrap(), &m, 0).err().unwrap().to_string();
+        assert!(!e.contains('\n') && e.starts_with("placement 'oracle' is computed from a profile"), "{e}");
+        assert!(e.contains("numaplace sim --placement oracle"), "{e}");
+        let (info, _) = resolve(&Spec::parse("oracle").unwrap()).unwrap();
+        assert!(info.caps.needs_profile && !info.caps.kernel_default && !info.caps.one_node);
+        assert!(check_driver(info, Driver::Simulator).is_ok());
+        let e = check_driver(info, Driver::Runtime).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "placement 'oracle' cannot run in the runtime: it is computed from a profile of the whole run (each page's lines fetched per node), \
+             which only the simulator makes (numaplace sim --placement oracle); the runtime runs: bind, block, first-touch, random, round-robin, worst-case"
+        );
+        for other in REGISTRY.iter().filter(|i| i.name != ORACLE) {
+            assert!(!other.caps.needs_profile && check_driver(other, Driver::Runtime).is_ok(), "{}", other.name);
+        }
     }
 }

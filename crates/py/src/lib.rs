@@ -224,8 +224,8 @@ fn workloads() -> String {
 }
 
 /// Every placement policy with its doc line, parameters and capabilities (`kernel_default`:
-/// the kernel's own first touch; `one_node`: every page on the node of its `node` parameter),
-/// as JSON.
+/// the kernel's own first touch; `one_node`: every page on the node of its `node` parameter;
+/// `needs_profile`: computed from a profile of the whole run, so the simulator only), as JSON.
 #[pyfunction]
 fn placements() -> String {
     let v: Vec<Value> = numaplace_model::placement::REGISTRY
@@ -237,6 +237,7 @@ fn placements() -> String {
                 "params": params_json(p.params),
                 "kernel_default": p.caps.kernel_default,
                 "one_node": p.caps.one_node,
+                "needs_profile": p.caps.needs_profile,
             })
         })
         .collect();
@@ -267,7 +268,7 @@ fn policies() -> String {
 /// a run would, without a machine (a workload's checks that need the machine or its other
 /// parameters are left to the run); returns `{"name", "values": {key: text}}` as JSON. `none` is a
 /// valid dynamic spec (no policy). With `driver` (`simulator` or `runtime`), a dynamic policy
-/// that driver cannot run is refused with the reason (the policy's capabilities).
+/// or placement that driver cannot run is refused with the reason (its capabilities).
 #[pyfunction]
 #[pyo3(signature = (kind, text, driver=None))]
 fn check_spec(kind: &str, text: &str, driver: Option<&str>) -> PyResult<String> {
@@ -282,7 +283,13 @@ fn check_spec(kind: &str, text: &str, driver: Option<&str>) -> PyResult<String> 
     };
     let spec = Spec::parse(text).map_err(model)?;
     let resolved = match kind {
-        "placement" => numaplace_model::placement::resolve(&spec).map_err(model)?.1,
+        "placement" => {
+            let (info, resolved) = numaplace_model::placement::resolve(&spec).map_err(model)?;
+            if let Some(d) = driver {
+                numaplace_model::placement::check_driver(info, d).map_err(model)?;
+            }
+            resolved
+        }
         "workload" => numaplace_sim::workloads::REGISTRY.resolve(&spec).map_err(model)?.1,
         "dynamic" => {
             let (info, resolved) = dynamic::resolve(&spec).map_err(model)?;

@@ -1,11 +1,14 @@
 //! Applying a model placement to an address range of the process (`numaplace_place`, and
 //! preloaded allocations under a placement other than the kernel's own): how the placement is
 //! realised on Linux follows from its capabilities ([`numaplace_model::placement::PlacementCaps`]).
+//! A placement computed from a profile of the whole run (`oracle`) cannot be: the runtime
+//! does not see a program's accesses before they happen, so it is refused with the reason.
 
 use crate::driver::Runtime;
 use crate::error::{Code, RtError};
 use crate::mover;
 use crate::sys::MemPolicy;
+use numaplace_model::dynamic::Driver;
 use numaplace_model::{placement, NodeId, PageNo, PlaceRequest, Region, Spec};
 use std::time::Instant;
 
@@ -17,11 +20,13 @@ impl Runtime {
     /// moves them there with `move_pages`. Returns pages moved.
     ///
     /// # Errors
-    /// A bad spec, or a failed system call.
+    /// A bad spec, a placement the runtime cannot realise (one that needs a profile of the run,
+    /// [`placement::check_driver`]), or a failed system call.
     pub fn place(&mut self, addr: usize, len: usize, spec_text: &str) -> Result<u64, RtError> {
         let ps = self.page_size();
         let spec = Spec::parse(spec_text).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
         let (info, resolved) = placement::resolve(&spec).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+        placement::check_driver(info, Driver::Runtime).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
         let pl = (info.build)(&resolved, &self.machine, self.cfg.seed).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
         let start = addr / ps * ps;
         let end = (addr + len).div_ceil(ps) * ps;
@@ -77,5 +82,17 @@ mod tests {
         assert_eq!(fake.state.lock().unwrap().mbinds.last().unwrap().2, MemPolicy::Default);
         assert_eq!(rt.where_(base + 100, 2 * 4096).unwrap(), vec![2, 2, 2]);
         assert!(rt.place(base, 4096, "round-robin:nodes=9").is_err());
+    }
+
+    #[test]
+    fn a_placement_that_needs_a_profile_is_refused_with_the_reason() {
+        let (mut rt, fake, _space) = rt("none");
+        let base = 0x10_0000;
+        let moves = fake.state.lock().unwrap().mbinds.len();
+        let e = rt.place(base, 8 * 4096, "oracle").unwrap_err();
+        assert!(e.message.starts_with("placement 'oracle' cannot run in the runtime: it is computed from a profile"), "{}", e.message);
+        assert!(e.message.contains("numaplace sim --placement oracle") && !e.message.contains('\n'), "{}", e.message);
+        assert_eq!(fake.state.lock().unwrap().mbinds.len(), moves, "nothing was done");
+        assert!((0..8).all(|p| fake.node_of(base + p * 4096).is_none()), "no page was touched");
     }
 }

@@ -21,6 +21,7 @@ pub mod engine;
 pub mod error;
 pub mod hotloop;
 pub mod inspect;
+pub mod oracle;
 pub mod output;
 pub mod presets;
 pub mod request;

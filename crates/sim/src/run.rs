@@ -8,7 +8,7 @@ use crate::presets::load_machine;
 use crate::trace;
 use crate::workload::{Epoch, Init, Workload, WorkloadCtx};
 use crate::workloads;
-use numaplace_model::{dynamic, placement};
+use numaplace_model::dynamic;
 use numaplace_model::topology::RawMachine;
 use numaplace_model::units::{ns_to_ps, PS_PER_NS};
 use numaplace_model::{Machine, ModelError, Ps, Resolved, Spec};
@@ -252,7 +252,8 @@ pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn Fn
     // The simulator's own per-page state, checked before it is allocated.
     let state = numaplace_model::pagetable::run_state_bytes(needed, machine.nodes(), cfg.dynamic.is_some());
     numaplace_model::pagetable::check_state_bytes(&format!("a run of {needed} pages"), state)?;
-    let (place, pl_resolved) = placement::build(&Spec::parse(&cfg.placement)?, machine, cfg.seed)?;
+    // A placement that needs a profile of the run (`oracle`) gets it here: crate::oracle.
+    let (place, pl_resolved) = crate::oracle::placement(machine, cfg, &threads, trace_path.as_deref(), wl.regions(), observer)?;
     let mut engine = Engine::new(machine, &threads, wl.regions().to_vec(), place, ns_to_ps(cfg.quantum_ns));
     let dynamic = match &cfg.dynamic {
         Some(text) => {
