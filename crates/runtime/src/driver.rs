@@ -113,6 +113,8 @@ impl Runtime {
         let machine = machine_of(sys.as_ref())?;
         // Validate the placement now, so a bad name fails at init.
         let spec = Spec::parse(&cfg.placement).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+        let (info, _) = placement::REGISTRY.resolve(&spec).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+        placement::check_driver(info, numaplace_model::dynamic::Driver::Runtime).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
         placement::build(&spec, &machine, cfg.seed).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
         let placement_caps = placement::REGISTRY.get(&spec.name).map_err(|e| RtError::new(Code::Spec, e.to_string()))?.caps;
         let policy = if cfg.dynamic == "none" || cfg.dynamic.is_empty() {
