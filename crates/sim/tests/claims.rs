@@ -163,6 +163,15 @@ fn every_policy_runs_on_the_kernels_that_expose_harm() {
                 r.policy_decisions_acted,
                 r.policy_decision_points
             );
+            // Cost-aware, every migrating policy stays within 5 % of no policy on these
+            // kernels (issue 17); off, it keeps its seed's behaviour (the table above).
+            if info.params.iter().any(|p| p.name == "cost_aware") {
+                let aware = if spec.contains(':') { format!("{spec},cost_aware=on") } else { format!("{spec}:cost_aware=on") };
+                let c = simulate(&cfg(Some(&aware))).unwrap_or_else(|e| panic!("{workload} {aware}: {e}"));
+                let slowdown = c.total_time_ns / none.total_time_ns;
+                table += &format!("{workload:9} {placement:12} {:14} {slowdown:8.3}  {:10}  (cost-aware)\n", info.name, c.migrations);
+                assert!(slowdown <= 1.05, "{what} cost_aware=on: {slowdown:.3} of no policy's time");
+            }
         }
     }
     eprintln!("slowdown against no policy (class S, origin2000, 16 threads):\n{table}");
