@@ -161,7 +161,9 @@ def _decided(r) -> str:  # noqa: ANN001 - a numaplace.Result
         return ""
     if r.policy_decision_points == 0:
         return "; never asked to decide (no decision point in the run: its period is longer, or one iteration)"
-    return f"; acted at {r.policy_decisions_acted:,} of {r.policy_decision_points:,} decision points"
+    refused = r.policy_refused_unstable + r.policy_refused_costly
+    held = f"; the cost model held back {refused:,} moves ({r.policy_refused_unstable:,} unstable, {r.policy_refused_costly:,} not worth their cost)" if refused else ""
+    return f"; acted at {r.policy_decisions_acted:,} of {r.policy_decision_points:,} decision points{held}"
 
 
 def _summary(r) -> str:  # noqa: ANN001 - a numaplace.Result
