@@ -97,6 +97,7 @@ impl Adaptive {
         let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
         self.last = Some(view.now);
         let nodes = view.machine.nodes();
+        self.gate.begin_window(view, window, 1.0);
         let (mut seen, mut bounces) = (0usize, 0u32);
         let mut out = Vec::new();
         for (page, &home) in view.homes.iter().enumerate() {
@@ -187,10 +188,12 @@ mod tests {
     use super::super::fixture::Fixture;
     use super::*;
 
-    /// Remote accesses to page 0 from node 1, enough that two windows pay for a move.
+    /// Remote accesses to page 0 (at home on node 1) from node 0, where the fixture's two
+    /// threads run: enough that two windows pay for a move.
     fn busy(f: &mut Fixture) {
+        f.homes = vec![1];
         f.counters.reset_all();
-        f.counters.add(0, 1, 60_000);
+        f.counters.add(0, 0, 60_000);
     }
 
     #[test]
@@ -203,7 +206,7 @@ mod tests {
         assert_eq!(a.on_iteration_end(&f.view(), 1), Vec::new(), "first sight: no history");
         f.now = 2 * w;
         busy(&mut f);
-        assert_eq!(a.on_iteration_end(&f.view(), 2), vec![Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "adaptive: expected benefit exceeds cost" }]);
+        assert_eq!(a.on_iteration_end(&f.view(), 2), vec![Action::Migrate { page: PageNo(0), to: NodeId(0), reason: "adaptive: expected benefit exceeds cost" }]);
         assert_eq!(a.refusals(), cost::Refusals { unstable: 1, costly: 0 });
     }
 

@@ -12,11 +12,16 @@
 //!   is never worth moving: what the last window measured says nothing of the next.
 //! * **Benefit.** Over one observation window of length `w`, the page's counts `c[n]` (each
 //!   standing for `scale` transactions) would each have saved `lat(n, home) + W[home] −
-//!   lat(n, to) − W[to]`, divided by the machine's memory-level parallelism (overlapped
-//!   misses save less), where `lat` is the machine's unloaded latency and `W` the memory
-//!   controllers' current queueing delay where the driver measures it (the simulator does;
-//!   the runtime gives none, so there the benefit counts latency only). Accesses that the move
-//!   makes farther count negatively.
+//!   lat(n, to) − W'[to]`, divided by the machine's memory-level parallelism (overlapped
+//!   misses save less), where `lat` is the machine's unloaded latency and `W` a memory
+//!   controller's queueing delay in the M/M/1 model of docs/timing.md. The controllers' loads
+//!   come from the window's counts themselves (a policy that reads counters per window calls
+//!   [`Gate::begin_window`]; every move let through then shifts its page's load, so the
+//!   window's later moves see what the earlier ones add), or else from the queueing the
+//!   driver measured (the simulator's last solve; the runtime measures none, and there the
+//!   benefit counts latency alone). The page's load leaves the home and joins the target, and
+//!   the controllers' other lines gain or lose the change in delay. Accesses that the move
+//!   makes farther count negatively; a move that saturates the target saves nothing.
 //! * **Horizon.** The remaining run is unknown to every driver, so it is estimated as long
 //!   again as the run has lasted (`now − started`): the doubling estimate of online
 //!   algorithms, which never expects more than has been seen. A page's own history caps it:
@@ -105,6 +110,9 @@ pub struct Gate {
     sharing_cpus: usize,
     /// The threads a move's benefit is spread over, against its cost (1 for an accessor).
     share: f64,
+    /// The controllers' utilisations in the current window ([`Gate::begin_window`]), updated
+    /// as moves are let through; empty: taken from the view's queueing at each judgement.
+    rho: Vec<f64>,
     pub refused: Refusals,
 }
 
@@ -120,11 +128,22 @@ impl Gate {
             Payer::EveryThread => threads.max(1) as f64,
             Payer::Accessor => 1.0,
         };
-        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, refused: Refusals::default() }
+        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, rho: Vec::new(), refused: Refusals::default() }
     }
 
     pub fn on(&self) -> bool {
         self.on
+    }
+
+    /// Starts a window of decisions from counters that cover `window` ps (each count standing
+    /// for `scale` lines): the controllers' loads are taken from the counts, and every move let
+    /// through in the window shifts its page's load from its home to its target, so that the
+    /// window's later moves see the load the earlier ones add (many pages moved to one node
+    /// in one window would otherwise each be judged against the node's old load).
+    pub fn begin_window(&mut self, view: &View<'_>, window: Ps, scale: f64) {
+        if self.on {
+            self.rho = utilisation_from_counts(view, window, scale);
+        }
     }
 
     /// Notes that `page`'s busiest node in the window just read is `best` (the policy looked
@@ -168,7 +187,20 @@ impl Gate {
             self.refused.unstable += 1;
             return Verdict::Unstable;
         }
-        if expected_benefit(view, home, to, ev, self.tenure(page)) / self.share > cost(view, self.sharing_cpus).saturating_add(extra) as f64 {
+        let queue;
+        let rho = if self.rho.is_empty() {
+            queue = utilisation_from_queue(view);
+            &queue
+        } else {
+            &self.rho
+        };
+        if expected_benefit(view, rho, home, to, ev, self.tenure(page)) / self.share > cost(view, self.sharing_cpus).saturating_add(extra) as f64 {
+            if !self.rho.is_empty() {
+                let lines: f64 = ev.counts.iter().map(|&c| c as f64).sum::<f64>() * ev.scale / ev.window.max(1) as f64;
+                let s = &view.machine.service_ps;
+                self.rho[home.index()] = (self.rho[home.index()] - lines * s[home.index()]).max(0.0);
+                self.rho[to.index()] = (self.rho[to.index()] + lines * s[to.index()]).min(SATURATED);
+            }
             Verdict::Move
         } else {
             self.refused.costly += 1;
@@ -182,43 +214,66 @@ pub fn cost(view: &View<'_>, sharing_cpus: usize) -> Ps {
     view.machine.migration_cost_ps(sharing_cpus)
 }
 
+/// Each memory controller's utilisation as the view's measured queueing implies it (the M/M/1
+/// model: `ρ = W / (S + W)`); empty where the driver measures none.
+pub fn utilisation_from_queue(view: &View<'_>) -> Vec<f64> {
+    let s = &view.machine.service_ps;
+    view.queue.iter().zip(s).map(|(&w, &s)| if s > 0.0 { w / (s + w) } else { 0.0 }).collect()
+}
+
+/// Each memory controller's utilisation over a window of `window` ps, from the lines the
+/// counters say it served (each count standing for `scale` lines): `ρ = lines · S / window`,
+/// capped below saturation.
+pub fn utilisation_from_counts(view: &View<'_>, window: Ps, scale: f64) -> Vec<f64> {
+    let m = view.machine;
+    let nodes = m.nodes();
+    let mut lines = vec![0.0; nodes];
+    for (page, &home) in view.homes.iter().enumerate() {
+        if (home as usize) < nodes {
+            lines[home as usize] += view.counters.row(PageNo(page as u32)).iter().map(|&c| c as f64).sum::<f64>() * scale;
+        }
+    }
+    lines.iter().zip(&m.service_ps).map(|(&l, &s)| (l * s / window.max(1) as f64).min(SATURATED)).collect()
+}
+
+/// The utilisation past which a controller counts as saturated.
+const SATURATED: f64 = 0.99;
+
 /// What moving a page from `home` to `to` saves over one window of `window` ps whose per-node
 /// counts are `counts` (each standing for `scale` transactions), ps; negative when the move
 /// makes the page farther for its accessors or loads the target's memory controller more than
 /// it relieves the home's.
 ///
-/// Where the driver measures queueing (`view.queue`), the move's load is weighed with the
-/// simulator's own M/M/1 model (docs/timing.md): a controller with service time `S` and
-/// delay `W` runs at utilisation `ρ = W / (S + W)` and serves `ρ / S` lines per ps; the page's
-/// `λ` lines per ps leave the home's `ρ` and join the target's, each controller's delay
-/// becomes `S ρ' / (1 − ρ')`, and every other line either serves pays or saves the
-/// difference. A move that would saturate the target (`ρ' ≥ 0.99`) saves nothing. Without
-/// queueing data the saving counts latency only.
-pub fn saving(view: &View<'_>, home: NodeId, to: NodeId, counts: impl IntoIterator<Item = f64>, scale: f64, window: Ps) -> f64 {
+/// With the controllers' utilisations `rho` (empty: latency only), the move's load is weighed
+/// with the simulator's own M/M/1 model (docs/timing.md): a controller with service time `S`
+/// at utilisation `ρ` delays each line `S ρ / (1 − ρ)` and serves `ρ / S` lines per ps; the
+/// page's `λ` lines per ps leave the home's `ρ` and join the target's, and every other line a
+/// controller serves pays or saves the change in its delay. A move that would saturate the
+/// target saves nothing.
+pub fn saving(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, counts: impl IntoIterator<Item = f64>, scale: f64, window: Ps) -> f64 {
     let m = view.machine;
     let lines: Vec<f64> = counts.into_iter().map(|c| c * scale).collect();
     let total: f64 = lines.iter().sum();
     let window = window.max(1) as f64;
+    let rate = total / window;
     // (delay before, delay after, change borne by the controller's other lines per window).
     let load = |node: NodeId, delta: f64| -> Option<(f64, f64, f64)> {
-        let w = *view.queue.get(node.index())?;
+        let rho = *rho.get(node.index())?;
         let s = *m.service_ps.get(node.index())?;
         if s <= 0.0 {
             return None;
         }
-        let rho = w / (s + w);
         let after = (rho + delta * s).max(0.0);
-        if after >= 0.99 {
-            return Some((w, f64::INFINITY, f64::INFINITY));
+        if after >= SATURATED {
+            return Some((0.0, f64::INFINITY, f64::INFINITY));
         }
-        let w2 = s * after / (1.0 - after);
+        let (w, w2) = (s * rho / (1.0 - rho), s * after / (1.0 - after));
         let others = (rho / s * window - if delta < 0.0 { total } else { 0.0 }).max(0.0);
         Some((w, w2, others * (w2 - w)))
     };
-    let rate = total / window;
-    let (w_home, w_home2, home_others) = load(home, -rate).unwrap_or((0.0, 0.0, 0.0));
-    let (_, w_to2, to_others) = load(to, rate).unwrap_or((0.0, 0.0, 0.0));
-    if !w_to2.is_finite() {
+    let (w_home, _, home_others) = load(home, -rate).unwrap_or((0.0, 0.0, 0.0));
+    let (_, w_to, to_others) = load(to, rate).unwrap_or((0.0, 0.0, 0.0));
+    if !w_to.is_finite() {
         return f64::NEG_INFINITY;
     }
     let mut saved = 0.0;
@@ -227,11 +282,8 @@ pub fn saving(view: &View<'_>, home: NodeId, to: NodeId, counts: impl IntoIterat
             continue;
         }
         let from = NodeId(n as u8);
-        let before = m.latency(from, home) as f64 + w_home;
-        let after = m.latency(from, to) as f64 + w_to2;
-        saved += c * (before - after);
+        saved += c * (m.latency(from, home) as f64 + w_home - m.latency(from, to) as f64 - w_to);
     }
-    let _ = w_home2;
     // The home's other lines wait less (`home_others` is negative), the target's more.
     saved -= home_others + to_others;
     saved / m.raw.mlp.max(1.0)
@@ -240,8 +292,8 @@ pub fn saving(view: &View<'_>, home: NodeId, to: NodeId, counts: impl IntoIterat
 /// What moving a page from `home` to `to` is expected to save over the rest of the run, ps:
 /// the window's saving times the windows the run is expected still to last (as many again
 /// as have passed), at most `tenure` windows.
-pub fn expected_benefit(view: &View<'_>, home: NodeId, to: NodeId, ev: Evidence<'_>, tenure: f64) -> f64 {
-    let saved = saving(view, home, to, ev.counts.iter().map(|&c| c as f64), ev.scale, ev.window);
+pub fn expected_benefit(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, ev: Evidence<'_>, tenure: f64) -> f64 {
+    let saved = saving(view, rho, home, to, ev.counts.iter().map(|&c| c as f64), ev.scale, ev.window);
     let elapsed = view.now.saturating_sub(view.started) as f64;
     saved * (elapsed / ev.window.max(1) as f64).min(tenure)
 }
@@ -302,25 +354,35 @@ mod tests {
 
     #[test]
     fn a_move_every_thread_waits_for_must_save_that_many_times_more() {
-        let mut f = Fixture::new(1);
+        // The fixture's two threads are on node 0; pages at home on node 1, read from node 0.
+        let mut f = Fixture::new(2);
+        f.homes = vec![1, 1];
         let w = 1_000_000;
         f.now = 100 * w;
         let c = cost(&f.view(), 2) as f64;
-        let gap = (f.machine.latency(NodeId(1), NodeId(0)) - f.machine.latency(NodeId(1), NodeId(1))) as f64 / f.machine.raw.mlp;
+        let gap = (f.machine.latency(NodeId(0), NodeId(1)) - f.machine.latency(NodeId(0), NodeId(0))) as f64 / f.machine.raw.mlp;
         // After three agreeing looks the target is expected to hold three windows: accesses
         // enough that three windows pay for the move once, not twice.
-        let counts = [0u16, (c / gap / 3.0 * 1.5).round() as u16];
-        let benefit = expected_benefit(&f.view(), NodeId(0), NodeId(1), ev(&counts, w), 3.0);
-        // The accessor alone would move; with both threads waiting, the saving is halved.
+        let counts = [(c / gap / 3.0 * 1.5).round() as u16, 0];
+        let benefit = expected_benefit(&f.view(), &[], NodeId(1), NodeId(0), ev(&counts, w), 3.0);
         assert!(benefit > c && benefit / 2.0 < c, "benefit {benefit}, cost {c}");
         let mut alone = Gate::with(true, 2, Payer::Accessor);
         let mut all = Gate::with(true, 2, Payer::EveryThread);
         for g in [&mut alone, &mut all] {
-            g.note(PageNo(0), NodeId(1));
-            g.note(PageNo(0), NodeId(1));
+            for p in 0..2 {
+                g.note(PageNo(p), NodeId(0));
+                g.note(PageNo(p), NodeId(0));
+            }
         }
-        assert_eq!(alone.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Move);
-        assert_eq!(all.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Costly);
+        // The accessor alone pays and saves: it moves.
+        assert_eq!(alone.judge(&f.view(), PageNo(0), NodeId(1), NodeId(0), ev(&counts, w), 0), Verdict::Move);
+        // Both threads wait for the move while the saving is spread over them: half of it,
+        // short of the cost.
+        all.begin_window(&f.view(), w, 1.0);
+        assert_eq!(all.judge(&f.view(), PageNo(0), NodeId(1), NodeId(0), ev(&counts, w), 0), Verdict::Costly);
+        // Twice the accesses pay.
+        let double = [counts[0] * 2, 0];
+        assert_eq!(all.judge(&f.view(), PageNo(1), NodeId(1), NodeId(0), ev(&double, w), 0), Verdict::Move);
     }
 
     #[test]
@@ -338,7 +400,7 @@ mod tests {
         // A benefit that covers the cost three times over, undiscounted.
         let gap = (f.machine.latency(NodeId(1), NodeId(0)) - f.machine.latency(NodeId(1), NodeId(1))) as f64 / f.machine.raw.mlp;
         let counts = [0, (3.0 * c / gap / 20.0).ceil() as u16];
-        assert!(expected_benefit(&f.view(), NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY) > 2.9 * c);
+        assert!(expected_benefit(&f.view(), &[], NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY) > 2.9 * c);
         // 9 changes in 11 looks: the target is expected to hold 12 / 10 windows.
         assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Costly);
     }
@@ -359,12 +421,12 @@ mod tests {
         let w = 1_000_000; // 1 µs windows
         f.now = 2 * w;
         let counts = [0u16, 10];
-        let plain = expected_benefit(&f.view(), NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY);
+        let plain = expected_benefit(&f.view(), &[], NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY);
         // Node 0 (S = 10 ns) queues 40 ns: utilisation 0.8, 80 lines a µs; node 1 is idle.
         let queue = [40_000.0, 0.0];
         let mut v = f.view();
         v.queue = &queue;
-        let loaded = expected_benefit(&v, NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY);
+        let loaded = expected_benefit(&v, &utilisation_from_queue(&v), NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY);
         assert!(loaded > plain + 10.0 * 40_000.0 * 2.0 / f.machine.raw.mlp, "the page's own lines stop queueing: {plain} {loaded}");
         // The other way round, onto the busy node: its 70 other lines a µs would wait longer,
         // and the move costs more than the latency it saves.
@@ -372,9 +434,37 @@ mod tests {
         let mut v = f.view();
         v.queue = &queue;
         let toward = [10u16, 0];
-        assert!(expected_benefit(&v, NodeId(1), NodeId(0), ev(&toward, w), f64::INFINITY) < 0.0);
+        assert!(expected_benefit(&v, &utilisation_from_queue(&v), NodeId(1), NodeId(0), ev(&toward, w), f64::INFINITY) < 0.0);
         // Enough lines to saturate it: never worth it.
         let flood = [0u16, 30];
-        assert_eq!(saving(&v, NodeId(1), NodeId(0), flood.iter().map(|&c| c as f64), 1.0, w), f64::NEG_INFINITY);
+        assert_eq!(saving(&v, &utilisation_from_queue(&v), NodeId(1), NodeId(0), flood.iter().map(|&c| c as f64), 1.0, w), f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn a_window_that_moves_many_pages_to_one_node_sees_the_load_it_adds() {
+        // 40 pages on node 1, each read 30 times a µs window from node 0 (S = 10 ns there):
+        // one page's move adds 0.3 to node 0's utilisation, so all 40 would saturate it; the
+        // window lets through only what node 0 can serve.
+        let mut f = Fixture::new(40);
+        f.homes = vec![1; 40];
+        for p in 0..40 {
+            f.counters.add(p, 0, 30);
+        }
+        let w = 1_000_000;
+        f.now = 1_000 * w;
+        let mut g = Gate::with(true, 2, Payer::Accessor);
+        for p in 0..40 {
+            g.note(PageNo(p), NodeId(0));
+        }
+        g.begin_window(&f.view(), w, 1.0);
+        assert_eq!((g.rho[0], g.rho[1]), (0.0, SATURATED));
+        let moved = (0..40)
+            .filter(|&p| {
+                let row = f.counters.row(PageNo(p)).to_vec();
+                g.judge(&f.view(), PageNo(p), NodeId(1), NodeId(0), ev(&row, w), 0) == Verdict::Move
+            })
+            .count();
+        assert!((1..4).contains(&moved), "{moved} pages moved to node 0");
+        assert!(g.rho[0] < SATURATED);
     }
 }

@@ -198,6 +198,7 @@ impl DynamicPolicy for RecRep {
         self.recorded = true;
         let nodes = view.machine.nodes();
         let mut eligible: Vec<(f64, u32, PageNo, NodeId)> = Vec::new();
+        let rho = cost::utilisation_from_queue(view);
         for (page, &home) in view.homes.iter().enumerate() {
             let home = home as usize;
             if home >= nodes || self.isolated.is_empty() {
@@ -217,7 +218,7 @@ impl DynamicPolicy for RecRep {
             // hinting-fault samples, never select a page seen once or twice remotely.)
             let ratio = if row[home] == 0 { f64::INFINITY } else { r_max as f64 / row[home] as f64 };
             if ratio > self.ratio && self.cost_aware {
-                let saved = cost::saving(view, NodeId(home as u8), NodeId(best as u8), row.iter().map(|&c| c as f64), 1.0, self.phase_time.max(1));
+                let saved = cost::saving(view, &rho, NodeId(home as u8), NodeId(best as u8), row.iter().map(|&c| c as f64), 1.0, self.phase_time.max(1));
                 // Replay and undo stop every thread; the saving is spread over them.
                 if saved / self.sharing_cpus as f64 <= 2.0 * cost::cost(view, self.sharing_cpus) as f64 {
                     self.refused.costly += 1;

@@ -125,6 +125,7 @@ impl DynamicPolicy for Sampled {
             Sampling::MaxRate(_) => 1.0,
         };
         let mut actions = Vec::new();
+        self.gate.begin_window(view, window, scale);
         for (page, &home) in view.homes.iter().enumerate() {
             if home as usize >= nodes || self.frozen.contains(&(page as u32)) {
                 continue;

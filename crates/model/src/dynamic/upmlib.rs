@@ -97,6 +97,7 @@ impl DynamicPolicy for Upmlib {
         let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
         self.last = Some(view.now);
         let held = self.gate.refused;
+        self.gate.begin_window(view, window, 1.0);
         let mut out = Vec::new();
         let hot: Vec<&Region> = match &self.regions {
             Some(names) => view.regions.iter().filter(|r| names.contains(&r.name)).collect(),

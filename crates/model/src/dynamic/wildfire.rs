@@ -118,6 +118,7 @@ impl DynamicPolicy for Wildfire {
         let nodes = view.machine.nodes();
         let mut actions = Vec::new();
         let mut only = vec![0u16; nodes];
+        self.gate.begin_window(view, window, 1.0);
         for (page, &home) in view.homes.iter().enumerate() {
             let home = home as usize;
             if home >= nodes {
