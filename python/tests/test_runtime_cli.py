@@ -388,7 +388,7 @@ def test_dynamics_the_runtime_cannot_drive_are_refused_with_the_reason(spec):
         rt.validate_dynamic(spec)
     name = spec.split(":")[0]
     assert str(e.value).startswith(f"dynamic policy '{name}' cannot run in the runtime: ")
-    assert str(e.value).endswith("; the runtime runs: none, sampled, upmlib")
+    assert str(e.value).endswith("; the runtime runs: none, sampled, upmlib, adaptive")
     info = next(p for p in numaplace.policies() if p["name"] == name)
     assert "runtime" not in info["drivers"] and info["why_not"] in str(e.value)
 
@@ -419,7 +419,7 @@ def test_run_refuses_a_policy_the_runtime_cannot_drive_before_the_program_starts
     # The program would leave a file behind if it ran.
     marker = tmp_path / "ran"
     msg = assert_usage_error(cli("run", "--dynamic", "kernel", "--", "touch", marker), "dynamic policy 'kernel' cannot run in the runtime")
-    assert "hardware reference counters" in msg and msg.endswith("the runtime runs: none, sampled, upmlib")
+    assert "hardware reference counters" in msg and msg.endswith("the runtime runs: none, sampled, upmlib, adaptive")
     assert not marker.exists()
 
 
