@@ -176,3 +176,27 @@ fn every_policy_runs_on_the_kernels_that_expose_harm() {
     }
     eprintln!("slowdown against no policy (class S, origin2000, 16 threads):\n{table}");
 }
+
+#[test]
+fn irix_migration_keeps_its_harm_on_ft_and_the_cost_model_curbs_it() {
+    // Seed 000 §2.2: IRIX's kernel migration hurts FT, whose transpose shares pages between
+    // threads on different nodes (page-level false sharing). The seed's policy keeps that harm
+    // (cost_aware=off, the default); cost-aware, it refuses the moves that cannot pay and
+    // loses less. Origin2000, 16 threads, class W, from round-robin.
+    let cfg = |dynamic: Option<&str>| RunConfig {
+        machine: "origin2000".into(),
+        workload: "nas-ft:class=W".into(),
+        placement: "round-robin".into(),
+        threads: 16,
+        dynamic: dynamic.map(str::to_string),
+        ..RunConfig::default()
+    };
+    let none = simulate(&cfg(None)).unwrap();
+    let seed = simulate(&cfg(Some("kernel"))).unwrap();
+    let aware = simulate(&cfg(Some("kernel:cost_aware=on"))).unwrap();
+    let (harm, curbed) = (seed.total_time_ns / none.total_time_ns, aware.total_time_ns / none.total_time_ns);
+    assert!(harm > 1.01, "IRIX migration no longer hurts FT: {harm:.3}");
+    assert!(curbed < harm && curbed <= 1.05, "cost-aware {curbed:.3} against {harm:.3}");
+    assert!(aware.migrations < seed.migrations && aware.policy_refused_unstable + aware.policy_refused_costly > 0);
+    assert_eq!(seed.policy_refused_unstable + seed.policy_refused_costly, 0, "off means the seed's policy");
+}
