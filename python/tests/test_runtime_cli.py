@@ -660,7 +660,7 @@ def test_policies_lists_what_each_policy_observes_and_where_it_runs(cli):
     assert "    observes samples; runs in: simulator, runtime" in out
     assert "    observes hinting-faults; runs in: simulator" in out
     listed = {p["name"]: p for p in numaplace.policies()}
-    assert {n for n, p in listed.items() if "runtime" in p["drivers"]} == {"upmlib", "sampled"}
+    assert {n for n, p in listed.items() if "runtime" in p["drivers"]} == {"upmlib", "sampled", "adaptive"}
     assert all(p["why_not"] for p in listed.values() if "runtime" not in p["drivers"])
 
 
