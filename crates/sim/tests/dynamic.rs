@@ -354,3 +354,38 @@ fn upmlib_monitors_only_the_named_hot_regions() {
     let e = two_regions("upmlib:regions=c").unwrap_err().to_string();
     assert_eq!(e, "dynamic policy 'upmlib': regions: no region 'c' (the workload has: a, b)");
 }
+
+/// Thirty iterations: page 0 (first touched on node 0) is read 1024 lines an iteration from
+/// node 1 only; page 1 is read as much, from node 1 in odd iterations and from node 0 (its
+/// home) in even ones, as a page whose accessor changes every iteration.
+fn stable_and_changing() -> String {
+    let mut body = String::from(INIT);
+    for it in 1..=30 {
+        body += &format!("epoch {it} work\n");
+        let changing = if it % 2 == 1 { 1 } else { 0 };
+        for _ in 0..8 {
+            body += &format!("1 0 128 0\n{changing} 1 128 0\n");
+        }
+        body += "end\n";
+    }
+    body
+}
+
+#[test]
+fn cost_aware_moves_the_stable_page_and_leaves_the_one_whose_accessor_changes() {
+    let body = stable_and_changing();
+    // The seed's UPMlib moves both after iteration 1; the changing page, asked back after
+    // iteration 2, is frozen where it went (on node 1, away from half its accesses).
+    let seed = run(&body, "upmlib");
+    assert_eq!((seed.migrations, seed.frozen_pages), (2, 1));
+    assert_eq!(seed.per_node_pages[..2], [0, 2]);
+    for spec in ["upmlib:cost_aware=on", "adaptive"] {
+        let r = run(&body, spec);
+        // Page 0 ends on node 1, page 1 stays home on node 0: one migration.
+        assert_eq!(r.migrations, 1, "{spec}");
+        assert_eq!(r.per_node_pages[..2], [1, 1], "{spec}");
+        assert!(r.policy_refused_unstable > 0, "{spec}: the changing page was never refused as unstable");
+        assert!(r.policy_final_barrier_withheld, "{spec}");
+        assert!(r.total_time_ns < seed.total_time_ns, "{spec}: no faster than the seed's UPMlib");
+    }
+}

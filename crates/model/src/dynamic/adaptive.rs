@@ -4,7 +4,8 @@
 //!
 //! * **Windows.** It decides at iteration ends when the program has them (the simulator's
 //!   iterations, `numaplace_migrate()` under the runtime), and otherwise every `period`.
-//!   Once an iteration end has been seen, timer ticks let the iterations rule.
+//!   Once an iteration end has been seen, timer ticks let the iterations rule, and the
+//!   stability history of the timer's windows is forgotten.
 //! * **Period.** In timer mode the period doubles (up to `max_period_ms`) after a window that
 //!   moved nothing, and halves (down to `min_period_ms`) after one that moved at least 1 % of
 //!   the pages it saw accessed, as Linux's NUMA balancing lengthens its scan period while
@@ -150,7 +151,12 @@ impl DynamicPolicy for Adaptive {
     }
 
     fn on_iteration_end(&mut self, view: &View<'_>, _iteration: u32) -> Vec<Action> {
-        self.iterations = true;
+        if !self.iterations {
+            // The windows change kind: what the timer's windows showed of each page's target
+            // is no evidence of its stability from one iteration to the next.
+            self.gate.forget();
+            self.iterations = true;
+        }
         self.decide(view).0
     }
 

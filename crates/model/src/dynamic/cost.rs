@@ -146,6 +146,12 @@ impl Gate {
         }
     }
 
+    /// Forgets every page's history (the policy's windows changed kind).
+    pub fn forget(&mut self) {
+        self.seen.clear();
+        self.agreement.clear();
+    }
+
     /// Notes that `page`'s busiest node in the window just read is `best` (the policy looked
     /// at the page but proposes nothing), so that the page's next proposal can be judged for
     /// stability. A window without accesses to the page is no evidence: do not call this then.
