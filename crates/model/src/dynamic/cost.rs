@@ -110,6 +110,9 @@ pub struct Gate {
     sharing_cpus: usize,
     /// The threads a move's benefit is spread over, against its cost (1 for an accessor).
     share: f64,
+    /// Each controller's busy time summed over the windows so far, and their length, ps.
+    busy: Vec<f64>,
+    span: f64,
     /// The controllers' utilisations in the current window ([`Gate::begin_window`]), updated
     /// as moves are let through; empty: taken from the view's queueing at each judgement.
     rho: Vec<f64>,
@@ -128,7 +131,7 @@ impl Gate {
             Payer::EveryThread => threads.max(1) as f64,
             Payer::Accessor => 1.0,
         };
-        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, rho: Vec::new(), refused: Refusals::default() }
+        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, busy: Vec::new(), span: 0.0, rho: Vec::new(), refused: Refusals::default() }
     }
 
     pub fn on(&self) -> bool {
@@ -140,9 +143,21 @@ impl Gate {
     /// through in the window shifts its page's load from its home to its target, so that the
     /// window's later moves see the load the earlier ones add (many pages moved to one node
     /// in one window would otherwise each be judged against the node's old load).
+    ///
+    /// A controller's load is its mean over every window so far, not the last window's: a hot
+    /// spot that moves from window to window (Gaussian elimination's pivot row) must not make
+    /// the node it happened to be on look worth leaving for good.
     pub fn begin_window(&mut self, view: &View<'_>, window: Ps, scale: f64) {
         if self.on {
-            self.rho = utilisation_from_counts(view, window, scale);
+            let now = utilisation_from_counts(view, window, scale);
+            let w = window.max(1) as f64;
+            if self.busy.len() != now.len() {
+                self.busy = vec![0.0; now.len()];
+                self.span = 0.0;
+            }
+            self.busy.iter_mut().zip(&now).for_each(|(b, &r)| *b += r * w);
+            self.span += w;
+            self.rho = self.busy.iter().map(|&b| (b / self.span).min(SATURATED)).collect();
         }
     }
 
