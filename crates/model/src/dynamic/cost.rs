@@ -15,9 +15,10 @@
 //!   lat(n, to) − W'[to]`, divided by the machine's memory-level parallelism (overlapped
 //!   misses save less), where `lat` is the machine's unloaded latency and `W` a memory
 //!   controller's queueing delay in the M/M/1 model of docs/timing.md. The controllers' loads
-//!   come from the window's counts themselves (a policy that reads counters per window calls
-//!   [`Gate::begin_window`]; every move let through then shifts its page's load, so the
-//!   window's later moves see what the earlier ones add), or else from the queueing the
+//!   come from the counts themselves, averaged over the windows so far (a policy that reads
+//!   counters per window calls [`Gate::begin_window`]; every move let through then shifts its
+//!   page's load, so the window's later moves see what the earlier ones add), or else from
+//!   the queueing the
 //!   driver measured (the simulator's last solve; the runtime measures none, and there the
 //!   benefit counts latency alone). The page's load leaves the home and joins the target, and
 //!   the controllers' other lines gain or lose the change in delay. Accesses that the move
@@ -38,7 +39,9 @@
 //!   accessing thread alone, which is also the one that saves: no division.
 //! * **Cost.** The machine's cost of migrating one page (`migration_cost_ps`: fixed work, the
 //!   copy, and a TLB shootdown on every CPU of the run), plus what the policy says the move
-//!   adds (a record–replay undo).
+//!   adds (a record–replay undo). The moves of one window ([`Gate::begin_window`]) are a batch
+//!   that flushes the TLBs once, as the drivers charge it: after the first, a move costs its
+//!   fixed work and copy only.
 //!
 //! The move goes ahead when the expected benefit exceeds the cost. The gate counts what it
 //! refused, by reason, for the run's result.
@@ -110,6 +113,8 @@ pub struct Gate {
     sharing_cpus: usize,
     /// The threads a move's benefit is spread over, against its cost (1 for an accessor).
     share: f64,
+    /// Whether a move of the current window's batch has paid the batch's TLB shootdown.
+    batched: bool,
     /// Each controller's busy time summed over the windows so far, and their length, ps.
     busy: Vec<f64>,
     span: f64,
@@ -131,7 +136,7 @@ impl Gate {
             Payer::EveryThread => threads.max(1) as f64,
             Payer::Accessor => 1.0,
         };
-        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, busy: Vec::new(), span: 0.0, rho: Vec::new(), refused: Refusals::default() }
+        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, batched: false, busy: Vec::new(), span: 0.0, rho: Vec::new(), refused: Refusals::default() }
     }
 
     pub fn on(&self) -> bool {
@@ -155,6 +160,7 @@ impl Gate {
                 self.busy = vec![0.0; now.len()];
                 self.span = 0.0;
             }
+            self.batched = false;
             self.busy.iter_mut().zip(&now).for_each(|(b, &r)| *b += r * w);
             self.span += w;
             self.rho = self.busy.iter().map(|&b| (b / self.span).min(SATURATED)).collect();
@@ -215,7 +221,12 @@ impl Gate {
         } else {
             &self.rho
         };
-        if expected_benefit(view, rho, home, to, ev, self.tenure(page)) / self.share > cost(view, self.sharing_cpus).saturating_add(extra) as f64 {
+        // A batch (the moves of one window, every thread waiting) flushes the TLBs once, as
+        // the drivers charge it: its first move pays the shootdown, the others fixed work and
+        // copy. A move in an interrupt or fault pays its own.
+        let shootdowns = if self.share > 1.0 && self.batched { 0 } else { self.sharing_cpus };
+        if expected_benefit(view, rho, home, to, ev, self.tenure(page)) / self.share > cost(view, shootdowns).saturating_add(extra) as f64 {
+            self.batched = self.share > 1.0 && !self.rho.is_empty();
             if !self.rho.is_empty() {
                 let lines: f64 = ev.counts.iter().map(|&c| c as f64).sum::<f64>() * ev.scale / ev.window.max(1) as f64;
                 let s = &view.machine.service_ps;
