@@ -1022,6 +1022,7 @@ mod tests {
             ("wildfire", HotLoop::Replicated),
             ("wildfire:replication=off", HotLoop::Counted),
             ("upmlib", HotLoop::Counted),
+            ("adaptive", HotLoop::Counted),
         ];
         for name in dynamic::REGISTRY.names() {
             assert!(cases.iter().any(|&(text, _)| text == name), "no case for '{name}'");
