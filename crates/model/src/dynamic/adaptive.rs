@@ -2,10 +2,11 @@
 //! from per-page counters like UPMlib, but every move passes the cost-aware [`Gate`] (on by
 //! default), and it sets its own pace and threshold instead of asking for them:
 //!
-//! * **Windows.** It decides at iteration ends when the program has them (the simulator's
-//!   iterations, `numaplace_migrate()` under the runtime), and otherwise every `period`.
-//!   Once an iteration end has been seen, timer ticks let the iterations rule, and the
-//!   stability history of the timer's windows is forgotten.
+//! * **Windows.** In the simulator it decides at iteration ends when the program has them,
+//!   and otherwise every `period`; once an iteration end has been seen, timer ticks let the
+//!   iterations rule, and the stability history of the timer's windows is forgotten. Under
+//!   the runtime, which runs a policy with a timer as timer ticks, its timer thread and the
+//!   program's `numaplace_migrate()` calls both end a window.
 //! * **Period.** In timer mode the period doubles (up to `max_period_ms`) after a window that
 //!   moved nothing, and halves (down to `min_period_ms`) after one that moved at least 1 % of
 //!   the pages it saw accessed, as Linux's NUMA balancing lengthens its scan period while
