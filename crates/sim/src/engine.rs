@@ -62,6 +62,16 @@ fn bandwidth_guard(q_lines: &[u64], clocks: &mut [Ps], service_ps: &[f64], qstar
     }
 }
 
+/// Solves the queueing delays and refreshes the cost table; with a dynamic policy attached,
+/// copies the delays into `queue`, its view's (what its cost model may weigh).
+fn solve(timing: &mut Timing, cost: &mut [Ps], queue: Option<&mut [f64]>) {
+    timing.solve();
+    if let Some(q) = queue {
+        q.copy_from_slice(timing.wait_ps());
+    }
+    timing.cost_table(cost);
+}
+
 /// What a policy sees: the counters and the memory state at `now`.
 fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], replica_writes: &'a [u32], now: Ps) -> View<'a> {
     View {
@@ -492,8 +502,8 @@ struct Memory<'m> {
     regions: Vec<Region>,
     /// When the timed iterations started (a policy's view of the run's length so far).
     started: Ps,
-    /// Each memory controller's queueing delay as last solved, ps (what a policy's cost model
-    /// may weigh).
+    /// Each memory controller's queueing delay as last solved, ps, kept while a dynamic policy
+    /// is attached (what its cost model may weigh; `solve`).
     queue: Vec<f64>,
 }
 
@@ -691,9 +701,7 @@ impl<'m> Engine<'m> {
             self.cursor[t] = 0;
         }
         self.predict_mix(epoch);
-        self.timing.solve();
-        self.mem.queue.copy_from_slice(self.timing.wait_ps());
-        self.timing.cost_table(&mut self.cost);
+        solve(&mut self.timing, &mut self.cost, self.dynamic.as_ref().map(|_| &mut self.mem.queue[..]));
         let traffic = if epoch.iteration == 0 { &mut self.init } else { &mut self.timed };
         let iteration_slot = (epoch.iteration > 0).then(|| epoch.iteration as usize - 1);
         if let Some(it) = iteration_slot {
@@ -878,9 +886,7 @@ impl<'m> Engine<'m> {
                 self.overran = true;
                 break;
             }
-            self.timing.solve();
-            self.mem.queue.copy_from_slice(self.timing.wait_ps());
-            self.timing.cost_table(&mut self.cost);
+            solve(&mut self.timing, &mut self.cost, self.dynamic.as_ref().map(|_| &mut self.mem.queue[..]));
         }
         let end = self.clocks.iter().copied().max().unwrap_or(start).max(start);
         self.now = end;

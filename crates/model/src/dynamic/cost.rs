@@ -225,7 +225,7 @@ impl Gate {
         // the drivers charge it: its first move pays the shootdown, the others fixed work and
         // copy. A move in an interrupt or fault pays its own.
         let shootdowns = if self.share > 1.0 && self.batched { 0 } else { self.sharing_cpus };
-        if expected_benefit(view, rho, home, to, ev, self.tenure(page)) / self.share > cost(view, shootdowns).saturating_add(extra) as f64 {
+        if expected_benefit(view, rho, home, to, ev, self.tenure(page)) / self.share > view.machine.migration_cost_ps(shootdowns).saturating_add(extra) as f64 {
             self.batched = self.share > 1.0 && !self.rho.is_empty();
             if !self.rho.is_empty() {
                 let lines: f64 = ev.counts.iter().map(|&c| c as f64).sum::<f64>() * ev.scale / ev.window.max(1) as f64;
@@ -239,11 +239,6 @@ impl Gate {
             Verdict::Costly
         }
     }
-}
-
-/// The cost of migrating one page on the view's machine, ps.
-pub fn cost(view: &View<'_>, sharing_cpus: usize) -> Ps {
-    view.machine.migration_cost_ps(sharing_cpus)
 }
 
 /// Each memory controller's utilisation as the view's measured queueing implies it (the M/M/1
@@ -351,7 +346,7 @@ mod tests {
     fn a_stable_page_moves_once_its_expected_benefit_covers_the_cost() {
         let mut f = Fixture::new(2);
         let mut g = Gate::with(true, 2, Payer::Accessor);
-        let c = cost(&f.view(), 2) as f64;
+        let c = f.machine.migration_cost_ps(2) as f64;
         let gap = (f.machine.latency(NodeId(1), NodeId(0)) - f.machine.latency(NodeId(1), NodeId(1))) as f64 / f.machine.raw.mlp;
         // Enough remote accesses per window that two windows pay for the move, not one.
         let per_window = (c / gap / 2.0).ceil() as u16 + 1;
@@ -391,7 +386,7 @@ mod tests {
         f.homes = vec![1, 1];
         let w = 1_000_000;
         f.now = 100 * w;
-        let c = cost(&f.view(), 2) as f64;
+        let c = f.machine.migration_cost_ps(2) as f64;
         let gap = (f.machine.latency(NodeId(0), NodeId(1)) - f.machine.latency(NodeId(0), NodeId(0))) as f64 / f.machine.raw.mlp;
         // After three agreeing looks the target is expected to hold three windows: accesses
         // enough that three windows pay for the move once, not twice.
@@ -428,7 +423,7 @@ mod tests {
         }
         g.note(PageNo(0), NodeId(1));
         f.now = 20 * w;
-        let c = cost(&f.view(), 2) as f64;
+        let c = f.machine.migration_cost_ps(2) as f64;
         // A benefit that covers the cost three times over, undiscounted.
         let gap = (f.machine.latency(NodeId(1), NodeId(0)) - f.machine.latency(NodeId(1), NodeId(1))) as f64 / f.machine.raw.mlp;
         let counts = [0, (3.0 * c / gap / 20.0).ceil() as u16];

@@ -220,7 +220,7 @@ impl DynamicPolicy for RecRep {
             if ratio > self.ratio && self.cost_aware {
                 let saved = cost::saving(view, &rho, NodeId(home as u8), NodeId(best as u8), row.iter().map(|&c| c as f64), 1.0, self.phase_time.max(1));
                 // Replay and undo stop every thread; the saving is spread over them.
-                if saved / self.sharing_cpus as f64 <= 2.0 * cost::cost(view, self.sharing_cpus) as f64 {
+                if saved / self.sharing_cpus as f64 <= 2.0 * view.machine.migration_cost_ps(self.sharing_cpus) as f64 {
                     self.refused.costly += 1;
                     continue;
                 }
