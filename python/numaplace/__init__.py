@@ -43,8 +43,12 @@ from numaplace.api import (
 # package, as it once did.
 import numaplace.sweep as sweep
 from numaplace.sweep import SweepError
+# Callable too, as numaplace.sweep is: numaplace.advise(trace) runs numaplace.advise.advise.
+import numaplace.advise as advise
+from numaplace.advise import Advice
 
 __all__ = [
+    "Advice",
     "ConfigError",
     "FileError",
     "MachineError",
@@ -56,6 +60,7 @@ __all__ = [
     "TraceError",
     "UnknownNameError",
     "__version__",
+    "advise",
     "machine",
     "machines",
     "placements",
