@@ -72,8 +72,8 @@ COLUMNS = (
     "time_ns",
     "slowdown",
     "local_fraction",
-    "local_gap_to_bound",
-    "time_gap_to_bound",
+    "local_vs_bound",
+    "time_vs_bound",
     "migrations",
     "replications",
     "policy_overhead_ns",
@@ -81,9 +81,9 @@ COLUMNS = (
     "why_not_runnable",
 )
 """The columns of :attr:`Advice.table` (and ``--csv``), in order. ``slowdown`` is the time over
-the fastest row's; ``local_gap_to_bound`` the bound's local share minus the row's (negative
-when a dynamic policy beats the static bound); ``time_gap_to_bound`` the row's time over the
-bound's, minus 1 (negative when faster: the bound is not a time bound)."""
+the fastest row's; ``local_vs_bound`` the row's local share minus the bound's (at most 0 for a
+static placement; above 0 when a dynamic policy beats the static bound); ``time_vs_bound`` the
+row's time over the bound's, minus 1 (below 0 when faster: the bound is not a time bound)."""
 
 
 class AdviceError(NumaplaceError):
@@ -282,9 +282,10 @@ class Advice:
         and best runnable rows wherever they rank; all rows if ``top`` is None or 0), the picks,
         the ``numaplace run`` command and the notes."""
         if self.one_node:
+            who = f"This host ({self.machine}, detected" if self.detected else f"Machine {self.machine} ("
             return (
-                f"{self._what()} has one NUMA node: every page is local under every placement and policy,"
-                " so there is nothing to choose.\n"
+                f"{who}{', ' if self.detected else ''}{self.cpus} CPUs) has one NUMA node: every page is local under every"
+                " placement and policy, so there is nothing to choose.\n"
                 "(To advise for a machine with several nodes, pass --machine: a preset such as"
                 f" {_multi_node_example()} or a machine file.)\n"
             )
@@ -323,8 +324,8 @@ class Advice:
                     _ms(r["time_ns"]),
                     f"{r['slowdown']:.3f}x",
                     f"{r['local_fraction']:.1%}",
-                    "bound" if is_bound else _pp(r["local_gap_to_bound"]),
-                    "bound" if is_bound else _pct(r["time_gap_to_bound"]),
+                    "bound" if is_bound else _pp(r["local_vs_bound"]),
+                    "bound" if is_bound else _pct(r["time_vs_bound"]),
                     f"{r['migrations']:,}",
                     "runtime" if r["runnable"] else f"sim only {mark(r['why_not_runnable'])}",
                 ]
@@ -407,11 +408,11 @@ def _combo(r: dict[str, Any]) -> str:
 
 
 def _pp(x: float) -> str:
-    return f"{-x * 100:+.1f} pp"
+    return f"{round(x * 100, 1) + 0.0:+.1f} pp"  # + 0.0: no "-0.0"
 
 
 def _pct(x: float) -> str:
-    return f"{x * 100:+.1f}%"
+    return f"{round(x * 100, 1) + 0.0:+.1f}%"
 
 
 def _multi_node_example() -> str:
@@ -565,12 +566,12 @@ def _table(p: Plan, outcomes: Sequence[dict[str, Any] | None]) -> tuple[pd.DataF
     df["slowdown"] = df["time_ns"] / df["time_ns"].min()
     bound = df[(df["placement"] == p.bound) & (df["dynamic"] == NO_POLICY)] if p.bound else df.iloc[0:0]
     if bound.empty:
-        df["local_gap_to_bound"] = math.nan
-        df["time_gap_to_bound"] = math.nan
+        df["local_vs_bound"] = math.nan
+        df["time_vs_bound"] = math.nan
     else:
         b = bound.iloc[0]
-        df["local_gap_to_bound"] = b["local_fraction"] - df["local_fraction"]
-        df["time_gap_to_bound"] = df["time_ns"] / b["time_ns"] - 1.0
+        df["local_vs_bound"] = df["local_fraction"] - b["local_fraction"]
+        df["time_vs_bound"] = df["time_ns"] / b["time_ns"] - 1.0
     df = df[list(COLUMNS)]
     df.attrs["bound"] = p.bound
     return df, notes
@@ -615,6 +616,9 @@ def cmd_advise(args: argparse.Namespace) -> None:
     """``numaplace advise``: runs :func:`advise`, prints the advice, writes the files asked for."""
     from numaplace.outfile import check_output, destination, write_output, write_with
 
+    from numaplace.sweep.backends import _check_jobs
+
+    _check_jobs(args.jobs, "--jobs ")
     outs = [(args.csv, "--csv"), (args.json, "--json"), (args.plot, "--plot")]
     seen: dict[Any, str] = {}
     for path, what in outs:
