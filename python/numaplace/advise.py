@@ -218,6 +218,7 @@ class Advice:
     table: pd.DataFrame
     notes: list[str] = field(default_factory=list)
     detected: bool = False
+    bound_placement: str | None = None
 
     @property
     def one_node(self) -> bool:
@@ -240,7 +241,7 @@ class Advice:
         return self._row(self._bound_mask()) if len(self.table) else None
 
     def _bound_mask(self) -> Any:
-        return self.table["placement"].eq(self.table.attrs.get("bound")) & self.table["dynamic"].eq(NO_POLICY)
+        return self.table["placement"].eq(self.bound_placement) & self.table["dynamic"].eq(NO_POLICY)
 
     @property
     def command(self) -> str | None:
@@ -512,7 +513,7 @@ def advise(
             planned = [(run_id(configs[i]), configs[i]) for i in todo]
             execute(planned, backend, record, progress={None: True, True: "always", False: False}[progress], desc="advise")
         table, notes = _table(p, outcomes)
-        return Advice(table=table, notes=p.notes + notes, **advice)
+        return Advice(table=table, notes=p.notes + notes, bound_placement=p.bound, **advice)
 
 
 def _combos(p: Plan, combos: list[tuple[str, str]]) -> str:
@@ -572,9 +573,7 @@ def _table(p: Plan, outcomes: Sequence[dict[str, Any] | None]) -> tuple[pd.DataF
         b = bound.iloc[0]
         df["local_vs_bound"] = df["local_fraction"] - b["local_fraction"]
         df["time_vs_bound"] = df["time_ns"] / b["time_ns"] - 1.0
-    df = df[list(COLUMNS)]
-    df.attrs["bound"] = p.bound
-    return df, notes
+    return df[list(COLUMNS)], notes
 
 
 # --- the command line -------------------------------------------------------------------------
