@@ -364,28 +364,32 @@ class Advice:
         return "\n".join(lines) + "\n"
 
     def plot(self, top: int = 12) -> Figure:
-        """A chart of the ``top`` fastest combinations' times (and the bound's, wherever it
-        ranks): bars coloured by whether the runtime can run them, the bound's time dashed."""
-        from numaplace.plot import PALETTE, legend_below, new_axes, series_style
+        """A dot chart of the ``top`` fastest combinations' times (and the bound's, wherever it
+        ranks), fastest at the top: colour and marker say whether the runtime can run each, a
+        label its local share, and a dashed line marks the bound's time. Dots, not bars: the
+        times often differ by a percent, which bars from zero would hide."""
+        from numaplace.plot import MARKERS, PALETTE, legend_below, new_axes
 
         t = self.table
         if t.empty:
             raise AdviceError("nothing to plot: the machine has one node, so there is nothing to choose")
         shown = t[(t["rank"] <= top) | self._bound_mask()]
+        rows = shown.to_dict("records")[::-1]  # the fastest at the top
+        is_bound = list(self._bound_mask()[shown.index])[::-1]
+        kinds = ["bound" if b else "runtime" if r["runnable"] else "simulator only" for r, b in zip(rows, is_bound)]
         fig, ax = new_axes()
-        labels = [f"{r['rank']}. {_combo(r)}" for r in shown.to_dict("records")][::-1]
-        times = [v / 1e6 for v in shown["time_ns"]][::-1]
-        locals_ = list(shown["local_fraction"])[::-1]
-        kinds = [("bound" if b else "runtime" if ok else "simulator only") for ok, b in zip(shown["runnable"], self._bound_mask()[shown.index])][::-1]
-        styles = {"runtime": 0, "simulator only": 1, "bound": 2}
-        for kind, i in styles.items():
+        for i, kind in enumerate(("runtime", "simulator only", "bound")):
             ys = [y for y, k in enumerate(kinds) if k == kind]
             if ys:
-                bars = ax.barh(ys, [times[y] for y in ys], label=kind, **series_style(i))
-                texts = ax.bar_label(bars, labels=[f"{locals_[y]:.0%} local" for y in ys], label_type="center", fontsize="x-small")
-                for text in texts:  # readable over a hatch
-                    text.set_bbox({"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85})
-        ax.set_yticks(range(len(labels)), labels, fontsize="small")
+                ax.scatter([rows[y]["time_ns"] / 1e6 for y in ys], ys, label=kind, color=PALETTE[i], marker=MARKERS[i], zorder=3)
+        for y, r in enumerate(rows):
+            ax.annotate(f"{r['local_fraction']:.0%} local", (r["time_ns"] / 1e6, y), xytext=(6, 0), textcoords="offset points",
+                        va="center", fontsize="x-small")
+        ax.set_yticks(range(len(rows)), [f"{r['rank']}. {_combo(r)}" for r in rows], fontsize="small")
+        ax.grid(axis="y", color="#dddddd", linewidth=0.5)
+        lo, hi = min(r["time_ns"] for r in rows) / 1e6, max(r["time_ns"] for r in rows) / 1e6
+        pad = (hi - lo) * 0.15 or hi * 0.01
+        ax.set_xlim(lo - pad, hi + 2.5 * pad)  # room for the labels on the right
         bound = self.bound
         if bound is not None:
             ax.axvline(bound["time_ns"] / 1e6, color=PALETTE[7], linestyle="--", linewidth=1, label=f"bound's time ({_combo(bound)})")
