@@ -198,7 +198,7 @@ def _ms(ns: float) -> str:
     return f"{ns / 1e6:,.3f}"
 
 
-@dataclass
+@dataclass(repr=False)
 class Advice:
     """What :func:`advise` found.
 
@@ -219,6 +219,13 @@ class Advice:
     notes: list[str] = field(default_factory=list)
     detected: bool = False
     bound_placement: str | None = None
+
+    def __repr__(self) -> str:
+        if self.one_node:
+            return f"<Advice {self.trace} on {self.machine}: one node, nothing to choose>"
+        best, br = self.best, self.best_runnable
+        runnable_part = f"; best runnable {_combo(br)}" if br is not None and br["rank"] != best["rank"] else ""
+        return f"<Advice {self.trace} on {self.machine}: {len(self.table)} combinations; best {_combo(best)}{runnable_part}>"
 
     @property
     def one_node(self) -> bool:
@@ -505,7 +512,7 @@ def advise(
         outcomes: list[dict[str, Any] | None] = [None] * len(configs)
         # The baseline first, here: a trace this machine cannot run fails here, as `sim` would.
         first = p.runs.index(BASELINE) if BASELINE in p.runs else 0
-        r = simulate(**{k: v for k, v in configs[first].items()}, progress=progress)
+        r = simulate(**configs[first], progress=progress)
         outcomes[first] = {"status": "ok", "error_type": None, "error": None, "result": r.to_dict()}
         todo = [i for i in range(len(configs)) if outcomes[i] is None]
 
@@ -539,7 +546,7 @@ def _table(p: Plan, outcomes: Sequence[dict[str, Any] | None]) -> tuple[pd.DataF
     """The ranked table of the runs that succeeded, and a note per reason runs failed."""
     import pandas as pd
 
-    failed: dict[str, list[str]] = {}
+    failed: dict[str, list[tuple[str, str]]] = {}
     rows = []
     for (pl, dy), o in zip(p.runs, outcomes):
         assert o is not None
@@ -585,7 +592,7 @@ def _table(p: Plan, outcomes: Sequence[dict[str, Any] | None]) -> tuple[pd.DataF
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Adds the ``advise`` sub-command to an argparse subparsers object; returns its parser."""
-    from numaplace.cli import _positive_int, add_run_options
+    from numaplace.cli import _count, add_run_options
     from numaplace.sweep import add_execution_args
 
     s = subparsers.add_parser(
@@ -597,9 +604,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     s.add_argument("trace", metavar="TRACE", help="a trace file (numaplace trace export, or your own: docs/trace-format.md)")
     s.add_argument("--machine", metavar="M", help="a preset name or machine file (default: this host, as `numaplace topo --detect` describes it)")
-    s.add_argument("--sysfs", metavar="DIR", help="the sysfs node directory this host is detected from (default: topo's)")
+    s.add_argument("--sysfs", metavar="DIR", help="the sysfs node directory this host is detected from (default: the one `numaplace topo --detect` reads)")
     add_run_options(s, ["seed", "binding", "oversubscribe"])
-    s.add_argument("--top", type=_top, default=20, metavar="N", help="print the N fastest rows (and the bound and best runnable rows); 0: every row (default: 20)")
+    s.add_argument("--top", type=_count, default=20, metavar="N", help="print the N fastest rows (and the bound and best runnable rows); 0: every row (default: 20)")
     s.add_argument("--csv", metavar="FILE", help="write every row as CSV")
     s.add_argument("--json", metavar="FILE", help="write the advice as JSON")
     s.add_argument("--plot", metavar="FILE", help="draw the fastest combinations' times as a PNG chart")
@@ -607,12 +614,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--no-progress", action="store_true", help="no progress bar (by default one is drawn on stderr when it is a terminal)")
     s.set_defaults(func=cmd_advise)
     return s
-
-
-def _top(text: str) -> int:
-    from numaplace.cli import _count
-
-    return _count(text)
 
 
 def cmd_advise(args: argparse.Namespace) -> None:

@@ -19,7 +19,7 @@ import pytest
 import numaplace
 from numaplace import _native, cli
 from numaplace import runtime as rt
-from numaplace.advise import COST_AWARE, NO_POLICY
+from numaplace.advise import COST_AWARE, NO_POLICY, plan
 
 GOLDEN = Path(__file__).resolve().parents[2] / "tests" / "golden"
 UPDATE = os.environ.get("NUMAPLACE_UPDATE_GOLDEN") == "1"
@@ -161,10 +161,16 @@ def test_a_one_node_host_has_nothing_to_choose(cli, trace_dir: Path, tmp_path: P
     assert "oracle" in r.stdout and "nothing to choose" not in r.stdout
 
 
-def test_the_default_machine_is_this_host(trace_dir: Path, sysfs: Path) -> None:
-    a = numaplace.advise(str(trace_dir / TRACE), sysfs=str(sysfs), jobs=0, progress=False)
+def test_the_default_machine_is_this_host_and_progress_is_shown(
+    trace_dir: Path, sysfs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = numaplace.advise(str(trace_dir / TRACE), sysfs=str(sysfs), jobs=0, progress=True)
     assert a.detected and (a.machine, a.nodes, a.cpus) == ("this-host", 2, 8)
     assert not a.table.empty and set(a.table["placement"]) >= {"bind:node=0", "bind:node=1", "oracle"}
+    # A bar of the runs after the first (which runs alone, to check the trace fits the machine).
+    todo = len(plan(2).runs) - 1
+    err = capsys.readouterr().err
+    assert "advise: 100%" in err and f"{todo}/{todo}" in err, err[-300:]
 
 
 @pytest.mark.parametrize(
