@@ -437,9 +437,6 @@ def _multi_node_example() -> str:
 
 def _check_trace(trace: str) -> None:
     """A trace is replayed once per combination (and twice for the bound): a regular file."""
-    from numaplace.api import check_text
-
-    check_text("trace", trace)
     try:
         st = os.stat(trace)
     except FileNotFoundError:
@@ -484,7 +481,13 @@ def advise(
     from numaplace.sweep import execute, make_backend, run_id
     from numaplace.sweep.backends import _check_jobs, _check_scheduler
 
-    trace = os.fspath(trace)
+    from numaplace.api import check_text
+
+    trace = check_text("trace", os.fspath(trace) if isinstance(trace, os.PathLike) else trace)
+    if sysfs is not None:
+        check_text("sysfs", os.fspath(sysfs) if isinstance(sysfs, os.PathLike) else sysfs)
+    if progress is not None and not isinstance(progress, bool):
+        raise AdviceError(f"progress = {progress!r}: expected True, False or None")
     _check_trace(trace)
     info = trace_info(trace)  # reads it all: a malformed trace is refused here, in its own words
     _check_jobs(jobs)

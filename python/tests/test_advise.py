@@ -208,3 +208,26 @@ def test_bad_input_is_one_line_and_exit_2(cli, machine_file, trace_dir: Path, tm
     assert len(r.stderr_lines) == 1 and r.stderr_lines[0].startswith("numaplace: error: "), r.stderr
     assert expected in r.stderr
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"trace": 5},
+        {"trace": b"is.nptrace"},
+        {"machine": 7},
+        {"seed": -1},
+        {"seed": "1"},
+        {"oversubscribe": "yes"},
+        {"jobs": -2},
+        {"jobs": 1.5},
+        {"progress": "on"},
+        {"sysfs": 3},
+        {"binding": "everywhere"},
+    ],
+)
+def test_api_bad_arguments_are_numaplace_errors(trace_dir: Path, kwargs: dict) -> None:
+    call = {"trace": str(trace_dir / TRACE), "machine": MACHINE, "jobs": 0, "progress": False, **kwargs}
+    with pytest.raises(numaplace.NumaplaceError) as e:
+        numaplace.advise(**call)
+    assert "\n" not in str(e.value)
