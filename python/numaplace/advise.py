@@ -657,8 +657,13 @@ def cmd_advise(args: argparse.Namespace) -> None:
         fig = a.plot()
         write_with(args.plot, "--plot", lambda p: save_png(fig, p))
     for path, what in outs:
-        if path is not None and not (what == "--plot" and a.one_node):
-            print(f"wrote {os.fsencode(path).decode('utf-8', 'backslashreplace')}", file=sys.stderr)
+        if path is None:
+            continue
+        shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+        if what == "--plot" and a.one_node:
+            print(f"numaplace: note: --plot {shown} not written: one node, nothing to chart", file=sys.stderr)
+        else:
+            print(f"wrote {shown}", file=sys.stderr)
 
 
 # --- the module is callable, as numaplace.sweep is --------------------------------------------
