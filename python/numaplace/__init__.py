@@ -8,7 +8,8 @@ The Python face of the numaplace simulator. Quick start::
 
 :func:`simulate` runs one simulation; :func:`machines`, :func:`workloads` and
 :func:`placements` list what can be named; :func:`sweep` runs many configurations (on local
-cores or a Dask cluster) into a pandas DataFrame. In a notebook a :class:`Result` displays as
+cores or a Dask cluster) into a pandas DataFrame. :func:`advise` replays a trace under every
+placement and dynamic policy and ranks them against the best static placement. In a notebook a :class:`Result` displays as
 a summary and has tidy frames (``per_node()``, ``per_iteration()``, ``per_epoch()``); long
 runs and sweeps show ``tqdm`` progress bars there and on terminals (``examples/tour.ipynb``). Every error raised for bad input derives from
 :class:`NumaplaceError`. The report (``numaplace.report``) and plotting helpers
@@ -43,8 +44,12 @@ from numaplace.api import (
 # package, as it once did.
 import numaplace.sweep as sweep
 from numaplace.sweep import SweepError
+# Callable too, as numaplace.sweep is: numaplace.advise(trace) runs numaplace.advise.advise.
+import numaplace.advise as advise
+from numaplace.advise import Advice
 
 __all__ = [
+    "Advice",
     "ConfigError",
     "FileError",
     "MachineError",
@@ -56,6 +61,7 @@ __all__ = [
     "TraceError",
     "UnknownNameError",
     "__version__",
+    "advise",
     "machine",
     "machines",
     "placements",

@@ -1,0 +1,233 @@
+"""`numaplace advise TRACE`: every placement and policy replayed on a trace, ranked against the
+bound (issue 14, item 4; docs/advise.md).
+
+One small trace (NAS IS, class S, 8 threads, exported from the simulator with `numaplace trace
+export`) on a three-node preset, so that each advice is about a hundred short runs. The printed
+table is a golden file (``tests/golden/advise-*.txt``; ``NUMAPLACE_UPDATE_GOLDEN=1``
+regenerates it, as ``tests/test_golden.py`` does).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+import numaplace
+from numaplace import _native, cli
+from numaplace import runtime as rt
+from numaplace.advise import COST_AWARE, NO_POLICY, plan
+
+GOLDEN = Path(__file__).resolve().parents[2] / "tests" / "golden"
+UPDATE = os.environ.get("NUMAPLACE_UPDATE_GOLDEN") == "1"
+
+MACHINE = "cxl-tiered"
+TRACE = "is.nptrace"
+
+
+@pytest.fixture(scope="module")
+def trace_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("advise")
+    args = ["trace", "export", "--workload", "nas-is", "--class", "S", "--threads", "8", "--machine", MACHINE, "--out", str(d / TRACE)]
+    assert cli.main(args) == 0
+    return d
+
+
+@pytest.fixture(scope="module")
+def advice(trace_dir: Path) -> numaplace.Advice:
+    return numaplace.advise(str(trace_dir / TRACE), MACHINE, jobs=0, progress=False)
+
+
+def test_every_placement_and_policy_is_run_or_named_in_a_note(advice: numaplace.Advice) -> None:
+    t = advice.table
+    nodes = len(numaplace.machine(MACHINE)["nodes"])
+    combos = set(zip(t["placement"], t["dynamic"]))
+    placements = set(t["placement"])
+    for p in numaplace.placements():
+        if p["one_node"]:  # once per node of the machine
+            assert {f"{p['name']}:node={n}" for n in range(nodes)} <= placements
+        else:
+            assert p["name"] in placements
+    bound = [p["name"] for p in numaplace.placements() if p["needs_profile"]]
+    assert bound and all(d == NO_POLICY for pl, d in combos if pl in bound)  # the bound runs alone
+    dynamics = set(t["dynamic"])
+    notes = " ".join(advice.notes)
+    assert NO_POLICY in dynamics
+    for p in numaplace.policies():
+        variants = [p["name"]] + [
+            f"{p['name']}:{COST_AWARE}={c}" for q in p["params"] if q["name"] == COST_AWARE for c in q["kind"]["choices"] if c != q["default"]
+        ]
+        for v in variants:
+            assert v in dynamics or f"{v}," in notes or f"{v} (" in notes, v
+    # upmlib-recrep's default phase is BT's: this trace has none, and the note says so.
+    assert "upmlib-recrep" not in dynamics
+    assert any("upmlib-recrep" in n and "no such phase" in n for n in advice.notes)
+    # The cost-aware option still has the name this module knows it by.
+    assert any(q["name"] == COST_AWARE for p in numaplace.policies() for q in p["params"])
+
+
+def test_the_bound_has_the_largest_local_share(advice: numaplace.Advice) -> None:
+    t = advice.table
+    b = advice.bound
+    assert b is not None and b["placement"] == "oracle" and b["dynamic"] == NO_POLICY
+    static = t[t["dynamic"] == NO_POLICY]
+    assert len(static) > 5
+    assert (static["local_fraction"] <= b["local_fraction"]).all()  # no static placement beats it
+    assert (t["local_fraction"] <= b["local_fraction"]).all()  # nor, on this trace, any policy
+    assert (t["local_vs_bound"] == t["local_fraction"] - b["local_fraction"]).all()
+    assert (t["time_vs_bound"] == t["time_ns"] / b["time_ns"] - 1).all()
+
+
+def test_rows_are_ranked_by_time(advice: numaplace.Advice) -> None:
+    t = advice.table
+    assert list(t["rank"]) == list(range(1, len(t) + 1))
+    assert t["time_ns"].is_monotonic_increasing
+    assert t["slowdown"].iloc[0] == 1.0 and (t["slowdown"] >= 1.0).all()
+    assert advice.best["rank"] == 1
+
+
+def test_runnable_is_what_the_launcher_accepts(advice: numaplace.Advice) -> None:
+    for r in advice.table.to_dict("records"):
+        for kind, spec in (("placement", r["placement"]), ("dynamic", r["dynamic"])):
+            if spec == NO_POLICY:
+                continue
+            try:
+                _native.check_spec(kind, spec, "runtime")
+            except numaplace.NumaplaceError as e:
+                assert not r["runnable"] and str(e) == r["why_not_runnable"]
+                break
+        else:
+            assert r["runnable"] and r["why_not_runnable"] == ""
+
+
+def test_the_run_command_applies_the_best_runnable_combination(advice: numaplace.Advice) -> None:
+    t = advice.table
+    best = advice.best_runnable
+    assert best is not None and best["runnable"]
+    assert not t[t["rank"] < best["rank"]]["runnable"].any()  # nothing runnable is faster
+    assert not advice.best["runnable"]  # on this trace the fastest is the bound, which cannot run
+    argv = shlex.split(advice.command)
+    assert argv[:2] == ["numaplace", "run"]
+    args = cli.build_parser().parse_args(argv[1:])  # `numaplace run`'s own parser takes it
+    assert (args.placement, args.dynamic) == (best["placement"], best["dynamic"])
+    assert rt.validate_placement(args.placement) == best["placement"]
+    assert rt.validate_dynamic(args.dynamic) == best["dynamic"]
+    assert args.program[0] == "--" and args.program[1] == "PROGRAM"
+
+
+def _advise_cli(capsys: pytest.CaptureFixture[str], *extra: str) -> str:
+    assert cli.main(["advise", TRACE, "--machine", MACHINE, "--no-progress", "--top", "12", *extra]) == 0
+    return capsys.readouterr().out
+
+
+def test_table_matches_golden_and_is_the_same_from_a_pool(
+    trace_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(trace_dir)
+    out = _advise_cli(capsys, "--jobs", "0", "--csv", "a.csv", "--json", "a.json", "--plot", "a.png")
+    name = f"advise-{MACHINE}-is.txt"
+    if UPDATE:
+        (GOLDEN / name).write_text(out, encoding="utf-8")
+    assert out == (GOLDEN / name).read_text(encoding="utf-8"), f"{name} differs from its golden file"
+    # Runs on two worker processes give the same table and files, byte for byte.
+    assert _advise_cli(capsys, "--jobs", "2", "--csv", "b.csv", "--json", "b.json") == out
+    assert (trace_dir / "a.csv").read_bytes() == (trace_dir / "b.csv").read_bytes()
+    assert (trace_dir / "a.json").read_bytes() == (trace_dir / "b.json").read_bytes()
+    data = json.loads((trace_dir / "a.json").read_text())
+    assert data["command"] in out and data["best_runnable"]["rank"] > data["best"]["rank"]
+    assert (trace_dir / "a.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _one_node_sysfs(root: Path) -> Path:
+    d = root / "node0"
+    d.mkdir(parents=True)
+    (d / "cpulist").write_text("0-7\n")
+    (d / "meminfo").write_text("Node 0 MemTotal:        4194304 kB\n")
+    (d / "distance").write_text("10\n")
+    return root
+
+
+def test_a_one_node_host_has_nothing_to_choose(cli, trace_dir: Path, tmp_path: Path) -> None:  # noqa: ANN001
+    r = cli("advise", trace_dir / TRACE, "--sysfs", _one_node_sysfs(tmp_path / "sys"))
+    assert r.returncode == 0, r.stderr
+    assert "has one NUMA node: every page is local under every placement and policy, so there is nothing to choose" in r.stdout
+    assert "--machine" in r.stdout
+    # --machine still advises for another machine from that host (here: the bound's row).
+    r = cli("advise", trace_dir / TRACE, "--sysfs", tmp_path / "sys", "--machine", MACHINE, "--top", "1", "--jobs", "0")
+    assert r.returncode == 0, r.stderr
+    assert "oracle" in r.stdout and "nothing to choose" not in r.stdout
+
+
+def test_the_default_machine_is_this_host_and_progress_is_shown(
+    trace_dir: Path, sysfs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = numaplace.advise(str(trace_dir / TRACE), sysfs=str(sysfs), jobs=0, progress=True)
+    assert a.detected and (a.machine, a.nodes, a.cpus) == ("this-host", 2, 8)
+    assert not a.table.empty and set(a.table["placement"]) >= {"bind:node=0", "bind:node=1", "oracle"}
+    # A bar of the runs after the first (which runs alone, to check the trace fits the machine).
+    todo = len(plan(2).runs) - 1
+    err = capsys.readouterr().err
+    assert "advise: 100%" in err and f"{todo}/{todo}" in err, err[-300:]
+
+
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        ("missing", "trace missing.nptrace: no such file"),
+        ("malformed", "bad.nptrace: byte 0: expected the magic"),
+        ("directory", "is a directory"),
+        ("pipe", "not a regular file"),
+        ("machine", "unknown machine 'nowhere'"),
+        ("threads", "8 threads but machine 'two-node' has 5 CPUs"),
+        ("jobs", "--jobs -1: expected an integer"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(cli, machine_file, trace_dir: Path, tmp_path: Path, case: str, expected: str) -> None:  # noqa: ANN001
+    trace, extra = str(trace_dir / TRACE), ["--machine", MACHINE]
+    if case == "missing":
+        trace = "missing.nptrace"
+    elif case == "malformed":
+        (tmp_path / "bad.nptrace").write_text("not a trace\n")
+        trace = "bad.nptrace"
+    elif case == "directory":
+        trace = str(tmp_path)
+    elif case == "pipe":
+        os.mkfifo(tmp_path / "fifo")
+        trace = str(tmp_path / "fifo")
+    elif case == "machine":
+        extra = ["--machine", "nowhere"]
+    elif case == "threads":
+        extra = ["--machine", str(machine_file(("cpus = 4\nmemory_mib = 1024", "cpus = 1\nmemory_mib = 1024")))]
+    elif case == "jobs":
+        extra += ["--jobs", "-1"]
+    r = cli("advise", trace, *extra, "--no-progress")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert len(r.stderr_lines) == 1 and r.stderr_lines[0].startswith("numaplace: error: "), r.stderr
+    assert expected in r.stderr
+    assert r.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"trace": 5},
+        {"trace": b"is.nptrace"},
+        {"machine": 7},
+        {"seed": -1},
+        {"seed": "1"},
+        {"oversubscribe": "yes"},
+        {"jobs": -2},
+        {"jobs": 1.5},
+        {"progress": "on"},
+        {"sysfs": 3},
+        {"binding": "everywhere"},
+    ],
+)
+def test_api_bad_arguments_are_numaplace_errors(trace_dir: Path, kwargs: dict) -> None:
+    call = {"trace": str(trace_dir / TRACE), "machine": MACHINE, "jobs": 0, "progress": False, **kwargs}
+    with pytest.raises(numaplace.NumaplaceError) as e:
+        numaplace.advise(**call)
+    assert "\n" not in str(e.value)
