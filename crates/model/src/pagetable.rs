@@ -14,7 +14,7 @@ pub const UNTOUCHED: u8 = 0xFF;
 /// The bound on the simulator's per-page state for one run, bytes: 16 GiB. A run without a
 /// policy keeps one byte per page, so every footprint a page number can address (2^32 pages)
 /// fits; a policy adds its counters, replica masks and write tallies
-/// ([`run_state_bytes`]), which on a two-node machine still allows about 690 M pages (2.6 TB
+/// ([`run_state_bytes`]), which on a two-node machine still allows about 660 M pages (2.5 TB
 /// of 4 KiB pages). The model cannot ask the host how much memory it has (it does no I/O), so
 /// the bound is a constant: what a workstation can hold, refused with a one-line error
 /// rather than an allocator abort.
@@ -22,11 +22,12 @@ pub const MAX_STATE_BYTES: u64 = 1 << 34;
 
 /// The bytes of per-page state a run of `pages` pages on `nodes` nodes allocates: the home
 /// byte, and with a dynamic policy the replica mask (8), the replicas' write tally (4), the
-/// revoked flag (1), a cost-aware gate's last target and agreement tally (3: `dynamic::cost`)
+/// revoked flag (1), a cost-aware gate's last target, agreement tally and home before its first
+/// move (4: `dynamic::cost`)
 /// and, per node, a 16-bit access counter and a 16-bit stale-line count.
 /// Saturates rather than wraps.
 pub fn run_state_bytes(pages: u64, nodes: usize, policy: bool) -> u64 {
-    let per_page = if policy { 8 + 4 + 1 + 1 + 3 + 4 * nodes as u64 } else { 1 };
+    let per_page = if policy { 8 + 4 + 1 + 1 + 4 + 4 * nodes as u64 } else { 1 };
     pages.saturating_mul(per_page)
 }
 
@@ -194,7 +195,7 @@ mod tests {
         let e = check_state_bytes("a run of 4294967296 pages", run_state_bytes(1 << 32, 254, true)).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "out of memory: a run of 4294967296 pages needs 4436701216768 bytes of simulator state, more than the bound of 17179869184 bytes"
+            "out of memory: a run of 4294967296 pages needs 4440996184064 bytes of simulator state, more than the bound of 17179869184 bytes"
         );
         assert_eq!(run_state_bytes(u64::MAX, 254, true), u64::MAX);
     }

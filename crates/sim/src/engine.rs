@@ -73,7 +73,7 @@ fn solve(timing: &mut Timing, cost: &mut [Ps], queue: Option<&mut [f64]>) {
 }
 
 /// What a policy sees: the counters and the memory state at `now`.
-fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], replica_writes: &'a [u32], now: Ps) -> View<'a> {
+fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], replica_writes: &'a [u32], now: Ps, overhead: Ps) -> View<'a> {
     View {
         machine: mem.machine,
         counters,
@@ -85,6 +85,8 @@ fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], re
         now,
         started: mem.started,
         queue: &mem.queue,
+        done: mem.done,
+        overhead,
     }
 }
 
@@ -460,7 +462,7 @@ impl Dynamic {
         self.revoked_count -= 1;
         self.faults += 1;
         let free = mem.pt.free_per_node();
-        let action = self.policy.on_fault(&view(&self.counters, mem, &free, &self.replica_writes, now), PageNo(page), NodeId(node as u8));
+        let action = self.policy.on_fault(&view(&self.counters, mem, &free, &self.replica_writes, now, self.overhead_ps), PageNo(page), NodeId(node as u8));
         self.decided(action.is_some());
         let cost = self.policy.fault_cost();
         self.overhead_ps = self.overhead_ps.saturating_add(cost);
@@ -474,7 +476,7 @@ impl Dynamic {
     fn interrupt(&mut self, mem: &mut Memory<'_>, page: u32, node: usize, now: Ps) -> Ps {
         self.interrupts += 1;
         let free = mem.pt.free_per_node();
-        let action = self.policy.on_interrupt(&view(&self.counters, mem, &free, &self.replica_writes, now), PageNo(page), NodeId(node as u8));
+        let action = self.policy.on_interrupt(&view(&self.counters, mem, &free, &self.replica_writes, now, self.overhead_ps), PageNo(page), NodeId(node as u8));
         self.decided(action.is_some());
         self.counters.reset_page(PageNo(page));
         let m = &mem.machine.raw.migration;
@@ -505,6 +507,9 @@ struct Memory<'m> {
     /// Each memory controller's queueing delay as last solved, ps, kept while a dynamic policy
     /// is attached (what its cost model may weigh; `solve`).
     queue: Vec<f64>,
+    /// Lines fetched in the timed iterations so far (a policy's view; folded in at each
+    /// quantum's end).
+    done: u64,
 }
 
 impl Memory<'_> {
@@ -573,7 +578,7 @@ impl<'m> Engine<'m> {
         Engine {
             nn,
             nt,
-            mem: Memory { machine, pt: PageTable::new(pages, machine), placement, regions, started: 0, queue: vec![0.0; nn] },
+            mem: Memory { machine, pt: PageTable::new(pages, machine), placement, regions, started: 0, queue: vec![0.0; nn], done: 0 },
             timing: Timing::new(machine, &thread_node, &share),
             thread_node,
             quantum_ps: quantum_ps.max(1),
@@ -603,7 +608,7 @@ impl<'m> Engine<'m> {
     fn epoch_hook(&mut self, epoch: &Epoch, start: bool) -> Ps {
         let Some(d) = self.dynamic.as_mut() else { return 0 };
         let free = self.mem.pt.free_per_node();
-        let v = view(&d.counters, &self.mem, &free, &d.replica_writes, self.now);
+        let v = view(&d.counters, &self.mem, &free, &d.replica_writes, self.now, d.overhead_ps);
         let actions = if start {
             d.policy.on_epoch_start(&v, epoch.iteration, epoch.phase)
         } else {
@@ -644,7 +649,7 @@ impl<'m> Engine<'m> {
     pub fn end_iteration(&mut self, iteration: u32) {
         let Some(d) = self.dynamic.as_mut() else { return };
         let free = self.mem.pt.free_per_node();
-        let actions = d.policy.on_iteration_end(&view(&d.counters, &self.mem, &free, &d.replica_writes, self.now), iteration);
+        let actions = d.policy.on_iteration_end(&view(&d.counters, &self.mem, &free, &d.replica_writes, self.now, d.overhead_ps), iteration);
         if d.policy.decides_at_iteration_end() {
             d.decided(!actions.is_empty());
         }
@@ -824,7 +829,7 @@ impl<'m> Engine<'m> {
                 if let Some((period, next)) = d.timer {
                     if qend >= next {
                         let free = self.mem.pt.free_per_node();
-                        let tick = d.policy.on_timer(&view(&d.counters, &self.mem, &free, &d.replica_writes, qend));
+                        let tick = d.policy.on_timer(&view(&d.counters, &self.mem, &free, &d.replica_writes, qend, d.overhead_ps));
                         d.decided(!tick.actions.is_empty());
                         // Stop the world: every thread still running waits for the actions.
                         let cost = d.apply(&mut self.mem, tick.actions, qend);
@@ -873,6 +878,7 @@ impl<'m> Engine<'m> {
                     let all: u64 = lines.iter().sum();
                     self.iteration_traffic[it].0 += lines[from];
                     self.iteration_traffic[it].1 += all;
+                    self.mem.done += all;
                 }
                 self.timing.observe(t, lines);
                 lines.fill(0);

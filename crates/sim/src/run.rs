@@ -139,6 +139,13 @@ pub struct SimResult {
     /// Moves a cost-aware policy refused because their expected benefit did not cover their
     /// cost.
     pub policy_refused_costly: u64,
+    /// Moves a cost-aware policy refused after withdrawing, its earlier moves having not paid
+    /// in measured time per line (docs/timing.md, "Measured payback").
+    pub policy_refused_withdrawn: u64,
+    /// Moves a cost-aware policy held back while its first moves were being measured.
+    pub policy_refused_probation: u64,
+    /// Pages a cost-aware policy moved back to where they were, on withdrawing.
+    pub policy_undone: u64,
 }
 
 impl SimResult {
@@ -503,6 +510,9 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
         policy_final_barrier_withheld: policy.final_barrier_withheld,
         policy_refused_unstable: policy.refused.unstable,
         policy_refused_costly: policy.refused.costly,
+        policy_refused_withdrawn: policy.refused.withdrawn,
+        policy_refused_probation: policy.refused.probation,
+        policy_undone: policy.refused.undone,
         per_iteration_local_fraction: engine
             .iteration_traffic
             .iter()

@@ -98,6 +98,10 @@ impl Adaptive {
     fn decide(&mut self, view: &View<'_>) -> (Vec<Action>, usize) {
         let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
         self.last = Some(view.now);
+        let back = self.gate.audit(view);
+        if self.gate.withdrawn() {
+            return (cost::moves_back(back), 0);
+        }
         let nodes = view.machine.nodes();
         self.gate.begin_window(view, window, 1.0);
         let (mut seen, mut bounces) = (0usize, 0u32);
@@ -143,6 +147,11 @@ impl Adaptive {
 }
 
 impl DynamicPolicy for Adaptive {
+    /// Once its gate withdraws, nothing is counted.
+    fn counts(&self) -> bool {
+        !self.gate.withdrawn()
+    }
+
     fn decides_at_iteration_end(&self) -> bool {
         true
     }
@@ -214,7 +223,7 @@ mod tests {
         f.now = 2 * w;
         busy(&mut f);
         assert_eq!(a.on_iteration_end(&f.view(), 2), vec![Action::Migrate { page: PageNo(0), to: NodeId(0), reason: "adaptive: expected benefit exceeds cost" }]);
-        assert_eq!(a.refusals(), cost::Refusals { unstable: 1, costly: 0 });
+        assert_eq!(a.refusals(), cost::Refusals { unstable: 1, ..Default::default() });
     }
 
     #[test]

@@ -115,6 +115,11 @@ impl DynamicPolicy for AutoNuma {
     }
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
+        let back = self.gate.audit(view);
+        if self.gate.withdrawn() {
+            // Its moves did not pay: no more scanning, hence no more faults.
+            return Timer { actions: cost::moves_back(back), next_period: Some(self.max), ..Timer::default() };
+        }
         let pages = view.homes.len() as u32;
         if self.last_fault.len() != pages as usize {
             self.last_fault = vec![u8::MAX; pages as usize];

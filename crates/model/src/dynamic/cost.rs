@@ -45,8 +45,45 @@
 //!
 //! The move goes ahead when the expected benefit exceeds the cost. The gate counts what it
 //! refused, by reason, for the run's result.
+//!
+//! **Measured payback.** The estimate above is a model, and a model misses what it does not
+//! know: a move that makes a page local can load its new controller at the moment a phase
+//! hammers it; when the page's accessor drifts (Gaussian elimination's re-divided rows) the
+//! data ends up concentrated on a few controllers a few windows later; and a policy's own
+//! work (the IRIX engine's counter interrupts, which come whether or not the gate lets the
+//! move through) costs time no move repays. So the gate also checks itself against the clock,
+//! from what every window gives a driver that counts lines: the time it lasted, the lines it
+//! fetched and what the policy's work cost in it (`View::now`, `done`, `overhead`), at each
+//! of the policy's decision points ([`Gate::audit`]).
+//!
+//! * The **baseline** is the program's time per line, the policy's work left out, over the
+//!   latest stretch before the gate's first move: its last two windows, and more until the
+//!   stretch holds as many lines as the run's first window (a program's time per line
+//!   drifts: a shrinking elimination's first step is slower per line than its later ones, so
+//!   the stretch just before the moves is the comparison, not the run's start; and two
+//!   windows, so that a program whose windows alternate between two kinds is compared pair
+//!   for pair).
+//! * Until the windows since the first move have fetched as many lines as the baseline, the
+//!   gate lets no further move through (**probation**: one experiment at a time), except the
+//!   rest of the first move's batch. Then, and for every further block of windows that holds
+//!   as many lines, two questions are asked. Are the **pages worse** where the gate put them —
+//!   the block's time per line, the policy's work left out, above the baseline by more than
+//!   [`PAYBACK_TOLERANCE`]? (Block by block, not since the first move: a state that was
+//!   faster once need not stay so, as rows drift away from the nodes they were moved to.) Is
+//!   the **run slower** — the time since the run started, the policy's work included, above
+//!   the baseline's pace for every line fetched by more than the same tolerance?
+//! * Either way the gate **withdraws**: it lets no further move through (and the policies
+//!   whose counting serves only their moves stop counting: no more interrupts). When the pages
+//!   are worse, it also hands the policy the moves that put every page it moved back where it
+//!   was ([`Gate::audit`]'s result): the placement it measured as faster. That costs what the
+//!   moves cost, once more, and is made whatever the doubling horizon says: that horizon
+//!   expects the run to last only as long again as it has, and the moves back restore a
+//!   measured state rather than a modelled one, so their worst case is the moves' own cost
+//!   again.
+//!
+//! A driver that does not count lines (`View::done` stays 0: the runtime) gets no audit.
 
-use super::View;
+use super::{Action, View};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 
@@ -72,6 +109,10 @@ pub enum Verdict {
     Unstable,
     /// Stable, but the expected benefit does not cover the cost.
     Costly,
+    /// The gate's earlier moves did not pay (measured payback): it lets none through.
+    Withdrawn,
+    /// The gate's first moves have not yet been measured long enough (measured payback).
+    Probation,
 }
 
 /// What one window showed of a page: per-node counts and what a count stands for.
@@ -90,6 +131,94 @@ pub struct Evidence<'a> {
 pub struct Refusals {
     pub unstable: u64,
     pub costly: u64,
+    /// Moves proposed after the gate withdrew (its moves did not pay).
+    pub withdrawn: u64,
+    /// Moves proposed while the gate's first moves were being measured.
+    pub probation: u64,
+    /// Pages moved back to where they were before the gate moved them, on withdrawal.
+    pub undone: u64,
+}
+
+impl std::ops::Add for Refusals {
+    type Output = Refusals;
+    fn add(self, o: Refusals) -> Refusals {
+        Refusals { unstable: self.unstable + o.unstable, costly: self.costly + o.costly, withdrawn: self.withdrawn + o.withdrawn, probation: self.probation + o.probation, undone: self.undone + o.undone }
+    }
+}
+
+/// How much slower than the baseline's time per line the pages, or the run, may get before the
+/// gate withdraws (measured payback). A choice: above the simulator's window-to-window
+/// variation of a regular program's time per line (none) and of a timer window's (a few
+/// tenths of a percent on the built-in kernels), below the 5 % the cost model is held to.
+pub const PAYBACK_TOLERANCE: f64 = 0.02;
+
+impl Payback {
+    /// Whether a move proposed now must wait: the gate's first batch is in force and not yet
+    /// measured long enough to tell whether it pays (one experiment at a time). Never where
+    /// the driver counts no lines (no measurement will come).
+    fn on_probation(&self, view: &View<'_>) -> bool {
+        self.moved && !self.proven && view.done > 0 && self.first_move != Some(view.now)
+    }
+
+    /// Adds the time (the policy's own overhead left out) and lines since the previous fold to
+    /// the baseline, or, after the first move, to the record since (with the overhead);
+    /// nothing where the driver counts no lines.
+    fn fold(&mut self, view: &View<'_>) {
+        if view.now <= view.started || view.done == 0 {
+            return;
+        }
+        let (t0, d0, o0) = self.mark.unwrap_or((view.started, 0, 0));
+        let lines = view.done.saturating_sub(d0) as f64;
+        if lines == 0.0 {
+            return;
+        }
+        self.mark = Some((view.now, view.done, view.overhead));
+        let overhead = view.overhead.saturating_sub(o0) as f64;
+        let time = (view.now.saturating_sub(t0) as f64 - overhead).max(0.0);
+        if self.first == 0.0 {
+            self.first = lines;
+        }
+        if self.moved {
+            self.after.0 += time;
+            self.after.1 += lines;
+        } else {
+            self.base.push_back((time, lines));
+            while self.base.len() > 2 && self.baseline().1 - self.base[0].1 >= self.first {
+                self.base.pop_front();
+            }
+        }
+    }
+
+    /// Time and lines of the baseline intervals together.
+    fn baseline(&self) -> (f64, f64) {
+        self.base.iter().fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
+    }
+}
+
+/// The gate's check of its moves against the clock (measured payback).
+#[derive(Default)]
+struct Payback {
+    /// Time (overhead excluded) and lines of the latest intervals before the gate's first move,
+    /// oldest first: the last two, and more as long as they hold fewer lines than the first
+    /// interval (the program's time per line just before the moves, not at its start, which
+    /// may differ: a shrinking elimination's first step is slower per line than its later
+    /// ones; two, so that windows that alternate between two kinds are compared as pairs).
+    base: std::collections::VecDeque<(f64, f64)>,
+    /// Lines of the first interval.
+    first: f64,
+    /// Time (overhead excluded) and lines of the windows since the first move, or since the
+    /// last block of them was judged.
+    after: (f64, f64),
+    /// `(now, done, overhead)` at the previous fold.
+    mark: Option<(Ps, u64, Ps)>,
+    moved: bool,
+    /// When the first move was let through: the moves of that decision point are its batch.
+    first_move: Option<Ps>,
+    /// The first batch has been measured and did not make the gate withdraw.
+    proven: bool,
+    withdrawn: bool,
+    /// Per page, its home before the gate first let it move (`u8::MAX`: never moved).
+    origin: Vec<u8>,
 }
 
 /// Who waits while a move is made: the hook the policy moves pages from decides it.
@@ -121,6 +250,7 @@ pub struct Gate {
     /// The controllers' utilisations in the current window ([`Gate::begin_window`]), updated
     /// as moves are let through; empty: taken from the view's queueing at each judgement.
     rho: Vec<f64>,
+    payback: Payback,
     pub refused: Refusals,
 }
 
@@ -136,7 +266,7 @@ impl Gate {
             Payer::EveryThread => threads.max(1) as f64,
             Payer::Accessor => 1.0,
         };
-        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, batched: false, busy: Vec::new(), span: 0.0, rho: Vec::new(), refused: Refusals::default() }
+        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, batched: false, busy: Vec::new(), span: 0.0, rho: Vec::new(), payback: Payback::default(), refused: Refusals::default() }
     }
 
     pub fn on(&self) -> bool {
@@ -201,6 +331,74 @@ impl Gate {
         (looked as f64 + 1.0) / ((looked - agreed) as f64 + 1.0)
     }
 
+    /// Notes a move let through: the baseline ends (at the first move, wherever in a window
+    /// it falls), and the page's home before the gate first moved it is kept.
+    fn paid(&mut self, view: &View<'_>, page: PageNo, home: NodeId) {
+        let p = &mut self.payback;
+        if !p.moved {
+            p.fold(view);
+        }
+        p.moved = true;
+        p.first_move.get_or_insert(view.now);
+        let i = page.0 as usize;
+        if p.origin.len() <= i {
+            p.origin.resize(i + 1, u8::MAX);
+        }
+        if p.origin[i] == u8::MAX {
+            p.origin[i] = home.0;
+        }
+    }
+
+    /// Whether the gate has withdrawn: its moves did not pay, and it lets none through.
+    pub fn withdrawn(&self) -> bool {
+        self.payback.withdrawn
+    }
+
+    /// Measured payback, at one of the policy's decision points (before it judges the
+    /// window's moves): folds the time and lines since the previous audit into the baseline
+    /// (before the gate's first move) or the record since; withdraws when the moves are not
+    /// paying (module documentation). Returns the moves back, `(page, node)`, that the policy
+    /// should make on withdrawal: every page the gate moved that is not at its old home.
+    pub fn audit(&mut self, view: &View<'_>) -> Vec<(PageNo, NodeId)> {
+        if !self.on || self.payback.withdrawn {
+            return Vec::new();
+        }
+        self.payback.fold(view);
+        let p = &mut self.payback;
+        let base = p.baseline();
+        if !p.moved || base.1 == 0.0 || p.after.1 < base.1 {
+            return Vec::new();
+        }
+        let (before, with) = (base.0 / base.1, p.after.0 / p.after.1);
+        // The pages are worse where the gate put them than where they were, the policy's
+        // work left out of both.
+        let worse = with > before * (1.0 + PAYBACK_TOLERANCE);
+        // Or the run so far, the policy's work included, is slower than every line at the
+        // baseline's pace.
+        let slower = view.now.saturating_sub(view.started) as f64 > before * view.done as f64 * (1.0 + PAYBACK_TOLERANCE);
+        if !worse && !slower {
+            // Each block of windows is judged on its own: a state that was faster once may
+            // not stay so (rows that drift away from the nodes they were moved to).
+            p.proven = true;
+            p.after = (0.0, 0.0);
+            return Vec::new();
+        }
+        p.withdrawn = true;
+        if !worse {
+            // The pages are no worse where they are; what does not pay is the policy's work.
+            return Vec::new();
+        }
+        let back: Vec<(PageNo, NodeId)> = p
+            .origin
+            .iter()
+            .enumerate()
+            .filter(|&(page, &o)| o != u8::MAX && view.homes.get(page).is_some_and(|&h| h != o && (h as usize) < view.machine.nodes()))
+            .map(|(page, &o)| (PageNo(page as u32), NodeId(o)))
+            .collect();
+        self.refused.undone += back.len() as u64;
+        back
+    }
+
     /// Judges a proposed move of `page` (at home on `home`) to `to`, with `extra` cost beyond
     /// one page migration; notes `to` as the page's target either way.
     pub fn judge(&mut self, view: &View<'_>, page: PageNo, home: NodeId, to: NodeId, ev: Evidence<'_>, extra: Ps) -> Verdict {
@@ -210,6 +408,14 @@ impl Gate {
         let i = page.0 as usize;
         let before = self.seen.get(i).copied().unwrap_or(u8::MAX);
         self.note(page, to);
+        if self.payback.withdrawn {
+            self.refused.withdrawn += 1;
+            return Verdict::Withdrawn;
+        }
+        if self.payback.on_probation(view) {
+            self.refused.probation += 1;
+            return Verdict::Probation;
+        }
         if before != to.0 {
             self.refused.unstable += 1;
             return Verdict::Unstable;
@@ -225,8 +431,10 @@ impl Gate {
         // the drivers charge it: its first move pays the shootdown, the others fixed work and
         // copy. A move in an interrupt or fault pays its own.
         let shootdowns = if self.share > 1.0 && self.batched { 0 } else { self.sharing_cpus };
-        if expected_benefit(view, rho, home, to, ev, self.tenure(page)) / self.share > view.machine.migration_cost_ps(shootdowns).saturating_add(extra) as f64 {
+        let cost = view.machine.migration_cost_ps(shootdowns).saturating_add(extra) as f64;
+        if expected_benefit(view, rho, home, to, ev, self.tenure(page)) / self.share > cost {
             self.batched = self.share > 1.0 && !self.rho.is_empty();
+            self.paid(view, page, home);
             if !self.rho.is_empty() {
                 let lines: f64 = ev.counts.iter().map(|&c| c as f64).sum::<f64>() * ev.scale / ev.window.max(1) as f64;
                 let s = &view.machine.service_ps;
@@ -239,6 +447,11 @@ impl Gate {
             Verdict::Costly
         }
     }
+}
+
+/// The migrations that move back the pages [`Gate::audit`] returned.
+pub fn moves_back(back: Vec<(PageNo, NodeId)>) -> Vec<Action> {
+    back.into_iter().map(|(page, to)| Action::Migrate { page, to, reason: "measured payback: moved back" }).collect()
 }
 
 /// Each memory controller's utilisation as the view's measured queueing implies it (the M/M/1
@@ -362,7 +575,126 @@ mod tests {
         // Two windows elapsed, the target held three looks: the benefit covers the cost.
         f.now = 2 * w;
         assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Move);
-        assert_eq!(g.refused, Refusals { unstable: 1, costly: 1 });
+        assert_eq!(g.refused, Refusals { unstable: 1, costly: 1, ..Default::default() });
+    }
+
+    /// Payback fixtures: a first window of `LINES` lines in `W` ps, then page 0 (at home on
+    /// node 0, hammered from node 1) let through to node 1 and moved there.
+    const W: Ps = 1_000_000_000;
+    const LINES: u64 = 100_000;
+
+    fn moved_after_one_window(f: &mut Fixture) -> Gate {
+        let mut g = Gate::with(true, 2, Payer::EveryThread);
+        f.now = W;
+        f.done = LINES;
+        assert!(g.audit(&f.view()).is_empty(), "nothing moved: nothing to judge");
+        let counts = [0, u16::MAX];
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Unstable);
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
+        f.homes[0] = 1;
+        g
+    }
+
+    /// The window after the move: `LINES` lines taking `per_line` of the first window's time
+    /// per line, after the move's own cost (the policy's overhead).
+    fn next_window(f: &mut Fixture, per_line: f64) {
+        let stall = f.machine.migration_cost_ps(2);
+        f.overhead += stall;
+        f.now += stall + (W as f64 * per_line) as Ps;
+        f.done += LINES;
+    }
+
+    #[test]
+    fn moves_that_make_each_line_slower_are_withdrawn_and_undone() {
+        let mut f = Fixture::new(2);
+        let mut g = moved_after_one_window(&mut f);
+        next_window(&mut f, 1.0 + 2.0 * PAYBACK_TOLERANCE);
+        assert_eq!(g.audit(&f.view()), vec![(PageNo(0), NodeId(0))], "the page goes back where it was");
+        assert!(g.withdrawn());
+        assert_eq!(g.refused.undone, 1);
+        // Nothing more moves, however good it looks, and nothing is undone twice.
+        f.homes[0] = 0;
+        let counts = [0, u16::MAX];
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Withdrawn);
+        assert_eq!(g.refused.withdrawn, 1);
+        next_window(&mut f, 1.0);
+        assert!(g.audit(&f.view()).is_empty());
+    }
+
+    #[test]
+    fn moves_that_pay_per_line_stand_and_their_cost_is_weighed_over_the_run() {
+        let mut f = Fixture::new(2);
+        let mut g = moved_after_one_window(&mut f);
+        // As fast per line as before, the move's cost left out; the cost is within the
+        // tolerance over the run so far.
+        assert!((f.machine.migration_cost_ps(2) as f64) < PAYBACK_TOLERANCE * 2.0 * W as f64);
+        next_window(&mut f, 1.0);
+        assert!(g.audit(&f.view()).is_empty());
+        next_window(&mut f, 0.8);
+        assert!(g.audit(&f.view()).is_empty());
+        assert!(!g.withdrawn());
+        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&[0, u16::MAX], W), 0), Verdict::Unstable, "still judging");
+    }
+
+    #[test]
+    fn payback_waits_for_as_many_lines_as_the_baseline_held() {
+        let mut f = Fixture::new(2);
+        let mut g = moved_after_one_window(&mut f);
+        // Half the baseline's lines, much slower: not yet evidence.
+        f.overhead += f.machine.migration_cost_ps(2);
+        f.now += f.machine.migration_cost_ps(2) + W;
+        f.done += LINES / 2;
+        assert!(g.audit(&f.view()).is_empty());
+        assert!(!g.withdrawn());
+        f.now += W;
+        f.done += LINES / 2;
+        assert_eq!(g.audit(&f.view()).len(), 1);
+    }
+
+    #[test]
+    fn a_policy_whose_work_costs_more_than_its_moves_save_withdraws_and_leaves_the_pages() {
+        let mut f = Fixture::new(2);
+        let mut g = moved_after_one_window(&mut f);
+        // The lines are 1 % faster, but the policy's work (interrupts that came to nothing)
+        // took a tenth of the window.
+        f.overhead += W / 10;
+        f.now += W / 10 + (W as f64 * 0.99) as Ps;
+        f.done += LINES;
+        assert!(g.audit(&f.view()).is_empty(), "the pages stay: they are no worse where they are");
+        assert!(g.withdrawn());
+        assert_eq!(g.refused.undone, 0);
+    }
+
+    #[test]
+    fn later_moves_wait_until_the_first_batch_has_been_measured() {
+        let mut f = Fixture::new(3);
+        let mut g = moved_after_one_window(&mut f);
+        let counts = [0, u16::MAX];
+        // The rest of the first batch (same decision point) goes through.
+        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Unstable);
+        g.note(PageNo(2), NodeId(1));
+        assert_eq!(g.judge(&f.view(), PageNo(2), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
+        // A later decision point waits for the measurement.
+        f.now += 1;
+        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Probation);
+        assert_eq!(g.refused.probation, 1);
+        next_window(&mut f, 1.0);
+        assert!(g.audit(&f.view()).is_empty());
+        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move, "measured: moves go on");
+    }
+
+    #[test]
+    fn a_driver_that_counts_no_lines_gets_no_audit() {
+        let mut f = Fixture::new(2);
+        let mut g = Gate::with(true, 2, Payer::EveryThread);
+        f.now = W;
+        let counts = [0, u16::MAX];
+        g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0);
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
+        f.homes[0] = 1;
+        f.now = 10 * W;
+        assert!(g.audit(&f.view()).is_empty());
+        assert!(!g.withdrawn());
     }
 
     #[test]

@@ -86,6 +86,11 @@ impl Kernel {
 }
 
 impl DynamicPolicy for Kernel {
+    /// Once a cost-aware gate withdraws, the counters stop: no more interrupts to pay for.
+    fn counts(&self) -> bool {
+        !self.gate.withdrawn()
+    }
+
     fn interrupt_threshold(&self) -> Option<u16> {
         Some(self.threshold)
     }
@@ -129,6 +134,12 @@ impl DynamicPolicy for Kernel {
 
     fn on_timer(&mut self, _view: &View<'_>) -> Timer {
         Timer { age: true, ..Timer::default() }
+    }
+
+    /// With the gate on, its measured payback is checked at each iteration's barrier (the
+    /// interrupts come mid-window); IRIX itself does nothing there.
+    fn on_iteration_end(&mut self, view: &View<'_>, _iteration: u32) -> Vec<Action> {
+        cost::moves_back(self.gate.audit(view))
     }
 
     fn refusals(&self) -> cost::Refusals {

@@ -94,6 +94,13 @@ pub struct View<'a> {
     /// Each node's memory-controller queueing delay now, ps, where the driver measures it
     /// (empty otherwise).
     pub queue: &'a [f64],
+    /// Lines fetched from memory since the timed run started (0 where the driver does not
+    /// count them): with `now`, what a cost-aware policy measures its moves' payback by.
+    pub done: u64,
+    /// What the policy's own work has cost so far (traps, faults, moves), ps, as the driver
+    /// charged it (0 where it charges none): the time a payback audit leaves out of the
+    /// program's and holds against the moves.
+    pub overhead: Ps,
 }
 
 /// Decides when pages move.
@@ -381,6 +388,10 @@ pub(crate) mod fixture {
         pub free: Vec<u64>,
         pub regions: Vec<Region>,
         pub now: Ps,
+        /// Lines fetched so far (`View::done`).
+        pub done: u64,
+        /// The policy's cost so far (`View::overhead`).
+        pub overhead: Ps,
     }
 
     impl Fixture {
@@ -393,6 +404,8 @@ pub(crate) mod fixture {
                 regions: vec![Region { name: "a".into(), first_page: 0, pages }],
                 machine,
                 now: 0,
+                done: 0,
+                overhead: 0,
             }
         }
 
@@ -413,6 +426,8 @@ pub(crate) mod fixture {
                 now: self.now,
                 started: 0,
                 queue: &[],
+                done: self.done,
+                overhead: self.overhead,
             }
         }
     }

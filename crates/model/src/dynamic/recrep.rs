@@ -239,7 +239,7 @@ impl DynamicPolicy for RecRep {
 
     fn refusals(&self) -> cost::Refusals {
         let d = self.distribute.as_ref().map(|u| u.refusals()).unwrap_or_default();
-        cost::Refusals { unstable: self.refused.unstable + d.unstable, costly: self.refused.costly + d.costly }
+        self.refused + d
     }
 }
 

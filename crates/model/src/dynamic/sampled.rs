@@ -109,6 +109,13 @@ impl DynamicPolicy for Sampled {
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
         let nodes = view.machine.nodes();
+        // The gate measures its moves at every look, also between the intervals that act:
+        // an adaptive interval may last many looks.
+        let back = self.gate.audit(view);
+        if self.gate.withdrawn() {
+            // Moves back are made at once; the counters (samples) are left as they are.
+            return Timer { actions: cost::moves_back(back), ..Timer::default() };
+        }
         if self.period.is_none() {
             // Adaptive period: act only once the interval holds enough samples.
             let placed = view.homes.iter().filter(|&&h| (h as usize) < nodes).count() as f64;

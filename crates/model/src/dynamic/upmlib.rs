@@ -96,6 +96,11 @@ impl DynamicPolicy for Upmlib {
         let inv = self.invocations;
         let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
         self.last = Some(view.now);
+        let back = self.gate.audit(view);
+        if self.gate.withdrawn() {
+            self.active = false;
+            return cost::moves_back(back);
+        }
         let held = self.gate.refused;
         self.gate.begin_window(view, window, 1.0);
         let mut out = Vec::new();

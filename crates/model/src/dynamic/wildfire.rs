@@ -112,6 +112,10 @@ impl DynamicPolicy for Wildfire {
     }
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
+        let back = self.gate.audit(view);
+        if self.gate.withdrawn() {
+            return Timer { reset: true, actions: cost::moves_back(back), ..Timer::default() };
+        }
         self.tick += 1;
         let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
         self.last = Some(view.now);
