@@ -161,8 +161,18 @@ def _decided(r) -> str:  # noqa: ANN001 - a numaplace.Result
         return ""
     if r.policy_decision_points == 0:
         return "; never asked to decide (no decision point in the run: its period is longer, or one iteration)"
-    refused = r.policy_refused_unstable + r.policy_refused_costly
-    held = f"; the cost model held back {refused:,} moves ({r.policy_refused_unstable:,} unstable, {r.policy_refused_costly:,} not worth their cost)" if refused else ""
+    refused = r.policy_refused_unstable + r.policy_refused_costly + r.policy_refused_probation
+    held = (
+        f"; the cost model held back {refused:,} moves ({r.policy_refused_unstable:,} unstable,"
+        f" {r.policy_refused_costly:,} not worth their cost, {r.policy_refused_probation:,} while its first moves were measured)"
+        if refused
+        else ""
+    )
+    if r.policy_undone or r.policy_refused_withdrawn:
+        held += (
+            f"; its moves did not pay in measured time per line, so it withdrew: {r.policy_undone:,} pages moved back,"
+            f" {r.policy_refused_withdrawn:,} moves refused since"
+        )
     return f"; acted at {r.policy_decisions_acted:,} of {r.policy_decision_points:,} decision points{held}"
 
 
@@ -494,6 +504,7 @@ def add_launcher_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from numaplace.advise import register as add_advise_parser
     from numaplace.sweep import add_execution_args, add_parser as add_sweep_parser
 
     p = _Parser(prog="numaplace", description="NUMA page placement: simulate, compare, reproduce.")
@@ -609,7 +620,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_report)
 
     add_sweep_parser(sub)
-    __import__("numaplace.advise", fromlist=["register"]).register(sub)
+    add_advise_parser(sub)
     return p
 
 
