@@ -609,6 +609,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_report)
 
     add_sweep_parser(sub)
+    __import__("numaplace.record").record.register(sub)
     return p
 
 

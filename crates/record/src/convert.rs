@@ -359,7 +359,8 @@ pub fn convert(o: &Options) -> Result<Value, String> {
     let p = pass1(o)?;
     let ps = p.page_size;
 
-    // Epochs kept: whole (thread 0 and every thread with records reached the end), with records.
+    // Epochs kept: whole (thread 0 and every thread with records reached the end), empty or not
+    // (an empty phase still marks the program's structure).
     // After a crash, the stream is read up to the first epoch that is not whole.
     let mut kept: Vec<u32> = Vec::new();
     let mut dropped_tail = 0usize;
@@ -372,11 +373,8 @@ pub fn convert(o: &Options) -> Result<Value, String> {
             dropped_tail += usize::from(!e.chunks.is_empty());
             continue;
         }
-        if e.chunks.is_empty() {
-            empty += 1;
-        } else {
-            kept.push(id);
-        }
+        empty += usize::from(e.chunks.is_empty());
+        kept.push(id);
     }
     let truncated = match (p.end, p.cut) {
         (Some((0, _)), false) if dropped_tail == 0 => None,
@@ -572,7 +570,7 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         "threads": threads,
         "iterations": timed,
         "epochs": epoch_info,
-        "empty_epochs_dropped": empty,
+        "empty_epochs": empty,
         "regions": region_info,
         "first_touch_runs": runs,
         "counters": p.counters.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<String, Value>>(),
