@@ -74,7 +74,7 @@ static const char *const COUNTER_NAMES[C_N] = {
     "nested_regions", "frees_untracked"};
 static u64 g_counters[C_N];
 
-#define SPIN_REPEAT 64    /* loads of one address in a row before they count as a spin-wait */
+#define SPIN_REPEAT 64    /* loads in a row among the last 4 load addresses, no store: a spin-wait */
 #define SPIN_YIELD 256    /* a spinning thread yields every this many collapsed loads */
 #define TRACK_MIN 4096    /* allocations of at least this many bytes become regions */
 
@@ -95,7 +95,7 @@ struct thread {
     struct entry *ents;
     u32 nents, cap;
     u64 last_vpage; u32 last_idx; int have_last;
-    u64 spin_addr; u64 spin_n;
+    u64 spin_win[4]; u32 spin_pos; u64 spin_n; /* the last load addresses; loads in a row among them */
     u64 counters[C_N];
     char buf[65536];
 };
@@ -367,18 +367,20 @@ static inline void access_mem(const void *p, u64 size, int write)
     u64 a = (u64)p;
     if (!write) {
         t->counters[C_LOADS]++;
-        if (a == t->spin_addr) {
+        /* A spin-wait: loads of the same few addresses (a flag and the loop's bounds), no store. */
+        if (a == t->spin_win[0] || a == t->spin_win[1] || a == t->spin_win[2] || a == t->spin_win[3]) {
             if (++t->spin_n >= SPIN_REPEAT) {
                 t->counters[C_SPIN_COLLAPSED]++;
                 if (t->spin_n % SPIN_YIELD == 0) { t->counters[C_SPIN_YIELDS]++; sched_yield(); }
                 return;
             }
         } else {
-            t->spin_addr = a; t->spin_n = 1;
+            t->spin_win[t->spin_pos++ & 3] = a;
+            t->spin_n = 0;
         }
     } else {
         t->counters[C_STORES]++;
-        t->spin_addr = 0;
+        t->spin_n = 0;
     }
     if (!t->omp) t->counters[C_NON_OMP_ACCESSES]++;
     u64 first = a >> g_line_shift, last = (a + (size ? size : 1) - 1) >> g_line_shift;
@@ -393,7 +395,7 @@ static void access_range(const void *p, u64 size, int write, int counter)
     if (!t && !(t = self())) return;
     u64 a = (u64)p, first = a >> g_line_shift, last = (a + size - 1) >> g_line_shift;
     t->counters[counter] += (counter == C_MEMFN_LINES) ? last - first + 1 : 1;
-    t->spin_addr = 0;
+    t->spin_n = 0;
     for (u64 l = first; l <= last; l++) line_access(t, l, write);
 }
 

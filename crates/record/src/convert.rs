@@ -260,16 +260,17 @@ impl Symbols {
     }
 }
 
-/// The iterations of a sequence of phase names (docs/record.md, "Iterations"): the longest
-/// stretch that repeats a block of `L` phases at least twice (`L` ≤ 64; ties: shorter `L`,
-/// then earlier start). Returns each epoch's iteration: 0 before the stretch, 1, 2, … for its
-/// repeats, and the last iteration's number for epochs after it. Without a repeat: the first
-/// epoch is iteration 0 and the rest iteration 1.
+/// The iterations of a sequence of phase names (docs/record.md, "Iterations"). The first epoch
+/// (up to the first fork) is the initialisation. After it, the longest stretch that repeats a
+/// block of `L` phases at least twice (`L` ≤ 64; ties: shorter `L`, then earlier start) gives
+/// iterations 1, 2, … for its repeats, and one more for a partial repeat at its end; epochs
+/// before the stretch are initialisation (0), epochs after it belong to the last iteration.
+/// Without a repeat: every epoch after the first is iteration 1.
 pub fn iterations(names: &[&str]) -> Vec<u32> {
     let n = names.len();
-    let mut best: Option<(usize, usize, usize)> = None; // (covered, L, start)
-    for l in 1..=64.min(n / 2) {
-        let mut i = 0;
+    let mut best: Option<(usize, usize, usize)> = None; // (periodic length, L, start)
+    for l in 1..=64.min(n.saturating_sub(1) / 2) {
+        let mut i = 1;
         while i + l < n {
             if names[i] != names[i + l] {
                 i += 1;
@@ -279,32 +280,27 @@ pub fn iterations(names: &[&str]) -> Vec<u32> {
             while i + l < n && names[i] == names[i + l] {
                 i += 1;
             }
-            // names[start..i+l) is l-periodic; keep whole repeats only.
-            let covered = (i + l - start) / l * l;
-            if covered >= 2 * l {
+            // names[start..i+l) is l-periodic.
+            let len = i + l - start;
+            if len >= 2 * l {
                 let better = match best {
                     None => true,
-                    Some((c, bl, bs)) => covered > c || (covered == c && (l < bl || (l == bl && start < bs))),
+                    Some((c, bl, bs)) => len > c || (len == c && (l < bl || (l == bl && start < bs))),
                 };
                 if better {
-                    best = Some((covered, l, start));
+                    best = Some((len, l, start));
                 }
             }
         }
     }
     match best {
         None => (0..n).map(|i| u32::from(i > 0)).collect(),
-        Some((covered, l, start)) => (0..n)
-            .map(|i| {
-                if i < start {
-                    0
-                } else if i < start + covered {
-                    1 + ((i - start) / l) as u32
-                } else {
-                    (covered / l) as u32
-                }
-            })
-            .collect(),
+        Some((len, l, start)) => {
+            let last = len.div_ceil(l) as u32;
+            (0..n)
+                .map(|i| if i < start { 0 } else if i < start + len { 1 + ((i - start) / l) as u32 } else { last })
+                .collect()
+        }
     }
 }
 
@@ -501,8 +497,9 @@ pub fn convert(o: &Options) -> Result<Value, String> {
     let mut epoch_info = Vec::new();
     let mut ft: Vec<(u32, u32, usize)> = Vec::new(); // (trace page, thread, kept epoch index)
     let region_of = |page: u32| header.regions.partition_point(|rg| rg.first_page + rg.pages <= page);
-    let mut region_reads = vec![vec![0u64; threads]; header.regions.len()];
-    let mut region_writes = vec![vec![0u64; threads]; header.regions.len()];
+    // Per region and thread: [initialisation (iteration 0), timed iterations].
+    let mut region_reads = vec![[vec![0u64; threads], vec![0u64; threads]]; header.regions.len()];
+    let mut region_writes = region_reads.clone();
     let trace_path = o.out.clone();
     let leaked: Vec<&'static str> = phase_names.iter().map(|s| &*Box::leak(s.clone().into_boxed_str())).collect();
     numaplace_sim::output::write_with(&trace_path, |f| {
@@ -534,8 +531,9 @@ pub fn convert(o: &Options) -> Result<Value, String> {
                     reads[thread] += rd;
                     writes[thread] += wr;
                     let rg = region_of(page);
-                    region_reads[rg][thread] += rd;
-                    region_writes[rg][thread] += wr;
+                    let timed = usize::from(iters[k] > 0);
+                    region_reads[rg][timed][thread] += rd;
+                    region_writes[rg][timed][thread] += wr;
                 }
             }
             w.epoch(&ep, &trace_path)?;
@@ -555,8 +553,10 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         }
     }
     for (i, info) in region_info.iter_mut().enumerate() {
-        info["reads"] = json!(region_reads[i]);
-        info["writes"] = json!(region_writes[i]);
+        info["init_reads"] = json!(region_reads[i][0]);
+        info["init_writes"] = json!(region_writes[i][0]);
+        info["reads"] = json!(region_reads[i][1]);
+        info["writes"] = json!(region_writes[i][1]);
     }
     let summary = json!({
         "trace": o.out.display().to_string(),
@@ -602,6 +602,10 @@ mod tests {
         let s = ["i", "a", "a", "b", "c", "a", "b", "c", "a", "b", "c"];
         assert_eq!(iterations(&s)[..3], [0, 0, 1]);
         assert_eq!(*iterations(&s).last().unwrap(), 3);
+        // The first epoch is initialisation even when it repeats; a partial repeat at the end
+        // is one more iteration (three products, each a fork and a barrier).
+        let s = ["fork", "bar", "fork", "bar", "fork", "bar", "exit"];
+        assert_eq!(iterations(&s), vec![0, 1, 1, 2, 2, 3, 3]);
     }
 
     #[test]
