@@ -261,6 +261,11 @@ def record(
             f"{program[0]} crashed ({status}); the trace {out} holds its {len(data['epochs'])} whole epochs "
             "and is marked truncated"
         )
+    if data["truncated"]:
+        raise RecordError(
+            f"the recording of {program[0]} is incomplete ({data['truncated']}); the trace {out} holds its "
+            f"{len(data['epochs'])} whole epochs and is marked truncated"
+        )
     return data
 
 
