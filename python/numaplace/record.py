@@ -292,12 +292,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     if program and program[0] == "--":
         program = program[1:]
     out = args.out or f"{Path(program[0]).name if program else 'program'}.nptrace"
-    try:
-        d = record(program, out, cache=args.cache, iteration_marker=args.iteration_marker,
-                   summary=args.summary, keep_raw=args.keep_raw)
-    except RecordError as e:
-        print(f"numaplace: error: {e}", file=sys.stderr)
-        return 1
+    # A RecordError reaches the CLI's main: one `numaplace: error:` line, exit status 2.
+    d = record(program, out, cache=args.cache, iteration_marker=args.iteration_marker,
+               summary=args.summary, keep_raw=args.keep_raw)
     _print_summary(d)
     status = d["program_status"]
     if status:
@@ -370,10 +367,6 @@ def _cc_entry(lang: str, parser: argparse.ArgumentParser):
             print(f"numaplace: error: numaplace {lang}: no compiler arguments", file=sys.stderr)
             return 2
         args.args = rest
-        try:
-            return cmd_cc(args)
-        except RecordError as e:
-            print(f"numaplace: error: {e}", file=sys.stderr)
-            return 1
+        return cmd_cc(args)
 
     return run
