@@ -659,6 +659,44 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned n, unsigned flags)
     real_GOMP_parallel(gomp_trampoline, &w, n, flags);
 }
 
+/* Combined `parallel for` / `parallel sections` entry points: a fork like GOMP_parallel. */
+typedef void (*gomp_ploop_fn)(void (*)(void *), void *, unsigned, long, long, long, long, unsigned);
+#define GOMP_PLOOP(name)                                                                          \
+    void name(void (*fn)(void *), void *data, unsigned n, long s, long e, long i, long c, unsigned f) \
+    {                                                                                             \
+        REAL(name, gomp_ploop_fn);                                                                \
+        void *pc = __builtin_return_address(0);                                                   \
+        if (g_ompt || !g_on) { real_##name(fn, data, n, s, e, i, c, f); return; }                 \
+        struct gomp_wrap w = {fn, data, pc};                                                      \
+        publish_fork(pc);                                                                         \
+        real_##name(gomp_trampoline, &w, n, s, e, i, c, f);                                       \
+    }
+GOMP_PLOOP(GOMP_parallel_loop_static)
+GOMP_PLOOP(GOMP_parallel_loop_dynamic)
+GOMP_PLOOP(GOMP_parallel_loop_guided)
+GOMP_PLOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
+GOMP_PLOOP(GOMP_parallel_loop_nonmonotonic_guided)
+typedef void (*gomp_pruntime_fn)(void (*)(void *), void *, unsigned, long, long, long, unsigned);
+void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned n, long s, long e, long i, unsigned f)
+{
+    REAL(GOMP_parallel_loop_runtime, gomp_pruntime_fn);
+    void *pc = __builtin_return_address(0);
+    if (g_ompt || !g_on) { real_GOMP_parallel_loop_runtime(fn, data, n, s, e, i, f); return; }
+    struct gomp_wrap w = {fn, data, pc};
+    publish_fork(pc);
+    real_GOMP_parallel_loop_runtime(gomp_trampoline, &w, n, s, e, i, f);
+}
+typedef void (*gomp_psections_fn)(void (*)(void *), void *, unsigned, unsigned, unsigned);
+void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned n, unsigned count, unsigned f)
+{
+    REAL(GOMP_parallel_sections, gomp_psections_fn);
+    void *pc = __builtin_return_address(0);
+    if (g_ompt || !g_on) { real_GOMP_parallel_sections(fn, data, n, count, f); return; }
+    struct gomp_wrap w = {fn, data, pc};
+    publish_fork(pc);
+    real_GOMP_parallel_sections(gomp_trampoline, &w, n, count, f);
+}
+
 static void gomp_barrier_point(void *pc)
 {
     if (g_ompt || !g_on) return;
