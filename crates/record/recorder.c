@@ -66,12 +66,12 @@ static int g_ompt;            /* an OMPT tool is active (libomp): GOMP wrappers 
 /* Counted-not-seen and other counters (docs/record.md). */
 enum {
     C_LOADS, C_STORES, C_WIDE, C_MEMFN_CALLS, C_MEMFN_LINES, C_ATOMICS, C_SPIN_COLLAPSED,
-    C_SPIN_YIELDS, C_FT_TABLE_FULL, C_NON_OMP_ACCESSES, C_NESTED_REGIONS, C_UNTRACKED_FREE, C_N
+    C_SPIN_YIELDS, C_FT_TABLE_FULL, C_NON_OMP_ACCESSES, C_NESTED_REGIONS, C_N
 };
 static const char *const COUNTER_NAMES[C_N] = {
     "loads", "stores", "wide_accesses", "memfn_calls", "memfn_lines", "atomics",
     "spin_loads_collapsed", "spin_yields", "first_touch_table_full", "non_openmp_thread_accesses",
-    "nested_regions", "frees_untracked"};
+    "nested_regions"};
 static u64 g_counters[C_N];
 
 #define SPIN_REPEAT 64    /* loads in a row among the last 4 load addresses, no store: a spin-wait */
@@ -483,8 +483,15 @@ static void *(*real_memcpy)(void *, const void *, size_t);
 static void *(*real_memmove)(void *, const void *, size_t);
 static void *(*real_memset)(void *, int, size_t);
 
+static void memfn_call(void)
+{
+    struct thread *t = t_self;
+    if (g_on && !g_stopped && !t_busy && (t || (t = self()))) t->counters[C_MEMFN_CALLS]++;
+}
+
 void *memcpy(void *d, const void *s, size_t n)
 {
+    memfn_call();
     access_range(s, n, 0, C_MEMFN_LINES);
     access_range(d, n, 1, C_MEMFN_LINES);
     if (real_memcpy) return real_memcpy(d, s, n);
@@ -493,6 +500,7 @@ void *memcpy(void *d, const void *s, size_t n)
 }
 void *memmove(void *d, const void *s, size_t n)
 {
+    memfn_call();
     access_range(s, n, 0, C_MEMFN_LINES);
     access_range(d, n, 1, C_MEMFN_LINES);
     if (real_memmove) return real_memmove(d, s, n);
@@ -503,6 +511,7 @@ void *memmove(void *d, const void *s, size_t n)
 }
 void *memset(void *d, int c, size_t n)
 {
+    memfn_call();
     access_range(d, n, 1, C_MEMFN_LINES);
     if (real_memset) return real_memset(d, c, n);
     for (size_t i = 0; i < n; i++) ((volatile unsigned char *)d)[i] = (unsigned char)c;

@@ -180,7 +180,12 @@ struct Symbols {
 
 fn is_pie(module: &str) -> bool {
     // ELF e_type at byte 16: 3 = ET_DYN (PIE or shared object), 2 = ET_EXEC.
-    std::fs::read(module).ok().and_then(|b| b.get(16).copied()).map_or(true, |t| t == 3)
+    use std::io::Read;
+    let mut head = [0u8; 18];
+    match std::fs::File::open(module).and_then(|mut f| f.read_exact(&mut head)) {
+        Ok(()) => head[16] == 3,
+        Err(_) => true,
+    }
 }
 
 impl Symbols {
@@ -304,7 +309,7 @@ pub fn iterations(names: &[&str]) -> Vec<u32> {
     }
 }
 
-/// Iterations from a marker: each epoch whose end lies in the marker function starts one.
+/// Iterations from a marker: each marked epoch starts one (the epochs before the first are 0).
 fn marker_iterations(in_marker: &[bool]) -> Vec<u32> {
     let mut it = 0;
     in_marker
@@ -416,8 +421,8 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         let (lo, hi) = (a.addr / ps, (a.addr + a.size.max(1) - 1) / ps);
         let first = next;
         for v in lo..=hi {
-            if !page_of.contains_key(&v) {
-                page_of.insert(v, next as u32);
+            if let std::collections::hash_map::Entry::Vacant(e) = page_of.entry(v) {
+                e.insert(next as u32);
                 next += 1;
             }
         }
@@ -465,10 +470,13 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         .collect();
     let iters = match &o.iteration_marker {
         Some(f) => {
-            let marks: Vec<bool> = kept.iter().map(|id| syms.in_function(&p.epochs[id].site, f)).collect();
-            if !marks.iter().any(|&m| m) {
+            // The first barrier (or fork) reached inside F marks the start of each iteration:
+            // F's first phase ends there each time F runs.
+            let inside: Vec<bool> = kept.iter().map(|id| syms.in_function(&p.epochs[id].site, f)).collect();
+            let Some(first) = inside.iter().position(|&m| m) else {
                 return Err(format!("--iteration-marker {f}: no epoch ends in function {f}"));
-            }
+            };
+            let marks: Vec<bool> = (0..kept.len()).map(|k| inside[k] && phase_names[k] == phase_names[first]).collect();
             marker_iterations(&marks)
         }
         None => iterations(&phase_names.iter().map(String::as_str).collect::<Vec<_>>()),
@@ -589,6 +597,7 @@ pub fn convert(o: &Options) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn iterations_find_the_repeating_block() {
@@ -620,5 +629,157 @@ mod tests {
         assert_eq!(classify(&maps, 0x7ff1, "/bin/x"), "stack");
         assert_eq!(classify(&maps, 0x9100, "/bin/x"), "anonymous memory");
         assert_eq!(classify(&maps, 0x1, "/bin/x"), "other memory");
+    }
+
+    /// A raw stream written as recorder.c writes it.
+    struct Raw(Vec<u8>);
+
+    impl Raw {
+        fn chunk(&mut self, kind: u8, payload: &[u8]) {
+            self.0.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+            self.0.push(kind);
+            self.0.extend_from_slice(payload);
+        }
+        fn header(&mut self) {
+            let mut p = Vec::new();
+            p.extend_from_slice(&4096u32.to_le_bytes());
+            p.extend_from_slice(&64u32.to_le_bytes());
+            p.extend_from_slice(&32768u64.to_le_bytes());
+            p.extend_from_slice(&8u32.to_le_bytes());
+            p.extend_from_slice(&[0, 0]);
+            self.chunk(raw::HEADER, &p);
+        }
+        fn alloc(&mut self, addr: u64, size: u64) {
+            let mut p = Vec::new();
+            for v in [addr, size, 0x1234, 0x1000] {
+                p.extend_from_slice(&v.to_le_bytes());
+            }
+            p.extend_from_slice(&[0, 0, 4, 0]);
+            p.extend_from_slice(b"main");
+            self.chunk(raw::ALLOC, &p);
+        }
+        fn records(&mut self, thread: u32, epoch: u32, recs: &[(u64, u64, u64)]) {
+            let mut p = Vec::new();
+            p.extend_from_slice(&thread.to_le_bytes());
+            p.extend_from_slice(&epoch.to_le_bytes());
+            for &(v, r, w) in recs {
+                for x in [v, r, w] {
+                    p.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+            self.chunk(raw::RECORDS, &p);
+        }
+        fn boundary(&mut self, thread: u32, epoch: u32, kind: u8) {
+            let mut p = Vec::new();
+            p.extend_from_slice(&thread.to_le_bytes());
+            p.extend_from_slice(&epoch.to_le_bytes());
+            p.push(kind);
+            p.extend_from_slice(&0x2000u64.to_le_bytes());
+            p.extend_from_slice(&0x1000u64.to_le_bytes());
+            p.extend_from_slice(&[0, 0]);
+            p.extend_from_slice(&[2, 0]);
+            p.extend_from_slice(format!("k{kind}").as_bytes());
+            self.chunk(raw::EPOCH, &p);
+        }
+        fn end(&mut self, status: u32) {
+            let mut p = status.to_le_bytes().to_vec();
+            p.extend_from_slice(&3u32.to_le_bytes());
+            self.chunk(raw::END, &p);
+        }
+    }
+
+    /// Serial start (epoch 0, thread 0 first-touches page 16), then a fork and two barrier
+    /// epochs of two threads over a 3-page allocation at page 16.
+    fn program() -> Raw {
+        let mut r = Raw(Vec::new());
+        r.header();
+        r.alloc(16 * 4096, 3 * 4096);
+        r.records(0, 0, &[(16 | raw::FT_BIT, 64, 64)]);
+        r.boundary(0, 0, 1);
+        r.records(1, 1, &[(17 | raw::FT_BIT, 64, 64), (18 | raw::FT_BIT, 70_000, 0)]);
+        r.boundary(1, 1, 2);
+        r.records(0, 1, &[(16, 64, 0)]);
+        r.boundary(0, 1, 2);
+        r.records(0, 2, &[(17, 5, 0)]);
+        r.boundary(0, 2, 2);
+        r.records(1, 2, &[(16, 7, 1)]);
+        r.boundary(1, 2, 2);
+        r
+    }
+
+    fn run(raw: &Raw, dir: &Path, name: &str) -> Result<(Value, Vec<u8>), String> {
+        let rawp = dir.join(format!("{name}.raw"));
+        std::fs::write(&rawp, &raw.0).unwrap();
+        let out = dir.join(format!("{name}.nptrace"));
+        let o = Options { raw: rawp, out: out.clone(), summary: None, iteration_marker: None, status: "exit 0".into(), command: "prog".into() };
+        let v = convert(&o)?;
+        Ok((v, std::fs::read(&out).unwrap()))
+    }
+
+    fn tmpdir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("numaplace-record-test-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn a_whole_recording_converts_deterministically() {
+        let d = tmpdir("whole");
+        let mut r = program();
+        r.end(0);
+        let (v, bytes) = run(&r, &d, "a").unwrap();
+        let (_, again) = run(&r, &d, "b").unwrap();
+        assert_eq!(bytes, again, "same raw stream, same trace bytes");
+        assert!(v["truncated"].is_null());
+        assert_eq!(v["threads"], 2);
+        assert_eq!(v["epochs"].as_array().unwrap().len(), 3);
+        assert_eq!(v["epochs"][1]["reads"], json!([64, 70_064]));
+        assert_eq!(v["regions"][0]["pages"], 3);
+        // Pages 16, 17, 18 are trace pages 0, 1, 2: first touched by threads 0 (epoch 0) and 1 (epoch 1).
+        assert_eq!(v["first_touch_runs"], json!([[0, 1, 0, 0], [1, 2, 1, 1]]));
+        let info = numaplace_sim::trace::info(&d.join("a.nptrace")).unwrap();
+        assert_eq!(info.epochs, 3);
+        // 70,000 lines are two transactions of at most 65,535 lines.
+        assert_eq!(info.transactions, (64 + 64) + (64 + 64) + 70_000 + 64 + 5 + (7 + 1));
+        std::fs::remove_dir_all(d).ok();
+    }
+
+    #[test]
+    fn a_cut_recording_keeps_its_whole_epochs_and_says_so() {
+        let d = tmpdir("cut");
+        let mut r = program();
+        // A crash: thread 1 never ended epoch 3, and the last chunk is cut short.
+        r.records(1, 3, &[(18, 1, 1)]);
+        r.boundary(0, 3, 2);
+        r.records(0, 4, &[(18, 1, 1)]);
+        r.0.truncate(r.0.len() - 7);
+        let (v, _) = run(&r, &d, "c").unwrap();
+        assert_eq!(v["epochs"].as_array().unwrap().len(), 3);
+        assert!(v["truncated"].as_str().unwrap().contains("no end"));
+        let info = numaplace_sim::trace::info(&d.join("c.nptrace")).unwrap();
+        assert!(info.meta.iter().any(|(k, _)| k == "truncated"));
+        // A crash signal in the end chunk is named.
+        let mut r = program();
+        r.end(11);
+        let (v, _) = run(&r, &d, "s").unwrap();
+        assert!(v["truncated"].as_str().unwrap().contains("signal 11"));
+        std::fs::remove_dir_all(d).ok();
+    }
+
+    #[test]
+    fn bad_streams_are_errors_naming_the_file() {
+        let d = tmpdir("bad");
+        let e = run(&Raw(Vec::new()), &d, "empty").unwrap_err();
+        assert!(e.contains("empty.raw") && e.contains("empty recording"), "{e}");
+        let mut r = Raw(Vec::new());
+        r.chunk(b'Q', &[1, 2]);
+        let e = run(&r, &d, "junk").unwrap_err();
+        assert!(e.contains("expected the header chunk"), "{e}");
+        let mut r = Raw(Vec::new());
+        r.header();
+        r.end(0);
+        let e = run(&r, &d, "none").unwrap_err();
+        assert!(e.contains("no whole epoch"), "{e}");
+        std::fs::remove_dir_all(d).ok();
     }
 }
