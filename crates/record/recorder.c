@@ -87,8 +87,7 @@ struct thread {
     u32 epoch;        /* this thread's current epoch */
     u64 last_line;    /* fast path: the line last accessed and whether it is dirty */
     int last_dirty;
-    u64 *tags;        /* sets x ways, most recent first; line+1 (0 = empty), bit 0 of ... see dirty */
-    unsigned char *dirty;
+    u64 *tags;        /* sets x ways, most recent first: (line + 1) << 1 | dirty, 0 = empty */
     /* The epoch table: open addressing over entries, in first-access order. */
     u32 *slots;       /* index+1 into ents, 0 = empty */
     u32 nslots;
@@ -251,20 +250,19 @@ static struct thread *new_thread(void)
     struct thread *t = raw_alloc(sizeof *t);
     if (!t) return 0;
     t->tags = raw_alloc((size_t)g_sets * g_ways * sizeof(u64));
-    t->dirty = raw_alloc((size_t)g_sets * g_ways);
     t->nslots = 1 << 16;
     t->slots = raw_alloc(t->nslots * sizeof(u32));
     t->cap = t->nslots / 2;
     t->ents = raw_alloc(t->cap * sizeof(struct entry));
     t->last_line = ~0ULL;
     t->epoch = g_epoch;
-    if (!t->tags || !t->dirty || !t->slots || !t->ents) return 0;
+    if (!t->tags || !t->slots || !t->ents) return 0;
     return t;
 }
 
 /* Live threads, so that the exit can add their counters. */
 #define MAX_THREADS 4096
-static struct thread *g_threads[MAX_THREADS];
+static struct thread **g_threads; /* MAX_THREADS entries, mapped at start (no static symbol) */
 static u32 g_nthreads;
 
 static struct thread *self(void)
@@ -276,7 +274,7 @@ static struct thread *self(void)
     t_busy--;
     if (!t) { g_stopped = 1; return 0; }
     u32 i = __atomic_fetch_add(&g_nthreads, 1, __ATOMIC_RELAXED);
-    if (i < MAX_THREADS) g_threads[i] = t;
+    if (i < MAX_THREADS && g_threads) g_threads[i] = t;
     t->omp = (i == 0); /* the first thread to access memory is the initial thread */
     t_self = t;
     return t;
@@ -327,30 +325,27 @@ static struct entry *page_entry(struct thread *t, u64 vpage)
     return e;
 }
 
-/* One access to one line through the cache model (docs/record.md, "Cache model"). */
+/* One access to one line through the cache model (docs/record.md, "Cache model"). A way holds
+ * (line + 1) << 1 | dirty (0: empty); ways are kept most recent first. */
 static void line_access(struct thread *t, u64 line, int write)
 {
-    if (line == t->last_line && (!write || t->last_dirty)) return;
-    u64 set = line & (g_sets - 1);
-    u64 *tags = t->tags + set * g_ways;
-    unsigned char *dirty = t->dirty + set * g_ways;
-    u64 key = line + 1;
-    u32 w = 0;
+    u64 *ways = t->tags + (line & (g_sets - 1)) * g_ways;
+    u64 key = (line + 1) << 1;
+    u64 v;
     int miss = 0, newly_dirty = 0;
-    while (w < g_ways && tags[w] != key) w++;
-    unsigned char d;
-    if (w == g_ways) { /* miss: evict the least recent way */
-        miss = 1;
-        w = g_ways - 1;
-        d = 0;
+    if ((ways[0] & ~1ULL) == key) { /* most recent in its set: no reordering */
+        v = ways[0];
+        if (write && !(v & 1)) { ways[0] = v | 1; newly_dirty = 1; }
     } else {
-        d = dirty[w];
+        u32 w = 1;
+        while (w < g_ways && (ways[w] & ~1ULL) != key) w++;
+        if (w == g_ways) { miss = 1; w = g_ways - 1; v = key; } /* evict the least recent */
+        else v = ways[w];
+        if (write && !(v & 1)) { v |= 1; newly_dirty = 1; }
+        for (u32 i = w; i > 0; i--) ways[i] = ways[i - 1];
+        ways[0] = v;
     }
-    if (write && !d) { d = 1; newly_dirty = 1; }
-    /* move to front */
-    for (u32 i = w; i > 0; i--) { tags[i] = tags[i - 1]; dirty[i] = dirty[i - 1]; }
-    tags[0] = key; dirty[0] = d;
-    t->last_line = line; t->last_dirty = d;
+    t->last_line = line; t->last_dirty = (int)(ways[0] & 1);
     if (miss || newly_dirty) {
         struct entry *e = page_entry(t, line >> (g_page_shift - g_line_shift));
         if (!e) return;
@@ -384,6 +379,11 @@ static inline void access_mem(const void *p, u64 size, int write)
     }
     if (!t->omp) t->counters[C_NON_OMP_ACCESSES]++;
     u64 first = a >> g_line_shift, last = (a + (size ? size : 1) - 1) >> g_line_shift;
+    if (first == last) {
+        if (first == t->last_line && (!write || t->last_dirty)) return; /* the line just used */
+        line_access(t, first, write);
+        return;
+    }
     for (u64 l = first; l <= last; l++) line_access(t, l, write);
 }
 
@@ -818,7 +818,7 @@ static void write_end(u32 status)
     struct out o;
     begin(&o, buf, sizeof buf, RAW_END);
     put32(&o, status);
-    put32(&o, g_threads[0] ? g_threads[0]->epoch : 0);
+    put32(&o, g_threads && g_threads[0] ? g_threads[0]->epoch : 0);
     emit(&o);
 }
 
@@ -830,7 +830,7 @@ static void write_counters(void)
     for (int c = 0; c < C_N; c++) total[c] = __atomic_load_n(&g_counters[c], __ATOMIC_RELAXED);
     u32 n = g_nthreads < MAX_THREADS ? g_nthreads : MAX_THREADS;
     for (u32 i = 0; i < n; i++)
-        if (g_threads[i])
+        if (g_threads && g_threads[i])
             for (int c = 0; c < C_N; c++) total[c] += g_threads[i]->counters[c];
     begin(&o, buf, sizeof buf, RAW_COUNTERS);
     for (int c = 0; c < C_N; c++) { putstr(&o, COUNTER_NAMES[c]); put64(&o, total[c]); }
@@ -859,7 +859,7 @@ static void write_maps(void)
 static void at_exit(void)
 {
     if (!g_on) return;
-    struct thread *t = g_threads[0];
+    struct thread *t = g_threads ? g_threads[0] : 0;
     t_busy++;
     if (t) {
         t_busy--;
@@ -915,6 +915,7 @@ __attribute__((constructor(101))) static void recorder_init(void)
     if (g_fd < 0) return;
     g_ft = raw_alloc(sizeof(u64) << FT_BITS);
     g_live = raw_alloc(2 * sizeof(u64) * LIVE_SLOTS);
+    g_threads = raw_alloc(MAX_THREADS * sizeof *g_threads);
     char buf[8192];
     struct out o;
     begin(&o, buf, sizeof buf, RAW_HEADER);

@@ -214,6 +214,21 @@ def test_reduction(build, tmp_path, runtime):
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
+def test_static_array_is_a_region_named_after_its_symbol(build, tmp_path, runtime):
+    n, iters, T = 1 << 16, 2, 2
+    d = run_record(tmp_path, build("statics", runtime), str(iters))
+    (grid,) = [r for r in d["regions"] if r["name"] == "grid (static)"]
+    addr = int(grid["address"], 16)
+    assert grid["bytes"] == n * 8 and grid["pages"] == (addr + n * 8 - 1) // 4096 - addr // 4096 + 1
+    skew = addr % 64 // 8  # the array need not start on a line
+    for t in range(T):
+        lo, hi = block(n, T, t)
+        assert grid["reads"][t] == iters * lines(lo + skew, hi + skew)
+    owners = {thread for thread, _ in first_touch(d, grid).values()}
+    assert owners == set(range(T))
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
 def test_spin_wait_pipeline_oversubscribed(build, tmp_path, runtime):
     chunks, length, T = 16, 4096, 3  # 3 threads on fewer cores: progresses only by yielding
     d = run_record(tmp_path, build("pipeline", runtime), str(chunks), str(length), threads=T)

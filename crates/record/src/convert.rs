@@ -265,27 +265,36 @@ impl Symbols {
     }
 }
 
+/// The longest period [`iterations`] looks for: `L` ≤ this, and `L × epochs` ≤ [`PERIOD_WORK`].
+pub const MAX_PERIOD: usize = 4096;
+/// Comparisons [`iterations`] may spend looking for periods (bounds its time on long runs).
+pub const PERIOD_WORK: usize = 200_000_000;
+
 /// The iterations of a sequence of phase names (docs/record.md, "Iterations"). The first epoch
 /// (up to the first fork) is the initialisation. After it, the longest stretch that repeats a
-/// block of `L` phases at least twice (`L` ≤ 64; ties: shorter `L`, then earlier start) gives
-/// iterations 1, 2, … for its repeats, and one more for a partial repeat at its end; epochs
-/// before the stretch are initialisation (0), epochs after it belong to the last iteration.
-/// Without a repeat: every epoch after the first is iteration 1.
+/// block of `L` phases at least twice (`L` ≤ [`MAX_PERIOD`]; ties: shorter `L`, then earlier
+/// start) gives iterations 1, 2, … for its repeats, and one more for a partial repeat at its
+/// end; epochs before the stretch are initialisation (0), epochs after it belong to the last
+/// iteration. Without a repeat: every epoch after the first is iteration 1.
 pub fn iterations(names: &[&str]) -> Vec<u32> {
     let n = names.len();
+    // Compare small integers, not strings.
+    let mut ids: HashMap<&str, u32> = HashMap::new();
+    let seq: Vec<u32> = names.iter().map(|s| { let k = ids.len() as u32; *ids.entry(s).or_insert(k) }).collect();
+    let max_l = (n.saturating_sub(1) / 2).min(MAX_PERIOD).min((PERIOD_WORK / n.max(1)).max(64));
     let mut best: Option<(usize, usize, usize)> = None; // (periodic length, L, start)
-    for l in 1..=64.min(n.saturating_sub(1) / 2) {
+    for l in 1..=max_l {
         let mut i = 1;
         while i + l < n {
-            if names[i] != names[i + l] {
+            if seq[i] != seq[i + l] {
                 i += 1;
                 continue;
             }
             let start = i;
-            while i + l < n && names[i] == names[i + l] {
+            while i + l < n && seq[i] == seq[i + l] {
                 i += 1;
             }
-            // names[start..i+l) is l-periodic.
+            // seq[start..i+l) is l-periodic.
             let len = i + l - start;
             if len >= 2 * l {
                 let better = match best {
@@ -341,6 +350,32 @@ fn classify(maps: &[(u64, u64, String)], addr: u64, exe: &str) -> String {
         }
     }
     "other memory".into()
+}
+
+/// The program's data and bss objects of at least `min` bytes, as (name, address, size) at their
+/// run-time addresses, from `nm -S` (none when binutils' nm is missing), by address.
+fn static_objects(exe: &str, maps: &[(u64, u64, String)], min: u64) -> Vec<(String, u64, u64)> {
+    let Ok(out) = Command::new("nm").args(["-S", "-C", "--defined-only", exe]).output() else {
+        return Vec::new();
+    };
+    if !out.status.success() {
+        return Vec::new();
+    }
+    // A position-independent program is loaded at its lowest mapping's address.
+    let base = if is_pie(exe) { maps.iter().filter(|m| m.2 == exe).map(|m| m.0).min().unwrap_or(0) } else { 0 };
+    let mut objs: Vec<(String, u64, u64)> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.splitn(4, ' ');
+            let addr = u64::from_str_radix(f.next()?, 16).ok()?;
+            let size = u64::from_str_radix(f.next()?, 16).ok()?;
+            let kind = f.next()?;
+            let name = f.next()?.trim();
+            (matches!(kind, "b" | "B" | "d" | "D") && size >= min).then(|| (name.to_string(), base + addr, size))
+        })
+        .collect();
+    objs.sort_by_key(|o| o.1);
+    objs
 }
 
 fn parse_maps(text: &str) -> Vec<(u64, u64, String)> {
@@ -433,7 +468,25 @@ pub fn convert(o: &Options) -> Result<Value, String> {
             regions.push(Region { name, first_page: first as u32, pages: (next - first) as u32 });
         }
     }
+    // The program's static arrays (data and bss objects of at least a page, from its symbol
+    // table through `nm`) are regions named after their symbols.
     let maps = parse_maps(&p.maps);
+    for (name, addr, size) in static_objects(&p.exe, &maps, ps) {
+        let (lo, hi) = (addr / ps, (addr + size - 1) / ps);
+        let first = next;
+        for v in lo..=hi {
+            if let std::collections::hash_map::Entry::Vacant(e) = page_of.entry(v) {
+                e.insert(next as u32);
+                next += 1;
+            }
+        }
+        if next > first {
+            let name = unique(format!("{name} (static)"));
+            region_info.push(json!({"name": name, "first_page": first, "pages": next - first, "bytes": size,
+                "address": format!("0x{addr:x}"), "tracked": true}));
+            regions.push(Region { name, first_page: first as u32, pages: (next - first) as u32 });
+        }
+    }
     let mut untracked: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for &v in &p.pages {
         if !page_of.contains_key(&v) {
