@@ -807,7 +807,9 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned version, const char *runtime)
 {
     (void)version; (void)runtime;
     static ompt_start_tool_result_t r = {ompt_init, ompt_fini, {0}};
-    return g_on ? &r : 0;
+    /* libomp may ask before this library's constructor ran: the variable decides then. */
+    const char *out = getenv("NUMAPLACE_RECORD_OUT");
+    return (g_on || (out && *out)) ? &r : 0;
 }
 
 /* ---------------------------------------------------------------- start, exit, crash */
@@ -883,6 +885,9 @@ static void on_crash(int sig)
     raise(sig);
 }
 
+/* A child made by fork() shares the stream: it records nothing. */
+static void in_child(void) { g_on = 0; g_fd = -1; }
+
 static u64 parse_u64(const char **s)
 {
     u64 v = 0;
@@ -937,6 +942,9 @@ __attribute__((constructor(101))) static void recorder_init(void)
         sigaction(sigs[i], &sa, 0);
     }
     atexit(at_exit);
+    pthread_atfork(0, 0, in_child);
+    /* Programs this one starts are not recorded into the same stream. */
+    unsetenv("NUMAPLACE_RECORD_OUT");
     g_on = 1;
     self(); /* the initial thread is thread 0 */
 }
