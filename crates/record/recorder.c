@@ -570,23 +570,34 @@ static void note_free(void *p)
     t_busy--;
 }
 
+/* The call site of the C++ operator new in progress, if any: its allocation is named after the
+ * code that called operator new, not after operator new. */
+static __thread void *t_site;
+
+static void *site(void *ra)
+{
+    void *s = t_site;
+    t_site = 0;
+    return s ? s : ra;
+}
+
 void *malloc(size_t n)
 {
     void *p = __libc_malloc(n);
-    note_alloc(p, n, __builtin_return_address(0));
+    note_alloc(p, n, site(__builtin_return_address(0)));
     return p;
 }
 void *calloc(size_t a, size_t b)
 {
     void *p = __libc_calloc(a, b);
-    note_alloc(p, a * b, __builtin_return_address(0));
+    note_alloc(p, a * b, site(__builtin_return_address(0)));
     return p;
 }
 void *realloc(void *old, size_t n)
 {
     note_free(old);
     void *p = __libc_realloc(old, n);
-    note_alloc(p, n, __builtin_return_address(0));
+    note_alloc(p, n, site(__builtin_return_address(0)));
     return p;
 }
 void free(void *p)
@@ -597,13 +608,13 @@ void free(void *p)
 void *aligned_alloc(size_t al, size_t n)
 {
     void *p = __libc_memalign(al, n);
-    note_alloc(p, n, __builtin_return_address(0));
+    note_alloc(p, n, site(__builtin_return_address(0)));
     return p;
 }
 void *memalign(size_t al, size_t n)
 {
     void *p = __libc_memalign(al, n);
-    note_alloc(p, n, __builtin_return_address(0));
+    note_alloc(p, n, site(__builtin_return_address(0)));
     return p;
 }
 int posix_memalign(void **out, size_t al, size_t n)
@@ -612,9 +623,32 @@ int posix_memalign(void **out, size_t al, size_t n)
     void *p = __libc_memalign(al, n);
     if (!p) return ENOMEM;
     *out = p;
-    note_alloc(p, n, __builtin_return_address(0));
+    note_alloc(p, n, site(__builtin_return_address(0)));
     return 0;
 }
+
+/* C++ operator new (libstdc++'s, called through here): remembers the caller for malloc. The
+ * library is compiled with -fexceptions, so a std::bad_alloc passes through. */
+typedef void *(*new_fn)(size_t);
+typedef void *(*new_al_fn)(size_t, size_t);
+#define NEW_WRAP(name)                                              \
+    void *name(size_t n)                                            \
+    {                                                               \
+        REAL(name, new_fn);                                         \
+        t_site = __builtin_return_address(0);                       \
+        void *p = real_##name(n);                                   \
+        t_site = 0;                                                 \
+        return p;                                                   \
+    }
+#define NEW_AL_WRAP(name)                                           \
+    void *name(size_t n, size_t al)                                 \
+    {                                                               \
+        REAL(name, new_al_fn);                                      \
+        t_site = __builtin_return_address(0);                       \
+        void *p = real_##name(n, al);                               \
+        t_site = 0;                                                 \
+        return p;                                                   \
+    }
 
 /* ---------------------------------------------------------------- epochs: libgomp (GCC) */
 
@@ -654,6 +688,10 @@ static void gomp_trampoline(void *arg)
 
 #define REAL(name, type) static type real_##name; \
     if (!real_##name) real_##name = (type)dlsym(RTLD_NEXT, #name)
+NEW_WRAP(_Znwm)
+NEW_WRAP(_Znam)
+NEW_AL_WRAP(_ZnwmSt11align_val_t)
+NEW_AL_WRAP(_ZnamSt11align_val_t)
 typedef void (*gomp_parallel_fn)(void (*)(void *), void *, unsigned, unsigned);
 typedef void (*void_fn)(void);
 typedef _Bool (*bool_fn)(void);

@@ -90,7 +90,7 @@ def recorder_object(runtime: str) -> Path:
         return out
     RECORDER_DIR.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(f".{os.getpid()}.o")
-    cmd = [_which(cc), "-O2", "-fPIC", "-fno-omit-frame-pointer", "-c", str(RECORDER_SOURCE), "-o", str(tmp)]
+    cmd = [_which(cc), "-O2", "-fPIC", "-fexceptions", "-fno-omit-frame-pointer", "-c", str(RECORDER_SOURCE), "-o", str(tmp)]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RecordError(f"compiling the recording library failed: {' '.join(cmd)}: {r.stderr.strip()[:500]}")

@@ -66,7 +66,8 @@ def build(tmp_path_factory):
     def get(name: str, runtime: str) -> Path:
         if (name, runtime) not in built:
             exe = out / f"{name}-{runtime}"
-            cli("cc", "--openmp", runtime, "-O2", str(PROGRAMS / f"{name}.c"), "-o", str(exe))
+            src = next(PROGRAMS.glob(f"{name}.c*"))
+            cli("c++" if src.suffix == ".cpp" else "cc", "--openmp", runtime, "-O2", str(src), "-o", str(exe))
             built[(name, runtime)] = exe
         return built[(name, runtime)]
 
@@ -243,6 +244,18 @@ def test_spin_wait_pipeline_oversubscribed(build, tmp_path, runtime):
         assert {th for th, _ in first_touch(d, bufs[s + 1]).values()} == {s}
     c = d["counters"]
     assert c["spin_loads_collapsed"] > 0 and c["spin_yields"] >= 0
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_cplusplus_vectors_and_memcpy(build, tmp_path, runtime):
+    n, iters = 1 << 17, 3
+    d = run_record(tmp_path, build("vector", runtime), str(n), str(iters))
+    # Allocations through operator new are named after the code that called it.
+    names = [r["name"] for r in d["regions"] if r["tracked"] and r["pages"] >= n * 8 // 4096]
+    assert names[:2] == ["main vector.cpp:12", "main vector.cpp:12#2"], names
+    # Each memcpy reads n/8 lines of b and writes n/8 lines of a (libomp copies a little too).
+    assert d["counters"]["memfn_lines"] >= iters * 2 * n // LINE_DOUBLES
+    assert d["counters"]["memfn_calls"] >= iters
 
 
 def test_crash_leaves_a_truncated_readable_trace(build, tmp_path):

@@ -222,11 +222,13 @@ impl Symbols {
                     cur = u64::from_str_radix(hex, 16).ok().map(|a| a + rel + 1);
                     continue;
                 }
+                // Frames come innermost first (inlined functions, then the function they are
+                // inlined into); each location is where the next frame out is.
                 let loc = lines.next().unwrap_or("??:0");
                 if l != "??" {
                     entry.0.push(l.to_string());
                 }
-                if entry.1.is_empty() && !loc.starts_with("??") {
+                if !loc.starts_with("??") {
                     let file = loc.rsplit('/').next().unwrap_or(loc);
                     entry.1 = file.split(" (").next().unwrap_or(file).to_string();
                 }
@@ -238,13 +240,14 @@ impl Symbols {
         Symbols { map }
     }
 
-    /// `function file:line`, else `symbol+0xoff`, else `module+0xoff`.
+    /// `function file:line` of the outermost frame (the function the code was compiled into,
+    /// and the line in it, through inlined calls), else `symbol+0xoff`, else `module+0xoff`.
     fn name(&self, s: &Site) -> String {
         if s.pc == 0 {
             return "end".into();
         }
         if let Some((funcs, loc)) = self.map.get(&s.pc) {
-            if let Some(f) = funcs.first() {
+            if let Some(f) = funcs.last() {
                 return if loc.is_empty() { f.clone() } else { format!("{f} {loc}") };
             }
         }
