@@ -69,7 +69,7 @@ def main() -> int:
                 record = [sys.executable, "-m", "numaplace", "record", "--cache", args.cache, "--out", str(trace),
                           "--", str(inst), *prog_args]
                 raw = d / "bench.raw"
-                on = dict(env, NUMAPLACE_RECORD_OUT=str(raw), NUMAPLACE_RECORD_CACHE=",".join(map(str, rec.parse_cache(args.cache))))
+                on = dict(env, NUMAPLACE_RECORD_OUT=str(raw), NUMAPLACE_RECORD_CACHE=rec.cache_variable(*rec.parse_cache(args.cache)))
                 tries: dict[str, list[float]] = {"plain": [], "instrumented_off": [], "recording": [], "record": []}
                 for _ in range(args.repeat):
                     tries["plain"].append(timed([str(plain), *prog_args], env))

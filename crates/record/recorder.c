@@ -58,8 +58,8 @@ static int g_on;              /* recording (the output is open) */
 static volatile int g_stopped; /* the stream failed (disk full): stop recording */
 static int g_fd = -1;
 static u64 g_page_shift = 12, g_line_shift = 6;
-static u64 g_cache_bytes = 1 << 20;
-static u32 g_ways = 8, g_sets;
+static u64 g_cache_bytes;
+static u32 g_ways = 1, g_sets;
 static volatile u32 g_epoch;  /* the epoch the initial thread published at its last fork */
 static int g_ompt;            /* an OMPT tool is active (libomp): GOMP wrappers pass through */
 
@@ -941,13 +941,26 @@ __attribute__((constructor(101))) static void recorder_init(void)
     real_memset = dlsym(RTLD_NEXT, "memset");
     p_omp_get_thread_num = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_thread_num");
     if (!path || !*path) return;
-    const char *cache = getenv("NUMAPLACE_RECORD_CACHE"); /* "BYTES,WAYS" */
-    if (cache && *cache) {
+    /* The cache model, "BYTES,WAYS,LINE" (numaplace record declares the default and checks it). */
+    const char *cache = getenv("NUMAPLACE_RECORD_CACHE");
+    u64 size = 0, ways = 0, line = 0;
+    if (cache) {
         const char *s = cache;
-        u64 size = parse_u64(&s);
-        u64 ways = (*s == ',') ? (s++, parse_u64(&s)) : 0;
-        if (size && ways) { g_cache_bytes = size; g_ways = (u32)ways; }
+        size = parse_u64(&s);
+        if (*s == ',') { s++; ways = parse_u64(&s); }
+        if (*s == ',') { s++; line = parse_u64(&s); }
+        if (*s) size = 0;
     }
+    if (!size || !ways || ways > 64 || line < 8 || line > 4096 || (line & (line - 1))) {
+        static const char msg[] = "numaplace recorder: NUMAPLACE_RECORD_CACHE is not BYTES,WAYS,LINE: not recording\n";
+        ssize_t w = write(2, msg, sizeof msg - 1);
+        (void)w;
+        return;
+    }
+    g_cache_bytes = size;
+    g_ways = (u32)ways;
+    g_line_shift = 0;
+    while ((1ULL << g_line_shift) < line) g_line_shift++;
     long ps = sysconf(_SC_PAGESIZE);
     g_page_shift = 0;
     while ((1L << g_page_shift) < ps) g_page_shift++;

@@ -125,6 +125,11 @@ def parse_cache(text: str) -> tuple[int, int]:
     return size, ways
 
 
+def cache_variable(size: int, ways: int) -> str:
+    """The recording library's $NUMAPLACE_RECORD_CACHE: ``BYTES,WAYS,LINE``."""
+    return f"{size},{ways},{LINE_SIZE}"
+
+
 # ----------------------------------------------------------------------------- numaplace cc
 
 
@@ -218,7 +223,7 @@ def record(
     raw = out.parent / f".{out.name}.{os.getpid()}.raw"
     run_env = dict(os.environ if env is None else env)
     run_env["NUMAPLACE_RECORD_OUT"] = str(raw)
-    run_env["NUMAPLACE_RECORD_CACHE"] = f"{size},{ways}"
+    run_env["NUMAPLACE_RECORD_CACHE"] = cache_variable(size, ways)
     try:
         try:
             r = subprocess.run(list(program), env=run_env)
