@@ -46,7 +46,8 @@ def _missing() -> str | None:
     return None
 
 
-pytestmark = pytest.mark.skipif(_missing() is not None, reason=f"recording unavailable: {_missing()}")
+MISSING = _missing()
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"recording unavailable: {MISSING}")
 
 
 def cli(*args: str, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
