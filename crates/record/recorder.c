@@ -744,6 +744,37 @@ void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned n, unsigned
     real_GOMP_parallel_sections(gomp_trampoline, &w, n, count, f);
 }
 
+/* GCC's old ABI (before GCC 4.9): GOMP_parallel_start starts the team, the initial thread calls
+ * the region's function itself, GOMP_parallel_end joins. */
+static __thread struct gomp_wrap t_old_region;
+typedef void (*gomp_start_fn)(void (*)(void *), void *, unsigned);
+void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned n)
+{
+    REAL(GOMP_parallel_start, gomp_start_fn);
+    void *pc = __builtin_return_address(0);
+    if (g_ompt || !g_on) { real_GOMP_parallel_start(fn, data, n); return; }
+    struct thread *t = self();
+    if (t && t->depth > 0) { /* nested: workers run it unwrapped */
+        __atomic_fetch_add(&g_counters[C_NESTED_REGIONS], 1, __ATOMIC_RELAXED);
+        t->depth++;
+        real_GOMP_parallel_start(fn, data, n);
+        return;
+    }
+    t_old_region = (struct gomp_wrap){fn, data, pc};
+    publish_fork(pc);
+    real_GOMP_parallel_start(gomp_trampoline, &t_old_region, n);
+    if (t) { t->tid = 0; t->omp = 1; t->depth++; }
+}
+void GOMP_parallel_end(void)
+{
+    REAL(GOMP_parallel_end, void_fn);
+    if (!g_ompt && g_on) {
+        struct thread *t = self();
+        if (t && t->depth > 0 && --t->depth == 0) boundary(t, K_BARRIER, t_old_region.pc);
+    }
+    real_GOMP_parallel_end();
+}
+
 static void gomp_barrier_point(void *pc)
 {
     if (g_ompt || !g_on) return;

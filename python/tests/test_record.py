@@ -259,6 +259,20 @@ def test_cplusplus_vectors_and_memcpy(build, tmp_path, runtime):
     assert d["counters"]["memfn_calls"] >= iters
 
 
+def test_gcc_old_abi_parallel_start_end(build, tmp_path):
+    n, T = 1 << 16, 2
+    d = run_record(tmp_path, build("oldabi", "libgomp"), str(n))
+    phases = [e["phase"].split(" ")[0] for e in d["epochs"]]
+    assert phases[:3] == ["fork", "barrier", "barrier"]  # serial start, write phase, read phase
+    a = region(d, "oldabi.c:30")
+    write, read = d["epochs"][1], d["epochs"][2]
+    for t in range(T):
+        lo, hi = n * t // T, n * (t + 1) // T
+        assert write["writes"][t] >= lines(lo, hi) and read["reads"][t] >= lines(lo, hi)
+        assert a["init_reads"][t] + a["reads"][t] == 2 * lines(lo, hi)  # write-allocate, then read
+    assert {th for th, _ in first_touch(d, a).values()} == set(range(T))
+
+
 def test_crash_leaves_a_truncated_readable_trace(build, tmp_path):
     exe = build("faults", "libomp")
     out = tmp_path / "crash.nptrace"
