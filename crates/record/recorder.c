@@ -412,7 +412,8 @@ void __sanitizer_cov_store4(uint32_t *p) { access_mem(p, 4, 1); }
 void __sanitizer_cov_store8(uint64_t *p) { access_mem(p, 8, 1); }
 void __sanitizer_cov_store16(__int128 *p) { access_mem(p, 16, 1); }
 /* The base mode's counters: clang requires one beside trace-loads/stores; unused. */
-void __sanitizer_cov_8bit_counters_init(char *a, char *b) { (void)a; (void)b; }
+static int g_sancov; /* clang's coverage callbacks report loads and stores, atomic ones included */
+void __sanitizer_cov_8bit_counters_init(char *a, char *b) { (void)a; (void)b; g_sancov = 1; }
 void __sanitizer_cov_pcs_init(const uintptr_t *a, const uintptr_t *b) { (void)a; (void)b; }
 
 /* ---------------------------------------------------------------- GCC: -fsanitize=thread's callbacks */
@@ -433,11 +434,15 @@ TSAN_RW(1) TSAN_RW(2) TSAN_RW(4) TSAN_RW(8) TSAN_RW(16)
 void __tsan_read_range(void *p, unsigned long n) { access_range(p, n, 0, C_WIDE); }
 void __tsan_write_range(void *p, unsigned long n) { access_range(p, n, 1, C_WIDE); }
 
-/* Atomics (GCC): performed here, counted, and seen as a read (load) or a read and a write. */
+/* Atomics, performed here and counted. Under GCC each is seen as a read (a load) or a read and
+ * a write (a store or read-modify-write). Under clang (its ThreadSanitizer pass instrumenting
+ * atomics only, beside the coverage callbacks) atomic loads and stores already reached the
+ * coverage callbacks: only read-modify-writes are seen here. */
 static void atomic_seen(void *p, u64 n, int rmw)
 {
     struct thread *t = t_self;
     if (g_on && !t_busy && (t || (t = self()))) t->counters[C_ATOMICS]++;
+    if (g_sancov && rmw < 2) return;
     access_mem(p, n, 0);
     if (rmw) access_mem(p, n, 1);
 }
@@ -448,27 +453,27 @@ static void atomic_seen(void *p, u64 n, int rmw)
     void __tsan_atomic##bits##_store(volatile T *a, T v, int mo)                              \
     { (void)mo; atomic_seen((void *)a, bits / 8, 1); __atomic_store_n(a, v, MO(mo)); }        \
     T __tsan_atomic##bits##_exchange(volatile T *a, T v, int mo)                              \
-    { (void)mo; atomic_seen((void *)a, bits / 8, 1); return __atomic_exchange_n(a, v, MO(mo)); } \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_exchange_n(a, v, MO(mo)); } \
     T __tsan_atomic##bits##_fetch_add(volatile T *a, T v, int mo)                             \
-    { (void)mo; atomic_seen((void *)a, bits / 8, 1); return __atomic_fetch_add(a, v, MO(mo)); } \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_fetch_add(a, v, MO(mo)); } \
     T __tsan_atomic##bits##_fetch_sub(volatile T *a, T v, int mo)                             \
-    { (void)mo; atomic_seen((void *)a, bits / 8, 1); return __atomic_fetch_sub(a, v, MO(mo)); } \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_fetch_sub(a, v, MO(mo)); } \
     T __tsan_atomic##bits##_fetch_and(volatile T *a, T v, int mo)                             \
-    { (void)mo; atomic_seen((void *)a, bits / 8, 1); return __atomic_fetch_and(a, v, MO(mo)); } \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_fetch_and(a, v, MO(mo)); } \
     T __tsan_atomic##bits##_fetch_or(volatile T *a, T v, int mo)                              \
-    { (void)mo; atomic_seen((void *)a, bits / 8, 1); return __atomic_fetch_or(a, v, MO(mo)); } \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_fetch_or(a, v, MO(mo)); } \
     T __tsan_atomic##bits##_fetch_xor(volatile T *a, T v, int mo)                             \
-    { (void)mo; atomic_seen((void *)a, bits / 8, 1); return __atomic_fetch_xor(a, v, MO(mo)); } \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_fetch_xor(a, v, MO(mo)); } \
     T __tsan_atomic##bits##_fetch_nand(volatile T *a, T v, int mo)                            \
-    { (void)mo; atomic_seen((void *)a, bits / 8, 1); return __atomic_fetch_nand(a, v, MO(mo)); } \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_fetch_nand(a, v, MO(mo)); } \
     int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, int fmo) \
-    { (void)mo; (void)fmo; atomic_seen((void *)a, bits / 8, 1);                               \
+    { (void)mo; (void)fmo; atomic_seen((void *)a, bits / 8, 2);                               \
       return __atomic_compare_exchange_n(a, c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }    \
     int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int mo, int fmo) \
-    { (void)mo; (void)fmo; atomic_seen((void *)a, bits / 8, 1);                               \
+    { (void)mo; (void)fmo; atomic_seen((void *)a, bits / 8, 2);                               \
       return __atomic_compare_exchange_n(a, c, v, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }    \
     T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo)    \
-    { (void)mo; (void)fmo; atomic_seen((void *)a, bits / 8, 1);                               \
+    { (void)mo; (void)fmo; atomic_seen((void *)a, bits / 8, 2);                               \
       __atomic_compare_exchange_n(a, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return c; }
 TSAN_ATOMIC(8, uint8_t)
 TSAN_ATOMIC(16, uint16_t)

@@ -1,7 +1,8 @@
 """Exact-mode recording of OpenMP programs: ``numaplace cc``/``c++`` and ``numaplace record``.
 
 ``numaplace cc`` compiles and links a program for recording: clang's load/store instrumentation
-(``-fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores``) under LLVM's libomp, or
+(``-fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores``, and ThreadSanitizer's pass
+for atomics only) under LLVM's libomp, or
 GCC's ``-fsanitize=thread`` callbacks under GCC's libgomp, with the recording library
 (``crates/record/recorder.c``) linked in instead of any sanitizer runtime. ``numaplace record``
 runs such a program with the library switched on, then turns its raw stream into a numaplace
@@ -44,6 +45,12 @@ RUNTIMES: dict[str, dict[str, object]] = {
             "-fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores",
             # trace-loads/stores report accesses of 1..16 bytes: keep vectors at 16 bytes.
             "-mprefer-vector-width=128",
+            # They do not report atomic read-modify-writes: ThreadSanitizer's pass, restricted
+            # to atomics, turns those into __tsan_atomic* calls the recording library performs.
+            "-fsanitize=thread",
+            "-mllvm", "-tsan-instrument-memory-accesses=0",
+            "-mllvm", "-tsan-instrument-func-entry-exit=0",
+            "-mllvm", "-tsan-instrument-memintrinsics=0",
         ],
     },
     "libgomp": {
