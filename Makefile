@@ -3,8 +3,10 @@
 #              writes report/ with `numaplace reproduce`.
 #   make test  runs every test: Rust unit, property and integration tests, then pytest
 #              (including libnumaplace's real-kernel tests in a 4-node qemu VM, which
-#              vm/setup.sh installs, and the report's check in headless Chromium, which
-#              tools/browser-setup.sh installs; each skips with the reason when it cannot).
+#              vm/setup.sh installs, the report's check in headless Chromium, which
+#              tools/browser-setup.sh installs, and `numaplace record` on OpenMP programs, with
+#              clang and libomp that tools/record-setup.sh installs; each skips with the reason
+#              when it cannot).
 #
 # Progress: every step first prints one `numaplace: ...` line saying what it does and how long
 # it took on a 2-core machine (README.md, "How long it takes"). Cargo's own progress shows when
@@ -19,14 +21,14 @@ EXT    := $(VENV)/.ext-built
 RUST_SOURCES := $(shell find crates machines -name '*.rs' -o -name '*.toml' 2>/dev/null) Cargo.toml pyproject.toml
 QUIET  ?= $(shell test -t 2 || echo --quiet)
 # The crates of `make test`'s Rust tests (the Python extension's crate is tested through pytest).
-RUST_TEST_CRATES := -p numaplace-model -p numaplace-outfile -p numaplace-sim -p numaplace-runtime
+RUST_TEST_CRATES := -p numaplace-model -p numaplace-outfile -p numaplace-sim -p numaplace-runtime -p numaplace-record
 # pip, run by maturin to check the project's dependencies (installed before by $(DEPS)), prints
 # one "Requirement already satisfied" line per package unless told to be quiet.
 PIP_ENV := PIP_QUIET=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 
 LIB    := target/release/libnumaplace.so
 
-.PHONY: run test rust-test py-test bench clean lib vm-setup browser-setup
+.PHONY: run test rust-test py-test bench clean lib vm-setup browser-setup record-setup record-lib
 
 run: $(EXT) lib
 	@echo "numaplace: running the papers' experiments (numaplace reproduce --out report; about 10 s)..."
@@ -70,7 +72,18 @@ browser-setup:
 	@echo "numaplace: checking headless Chromium for the report's browser test (tools/browser-setup.sh; apt-get the first time)..."
 	-bash tools/browser-setup.sh || echo "numaplace: the browser test will be skipped (tools/browser-setup.sh failed, see above)"
 
-py-test: $(EXT) lib vm-setup browser-setup
+# clang, libomp and GCC for `numaplace record`'s tests; a failure only makes those tests skip.
+record-setup:
+	@echo "numaplace: checking clang, libomp and gcc for the recorder's tests (tools/record-setup.sh; apt-get the first time)..."
+	-bash tools/record-setup.sh || echo "numaplace: the recorder's tests will be skipped (tools/record-setup.sh failed, see above)"
+
+# The recorder's converter (crate crates/record); the recording library itself is compiled by
+# `numaplace cc` when first needed (target/record/).
+record-lib:
+	@echo "numaplace: building numaplace-record-convert (release; about 20 s the first time, a second when up to date)..."
+	cargo build --release $(QUIET) -p numaplace-record
+
+py-test: $(EXT) lib record-lib vm-setup browser-setup record-setup
 	@echo "numaplace: running pytest (API, CLI, sweeps, report, runtime natively and in the 4-node VM; several minutes)..."
 	$(PY) -m pytest -q
 

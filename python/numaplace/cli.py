@@ -505,6 +505,7 @@ def add_launcher_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from numaplace.advise import register as add_advise_parser
+    from numaplace.record import register as add_record_parser
     from numaplace.sweep import add_execution_args, add_parser as add_sweep_parser
 
     p = _Parser(prog="numaplace", description="NUMA page placement: simulate, compare, reproduce.")
@@ -621,6 +622,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_sweep_parser(sub)
     add_advise_parser(sub)
+    add_record_parser(sub)
     return p
 
 

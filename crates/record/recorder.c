@@ -1,0 +1,1037 @@
+/* numaplace's recording library (exact mode): linked into a program built by `numaplace cc`.
+ *
+ * It receives every load and store the compiler instrumented (clang's
+ * -fsanitize-coverage=trace-loads,trace-stores callbacks, or GCC's -fsanitize=thread callbacks
+ * with this file as their runtime instead of TSan's), runs them through a per-thread cache model,
+ * and writes, at each epoch boundary, each thread's line misses per page to a raw stream
+ * ($NUMAPLACE_RECORD_OUT). `numaplace record` turns that stream into a numaplace trace.
+ * docs/record.md defines epochs, the cache model, first touch and what is counted, not seen.
+ *
+ * Raw stream: chunks `u32 length, u8 type, payload` (little-endian), each written by one
+ * write(2) on an O_APPEND descriptor, so threads never interleave inside a chunk. The types are
+ * the RAW_* constants below; crates/record/src/raw.rs reads them.
+ *
+ * This file is compiled without instrumentation. It must not call the functions it interposes
+ * (malloc, memcpy, ...) through their public names: it uses glibc's __libc_* entry points and
+ * its own loops. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define RAW_HEADER 'H'  /* u32 page size, u32 line size, u64 cache bytes, u32 ways, str exe */
+#define RAW_ALLOC 'A'   /* u64 addr, u64 size, u64 call site, u64 module base, str module, str symbol */
+#define RAW_FREE 'F'    /* u64 addr */
+#define RAW_RECORDS 'R' /* u32 thread, u32 epoch, n x (u64 vpage | FT_BIT, u64 reads, u64 writes) */
+#define RAW_EPOCH 'E'   /* u32 thread, u32 epoch, u8 kind, u64 code pointer, u64 base, str module, str symbol */
+#define RAW_COUNTERS 'C' /* n x (str name, u64 value) */
+#define RAW_MAPS 'M'    /* the text of /proc/self/maps */
+#define RAW_END 'Z'     /* u32 status (0: exit; else the signal), u32 last epoch of thread 0 */
+
+#define FT_BIT (1ULL << 63)
+
+/* Epoch boundary kinds (raw.rs: BoundaryKind). */
+enum { K_FORK = 1, K_BARRIER = 2, K_JOIN = 3, K_EXIT = 4 };
+
+typedef unsigned long long u64;
+typedef uint32_t u32;
+
+/* glibc's own allocator entry points: no dlsym needed, no recursion. */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
+
+/* ---------------------------------------------------------------- configuration and state */
+
+static int g_on;              /* recording (the output is open) */
+static volatile int g_stopped; /* the stream failed (disk full): stop recording */
+static int g_fd = -1;
+static u64 g_page_shift = 12, g_line_shift = 6;
+static u64 g_cache_bytes;
+static u32 g_ways = 1, g_sets;
+static volatile u32 g_epoch;  /* the epoch the initial thread published at its last fork */
+static int g_ompt;            /* an OMPT tool is active (libomp): GOMP wrappers pass through */
+
+/* Counted-not-seen and other counters (docs/record.md). */
+enum {
+    C_LOADS, C_STORES, C_WIDE, C_MEMFN_CALLS, C_MEMFN_LINES, C_ATOMICS, C_SPIN_COLLAPSED,
+    C_SPIN_YIELDS, C_FT_TABLE_FULL, C_NON_OMP_ACCESSES, C_NESTED_REGIONS, C_N
+};
+static const char *const COUNTER_NAMES[C_N] = {
+    "loads", "stores", "wide_accesses", "memfn_calls", "memfn_lines", "atomics",
+    "spin_loads_collapsed", "spin_yields", "first_touch_table_full", "non_openmp_thread_accesses",
+    "nested_regions"};
+static u64 g_counters[C_N];
+
+#define SPIN_REPEAT 64    /* loads in a row among the last 4 load addresses, no store: a spin-wait */
+#define SPIN_YIELD 256    /* a spinning thread yields every this many collapsed loads */
+#define TRACK_MIN 4096    /* allocations of at least this many bytes become regions */
+
+struct entry { u64 vpage; u64 reads; u64 writes; };
+
+struct thread {
+    int tid;          /* OpenMP thread number (0 outside parallel regions) */
+    int omp;          /* inside an OpenMP implicit task (or the initial thread) */
+    int depth;        /* parallel nesting depth */
+    u32 epoch;        /* this thread's current epoch */
+    u64 last_line;    /* fast path: the line last accessed and whether it is dirty */
+    int last_dirty;
+    u64 *tags;        /* sets x ways, most recent first: (line + 1) << 1 | dirty, 0 = empty */
+    /* The epoch table: open addressing over entries, in first-access order. */
+    u32 *slots;       /* index+1 into ents, 0 = empty */
+    u32 nslots;
+    struct entry *ents;
+    u32 nents, cap;
+    u64 last_vpage; u32 last_idx; int have_last;
+    u64 spin_win[4]; u32 spin_pos; u64 spin_n; /* the last load addresses; loads in a row among them */
+    u64 counters[C_N];
+    char buf[65536];
+};
+
+static __thread struct thread *t_self;
+static __thread int t_busy; /* inside the recorder: instrumented callees must not recurse */
+
+static void *raw_alloc(size_t n)
+{
+    void *p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? 0 : p;
+}
+
+static void bytes_copy(void *d, const void *s, size_t n)
+{
+    volatile unsigned char *dd = d;
+    const volatile unsigned char *ss = s;
+    for (size_t i = 0; i < n; i++) dd[i] = ss[i];
+}
+
+static size_t str_len(const char *s) { size_t n = 0; if (s) while (s[n]) n++; return n; }
+
+/* ---------------------------------------------------------------- the raw stream */
+
+struct out { char *p; size_t n, cap; };
+
+static void put(struct out *o, const void *v, size_t n)
+{
+    if (o->n + n <= o->cap) bytes_copy(o->p + o->n, v, n);
+    o->n += n;
+}
+static void put8(struct out *o, unsigned v) { unsigned char b = v; put(o, &b, 1); }
+static void put32(struct out *o, u32 v) { put(o, &v, 4); }
+static void put64(struct out *o, u64 v) { put(o, &v, 8); }
+static void putstr(struct out *o, const char *s)
+{
+    size_t n = str_len(s);
+    if (n > 4096) n = 4096;
+    unsigned short l = n;
+    put(o, &l, 2);
+    put(o, s, n);
+}
+static void begin(struct out *o, char *buf, size_t cap, int type)
+{
+    o->p = buf; o->cap = cap; o->n = 0;
+    put32(o, 0);
+    put8(o, type);
+}
+/* Writes one chunk with one write(2) (async-signal-safe). */
+static void emit(struct out *o)
+{
+    if (g_fd < 0 || g_stopped || o->n > o->cap) return;
+    u32 len = o->n - 5;
+    bytes_copy(o->p, &len, 4);
+    size_t off = 0;
+    while (off < o->n) {
+        ssize_t w = write(g_fd, o->p + off, o->n - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { g_stopped = 1; return; }
+        off += w;
+    }
+}
+
+/* ---------------------------------------------------------------- first touch */
+
+/* A global open-addressing table of pages ever touched: key vpage+1. Bounded by the footprint. */
+#define FT_BITS 23
+static u64 *g_ft;
+
+/* Returns 1 when this call first touched the page. */
+static int first_touch(u64 vpage, struct thread *t)
+{
+    if (!g_ft) return 0;
+    u64 key = vpage + 1, mask = (1ULL << FT_BITS) - 1;
+    u64 h = (vpage * 0x9E3779B97F4A7C15ULL) >> (64 - FT_BITS);
+    for (u64 probe = 0; probe < 4096; probe++) {
+        u64 *s = &g_ft[(h + probe) & mask];
+        u64 cur = __atomic_load_n(s, __ATOMIC_RELAXED);
+        if (cur == key) return 0;
+        if (cur == 0) {
+            u64 exp = 0;
+            if (__atomic_compare_exchange_n(s, &exp, key, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return 1;
+            if (exp == key) return 0;
+        }
+    }
+    t->counters[C_FT_TABLE_FULL]++;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- per-thread state */
+
+static void sym_of(void *pc, u64 *base, const char **module, const char **sym)
+{
+    Dl_info di;
+    *base = 0; *module = ""; *sym = "";
+    if (pc && dladdr(pc, &di)) {
+        *base = (u64)di.dli_fbase;
+        *module = di.dli_fname ? di.dli_fname : "";
+        *sym = di.dli_sname ? di.dli_sname : "";
+    }
+}
+
+static void flush_records(struct thread *t)
+{
+    struct out o;
+    u32 i = 0;
+    while (i < t->nents) {
+        begin(&o, t->buf, sizeof t->buf, RAW_RECORDS);
+        put32(&o, t->tid);
+        put32(&o, t->epoch);
+        while (i < t->nents && o.n + 24 <= o.cap) {
+            struct entry *e = &t->ents[i++];
+            put64(&o, e->vpage);
+            put64(&o, e->reads);
+            put64(&o, e->writes);
+        }
+        emit(&o);
+    }
+    for (u32 j = 0; j < t->nents; j++) {
+        u64 v = t->ents[j].vpage & ~FT_BIT;
+        u32 s = (u32)((v * 0x9E3779B97F4A7C15ULL) >> 40) & (t->nslots - 1);
+        while (t->slots[s]) { t->slots[s] = 0; s = (s + 1) & (t->nslots - 1); }
+    }
+    t->nents = 0;
+    t->have_last = 0;
+}
+
+/* Ends this thread's current epoch at a boundary of `kind` at code pointer `pc`. */
+static void boundary(struct thread *t, int kind, void *pc)
+{
+    if (!t) return;
+    t_busy++;
+    flush_records(t);
+    struct out o;
+    begin(&o, t->buf, sizeof t->buf, RAW_EPOCH);
+    put32(&o, t->tid);
+    put32(&o, t->epoch);
+    put8(&o, kind);
+    u64 base = 0;
+    const char *module = "", *sym = "";
+    if (t->tid == 0) sym_of(pc, &base, &module, &sym);
+    put64(&o, (u64)pc);
+    put64(&o, base);
+    putstr(&o, module);
+    putstr(&o, sym);
+    emit(&o);
+    t->epoch++;
+    t_busy--;
+}
+
+static struct thread *new_thread(void)
+{
+    struct thread *t = raw_alloc(sizeof *t);
+    if (!t) return 0;
+    t->tags = raw_alloc((size_t)g_sets * g_ways * sizeof(u64));
+    t->nslots = 1 << 16;
+    t->slots = raw_alloc(t->nslots * sizeof(u32));
+    t->cap = t->nslots / 2;
+    t->ents = raw_alloc(t->cap * sizeof(struct entry));
+    t->last_line = ~0ULL;
+    t->epoch = g_epoch;
+    if (!t->tags || !t->slots || !t->ents) return 0;
+    return t;
+}
+
+/* Live threads, so that the exit can add their counters. */
+#define MAX_THREADS 4096
+static struct thread **g_threads; /* MAX_THREADS entries, mapped at start (no static symbol) */
+static u32 g_nthreads;
+
+static struct thread *self(void)
+{
+    struct thread *t = t_self;
+    if (t) return t;
+    t_busy++;
+    t = new_thread();
+    t_busy--;
+    if (!t) { g_stopped = 1; return 0; }
+    u32 i = __atomic_fetch_add(&g_nthreads, 1, __ATOMIC_RELAXED);
+    if (i < MAX_THREADS && g_threads) g_threads[i] = t;
+    t->omp = (i == 0); /* the first thread to access memory is the initial thread */
+    t_self = t;
+    return t;
+}
+
+static void grow_table(struct thread *t)
+{
+    u32 nslots = t->nslots * 2, cap = nslots / 2;
+    u32 *slots = raw_alloc(nslots * sizeof(u32));
+    struct entry *ents = raw_alloc(cap * sizeof(struct entry));
+    if (!slots || !ents) { g_stopped = 1; return; }
+    bytes_copy(ents, t->ents, t->nents * sizeof(struct entry));
+    for (u32 j = 0; j < t->nents; j++) {
+        u64 v = ents[j].vpage & ~FT_BIT;
+        u32 s = (u32)((v * 0x9E3779B97F4A7C15ULL) >> 40) & (nslots - 1);
+        while (slots[s]) s = (s + 1) & (nslots - 1);
+        slots[s] = j + 1;
+    }
+    munmap(t->slots, t->nslots * sizeof(u32));
+    munmap(t->ents, t->cap * sizeof(struct entry));
+    t->slots = slots; t->nslots = nslots; t->ents = ents; t->cap = cap;
+}
+
+static struct entry *page_entry(struct thread *t, u64 vpage)
+{
+    if (t->have_last && t->last_vpage == vpage) return &t->ents[t->last_idx];
+    u32 s = (u32)((vpage * 0x9E3779B97F4A7C15ULL) >> 40) & (t->nslots - 1);
+    for (;;) {
+        u32 k = t->slots[s];
+        if (!k) break;
+        if ((t->ents[k - 1].vpage & ~FT_BIT) == vpage) {
+            t->last_vpage = vpage; t->last_idx = k - 1; t->have_last = 1;
+            return &t->ents[k - 1];
+        }
+        s = (s + 1) & (t->nslots - 1);
+    }
+    if (t->nents + 1 >= t->cap) {
+        grow_table(t);
+        if (g_stopped) return 0;
+        return page_entry(t, vpage);
+    }
+    u32 idx = t->nents++;
+    t->slots[s] = idx + 1;
+    struct entry *e = &t->ents[idx];
+    e->vpage = vpage | (first_touch(vpage, t) ? FT_BIT : 0);
+    e->reads = 0; e->writes = 0;
+    t->last_vpage = vpage; t->last_idx = idx; t->have_last = 1;
+    return e;
+}
+
+/* One access to one line through the cache model (docs/record.md, "Cache model"). A way holds
+ * (line + 1) << 1 | dirty (0: empty); ways are kept most recent first. */
+static void line_access(struct thread *t, u64 line, int write)
+{
+    u64 *ways = t->tags + (line & (g_sets - 1)) * g_ways;
+    u64 key = (line + 1) << 1;
+    u64 v;
+    int miss = 0, newly_dirty = 0;
+    if ((ways[0] & ~1ULL) == key) { /* most recent in its set: no reordering */
+        v = ways[0];
+        if (write && !(v & 1)) { ways[0] = v | 1; newly_dirty = 1; }
+    } else {
+        u32 w = 1;
+        while (w < g_ways && (ways[w] & ~1ULL) != key) w++;
+        if (w == g_ways) { miss = 1; w = g_ways - 1; v = key; } /* evict the least recent */
+        else v = ways[w];
+        if (write && !(v & 1)) { v |= 1; newly_dirty = 1; }
+        for (u32 i = w; i > 0; i--) ways[i] = ways[i - 1];
+        ways[0] = v;
+    }
+    t->last_line = line; t->last_dirty = (int)(ways[0] & 1);
+    if (miss || newly_dirty) {
+        struct entry *e = page_entry(t, line >> (g_page_shift - g_line_shift));
+        if (!e) return;
+        e->reads += miss;
+        e->writes += newly_dirty;
+    }
+}
+
+static inline void access_mem(const void *p, u64 size, int write)
+{
+    if (!g_on || g_stopped || t_busy) return;
+    struct thread *t = t_self;
+    if (!t && !(t = self())) return;
+    u64 a = (u64)p;
+    if (!write) {
+        t->counters[C_LOADS]++;
+        /* A spin-wait: loads of the same few addresses (a flag and the loop's bounds), no store. */
+        if (a == t->spin_win[0] || a == t->spin_win[1] || a == t->spin_win[2] || a == t->spin_win[3]) {
+            if (++t->spin_n >= SPIN_REPEAT) {
+                t->counters[C_SPIN_COLLAPSED]++;
+                if (t->spin_n % SPIN_YIELD == 0) { t->counters[C_SPIN_YIELDS]++; sched_yield(); }
+                return;
+            }
+        } else {
+            t->spin_win[t->spin_pos++ & 3] = a;
+            t->spin_n = 0;
+        }
+    } else {
+        t->counters[C_STORES]++;
+        t->spin_n = 0;
+    }
+    if (!t->omp) t->counters[C_NON_OMP_ACCESSES]++;
+    u64 first = a >> g_line_shift, last = (a + (size ? size : 1) - 1) >> g_line_shift;
+    if (first == last) {
+        if (first == t->last_line && (!write || t->last_dirty)) return; /* the line just used */
+        line_access(t, first, write);
+        return;
+    }
+    for (u64 l = first; l <= last; l++) line_access(t, l, write);
+}
+
+/* A range (memcpy, wide accesses): every line once. */
+static void access_range(const void *p, u64 size, int write, int counter)
+{
+    if (!g_on || g_stopped || t_busy || !size) return;
+    struct thread *t = t_self;
+    if (!t && !(t = self())) return;
+    u64 a = (u64)p, first = a >> g_line_shift, last = (a + size - 1) >> g_line_shift;
+    t->counters[counter] += (counter == C_MEMFN_LINES) ? last - first + 1 : 1;
+    t->spin_n = 0;
+    for (u64 l = first; l <= last; l++) line_access(t, l, write);
+}
+
+/* ---------------------------------------------------------------- clang: sanitizer coverage */
+
+void __sanitizer_cov_load1(uint8_t *p) { access_mem(p, 1, 0); }
+void __sanitizer_cov_load2(uint16_t *p) { access_mem(p, 2, 0); }
+void __sanitizer_cov_load4(uint32_t *p) { access_mem(p, 4, 0); }
+void __sanitizer_cov_load8(uint64_t *p) { access_mem(p, 8, 0); }
+void __sanitizer_cov_load16(__int128 *p) { access_mem(p, 16, 0); }
+void __sanitizer_cov_store1(uint8_t *p) { access_mem(p, 1, 1); }
+void __sanitizer_cov_store2(uint16_t *p) { access_mem(p, 2, 1); }
+void __sanitizer_cov_store4(uint32_t *p) { access_mem(p, 4, 1); }
+void __sanitizer_cov_store8(uint64_t *p) { access_mem(p, 8, 1); }
+void __sanitizer_cov_store16(__int128 *p) { access_mem(p, 16, 1); }
+/* The base mode's counters: clang requires one beside trace-loads/stores; unused. */
+static int g_sancov; /* clang's coverage callbacks report loads and stores, atomic ones included */
+void __sanitizer_cov_8bit_counters_init(char *a, char *b) { (void)a; (void)b; g_sancov = 1; }
+void __sanitizer_cov_pcs_init(const uintptr_t *a, const uintptr_t *b) { (void)a; (void)b; }
+
+/* ---------------------------------------------------------------- GCC: -fsanitize=thread's callbacks */
+
+void __tsan_init(void) {}
+void __tsan_func_entry(void *p) { (void)p; }
+void __tsan_func_exit(void) {}
+void __tsan_vptr_update(void **p, void *v) { (void)v; access_mem(p, 8, 1); }
+void __tsan_vptr_read(void **p) { access_mem(p, 8, 0); }
+#define TSAN_RW(n)                                                             \
+    void __tsan_read##n(void *p) { access_mem(p, n, 0); }                      \
+    void __tsan_write##n(void *p) { access_mem(p, n, 1); }                     \
+    void __tsan_unaligned_read##n(void *p) { access_mem(p, n, 0); }            \
+    void __tsan_unaligned_write##n(void *p) { access_mem(p, n, 1); }           \
+    void __tsan_volatile_read##n(void *p) { access_mem(p, n, 0); }             \
+    void __tsan_volatile_write##n(void *p) { access_mem(p, n, 1); }
+TSAN_RW(1) TSAN_RW(2) TSAN_RW(4) TSAN_RW(8) TSAN_RW(16)
+void __tsan_read_range(void *p, unsigned long n) { access_range(p, n, 0, C_WIDE); }
+void __tsan_write_range(void *p, unsigned long n) { access_range(p, n, 1, C_WIDE); }
+
+/* Atomics, performed here and counted. Under GCC each is seen as a read (a load) or a read and
+ * a write (a store or read-modify-write). Under clang (its ThreadSanitizer pass instrumenting
+ * atomics only, beside the coverage callbacks) atomic loads and stores already reached the
+ * coverage callbacks: only read-modify-writes are seen here. */
+static void atomic_seen(void *p, u64 n, int rmw)
+{
+    struct thread *t = t_self;
+    if (g_on && !t_busy && (t || (t = self()))) t->counters[C_ATOMICS]++;
+    if (g_sancov && rmw < 2) return;
+    access_mem(p, n, 0);
+    if (rmw) access_mem(p, n, 1);
+}
+#define MO(m) __ATOMIC_SEQ_CST /* a run-time order: the strongest, always correct */
+#define TSAN_ATOMIC(bits, T)                                                                  \
+    T __tsan_atomic##bits##_load(const volatile T *a, int mo)                                 \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 0); return __atomic_load_n(a, MO(mo)); }     \
+    void __tsan_atomic##bits##_store(volatile T *a, T v, int mo)                              \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 1); __atomic_store_n(a, v, MO(mo)); }        \
+    T __tsan_atomic##bits##_exchange(volatile T *a, T v, int mo)                              \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_exchange_n(a, v, MO(mo)); } \
+    T __tsan_atomic##bits##_fetch_add(volatile T *a, T v, int mo)                             \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_fetch_add(a, v, MO(mo)); } \
+    T __tsan_atomic##bits##_fetch_sub(volatile T *a, T v, int mo)                             \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_fetch_sub(a, v, MO(mo)); } \
+    T __tsan_atomic##bits##_fetch_and(volatile T *a, T v, int mo)                             \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_fetch_and(a, v, MO(mo)); } \
+    T __tsan_atomic##bits##_fetch_or(volatile T *a, T v, int mo)                              \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_fetch_or(a, v, MO(mo)); } \
+    T __tsan_atomic##bits##_fetch_xor(volatile T *a, T v, int mo)                             \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_fetch_xor(a, v, MO(mo)); } \
+    T __tsan_atomic##bits##_fetch_nand(volatile T *a, T v, int mo)                            \
+    { (void)mo; atomic_seen((void *)a, bits / 8, 2); return __atomic_fetch_nand(a, v, MO(mo)); } \
+    int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, int fmo) \
+    { (void)mo; (void)fmo; atomic_seen((void *)a, bits / 8, 2);                               \
+      return __atomic_compare_exchange_n(a, c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }    \
+    int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int mo, int fmo) \
+    { (void)mo; (void)fmo; atomic_seen((void *)a, bits / 8, 2);                               \
+      return __atomic_compare_exchange_n(a, c, v, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }    \
+    T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo)    \
+    { (void)mo; (void)fmo; atomic_seen((void *)a, bits / 8, 2);                               \
+      __atomic_compare_exchange_n(a, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return c; }
+TSAN_ATOMIC(8, uint8_t)
+TSAN_ATOMIC(16, uint16_t)
+TSAN_ATOMIC(32, uint32_t)
+TSAN_ATOMIC(64, uint64_t)
+void __tsan_atomic_thread_fence(int mo) { (void)mo; __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void __tsan_atomic_signal_fence(int mo) { (void)mo; __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+/* ---------------------------------------------------------------- memcpy, memset, memmove */
+
+static void *(*real_memcpy)(void *, const void *, size_t);
+static void *(*real_memmove)(void *, const void *, size_t);
+static void *(*real_memset)(void *, int, size_t);
+
+static void memfn_call(void)
+{
+    struct thread *t = t_self;
+    if (g_on && !g_stopped && !t_busy && (t || (t = self()))) t->counters[C_MEMFN_CALLS]++;
+}
+
+void *memcpy(void *d, const void *s, size_t n)
+{
+    memfn_call();
+    access_range(s, n, 0, C_MEMFN_LINES);
+    access_range(d, n, 1, C_MEMFN_LINES);
+    if (real_memcpy) return real_memcpy(d, s, n);
+    bytes_copy(d, s, n);
+    return d;
+}
+void *memmove(void *d, const void *s, size_t n)
+{
+    memfn_call();
+    access_range(s, n, 0, C_MEMFN_LINES);
+    access_range(d, n, 1, C_MEMFN_LINES);
+    if (real_memmove) return real_memmove(d, s, n);
+    unsigned char *dd = d; const unsigned char *ss = s;
+    if (dd < ss) for (size_t i = 0; i < n; i++) ((volatile unsigned char *)dd)[i] = ss[i];
+    else for (size_t i = n; i > 0; i--) ((volatile unsigned char *)dd)[i - 1] = ss[i - 1];
+    return d;
+}
+void *memset(void *d, int c, size_t n)
+{
+    memfn_call();
+    access_range(d, n, 1, C_MEMFN_LINES);
+    if (real_memset) return real_memset(d, c, n);
+    for (size_t i = 0; i < n; i++) ((volatile unsigned char *)d)[i] = (unsigned char)c;
+    return d;
+}
+
+/* ---------------------------------------------------------------- allocations */
+
+/* Live tracked allocations (>= TRACK_MIN bytes): address -> size, open addressing, locked. */
+#define LIVE_SLOTS (1 << 16)
+static u64 *g_live; /* pairs: addr, size; addr 1 = deleted */
+static pthread_mutex_t g_live_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void note_alloc(void *p, size_t size, void *ra)
+{
+    if (!g_on || g_stopped || !p || size < TRACK_MIN || t_busy || !g_live) return;
+    t_busy++;
+    pthread_mutex_lock(&g_live_lock);
+    u64 h = ((u64)p * 0x9E3779B97F4A7C15ULL) >> 48;
+    for (u32 i = 0; i < LIVE_SLOTS; i++) {
+        u64 *s = &g_live[2 * ((h + i) & (LIVE_SLOTS - 1))];
+        if (s[0] == 0 || s[0] == 1) { s[0] = (u64)p; s[1] = size; break; }
+    }
+    pthread_mutex_unlock(&g_live_lock);
+    char buf[9000];
+    struct out o;
+    begin(&o, buf, sizeof buf, RAW_ALLOC);
+    u64 base; const char *module, *sym;
+    sym_of(ra, &base, &module, &sym);
+    put64(&o, (u64)p); put64(&o, size); put64(&o, (u64)ra); put64(&o, base);
+    putstr(&o, module); putstr(&o, sym);
+    emit(&o);
+    t_busy--;
+}
+
+static void note_free(void *p)
+{
+    if (!g_on || g_stopped || !p || t_busy || !g_live) return;
+    t_busy++;
+    int found = 0;
+    pthread_mutex_lock(&g_live_lock);
+    u64 h = ((u64)p * 0x9E3779B97F4A7C15ULL) >> 48;
+    for (u32 i = 0; i < LIVE_SLOTS; i++) {
+        u64 *s = &g_live[2 * ((h + i) & (LIVE_SLOTS - 1))];
+        if (s[0] == 0) break;
+        if (s[0] == (u64)p) { s[0] = 1; found = 1; break; }
+    }
+    pthread_mutex_unlock(&g_live_lock);
+    if (found) {
+        char buf[16];
+        struct out o;
+        begin(&o, buf, sizeof buf, RAW_FREE);
+        put64(&o, (u64)p);
+        emit(&o);
+    }
+    t_busy--;
+}
+
+/* The call site of the C++ operator new in progress, if any: its allocation is named after the
+ * code that called operator new, not after operator new. */
+static __thread void *t_site;
+
+static void *site(void *ra)
+{
+    void *s = t_site;
+    t_site = 0;
+    return s ? s : ra;
+}
+
+void *malloc(size_t n)
+{
+    void *p = __libc_malloc(n);
+    note_alloc(p, n, site(__builtin_return_address(0)));
+    return p;
+}
+void *calloc(size_t a, size_t b)
+{
+    void *p = __libc_calloc(a, b);
+    note_alloc(p, a * b, site(__builtin_return_address(0)));
+    return p;
+}
+void *realloc(void *old, size_t n)
+{
+    note_free(old);
+    void *p = __libc_realloc(old, n);
+    note_alloc(p, n, site(__builtin_return_address(0)));
+    return p;
+}
+void free(void *p)
+{
+    note_free(p);
+    __libc_free(p);
+}
+void *aligned_alloc(size_t al, size_t n)
+{
+    void *p = __libc_memalign(al, n);
+    note_alloc(p, n, site(__builtin_return_address(0)));
+    return p;
+}
+void *memalign(size_t al, size_t n)
+{
+    void *p = __libc_memalign(al, n);
+    note_alloc(p, n, site(__builtin_return_address(0)));
+    return p;
+}
+int posix_memalign(void **out, size_t al, size_t n)
+{
+    if (al < sizeof(void *) || (al & (al - 1))) return EINVAL;
+    void *p = __libc_memalign(al, n);
+    if (!p) return ENOMEM;
+    *out = p;
+    note_alloc(p, n, site(__builtin_return_address(0)));
+    return 0;
+}
+
+/* C++ operator new (libstdc++'s, called through here): remembers the caller for malloc. The
+ * library is compiled with -fexceptions, so a std::bad_alloc passes through. */
+typedef void *(*new_fn)(size_t);
+typedef void *(*new_al_fn)(size_t, size_t);
+#define NEW_WRAP(name)                                              \
+    void *name(size_t n)                                            \
+    {                                                               \
+        REAL(name, new_fn);                                         \
+        t_site = __builtin_return_address(0);                       \
+        void *p = real_##name(n);                                   \
+        t_site = 0;                                                 \
+        return p;                                                   \
+    }
+#define NEW_AL_WRAP(name)                                           \
+    void *name(size_t n, size_t al)                                 \
+    {                                                               \
+        REAL(name, new_al_fn);                                      \
+        t_site = __builtin_return_address(0);                       \
+        void *p = real_##name(n, al);                               \
+        t_site = 0;                                                 \
+        return p;                                                   \
+    }
+
+/* ---------------------------------------------------------------- epochs: libgomp (GCC) */
+
+static void publish_fork(void *pc)
+{
+    struct thread *t = self();
+    if (!t || t->depth > 0) return;
+    boundary(t, K_FORK, pc);
+    __atomic_store_n(&g_epoch, t->epoch, __ATOMIC_RELEASE);
+}
+
+static int (*p_omp_get_thread_num)(void);
+
+struct gomp_wrap { void (*fn)(void *); void *data; void *pc; };
+
+static void gomp_trampoline(void *arg)
+{
+    struct gomp_wrap *w = arg;
+    struct thread *t = self();
+    int outer = t && t->depth == 0;
+    if (t) {
+        if (outer) {
+            t->tid = p_omp_get_thread_num ? p_omp_get_thread_num() : 0;
+            t->epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
+            t->omp = 1;
+        } else {
+            __atomic_fetch_add(&g_counters[C_NESTED_REGIONS], 1, __ATOMIC_RELAXED);
+        }
+        t->depth++;
+    }
+    w->fn(w->data);
+    if (t) {
+        t->depth--;
+        if (outer) boundary(t, K_BARRIER, w->pc); /* the region's implicit barrier */
+    }
+}
+
+#define REAL(name, type) static type real_##name; \
+    if (!real_##name) real_##name = (type)dlsym(RTLD_NEXT, #name)
+NEW_WRAP(_Znwm)
+NEW_WRAP(_Znam)
+NEW_AL_WRAP(_ZnwmSt11align_val_t)
+NEW_AL_WRAP(_ZnamSt11align_val_t)
+typedef void (*gomp_parallel_fn)(void (*)(void *), void *, unsigned, unsigned);
+typedef void (*void_fn)(void);
+typedef _Bool (*bool_fn)(void);
+
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned n, unsigned flags)
+{
+    REAL(GOMP_parallel, gomp_parallel_fn);
+    void *pc = __builtin_return_address(0);
+    if (g_ompt || !g_on) { real_GOMP_parallel(fn, data, n, flags); return; }
+    struct gomp_wrap w = {fn, data, pc};
+    publish_fork(pc);
+    real_GOMP_parallel(gomp_trampoline, &w, n, flags);
+}
+
+/* Combined `parallel for` / `parallel sections` entry points: a fork like GOMP_parallel. */
+typedef void (*gomp_ploop_fn)(void (*)(void *), void *, unsigned, long, long, long, long, unsigned);
+#define GOMP_PLOOP(name)                                                                          \
+    void name(void (*fn)(void *), void *data, unsigned n, long s, long e, long i, long c, unsigned f) \
+    {                                                                                             \
+        REAL(name, gomp_ploop_fn);                                                                \
+        void *pc = __builtin_return_address(0);                                                   \
+        if (g_ompt || !g_on) { real_##name(fn, data, n, s, e, i, c, f); return; }                 \
+        struct gomp_wrap w = {fn, data, pc};                                                      \
+        publish_fork(pc);                                                                         \
+        real_##name(gomp_trampoline, &w, n, s, e, i, c, f);                                       \
+    }
+GOMP_PLOOP(GOMP_parallel_loop_static)
+GOMP_PLOOP(GOMP_parallel_loop_dynamic)
+GOMP_PLOOP(GOMP_parallel_loop_guided)
+GOMP_PLOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
+GOMP_PLOOP(GOMP_parallel_loop_nonmonotonic_guided)
+typedef void (*gomp_pruntime_fn)(void (*)(void *), void *, unsigned, long, long, long, unsigned);
+void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned n, long s, long e, long i, unsigned f)
+{
+    REAL(GOMP_parallel_loop_runtime, gomp_pruntime_fn);
+    void *pc = __builtin_return_address(0);
+    if (g_ompt || !g_on) { real_GOMP_parallel_loop_runtime(fn, data, n, s, e, i, f); return; }
+    struct gomp_wrap w = {fn, data, pc};
+    publish_fork(pc);
+    real_GOMP_parallel_loop_runtime(gomp_trampoline, &w, n, s, e, i, f);
+}
+typedef void (*gomp_psections_fn)(void (*)(void *), void *, unsigned, unsigned, unsigned);
+void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned n, unsigned count, unsigned f)
+{
+    REAL(GOMP_parallel_sections, gomp_psections_fn);
+    void *pc = __builtin_return_address(0);
+    if (g_ompt || !g_on) { real_GOMP_parallel_sections(fn, data, n, count, f); return; }
+    struct gomp_wrap w = {fn, data, pc};
+    publish_fork(pc);
+    real_GOMP_parallel_sections(gomp_trampoline, &w, n, count, f);
+}
+
+/* GCC's old ABI (before GCC 4.9): GOMP_parallel_start starts the team, the initial thread calls
+ * the region's function itself, GOMP_parallel_end joins. */
+static __thread struct gomp_wrap t_old_region;
+typedef void (*gomp_start_fn)(void (*)(void *), void *, unsigned);
+void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned n)
+{
+    REAL(GOMP_parallel_start, gomp_start_fn);
+    void *pc = __builtin_return_address(0);
+    if (g_ompt || !g_on) { real_GOMP_parallel_start(fn, data, n); return; }
+    struct thread *t = self();
+    if (t && t->depth > 0) { /* nested: workers run it unwrapped */
+        __atomic_fetch_add(&g_counters[C_NESTED_REGIONS], 1, __ATOMIC_RELAXED);
+        t->depth++;
+        real_GOMP_parallel_start(fn, data, n);
+        return;
+    }
+    t_old_region = (struct gomp_wrap){fn, data, pc};
+    publish_fork(pc);
+    real_GOMP_parallel_start(gomp_trampoline, &t_old_region, n);
+    if (t) { t->tid = 0; t->omp = 1; t->depth++; }
+}
+void GOMP_parallel_end(void)
+{
+    REAL(GOMP_parallel_end, void_fn);
+    if (!g_ompt && g_on) {
+        struct thread *t = self();
+        if (t && t->depth > 0 && --t->depth == 0) boundary(t, K_BARRIER, t_old_region.pc);
+    }
+    real_GOMP_parallel_end();
+}
+
+static void gomp_barrier_point(void *pc)
+{
+    if (g_ompt || !g_on) return;
+    struct thread *t = self();
+    if (t && t->depth == 1) boundary(t, K_BARRIER, pc);
+}
+
+#define GOMP_BARRIER_FN(name)                                   \
+    void name(void)                                             \
+    {                                                           \
+        REAL(name, void_fn);                             \
+        gomp_barrier_point(__builtin_return_address(0));        \
+        real_##name();                                          \
+    }
+GOMP_BARRIER_FN(GOMP_barrier)
+GOMP_BARRIER_FN(GOMP_loop_end)
+GOMP_BARRIER_FN(GOMP_sections_end)
+#define GOMP_BARRIER_CANCEL(name)                               \
+    _Bool name(void)                                            \
+    {                                                           \
+        REAL(name, bool_fn);                            \
+        gomp_barrier_point(__builtin_return_address(0));        \
+        return real_##name();                                   \
+    }
+GOMP_BARRIER_CANCEL(GOMP_barrier_cancel)
+GOMP_BARRIER_CANCEL(GOMP_loop_end_cancel)
+
+/* ---------------------------------------------------------------- epochs: libomp (OMPT) */
+
+typedef union { uint64_t value; void *ptr; } ompt_data_t;
+typedef void (*ompt_callback_t)(void);
+typedef ompt_callback_t (*ompt_function_lookup_t)(const char *);
+typedef int (*ompt_set_callback_t)(int, ompt_callback_t);
+typedef int (*ompt_initialize_t)(ompt_function_lookup_t, int, ompt_data_t *);
+typedef void (*ompt_finalize_t)(ompt_data_t *);
+typedef struct { ompt_initialize_t initialize; ompt_finalize_t finalize; ompt_data_t tool_data; } ompt_start_tool_result_t;
+
+enum { CB_PARALLEL_BEGIN = 3, CB_PARALLEL_END = 4, CB_IMPLICIT_TASK = 7, CB_SYNC_REGION = 23 };
+enum { SCOPE_BEGIN = 1, SCOPE_END = 2 };
+enum { TASK_INITIAL = 1 };
+
+static void on_parallel_begin(ompt_data_t *etd, const void *etf, ompt_data_t *pd, unsigned req, int flags, const void *codeptr)
+{
+    (void)etd; (void)etf; (void)pd; (void)req; (void)flags;
+    publish_fork((void *)codeptr);
+}
+
+static void on_parallel_end(ompt_data_t *pd, ompt_data_t *etd, int flags, const void *codeptr)
+{
+    (void)pd; (void)etd; (void)flags; (void)codeptr;
+}
+
+static void on_implicit_task(int endpoint, ompt_data_t *pd, ompt_data_t *td, unsigned n, unsigned index, int flags)
+{
+    (void)pd; (void)td; (void)n;
+    if (flags & TASK_INITIAL) return;
+    struct thread *t = self();
+    if (!t) return;
+    if (endpoint == SCOPE_BEGIN) {
+        if (t->depth == 0) {
+            t->tid = index;
+            t->epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
+            t->omp = 1;
+        } else {
+            __atomic_fetch_add(&g_counters[C_NESTED_REGIONS], 1, __ATOMIC_RELAXED);
+        }
+        t->depth++;
+    } else if (t->depth > 0) {
+        t->depth--;
+    }
+}
+
+static void on_sync_region(int kind, int endpoint, ompt_data_t *pd, ompt_data_t *td, const void *codeptr)
+{
+    (void)pd; (void)td;
+    /* barrier, barrier_implicit, barrier_explicit, barrier_implementation,
+     * barrier_implicit_workshare, barrier_implicit_parallel, barrier_teams */
+    int barrier = kind == 1 || kind == 2 || kind == 3 || kind == 4 || kind == 8 || kind == 9 || kind == 10;
+    if (!barrier || endpoint != SCOPE_BEGIN) return;
+    struct thread *t = self();
+    if (t && t->depth == 1) boundary(t, K_BARRIER, (void *)codeptr);
+}
+
+static int ompt_init(ompt_function_lookup_t lookup, int dev, ompt_data_t *data)
+{
+    (void)dev; (void)data;
+    ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+    if (!set) return 0;
+    set(CB_PARALLEL_BEGIN, (ompt_callback_t)on_parallel_begin);
+    set(CB_PARALLEL_END, (ompt_callback_t)on_parallel_end);
+    set(CB_IMPLICIT_TASK, (ompt_callback_t)on_implicit_task);
+    set(CB_SYNC_REGION, (ompt_callback_t)on_sync_region);
+    g_ompt = 1;
+    return 1;
+}
+static void ompt_fini(ompt_data_t *data) { (void)data; }
+
+ompt_start_tool_result_t *ompt_start_tool(unsigned version, const char *runtime)
+{
+    (void)version; (void)runtime;
+    static ompt_start_tool_result_t r = {ompt_init, ompt_fini, {0}};
+    /* libomp may ask before this library's constructor ran: the variable decides then. */
+    const char *out = getenv("NUMAPLACE_RECORD_OUT");
+    return (g_on || (out && *out)) ? &r : 0;
+}
+
+/* ---------------------------------------------------------------- start, exit, crash */
+
+static void write_end(u32 status)
+{
+    char buf[64];
+    struct out o;
+    begin(&o, buf, sizeof buf, RAW_END);
+    put32(&o, status);
+    put32(&o, g_threads && g_threads[0] ? g_threads[0]->epoch : 0);
+    emit(&o);
+}
+
+static void write_counters(void)
+{
+    char buf[4096];
+    struct out o;
+    u64 total[C_N];
+    for (int c = 0; c < C_N; c++) total[c] = __atomic_load_n(&g_counters[c], __ATOMIC_RELAXED);
+    u32 n = g_nthreads < MAX_THREADS ? g_nthreads : MAX_THREADS;
+    for (u32 i = 0; i < n; i++)
+        if (g_threads && g_threads[i])
+            for (int c = 0; c < C_N; c++) total[c] += g_threads[i]->counters[c];
+    begin(&o, buf, sizeof buf, RAW_COUNTERS);
+    for (int c = 0; c < C_N; c++) { putstr(&o, COUNTER_NAMES[c]); put64(&o, total[c]); }
+    emit(&o);
+}
+
+static void write_maps(void)
+{
+    int fd = open("/proc/self/maps", O_RDONLY);
+    if (fd < 0) return;
+    size_t cap = 1 << 20;
+    char *buf = raw_alloc(cap);
+    if (!buf) { close(fd); return; }
+    size_t n = 5;
+    ssize_t r;
+    while (n < cap && (r = read(fd, buf + n, cap - n)) > 0) n += r;
+    close(fd);
+    struct out o = {buf, n, cap};
+    u32 len = 0;
+    bytes_copy(o.p, &len, 4);
+    o.p[4] = RAW_MAPS;
+    emit(&o);
+    munmap(buf, cap);
+}
+
+static void at_exit(void)
+{
+    if (!g_on) return;
+    struct thread *t = g_threads ? g_threads[0] : 0;
+    t_busy++;
+    if (t) {
+        t_busy--;
+        boundary(t, K_EXIT, 0);
+        t_busy++;
+    }
+    write_counters();
+    write_maps();
+    write_end(0);
+    g_on = 0;
+}
+
+static void on_crash(int sig)
+{
+    if (g_on) {
+        g_on = 0;
+        write_counters();
+        write_end((u32)sig);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* A child made by fork() shares the stream: it records nothing. */
+static void in_child(void) { g_on = 0; g_fd = -1; }
+
+static u64 parse_u64(const char **s)
+{
+    u64 v = 0;
+    while (**s >= '0' && **s <= '9') { v = v * 10 + (**s - '0'); (*s)++; }
+    return v;
+}
+
+__attribute__((constructor(101))) static void recorder_init(void)
+{
+    const char *path = getenv("NUMAPLACE_RECORD_OUT");
+    real_memcpy = dlsym(RTLD_NEXT, "memcpy");
+    real_memmove = dlsym(RTLD_NEXT, "memmove");
+    real_memset = dlsym(RTLD_NEXT, "memset");
+    p_omp_get_thread_num = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_thread_num");
+    if (!path || !*path) return;
+    /* The cache model, "BYTES,WAYS,LINE" (numaplace record declares the default and checks it). */
+    const char *cache = getenv("NUMAPLACE_RECORD_CACHE");
+    u64 size = 0, ways = 0, line = 0;
+    if (cache) {
+        const char *s = cache;
+        size = parse_u64(&s);
+        if (*s == ',') { s++; ways = parse_u64(&s); }
+        if (*s == ',') { s++; line = parse_u64(&s); }
+        if (*s) size = 0;
+    }
+    if (!size || !ways || ways > 64 || line < 8 || line > 4096 || (line & (line - 1))) {
+        static const char msg[] = "numaplace recorder: NUMAPLACE_RECORD_CACHE is not BYTES,WAYS,LINE: not recording\n";
+        ssize_t w = write(2, msg, sizeof msg - 1);
+        (void)w;
+        return;
+    }
+    g_cache_bytes = size;
+    g_ways = (u32)ways;
+    g_line_shift = 0;
+    while ((1ULL << g_line_shift) < line) g_line_shift++;
+    long ps = sysconf(_SC_PAGESIZE);
+    g_page_shift = 0;
+    while ((1L << g_page_shift) < ps) g_page_shift++;
+    g_sets = (u32)(g_cache_bytes >> g_line_shift) / g_ways;
+    if (g_sets == 0) g_sets = 1;
+    while (g_sets & (g_sets - 1)) g_sets &= g_sets - 1; /* a power of two */
+    g_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (g_fd < 0) return;
+    g_ft = raw_alloc(sizeof(u64) << FT_BITS);
+    g_live = raw_alloc(2 * sizeof(u64) * LIVE_SLOTS);
+    g_threads = raw_alloc(MAX_THREADS * sizeof *g_threads);
+    char buf[8192];
+    struct out o;
+    begin(&o, buf, sizeof buf, RAW_HEADER);
+    put32(&o, 1u << g_page_shift);
+    put32(&o, 1u << g_line_shift);
+    put64(&o, (u64)g_sets * g_ways << g_line_shift);
+    put32(&o, g_ways);
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    putstr(&o, exe);
+    emit(&o);
+    int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
+    for (unsigned i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction sa;
+        bytes_copy(&sa, &(struct sigaction){0}, sizeof sa);
+        sa.sa_handler = on_crash;
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigaction(sigs[i], &sa, 0);
+    }
+    atexit(at_exit);
+    pthread_atfork(0, 0, in_child);
+    /* Programs this one starts are not recorded into the same stream. */
+    unsetenv("NUMAPLACE_RECORD_OUT");
+    g_on = 1;
+    self(); /* the initial thread is thread 0 */
+}

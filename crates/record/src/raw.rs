@@ -1,0 +1,123 @@
+//! The recording library's raw stream (crates/record/recorder.c): chunks `u32 length, u8 type,
+//! payload`, little-endian. A chunk cut short (a crash or a full disk while writing) ends the
+//! readable stream.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+pub const HEADER: u8 = b'H';
+pub const ALLOC: u8 = b'A';
+pub const FREE: u8 = b'F';
+pub const RECORDS: u8 = b'R';
+pub const EPOCH: u8 = b'E';
+pub const COUNTERS: u8 = b'C';
+pub const MAPS: u8 = b'M';
+pub const END: u8 = b'Z';
+
+/// The first-touch bit of a record's page.
+pub const FT_BIT: u64 = 1 << 63;
+/// Bytes of one record: page, reads, writes.
+pub const RECORD_BYTES: usize = 24;
+/// The largest chunk the library writes (its per-thread buffer, or the maps text).
+const CHUNK_MAX: u32 = 1 << 21;
+
+/// Boundary kinds (recorder.c: K_*).
+pub fn kind_name(k: u8) -> &'static str {
+    match k {
+        1 => "fork",
+        2 => "barrier",
+        3 => "join",
+        4 => "exit",
+        _ => "boundary",
+    }
+}
+
+pub struct Chunk {
+    pub kind: u8,
+    /// File offset of the chunk's payload.
+    pub offset: u64,
+    pub payload: Vec<u8>,
+}
+
+/// Reads chunks in order; `None` at the end of the file or at a chunk cut short.
+pub struct Reader {
+    input: BufReader<File>,
+    pos: u64,
+    len: u64,
+    /// Set when the stream ended inside a chunk.
+    pub cut: bool,
+}
+
+impl Reader {
+    pub fn open(path: &Path) -> std::io::Result<Reader> {
+        let f = File::open(path)?;
+        let len = f.metadata()?.len();
+        Ok(Reader { input: BufReader::with_capacity(1 << 20, f), pos: 0, len, cut: false })
+    }
+
+    pub fn next_chunk(&mut self) -> std::io::Result<Option<Chunk>> {
+        if self.pos == self.len {
+            return Ok(None);
+        }
+        if self.len - self.pos < 5 {
+            self.cut = true;
+            return Ok(None);
+        }
+        let mut head = [0u8; 5];
+        self.input.read_exact(&mut head)?;
+        let n = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        if n > CHUNK_MAX || self.len - self.pos - 5 < n as u64 {
+            self.cut = true;
+            return Ok(None);
+        }
+        let mut payload = vec![0u8; n as usize];
+        self.input.read_exact(&mut payload)?;
+        let offset = self.pos + 5;
+        self.pos += 5 + n as u64;
+        Ok(Some(Chunk { kind: head[4], offset, payload }))
+    }
+
+    /// Reads the payload of length `n` at `offset` (pass 2).
+    pub fn read_at(&mut self, offset: u64, n: usize, buf: &mut Vec<u8>) -> std::io::Result<()> {
+        self.input.seek(SeekFrom::Start(offset))?;
+        buf.resize(n, 0);
+        self.input.read_exact(buf)
+    }
+}
+
+/// A cursor over a payload; every read is checked (a malformed chunk is an error, not a panic).
+pub struct Cur<'a> {
+    pub b: &'a [u8],
+    pub i: usize,
+}
+
+impl<'a> Cur<'a> {
+    pub fn new(b: &'a [u8]) -> Self {
+        Cur { b, i: 0 }
+    }
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        if self.b.len() - self.i < n {
+            return Err(format!("chunk payload ends at byte {} (needed {n} more)", self.b.len()));
+        }
+        let s = &self.b[self.i..self.i + n];
+        self.i += n;
+        Ok(s)
+    }
+    pub fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.take(1)?[0])
+    }
+    pub fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    pub fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    }
+    pub fn str(&mut self) -> Result<String, String> {
+        let n = u16::from_le_bytes(self.take(2)?.try_into().unwrap()) as usize;
+        Ok(String::from_utf8_lossy(self.take(n)?).into_owned())
+    }
+    pub fn done(&self) -> bool {
+        self.i == self.b.len()
+    }
+}

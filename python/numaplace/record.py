@@ -1,0 +1,384 @@
+"""Exact-mode recording of OpenMP programs: ``numaplace cc``/``c++`` and ``numaplace record``.
+
+``numaplace cc`` compiles and links a program for recording: clang's load/store instrumentation
+(``-fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores``, and ThreadSanitizer's pass
+for atomics only) under LLVM's libomp, or
+GCC's ``-fsanitize=thread`` callbacks under GCC's libgomp, with the recording library
+(``crates/record/recorder.c``) linked in instead of any sanitizer runtime. ``numaplace record``
+runs such a program with the library switched on, then turns its raw stream into a numaplace
+trace with ``numaplace-record-convert`` (crate ``crates/record``). docs/record.md defines
+epochs, the cache model, first touch, and what is counted without being seen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+from numaplace._native import NumaplaceError
+
+#: The repository (this file is python/numaplace/record.py).
+REPO = Path(__file__).resolve().parents[2]
+#: The recording library's source.
+RECORDER_SOURCE = REPO / "crates" / "record" / "recorder.c"
+#: Where the library's objects are built (one per compiler: clang for libomp, gcc for libgomp).
+RECORDER_DIR = REPO / "target" / "record"
+#: The converter binary (`cargo build --release -p numaplace-record`).
+CONVERTER = "numaplace-record-convert"
+
+#: The OpenMP runtimes `numaplace cc --openmp` builds for: compiler (C, C++) and its flags.
+RUNTIMES: dict[str, dict[str, object]] = {
+    "libomp": {
+        "cc": "clang",
+        "c++": "clang++",
+        "flags": [
+            "-fopenmp=libomp",
+            "-fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores",
+            # trace-loads/stores report accesses of 1..16 bytes: keep vectors at 16 bytes.
+            "-mprefer-vector-width=128",
+            # They do not report atomic read-modify-writes: ThreadSanitizer's pass, restricted
+            # to atomics, turns those into __tsan_atomic* calls the recording library performs.
+            "-fsanitize=thread",
+            "-mllvm", "-tsan-instrument-memory-accesses=0",
+            "-mllvm", "-tsan-instrument-func-entry-exit=0",
+            "-mllvm", "-tsan-instrument-memintrinsics=0",
+        ],
+    },
+    "libgomp": {
+        "cc": "gcc",
+        "c++": "g++",
+        "flags": ["-fopenmp", "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0"],
+    },
+}
+DEFAULT_RUNTIME = "libomp"
+#: Flags every recorded program gets: debug lines name phases and regions; -rdynamic lets
+#: libomp find the OMPT tool in the program and dladdr name functions.
+COMMON_FLAGS = ["-g"]
+LINK_FLAGS = ["-rdynamic", "-ldl", "-lpthread"]
+
+#: The cache model's default: bytes and ways (64-byte lines, LRU; docs/record.md).
+DEFAULT_CACHE = "1M,8"
+LINE_SIZE = 64
+
+SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".i", ".ii")
+
+
+class RecordError(NumaplaceError):
+    """A bad input to `numaplace record`/`cc`: the message names the thing."""
+
+
+def _setup_hint() -> str:
+    return "run tools/record-setup.sh (or `make record-setup`) to install clang and libomp"
+
+
+def _which(tool: str) -> str:
+    path = shutil.which(tool)
+    if not path:
+        raise RecordError(f"{tool} not found on PATH: {_setup_hint()}")
+    return path
+
+
+def recorder_object(runtime: str) -> Path:
+    """The recording library compiled for `runtime`'s compiler, rebuilt when its source is newer."""
+    cc = str(RUNTIMES[runtime]["cc"])
+    out = RECORDER_DIR / f"recorder-{cc}.o"
+    if not RECORDER_SOURCE.is_file():
+        raise RecordError(f"recording library source {RECORDER_SOURCE} missing")
+    if out.is_file() and out.stat().st_mtime >= RECORDER_SOURCE.stat().st_mtime:
+        return out
+    RECORDER_DIR.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(f".{os.getpid()}.o")
+    cmd = [_which(cc), "-O2", "-fPIC", "-fexceptions", "-fno-omit-frame-pointer", "-c", str(RECORDER_SOURCE), "-o", str(tmp)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RecordError(f"compiling the recording library failed: {' '.join(cmd)}: {r.stderr.strip()[:500]}")
+    os.replace(tmp, out)
+    return out
+
+
+def converter() -> Path:
+    """The converter: $NUMAPLACE_RECORD_CONVERT, else target/release/numaplace-record-convert."""
+    given = os.environ.get("NUMAPLACE_RECORD_CONVERT")
+    p = Path(given) if given else REPO / "target" / "release" / CONVERTER
+    if not p.is_file():
+        raise RecordError(f"{p} not found: `make record-lib` (cargo build --release -p numaplace-record) builds it")
+    return p
+
+
+def parse_cache(text: str) -> tuple[int, int]:
+    """``SIZE,WAYS`` (SIZE in bytes, or with K/M/G, KiB/MiB/GiB) → (bytes, ways), checked."""
+    m = re.fullmatch(r"\s*(\d+)\s*([KMG](?:i?B)?|B)?\s*,\s*(\d+)\s*", text, re.IGNORECASE)
+    if not m:
+        raise RecordError(f"--cache {text!r}: expected SIZE,WAYS (e.g. 1M,8 or 32768,4)")
+    unit = (m.group(2) or "B")[0].upper()
+    size = int(m.group(1)) * {"B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[unit]
+    ways = int(m.group(3))
+    if not 1 <= ways <= 64:
+        raise RecordError(f"--cache {text!r}: ways must be 1..64")
+    sets = size // (LINE_SIZE * ways) if ways else 0
+    if sets < 1 or size % (LINE_SIZE * ways) or sets & (sets - 1) or size > 1 << 30:
+        raise RecordError(
+            f"--cache {text!r}: SIZE must be {LINE_SIZE} bytes x WAYS x a power of two sets, at most 1 GiB"
+        )
+    return size, ways
+
+
+def cache_variable(size: int, ways: int) -> str:
+    """The recording library's $NUMAPLACE_RECORD_CACHE: ``BYTES,WAYS,LINE``."""
+    return f"{size},{ways},{LINE_SIZE}"
+
+
+# ----------------------------------------------------------------------------- numaplace cc
+
+
+def compile_command(lang: str, runtime: str, args: Sequence[str], tmpdir: Path) -> list[list[str]]:
+    """The commands `numaplace cc`/`c++` runs for compiler arguments `args` (tested)."""
+    spec = RUNTIMES[runtime]
+    compiler = _which(str(spec[lang]))
+    flags = list(spec["flags"]) + COMMON_FLAGS  # type: ignore[arg-type]
+    links = not any(a in ("-c", "-S", "-E", "-M", "-MM") for a in args)
+    if not links:
+        return [[compiler, *flags, *args]]
+    rec = str(recorder_object(runtime))
+    if runtime == "libomp":
+        # The recording library replaces the sanitizer runtime clang would link.
+        return [[compiler, *flags, *args, "-fno-sanitize-link-runtime", rec, *LINK_FLAGS]]
+    # GCC links TSan's own runtime whenever -fsanitize=thread is on the link line: compile each
+    # source separately with the instrumentation, then link without it.
+    cmds: list[list[str]] = []
+    sources = [a for a in args if a.endswith(SOURCE_SUFFIXES) and not a.startswith("-")]
+    rest: list[str] = []
+    skip = False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if a == "-o":
+            skip = True
+            continue
+        if a.startswith("-o") or a in sources:
+            continue
+        rest.append(a)
+    objs = []
+    for k, s in enumerate(sources):
+        obj = str(tmpdir / f"{k}-{Path(s).stem}.o")
+        cmds.append([compiler, *flags, *rest, "-c", s, "-o", obj])
+        objs.append(obj)
+    link = [compiler, "-fopenmp", *[a if a not in sources else objs[sources.index(a)] for a in args], rec, *LINK_FLAGS]
+    cmds.append(link)
+    return cmds
+
+
+def cmd_cc(args: argparse.Namespace) -> int:
+    lang = args.lang
+    runtime = args.openmp
+    with tempfile.TemporaryDirectory(prefix="numaplace-cc-") as tmp:
+        for cmd in compile_command(lang, runtime, args.args, Path(tmp)):
+            r = subprocess.run(cmd)
+            if r.returncode != 0:
+                return r.returncode
+    return 0
+
+
+# ----------------------------------------------------------------------------- numaplace record
+
+
+def _signal_name(n: int) -> str:
+    try:
+        return signal.Signals(n).name
+    except ValueError:
+        return f"signal {n}"
+
+
+def record(
+    program: Sequence[str],
+    out: str | Path,
+    *,
+    cache: str = DEFAULT_CACHE,
+    iteration_marker: str | None = None,
+    summary: str | Path | None = None,
+    keep_raw: bool = False,
+    env: dict[str, str] | None = None,
+) -> dict:
+    """Records `program` into the trace `out`; returns the summary (docs/record.md).
+
+    Raises:
+        RecordError: the program is missing, not built for recording, used no OpenMP, or
+            crashed (the trace then holds its whole epochs and is marked truncated).
+    """
+    if not program:
+        raise RecordError("no program given: numaplace record [OPTIONS] -- PROGRAM [ARGS...]")
+    size, ways = parse_cache(cache)
+    exe = shutil.which(program[0]) if "/" not in program[0] else program[0]
+    if not exe or not Path(exe).is_file():
+        raise RecordError(f"{program[0]}: program not found")
+    out = Path(out)
+    if out.is_dir():
+        raise RecordError(f"--out {out}: is a directory")
+    if not out.parent.is_dir():
+        raise RecordError(f"--out {out}: directory {out.parent} does not exist")
+    conv = converter()
+    raw = out.parent / f".{out.name}.{os.getpid()}.raw"
+    run_env = dict(os.environ if env is None else env)
+    run_env["NUMAPLACE_RECORD_OUT"] = str(raw)
+    run_env["NUMAPLACE_RECORD_CACHE"] = cache_variable(size, ways)
+    try:
+        try:
+            r = subprocess.run(list(program), env=run_env)
+        except PermissionError:
+            raise RecordError(f"{program[0]}: cannot execute") from None
+        except OSError as e:
+            raise RecordError(f"{program[0]}: cannot execute ({e.strerror})") from None
+        if not raw.exists():
+            raise RecordError(
+                f"{program[0]} was not built for recording (the recording library never started): "
+                "build it with `numaplace cc` (or `numaplace c++`)"
+            )
+        status = f"exit {r.returncode}" if r.returncode >= 0 else f"signal {-r.returncode} ({_signal_name(-r.returncode)})"
+        summary_path = Path(summary) if summary else out.parent / f".{out.name}.{os.getpid()}.json"
+        cmd = [str(conv), str(raw), str(out), "--summary", str(summary_path), "--status", status,
+               "--command", " ".join(program)]
+        if iteration_marker:
+            cmd += ["--iteration-marker", iteration_marker]
+        c = subprocess.run(cmd, capture_output=True, text=True)
+        if c.returncode != 0:
+            msg = c.stderr.strip().splitlines()[-1] if c.stderr.strip() else f"exit {c.returncode}"
+            msg = msg.removeprefix(f"{CONVERTER}: ")
+            if r.returncode < 0:
+                raise RecordError(f"{program[0]} crashed ({status}) before any whole epoch: {msg}")
+            raise RecordError(f"converting the recording of {program[0]}: {msg}")
+        data = json.loads(summary_path.read_text())
+        if not summary:
+            summary_path.unlink()
+    finally:
+        if not keep_raw and raw.exists():
+            raw.unlink()
+    data["program_status"] = r.returncode
+    if not any(e["phase"].startswith("fork ") for e in data["epochs"]):
+        raise RecordError(
+            f"{program[0]} ran no OpenMP parallel region (built with -fopenmp, and OpenMP enabled?): "
+            f"the trace {out} has no parallel phase"
+        )
+    if r.returncode < 0:
+        raise RecordError(
+            f"{program[0]} crashed ({status}); the trace {out} holds its {len(data['epochs'])} whole epochs "
+            "and is marked truncated"
+        )
+    if data["truncated"]:
+        raise RecordError(
+            f"the recording of {program[0]} is incomplete ({data['truncated']}); the trace {out} holds its "
+            f"{len(data['epochs'])} whole epochs and is marked truncated"
+        )
+    return data
+
+
+def _print_summary(d: dict) -> None:
+    epochs = d["epochs"]
+    reads = sum(sum(e["reads"]) for e in epochs)
+    writes = sum(sum(e["writes"]) for e in epochs)
+    print(f"trace        {d['trace']}")
+    print(f"threads      {d['threads']}; epochs {len(epochs)} ({d['iterations']} timed iterations)")
+    print(f"transactions {reads + writes:,} ({writes:,} writes), cache {d['cache_bytes']:,} bytes {d['cache_ways']}-way")
+    print(f"regions      {len(d['regions'])} ({sum(1 for r in d['regions'] if not r['tracked'])} of untracked memory)")
+    c = d["counters"]
+    print(
+        "counted      "
+        f"wide accesses {c.get('wide_accesses', 0):,}, memcpy/memset/memmove lines {c.get('memfn_lines', 0):,}, "
+        f"atomics {c.get('atomics', 0):,}, spin-wait loads collapsed {c.get('spin_loads_collapsed', 0):,}"
+    )
+    if d.get("truncated"):
+        print(f"truncated    {d['truncated']}")
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    program = list(args.program)
+    if program and program[0] == "--":
+        program = program[1:]
+    out = args.out or f"{Path(program[0]).name if program else 'program'}.nptrace"
+    # A RecordError reaches the CLI's main: one `numaplace: error:` line, exit status 2.
+    d = record(program, out, cache=args.cache, iteration_marker=args.iteration_marker,
+               summary=args.summary, keep_raw=args.keep_raw)
+    _print_summary(d)
+    status = d["program_status"]
+    if status:
+        print(f"numaplace: warning: {program[0]} exited with status {status}", file=sys.stderr)
+    return status
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Adds `record`, `cc` and `c++` to the CLI's subcommands."""
+    s = sub.add_parser(
+        "record",
+        help="record an OpenMP program built with `numaplace cc` as a trace (exact mode)",
+        usage="numaplace record [--cache SIZE,WAYS] [--out FILE] [--iteration-marker F] [--summary FILE]"
+        " -- PROGRAM [ARGS...]",
+        description="Runs PROGRAM (built with `numaplace cc`/`c++`) with the recording library on and writes"
+        " a numaplace trace: per epoch (barrier-delimited phase) and thread, the cache lines each page"
+        " misses in a per-thread cache model. docs/record.md.",
+    )
+    s.add_argument("--cache", default=DEFAULT_CACHE, metavar="SIZE,WAYS",
+                   help=f"the per-thread cache model: bytes (K/M suffixes) and ways, LRU, {LINE_SIZE}-byte lines"
+                   f" (default {DEFAULT_CACHE})")
+    s.add_argument("--out", metavar="FILE", help="the trace to write (default PROGRAM.nptrace)")
+    s.add_argument("--iteration-marker", metavar="FUNCTION",
+                   help="each epoch ending in FUNCTION starts a timed iteration (default: recognise the"
+                   " repeating sequence of phases)")
+    s.add_argument("--summary", metavar="FILE", help="also write the recording's summary as JSON")
+    s.add_argument("--keep-raw", action="store_true", help=argparse.SUPPRESS)
+    s.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
+    s.set_defaults(func=cmd_record)
+    for lang, what in (("cc", "C"), ("c++", "C++")):
+        # Compiler arguments start with '-': this parser takes every argument as it is, and
+        # cmd_cc reads its own options (--openmp, --help) from the front.
+        s = sub.add_parser(
+            lang,
+            prefix_chars="+",
+            add_help=False,
+            help=f"compile and link a {what} OpenMP program for `numaplace record`",
+            usage=CC_USAGE.format(lang=lang),
+            description=f"Runs the {what} compiler of the chosen OpenMP runtime (libomp: clang; libgomp: GCC)"
+            " with the load/store instrumentation and links the recording library.",
+        )
+        s.add_argument("args", nargs=argparse.REMAINDER, help="compiler arguments")
+        s.set_defaults(func=_cc_entry(lang, s))
+
+
+CC_USAGE = (
+    "numaplace {lang} [--openmp libomp|libgomp] COMPILER-ARGS...   (default runtime: "
+    + DEFAULT_RUNTIME + "; libomp uses clang, libgomp GCC)"
+)
+
+
+def _cc_entry(lang: str, parser: argparse.ArgumentParser):
+    def run(args: argparse.Namespace) -> int:
+        rest = list(args.args)
+        args.lang, args.openmp = lang, DEFAULT_RUNTIME
+        while rest and rest[0] in ("--help", "-h") or rest and rest[0].startswith("--openmp"):
+            a = rest.pop(0)
+            if a in ("--help", "-h"):
+                parser.print_help()
+                return 0
+            value = a.split("=", 1)[1] if "=" in a else (rest.pop(0) if rest else "")
+            if value not in RUNTIMES:
+                print(f"numaplace: error: --openmp {value!r}: expected one of {', '.join(sorted(RUNTIMES))}",
+                      file=sys.stderr)
+                return 2
+            args.openmp = value
+        if rest and rest[0] == "--":
+            rest.pop(0)
+        if not rest:
+            print(f"numaplace: error: numaplace {lang}: no compiler arguments", file=sys.stderr)
+            return 2
+        args.args = rest
+        return cmd_cc(args)
+
+    return run

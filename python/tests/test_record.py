@@ -1,0 +1,331 @@
+"""`numaplace record` / `cc` (exact mode) on the project's OpenMP test programs (tests/record/).
+
+Each program is built with `numaplace cc` for both OpenMP runtimes (libomp through clang's
+trace-loads/stores, libgomp through GCC's -fsanitize=thread callbacks), recorded with a small
+cache model (32 KiB, 8-way, 64-byte lines: every array exceeds it), and its recorded line
+misses are checked against closed forms derived from the program (docs/record.md). Skipped,
+with the reason, when a compiler or the converter is missing (`make record-setup record-lib`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from numaplace import record as rec
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAMS = ROOT / "tests" / "record"
+CACHE = "32K,8"
+LINE_DOUBLES = 8  # doubles per 64-byte line
+LINE_INTS = 16
+PAGE_DOUBLES = 512
+RUNTIMES = ["libomp", "libgomp"]
+
+
+def _missing() -> str | None:
+    for rt in RUNTIMES:
+        cc = str(rec.RUNTIMES[rt]["cc"])
+        if not shutil.which(cc):
+            return f"{cc} not installed (tools/record-setup.sh installs clang and libomp)"
+    # libomp: clang links an OpenMP program against it.
+    probe = subprocess.run(["clang", "-fopenmp=libomp", "-x", "c", "-", "-o", os.devnull],
+                           input="int main(void){return 0;}", capture_output=True, text=True)
+    if probe.returncode != 0:
+        return "clang cannot link against libomp (tools/record-setup.sh installs libomp-dev)"
+    try:
+        rec.converter()
+    except rec.RecordError as e:
+        return str(e)
+    return None
+
+
+MISSING = _missing()
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"recording unavailable: {MISSING}")
+
+
+def cli(*args: str, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    e = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    e.update(env or {})
+    r = subprocess.run([sys.executable, "-m", "numaplace", *args], capture_output=True, text=True, env=e)
+    if check:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory):
+    out = tmp_path_factory.mktemp("record-bin")
+    built: dict[tuple[str, str], Path] = {}
+
+    def get(name: str, runtime: str) -> Path:
+        if (name, runtime) not in built:
+            exe = out / f"{name}-{runtime}"
+            src = next(PROGRAMS.glob(f"{name}.c*"))
+            cli("c++" if src.suffix == ".cpp" else "cc", "--openmp", runtime, "-O2", str(src), "-o", str(exe))
+            built[(name, runtime)] = exe
+        return built[(name, runtime)]
+
+    return get
+
+
+def run_record(tmp_path: Path, exe: Path, *args: str, threads: int = 2, extra: tuple[str, ...] = ()) -> dict:
+    out = tmp_path / f"{exe.name}.nptrace"
+    summary = tmp_path / f"{exe.name}.json"
+    cli("record", "--cache", CACHE, "--out", str(out), "--summary", str(summary), *extra, "--", str(exe), *args,
+        env={"OMP_NUM_THREADS": str(threads)})
+    return json.loads(summary.read_text())
+
+
+def lines(lo: int, hi: int, per: int = LINE_DOUBLES) -> int:
+    """Lines covering elements [lo, hi) of an array that starts on a line."""
+    return 0 if hi <= lo else (hi - 1) // per - lo // per + 1
+
+
+def block(n: int, threads: int, t: int) -> tuple[int, int]:
+    """Iterations [lo, hi) of thread t under schedule(static) (both runtimes)."""
+    q, r = divmod(n, threads)
+    lo = t * q + min(t, r)
+    return lo, lo + q + (t < r)
+
+
+def region(d: dict, line: str) -> dict:
+    """The tracked region allocated at source line `line` (e.g. 'stencil.c:18')."""
+    found = [r for r in d["regions"] if r["tracked"] and r["name"].endswith(line)]
+    assert len(found) == 1, (line, [r["name"] for r in d["regions"]])
+    return found[0]
+
+
+def first_touch(d: dict, reg: dict) -> dict[int, tuple[int, int]]:
+    """Page (relative to the region) -> (thread, epoch index) of its first touch."""
+    out = {}
+    for page, n, thread, epoch in d["first_touch_runs"]:
+        for p in range(page, page + n):
+            if reg["first_page"] <= p < reg["first_page"] + reg["pages"]:
+                out[p - reg["first_page"]] = (thread, epoch)
+    return out
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_stencil_counts_first_touch_epochs_and_replay(build, tmp_path, runtime):
+    n, iters, T = 1 << 17, 2, 2
+    d = run_record(tmp_path, build("stencil", runtime), str(n), str(iters))
+    assert d["threads"] == T and d["truncated"] is None
+    epochs = d["epochs"]
+    # Epoch 0 is the serial start up to the fork; the parallel initialisation ends at its
+    # barrier; then one epoch per sweep (2 per time step), all in timed iterations.
+    assert epochs[0]["phase"].startswith("fork main stencil.c:") and epochs[0]["iteration"] == 0
+    assert epochs[1]["iteration"] == 0 and epochs[1]["phase"].startswith("barrier ")
+    sweeps = [e for e in epochs if e["iteration"] > 0 and sum(e["reads"]) > 1000]
+    assert len(sweeps) == 2 * iters
+    assert d["iterations"] in (iters, 2 * iters)  # one iteration per time step or per sweep
+    a, b = region(d, "stencil.c:18"), region(d, "stencil.c:19")
+    assert a["pages"] == b["pages"] == n // PAGE_DOUBLES
+    for t in range(T):
+        lo, hi = block(n, T, t)
+        # Initialisation: each thread writes its block of both arrays (write-allocate: a read
+        # miss and a write per line).
+        for r in (a, b):
+            assert r["init_reads"][t] == lines(lo, hi) and r["init_writes"][t] == lines(lo, hi)
+        # Each sweep reads the source over [lo-1, hi+1) and misses on the destination over
+        # [lo, hi) (iterations 1..n-2 split between the threads).
+        slo, shi = block(n - 2, T, t)
+        slo, shi = slo + 1, shi + 1
+        per_array_reads = iters * (lines(slo - 1, shi + 1) + lines(slo, shi))
+        printf = 1 if t == 0 else 0  # main reads a[n/2] after the region
+        assert a["reads"][t] == per_array_reads + printf
+        assert b["reads"][t] == per_array_reads
+        assert a["writes"][t] == b["writes"][t] == iters * lines(slo, shi)
+        # The sweeps' epochs hold those writes (and at most a few lines of the runtime's own).
+        assert 0 <= sum(e["writes"][t] for e in sweeps) - 2 * iters * lines(slo, shi) <= 8
+    # First touch: each page by the thread whose block holds it, in the initialisation.
+    for r in (a, b):
+        ft = first_touch(d, r)
+        assert len(ft) == r["pages"]
+        for page, (thread, epoch) in ft.items():
+            assert thread == page * PAGE_DOUBLES * T // n and epoch == 1
+    # The trace replays.
+    trace = tmp_path / f"stencil-{runtime}.nptrace"
+    info = cli("trace", "info", str(trace)).stdout
+    assert "threads       2" in info and "truncated" not in info
+    sim = cli("sim", "--trace", str(trace), "--machine", "modern-2s").stdout
+    assert "transactions" in sim
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_spmv_serial_initialisation(build, tmp_path, runtime):
+    n, k, iters, T = 1 << 15, 4, 3, 2
+    d = run_record(tmp_path, build("spmv", runtime), str(n), str(k), str(iters))
+    assert d["iterations"] == iters
+    rowptr, col, val, x, y = (region(d, f"spmv.c:{line}") for line in (13, 14, 15, 16, 17))
+    # The initial thread initialises everything serially, before the first fork: it first-touches
+    # every page in epoch 0, and its initialisation misses are whole arrays.
+    for r, per, count in ((rowptr, LINE_INTS, n + 1), (col, LINE_INTS, n * k), (val, LINE_DOUBLES, n * k),
+                          (x, LINE_DOUBLES, n), (y, LINE_DOUBLES, n)):
+        assert set(first_touch(d, r).values()) == {(0, 0)}
+        assert r["init_reads"] == [lines(0, count, per), 0] and r["init_writes"] == [lines(0, count, per), 0]
+    for t in range(T):
+        lo, hi = block(n, T, t)
+        assert rowptr["reads"][t] == iters * lines(lo, hi + 1, LINE_INTS)
+        assert col["reads"][t] == iters * lines(lo * k, hi * k, LINE_INTS)
+        assert val["reads"][t] == iters * lines(lo * k, hi * k)
+        # x[(i + j) mod n]: the block's columns plus k-1 beyond it (wrapping to line 0).
+        xs = lines(lo, min(hi + k - 1, n)) + (1 if hi + k - 1 > n and lo > 0 else 0)
+        assert x["reads"][t] == iters * xs
+        assert y["reads"][t] == iters * lines(lo, hi) + (1 if t == 0 else 0)  # + main's y[n/2]
+        assert y["writes"][t] == iters * lines(lo, hi)
+        for r in (rowptr, col, val, x):
+            assert r["writes"][t] == 0
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_transpose_misses_every_column_write(build, tmp_path, runtime):
+    n, iters, T = 256, 2, 2
+    d = run_record(tmp_path, build("transpose", runtime), str(n), str(iters))
+    a, b = region(d, "transpose.c:12"), region(d, "transpose.c:13")
+    for t in range(T):
+        lo, hi = block(n, T, t)
+        assert a["init_writes"][t] == (hi - lo) * n // LINE_DOUBLES
+        assert a["reads"][t] == iters * (hi - lo) * n // LINE_DOUBLES
+        # Column writes to B map to 2 of the 64 sets: every one misses (and dirties its line).
+        assert b["reads"][t] == iters * (hi - lo) * n + (1 if t == 0 else 0)
+        assert b["writes"][t] == iters * (hi - lo) * n
+    # B is first touched in the first transpose (by either thread: both write every page).
+    first_transpose = next(i for i, e in enumerate(d["epochs"]) if e["iteration"] == 1)
+    assert {e for _, e in first_touch(d, b).values()} == {first_transpose}
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_reduction(build, tmp_path, runtime):
+    n, iters, T = 1 << 17, 3, 2
+    d = run_record(tmp_path, build("reduction", runtime), str(n), str(iters))
+    assert d["iterations"] == iters
+    a = region(d, "reduction.c:10")
+    for t in range(T):
+        lo, hi = block(n, T, t)
+        assert a["init_writes"][t] == lines(lo, hi)
+        assert a["reads"][t] == iters * lines(lo, hi) and a["writes"][t] == 0
+    if runtime == "libgomp":  # GCC's reduction combines with atomics, which its callbacks show
+        assert d["counters"]["atomics"] >= T * iters
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_static_array_is_a_region_named_after_its_symbol(build, tmp_path, runtime):
+    n, iters, T = 1 << 16, 2, 2
+    d = run_record(tmp_path, build("statics", runtime), str(iters))
+    (grid,) = [r for r in d["regions"] if r["name"] == "grid (static)"]
+    addr = int(grid["address"], 16)
+    assert grid["bytes"] == n * 8 and grid["pages"] == (addr + n * 8 - 1) // 4096 - addr // 4096 + 1
+    skew = addr % 64 // 8  # the array need not start on a line
+    for t in range(T):
+        lo, hi = block(n, T, t)
+        assert grid["reads"][t] == iters * lines(lo + skew, hi + skew)
+    owners = {thread for thread, _ in first_touch(d, grid).values()}
+    assert owners == set(range(T))
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_spin_wait_pipeline_oversubscribed(build, tmp_path, runtime):
+    chunks, length, T = 16, 4096, 3  # 3 threads on fewer cores: progresses only by yielding
+    d = run_record(tmp_path, build("pipeline", runtime), str(chunks), str(length), threads=T)
+    bufs = sorted((r for r in d["regions"] if r["tracked"] and "pipeline.c:20" in r["name"]),
+                  key=lambda r: r["first_page"])
+    assert len(bufs) == T + 1
+    total = chunks * length // LINE_DOUBLES
+    for s in range(T):
+        assert bufs[s]["reads"][s] == total  # stage s reads buffer s
+        assert bufs[s + 1]["writes"][s] == total  # and writes buffer s+1 (write-allocate read)
+        assert bufs[s + 1]["reads"][s] == total
+        assert {th for th, _ in first_touch(d, bufs[s + 1]).values()} == {s}
+    c = d["counters"]
+    assert c["spin_loads_collapsed"] > 0 and c["spin_yields"] >= 0
+    # Each stage's atomic increment of `arrived` is counted, under either compiler.
+    assert c["atomics"] >= T
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_cplusplus_vectors_and_memcpy(build, tmp_path, runtime):
+    n, iters = 1 << 17, 3
+    d = run_record(tmp_path, build("vector", runtime), str(n), str(iters))
+    # Allocations through operator new are named after the code that called it.
+    names = [r["name"] for r in d["regions"] if r["tracked"] and r["pages"] >= n * 8 // 4096]
+    assert names[:2] == ["main vector.cpp:12", "main vector.cpp:12#2"], names
+    # Each memcpy reads n/8 lines of b and writes n/8 lines of a (libomp copies a little too).
+    assert d["counters"]["memfn_lines"] >= iters * 2 * n // LINE_DOUBLES
+    assert d["counters"]["memfn_calls"] >= iters
+
+
+def test_gcc_old_abi_parallel_start_end(build, tmp_path):
+    n, T = 1 << 16, 2
+    d = run_record(tmp_path, build("oldabi", "libgomp"), str(n))
+    phases = [e["phase"].split(" ")[0] for e in d["epochs"]]
+    assert phases[:3] == ["fork", "barrier", "barrier"]  # serial start, write phase, read phase
+    a = region(d, "oldabi.c:30")
+    write, read = d["epochs"][1], d["epochs"][2]
+    for t in range(T):
+        lo, hi = n * t // T, n * (t + 1) // T
+        assert write["writes"][t] >= lines(lo, hi) and read["reads"][t] >= lines(lo, hi)
+        assert a["init_reads"][t] + a["reads"][t] == 2 * lines(lo, hi)  # write-allocate, then read
+    assert {th for th, _ in first_touch(d, a).values()} == set(range(T))
+
+
+def test_crash_leaves_a_truncated_readable_trace(build, tmp_path):
+    exe = build("faults", "libomp")
+    out = tmp_path / "crash.nptrace"
+    r = cli("record", "--out", str(out), "--", str(exe), "segv", "3", check=False, env={"OMP_NUM_THREADS": "2"})
+    assert r.returncode != 0
+    assert "crashed" in r.stderr and "marked truncated" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    info = cli("trace", "info", str(out)).stdout
+    assert "truncated" in info and "signal" in info
+
+
+def test_full_disk_marks_the_trace_truncated(build, tmp_path):
+    # The recording stream cannot grow past 16 blocks of 512 or 1024 bytes (ulimit -f; SIGXFSZ
+    # ignored: writes fail as on a full disk) while the whole recording needs about 200 KiB: the
+    # library stops recording, the program finishes, the trace holds the whole epochs written
+    # and says it is truncated.
+    exe = build("stencil", "libgomp")
+    out = tmp_path / "full.nptrace"
+    shell = f'trap "" XFSZ; ulimit -f 16; exec "{exe}" 131072 2'
+    r = cli("record", "--cache", CACHE, "--out", str(out), "--", "/bin/sh", "-c", shell, check=False,
+            env={"OMP_NUM_THREADS": "2"})
+    assert r.returncode != 0 and "marked truncated" in r.stderr and "disk full" in r.stderr
+    info = cli("trace", "info", str(out)).stdout
+    assert "truncated" in info
+
+
+def test_uninstrumented_program_and_other_bad_input(build, tmp_path):
+    r = cli("record", "--out", str(tmp_path / "t.nptrace"), "--", "/bin/true", check=False)
+    assert r.returncode != 0 and "not built for recording" in r.stderr and "numaplace cc" in r.stderr
+    r = cli("record", "--", str(tmp_path / "nope"), check=False)
+    assert r.returncode != 0 and "nope: program not found" in r.stderr
+    r = cli("record", "--cache", "1000,3", "--", "/bin/true", check=False)
+    assert r.returncode != 0 and "--cache" in r.stderr
+    r = cli("record", "--out", str(tmp_path / "s.nptrace"), "--", str(build("faults", "libgomp")), "serial",
+            check=False)
+    assert r.returncode != 0 and "no OpenMP parallel region" in r.stderr
+    r = cli("cc", "x.c", check=False, env={"PATH": str(tmp_path)})
+    assert r.returncode != 0 and "clang not found" in r.stderr and "record-setup" in r.stderr
+
+
+def test_iteration_marker(build, tmp_path):
+    d = run_record(tmp_path, build("stencil", "libomp"), str(1 << 15), "3", extra=("--iteration-marker", "step"))
+    # Each sweep's barrier lies in step(): one iteration per sweep.
+    assert d["iterations"] == 6
+    r = cli("record", "--iteration-marker", "no_such_function", "--out", str(tmp_path / "m.nptrace"), "--",
+            str(build("stencil", "libomp")), "4096", "1", check=False)
+    assert r.returncode != 0 and "no_such_function" in r.stderr
+
+
+def test_cache_option_parsing():
+    assert rec.parse_cache("1M,8") == (1 << 20, 8)
+    assert rec.parse_cache("32KiB, 4") == (32768, 4)
+    for bad in ("1M", "1M,0", "1000,8", "3M,8", "x,8"):
+        with pytest.raises(rec.RecordError):
+            rec.parse_cache(bad)
