@@ -16,22 +16,7 @@ have_chromium() { command -v chromium >/dev/null 2>&1; }
 # Fast path: already installed.
 have_chromium && exit 0
 
-command -v apt-get >/dev/null 2>&1 ||
-    die "chromium missing and apt-get not found (not Debian/Ubuntu): install Chromium so that 'chromium' is on PATH"
-: >"$log" 2>/dev/null || die "cannot write the log file $log"
-
-if [ "$(id -u)" -eq 0 ]; then
-    SUDO=()
-elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    SUDO=(sudo -n)
-else
-    die "chromium missing and not root (no passwordless sudo): run 'apt-get install --no-install-recommends chromium' as root"
-fi
-
-install=("${SUDO[@]}" apt-get install -y -q --no-install-recommends chromium)
-if ! "${install[@]}" >>"$log" 2>&1; then
-    "${SUDO[@]}" apt-get update -q >>"$log" 2>&1
-    "${install[@]}" >>"$log" 2>&1 || die "apt-get install chromium failed (see $log)"
-fi
+. "$(dirname "$0")/apt-install.sh"
+apt_install chromium chromium
 have_chromium || die "package chromium installed but 'chromium' is not on PATH"
 exit 0

@@ -24,22 +24,7 @@ have_all() {
 # Fast path: already installed.
 have_all && exit 0
 
-command -v apt-get >/dev/null 2>&1 ||
-    die "clang/libomp missing and apt-get not found (not Debian/Ubuntu): install clang (with trace-loads, clang >= 14), LLVM's libomp and gcc"
-: >"$log" 2>/dev/null || die "cannot write the log file $log"
-
-if [ "$(id -u)" -eq 0 ]; then
-    SUDO=()
-elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    SUDO=(sudo -n)
-else
-    die "clang/libomp missing and not root (no passwordless sudo): run 'apt-get install --no-install-recommends ${packages[*]}' as root"
-fi
-
-install=("${SUDO[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}")
-if ! "${install[@]}" >>"$log" 2>&1; then
-    "${SUDO[@]}" apt-get update -q >>"$log" 2>&1
-    "${install[@]}" >>"$log" 2>&1 || die "apt-get install ${packages[*]} failed (see $log)"
-fi
+. "$(dirname "$0")/apt-install.sh"
+apt_install clang/libomp "${packages[@]}"
 have_all || die "packages ${packages[*]} installed but clang cannot link an OpenMP program against libomp (see $log)"
 exit 0
