@@ -441,6 +441,16 @@ pub fn convert(o: &Options) -> Result<Value, String> {
 
     // Regions: each tracked allocation (in allocation order) claims its pages not claimed yet;
     // touched pages outside every allocation are grouped by the kind of memory they lie in.
+    // Live allocations never overlap, so where two do, the earlier was freed before the later
+    // was made: the address's page belongs to its latest allocation (the data it holds when
+    // the program ends), and an allocation whose every page was reused has no region.
+    let page_range = |addr: u64, size: u64| addr / ps..=(addr + size.max(1) - 1) / ps;
+    let mut latest: HashMap<u64, usize> = HashMap::new();
+    for (i, a) in p.allocs.iter().enumerate() {
+        for v in page_range(a.addr, a.size) {
+            latest.insert(v, i);
+        }
+    }
     let mut page_of: HashMap<u64, u32> = HashMap::new();
     let mut regions: Vec<Region> = Vec::new();
     let mut region_info: Vec<Value> = Vec::new();
@@ -455,40 +465,33 @@ pub fn convert(o: &Options) -> Result<Value, String> {
             format!("{base}#{n}")
         }
     };
-    for a in &p.allocs {
-        let (lo, hi) = (a.addr / ps, (a.addr + a.size.max(1) - 1) / ps);
+    // Claims the pages of `range` that `mine` accepts and nothing claimed before, as one region
+    // named `name` (none if it claims nothing).
+    let mut claim = |range: std::ops::RangeInclusive<u64>, mine: &dyn Fn(u64) -> bool, name: &dyn Fn() -> String, addr: u64, bytes: u64| {
         let first = next;
-        for v in lo..=hi {
-            if let std::collections::hash_map::Entry::Vacant(e) = page_of.entry(v) {
-                e.insert(next as u32);
-                next += 1;
+        for v in range {
+            if mine(v) {
+                if let std::collections::hash_map::Entry::Vacant(e) = page_of.entry(v) {
+                    e.insert(next as u32);
+                    next += 1;
+                }
             }
         }
         if next > first {
-            let name = unique(syms.name(&a.site));
-            region_info.push(json!({"name": name, "first_page": first, "pages": next - first, "bytes": a.size,
-                "address": format!("0x{:x}", a.addr), "tracked": true}));
+            let name = unique(name());
+            region_info.push(json!({"name": name, "first_page": first, "pages": next - first, "bytes": bytes,
+                "address": format!("0x{addr:x}"), "tracked": true}));
             regions.push(Region { name, first_page: first as u32, pages: (next - first) as u32 });
         }
+    };
+    for (i, a) in p.allocs.iter().enumerate() {
+        claim(page_range(a.addr, a.size), &|v| latest.get(&v) == Some(&i), &|| syms.name(&a.site), a.addr, a.size);
     }
     // The program's static arrays (data and bss objects of at least a page, from its symbol
     // table through `nm`) are regions named after their symbols.
     let maps = parse_maps(&p.maps);
     for (name, addr, size) in static_objects(&p.exe, &maps, ps) {
-        let (lo, hi) = (addr / ps, (addr + size - 1) / ps);
-        let first = next;
-        for v in lo..=hi {
-            if let std::collections::hash_map::Entry::Vacant(e) = page_of.entry(v) {
-                e.insert(next as u32);
-                next += 1;
-            }
-        }
-        if next > first {
-            let name = unique(format!("{name} (static)"));
-            region_info.push(json!({"name": name, "first_page": first, "pages": next - first, "bytes": size,
-                "address": format!("0x{addr:x}"), "tracked": true}));
-            regions.push(Region { name, first_page: first as u32, pages: (next - first) as u32 });
-        }
+        claim(page_range(addr, size), &|_| true, &|| format!("{name} (static)"), addr, size);
     }
     let mut untracked: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for &v in &p.pages {
