@@ -94,7 +94,7 @@ pub(super) const fn param(default: &'static str) -> ParamDecl {
         name: "cost_aware",
         kind: ParamKind::Choice(&["on", "off"]),
         default,
-        doc: "weigh each move's cost (machine [migration]) against the benefit expected over the rest of the run, from the counts it has and their stability across windows (docs/timing.md, \"Cost-aware decisions\")",
+        doc: "weigh each move's cost (machine [migration]) against the benefit expected over the rest of the run, from the counts it has and their stability across windows, and withdraw, moving pages back, when the moves do not pay in measured time (docs/timing.md, \"Cost-aware decisions\", \"Measured payback\")",
     }
 }
 
