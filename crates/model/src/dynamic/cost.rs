@@ -173,8 +173,14 @@ impl Payback {
             return;
         }
         self.mark = Some((view.now, view.done, view.overhead));
-        let overhead = view.overhead.saturating_sub(o0) as f64;
-        let time = (view.now.saturating_sub(t0) as f64 - overhead).max(0.0);
+        // The policy's work, left out; a stall longer than the interval (a batch of moves
+        // made at a tick, whose threads resume after later ticks) is left out of the next.
+        let overhead = view.overhead.saturating_sub(o0) as f64 + std::mem::take(&mut self.unpaid);
+        let time = view.now.saturating_sub(t0) as f64 - overhead;
+        if time < 0.0 {
+            self.unpaid = -time;
+        }
+        let time = time.max(0.0);
         if self.first == 0.0 {
             self.first = lines;
         }
@@ -211,6 +217,8 @@ struct Payback {
     after: (f64, f64),
     /// `(now, done, overhead)` at the previous fold.
     mark: Option<(Ps, u64, Ps)>,
+    /// Overhead not yet left out: it exceeded the interval it was charged in.
+    unpaid: f64,
     moved: bool,
     /// When the first move was let through: the moves of that decision point are its batch.
     first_move: Option<Ps>,
@@ -365,6 +373,7 @@ impl Gate {
         }
         self.payback.fold(view);
         let p = &mut self.payback;
+        let elapsed = view.now.saturating_sub(view.started) as f64;
         let base = p.baseline();
         if !p.moved || base.1 == 0.0 || p.after.1 < base.1 {
             return Vec::new();
@@ -375,7 +384,7 @@ impl Gate {
         let worse = with > before * (1.0 + PAYBACK_TOLERANCE);
         // Or the run so far, the policy's work included, is slower than every line at the
         // baseline's pace.
-        let slower = view.now.saturating_sub(view.started) as f64 > before * view.done as f64 * (1.0 + PAYBACK_TOLERANCE);
+        let slower = elapsed > before * view.done as f64 * (1.0 + PAYBACK_TOLERANCE);
         if !worse && !slower {
             // Each block of windows is judged on its own: a state that was faster once may
             // not stay so (rows that drift away from the nodes they were moved to).
