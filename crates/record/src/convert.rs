@@ -66,6 +66,8 @@ struct Pass1 {
     maps: String,
     end: Option<(u32, u32)>,
     cut: bool,
+    /// Sampled mode: (windows per cycle, lines per page); None in exact mode.
+    sampling: Option<(u32, u32)>,
 }
 
 fn err(o: &Options, m: impl std::fmt::Display) -> String {
@@ -87,6 +89,7 @@ fn pass1(o: &Options) -> Result<Pass1, String> {
         maps: String::new(),
         end: None,
         cut: false,
+        sampling: None,
     };
     let mut first = true;
     while let Some(Chunk { kind, offset, payload }) = r.next_chunk().map_err(|e| err(o, e))? {
@@ -154,6 +157,14 @@ fn pass1(o: &Options) -> Result<Pass1, String> {
                     let v = c.u64().map_err(at)?;
                     p.counters.push((name, v));
                 }
+            }
+            raw::SAMPLING => {
+                let k = c.u32().map_err(at)?;
+                let lines = c.u32().map_err(at)?;
+                if k == 0 || lines == 0 {
+                    return Err(at(format!("bad sampling chunk (windows {k}, lines per page {lines})")));
+                }
+                p.sampling = Some((k, lines));
             }
             raw::MAPS => p.maps = String::from_utf8_lossy(&payload).into_owned(),
             raw::END => {
@@ -547,6 +558,15 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         ("cache".to_string(), format!("{},{}", p.cache_bytes, p.ways)),
         ("status".to_string(), o.status.clone()),
     ];
+    if let Some((k, lines)) = p.sampling {
+        // docs/record.md, "Sampled mode": what a count means.
+        meta.push(("counts".to_string(), "sampled".to_string()));
+        meta.push(("sampling_rate".to_string(), format!("1/{k}")));
+        meta.push((
+            "sample_weight".to_string(),
+            format!("first touch {lines} lines, window sample {} lines", lines as u64 * k as u64),
+        ));
+    }
     if let Some(t) = &truncated {
         meta.push(("truncated".to_string(), t.clone()));
     }
@@ -629,6 +649,7 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         "truncated": truncated,
         "page_size": ps,
         "line_size": p.line_size,
+        "sampling": p.sampling.map(|(k, lines)| json!({"rate": 1.0 / k as f64, "windows": k, "lines_per_page": lines})),
         "cache_bytes": p.cache_bytes,
         "cache_ways": p.ways,
         "threads": threads,
