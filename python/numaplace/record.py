@@ -267,12 +267,14 @@ def record(
     env: dict[str, str] | None = None,
     sampled: bool = False,
     rate: str | float = DEFAULT_RATE,
+    page_counts: str | Path | None = None,
 ) -> dict:
     """Records `program` into the trace `out`; returns the summary (docs/record.md).
 
     `sampled`: record an unmodified program by sampling (the library preloaded; `rate` the
     fraction of the tracked pages armed at each epoch boundary); the trace's counts are then
-    scaled samples and its metadata says ``counts = sampled``.
+    scaled samples and its metadata says ``counts = sampled``. `page_counts`: also write each
+    page's transactions per thread, summed over the run, as JSON (the converter's --page-counts).
 
     Raises:
         RecordError: the program is missing, not built for recording, used no OpenMP, or
@@ -327,6 +329,8 @@ def record(
                "--command", " ".join(program)]
         if iteration_marker:
             cmd += ["--iteration-marker", iteration_marker]
+        if page_counts:
+            cmd += ["--page-counts", str(page_counts)]
         c = subprocess.run(cmd, capture_output=True, text=True)
         if c.returncode != 0:
             msg = c.stderr.strip().splitlines()[-1] if c.stderr.strip() else f"exit {c.returncode}"
@@ -481,3 +485,64 @@ def _cc_entry(lang: str, parser: argparse.ArgumentParser):
         return cmd_cc(args)
 
     return run
+
+
+# ----------------------------------------------------------------------------- sampled vs exact
+
+
+def _keyed_counts(summary: dict, page_counts: dict) -> dict[tuple[str, int], dict[int, int]]:
+    """(region name, page within the region) -> {thread: reads + writes}, tracked regions only."""
+    regions = sorted((r for r in summary["regions"] if r["tracked"]), key=lambda r: r["first_page"])
+    starts = [r["first_page"] for r in regions]
+    out: dict[tuple[str, int], dict[int, int]] = {}
+    import bisect
+
+    for page, thread, reads, writes in page_counts["counts"]:
+        i = bisect.bisect_right(starts, page) - 1
+        if i < 0 or page >= regions[i]["first_page"] + regions[i]["pages"]:
+            continue
+        key = (regions[i]["name"], page - regions[i]["first_page"])
+        out.setdefault(key, {})[thread] = out.get(key, {}).get(thread, 0) + reads + writes
+    return out
+
+
+def compare_counts(exact: tuple[dict, dict], sampled: tuple[dict, dict], *, regions: Sequence[str] | None = None,
+                   margin: float = 2.0) -> dict:
+    """The sampled recording's error against the exact one (docs/record.md, "Sampled mode").
+
+    Each argument is (summary, page counts) of one recording (`record(..., page_counts=...)`).
+    Pages are matched by region name and position in the region, over the regions named in
+    `regions` (default: the tracked regions of both recordings whose names match). Returns:
+    `count_error`, the relative error of the per-page-per-thread counts weighted by the counts,
+    sum |sampled - exact| / sum exact; `busiest_mismatch`, the share of the exact counts on
+    pages whose busiest thread (by at least `margin` times the next) the sampled recording gets
+    wrong; `busiest_pages` and `busiest_wrong`, how many such pages and how many wrong; and
+    `scale`, sum sampled / sum exact."""
+    e, s = _keyed_counts(*exact), _keyed_counts(*sampled)
+    names = set(regions) if regions is not None else {k[0] for k in e} & {k[0] for k in s}
+    keys = [k for k in set(e) | set(s) if k[0] in names]
+    total_e = total_s = diff = 0
+    heavy_w = wrong_w = 0
+    n_heavy = n_wrong = 0
+    for k in keys:
+        ek, sk = e.get(k, {}), s.get(k, {})
+        for t in set(ek) | set(sk):
+            diff += abs(sk.get(t, 0) - ek.get(t, 0))
+        total_e += sum(ek.values())
+        total_s += sum(sk.values())
+        ranked = sorted(ek.items(), key=lambda kv: (-kv[1], kv[0]))
+        if ranked and (len(ranked) == 1 or ranked[0][1] >= margin * ranked[1][1]):
+            n_heavy += 1
+            heavy_w += ranked[0][1]
+            best_s = max(sk.items(), key=lambda kv: (kv[1], -kv[0]))[0] if sk else None
+            if best_s != ranked[0][0]:
+                n_wrong += 1
+                wrong_w += sum(ek.values())
+    return {
+        "regions": sorted(names),
+        "count_error": diff / total_e if total_e else 0.0,
+        "scale": total_s / total_e if total_e else 0.0,
+        "busiest_pages": n_heavy,
+        "busiest_wrong": n_wrong,
+        "busiest_mismatch": wrong_w / total_e if total_e else 0.0,
+    }

@@ -24,6 +24,10 @@ pub struct Options {
     pub status: String,
     /// The command recorded, for the trace's `source` metadata.
     pub command: String,
+    /// Also write every page's transactions per thread, summed over the epochs, as JSON
+    /// (`{"threads", "counts": [[trace page, thread, reads, writes], ...]}`): the sampled mode's
+    /// error is measured on these (python/numaplace/record.py `page_counts`).
+    pub page_counts: Option<PathBuf>,
 }
 
 struct Alloc {
@@ -555,9 +559,11 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         ("writer".to_string(), format!("numaplace record {}", env!("CARGO_PKG_VERSION"))),
         ("iterations".to_string(), timed.to_string()),
         ("init".to_string(), "recorded".to_string()),
-        ("cache".to_string(), format!("{},{}", p.cache_bytes, p.ways)),
         ("status".to_string(), o.status.clone()),
     ];
+    if p.sampling.is_none() {
+        meta.insert(4, ("cache".to_string(), format!("{},{}", p.cache_bytes, p.ways)));
+    }
     if let Some((k, lines)) = p.sampling {
         // docs/record.md, "Sampled mode": what a count means.
         meta.push(("counts".to_string(), "sampled".to_string()));
@@ -584,6 +590,7 @@ pub fn convert(o: &Options) -> Result<Value, String> {
     // Per region and thread: [initialisation (iteration 0), timed iterations].
     let mut region_reads = vec![[vec![0u64; threads], vec![0u64; threads]]; header.regions.len()];
     let mut region_writes = region_reads.clone();
+    let mut per_page: BTreeMap<(u32, u32), (u64, u64)> = BTreeMap::new();
     let trace_path = o.out.clone();
     let leaked: Vec<&'static str> = phase_names.iter().map(|s| &*Box::leak(s.clone().into_boxed_str())).collect();
     numaplace_sim::output::write_with(&trace_path, |f| {
@@ -614,6 +621,11 @@ pub fn convert(o: &Options) -> Result<Value, String> {
                     }
                     reads[thread] += rd;
                     writes[thread] += wr;
+                    if o.page_counts.is_some() {
+                        let c = per_page.entry((page, thread as u32)).or_default();
+                        c.0 += rd;
+                        c.1 += wr;
+                    }
                     let rg = region_of(page);
                     let timed = usize::from(iters[k] > 0);
                     region_reads[rg][timed][thread] += rd;
@@ -660,6 +672,15 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         "first_touch_runs": runs,
         "counters": p.counters.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<String, Value>>(),
     });
+    if let Some(path) = &o.page_counts {
+        let counts: Vec<[u64; 4]> = per_page.iter().map(|(&(pg, t), &(r, w))| [pg as u64, t as u64, r, w]).collect();
+        let text = serde_json::to_string(&json!({"threads": threads, "counts": counts})).map_err(|e| e.to_string())?;
+        numaplace_sim::output::write_with(path, |f| {
+            use std::io::Write;
+            f.write_all(text.as_bytes()).map_err(|e| numaplace_sim::SimError::io(path, e))
+        })
+        .map_err(|e| e.to_string())?;
+    }
     if let Some(path) = &o.summary {
         let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
         numaplace_sim::output::write_with(path, |f| {
@@ -788,7 +809,7 @@ mod tests {
         let rawp = dir.join(format!("{name}.raw"));
         std::fs::write(&rawp, &raw.0).unwrap();
         let out = dir.join(format!("{name}.nptrace"));
-        let o = Options { raw: rawp, out: out.clone(), summary: None, iteration_marker: None, status: "exit 0".into(), command: "prog".into() };
+        let o = Options { raw: rawp, out: out.clone(), summary: None, iteration_marker: None, status: "exit 0".into(), command: "prog".into(), page_counts: None };
         let v = convert(&o)?;
         Ok((v, std::fs::read(&out).unwrap()))
     }
