@@ -337,6 +337,8 @@ def record(
             msg = msg.removeprefix(f"{CONVERTER}: ")
             if r.returncode < 0:
                 raise RecordError(f"{program[0]} crashed ({status}) before any whole epoch: {msg}")
+            if sampled and "no whole epoch" in msg:  # preloaded into a program without OpenMP
+                raise RecordError(_no_openmp(program[0], out))
             raise RecordError(f"converting the recording of {program[0]}: {msg}")
         data = json.loads(summary_path.read_text())
         if not summary:
@@ -346,10 +348,7 @@ def record(
             raw.unlink()
     data["program_status"] = r.returncode
     if not any(e["phase"].startswith("fork ") for e in data["epochs"]):
-        raise RecordError(
-            f"{program[0]} ran no OpenMP parallel region (built with -fopenmp, and OpenMP enabled?): "
-            f"the trace {out} has no parallel phase"
-        )
+        raise RecordError(_no_openmp(program[0], out))
     if r.returncode < 0:
         raise RecordError(
             f"{program[0]} crashed ({status}); the trace {out} holds its {len(data['epochs'])} whole epochs "
@@ -361,6 +360,11 @@ def record(
             f"{len(data['epochs'])} whole epochs and is marked truncated"
         )
     return data
+
+
+def _no_openmp(program: str, out: Path | None) -> str:
+    trace = f": the trace {out} has no parallel phase" if out else ": no trace written"
+    return f"{program} ran no OpenMP parallel region (built with -fopenmp, and OpenMP enabled?){trace}"
 
 
 def _print_summary(d: dict) -> None:
