@@ -338,7 +338,7 @@ def record(
             if r.returncode < 0:
                 raise RecordError(f"{program[0]} crashed ({status}) before any whole epoch: {msg}")
             if sampled and "no whole epoch" in msg:  # preloaded into a program without OpenMP
-                raise RecordError(_no_openmp(program[0], out))
+                raise RecordError(_no_openmp(program[0], None))
             raise RecordError(f"converting the recording of {program[0]}: {msg}")
         data = json.loads(summary_path.read_text())
         if not summary:
