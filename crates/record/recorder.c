@@ -235,13 +235,26 @@ static void flush_records(struct thread *t)
 }
 
 static void arm_window(void);
+/* Sampled mode: the size of the current outermost team, and per epoch (mod 256) the threads that
+ * reached its closing barrier: the last to arrive moves the window, while the others wait in
+ * the barrier, so that every thread's whole epoch is watched. */
+static u32 g_team = 1;
+static u32 g_arrived[256];
 
 /* Ends this thread's current epoch at a boundary of `kind` at code pointer `pc`. */
 static void boundary(struct thread *t, int kind, void *pc)
 {
     if (!t) return;
     t_busy++;
-    if (g_sampled && t->tid == 0 && kind != K_EXIT) arm_window(); /* sampled mode: the next window */
+    if (g_sampled && kind == K_FORK) arm_window(); /* sampled mode: the next window */
+    if (g_sampled && kind == K_BARRIER) {
+        u32 *a = &g_arrived[t->epoch & 255];
+        u32 team = __atomic_load_n(&g_team, __ATOMIC_ACQUIRE);
+        if (__atomic_add_fetch(a, 1, __ATOMIC_ACQ_REL) >= (team ? team : 1)) {
+            __atomic_store_n(a, 0, __ATOMIC_RELEASE);
+            arm_window();
+        }
+    }
     flush_records(t);
     struct out o;
     begin(&o, t->buf, sizeof t->buf, RAW_EPOCH);
@@ -685,11 +698,13 @@ typedef void *(*new_al_fn)(size_t, size_t);
  *
  *   - every new allocation of at least SAMPLE_MIN bytes is armed whole, so each of its pages'
  *     first access is sampled (its first touch, weight one page of lines);
- *   - at each epoch boundary of thread 0 the next window of the tracked pages is armed: the
- *     tracked pages, concatenated, are cut into g_sampled (= 1/rate) windows and window
- *     w mod g_sampled is armed at the w-th boundary, so every page is armed once per cycle of
- *     g_sampled epochs. A sample from a window stands for g_sampled passes over its page
- *     (weight g_sampled pages of lines).
+ *   - at each epoch boundary of thread 0 the previous window is disarmed (its pages already
+ *     touched get their access back; pages never touched stay armed for their first touch) and
+ *     the next window is armed: the tracked pages, concatenated, are cut into g_sampled
+ *     (= 1/rate) windows, armed in turn (window_of). Every page
+ *     is thus watched during one epoch in g_sampled, and a sample from a window says that its
+ *     thread was the first to access the page in that epoch; it stands for g_sampled epochs'
+ *     passes over the page (weight g_sampled pages of lines).
  *
  * The protocol (one lock, g_arm_lock, taken only outside signal handlers):
  *   - regions are added and removed under the lock; removing re-enables the region's pages
@@ -705,7 +720,9 @@ typedef void *(*new_al_fn)(size_t, size_t);
 
 #define MAX_SREG 4096
 #define SAMPLE_MIN (64 * 1024) /* allocations at least this big are sampled */
-struct sreg { u64 addr; u64 first; u64 npages; }; /* whole pages [first, first + npages) */
+/* Whole pages [first, first + npages); touched: a bit per page, set at its first sample (kept
+ * with the slot when the region is freed: the handler may still be reading it). */
+struct sreg { u64 addr; u64 first; u64 npages; u64 *touched; u64 cap; };
 static struct sreg g_sreg[MAX_SREG];
 static u32 g_nsreg;          /* slots in use or used once */
 static pthread_mutex_t g_arm_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -728,6 +745,15 @@ static void sampled_add(void *p, size_t size)
     u32 i = 0;
     while (i < g_nsreg && __atomic_load_n(&g_sreg[i].npages, __ATOMIC_RELAXED)) i++;
     if (i == MAX_SREG) { pthread_mutex_unlock(&g_arm_lock); gcount(C_REGIONS_UNTRACKED); return; }
+    u64 words = (end - first + 63) / 64;
+    if (g_sreg[i].cap < words) {
+        u64 *bits = raw_alloc(words * 8);
+        if (!bits) { pthread_mutex_unlock(&g_arm_lock); gcount(C_REGIONS_UNTRACKED); return; }
+        g_sreg[i].touched = bits; /* an older, smaller bitmap is left mapped (see struct sreg) */
+        g_sreg[i].cap = words;
+    } else {
+        for (u64 w = 0; w < words; w++) g_sreg[i].touched[w] = 0;
+    }
     g_sreg[i].addr = (u64)p;
     g_sreg[i].first = first;
     __atomic_store_n(&g_sreg[i].npages, end - first, __ATOMIC_RELEASE);
@@ -751,31 +777,65 @@ static void sampled_remove(void *p)
     pthread_mutex_unlock(&g_arm_lock);
 }
 
-/* Arms the next window (called by thread 0 at its epoch boundaries). */
-static void arm_window(void)
+static int touched(struct sreg *s, u64 k)
 {
-    pthread_mutex_lock(&g_arm_lock);
-    if (g_in_syscall) { pthread_mutex_unlock(&g_arm_lock); gcount(C_ARMING_SKIPPED); return; }
+    return (__atomic_load_n(&s->touched[k / 64], __ATOMIC_RELAXED) >> (k % 64)) & 1;
+}
+
+/* Window j of g_sampled over the concatenated tracked pages: arm it, or give its touched pages
+ * their access back (runs of touched pages, one mprotect each). */
+static void window(u64 j, int arm)
+{
     u64 total = 0;
     for (u32 i = 0; i < g_nsreg; i++) total += g_sreg[i].npages;
-    u64 j = g_window++ % g_sampled;
     u64 lo = total * j / g_sampled, hi = total * (j + 1) / g_sampled, off = 0;
     for (u32 i = 0; i < g_nsreg && off < hi; i++) {
         struct sreg *s = &g_sreg[i];
         u64 a = lo > off ? lo - off : 0, b = hi - off < s->npages ? hi - off : s->npages;
-        if (s->npages && a < b) protect(s->first + a, b - a, PROT_NONE);
         off += s->npages;
+        if (!s->npages || a >= b) continue;
+        if (arm) { protect(s->first + a, b - a, PROT_NONE); continue; }
+        for (u64 k = a; k < b;) {
+            while (k < b && !touched(s, k)) k++;
+            u64 run = k;
+            while (k < b && touched(s, k)) k++;
+            protect(s->first + run, k - run, PROT_READ | PROT_WRITE);
+        }
     }
+}
+
+/* The window armed at the w-th boundary: every window once per cycle of g_sampled boundaries,
+ * the order shifted by one each cycle so that a program whose epochs repeat with a period
+ * dividing g_sampled (a serial epoch between parallel ones) does not watch some windows only in
+ * the epochs where they are idle. */
+static u64 window_of(u64 w)
+{
+    return (w % g_sampled + w / g_sampled) % g_sampled;
+}
+
+/* Disarms the previous window and arms the next (thread 0, at its epoch boundaries). */
+static void arm_window(void)
+{
+    pthread_mutex_lock(&g_arm_lock);
+    if (g_in_syscall) { pthread_mutex_unlock(&g_arm_lock); gcount(C_ARMING_SKIPPED); return; }
+    if (g_window) window(window_of(g_window - 1), 0);
+    window(window_of(g_window++), 1);
     gcount(C_WINDOWS);
     pthread_mutex_unlock(&g_arm_lock);
 }
 
-static int in_sampled_region(u64 vpage)
+/* The region holding vpage, or 0; marks the page touched. */
+static struct sreg *in_sampled_region(u64 vpage)
 {
     u32 n = __atomic_load_n(&g_nsreg, __ATOMIC_ACQUIRE);
     for (u32 i = 0; i < n; i++) {
-        u64 np = __atomic_load_n(&g_sreg[i].npages, __ATOMIC_ACQUIRE);
-        if (np && vpage - g_sreg[i].first < np) return 1;
+        struct sreg *s = &g_sreg[i];
+        u64 np = __atomic_load_n(&s->npages, __ATOMIC_ACQUIRE);
+        u64 k = vpage - s->first;
+        if (np && k < np) {
+            __atomic_fetch_or(&s->touched[k / 64], 1ULL << (k % 64), __ATOMIC_RELAXED);
+            return s;
+        }
     }
     return 0;
 }
@@ -916,6 +976,7 @@ static void publish_fork(void *pc)
 }
 
 static int (*p_omp_get_thread_num)(void);
+static int (*p_omp_get_num_threads)(void);
 
 struct gomp_wrap { void (*fn)(void *); void *data; void *pc; };
 
@@ -927,6 +988,7 @@ static void gomp_trampoline(void *arg)
     if (t) {
         if (outer) {
             t->tid = p_omp_get_thread_num ? p_omp_get_thread_num() : 0;
+            __atomic_store_n(&g_team, p_omp_get_num_threads ? p_omp_get_num_threads() : 1, __ATOMIC_RELEASE);
             t->epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
             t->omp = 1;
         } else {
@@ -1019,6 +1081,7 @@ void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned n)
     publish_fork(pc);
     real_GOMP_parallel_start(gomp_trampoline, &t_old_region, n);
     if (t) { t->tid = 0; t->omp = 1; t->depth++; }
+    if (p_omp_get_num_threads) __atomic_store_n(&g_team, p_omp_get_num_threads(), __ATOMIC_RELEASE);
 }
 void GOMP_parallel_end(void)
 {
@@ -1084,13 +1147,14 @@ static void on_parallel_end(ompt_data_t *pd, ompt_data_t *etd, int flags, const 
 
 static void on_implicit_task(int endpoint, ompt_data_t *pd, ompt_data_t *td, unsigned n, unsigned index, int flags)
 {
-    (void)pd; (void)td; (void)n;
+    (void)pd; (void)td;
     if (flags & TASK_INITIAL) return;
     struct thread *t = self();
     if (!t) return;
     if (endpoint == SCOPE_BEGIN) {
         if (t->depth == 0) {
             t->tid = index;
+            __atomic_store_n(&g_team, n, __ATOMIC_RELEASE);
             t->epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
             t->omp = 1;
         } else {
@@ -1228,6 +1292,7 @@ __attribute__((constructor(101))) static void recorder_init(void)
     real_memmove = dlsym(RTLD_NEXT, "memmove");
     real_memset = dlsym(RTLD_NEXT, "memset");
     p_omp_get_thread_num = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_thread_num");
+    p_omp_get_num_threads = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_num_threads");
     if (!path || !*path) return;
     /* The cache model, "BYTES,WAYS,LINE" (numaplace record declares the default and checks it). */
     const char *cache = getenv("NUMAPLACE_RECORD_CACHE");
