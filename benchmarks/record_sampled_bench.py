@@ -14,7 +14,8 @@ one JSON object per line (program, runtime, rate):
   (raw stream written) over the shortest time of the plain program, tries interleaved in the
   same run (the shortest of `--repeat` tries: the least disturbed by other jobs on a shared
   machine); `overhead_median`: the same with medians; `overhead_record`: the shortest whole
-  `numaplace record --sampled` (Python and the conversion included) over the plain run.
+  `numaplace record --sampled` (Python and the conversion included) over the plain run;
+  `us_per_sample`: the time sampling added over the number of samples (microseconds).
 
 The issue's target is a sampled recording within 5 % of the plain run::
 
@@ -107,6 +108,8 @@ def main() -> int:
                         "overhead": round(best["sampling"] / best["plain"], 3),
                         "overhead_median": round(med["sampling"] / med["plain"], 3),
                         "overhead_record": round(best["record"] / best["plain"], 3),
+                        # The cost of one sample: the time sampling added, over the samples taken.
+                        "us_per_sample": round(1e6 * (best["sampling"] - best["plain"]) / max(1, sm["counters"]["samples"]), 2),
                         "meets_target": best["sampling"] / best["plain"] <= TARGET_OVERHEAD,
                     }), flush=True)
     return 0
