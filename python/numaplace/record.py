@@ -401,9 +401,11 @@ def cmd_record(args: argparse.Namespace) -> int:
         program = program[1:]
     if args.rate is not None and not args.sampled:
         raise RecordError("--rate applies to --sampled recordings only")
+    if args.cache is not None and args.sampled:
+        raise RecordError("--cache does not apply to --sampled recordings (no cache model runs: docs/record.md)")
     out = args.out or f"{Path(program[0]).name if program else 'program'}.nptrace"
     # A RecordError reaches the CLI's main: one `numaplace: error:` line, exit status 2.
-    d = record(program, out, cache=args.cache, iteration_marker=args.iteration_marker,
+    d = record(program, out, cache=args.cache or DEFAULT_CACHE, iteration_marker=args.iteration_marker,
                summary=args.summary, keep_raw=args.keep_raw, sampled=args.sampled,
                rate=args.rate if args.rate is not None else DEFAULT_RATE)
     _print_summary(d)
@@ -424,11 +426,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         " -- PROGRAM [ARGS...]",
         description="Runs PROGRAM (built with `numaplace cc`/`c++`) with the recording library on and writes"
         " a numaplace trace: per epoch (barrier-delimited phase) and thread, the cache lines each page"
-        " misses in a per-thread cache model. docs/record.md.",
+        " misses in a per-thread cache model. With --sampled, PROGRAM is any dynamically linked OpenMP"
+        " program: the library is preloaded and the counts are estimated from sampled page accesses"
+        " (hinting faults). docs/record.md.",
     )
-    s.add_argument("--cache", default=DEFAULT_CACHE, metavar="SIZE,WAYS",
-                   help=f"the per-thread cache model: bytes (K/M suffixes) and ways, LRU, {LINE_SIZE}-byte lines"
-                   f" (default {DEFAULT_CACHE})")
+    s.add_argument("--cache", metavar="SIZE,WAYS",
+                   help=f"exact mode: the per-thread cache model: bytes (K/M suffixes) and ways, LRU,"
+                   f" {LINE_SIZE}-byte lines (default {DEFAULT_CACHE})")
     s.add_argument("--sampled", action="store_true",
                    help="record an unmodified program (not built with `numaplace cc`) by sampling its page"
                    " accesses with hinting faults; the trace's counts are scaled samples")

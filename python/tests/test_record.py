@@ -408,6 +408,8 @@ def test_sampled_mode_cli_and_bad_input(build, plain, tmp_path):
         assert r.returncode != 0 and f"--rate {bad!r}" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     r = cli("record", "--rate", "1/4", "--", str(exe), check=False)
     assert r.returncode != 0 and "--sampled" in r.stderr
+    r = cli("record", "--sampled", "--cache", "32K,8", "--", str(exe), check=False)
+    assert r.returncode != 0 and "--cache does not apply" in r.stderr
     # A program built for exact mode is refused (its own copy of the library would shadow the
     # preloaded one), and a program that never forks is refused as in exact mode.
     r = cli("record", "--sampled", "--out", str(tmp_path / "x.nptrace"), "--", str(build("stencil", "libomp")),
