@@ -864,7 +864,8 @@ static void on_crash(int sig);
 
 static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
-    if (g_sampled && g_on && si && si->si_code == SEGV_ACCERR) {
+    /* Also after fork() (g_on off in the child): the child's armed pages get their access back. */
+    if (g_sampled && si && si->si_code == SEGV_ACCERR) {
         u64 vpage = (u64)si->si_addr >> g_page_shift;
         if (in_sampled_region(vpage)) {
             int saved = errno;
@@ -875,7 +876,7 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
 #else
             (void)ctx;
 #endif
-            sample(vpage, write);
+            if (g_on) sample(vpage, write);
             errno = saved;
             return;
         }
