@@ -843,6 +843,39 @@ mod tests {
     }
 
     #[test]
+    fn a_sampled_recording_says_so() {
+        let d = tmpdir("sampled");
+        let mut r = program();
+        r.end(0);
+        // The sampling chunk right after the header: 1/4, 64 lines a page.
+        let head = 5 + u32::from_le_bytes(r.0[0..4].try_into().unwrap()) as usize;
+        let mut s = Raw(Vec::new());
+        s.chunk(raw::SAMPLING, &[4u32.to_le_bytes(), 64u32.to_le_bytes()].concat());
+        r.0.splice(head..head, s.0);
+        let (v, _) = run(&r, &d, "s").unwrap();
+        assert_eq!(v["sampling"], json!({"rate": 0.25, "windows": 4, "lines_per_page": 64}));
+        let info = numaplace_sim::trace::info(&d.join("s.nptrace")).unwrap();
+        let meta = |k: &str| info.meta.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        assert_eq!(meta("counts").as_deref(), Some("sampled"));
+        assert_eq!(meta("sampling_rate").as_deref(), Some("1/4"));
+        assert_eq!(meta("cache"), None, "no cache model in sampled mode");
+        // Exact mode: no sampling fields, a cache.
+        let mut e = program();
+        e.end(0);
+        let (v, _) = run(&e, &d, "e").unwrap();
+        assert!(v["sampling"].is_null());
+        let info = numaplace_sim::trace::info(&d.join("e.nptrace")).unwrap();
+        assert!(info.meta.iter().any(|(k, _)| k == "cache") && !info.meta.iter().any(|(k, _)| k == "counts"));
+        // A malformed sampling chunk is an error naming it.
+        let mut bad = program();
+        let mut z = Raw(Vec::new());
+        z.chunk(raw::SAMPLING, &[0u32.to_le_bytes(), 64u32.to_le_bytes()].concat());
+        bad.0.splice(head..head, z.0);
+        assert!(run(&bad, &d, "b").unwrap_err().contains("bad sampling chunk"));
+        std::fs::remove_dir_all(d).ok();
+    }
+
+    #[test]
     fn a_cut_recording_keeps_its_whole_epochs_and_says_so() {
         let d = tmpdir("cut");
         let mut r = program();
