@@ -434,7 +434,8 @@ def test_sampled_mode_crash_is_a_crash(plain, tmp_path):
 
 def test_sampled_program_reads_and_writes_into_armed_buffers(tmp_path):
     # read(2)/write(2)/fwrite on armed pages would fail with EFAULT if the library did not
-    # re-enable them around the call: the program checks every byte.
+    # re-enable them around the call: the program checks every byte. Then a forked child reads
+    # the armed pages it inherited (it must not crash) and the program runs `system`.
     src = tmp_path / "io.c"
     src.write_text(IO_PROGRAM)
     exe = tmp_path / "io"
@@ -449,6 +450,7 @@ IO_PROGRAM = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 int main(int argc, char **argv)
 {
@@ -467,7 +469,18 @@ int main(int argc, char **argv)
         memset(a, 0, n);
         if (fread(a, 1, n, f) != n || memcmp(a, b, n)) return 13;
         fclose(f);
+#pragma omp parallel for
+        for (size_t i = 0; i < n; i++) a[i] += 1;
     }
+    pid_t pid = fork();
+    if (pid == 0) {
+        long s = 0;
+        for (size_t i = 0; i < n; i++) s += a[i];
+        _exit(s == 0 ? 3 : 0);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) return 14;
+    if (system("true")) return 15;
     return 0;
 }
 """
