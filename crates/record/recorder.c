@@ -26,6 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <stdio.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define RAW_HEADER 'H'  /* u32 page size, u32 line size, u64 cache bytes, u32 ways, str exe */
@@ -36,6 +41,7 @@
 #define RAW_COUNTERS 'C' /* n x (str name, u64 value) */
 #define RAW_MAPS 'M'    /* the text of /proc/self/maps */
 #define RAW_END 'Z'     /* u32 status (0: exit; else the signal), u32 last epoch of thread 0 */
+#define RAW_SAMPLING 'S' /* sampled mode: u32 windows per cycle (1/rate), u32 lines per page */
 
 #define FT_BIT (1ULL << 63)
 
@@ -62,16 +68,22 @@ static u64 g_cache_bytes;
 static u32 g_ways = 1, g_sets;
 static volatile u32 g_epoch;  /* the epoch the initial thread published at its last fork */
 static int g_ompt;            /* an OMPT tool is active (libomp): GOMP wrappers pass through */
+static u32 g_sampled;         /* sampled mode (docs/record.md "Sampled mode"): windows per cycle, 0 = exact */
 
 /* Counted-not-seen and other counters (docs/record.md). */
 enum {
     C_LOADS, C_STORES, C_WIDE, C_MEMFN_CALLS, C_MEMFN_LINES, C_ATOMICS, C_SPIN_COLLAPSED,
-    C_SPIN_YIELDS, C_FT_TABLE_FULL, C_NON_OMP_ACCESSES, C_NESTED_REGIONS, C_N
+    C_SPIN_YIELDS, C_FT_TABLE_FULL, C_NON_OMP_ACCESSES, C_NESTED_REGIONS, C_EXACT_N,
+    /* sampled mode only */
+    C_SAMPLES = C_EXACT_N, C_WRITE_SAMPLES, C_FT_SAMPLES, C_WINDOWS, C_ARMING_SKIPPED,
+    C_REGIONS_UNTRACKED, C_N
 };
 static const char *const COUNTER_NAMES[C_N] = {
     "loads", "stores", "wide_accesses", "memfn_calls", "memfn_lines", "atomics",
     "spin_loads_collapsed", "spin_yields", "first_touch_table_full", "non_openmp_thread_accesses",
-    "nested_regions"};
+    "nested_regions",
+    "samples", "write_samples", "first_touch_samples", "windows_armed", "arming_skipped",
+    "regions_unsampled"};
 static u64 g_counters[C_N];
 
 #define SPIN_REPEAT 64    /* loads in a row among the last 4 load addresses, no store: a spin-wait */
@@ -151,7 +163,7 @@ static void emit(struct out *o)
     bytes_copy(o->p, &len, 4);
     size_t off = 0;
     while (off < o->n) {
-        ssize_t w = write(g_fd, o->p + off, o->n - off);
+        ssize_t w = syscall(SYS_write, g_fd, o->p + off, o->n - off); /* not the interposed write */
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) { g_stopped = 1; return; }
         off += w;
@@ -222,11 +234,27 @@ static void flush_records(struct thread *t)
     t->have_last = 0;
 }
 
+static void arm_window(void);
+/* Sampled mode: the size of the current outermost team, and per epoch (mod 256) the threads that
+ * reached its closing barrier: the last to arrive moves the window, while the others wait in
+ * the barrier, so that every thread's whole epoch is watched. */
+static u32 g_team = 1;
+static u32 g_arrived[256];
+
 /* Ends this thread's current epoch at a boundary of `kind` at code pointer `pc`. */
 static void boundary(struct thread *t, int kind, void *pc)
 {
     if (!t) return;
     t_busy++;
+    if (g_sampled && kind == K_FORK) arm_window(); /* sampled mode: the next window */
+    if (g_sampled && kind == K_BARRIER) {
+        u32 *a = &g_arrived[t->epoch & 255];
+        u32 team = __atomic_load_n(&g_team, __ATOMIC_ACQUIRE);
+        if (__atomic_add_fetch(a, 1, __ATOMIC_ACQ_REL) >= (team ? team : 1)) {
+            __atomic_store_n(a, 0, __ATOMIC_RELEASE);
+            arm_window();
+        }
+    }
     flush_records(t);
     struct out o;
     begin(&o, t->buf, sizeof t->buf, RAW_EPOCH);
@@ -356,7 +384,7 @@ static void line_access(struct thread *t, u64 line, int write)
 
 static inline void access_mem(const void *p, u64 size, int write)
 {
-    if (!g_on || g_stopped || t_busy) return;
+    if (!g_on || g_stopped || t_busy || g_sampled) return;
     struct thread *t = t_self;
     if (!t && !(t = self())) return;
     u64 a = (u64)p;
@@ -390,7 +418,7 @@ static inline void access_mem(const void *p, u64 size, int write)
 /* A range (memcpy, wide accesses): every line once. */
 static void access_range(const void *p, u64 size, int write, int counter)
 {
-    if (!g_on || g_stopped || t_busy || !size) return;
+    if (!g_on || g_stopped || t_busy || g_sampled || !size) return;
     struct thread *t = t_self;
     if (!t && !(t = self())) return;
     u64 a = (u64)p, first = a >> g_line_shift, last = (a + size - 1) >> g_line_shift;
@@ -491,7 +519,7 @@ static void *(*real_memset)(void *, int, size_t);
 static void memfn_call(void)
 {
     struct thread *t = t_self;
-    if (g_on && !g_stopped && !t_busy && (t || (t = self()))) t->counters[C_MEMFN_CALLS]++;
+    if (g_on && !g_stopped && !t_busy && !g_sampled && (t || (t = self()))) t->counters[C_MEMFN_CALLS]++;
 }
 
 void *memcpy(void *d, const void *s, size_t n)
@@ -530,10 +558,14 @@ void *memset(void *d, int c, size_t n)
 static u64 *g_live; /* pairs: addr, size; addr 1 = deleted */
 static pthread_mutex_t g_live_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static void sampled_add(void *p, size_t size);
+static void sampled_remove(void *p);
+
 static void note_alloc(void *p, size_t size, void *ra)
 {
     if (!g_on || g_stopped || !p || size < TRACK_MIN || t_busy || !g_live) return;
     t_busy++;
+    if (g_sampled) sampled_add(p, size);
     pthread_mutex_lock(&g_live_lock);
     u64 h = ((u64)p * 0x9E3779B97F4A7C15ULL) >> 48;
     for (u32 i = 0; i < LIVE_SLOTS; i++) {
@@ -565,6 +597,7 @@ static void note_free(void *p)
         if (s[0] == (u64)p) { s[0] = 1; found = 1; break; }
     }
     pthread_mutex_unlock(&g_live_lock);
+    if (found && g_sampled) sampled_remove(p);
     if (found) {
         char buf[16];
         struct out o;
@@ -655,6 +688,284 @@ typedef void *(*new_al_fn)(size_t, size_t);
         return p;                                                   \
     }
 
+/* ---------------------------------------------------------------- sampled mode */
+
+/* Sampled mode (docs/record.md, "Sampled mode"): this library preloaded into an unmodified
+ * program. No access is instrumented; instead the pages of the tracked allocations are armed
+ * (PROT_NONE) and the first access to an armed page raises SIGSEGV, whose handler records one
+ * sample (the thread, the page, and on x86-64 whether the access was a write), re-enables the
+ * page and returns, so the access is retried. Arming:
+ *
+ *   - every new allocation of at least SAMPLE_MIN bytes is armed whole, so each of its pages'
+ *     first access is sampled (its first touch, weight one page of lines);
+ *   - at each epoch boundary of thread 0 the previous window is disarmed (its pages already
+ *     touched get their access back; pages never touched stay armed for their first touch) and
+ *     the next window is armed: the tracked pages, concatenated, are cut into g_sampled
+ *     (= 1/rate) windows, armed in turn (window_of). Every page
+ *     is thus watched during one epoch in g_sampled, and a sample from a window says that its
+ *     thread was the first to access the page in that epoch; it stands for g_sampled epochs'
+ *     passes over the page (weight g_sampled pages of lines).
+ *
+ * The protocol (one lock, g_arm_lock, taken only outside signal handlers):
+ *   - regions are added and removed under the lock; removing re-enables the region's pages
+ *     before the slot is cleared, so a fault on a page never armed by a live region is a crash;
+ *   - the handler reads the region slots without the lock (a slot's npages is written last
+ *     when filled and first when cleared) and calls only mprotect and this file's own tables;
+ *   - system calls that read or write user buffers (read/write, pread/pwrite, readv/writev,
+ *     recv/send, recvfrom/sendto, fread/fwrite) are interposed: under the lock the wrapper
+ *     re-enables the buffer's pages and counts itself in g_in_syscall; arming is skipped
+ *     (counted as arming_skipped) while any such call is in progress, so the kernel never meets
+ *     an armed buffer. Calls libc makes internally (stdio filling its own buffer) are not
+ *     interposed: those buffers are smaller than SAMPLE_MIN and never armed. */
+
+#define MAX_SREG 4096
+#define SAMPLE_MIN (64 * 1024) /* allocations at least this big are sampled */
+/* Whole pages [first, first + npages); touched: a bit per page, set at its first sample (kept
+ * with the slot when the region is freed: the handler may still be reading it). */
+struct sreg { u64 addr; u64 first; u64 npages; u64 *touched; u64 cap; };
+static struct sreg g_sreg[MAX_SREG];
+static u32 g_nsreg;          /* slots in use or used once */
+static pthread_mutex_t g_arm_lock = PTHREAD_MUTEX_INITIALIZER;
+static u32 g_in_syscall;     /* threads inside a wrapped system call */
+static u64 g_window;         /* windows armed so far */
+
+static void protect(u64 first, u64 n, int prot)
+{
+    if (n) mprotect((void *)(first << g_page_shift), n << g_page_shift, prot);
+}
+
+static void gcount(int c) { __atomic_fetch_add(&g_counters[c], 1, __ATOMIC_RELAXED); }
+
+static void sampled_add(void *p, size_t size)
+{
+    u64 ps = 1ULL << g_page_shift;
+    u64 first = ((u64)p + ps - 1) >> g_page_shift, end = ((u64)p + size) >> g_page_shift;
+    if (size < SAMPLE_MIN || end <= first) return;
+    pthread_mutex_lock(&g_arm_lock);
+    u32 i = 0;
+    while (i < g_nsreg && __atomic_load_n(&g_sreg[i].npages, __ATOMIC_RELAXED)) i++;
+    if (i == MAX_SREG) { pthread_mutex_unlock(&g_arm_lock); gcount(C_REGIONS_UNTRACKED); return; }
+    u64 words = (end - first + 63) / 64;
+    if (g_sreg[i].cap < words) {
+        u64 *bits = raw_alloc(words * 8);
+        if (!bits) { pthread_mutex_unlock(&g_arm_lock); gcount(C_REGIONS_UNTRACKED); return; }
+        g_sreg[i].touched = bits; /* an older, smaller bitmap is left mapped (see struct sreg) */
+        g_sreg[i].cap = words;
+    } else {
+        for (u64 w = 0; w < words; w++) g_sreg[i].touched[w] = 0;
+    }
+    g_sreg[i].addr = (u64)p;
+    g_sreg[i].first = first;
+    __atomic_store_n(&g_sreg[i].npages, end - first, __ATOMIC_RELEASE);
+    if (i == g_nsreg) __atomic_store_n(&g_nsreg, i + 1, __ATOMIC_RELEASE);
+    if (g_in_syscall) gcount(C_ARMING_SKIPPED);
+    else protect(first, end - first, PROT_NONE); /* first touches */
+    pthread_mutex_unlock(&g_arm_lock);
+}
+
+static void sampled_remove(void *p)
+{
+    pthread_mutex_lock(&g_arm_lock);
+    for (u32 i = 0; i < g_nsreg; i++) {
+        struct sreg *s = &g_sreg[i];
+        if (s->npages && s->addr == (u64)p) {
+            protect(s->first, s->npages, PROT_READ | PROT_WRITE);
+            __atomic_store_n(&s->npages, 0, __ATOMIC_RELEASE);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_arm_lock);
+}
+
+static int touched(struct sreg *s, u64 k)
+{
+    return (__atomic_load_n(&s->touched[k / 64], __ATOMIC_RELAXED) >> (k % 64)) & 1;
+}
+
+/* Window j of g_sampled over the concatenated tracked pages: arm it, or give its touched pages
+ * their access back (runs of touched pages, one mprotect each). */
+static void window(u64 j, int arm)
+{
+    u64 total = 0;
+    for (u32 i = 0; i < g_nsreg; i++) total += g_sreg[i].npages;
+    u64 lo = total * j / g_sampled, hi = total * (j + 1) / g_sampled, off = 0;
+    for (u32 i = 0; i < g_nsreg && off < hi; i++) {
+        struct sreg *s = &g_sreg[i];
+        u64 a = lo > off ? lo - off : 0, b = hi - off < s->npages ? hi - off : s->npages;
+        off += s->npages;
+        if (!s->npages || a >= b) continue;
+        if (arm) { protect(s->first + a, b - a, PROT_NONE); continue; }
+        for (u64 k = a; k < b;) {
+            while (k < b && !touched(s, k)) k++;
+            u64 run = k;
+            while (k < b && touched(s, k)) k++;
+            protect(s->first + run, k - run, PROT_READ | PROT_WRITE);
+        }
+    }
+}
+
+/* The window armed at the w-th boundary: every window once per cycle of g_sampled boundaries,
+ * the order shifted by one each cycle so that a program whose epochs repeat with a period
+ * dividing g_sampled (a serial epoch between parallel ones) does not watch some windows only in
+ * the epochs where they are idle. */
+static u64 window_of(u64 w)
+{
+    return (w % g_sampled + w / g_sampled) % g_sampled;
+}
+
+/* Disarms the previous window and arms the next (thread 0, at its epoch boundaries). */
+static void arm_window(void)
+{
+    pthread_mutex_lock(&g_arm_lock);
+    if (g_in_syscall) { pthread_mutex_unlock(&g_arm_lock); gcount(C_ARMING_SKIPPED); return; }
+    if (g_window) window(window_of(g_window - 1), 0);
+    window(window_of(g_window++), 1);
+    gcount(C_WINDOWS);
+    pthread_mutex_unlock(&g_arm_lock);
+}
+
+/* The region holding vpage, or 0; marks the page touched. */
+static struct sreg *in_sampled_region(u64 vpage)
+{
+    u32 n = __atomic_load_n(&g_nsreg, __ATOMIC_ACQUIRE);
+    for (u32 i = 0; i < n; i++) {
+        struct sreg *s = &g_sreg[i];
+        u64 np = __atomic_load_n(&s->npages, __ATOMIC_ACQUIRE);
+        u64 k = vpage - s->first;
+        if (np && k < np) {
+            __atomic_fetch_or(&s->touched[k / 64], 1ULL << (k % 64), __ATOMIC_RELAXED);
+            return s;
+        }
+    }
+    return 0;
+}
+
+/* One sample: thread t accessed vpage. The count estimator is documented in docs/record.md. */
+static void sample(u64 vpage, int write)
+{
+    if (g_stopped) return;
+    struct thread *t = t_self;
+    if (!t && !(t = self())) return;
+    t_busy++;
+    struct entry *e = page_entry(t, vpage);
+    if (e) {
+        int first = (e->vpage & FT_BIT) && !e->reads && !e->writes;
+        u64 w = (1ULL << (g_page_shift - g_line_shift)) * (first ? 1 : g_sampled);
+        e->reads += w; /* a write is write-allocate: a read and a write per line, as in exact mode */
+        if (write) e->writes += w;
+        t->counters[C_SAMPLES]++;
+        t->counters[C_WRITE_SAMPLES] += write != 0;
+        t->counters[C_FT_SAMPLES] += first;
+    }
+    t_busy--;
+}
+
+static void on_crash(int sig);
+
+static void on_segv(int sig, siginfo_t *si, void *ctx)
+{
+    /* Also after fork() (g_on off in the child): the child's armed pages get their access back. */
+    if (g_sampled && si && si->si_code == SEGV_ACCERR) {
+        u64 vpage = (u64)si->si_addr >> g_page_shift;
+        if (in_sampled_region(vpage)) {
+            int saved = errno;
+            protect(vpage, 1, PROT_READ | PROT_WRITE);
+            int write = 0;
+#if defined(__x86_64__)
+            write = (((ucontext_t *)ctx)->uc_mcontext.gregs[REG_ERR] & 2) != 0; /* the page fault's W bit */
+#else
+            (void)ctx;
+#endif
+            if (g_on) sample(vpage, write);
+            errno = saved;
+            return;
+        }
+    }
+    on_crash(sig);
+}
+
+/* Wrapped system calls: re-enable the buffers' pages and hold arming off until they return. */
+static int sys_enter(const struct iovec *iov, int n)
+{
+    if (!g_sampled || !g_on) return 0;
+    pthread_mutex_lock(&g_arm_lock);
+    g_in_syscall++;
+    u32 ns = g_nsreg;
+    for (int k = 0; k < n; k++) {
+        if (!iov[k].iov_base || !iov[k].iov_len) continue;
+        u64 a = (u64)iov[k].iov_base >> g_page_shift;
+        u64 b = ((u64)iov[k].iov_base + iov[k].iov_len - 1) >> g_page_shift;
+        for (u32 i = 0; i < ns; i++) {
+            struct sreg *s = &g_sreg[i];
+            if (!s->npages) continue;
+            u64 lo = a > s->first ? a : s->first, hi = b + 1 < s->first + s->npages ? b + 1 : s->first + s->npages;
+            if (lo < hi) protect(lo, hi - lo, PROT_READ | PROT_WRITE);
+        }
+    }
+    pthread_mutex_unlock(&g_arm_lock);
+    return 1;
+}
+static void sys_leave(int entered)
+{
+    if (entered) __atomic_fetch_sub(&g_in_syscall, 1, __ATOMIC_RELEASE);
+}
+static int sys_enter1(const void *b, size_t n)
+{
+    struct iovec v = {(void *)b, n};
+    return sys_enter(&v, 1);
+}
+#define SYS_WRAP(ret, call)                \
+    int in_ = sys_enter1(buf, n);          \
+    ret r_ = (ret)(call);                  \
+    sys_leave(in_);                        \
+    return r_;
+
+ssize_t read(int fd, void *buf, size_t n) { SYS_WRAP(ssize_t, syscall(SYS_read, fd, buf, n)) }
+ssize_t write(int fd, const void *buf, size_t n) { SYS_WRAP(ssize_t, syscall(SYS_write, fd, buf, n)) }
+ssize_t pread(int fd, void *buf, size_t n, off_t o) { SYS_WRAP(ssize_t, syscall(SYS_pread64, fd, buf, n, o)) }
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t o) { SYS_WRAP(ssize_t, syscall(SYS_pwrite64, fd, buf, n, o)) }
+ssize_t pread64(int fd, void *buf, size_t n, off_t o) { SYS_WRAP(ssize_t, syscall(SYS_pread64, fd, buf, n, o)) }
+ssize_t pwrite64(int fd, const void *buf, size_t n, off_t o) { SYS_WRAP(ssize_t, syscall(SYS_pwrite64, fd, buf, n, o)) }
+ssize_t recv(int fd, void *buf, size_t n, int f) { SYS_WRAP(ssize_t, syscall(SYS_recvfrom, fd, buf, n, f, 0, 0)) }
+ssize_t send(int fd, const void *buf, size_t n, int f) { SYS_WRAP(ssize_t, syscall(SYS_sendto, fd, buf, n, f, 0, 0)) }
+ssize_t recvfrom(int fd, void *buf, size_t n, int f, struct sockaddr *a, socklen_t *l)
+{ SYS_WRAP(ssize_t, syscall(SYS_recvfrom, fd, buf, n, f, a, l)) }
+ssize_t sendto(int fd, const void *buf, size_t n, int f, const struct sockaddr *a, socklen_t l)
+{ SYS_WRAP(ssize_t, syscall(SYS_sendto, fd, buf, n, f, a, l)) }
+ssize_t readv(int fd, const struct iovec *v, int n)
+{
+    int in_ = sys_enter(v, n);
+    ssize_t r = syscall(SYS_readv, fd, v, n);
+    sys_leave(in_);
+    return r;
+}
+ssize_t writev(int fd, const struct iovec *v, int n)
+{
+    int in_ = sys_enter(v, n);
+    ssize_t r = syscall(SYS_writev, fd, v, n);
+    sys_leave(in_);
+    return r;
+}
+typedef size_t (*fio_fn)(void *, size_t, size_t, FILE *);
+size_t fread(void *p, size_t size, size_t count, FILE *f)
+{
+    static fio_fn real;
+    if (!real) real = (fio_fn)dlsym(RTLD_NEXT, "fread");
+    int in_ = sys_enter1(p, size * count);
+    size_t r = real(p, size, count, f);
+    sys_leave(in_);
+    return r;
+}
+size_t fwrite(const void *p, size_t size, size_t count, FILE *f)
+{
+    static fio_fn real;
+    if (!real) real = (fio_fn)dlsym(RTLD_NEXT, "fwrite");
+    int in_ = sys_enter1(p, size * count);
+    size_t r = real((void *)p, size, count, f);
+    sys_leave(in_);
+    return r;
+}
+
 /* ---------------------------------------------------------------- epochs: libgomp (GCC) */
 
 static void publish_fork(void *pc)
@@ -666,6 +977,7 @@ static void publish_fork(void *pc)
 }
 
 static int (*p_omp_get_thread_num)(void);
+static int (*p_omp_get_num_threads)(void);
 
 struct gomp_wrap { void (*fn)(void *); void *data; void *pc; };
 
@@ -677,6 +989,7 @@ static void gomp_trampoline(void *arg)
     if (t) {
         if (outer) {
             t->tid = p_omp_get_thread_num ? p_omp_get_thread_num() : 0;
+            __atomic_store_n(&g_team, p_omp_get_num_threads ? p_omp_get_num_threads() : 1, __ATOMIC_RELEASE);
             t->epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
             t->omp = 1;
         } else {
@@ -769,6 +1082,7 @@ void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned n)
     publish_fork(pc);
     real_GOMP_parallel_start(gomp_trampoline, &t_old_region, n);
     if (t) { t->tid = 0; t->omp = 1; t->depth++; }
+    if (p_omp_get_num_threads) __atomic_store_n(&g_team, p_omp_get_num_threads(), __ATOMIC_RELEASE);
 }
 void GOMP_parallel_end(void)
 {
@@ -834,13 +1148,14 @@ static void on_parallel_end(ompt_data_t *pd, ompt_data_t *etd, int flags, const 
 
 static void on_implicit_task(int endpoint, ompt_data_t *pd, ompt_data_t *td, unsigned n, unsigned index, int flags)
 {
-    (void)pd; (void)td; (void)n;
+    (void)pd; (void)td;
     if (flags & TASK_INITIAL) return;
     struct thread *t = self();
     if (!t) return;
     if (endpoint == SCOPE_BEGIN) {
         if (t->depth == 0) {
             t->tid = index;
+            __atomic_store_n(&g_team, n, __ATOMIC_RELEASE);
             t->epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
             t->omp = 1;
         } else {
@@ -903,13 +1218,14 @@ static void write_counters(void)
     char buf[4096];
     struct out o;
     u64 total[C_N];
+    int nc = g_sampled ? C_N : C_EXACT_N; /* the sampled mode's counters only in sampled mode */
     for (int c = 0; c < C_N; c++) total[c] = __atomic_load_n(&g_counters[c], __ATOMIC_RELAXED);
     u32 n = g_nthreads < MAX_THREADS ? g_nthreads : MAX_THREADS;
     for (u32 i = 0; i < n; i++)
         if (g_threads && g_threads[i])
             for (int c = 0; c < C_N; c++) total[c] += g_threads[i]->counters[c];
     begin(&o, buf, sizeof buf, RAW_COUNTERS);
-    for (int c = 0; c < C_N; c++) { putstr(&o, COUNTER_NAMES[c]); put64(&o, total[c]); }
+    for (int c = 0; c < nc; c++) { putstr(&o, COUNTER_NAMES[c]); put64(&o, total[c]); }
     emit(&o);
 }
 
@@ -922,7 +1238,7 @@ static void write_maps(void)
     if (!buf) { close(fd); return; }
     size_t n = 5;
     ssize_t r;
-    while (n < cap && (r = read(fd, buf + n, cap - n)) > 0) n += r;
+    while (n < cap && (r = syscall(SYS_read, fd, buf + n, cap - n)) > 0) n += r;
     close(fd);
     struct out o = {buf, n, cap};
     u32 len = 0;
@@ -950,6 +1266,7 @@ static void at_exit(void)
 
 static void on_crash(int sig)
 {
+    g_sampled = 0; /* a real crash: the sampling handler steps aside */
     if (g_on) {
         g_on = 0;
         write_counters();
@@ -976,6 +1293,7 @@ __attribute__((constructor(101))) static void recorder_init(void)
     real_memmove = dlsym(RTLD_NEXT, "memmove");
     real_memset = dlsym(RTLD_NEXT, "memset");
     p_omp_get_thread_num = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_thread_num");
+    p_omp_get_num_threads = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_num_threads");
     if (!path || !*path) return;
     /* The cache model, "BYTES,WAYS,LINE" (numaplace record declares the default and checks it). */
     const char *cache = getenv("NUMAPLACE_RECORD_CACHE");
@@ -986,6 +1304,14 @@ __attribute__((constructor(101))) static void recorder_init(void)
         if (*s == ',') { s++; ways = parse_u64(&s); }
         if (*s == ',') { s++; line = parse_u64(&s); }
         if (*s) size = 0;
+    }
+    /* Sampled mode: "K", the windows per cycle (1/rate); numaplace record --sampled checks it. */
+    const char *sampled = getenv("NUMAPLACE_RECORD_SAMPLED");
+    if (sampled && *sampled) {
+        const char *s = sampled;
+        u64 k = parse_u64(&s);
+        if (*s || k < 1 || k > 1u << 20) size = 0;
+        g_sampled = (u32)k;
     }
     if (!size || !ways || ways > 64 || line < 8 || line > 4096 || (line & (line - 1))) {
         static const char msg[] = "numaplace recorder: NUMAPLACE_RECORD_CACHE is not BYTES,WAYS,LINE: not recording\n";
@@ -1020,13 +1346,24 @@ __attribute__((constructor(101))) static void recorder_init(void)
     exe[n > 0 ? n : 0] = 0;
     putstr(&o, exe);
     emit(&o);
+    if (g_sampled) {
+        begin(&o, buf, sizeof buf, RAW_SAMPLING);
+        put32(&o, g_sampled);
+        put32(&o, 1u << (g_page_shift - g_line_shift));
+        emit(&o);
+        struct sigaction sa;
+        bytes_copy(&sa, &(struct sigaction){0}, sizeof sa);
+        sa.sa_sigaction = on_segv;
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+        sigaction(SIGSEGV, &sa, 0);
+    }
     int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
     for (unsigned i = 0; i < sizeof sigs / sizeof *sigs; i++) {
         struct sigaction sa;
         bytes_copy(&sa, &(struct sigaction){0}, sizeof sa);
         sa.sa_handler = on_crash;
         sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-        sigaction(sigs[i], &sa, 0);
+        if (!(g_sampled && sigs[i] == SIGSEGV)) sigaction(sigs[i], &sa, 0);
     }
     atexit(at_exit);
     pthread_atfork(0, 0, in_child);

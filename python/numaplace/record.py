@@ -1,4 +1,4 @@
-"""Exact-mode recording of OpenMP programs: ``numaplace cc``/``c++`` and ``numaplace record``.
+"""Recording OpenMP programs: ``numaplace cc``/``c++`` and ``numaplace record`` (exact and sampled).
 
 ``numaplace cc`` compiles and links a program for recording: clang's load/store instrumentation
 (``-fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores``, and ThreadSanitizer's pass
@@ -8,6 +8,10 @@ GCC's ``-fsanitize=thread`` callbacks under GCC's libgomp, with the recording li
 runs such a program with the library switched on, then turns its raw stream into a numaplace
 trace with ``numaplace-record-convert`` (crate ``crates/record``). docs/record.md defines
 epochs, the cache model, first touch, and what is counted without being seen.
+
+``numaplace record --sampled`` records an unmodified program instead: the same library, built as
+a shared object, is preloaded (``LD_PRELOAD``) and samples page accesses with hinting faults
+(pages armed with ``PROT_NONE``, one sample per fault); docs/record.md, "Sampled mode".
 """
 
 from __future__ import annotations
@@ -65,6 +69,11 @@ DEFAULT_RUNTIME = "libomp"
 COMMON_FLAGS = ["-g"]
 LINK_FLAGS = ["-rdynamic", "-ldl", "-lpthread"]
 
+#: Sampled mode: the default sampling rate (the fraction of the tracked pages armed at each epoch
+#: boundary; docs/record.md, "Sampled mode"), and the largest number of windows (1/rate).
+DEFAULT_RATE = "1/16"
+MAX_WINDOWS = 1 << 20
+
 #: The cache model's default: bytes and ways (64-byte lines, LRU; docs/record.md).
 DEFAULT_CACHE = "1M,8"
 LINE_SIZE = 64
@@ -103,6 +112,54 @@ def recorder_object(runtime: str) -> Path:
         raise RecordError(f"compiling the recording library failed: {' '.join(cmd)}: {r.stderr.strip()[:500]}")
     os.replace(tmp, out)
     return out
+
+
+def recorder_preload() -> Path:
+    """The recording library as a shared object for LD_PRELOAD (sampled mode), rebuilt when stale."""
+    out = RECORDER_DIR / "recorder-preload.so"
+    if not RECORDER_SOURCE.is_file():
+        raise RecordError(f"recording library source {RECORDER_SOURCE} missing")
+    if out.is_file() and out.stat().st_mtime >= RECORDER_SOURCE.stat().st_mtime:
+        return out
+    RECORDER_DIR.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(f".{os.getpid()}.so")
+    cc = _which("gcc") if shutil.which("gcc") else _which("clang")
+    cmd = [cc, "-O2", "-fPIC", "-shared", "-fexceptions", "-fno-omit-frame-pointer", str(RECORDER_SOURCE),
+           "-o", str(tmp), "-ldl", "-lpthread"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RecordError(f"compiling the recording library failed: {' '.join(cmd)}: {r.stderr.strip()[:500]}")
+    os.replace(tmp, out)
+    return out
+
+
+def parse_rate(text: str | float) -> int:
+    """``--rate R`` (a fraction in (0, 1], as ``0.0625`` or ``1/16``) → windows per cycle, round(1/R)."""
+    t = str(text).strip()
+    try:
+        if "/" in t:
+            num, den = t.split("/", 1)
+            r = float(num) / float(den)
+        else:
+            r = float(t)
+    except (ValueError, ZeroDivisionError):
+        raise RecordError(f"--rate {text!r}: expected a fraction in (0, 1], e.g. 1/16 or 0.0625") from None
+    if not 0 < r <= 1:
+        raise RecordError(f"--rate {text!r}: expected a fraction in (0, 1], e.g. 1/16 or 0.0625")
+    k = round(1 / r)
+    if k > MAX_WINDOWS:
+        raise RecordError(f"--rate {text!r}: at least 1/{MAX_WINDOWS}")
+    return k
+
+
+def _instrumented(exe: str) -> bool:
+    """Whether `exe` was built by `numaplace cc` (it exports the recorder's callbacks)."""
+    nm = shutil.which("nm")
+    if not nm:
+        return False
+    r = subprocess.run([nm, "-D", "--defined-only", exe], capture_output=True, text=True)
+    names = {line.split()[-1] for line in r.stdout.splitlines() if line.split()}
+    return bool(names & {"__sanitizer_cov_load8", "__tsan_read8"})
 
 
 def converter() -> Path:
@@ -208,8 +265,16 @@ def record(
     summary: str | Path | None = None,
     keep_raw: bool = False,
     env: dict[str, str] | None = None,
+    sampled: bool = False,
+    rate: str | float = DEFAULT_RATE,
+    page_counts: str | Path | None = None,
 ) -> dict:
     """Records `program` into the trace `out`; returns the summary (docs/record.md).
+
+    `sampled`: record an unmodified program by sampling (the library preloaded; `rate` the
+    fraction of the tracked pages armed at each epoch boundary); the trace's counts are then
+    scaled samples and its metadata says ``counts = sampled``. `page_counts`: also write each
+    page's transactions per thread, summed over the run, as JSON (the converter's --page-counts).
 
     Raises:
         RecordError: the program is missing, not built for recording, used no OpenMP, or
@@ -226,11 +291,21 @@ def record(
         raise RecordError(f"--out {out}: is a directory")
     if not out.parent.is_dir():
         raise RecordError(f"--out {out}: directory {out.parent} does not exist")
+    windows = parse_rate(rate) if sampled else 0
+    if sampled and _instrumented(exe):
+        raise RecordError(
+            f"{program[0]} was built with `numaplace cc`: record it in exact mode (without --sampled),"
+            " or build it with the plain compiler for --sampled"
+        )
     conv = converter()
+    preload = recorder_preload() if sampled else None
     raw = out.parent / f".{out.name}.{os.getpid()}.raw"
     run_env = dict(os.environ if env is None else env)
     run_env["NUMAPLACE_RECORD_OUT"] = str(raw)
     run_env["NUMAPLACE_RECORD_CACHE"] = cache_variable(size, ways)
+    if preload:
+        run_env["NUMAPLACE_RECORD_SAMPLED"] = str(windows)
+        run_env["LD_PRELOAD"] = " ".join(x for x in (str(preload), run_env.get("LD_PRELOAD", "")) if x)
     try:
         try:
             r = subprocess.run(list(program), env=run_env)
@@ -238,6 +313,11 @@ def record(
             raise RecordError(f"{program[0]}: cannot execute") from None
         except OSError as e:
             raise RecordError(f"{program[0]}: cannot execute ({e.strerror})") from None
+        if not raw.exists() and sampled:
+            raise RecordError(
+                f"the recording library could not be preloaded into {program[0]} (LD_PRELOAD ignored:"
+                " a statically linked or set-user-ID program?)"
+            )
         if not raw.exists():
             raise RecordError(
                 f"{program[0]} was not built for recording (the recording library never started): "
@@ -249,12 +329,16 @@ def record(
                "--command", " ".join(program)]
         if iteration_marker:
             cmd += ["--iteration-marker", iteration_marker]
+        if page_counts:
+            cmd += ["--page-counts", str(page_counts)]
         c = subprocess.run(cmd, capture_output=True, text=True)
         if c.returncode != 0:
             msg = c.stderr.strip().splitlines()[-1] if c.stderr.strip() else f"exit {c.returncode}"
             msg = msg.removeprefix(f"{CONVERTER}: ")
             if r.returncode < 0:
                 raise RecordError(f"{program[0]} crashed ({status}) before any whole epoch: {msg}")
+            if sampled and "no whole epoch" in msg:  # preloaded into a program without OpenMP
+                raise RecordError(_no_openmp(program[0], None))
             raise RecordError(f"converting the recording of {program[0]}: {msg}")
         data = json.loads(summary_path.read_text())
         if not summary:
@@ -264,10 +348,7 @@ def record(
             raw.unlink()
     data["program_status"] = r.returncode
     if not any(e["phase"].startswith("fork ") for e in data["epochs"]):
-        raise RecordError(
-            f"{program[0]} ran no OpenMP parallel region (built with -fopenmp, and OpenMP enabled?): "
-            f"the trace {out} has no parallel phase"
-        )
+        raise RecordError(_no_openmp(program[0], out))
     if r.returncode < 0:
         raise RecordError(
             f"{program[0]} crashed ({status}); the trace {out} holds its {len(data['epochs'])} whole epochs "
@@ -281,20 +362,35 @@ def record(
     return data
 
 
+def _no_openmp(program: str, out: Path | None) -> str:
+    trace = f": the trace {out} has no parallel phase" if out else ": no trace written"
+    return f"{program} ran no OpenMP parallel region (built with -fopenmp, and OpenMP enabled?){trace}"
+
+
 def _print_summary(d: dict) -> None:
     epochs = d["epochs"]
     reads = sum(sum(e["reads"]) for e in epochs)
     writes = sum(sum(e["writes"]) for e in epochs)
     print(f"trace        {d['trace']}")
     print(f"threads      {d['threads']}; epochs {len(epochs)} ({d['iterations']} timed iterations)")
-    print(f"transactions {reads + writes:,} ({writes:,} writes), cache {d['cache_bytes']:,} bytes {d['cache_ways']}-way")
+    if d.get("sampling"):
+        s = d["sampling"]
+        print(f"transactions {reads + writes:,} ({writes:,} writes), estimated from {d['counters'].get('samples', 0):,}"
+              f" samples (rate 1/{s['windows']})")
+    else:
+        print(f"transactions {reads + writes:,} ({writes:,} writes), cache {d['cache_bytes']:,} bytes {d['cache_ways']}-way")
     print(f"regions      {len(d['regions'])} ({sum(1 for r in d['regions'] if not r['tracked'])} of untracked memory)")
     c = d["counters"]
-    print(
-        "counted      "
-        f"wide accesses {c.get('wide_accesses', 0):,}, memcpy/memset/memmove lines {c.get('memfn_lines', 0):,}, "
-        f"atomics {c.get('atomics', 0):,}, spin-wait loads collapsed {c.get('spin_loads_collapsed', 0):,}"
-    )
+    if d.get("sampling"):
+        print(f"sampled      {c.get('samples', 0):,} samples ({c.get('first_touch_samples', 0):,} first touches,"
+              f" {c.get('write_samples', 0):,} writes), {c.get('windows_armed', 0):,} windows armed,"
+              f" {c.get('arming_skipped', 0):,} skipped")
+    else:
+        print(
+            "counted      "
+            f"wide accesses {c.get('wide_accesses', 0):,}, memcpy/memset/memmove lines {c.get('memfn_lines', 0):,}, "
+            f"atomics {c.get('atomics', 0):,}, spin-wait loads collapsed {c.get('spin_loads_collapsed', 0):,}"
+        )
     if d.get("truncated"):
         print(f"truncated    {d['truncated']}")
 
@@ -303,10 +399,15 @@ def cmd_record(args: argparse.Namespace) -> int:
     program = list(args.program)
     if program and program[0] == "--":
         program = program[1:]
+    if args.rate is not None and not args.sampled:
+        raise RecordError("--rate applies to --sampled recordings only")
+    if args.cache is not None and args.sampled:
+        raise RecordError("--cache does not apply to --sampled recordings (no cache model runs: docs/record.md)")
     out = args.out or f"{Path(program[0]).name if program else 'program'}.nptrace"
     # A RecordError reaches the CLI's main: one `numaplace: error:` line, exit status 2.
-    d = record(program, out, cache=args.cache, iteration_marker=args.iteration_marker,
-               summary=args.summary, keep_raw=args.keep_raw)
+    d = record(program, out, cache=args.cache or DEFAULT_CACHE, iteration_marker=args.iteration_marker,
+               summary=args.summary, keep_raw=args.keep_raw, sampled=args.sampled,
+               rate=args.rate if args.rate is not None else DEFAULT_RATE)
     _print_summary(d)
     status = d["program_status"]
     if status:
@@ -318,16 +419,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Adds `record`, `cc` and `c++` to the CLI's subcommands."""
     s = sub.add_parser(
         "record",
-        help="record an OpenMP program built with `numaplace cc` as a trace (exact mode)",
-        usage="numaplace record [--cache SIZE,WAYS] [--out FILE] [--iteration-marker F] [--summary FILE]"
+        help="record an OpenMP program built with `numaplace cc` as a trace (exact mode), or any"
+        " OpenMP program by sampling (--sampled)",
+        usage="numaplace record [--sampled [--rate R]] [--cache SIZE,WAYS] [--out FILE] [--iteration-marker F]"
+        " [--summary FILE]"
         " -- PROGRAM [ARGS...]",
         description="Runs PROGRAM (built with `numaplace cc`/`c++`) with the recording library on and writes"
         " a numaplace trace: per epoch (barrier-delimited phase) and thread, the cache lines each page"
-        " misses in a per-thread cache model. docs/record.md.",
+        " misses in a per-thread cache model. With --sampled, PROGRAM is any dynamically linked OpenMP"
+        " program: the library is preloaded and the counts are estimated from sampled page accesses"
+        " (hinting faults). docs/record.md.",
     )
-    s.add_argument("--cache", default=DEFAULT_CACHE, metavar="SIZE,WAYS",
-                   help=f"the per-thread cache model: bytes (K/M suffixes) and ways, LRU, {LINE_SIZE}-byte lines"
-                   f" (default {DEFAULT_CACHE})")
+    s.add_argument("--cache", metavar="SIZE,WAYS",
+                   help=f"exact mode: the per-thread cache model: bytes (K/M suffixes) and ways, LRU,"
+                   f" {LINE_SIZE}-byte lines (default {DEFAULT_CACHE})")
+    s.add_argument("--sampled", action="store_true",
+                   help="record an unmodified program (not built with `numaplace cc`) by sampling its page"
+                   " accesses with hinting faults; the trace's counts are scaled samples")
+    s.add_argument("--rate", metavar="R",
+                   help=f"with --sampled: the fraction of the tracked pages armed at each epoch boundary, as"
+                   f" 0.0625 or 1/16 (default {DEFAULT_RATE})")
     s.add_argument("--out", metavar="FILE", help="the trace to write (default PROGRAM.nptrace)")
     s.add_argument("--iteration-marker", metavar="FUNCTION",
                    help="each epoch ending in FUNCTION starts a timed iteration (default: recognise the"
@@ -382,3 +493,64 @@ def _cc_entry(lang: str, parser: argparse.ArgumentParser):
         return cmd_cc(args)
 
     return run
+
+
+# ----------------------------------------------------------------------------- sampled vs exact
+
+
+def _keyed_counts(summary: dict, page_counts: dict) -> dict[tuple[str, int], dict[int, int]]:
+    """(region name, page within the region) -> {thread: reads + writes}, tracked regions only."""
+    regions = sorted((r for r in summary["regions"] if r["tracked"]), key=lambda r: r["first_page"])
+    starts = [r["first_page"] for r in regions]
+    out: dict[tuple[str, int], dict[int, int]] = {}
+    import bisect
+
+    for page, thread, reads, writes in page_counts["counts"]:
+        i = bisect.bisect_right(starts, page) - 1
+        if i < 0 or page >= regions[i]["first_page"] + regions[i]["pages"]:
+            continue
+        key = (regions[i]["name"], page - regions[i]["first_page"])
+        out.setdefault(key, {})[thread] = out.get(key, {}).get(thread, 0) + reads + writes
+    return out
+
+
+def compare_counts(exact: tuple[dict, dict], sampled: tuple[dict, dict], *, regions: Sequence[str] | None = None,
+                   margin: float = 2.0) -> dict:
+    """The sampled recording's error against the exact one (docs/record.md, "Sampled mode").
+
+    Each argument is (summary, page counts) of one recording (`record(..., page_counts=...)`).
+    Pages are matched by region name and position in the region, over the regions named in
+    `regions` (default: the tracked regions of both recordings whose names match). Returns:
+    `count_error`, the relative error of the per-page-per-thread counts weighted by the counts,
+    sum |sampled - exact| / sum exact; `busiest_mismatch`, the share of the exact counts on
+    pages whose busiest thread (by at least `margin` times the next) the sampled recording gets
+    wrong; `busiest_pages` and `busiest_wrong`, how many such pages and how many wrong; and
+    `scale`, sum sampled / sum exact."""
+    e, s = _keyed_counts(*exact), _keyed_counts(*sampled)
+    names = set(regions) if regions is not None else {k[0] for k in e} & {k[0] for k in s}
+    keys = [k for k in set(e) | set(s) if k[0] in names]
+    total_e = total_s = diff = 0
+    heavy_w = wrong_w = 0
+    n_heavy = n_wrong = 0
+    for k in keys:
+        ek, sk = e.get(k, {}), s.get(k, {})
+        for t in set(ek) | set(sk):
+            diff += abs(sk.get(t, 0) - ek.get(t, 0))
+        total_e += sum(ek.values())
+        total_s += sum(sk.values())
+        ranked = sorted(ek.items(), key=lambda kv: (-kv[1], kv[0]))
+        if ranked and (len(ranked) == 1 or ranked[0][1] >= margin * ranked[1][1]):
+            n_heavy += 1
+            heavy_w += ranked[0][1]
+            best_s = max(sk.items(), key=lambda kv: (kv[1], -kv[0]))[0] if sk else None
+            if best_s != ranked[0][0]:
+                n_wrong += 1
+                wrong_w += sum(ek.values())
+    return {
+        "regions": sorted(names),
+        "count_error": diff / total_e if total_e else 0.0,
+        "scale": total_s / total_e if total_e else 0.0,
+        "busiest_pages": n_heavy,
+        "busiest_wrong": n_wrong,
+        "busiest_mismatch": wrong_w / total_e if total_e else 0.0,
+    }

@@ -1,4 +1,5 @@
-"""`numaplace record` / `cc` (exact mode) on the project's OpenMP test programs (tests/record/).
+"""`numaplace record` / `cc` on the project's OpenMP test programs (tests/record/): exact mode, and
+sampled mode (`--sampled`) on plain builds of the same programs, checked against exact mode.
 
 Each program is built with `numaplace cc` for both OpenMP runtimes (libomp through clang's
 trace-loads/stores, libgomp through GCC's -fsanitize=thread callbacks), recorded with a small
@@ -333,3 +334,157 @@ def test_cache_option_parsing():
     for bad in ("1M", "1M,0", "1000,8", "3M,8", "x,8"):
         with pytest.raises(rec.RecordError):
             rec.parse_cache(bad)
+
+
+# ----------------------------------------------------------------------------- sampled mode
+
+PLAIN = {"libomp": ["clang", "-O2", "-g", "-fopenmp=libomp"], "libgomp": ["gcc", "-O2", "-g", "-fopenmp"]}
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    """The test programs built with the plain compiler (no recording library): unmodified binaries."""
+    out = tmp_path_factory.mktemp("record-plain")
+    built: dict[tuple[str, str], Path] = {}
+
+    def get(name: str, runtime: str) -> Path:
+        if (name, runtime) not in built:
+            exe = out / f"{name}-{runtime}"
+            subprocess.run([*PLAIN[runtime], str(PROGRAMS / f"{name}.c"), "-o", str(exe)], check=True)
+            built[(name, runtime)] = exe
+        return built[(name, runtime)]
+
+    return get
+
+
+def recording(tmp_path: Path, exe: Path, args: list[str], *, sampled: bool, rate: str = "1") -> tuple[dict, dict]:
+    tag = "s" if sampled else "e"
+    out, pages = tmp_path / f"{exe.name}-{tag}.nptrace", tmp_path / f"{exe.name}-{tag}.pages.json"
+    d = rec.record([str(exe), *args], out, cache=CACHE, sampled=sampled, rate=rate, page_counts=pages,
+                   env=dict(os.environ, OMP_NUM_THREADS="2"))
+    return d, json.loads(pages.read_text())
+
+
+SAMPLED_CASES = [("stencil", ["131072", "2"], ("stencil.c:18", "stencil.c:19")),
+                 ("spmv", ["32768", "4", "3"], ("spmv.c:14", "spmv.c:15", "spmv.c:16", "spmv.c:17"))]
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("name,args,lines_", SAMPLED_CASES, ids=[c[0] for c in SAMPLED_CASES])
+def test_sampled_mode_matches_exact_mode(build, plain, tmp_path, runtime, name, args, lines_):
+    exact = recording(tmp_path, build(name, runtime), args, sampled=False)
+    sampled = recording(tmp_path, plain(name, runtime), args, sampled=True, rate="1/2")
+    d = sampled[0]
+    assert d["sampling"] == {"rate": 0.5, "windows": 2, "lines_per_page": 64}
+    assert d["counters"]["samples"] > 0 and d["counters"]["arming_skipped"] == 0
+    # Same epochs, and the program's arrays are regions with the same names and sizes.
+    assert [e["phase"].split()[0] for e in d["epochs"]] == [e["phase"].split()[0] for e in exact[0]["epochs"]]
+    names = [region(d, line)["name"] for line in lines_]
+    for line in lines_:
+        assert region(d, line)["pages"] == region(exact[0], line)["pages"]
+    cmp = rec.compare_counts(exact, sampled, regions=names)
+    # The busiest thread of each page that has one (by 2x) is the exact mode's, but for a few
+    # pages whose first access raced; the scale is right within a factor of 2.
+    assert cmp["busiest_pages"] >= 100 and cmp["busiest_wrong"] <= cmp["busiest_pages"] // 50, cmp
+    assert 0.5 <= cmp["scale"] <= 2.0, cmp
+    # First touches are sampled exactly (every new allocation is armed whole).
+    for line in lines_:
+        ft_s, ft_e = first_touch(d, region(d, line)), first_touch(exact[0], region(exact[0], line))
+        assert ft_s == ft_e
+    # The trace says what its counts are, and replays.
+    trace = Path(d["trace"])
+    info = cli("trace", "info", str(trace)).stdout
+    assert "counts = sampled" in info and "sampling_rate = 1/2" in info and "count.samples" in info
+    assert "cache = " not in info
+    sim = cli("sim", "--trace", str(trace), "--machine", "modern-2s").stdout
+    assert "transactions" in sim
+
+
+def test_sampled_mode_cli_and_bad_input(build, plain, tmp_path):
+    exe = plain("stencil", "libgomp")
+    out = tmp_path / "cli.nptrace"
+    r = cli("record", "--sampled", "--rate", "0.25", "--out", str(out), "--", str(exe), "65536", "2",
+            env={"OMP_NUM_THREADS": "2"})
+    assert "samples (rate 1/4)" in r.stdout
+    assert "sampling_rate = 1/4" in cli("trace", "info", str(out)).stdout
+    for bad in ("0", "1.5", "x", "1/0"):
+        r = cli("record", "--sampled", "--rate", bad, "--", str(exe), check=False)
+        assert r.returncode != 0 and f"--rate {bad!r}" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = cli("record", "--rate", "1/4", "--", str(exe), check=False)
+    assert r.returncode != 0 and "--sampled" in r.stderr
+    r = cli("record", "--sampled", "--cache", "32K,8", "--", str(exe), check=False)
+    assert r.returncode != 0 and "--cache does not apply" in r.stderr
+    # A program built for exact mode is refused (its own copy of the library would shadow the
+    # preloaded one), and a program that never forks is refused as in exact mode.
+    r = cli("record", "--sampled", "--out", str(tmp_path / "x.nptrace"), "--", str(build("stencil", "libomp")),
+            "4096", "1", check=False)
+    assert r.returncode != 0 and "numaplace cc" in r.stderr and "without --sampled" in r.stderr
+    r = cli("record", "--sampled", "--out", str(tmp_path / "y.nptrace"), "--", str(plain("faults", "libomp")),
+            "serial", check=False)
+    assert r.returncode != 0 and "no OpenMP parallel region" in r.stderr
+    r = cli("record", "--sampled", "--out", str(tmp_path / "z.nptrace"), "--", "/bin/true", check=False)
+    assert r.returncode != 0 and "no OpenMP parallel region" in r.stderr
+
+
+def test_sampled_mode_crash_is_a_crash(plain, tmp_path):
+    # A real SIGSEGV (a null pointer) is not taken for a sample: the trace is truncated, as in
+    # exact mode.
+    out = tmp_path / "crash.nptrace"
+    r = cli("record", "--sampled", "--out", str(out), "--", str(plain("faults", "libgomp")), "segv", "3",
+            check=False, env={"OMP_NUM_THREADS": "2"})
+    assert r.returncode != 0 and "crashed" in r.stderr and "signal 11" in r.stderr
+    assert "truncated" in cli("trace", "info", str(out)).stdout
+
+
+def test_sampled_program_reads_and_writes_into_armed_buffers(tmp_path):
+    # read(2)/write(2)/fwrite on armed pages would fail with EFAULT if the library did not
+    # re-enable them around the call: the program checks every byte. Then a forked child reads
+    # the armed pages it inherited (it must not crash) and the program runs `system`.
+    src = tmp_path / "io.c"
+    src.write_text(IO_PROGRAM)
+    exe = tmp_path / "io"
+    subprocess.run(["gcc", "-O2", "-fopenmp", str(src), "-o", str(exe)], check=True)
+    d = rec.record([str(exe), str(tmp_path / "data")], tmp_path / "io.nptrace", sampled=True, rate="1",
+                   env=dict(os.environ, OMP_NUM_THREADS="2"))
+    assert d["program_status"] == 0 and d["counters"]["samples"] > 0
+
+
+IO_PROGRAM = r"""
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    size_t n = 1 << 20;
+    char *a = malloc(n), *b = malloc(n);
+    for (int it = 0; it < 4; it++) {
+#pragma omp parallel for
+        for (size_t i = 0; i < n; i++) { a[i] = (char)(i * 7 + it); b[i] = 0; }
+        int fd = open(argv[1], O_CREAT | O_TRUNC | O_RDWR, 0600);
+        if (fd < 0 || write(fd, a, n) != (ssize_t)n) return 10;
+        if (pread(fd, b, n, 0) != (ssize_t)n || memcmp(a, b, n)) return 11;
+        close(fd);
+        FILE *f = fopen(argv[1], "w+");
+        if (!f || fwrite(b, 1, n, f) != n) return 12;
+        rewind(f);
+        memset(a, 0, n);
+        if (fread(a, 1, n, f) != n || memcmp(a, b, n)) return 13;
+        fclose(f);
+#pragma omp parallel for
+        for (size_t i = 0; i < n; i++) a[i] += 1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        long s = 0;
+        for (size_t i = 0; i < n; i++) s += a[i];
+        _exit(s == 0 ? 3 : 0);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) return 14;
+    if (system("true")) return 15;
+    return 0;
+}
+"""

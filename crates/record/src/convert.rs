@@ -24,6 +24,10 @@ pub struct Options {
     pub status: String,
     /// The command recorded, for the trace's `source` metadata.
     pub command: String,
+    /// Also write every page's transactions per thread, summed over the epochs, as JSON
+    /// (`{"threads", "counts": [[trace page, thread, reads, writes], ...]}`): the sampled mode's
+    /// error is measured on these (python/numaplace/record.py `page_counts`).
+    pub page_counts: Option<PathBuf>,
 }
 
 struct Alloc {
@@ -66,6 +70,8 @@ struct Pass1 {
     maps: String,
     end: Option<(u32, u32)>,
     cut: bool,
+    /// Sampled mode: (windows per cycle, lines per page); None in exact mode.
+    sampling: Option<(u32, u32)>,
 }
 
 fn err(o: &Options, m: impl std::fmt::Display) -> String {
@@ -87,6 +93,7 @@ fn pass1(o: &Options) -> Result<Pass1, String> {
         maps: String::new(),
         end: None,
         cut: false,
+        sampling: None,
     };
     let mut first = true;
     while let Some(Chunk { kind, offset, payload }) = r.next_chunk().map_err(|e| err(o, e))? {
@@ -154,6 +161,14 @@ fn pass1(o: &Options) -> Result<Pass1, String> {
                     let v = c.u64().map_err(at)?;
                     p.counters.push((name, v));
                 }
+            }
+            raw::SAMPLING => {
+                let k = c.u32().map_err(at)?;
+                let lines = c.u32().map_err(at)?;
+                if k == 0 || lines == 0 {
+                    return Err(at(format!("bad sampling chunk (windows {k}, lines per page {lines})")));
+                }
+                p.sampling = Some((k, lines));
             }
             raw::MAPS => p.maps = String::from_utf8_lossy(&payload).into_owned(),
             raw::END => {
@@ -547,9 +562,20 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         ("writer".to_string(), format!("numaplace record {}", env!("CARGO_PKG_VERSION"))),
         ("iterations".to_string(), timed.to_string()),
         ("init".to_string(), "recorded".to_string()),
-        ("cache".to_string(), format!("{},{}", p.cache_bytes, p.ways)),
         ("status".to_string(), o.status.clone()),
     ];
+    if p.sampling.is_none() {
+        meta.insert(4, ("cache".to_string(), format!("{},{}", p.cache_bytes, p.ways)));
+    }
+    if let Some((k, lines)) = p.sampling {
+        // docs/record.md, "Sampled mode": what a count means.
+        meta.push(("counts".to_string(), "sampled".to_string()));
+        meta.push(("sampling_rate".to_string(), format!("1/{k}")));
+        meta.push((
+            "sample_weight".to_string(),
+            format!("first touch {lines} lines, window sample {} lines", lines as u64 * k as u64),
+        ));
+    }
     if let Some(t) = &truncated {
         meta.push(("truncated".to_string(), t.clone()));
     }
@@ -567,6 +593,7 @@ pub fn convert(o: &Options) -> Result<Value, String> {
     // Per region and thread: [initialisation (iteration 0), timed iterations].
     let mut region_reads = vec![[vec![0u64; threads], vec![0u64; threads]]; header.regions.len()];
     let mut region_writes = region_reads.clone();
+    let mut per_page: BTreeMap<(u32, u32), (u64, u64)> = BTreeMap::new();
     let trace_path = o.out.clone();
     let leaked: Vec<&'static str> = phase_names.iter().map(|s| &*Box::leak(s.clone().into_boxed_str())).collect();
     numaplace_sim::output::write_with(&trace_path, |f| {
@@ -597,6 +624,11 @@ pub fn convert(o: &Options) -> Result<Value, String> {
                     }
                     reads[thread] += rd;
                     writes[thread] += wr;
+                    if o.page_counts.is_some() {
+                        let c = per_page.entry((page, thread as u32)).or_default();
+                        c.0 += rd;
+                        c.1 += wr;
+                    }
                     let rg = region_of(page);
                     let timed = usize::from(iters[k] > 0);
                     region_reads[rg][timed][thread] += rd;
@@ -632,6 +664,7 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         "truncated": truncated,
         "page_size": ps,
         "line_size": p.line_size,
+        "sampling": p.sampling.map(|(k, lines)| json!({"rate": 1.0 / k as f64, "windows": k, "lines_per_page": lines})),
         "cache_bytes": p.cache_bytes,
         "cache_ways": p.ways,
         "threads": threads,
@@ -642,6 +675,15 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         "first_touch_runs": runs,
         "counters": p.counters.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<String, Value>>(),
     });
+    if let Some(path) = &o.page_counts {
+        let counts: Vec<[u64; 4]> = per_page.iter().map(|(&(pg, t), &(r, w))| [pg as u64, t as u64, r, w]).collect();
+        let text = serde_json::to_string(&json!({"threads": threads, "counts": counts})).map_err(|e| e.to_string())?;
+        numaplace_sim::output::write_with(path, |f| {
+            use std::io::Write;
+            f.write_all(text.as_bytes()).map_err(|e| numaplace_sim::SimError::io(path, e))
+        })
+        .map_err(|e| e.to_string())?;
+    }
     if let Some(path) = &o.summary {
         let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
         numaplace_sim::output::write_with(path, |f| {
@@ -770,7 +812,7 @@ mod tests {
         let rawp = dir.join(format!("{name}.raw"));
         std::fs::write(&rawp, &raw.0).unwrap();
         let out = dir.join(format!("{name}.nptrace"));
-        let o = Options { raw: rawp, out: out.clone(), summary: None, iteration_marker: None, status: "exit 0".into(), command: "prog".into() };
+        let o = Options { raw: rawp, out: out.clone(), summary: None, iteration_marker: None, status: "exit 0".into(), command: "prog".into(), page_counts: None };
         let v = convert(&o)?;
         Ok((v, std::fs::read(&out).unwrap()))
     }
@@ -800,6 +842,39 @@ mod tests {
         assert_eq!(info.epochs, 3);
         // 70,000 lines are two transactions of at most 65,535 lines.
         assert_eq!(info.transactions, (64 + 64) + (64 + 64) + 70_000 + 64 + 5 + (7 + 1));
+        std::fs::remove_dir_all(d).ok();
+    }
+
+    #[test]
+    fn a_sampled_recording_says_so() {
+        let d = tmpdir("sampled");
+        let mut r = program();
+        r.end(0);
+        // The sampling chunk right after the header: 1/4, 64 lines a page.
+        let head = 5 + u32::from_le_bytes(r.0[0..4].try_into().unwrap()) as usize;
+        let mut s = Raw(Vec::new());
+        s.chunk(raw::SAMPLING, &[4u32.to_le_bytes(), 64u32.to_le_bytes()].concat());
+        r.0.splice(head..head, s.0);
+        let (v, _) = run(&r, &d, "s").unwrap();
+        assert_eq!(v["sampling"], json!({"rate": 0.25, "windows": 4, "lines_per_page": 64}));
+        let info = numaplace_sim::trace::info(&d.join("s.nptrace")).unwrap();
+        let meta = |k: &str| info.meta.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        assert_eq!(meta("counts").as_deref(), Some("sampled"));
+        assert_eq!(meta("sampling_rate").as_deref(), Some("1/4"));
+        assert_eq!(meta("cache"), None, "no cache model in sampled mode");
+        // Exact mode: no sampling fields, a cache.
+        let mut e = program();
+        e.end(0);
+        let (v, _) = run(&e, &d, "e").unwrap();
+        assert!(v["sampling"].is_null());
+        let info = numaplace_sim::trace::info(&d.join("e.nptrace")).unwrap();
+        assert!(info.meta.iter().any(|(k, _)| k == "cache") && !info.meta.iter().any(|(k, _)| k == "counts"));
+        // A malformed sampling chunk is an error naming it.
+        let mut bad = program();
+        let mut z = Raw(Vec::new());
+        z.chunk(raw::SAMPLING, &[0u32.to_le_bytes(), 64u32.to_le_bytes()].concat());
+        bad.0.splice(head..head, z.0);
+        assert!(run(&bad, &d, "b").unwrap_err().contains("bad sampling chunk"));
         std::fs::remove_dir_all(d).ok();
     }
 

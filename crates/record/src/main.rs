@@ -2,7 +2,7 @@
 //! a JSON summary. Run by `numaplace record` (python/numaplace/record.py); docs/record.md.
 //!
 //! Usage: numaplace-record-convert RAW TRACE [--summary FILE] [--iteration-marker F]
-//!        [--status TEXT] [--command TEXT]
+//!        [--status TEXT] [--command TEXT] [--page-counts FILE]
 
 mod convert;
 mod raw;
@@ -17,6 +17,7 @@ fn main() {
         iteration_marker: None,
         status: "exit 0".into(),
         command: String::new(),
+        page_counts: None,
     };
     let mut i = 0;
     while i < args.len() {
@@ -32,6 +33,7 @@ fn main() {
             "--iteration-marker" => o.iteration_marker = Some(val(i)),
             "--status" => o.status = val(i),
             "--command" => o.command = val(i),
+            "--page-counts" => o.page_counts = Some(val(i).into()),
             _ if a.starts_with("--") => {
                 eprintln!("numaplace-record-convert: unknown option {a}");
                 std::process::exit(2)
@@ -45,7 +47,7 @@ fn main() {
         i += 2;
     }
     if pos.len() != 2 {
-        eprintln!("usage: numaplace-record-convert RAW TRACE [--summary FILE] [--iteration-marker F] [--status TEXT] [--command TEXT]");
+        eprintln!("usage: numaplace-record-convert RAW TRACE [--summary FILE] [--iteration-marker F] [--status TEXT] [--command TEXT] [--page-counts FILE]");
         std::process::exit(2);
     }
     o.raw = pos[0].clone().into();

@@ -14,6 +14,8 @@ pub const EPOCH: u8 = b'E';
 pub const COUNTERS: u8 = b'C';
 pub const MAPS: u8 = b'M';
 pub const END: u8 = b'Z';
+/// Sampled mode: u32 windows per cycle (1/rate), u32 lines per page.
+pub const SAMPLING: u8 = b'S';
 
 /// The first-touch bit of a record's page.
 pub const FT_BIT: u64 = 1 << 63;
