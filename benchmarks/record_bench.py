@@ -37,7 +37,6 @@ PROGRAMS = {
     "reduction": ["8388608", "8"],
     "pipeline": ["256", "8192"],
 }
-PLAIN = {"libomp": ["clang", "-O2", "-fopenmp=libomp"], "libgomp": ["gcc", "-O2", "-fopenmp"]}
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> float:
@@ -59,10 +58,10 @@ def main() -> int:
             for name, prog_args in PROGRAMS.items():
                 src = str(ROOT / "tests" / "record" / f"{name}.c")
                 plain, inst = d / f"{name}-{runtime}-plain", d / f"{name}-{runtime}-rec"
-                if not shutil.which(PLAIN[runtime][0]):
-                    print(json.dumps({"program": name, "runtime": runtime, "skipped": f"{PLAIN[runtime][0]} missing"}))
+                if not shutil.which(rec.PLAIN[runtime][0]):
+                    print(json.dumps({"program": name, "runtime": runtime, "skipped": f"{rec.PLAIN[runtime][0]} missing"}))
                     continue
-                subprocess.run([*PLAIN[runtime], src, "-o", str(plain)], check=True)
+                subprocess.run([*rec.PLAIN[runtime], src, "-o", str(plain)], check=True)
                 subprocess.run([sys.executable, "-m", "numaplace", "cc", "--openmp", runtime, "-O2", src, "-o", str(inst)],
                                check=True, env=env)
                 trace = d / f"{name}-{runtime}.nptrace"

@@ -32,10 +32,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from numaplace import record as rec
+from record_bench import timed  # the same timing as exact mode's benchmark (this directory)
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_OVERHEAD = 1.05
@@ -46,13 +46,6 @@ PROGRAMS = {
     "transpose": (["1024", "48"], ["transpose.c:"]),
     "reduction": (["4194304", "96"], ["reduction.c:"]),
 }
-PLAIN = {"libomp": ["clang", "-O2", "-g", "-fopenmp=libomp"], "libgomp": ["gcc", "-O2", "-g", "-fopenmp"]}
-
-
-def timed(cmd: list[str], env: dict[str, str]) -> float:
-    t0 = time.perf_counter()
-    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - t0
 
 
 def main() -> int:
@@ -67,14 +60,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="numaplace-sampled-bench-") as tmp:
         d = Path(tmp)
         for runtime in rec.RUNTIMES:
-            if not shutil.which(PLAIN[runtime][0]):
-                print(json.dumps({"runtime": runtime, "skipped": f"{PLAIN[runtime][0]} missing"}))
+            if not shutil.which(rec.PLAIN[runtime][0]):
+                print(json.dumps({"runtime": runtime, "skipped": f"{rec.PLAIN[runtime][0]} missing"}))
                 continue
             for name in args.programs.split(","):
                 prog_args, lines = PROGRAMS[name]
                 src = str(ROOT / "tests" / "record" / f"{name}.c")
                 plain, inst = d / f"{name}-{runtime}-plain", d / f"{name}-{runtime}-rec"
-                subprocess.run([*PLAIN[runtime], src, "-o", str(plain)], check=True)
+                subprocess.run([*rec.PLAIN[runtime], src, "-o", str(plain)], check=True)
                 subprocess.run([sys.executable, "-m", "numaplace", "cc", "--openmp", runtime, "-O2", src, "-o",
                                 str(inst)], check=True, env=env)
                 ex = rec.record([str(inst), *prog_args], d / "e.nptrace", page_counts=d / "e.json", env=env)

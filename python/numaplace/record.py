@@ -64,6 +64,9 @@ RUNTIMES: dict[str, dict[str, object]] = {
     },
 }
 DEFAULT_RUNTIME = "libomp"
+#: How each runtime's programs are built unmodified (no recording library): what `--sampled`
+#: records, and the baseline the benchmarks and tests compare against.
+PLAIN: dict[str, list[str]] = {"libomp": ["clang", "-O2", "-g", "-fopenmp=libomp"], "libgomp": ["gcc", "-O2", "-g", "-fopenmp"]}
 #: Flags every recorded program gets: debug lines name phases and regions; -rdynamic lets
 #: libomp find the OMPT tool in the program and dladdr name functions.
 COMMON_FLAGS = ["-g"]

@@ -338,7 +338,6 @@ def test_cache_option_parsing():
 
 # ----------------------------------------------------------------------------- sampled mode
 
-PLAIN = {"libomp": ["clang", "-O2", "-g", "-fopenmp=libomp"], "libgomp": ["gcc", "-O2", "-g", "-fopenmp"]}
 
 
 @pytest.fixture(scope="module")
@@ -350,7 +349,7 @@ def plain(tmp_path_factory):
     def get(name: str, runtime: str) -> Path:
         if (name, runtime) not in built:
             exe = out / f"{name}-{runtime}"
-            subprocess.run([*PLAIN[runtime], str(PROGRAMS / f"{name}.c"), "-o", str(exe)], check=True)
+            subprocess.run([*rec.PLAIN[runtime], str(PROGRAMS / f"{name}.c"), "-o", str(exe)], check=True)
             built[(name, runtime)] = exe
         return built[(name, runtime)]
 
