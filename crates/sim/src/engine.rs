@@ -87,6 +87,7 @@ fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], re
         queue: &mem.queue,
         done: mem.done,
         overhead,
+        remaining: mem.remaining(now),
     }
 }
 
@@ -510,6 +511,23 @@ struct Memory<'m> {
     /// Lines fetched in the timed iterations so far (a policy's view; folded in at each
     /// quantum's end).
     done: u64,
+    /// The timed iterations the workload declares, and how many have ended.
+    declared: Option<u32>,
+    completed: u32,
+}
+
+impl Memory<'_> {
+    /// The run's remaining time as the workload's declared iterations imply at `now`: the
+    /// mean iteration so far times the iterations left (`None` before the first has ended,
+    /// or when the workload declares none).
+    fn remaining(&self, now: Ps) -> Option<Ps> {
+        let total = self.declared?;
+        if self.completed == 0 {
+            return None;
+        }
+        let per = now.saturating_sub(self.started) / self.completed as Ps;
+        Some(per.saturating_mul(total.saturating_sub(self.completed) as Ps))
+    }
 }
 
 impl Memory<'_> {
@@ -578,7 +596,7 @@ impl<'m> Engine<'m> {
         Engine {
             nn,
             nt,
-            mem: Memory { machine, pt: PageTable::new(pages, machine), placement, regions, started: 0, queue: vec![0.0; nn], done: 0 },
+            mem: Memory { machine, pt: PageTable::new(pages, machine), placement, regions, started: 0, queue: vec![0.0; nn], done: 0, declared: None, completed: 0 },
             timing: Timing::new(machine, &thread_node, &share),
             thread_node,
             quantum_ps: quantum_ps.max(1),
@@ -598,6 +616,12 @@ impl<'m> Engine<'m> {
 
     /// Attaches a dynamic policy; `caps`, its registry entry's capabilities, choose the hot
     /// loop it runs in.
+    /// The timed iterations the workload declares (`Workload::declared_iterations`): what a
+    /// policy's view estimates the remaining run from.
+    pub fn set_declared_iterations(&mut self, iterations: Option<u32>) {
+        self.mem.declared = iterations;
+    }
+
     pub fn set_dynamic(&mut self, policy: Box<dyn DynamicPolicy>, caps: &DynamicCaps) {
         let pages = self.mem.pt.homes().len();
         self.dynamic = Some(Dynamic::new(policy, caps, self.mem.machine, pages, self.nt));
@@ -647,6 +671,7 @@ impl<'m> Engine<'m> {
     /// barrier; its migrations are done by one thread while the others wait, so their cost
     /// lengthens the iteration (added to its last epoch).
     pub fn end_iteration(&mut self, iteration: u32) {
+        self.mem.completed = iteration;
         let Some(d) = self.dynamic.as_mut() else { return };
         let free = self.mem.pt.free_per_node();
         let actions = d.policy.on_iteration_end(&view(&d.counters, &self.mem, &free, &d.replica_writes, self.now, d.overhead_ps), iteration);

@@ -271,6 +271,7 @@ pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn Fn
         }
         None => None,
     };
+    engine.set_declared_iterations(wl.declared_iterations());
     let mut epoch = Epoch::default();
     let mut iteration = 0;
     let iterations = wl.iterations();

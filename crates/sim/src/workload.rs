@@ -153,6 +153,13 @@ pub trait Workload: Send {
     fn regions(&self) -> &[Region];
     /// Number of timed iterations.
     fn iterations(&self) -> u32;
+
+    /// The timed iterations the program declares before it runs, which a policy may plan by
+    /// (a generated workload's parameters; a trace's `iterations` metadata); `None` when only
+    /// reading it to the end would tell.
+    fn declared_iterations(&self) -> Option<u32> {
+        Some(self.iterations())
+    }
     fn next_epoch(&mut self, epoch: &mut Epoch) -> bool;
 
     /// An error that ended the epochs early (a malformed trace); `None` for generated

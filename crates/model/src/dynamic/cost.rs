@@ -23,7 +23,9 @@
 //!   benefit counts latency alone). The page's load leaves the home and joins the target, and
 //!   the controllers' other lines gain or lose the change in delay. Accesses that the move
 //!   makes farther count negatively; a move that saturates the target saves nothing.
-//! * **Horizon.** The remaining run is unknown to every driver, so it is estimated as long
+//! * **Horizon.** Where the program declares its iterations (a generated workload; a trace's
+//!   `iterations` metadata), the remaining run is the mean iteration so far times the
+//!   iterations left (`View::remaining`). Otherwise it is unknown, and it is estimated as long
 //!   again as the run has lasted (`now − started`): the doubling estimate of online
 //!   algorithms, which never expects more than has been seen. A page's own history caps it:
 //!   the gate counts, per page, the windows it looked at the page and how often the target
@@ -539,12 +541,13 @@ pub fn saving(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, counts: im
 }
 
 /// What moving a page from `home` to `to` is expected to save over the rest of the run, ps:
-/// the window's saving times the windows the run is expected still to last (as many again
-/// as have passed), at most `tenure` windows.
+/// the window's saving times the windows the run is expected still to last (what the
+/// program's declared iterations imply, `View::remaining`; else as many again as have
+/// passed), at most `tenure` windows.
 pub fn expected_benefit(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, ev: Evidence<'_>, tenure: f64) -> f64 {
     let saved = saving(view, rho, home, to, ev.counts.iter().map(|&c| c as f64), ev.scale, ev.window);
-    let elapsed = view.now.saturating_sub(view.started) as f64;
-    saved * (elapsed / ev.window.max(1) as f64).min(tenure)
+    let left = view.remaining.map_or_else(|| view.now.saturating_sub(view.started), |r| r) as f64;
+    saved * (left / ev.window.max(1) as f64).min(tenure)
 }
 
 #[cfg(test)]
@@ -704,6 +707,32 @@ mod tests {
         f.now = 10 * W;
         assert!(g.audit(&f.view()).is_empty());
         assert!(!g.withdrawn());
+    }
+
+    #[test]
+    fn a_move_the_declared_rest_of_the_run_cannot_repay_is_refused() {
+        let mut f = Fixture::new(2);
+        let c = f.machine.migration_cost_ps(2) as f64;
+        let gap = (f.machine.latency(NodeId(1), NodeId(0)) - f.machine.latency(NodeId(1), NodeId(1))) as f64 / f.machine.raw.mlp;
+        // Saves a tenth of its cost per window; 30 windows have passed, the target has held
+        // all along: the doubling estimate would expect 30 more and let it through.
+        let per_window = (c / gap / 10.0).ceil() as u16;
+        let counts = [0, per_window];
+        let w = 1_000_000;
+        f.now = 30 * w;
+        let judge = |f: &Fixture| {
+            let mut g = Gate::with(true, 2, Payer::Accessor);
+            for _ in 0..30 {
+                g.note(PageNo(0), NodeId(1));
+            }
+            g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0)
+        };
+        assert_eq!(judge(&f), Verdict::Move);
+        // The program declared its iterations, and five windows are left: it cannot repay.
+        f.remaining = Some(5 * w);
+        assert_eq!(judge(&f), Verdict::Costly);
+        f.remaining = Some(20 * w);
+        assert_eq!(judge(&f), Verdict::Move);
     }
 
     #[test]

@@ -101,6 +101,9 @@ pub struct View<'a> {
     /// charged it (0 where it charges none): the time a payback audit leaves out of the
     /// program's and holds against the moves.
     pub overhead: Ps,
+    /// How much longer the run will last, where the program declared its iterations (the
+    /// mean iteration so far times the iterations left); `None` where the driver cannot know.
+    pub remaining: Option<Ps>,
 }
 
 /// Decides when pages move.
@@ -392,6 +395,8 @@ pub(crate) mod fixture {
         pub done: u64,
         /// The policy's cost so far (`View::overhead`).
         pub overhead: Ps,
+        /// `View::remaining`.
+        pub remaining: Option<Ps>,
     }
 
     impl Fixture {
@@ -406,6 +411,7 @@ pub(crate) mod fixture {
                 now: 0,
                 done: 0,
                 overhead: 0,
+                remaining: None,
             }
         }
 
@@ -428,6 +434,7 @@ pub(crate) mod fixture {
                 queue: &[],
                 done: self.done,
                 overhead: self.overhead,
+                remaining: self.remaining,
             }
         }
     }

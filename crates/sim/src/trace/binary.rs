@@ -612,6 +612,10 @@ impl Workload for BinaryTrace {
         self.iterations.max(self.last_iteration)
     }
 
+    fn declared_iterations(&self) -> Option<u32> {
+        (self.iterations > 0).then_some(self.iterations)
+    }
+
     fn next_epoch(&mut self, epoch: &mut Epoch) -> bool {
         if self.error.is_some() {
             return false;

@@ -42,6 +42,8 @@ pub struct TextTrace {
     header: TraceHeader,
     epochs: VecDeque<Epoch>,
     iterations: u32,
+    /// The `iterations` metadata, if the writer gave it.
+    declared: Option<u32>,
 }
 
 impl TextTrace {
@@ -249,8 +251,8 @@ impl TextTrace {
             h.validate(&|m| SimError::Trace { path: path.clone(), at: format!("line {last}"), message: format!("header: {m}") })?;
         }
         // The metadata value was checked on its line.
-        let iterations = h.meta("iterations").and_then(|v| check_iterations_meta(v).ok()).unwrap_or(last_iteration);
-        Ok(TextTrace { header: h, epochs, iterations })
+        let declared = h.meta("iterations").and_then(|v| check_iterations_meta(v).ok());
+        Ok(TextTrace { header: h, epochs, iterations: declared.unwrap_or(last_iteration), declared })
     }
 }
 
@@ -261,6 +263,10 @@ impl Workload for TextTrace {
 
     fn iterations(&self) -> u32 {
         self.iterations
+    }
+
+    fn declared_iterations(&self) -> Option<u32> {
+        self.declared
     }
 
     fn next_epoch(&mut self, epoch: &mut Epoch) -> bool {
