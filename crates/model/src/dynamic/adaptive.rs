@@ -98,9 +98,8 @@ impl Adaptive {
     fn decide(&mut self, view: &View<'_>) -> (Vec<Action>, usize) {
         let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
         self.last = Some(view.now);
-        let back = self.gate.audit(view);
-        if self.gate.withdrawn() {
-            return (cost::moves_back(back), 0);
+        if let Some(back) = self.gate.audit(view) {
+            return (back, 0);
         }
         let nodes = view.machine.nodes();
         self.gate.begin_window(view, window, 1.0);

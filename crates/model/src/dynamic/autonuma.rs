@@ -115,10 +115,9 @@ impl DynamicPolicy for AutoNuma {
     }
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
-        let back = self.gate.audit(view);
-        if self.gate.withdrawn() {
+        if let Some(actions) = self.gate.audit(view) {
             // Its moves did not pay: no more scanning, hence no more faults.
-            return Timer { actions: cost::moves_back(back), next_period: Some(self.max), ..Timer::default() };
+            return Timer { actions, next_period: Some(self.max), ..Timer::default() };
         }
         let pages = view.homes.len() as u32;
         if self.last_fault.len() != pages as usize {

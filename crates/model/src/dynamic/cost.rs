@@ -78,8 +78,7 @@
 //!   whose counting serves only their moves stop counting: no more interrupts). When the pages
 //!   are worse, it also hands the policy the moves that put every page it moved back where it
 //!   was ([`Gate::audit`]'s result): the placement it measured as faster. That costs what the
-//!   moves cost, once more, and is made whatever the doubling horizon says: that horizon
-//!   expects the run to last only as long again as it has, and the moves back restore a
+//!   moves cost, once more, and is made whatever the horizon says: the moves back restore a
 //!   measured state rather than a modelled one, so their worst case is the moves' own cost
 //!   again.
 //!
@@ -367,18 +366,23 @@ impl Gate {
     /// Measured payback, at one of the policy's decision points (before it judges the
     /// window's moves): folds the time and lines since the previous audit into the baseline
     /// (before the gate's first move) or the record since; withdraws when the moves are not
-    /// paying (module documentation). Returns the moves back, `(page, node)`, that the policy
-    /// should make on withdrawal: every page the gate moved that is not at its old home.
-    pub fn audit(&mut self, view: &View<'_>) -> Vec<(PageNo, NodeId)> {
-        if !self.on || self.payback.withdrawn {
-            return Vec::new();
+    /// paying (module documentation). `None` while the gate stands: the policy decides as
+    /// usual. Once it has withdrawn, `Some` of the moves the policy makes instead of deciding:
+    /// at the withdrawal, every page the gate moved that is not at its old home goes back;
+    /// afterwards, nothing.
+    pub fn audit(&mut self, view: &View<'_>) -> Option<Vec<Action>> {
+        if !self.on {
+            return None;
+        }
+        if self.payback.withdrawn {
+            return Some(Vec::new());
         }
         self.payback.fold(view);
         let p = &mut self.payback;
         let elapsed = view.now.saturating_sub(view.started) as f64;
         let base = p.baseline();
         if !p.moved || base.1 == 0.0 || p.after.1 < base.1 {
-            return Vec::new();
+            return None;
         }
         let (before, with) = (base.0 / base.1, p.after.0 / p.after.1);
         // The pages are worse where the gate put them than where they were, the policy's
@@ -392,22 +396,22 @@ impl Gate {
             // not stay so (rows that drift away from the nodes they were moved to).
             p.proven = true;
             p.after = (0.0, 0.0);
-            return Vec::new();
+            return None;
         }
         p.withdrawn = true;
         if !worse {
             // The pages are no worse where they are; what does not pay is the policy's work.
-            return Vec::new();
+            return Some(Vec::new());
         }
-        let back: Vec<(PageNo, NodeId)> = p
+        let back: Vec<Action> = p
             .origin
             .iter()
             .enumerate()
             .filter(|&(page, &o)| o != u8::MAX && view.homes.get(page).is_some_and(|&h| h != o && (h as usize) < view.machine.nodes()))
-            .map(|(page, &o)| (PageNo(page as u32), NodeId(o)))
+            .map(|(page, &o)| Action::Migrate { page: PageNo(page as u32), to: NodeId(o), reason: "measured payback: moved back" })
             .collect();
         self.refused.undone += back.len() as u64;
-        back
+        Some(back)
     }
 
     /// Judges a proposed move of `page` (at home on `home`) to `to`, with `extra` cost beyond
@@ -458,11 +462,6 @@ impl Gate {
             Verdict::Costly
         }
     }
-}
-
-/// The migrations that move back the pages [`Gate::audit`] returned.
-pub fn moves_back(back: Vec<(PageNo, NodeId)>) -> Vec<Action> {
-    back.into_iter().map(|(page, to)| Action::Migrate { page, to, reason: "measured payback: moved back" }).collect()
 }
 
 /// Each memory controller's utilisation as the view's measured queueing implies it (the M/M/1
@@ -546,7 +545,7 @@ pub fn saving(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, counts: im
 /// passed), at most `tenure` windows.
 pub fn expected_benefit(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, ev: Evidence<'_>, tenure: f64) -> f64 {
     let saved = saving(view, rho, home, to, ev.counts.iter().map(|&c| c as f64), ev.scale, ev.window);
-    let left = view.remaining.map_or_else(|| view.now.saturating_sub(view.started), |r| r) as f64;
+    let left = view.remaining.unwrap_or_else(|| view.now.saturating_sub(view.started)) as f64;
     saved * (left / ev.window.max(1) as f64).min(tenure)
 }
 
@@ -599,7 +598,7 @@ mod tests {
         let mut g = Gate::with(true, 2, Payer::EveryThread);
         f.now = W;
         f.done = LINES;
-        assert!(g.audit(&f.view()).is_empty(), "nothing moved: nothing to judge");
+        assert_eq!(g.audit(&f.view()), None, "nothing moved: nothing to judge");
         let counts = [0, u16::MAX];
         assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Unstable);
         assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
@@ -621,7 +620,8 @@ mod tests {
         let mut f = Fixture::new(2);
         let mut g = moved_after_one_window(&mut f);
         next_window(&mut f, 1.0 + 2.0 * PAYBACK_TOLERANCE);
-        assert_eq!(g.audit(&f.view()), vec![(PageNo(0), NodeId(0))], "the page goes back where it was");
+        let back = vec![Action::Migrate { page: PageNo(0), to: NodeId(0), reason: "measured payback: moved back" }];
+        assert_eq!(g.audit(&f.view()), Some(back), "the page goes back where it was");
         assert!(g.withdrawn());
         assert_eq!(g.refused.undone, 1);
         // Nothing more moves, however good it looks, and nothing is undone twice.
@@ -630,7 +630,7 @@ mod tests {
         assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Withdrawn);
         assert_eq!(g.refused.withdrawn, 1);
         next_window(&mut f, 1.0);
-        assert!(g.audit(&f.view()).is_empty());
+        assert_eq!(g.audit(&f.view()), Some(Vec::new()));
     }
 
     #[test]
@@ -641,9 +641,9 @@ mod tests {
         // tolerance over the run so far.
         assert!((f.machine.migration_cost_ps(2) as f64) < PAYBACK_TOLERANCE * 2.0 * W as f64);
         next_window(&mut f, 1.0);
-        assert!(g.audit(&f.view()).is_empty());
+        assert_eq!(g.audit(&f.view()), None);
         next_window(&mut f, 0.8);
-        assert!(g.audit(&f.view()).is_empty());
+        assert_eq!(g.audit(&f.view()), None);
         assert!(!g.withdrawn());
         assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&[0, u16::MAX], W), 0), Verdict::Unstable, "still judging");
     }
@@ -656,11 +656,11 @@ mod tests {
         f.overhead += f.machine.migration_cost_ps(2);
         f.now += f.machine.migration_cost_ps(2) + W;
         f.done += LINES / 2;
-        assert!(g.audit(&f.view()).is_empty());
+        assert_eq!(g.audit(&f.view()), None);
         assert!(!g.withdrawn());
         f.now += W;
         f.done += LINES / 2;
-        assert_eq!(g.audit(&f.view()).len(), 1);
+        assert_eq!(g.audit(&f.view()).map(|back| back.len()), Some(1));
     }
 
     #[test]
@@ -672,7 +672,7 @@ mod tests {
         f.overhead += W / 10;
         f.now += W / 10 + (W as f64 * 0.99) as Ps;
         f.done += LINES;
-        assert!(g.audit(&f.view()).is_empty(), "the pages stay: they are no worse where they are");
+        assert_eq!(g.audit(&f.view()), Some(Vec::new()), "the pages stay: they are no worse where they are");
         assert!(g.withdrawn());
         assert_eq!(g.refused.undone, 0);
     }
@@ -691,7 +691,7 @@ mod tests {
         assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Probation);
         assert_eq!(g.refused.probation, 1);
         next_window(&mut f, 1.0);
-        assert!(g.audit(&f.view()).is_empty());
+        assert_eq!(g.audit(&f.view()), None);
         assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move, "measured: moves go on");
     }
 
@@ -705,7 +705,7 @@ mod tests {
         assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
         f.homes[0] = 1;
         f.now = 10 * W;
-        assert!(g.audit(&f.view()).is_empty());
+        assert_eq!(g.audit(&f.view()), None);
         assert!(!g.withdrawn());
     }
 

@@ -139,7 +139,7 @@ impl DynamicPolicy for Kernel {
     /// With the gate on, its measured payback is checked at each iteration's barrier (the
     /// interrupts come mid-window); IRIX itself does nothing there.
     fn on_iteration_end(&mut self, view: &View<'_>, _iteration: u32) -> Vec<Action> {
-        cost::moves_back(self.gate.audit(view))
+        self.gate.audit(view).unwrap_or_default()
     }
 
     fn refusals(&self) -> cost::Refusals {

@@ -111,10 +111,9 @@ impl DynamicPolicy for Sampled {
         let nodes = view.machine.nodes();
         // The gate measures its moves at every look, also between the intervals that act:
         // an adaptive interval may last many looks.
-        let back = self.gate.audit(view);
-        if self.gate.withdrawn() {
+        if let Some(actions) = self.gate.audit(view) {
             // Moves back are made at once; the counters (samples) are left as they are.
-            return Timer { actions: cost::moves_back(back), ..Timer::default() };
+            return Timer { actions, ..Timer::default() };
         }
         if self.period.is_none() {
             // Adaptive period: act only once the interval holds enough samples.

@@ -96,10 +96,9 @@ impl DynamicPolicy for Upmlib {
         let inv = self.invocations;
         let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
         self.last = Some(view.now);
-        let back = self.gate.audit(view);
-        if self.gate.withdrawn() {
+        if let Some(back) = self.gate.audit(view) {
             self.active = false;
-            return cost::moves_back(back);
+            return back;
         }
         let held = self.gate.refused;
         self.gate.begin_window(view, window, 1.0);

@@ -112,9 +112,8 @@ impl DynamicPolicy for Wildfire {
     }
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
-        let back = self.gate.audit(view);
-        if self.gate.withdrawn() {
-            return Timer { reset: true, actions: cost::moves_back(back), ..Timer::default() };
+        if let Some(actions) = self.gate.audit(view) {
+            return Timer { reset: true, actions, ..Timer::default() };
         }
         self.tick += 1;
         let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
