@@ -99,41 +99,34 @@ def _which(tool: str) -> str:
     return path
 
 
-def recorder_object(runtime: str) -> Path:
-    """The recording library compiled for `runtime`'s compiler, rebuilt when its source is newer."""
-    cc = str(RUNTIMES[runtime]["cc"])
-    out = RECORDER_DIR / f"recorder-{cc}.o"
+def _compiled_recorder(out: Path, tool: str, flags: list[str], libs: list[str]) -> Path:
+    """The recording library compiled by the compiler `tool` with `flags` into `out`, rebuilt
+    when its source is newer (written to a temporary name and renamed, so concurrent builds
+    never see half)."""
     if not RECORDER_SOURCE.is_file():
         raise RecordError(f"recording library source {RECORDER_SOURCE} missing")
     if out.is_file() and out.stat().st_mtime >= RECORDER_SOURCE.stat().st_mtime:
         return out
     RECORDER_DIR.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(f".{os.getpid()}.o")
-    cmd = [_which(cc), "-O2", "-fPIC", "-fexceptions", "-fno-omit-frame-pointer", "-c", str(RECORDER_SOURCE), "-o", str(tmp)]
+    tmp = out.with_suffix(f".{os.getpid()}{out.suffix}")
+    cmd = [_which(tool), "-O2", "-fPIC", *flags, "-fexceptions", "-fno-omit-frame-pointer", str(RECORDER_SOURCE), "-o", str(tmp), *libs]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RecordError(f"compiling the recording library failed: {' '.join(cmd)}: {r.stderr.strip()[:500]}")
     os.replace(tmp, out)
     return out
+
+
+def recorder_object(runtime: str) -> Path:
+    """The recording library compiled for `runtime`'s compiler, rebuilt when its source is newer."""
+    cc = str(RUNTIMES[runtime]["cc"])
+    return _compiled_recorder(RECORDER_DIR / f"recorder-{cc}.o", cc, ["-c"], [])
 
 
 def recorder_preload() -> Path:
     """The recording library as a shared object for LD_PRELOAD (sampled mode), rebuilt when stale."""
-    out = RECORDER_DIR / "recorder-preload.so"
-    if not RECORDER_SOURCE.is_file():
-        raise RecordError(f"recording library source {RECORDER_SOURCE} missing")
-    if out.is_file() and out.stat().st_mtime >= RECORDER_SOURCE.stat().st_mtime:
-        return out
-    RECORDER_DIR.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(f".{os.getpid()}.so")
-    cc = _which("gcc") if shutil.which("gcc") else _which("clang")
-    cmd = [cc, "-O2", "-fPIC", "-shared", "-fexceptions", "-fno-omit-frame-pointer", str(RECORDER_SOURCE),
-           "-o", str(tmp), "-ldl", "-lpthread"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RecordError(f"compiling the recording library failed: {' '.join(cmd)}: {r.stderr.strip()[:500]}")
-    os.replace(tmp, out)
-    return out
+    tool = "gcc" if shutil.which("gcc") else "clang"
+    return _compiled_recorder(RECORDER_DIR / "recorder-preload.so", tool, ["-shared"], ["-ldl", "-lpthread"])
 
 
 def parse_rate(text: str | float) -> int:

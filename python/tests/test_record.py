@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -60,20 +61,28 @@ def cli(*args: str, env: dict | None = None, check: bool = True) -> subprocess.C
     return r
 
 
-@pytest.fixture(scope="module")
-def build(tmp_path_factory):
-    out = tmp_path_factory.mktemp("record-bin")
+def cached_builds(out: Path, compile_to: Callable[[Path, str, Path], None]) -> Callable[[str, str], Path]:
+    """`get(name, runtime)`: the test program `name` built once per runtime into `out` by
+    `compile_to`, then reused."""
     built: dict[tuple[str, str], Path] = {}
 
     def get(name: str, runtime: str) -> Path:
         if (name, runtime) not in built:
             exe = out / f"{name}-{runtime}"
-            src = next(PROGRAMS.glob(f"{name}.c*"))
-            cli("c++" if src.suffix == ".cpp" else "cc", "--openmp", runtime, "-O2", str(src), "-o", str(exe))
+            compile_to(next(PROGRAMS.glob(f"{name}.c*")), runtime, exe)
             built[(name, runtime)] = exe
         return built[(name, runtime)]
 
     return get
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory):
+    """The test programs built for recording (`numaplace cc` / `c++`)."""
+    def compile_to(src: Path, runtime: str, exe: Path) -> None:
+        cli("c++" if src.suffix == ".cpp" else "cc", "--openmp", runtime, "-O2", str(src), "-o", str(exe))
+
+    return cached_builds(tmp_path_factory.mktemp("record-bin"), compile_to)
 
 
 def run_record(tmp_path: Path, exe: Path, *args: str, threads: int = 2, extra: tuple[str, ...] = (),
@@ -343,17 +352,10 @@ def test_cache_option_parsing():
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory):
     """The test programs built with the plain compiler (no recording library): unmodified binaries."""
-    out = tmp_path_factory.mktemp("record-plain")
-    built: dict[tuple[str, str], Path] = {}
+    def compile_to(src: Path, runtime: str, exe: Path) -> None:
+        subprocess.run([*rec.PLAIN[runtime], str(src), "-o", str(exe)], check=True)
 
-    def get(name: str, runtime: str) -> Path:
-        if (name, runtime) not in built:
-            exe = out / f"{name}-{runtime}"
-            subprocess.run([*rec.PLAIN[runtime], str(PROGRAMS / f"{name}.c"), "-o", str(exe)], check=True)
-            built[(name, runtime)] = exe
-        return built[(name, runtime)]
-
-    return get
+    return cached_builds(tmp_path_factory.mktemp("record-plain"), compile_to)
 
 
 def recording(tmp_path: Path, exe: Path, args: list[str], *, sampled: bool, rate: str = "1") -> tuple[dict, dict]:
