@@ -17,6 +17,7 @@
 pub mod counters;
 pub mod dynamic;
 pub mod error;
+pub mod jobs;
 pub mod pagetable;
 pub mod placement;
 pub mod registry;

@@ -1,0 +1,1 @@
+//! Seed 004's programs at line level.
