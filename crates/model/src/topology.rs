@@ -35,6 +35,10 @@ pub struct RawMachine {
     pub nodes: Vec<RawNode>,
     /// What moving a page costs.
     pub migration: RawMigration,
+    /// Parameters of the line-level protocol engine (seed 004), an optional table the
+    /// page-level engine ignores; parsed and validated by `numaplace_sim::protocol::params`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<toml::Table>,
 }
 
 fn default_counter_bits() -> u32 {
@@ -594,6 +598,7 @@ pub fn host_machine_hmat(nodes: &[HostNode], perf: &[HostPerf], opts: &HostOptio
             })
             .collect(),
         migration: LINUX_MIGRATION,
+        protocol: None,
     };
     Ok(HostMachine { machine: Machine::from_raw(raw, origin)?, notes })
 }

@@ -1,5 +1,20 @@
 //! The line-level, event-driven protocol engine (seed 004): caches, node controllers, a
 //! distributed directory, finite input buffers and proxies.
+//!
+//! * [`program`]: what the engine runs (the `LineProgram` interface); [`programs`]: seed 004's
+//!   programs.
+//! * [`params`]: the machine's `[protocol]` table and a run's options.
+//! * [`engine`]: the engine ([`engine::run`]); [`result`]: what a run reports.
+//!
+//! The message flows, state machines and invariants are documented in `docs/protocol.md`.
 
+pub mod engine;
+pub mod params;
 pub mod program;
 pub mod programs;
+pub mod result;
+pub mod script;
+
+pub use engine::run;
+pub use params::{BufferMode, ProtocolOptions, ProtocolParams, ProxyMode};
+pub use result::ProtocolResult;

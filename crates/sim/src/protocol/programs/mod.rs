@@ -1,1 +1,274 @@
-//! Seed 004's programs at line level.
+//! Seed 004's seven programs at line level, and their registry ([`REGISTRY`], [`build`]).
+//!
+//! * [`ge`]: Gaussian elimination, the pivot row read by every thread.
+//! * [`ocean`]: SPLASH-2 Ocean, contiguous and non-contiguous partitions.
+//! * [`fft`]: SPLASH-2 FFT, the six-step algorithm with blocked transposes.
+//! * [`barnes`]: SPLASH-2 Barnes, a Barnes–Hut octree built under locks and read by all.
+//! * [`fmm`]: SPLASH-2 FMM, a 2-D adaptive quadtree with interaction lists.
+//! * [`water`]: SPLASH-2 Water-Nsquared, pairwise forces under per-molecule locks.
+//!
+//! Every program is written as a sequence of *phases* (the [`Phased`] trait), each ending with
+//! a barrier in every thread; a phase splits, per thread, into small *units* (a row, a body, a
+//! molecule) generated on demand. [`Driver`] turns that into a [`LineProgram`]: it keeps a
+//! cursor per thread and hands out at most [`CHUNK`] operations per `fill`, so a run is never
+//! materialised. The first `init_phases` phases are the initialisation: `EndInit` follows the
+//! barrier that ends them.
+//!
+//! **Compute.** Between accesses a program states `Compute(cycles)`, the instructions it
+//! executes at CPI 1.0 (seed 004 Table 1.1): flops, plus the loads, stores, address arithmetic
+//! and loop overhead around them, estimated per element from each algorithm and documented in
+//! each module. The figures are estimates for an Alpha-like RISC (Table 1.1: "based on DEC
+//! Alpha"): one instruction per flop, per load or store and per branch, plus one or two of index
+//! arithmetic per inner-loop iteration.
+
+pub mod ge;
+
+use super::program::{Addr, LineCtx, LineOp, LineProgram, LineRegion, CHUNK};
+use numaplace_model::registry::{Info, Registry};
+use numaplace_model::spec::{Resolved, Spec};
+use numaplace_model::ModelError;
+
+/// A line-level program's constructor.
+pub type LineBuild = fn(&Resolved, &LineCtx) -> Result<Box<dyn LineProgram>, ModelError>;
+
+/// A line-level program's registry entry.
+pub type LineInfo = Info<LineBuild>;
+
+/// Seed 004 Table 1.3, in the table's order.
+pub const SEED004: &[LineInfo] =
+    &[ge::INFO];
+
+/// Every line-level program, keyed by the name users type.
+pub const REGISTRY: Registry<LineBuild> = Registry { kind: "line-level program", groups: &[SEED004] };
+
+/// Builds the line-level program named by `spec`, returning it with its resolved spec.
+///
+/// # Errors
+/// An unknown name (listing the known ones) or a bad parameter.
+pub fn build(spec: &Spec, ctx: &LineCtx) -> Result<(Box<dyn LineProgram>, Resolved), ModelError> {
+    let (info, resolved) = REGISTRY.resolve(spec)?;
+    let p = (info.build)(&resolved, ctx)?;
+    Ok((p, resolved))
+}
+
+/// A spec error naming the program.
+pub(crate) fn spec_error(program: &str, what: String) -> ModelError {
+    ModelError::Spec(format!("line-level program '{program}': {what}"))
+}
+
+/// A program as phases of per-thread units (see the module doc).
+pub(crate) trait Phased: Send + Sync {
+    fn name(&self) -> &str;
+    fn threads(&self) -> usize;
+    fn regions(&self) -> &[LineRegion];
+    /// How many phases there are; each ends with a barrier.
+    fn phases(&self) -> usize;
+    /// How many of the first phases are the initialisation (`EndInit` follows the barrier that
+    /// ends the last of them; 0: `EndInit` comes first).
+    fn init_phases(&self) -> usize;
+    /// Thread `t`'s number of units in phase `p`.
+    fn units(&self, p: usize, t: usize) -> usize;
+    /// Appends unit `u` of thread `t` in phase `p`: fewer than [`CHUNK`] operations.
+    fn unit(&self, p: usize, t: usize, u: usize, out: &mut Vec<LineOp>);
+}
+
+/// One thread's position in a [`Phased`] program.
+#[derive(Clone, Debug, Default)]
+struct Cursor {
+    phase: usize,
+    unit: usize,
+    /// Units of `phase` (`None` until asked).
+    units: Option<usize>,
+    /// `EndInit` has been stated.
+    ended_init: bool,
+    done: bool,
+    /// Operations generated but not yet handed out (a unit's tail), oldest first, from `head`.
+    carry: Vec<LineOp>,
+    head: usize,
+}
+
+/// Runs a [`Phased`] program as a [`LineProgram`] (see the module doc).
+pub(crate) struct Driver<P: Phased> {
+    pub(crate) prog: P,
+    cursors: Vec<Cursor>,
+    /// The most operations ever carried over between two `fill`s of one thread.
+    pub(crate) max_carry: usize,
+}
+
+impl<P: Phased> Driver<P> {
+    pub(crate) fn new(prog: P) -> Self {
+        let cursors = vec![Cursor::default(); prog.threads()];
+        Driver { prog, cursors, max_carry: 0 }
+    }
+
+    pub(crate) fn boxed(prog: P) -> Box<dyn LineProgram>
+    where
+        P: 'static,
+    {
+        Box::new(Driver::new(prog))
+    }
+
+    /// Generates thread `t`'s next operations into `c.carry` (at least one unless finished).
+    fn advance(prog: &P, t: usize, c: &mut Cursor) {
+        let init = prog.init_phases();
+        if !c.ended_init && init == 0 {
+            c.ended_init = true;
+            c.carry.push(LineOp::EndInit);
+            return;
+        }
+        while !c.done {
+            if c.phase >= prog.phases() {
+                c.done = true;
+                return;
+            }
+            let units = *c.units.get_or_insert_with(|| prog.units(c.phase, t));
+            if c.unit < units {
+                prog.unit(c.phase, t, c.unit, &mut c.carry);
+                c.unit += 1;
+                if !c.carry.is_empty() {
+                    return;
+                }
+                continue;
+            }
+            c.carry.push(LineOp::Barrier);
+            c.phase += 1;
+            c.unit = 0;
+            c.units = None;
+            if c.phase == init && !c.ended_init {
+                c.ended_init = true;
+                c.carry.push(LineOp::EndInit);
+            }
+            return;
+        }
+    }
+}
+
+impl<P: Phased> LineProgram for Driver<P> {
+    fn name(&self) -> &str {
+        self.prog.name()
+    }
+
+    fn threads(&self) -> usize {
+        self.prog.threads()
+    }
+
+    fn regions(&self) -> &[LineRegion] {
+        self.prog.regions()
+    }
+
+    fn fill(&mut self, thread: usize, out: &mut Vec<LineOp>) -> bool {
+        let c = &mut self.cursors[thread];
+        let mut room = CHUNK;
+        loop {
+            let avail = c.carry.len() - c.head;
+            let n = avail.min(room);
+            out.extend_from_slice(&c.carry[c.head..c.head + n]);
+            c.head += n;
+            room -= n;
+            if c.head == c.carry.len() {
+                c.carry.clear();
+                c.head = 0;
+            }
+            if room == 0 || c.done {
+                break;
+            }
+            Self::advance(&self.prog, thread, c);
+        }
+        let left = c.carry.len() - c.head;
+        self.max_carry = self.max_carry.max(left);
+        room < CHUNK
+    }
+}
+
+/// Page-aligned regions laid out back to back from address 0.
+pub(crate) struct Layout {
+    pub(crate) regions: Vec<LineRegion>,
+    page: u64,
+    next: Addr,
+}
+
+impl Layout {
+    pub(crate) fn new(page: u64) -> Self {
+        Layout { regions: Vec::new(), page, next: 0 }
+    }
+
+    /// Adds a region of at least `bytes` bytes (whole pages, at least one) and returns its base.
+    pub(crate) fn alloc(&mut self, name: &str, bytes: u64, proxy: bool) -> Addr {
+        let base = self.next;
+        let bytes = bytes.div_ceil(self.page).max(1) * self.page;
+        self.regions.push(LineRegion { name: name.to_string(), base, bytes, proxy });
+        self.next += bytes;
+        base
+    }
+}
+
+/// Appends one access per line of `[from, to)` bytes (`op` builds it from an address).
+pub(crate) fn lines(out: &mut Vec<LineOp>, line: u64, from: Addr, to: Addr, op: fn(Addr) -> LineOp) {
+    if from >= to {
+        return;
+    }
+    let mut a = from / line * line;
+    while a < to {
+        out.push(op(a));
+        a += line;
+    }
+}
+
+/// Appends `Compute(cycles)` unless `cycles` is 0 (merged into a preceding `Compute`).
+pub(crate) fn compute(out: &mut Vec<LineOp>, cycles: u64) {
+    if cycles == 0 {
+        return;
+    }
+    if let Some(LineOp::Compute(c)) = out.last_mut() {
+        let sum = *c as u64 + cycles;
+        if sum <= u32::MAX as u64 {
+            *c = sum as u32;
+            return;
+        }
+    }
+    out.push(LineOp::Compute(cycles.min(u32::MAX as u64) as u32));
+}
+
+/// The line number of an address.
+pub(crate) fn line_of(a: Addr, line: u64) -> u64 {
+    a / line
+}
+
+#[cfg(test)]
+pub(crate) mod check;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> LineCtx {
+        LineCtx { threads: 2, page_size: 8192, line_size: 64, seed: 1 }
+    }
+
+    #[test]
+    fn unknown_program_lists_known() {
+        let e = build(&Spec::parse("splash-xx").unwrap(), &ctx()).err().unwrap().to_string();
+        assert!(e.starts_with("unknown line-level program 'splash-xx' (known: "), "{e}");
+        for name in REGISTRY.names() {
+            assert!(e.contains(name), "{name} missing from: {e}");
+        }
+    }
+
+    #[test]
+    fn compute_merges_and_skips_zero() {
+        let mut v = Vec::new();
+        compute(&mut v, 0);
+        compute(&mut v, 3);
+        compute(&mut v, 4);
+        v.push(LineOp::Read(0));
+        compute(&mut v, 1);
+        assert_eq!(v, vec![LineOp::Compute(7), LineOp::Read(0), LineOp::Compute(1)]);
+    }
+
+    #[test]
+    fn lines_cover_partial_lines() {
+        let mut v = Vec::new();
+        lines(&mut v, 64, 60, 130, LineOp::Read);
+        assert_eq!(v, vec![LineOp::Read(0), LineOp::Read(64), LineOp::Read(128)]);
+    }
+}

@@ -46,14 +46,21 @@ pub const FLOPS_PER_ELEMENT: f64 = 2.0;
 
 const SCHEDULES: &[&str] = &["block", "cyclic"];
 
+/// The matrix order, shared with the line-level GE ([`crate::protocol::programs::ge`]).
+pub const N_PARAM: ParamDecl =
+    ParamDecl { name: "n", kind: ParamKind::UINT, default: "512", doc: "matrix order (seed 004 Table 1.3: 512 x 512)" };
+
+/// The row assignment, shared with the line-level GE.
+pub const SCHEDULE_PARAM: ParamDecl = ParamDecl {
+    name: "schedule",
+    kind: ParamKind::Choice(SCHEDULES),
+    default: "block",
+    doc: "row assignment: active rows re-divided in blocks every step, or rows dealt cyclically",
+};
+
 const PARAMS: &[ParamDecl] = &[
-    ParamDecl { name: "n", kind: ParamKind::UINT, default: "512", doc: "matrix order (seed 004 Table 1.3: 512 x 512)" },
-    ParamDecl {
-        name: "schedule",
-        kind: ParamKind::Choice(SCHEDULES),
-        default: "block",
-        doc: "row assignment: active rows re-divided in blocks every step, or rows dealt cyclically",
-    },
+    N_PARAM,
+    SCHEDULE_PARAM,
     ParamDecl {
         name: "think_ns",
         kind: ParamKind::Float { min: 0.0, max: 1e9 },
@@ -70,13 +77,41 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     build,
 };
 
-fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
+/// The matrix order `n` of `r`, checked; the error names `workload`.
+pub fn order(workload: &str, r: &Resolved) -> Result<u64, ModelError> {
     let n = r.uint("n");
     if !(2..=1 << 20).contains(&n) {
-        return Err(spec_error(NAME, format!("n={n}: expected 2..{}", 1u64 << 20)));
+        return Err(spec_error(workload, format!("n={n}: expected 2..{}", 1u64 << 20)));
     }
+    Ok(n)
+}
+
+/// The regions of an `n × n` matrix (one, `a`), laid out from page 0.
+pub fn matrix_layout(workload: &str, n: u64, page_size: u64) -> Result<Vec<Region>, ModelError> {
+    layout(workload, &[("a", pages_for(n * n * ELEM, page_size))])
+}
+
+/// The rows of `from .. n` that thread `t` of `threads` updates, as contiguous runs: a block of
+/// the active rows, re-divided every step, or (`cyclic`) row `i` when `i mod threads == t`.
+pub fn assigned_rows(n: u64, threads: usize, cyclic: bool, from: u64, t: usize) -> Vec<(u64, u64)> {
+    let (p, t) = (threads as u64, t as u64);
+    if cyclic {
+        let first = from + (t + p - from % p) % p;
+        (first..n).step_by(p as usize).map(|i| (i, i + 1)).collect()
+    } else {
+        let (lo, hi) = block_range(n - from, p, t);
+        if lo < hi {
+            vec![(from + lo, from + hi)]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
+    let n = order(NAME, r)?;
     let (think_ns, resolved) = resolve_think(r, ctx, FLOPS_PER_ELEMENT);
-    let regions = layout(NAME, &[("a", pages_for(n * n * ELEM, ctx.page_size))])?;
+    let regions = matrix_layout(NAME, n, ctx.page_size)?;
     Ok(Box::new(Ge {
         a: Array2 { base: regions[0].first_page as u64 * ctx.page_size, rows: n, cols: n },
         regions,
@@ -104,18 +139,7 @@ struct Ge {
 impl Ge {
     /// The rows of `from .. n` that thread `t` updates, as contiguous runs.
     fn rows(&self, from: u64, t: usize) -> Vec<(u64, u64)> {
-        let (n, p, t) = (self.a.rows, self.ctx.threads as u64, t as u64);
-        if self.cyclic {
-            let first = from + (t + p - from % p) % p;
-            (first..n).step_by(p as usize).map(|i| (i, i + 1)).collect()
-        } else {
-            let (lo, hi) = block_range(n - from, p, t);
-            if lo < hi {
-                vec![(from + lo, from + hi)]
-            } else {
-                Vec::new()
-            }
-        }
+        assigned_rows(self.a.rows, self.ctx.threads, self.cyclic, from, t)
     }
 }
 

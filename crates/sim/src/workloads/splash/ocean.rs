@@ -70,26 +70,36 @@ use numaplace_model::{ModelError, Region};
 /// Flops per element fetched over a time step at the default `cycles` and `sweeps`.
 pub const FLOPS_PER_ELEMENT: f64 = 2.0;
 
+/// The grid size, shared with the line-level Ocean ([`crate::protocol::programs::ocean`]).
+pub const N_PARAM: ParamDecl = ParamDecl {
+    name: "n",
+    kind: ParamKind::UINT,
+    default: "258",
+    doc: "grid points per side, boundary included; (power of 2) + 2 (seed 004 Table 1.3: 258 x 258)",
+};
+
+/// V-cycles per solve, shared with the line-level Ocean.
+pub const CYCLES_PARAM: ParamDecl =
+    ParamDecl { name: "cycles", kind: ParamKind::REPEATS, default: "2", doc: "multigrid V-cycles per elliptic solve" };
+
+/// Relaxation iterations per level visit, shared with the line-level Ocean.
+pub const SWEEPS_PARAM: ParamDecl = ParamDecl {
+    name: "sweeps",
+    kind: ParamKind::REPEATS,
+    default: "2",
+    doc: "red-black relaxation iterations per level visit",
+};
+
 const PARAMS: &[ParamDecl] = &[
-    ParamDecl {
-        name: "n",
-        kind: ParamKind::UINT,
-        default: "258",
-        doc: "grid points per side, boundary included; (power of 2) + 2 (seed 004 Table 1.3: 258 x 258)",
-    },
+    N_PARAM,
     ParamDecl {
         name: "steps",
         kind: ParamKind::ITERATIONS,
         default: "6",
         doc: "time steps (SPLASH-2's default run: two days of 8-hour steps)",
     },
-    ParamDecl { name: "cycles", kind: ParamKind::REPEATS, default: "2", doc: "multigrid V-cycles per elliptic solve" },
-    ParamDecl {
-        name: "sweeps",
-        kind: ParamKind::REPEATS,
-        default: "2",
-        doc: "red-black relaxation iterations per level visit",
-    },
+    CYCLES_PARAM,
+    SWEEPS_PARAM,
     ParamDecl {
         name: "think_ns",
         kind: ParamKind::Float { min: 0.0, max: 1e9 },
@@ -115,28 +125,28 @@ pub const NONCONTIG: WorkloadInfo = WorkloadInfo {
 };
 
 /// The full-size grids, in region order; then the two multigrid fields.
-const GRIDS: [&str; 15] = [
+pub const GRIDS: [&str; 15] = [
     "psi1", "psi3", "psim1", "psim3", "work1_1", "work1_3", "work5_1", "work5_3", "work7_1", "work7_3", "tauz", "ga", "gb",
     "oldga", "oldgb",
 ];
-const PSI1: usize = 0;
-const PSI3: usize = 1;
-const PSIM1: usize = 2;
-const PSIM3: usize = 3;
-const WORK1_1: usize = 4;
-const WORK1_3: usize = 5;
-const WORK5_1: usize = 6;
-const WORK5_3: usize = 7;
-const WORK7_1: usize = 8;
-const WORK7_3: usize = 9;
-const TAUZ: usize = 10;
-const GA: usize = 11;
-const GB: usize = 12;
-const OLDGA: usize = 13;
-const OLDGB: usize = 14;
-const Q: usize = 15;
-const RHS: usize = 16;
-const FIELDS: usize = 17;
+pub const PSI1: usize = 0;
+pub const PSI3: usize = 1;
+pub const PSIM1: usize = 2;
+pub const PSIM3: usize = 3;
+pub const WORK1_1: usize = 4;
+pub const WORK1_3: usize = 5;
+pub const WORK5_1: usize = 6;
+pub const WORK5_3: usize = 7;
+pub const WORK7_1: usize = 8;
+pub const WORK7_3: usize = 9;
+pub const TAUZ: usize = 10;
+pub const GA: usize = 11;
+pub const GB: usize = 12;
+pub const OLDGA: usize = 13;
+pub const OLDGB: usize = 14;
+pub const Q: usize = 15;
+pub const RHS: usize = 16;
+pub const FIELDS: usize = 17;
 
 fn build_contig(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
     build(r, ctx, true)
@@ -148,11 +158,11 @@ fn build_noncontig(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>,
 
 /// The process grid and the multigrid levels.
 #[derive(Clone, Debug)]
-struct Decomp {
-    px: u64,
-    py: u64,
+pub struct Decomp {
+    pub px: u64,
+    pub py: u64,
     /// Interior points per side of each level, finest first.
-    sides: Vec<u64>,
+    pub sides: Vec<u64>,
 }
 
 impl Decomp {
@@ -180,20 +190,20 @@ impl Decomp {
     }
 
     /// Rows and columns `[lo, hi)` of thread `t`'s block at level `k`, in interior coordinates.
-    fn block(&self, k: usize, t: usize) -> ((u64, u64), (u64, u64)) {
+    pub fn block(&self, k: usize, t: usize) -> ((u64, u64), (u64, u64)) {
         let (prow, pcol) = (t as u64 / self.px, t as u64 % self.px);
         (block_range(self.sides[k], self.py, prow), block_range(self.sides[k], self.px, pcol))
     }
 
-    fn thread(&self, prow: u64, pcol: u64) -> usize {
+    pub fn thread(&self, prow: u64, pcol: u64) -> usize {
         (prow * self.px + pcol) as usize
     }
 }
 
 /// Where one field lives: per level, one array per thread (contig) or one array (non-contig).
 #[derive(Clone, Debug)]
-struct Field {
-    levels: Vec<Vec<Array2>>,
+pub struct Field {
+    pub levels: Vec<Vec<Array2>>,
 }
 
 /// Lays out a field of `levels` levels from page `first_page`; returns it and its pages.
@@ -226,7 +236,7 @@ fn place(d: &Decomp, contig: bool, levels: usize, threads: usize, first_page: u6
 
 /// How an epoch uses one grid at one level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Role {
+pub enum Role {
     Read,
     Write,
     /// Read, with a halo of one point all round (a stencil input).
@@ -236,14 +246,14 @@ enum Role {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Operand {
-    field: usize,
-    level: usize,
-    role: Role,
+pub struct Operand {
+    pub field: usize,
+    pub level: usize,
+    pub role: Role,
 }
 
 #[derive(Clone, Debug)]
-enum Task {
+pub enum Task {
     /// One loop nest over each thread's partition.
     Sweep { phase: &'static str, ops: Vec<Operand> },
     /// Ghost-cell refresh of these (field, level)s (contig only).
@@ -252,7 +262,7 @@ enum Task {
 
 /// Builds the epochs of one time step (see the module doc), tracking which grids' ghost cells
 /// are stale so that the contiguous layout exchanges exactly before the stencils that need it.
-struct Planner {
+pub struct Planner {
     contig: bool,
     levels: usize,
     fresh: Vec<bool>,
@@ -293,7 +303,7 @@ impl Planner {
         }
     }
 
-    fn step(contig: bool, levels: usize, cycles: u64, sweeps: u64) -> Vec<Task> {
+    pub fn step(contig: bool, levels: usize, cycles: u64, sweeps: u64) -> Vec<Task> {
         use Role::*;
         let mut p = Planner { contig, levels, fresh: vec![false; FIELDS * levels], tasks: Vec::new() };
         p.sweep(
@@ -350,53 +360,42 @@ impl Planner {
     }
 }
 
-fn build(r: &Resolved, ctx: &WorkloadCtx, contig: bool) -> Result<Box<dyn Workload>, ModelError> {
-    let name = if contig { CONTIG.name } else { NONCONTIG.name };
-    let d = Decomp::new(name, r.uint("n"), ctx.threads as u64)?;
-    let (think_ns, resolved) = resolve_think(r, ctx, FLOPS_PER_ELEMENT);
-    let levels = |f: usize| if f >= Q { d.sides.len() } else { 1 };
-    let names: Vec<&str> = GRIDS.iter().copied().chain(["q_multi", "rhs_multi"]).collect();
-    let spec: Vec<(&str, u64)> =
-        (0..FIELDS).map(|f| (names[f], place(&d, contig, levels(f), ctx.threads, 0, ctx.page_size).1)).collect();
-    let regions = layout(name, &spec)?;
-    let fields = (0..FIELDS)
-        .map(|f| place(&d, contig, levels(f), ctx.threads, regions[f].first_page as u64, ctx.page_size).0)
-        .collect();
-    Ok(Box::new(Ocean {
-        regions,
-        fields,
-        plan: Planner::step(contig, d.sides.len(), r.uint("cycles"), r.uint("sweeps")),
-        d,
-        contig,
-        steps: r.uint("steps") as u32,
-        think_ns,
-        geo: Geometry::new(ctx),
-        ctx: *ctx,
-        next: (first_iteration(ctx.init), 0),
-        resolved,
-    }))
+/// The names of the fields, in region order: [`GRIDS`], then `q_multi` and `rhs_multi`.
+pub fn field_names() -> Vec<&'static str> {
+    GRIDS.iter().copied().chain(["q_multi", "rhs_multi"]).collect()
 }
 
-struct Ocean {
-    regions: Vec<Region>,
-    fields: Vec<Field>,
-    /// The epochs of one time step (descriptions, not transactions).
-    plan: Vec<Task>,
-    d: Decomp,
-    contig: bool,
-    steps: u32,
-    think_ns: f64,
-    geo: Geometry,
-    ctx: WorkloadCtx,
-    /// The next epoch: (time step, index in `plan`); step 0 is the initialisation.
-    next: (u32, usize),
-    resolved: Resolved,
+/// Where every field of one Ocean layout lives, and who owns what: shared by the page-level
+/// workloads here and the line-level programs of [`crate::protocol::programs::ocean`].
+#[derive(Clone, Debug)]
+pub struct OceanLayout {
+    pub regions: Vec<Region>,
+    pub fields: Vec<Field>,
+    pub d: Decomp,
+    pub contig: bool,
 }
 
-impl Ocean {
+impl OceanLayout {
+    /// Lays out every field of an `n × n` ocean for `threads` threads from page 0.
+    ///
+    /// # Errors
+    /// A bad `n` for this many threads, naming `name`.
+    pub fn new(name: &str, n: u64, threads: usize, page_size: u64, contig: bool) -> Result<OceanLayout, ModelError> {
+        let d = Decomp::new(name, n, threads as u64)?;
+        let levels = |f: usize| if f >= Q { d.sides.len() } else { 1 };
+        let names = field_names();
+        let spec: Vec<(&str, u64)> =
+            (0..FIELDS).map(|f| (names[f], place(&d, contig, levels(f), threads, 0, page_size).1)).collect();
+        let regions = layout(name, &spec)?;
+        let fields = (0..FIELDS)
+            .map(|f| place(&d, contig, levels(f), threads, regions[f].first_page as u64, page_size).0)
+            .collect();
+        Ok(OceanLayout { regions, fields, d, contig })
+    }
+
     /// Thread `t`'s partition of field `f` at level `k`: its array and interior rows and
     /// columns in that array's coordinates.
-    fn part(&self, f: usize, k: usize, t: usize) -> (Array2, (u64, u64), (u64, u64)) {
+    pub fn part(&self, f: usize, k: usize, t: usize) -> (Array2, (u64, u64), (u64, u64)) {
         let arrays = &self.fields[f].levels[k];
         if self.contig {
             let a = arrays[t];
@@ -407,7 +406,8 @@ impl Ocean {
         }
     }
 
-    fn touch(&self, o: &Operand, t: usize) -> Touch {
+    /// The rectangle operand `o` covers for thread `t` (halo included), rows written marked.
+    pub fn touch(&self, o: &Operand, t: usize) -> Touch {
         let (a, rows, cols) = self.part(o.field, o.level, t);
         match o.role {
             Role::Read => Touch::read(a, rows, cols),
@@ -418,7 +418,7 @@ impl Ocean {
     }
 
     /// What thread `t` initialises: its partition of every field at every level.
-    fn owned(&self, t: usize) -> Vec<Touch> {
+    pub fn owned(&self, t: usize) -> Vec<Touch> {
         let mut v = Vec::new();
         for (f, field) in self.fields.iter().enumerate() {
             for k in 0..field.levels.len() {
@@ -436,11 +436,12 @@ impl Ocean {
         v
     }
 
-    /// Thread `t`'s ghost-cell refresh of field `f` at level `k`: for each neighbour, its
-    /// border row, column or corner read and the matching ghost cells written.
-    fn exchange(&self, f: usize, k: usize, t: usize, out: &mut Vec<Txn>) {
+    /// Thread `t`'s ghost-cell refresh of field `f` at level `k` (contiguous layout): for each
+    /// neighbour, its border row, column or corner read and the matching ghost cells written.
+    pub fn exchange(&self, f: usize, k: usize, t: usize) -> Vec<(Touch, Touch)> {
         let (prow, pcol) = (t as u64 / self.d.px, t as u64 % self.d.px);
         let own = self.fields[f].levels[k][t];
+        let mut v = Vec::new();
         for dr in [-1i64, 0, 1] {
             for dc in [-1i64, 0, 1] {
                 let (nr, nc) = (prow as i64 + dr, pcol as i64 + dc);
@@ -461,15 +462,53 @@ impl Ocean {
                 };
                 let read = Touch::read(src, edge(dr, src.rows), edge(dc, src.cols));
                 let write = Touch::write(own, ghost(dr, own.rows), ghost(dc, own.cols));
-                sweep(out, &self.geo, &[read, write]);
+                v.push((read, write));
             }
+        }
+        v
+    }
+}
+
+fn build(r: &Resolved, ctx: &WorkloadCtx, contig: bool) -> Result<Box<dyn Workload>, ModelError> {
+    let name = if contig { CONTIG.name } else { NONCONTIG.name };
+    let lay = OceanLayout::new(name, r.uint("n"), ctx.threads, ctx.page_size, contig)?;
+    let (think_ns, resolved) = resolve_think(r, ctx, FLOPS_PER_ELEMENT);
+    Ok(Box::new(Ocean {
+        plan: Planner::step(contig, lay.d.sides.len(), r.uint("cycles"), r.uint("sweeps")),
+        lay,
+        steps: r.uint("steps") as u32,
+        think_ns,
+        geo: Geometry::new(ctx),
+        ctx: *ctx,
+        next: (first_iteration(ctx.init), 0),
+        resolved,
+    }))
+}
+
+struct Ocean {
+    lay: OceanLayout,
+    /// The epochs of one time step (descriptions, not transactions).
+    plan: Vec<Task>,
+    steps: u32,
+    think_ns: f64,
+    geo: Geometry,
+    ctx: WorkloadCtx,
+    /// The next epoch: (time step, index in `plan`); step 0 is the initialisation.
+    next: (u32, usize),
+    resolved: Resolved,
+}
+
+impl Ocean {
+    fn exchange(&self, f: usize, k: usize, t: usize, out: &mut Vec<Txn>) {
+        for (read, write) in self.lay.exchange(f, k, t) {
+            sweep(out, &self.geo, &[read, write]);
         }
     }
 }
 
 impl Workload for Ocean {
     fn regions(&self) -> &[Region] {
-        &self.regions
+        &self.lay.regions
     }
 
     fn iterations(&self) -> u32 {
@@ -487,7 +526,7 @@ impl Workload for Ocean {
         }
         if step == 0 {
             self.next = (1, 0);
-            init_epoch(epoch, &self.ctx, &self.geo, self.think_ns, |t| self.owned(t));
+            init_epoch(epoch, &self.ctx, &self.geo, self.think_ns, |t| self.lay.owned(t));
             return true;
         }
         self.next = if i + 1 == self.plan.len() { (step + 1, 0) } else { (step, i + 1) };
@@ -502,7 +541,7 @@ impl Workload for Ocean {
             work.think_ns = self.think_ns;
             match task {
                 Task::Sweep { ops, .. } => {
-                    let touches: Vec<Touch> = ops.iter().map(|o| self.touch(o, t)).collect();
+                    let touches: Vec<Touch> = ops.iter().map(|o| self.lay.touch(o, t)).collect();
                     sweep(&mut work.txns, &self.geo, &touches);
                 }
                 Task::Exchange(grids) => {
