@@ -448,11 +448,17 @@ def trace_export(
     init: str = "parallel",
     text: bool = False,
     problem_class: str | None = None,
+    engine: str = "auto",
 ) -> None:
     """Writes ``workload`` as it would run on ``machine`` to the trace file ``out`` (binary,
-    or the text form if ``text``). Replaying it gives the same results as the workload."""
+    or the text form if ``text``). Replaying it gives the same results as the workload. On the
+    protocol engine (``engine``, or a machine whose engine it is) the workload is a line-level
+    program and the trace is a line-level one (format version 2, binary only)."""
     check_text("out", out)
-    given = dict(machine=machine, workload=workload, threads=threads, seed=seed, binding=binding, init=init, problem_class=problem_class)
+    given = dict(
+        machine=machine, workload=workload, threads=threads, seed=seed, binding=binding, init=init, problem_class=problem_class,
+        engine=engine,
+    )  # fmt: skip
     request = request_json("trace_export", given, {})
     # Checked before the workload is built, so a bad path costs nothing; the Rust writer
     # follows the same rule (sim::output: links followed, devices written through).
@@ -461,7 +467,9 @@ def trace_export(
 
 
 def trace_info(path: str) -> dict[str, Any]:
-    """A summary of a trace file: header, regions, epochs, records, transactions per phase."""
+    """A summary of a trace file: header, regions, epochs, records, transactions per phase; of
+    a line-level trace (``format`` = ``"line"``): regions, operations, reads, writes, compute
+    cycles, barriers and locks."""
     check_text("path", path)
     return json.loads(_native.trace_info(path))
 

@@ -176,8 +176,27 @@ def _decided(r) -> str:  # noqa: ANN001 - a numaplace.Result
     return f"; acted at {r.policy_decisions_acted:,} of {r.policy_decision_points:,} decision points{held}"
 
 
+def _protocol_summary(r) -> str:  # noqa: ANN001 - a numaplace.Result of the protocol engine
+    c = r.config
+    lines = [
+        f"machine       {c['machine']} ({c['threads']} nodes), protocol engine",
+        f"workload      {c['workload']}",
+        f"placement     {c['placement']}; proxies {c['proxies']}; buffers {c['buffers']}, seed {c['seed']}",
+        f"time          {_fmt_ms(r.ns)} ({r.cycles:,} cycles)",
+        f"accesses      {r.line_accesses:,}; FLC miss rate {r.flc_miss_rate:.1%}, SLC miss rate {r.slc_miss_rate:.1%}",
+        f"messages      {r.messages:,}; bounces {r.bounces:,}; proxy reads {r.proxy_reads:,} ({r.requests_combined:,} combined)",
+        f"remote reads  {r.remote_reads:,}, response mean {r.remote_read_mean_cycles:,.0f} cycles"
+        f" (p50 {r.remote_read_p50_cycles:,}, p99 {r.remote_read_p99_cycles:,})",
+        f"input queues  {r.queue_cycles_mean:,.1f} cycles mean wait, length mean {r.queue_len_mean:.2f}, max {r.queue_len_max}",
+        f"controllers   utilisation mean {r.ctrl_util_mean:.1%}, max {r.ctrl_util_max:.1%}",
+    ]
+    return "\n".join(lines)
+
+
 def _summary(r) -> str:  # noqa: ANN001 - a numaplace.Result
     c = r.config
+    if c.get("engine") == "protocol":
+        return _protocol_summary(r)
     spec = c["machine_spec"]
     nodes = len(spec["nodes"])
     per_iter = r.total_time_ns / r.iterations if r.iterations else 0.0
@@ -241,11 +260,14 @@ def cmd_trace_export(args: argparse.Namespace) -> None:
 
     from numaplace.outfile import destination
 
-    numaplace.trace_export(args.out, workload=args.workload, text=args.text, **_run_kwargs(args, SHAPE_OPTIONS))
+    numaplace.trace_export(args.out, workload=args.workload, text=args.text, **_run_kwargs(args, EXPORT_OPTIONS))
     if destination(args.out, "--out")[1]:  # a device or FIFO: nothing to read back
         print(f"wrote {_shown(args.out)}")
         return
     i = numaplace.trace_info(args.out)
+    if i["format"] == "line":
+        print(f"wrote {args.out}: {i['operations']:,} operations ({i['reads']:,} reads, {i['writes']:,} writes), {i['barriers']:,} barriers")
+        return
     print(f"wrote {args.out}: {i['epochs']:,} epochs, {i['records']:,} records, {i['transactions']:,} transactions")
 
 
@@ -258,6 +280,15 @@ def cmd_trace_info(args: argparse.Namespace) -> None:
         return
     print(f"format        {i['format']}, page size {i['page_size']}, line size {i['line_size']}")
     print(f"threads       {i['threads']}")
+    if i["format"] == "line":
+        for k, v in i["meta"]:
+            print(f"meta          {k} = {v}")
+        print(f"operations    {i['operations']:,}: {i['reads']:,} reads, {i['writes']:,} writes, {i['locks']:,} locks")
+        print(f"compute       {i['compute_cycles']:,} cycles; {i['barriers']:,} barriers")
+        print()
+        rows = [[n, f"{b:#x}", f"{size:,}", "yes" if proxy else ""] for n, b, size, proxy in i["regions"]]
+        _print_table(rows, ["region", "base", "bytes", "proxied"])
+        return
     print(f"footprint     {i['pages']:,} pages ({i['pages'] * i['page_size'] / 2**20:,.1f} MiB)")
     for k, v in i["meta"]:
         print(f"meta          {k} = {v}")
@@ -459,6 +490,8 @@ def cmd_report(args: argparse.Namespace) -> None:
 
 #: The run options that that shape a workload without running it (``trace export``, ``workload show``).
 SHAPE_OPTIONS = ("machine", "class", "threads", "init", "binding", "seed")
+#: ``trace export``'s: a workload's shape, and the engine (a line-level program's trace).
+EXPORT_OPTIONS = (*SHAPE_OPTIONS, "engine")
 
 
 def add_run_options(parser: argparse.ArgumentParser, names: Sequence[str]) -> None:
@@ -559,7 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("trace", help="write or summarise trace files")
     tsub = s.add_subparsers(dest="trace_command", metavar="SUBCOMMAND", parser_class=_Parser, required=True)
     t = tsub.add_parser("export", help="write a workload as a trace file")
-    add_run_options(t, SHAPE_OPTIONS)
+    add_run_options(t, EXPORT_OPTIONS)
     t.add_argument("--workload", required=True, help="NAME[:key=value,...]")
     t.add_argument("--out", required=True, help="the trace file to write")
     t.add_argument("--text", action="store_true", help="write the text form (for small cases)")

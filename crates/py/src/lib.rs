@@ -75,6 +75,7 @@ fn run_options() -> String {
                 "doc": o.doc,
                 "input": o.input,
                 "python": o.python.unwrap_or(o.name),
+                "applies": o.applies.iter().map(|k| k.name()).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -117,12 +118,12 @@ fn simulate(py: Python<'_>, request_json: &str, progress: Option<PyObject>, peri
             last = std::time::Instant::now();
             keep_going
         };
-        let run = numaplace_sim::run::run_observed(&cfg, &mut observer)?;
+        let run = numaplace_sim::run::run_any_observed(&cfg, &mut observer)?;
         // The run returns its decisions; where they go is the request's `decisions` output.
-        if let (Some(path), Some(d)) = (&cfg.decisions, &run.decisions) {
+        if let (Some(path), numaplace_sim::run::Outcome::Page(numaplace_sim::run::Run { decisions: Some(d), .. })) = (&cfg.decisions, &run) {
             numaplace_sim::run::write_decisions(std::path::Path::new(path), d)?;
         }
-        Ok::<_, SimError>(run.result)
+        Ok::<_, SimError>(run)
     });
     if let Some(e) = pending {
         return Err(e);
@@ -145,7 +146,12 @@ fn trace_export(py: Python<'_>, request_json: &str, out: String, text: bool) -> 
 /// Summarises a trace file, as JSON.
 #[pyfunction]
 fn trace_info(py: Python<'_>, path: String) -> PyResult<String> {
-    let i = py.allow_threads(|| numaplace_sim::trace::info(std::path::Path::new(&path))).map_err(to_py)?;
+    let p = std::path::Path::new(&path);
+    if numaplace_sim::trace::line::version_of(p) == Some(numaplace_sim::trace::line::VERSION_LINE) {
+        let i = py.allow_threads(|| numaplace_sim::trace::line::info(p)).map_err(to_py)?;
+        return Ok(serde_json::to_string(&i).expect("serialise"));
+    }
+    let i = py.allow_threads(|| numaplace_sim::trace::info(p)).map_err(to_py)?;
     Ok(serde_json::to_string(&i).expect("serialise"))
 }
 

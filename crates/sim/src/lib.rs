@@ -11,6 +11,8 @@
 //! * [`request`]: the run request, every option declared once; [`run`]: configuration → result; [`bench`]: the speed and footprint benchmarks.
 //! * [`output`]: the one rule every written file follows (temporary and rename, links
 //!   followed, devices written through, directories refused).
+//! * [`protocol`]: the line-level protocol engine (seed 004) and its programs; [`linerun`]: a
+//!   run of it from a run configuration.
 //! * [`trace`]: the trace format (writer, streaming reader, text form); [`inspect`]: a
 //!   workload's shape without timing it.
 
@@ -21,6 +23,7 @@ pub mod engine;
 pub mod error;
 pub mod hotloop;
 pub mod inspect;
+pub mod linerun;
 pub mod oracle;
 pub mod output;
 pub mod presets;

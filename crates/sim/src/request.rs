@@ -32,6 +32,32 @@ pub enum OptKind {
     Name { what: &'static str, names: &'static [&'static str] },
 }
 
+/// What a run simulates, and so which options it takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunKind {
+    /// One program on the page-level engine (the default engine).
+    Page,
+    /// One line-level program on the protocol engine (seed 004; docs/protocol.md).
+    Protocol,
+}
+
+impl RunKind {
+    /// The `engine` option's names for each kind.
+    pub const ENGINES: &'static [&'static str] = &["auto", "page", "protocol"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RunKind::Page => "page",
+            RunKind::Protocol => "protocol",
+        }
+    }
+}
+
+/// Every kind of run.
+pub const ALL: &[RunKind] = &[RunKind::Page, RunKind::Protocol];
+const PAGE: &[RunKind] = &[RunKind::Page];
+const PROTOCOL: &[RunKind] = &[RunKind::Protocol];
+
 /// One option of a run.
 #[derive(Clone, Copy, Debug)]
 pub struct RunOption {
@@ -44,6 +70,8 @@ pub struct RunOption {
     pub input: bool,
     /// The keyword `numaplace.simulate` takes it as, where the name is a Python keyword.
     pub python: Option<&'static str>,
+    /// The kinds of run that take it: giving it to another kind is an error naming both.
+    pub applies: &'static [RunKind],
 }
 
 /// Default interleaving quantum, ns: long enough that the per-quantum work (a timing solve) is
@@ -59,6 +87,16 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "a preset name (numaplace machines) or a machine TOML file",
         input: true,
         python: None,
+        applies: ALL,
+    },
+    RunOption {
+        name: "engine",
+        kind: OptKind::Name { what: "engine", names: RunKind::ENGINES },
+        default: Some("auto"),
+        doc: "page (page-level: transactions per page and epoch) or protocol (line-level: caches, coherence messages, buffers, proxies; docs/protocol.md); auto: the machine's (protocol where it has a [protocol] table)",
+        input: true,
+        python: None,
+        applies: ALL,
     },
     RunOption {
         name: "workload",
@@ -67,6 +105,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "NAME[:key=value,...] (numaplace workloads); trace:file=PATH replays a trace",
         input: true,
         python: None,
+        applies: ALL,
     },
     RunOption {
         name: "class",
@@ -75,6 +114,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "problem class of a kernel (S, W, A, B), added to the workload's spec",
         input: true,
         python: Some("problem_class"),
+        applies: PAGE,
     },
     RunOption {
         name: "threads",
@@ -83,6 +123,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "threads, one per CPU (a trace's own count when the workload is a trace)",
         input: true,
         python: None,
+        applies: ALL,
     },
     RunOption {
         name: "placement",
@@ -91,6 +132,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "NAME[:key=value,...] (numaplace placements)",
         input: true,
         python: None,
+        applies: ALL,
     },
     RunOption {
         name: "init",
@@ -99,6 +141,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "who touches the data first: every thread its own part, thread 0 all of it, or nobody",
         input: true,
         python: None,
+        applies: PAGE,
     },
     RunOption {
         name: "dynamic",
@@ -107,6 +150,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "a dynamic policy NAME[:key=value,...] (numaplace policies), or none",
         input: true,
         python: None,
+        applies: PAGE,
     },
     RunOption {
         name: "binding",
@@ -115,6 +159,25 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "threads over nodes: spread round the nodes, or compact (fill a node first)",
         input: true,
         python: None,
+        applies: PAGE,
+    },
+    RunOption {
+        name: "proxies",
+        kind: OptKind::Name { what: "proxy mode", names: &crate::protocol::params::ProxyMode::NAMES },
+        default: Some("none"),
+        doc: "remote reads through proxy nodes (seed 004): none, basic (the regions the program marks) or reactive (a read bounced by a full buffer)",
+        input: true,
+        python: None,
+        applies: PROTOCOL,
+    },
+    RunOption {
+        name: "buffers",
+        kind: OptKind::Name { what: "buffer mode", names: &crate::protocol::params::BufferMode::NAMES },
+        default: Some("infinite"),
+        doc: "node controllers' input buffers: infinite, or finite (read requests above the machine's limit bounce back to the sender)",
+        input: true,
+        python: None,
+        applies: PROTOCOL,
     },
     RunOption {
         name: "seed",
@@ -123,6 +186,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "seed of every random choice (same inputs and seed: the same result, byte for byte)",
         input: true,
         python: None,
+        applies: ALL,
     },
     RunOption {
         name: "quantum_ns",
@@ -131,6 +195,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "interleaving quantum of simulated time, ns",
         input: true,
         python: None,
+        applies: PAGE,
     },
     RunOption {
         name: "oversubscribe",
@@ -139,6 +204,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "allow more threads than CPUs",
         input: true,
         python: None,
+        applies: PAGE,
     },
     RunOption {
         name: "trace",
@@ -147,6 +213,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "replay this trace file: the same as workload trace:file=PATH",
         input: true,
         python: None,
+        applies: ALL,
     },
     RunOption {
         name: "decisions",
@@ -155,6 +222,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "write every policy action to this file (.csv, else JSON Lines)",
         input: false,
         python: None,
+        applies: PAGE,
     },
 ];
 
@@ -258,14 +326,27 @@ pub fn resolve(request: &Map<String, Value>) -> Result<RunConfig, SimError> {
         dynamic: None,
         decisions: None,
         threads_from_trace: false,
+        engine: String::new(),
+        proxies: String::new(),
+        buffers: String::new(),
+        given: Vec::new(),
     };
     let mut threads_given = false;
     for o in OPTIONS {
         let given = request.get(o.name).filter(|v| !v.is_null());
         threads_given |= o.name == "threads" && given.is_some();
-        let value = match (given, o.default) {
-            (Some(v), _) => check(o, v)?,
-            (None, Some(d)) => check(o, &default_value(o, d)).expect("declared defaults are valid"),
+        let default = o.default.map(|d| check(o, &default_value(o, d)).expect("declared defaults are valid"));
+        let value = match (given, default) {
+            (Some(v), default) => {
+                let v = check(o, v)?;
+                // Set: given with a value other than its default (a caller that passes every
+                // option, defaults included, sets only those it changed).
+                if default.as_ref() != Some(&v) {
+                    cfg.given.push(o.name);
+                }
+                v
+            }
+            (None, Some(d)) => d,
             (None, None) => continue,
         };
         match (o.name, value) {
@@ -282,6 +363,9 @@ pub fn resolve(request: &Map<String, Value>) -> Result<RunConfig, SimError> {
             ("oversubscribe", Typed::Bool(v)) => cfg.oversubscribe = v,
             ("trace", Typed::Text(v)) => cfg.trace = Some(v),
             ("decisions", Typed::Text(v)) => cfg.decisions = Some(v),
+            ("engine", Typed::Text(v)) => cfg.engine = v,
+            ("proxies", Typed::Text(v)) => cfg.proxies = v,
+            ("buffers", Typed::Text(v)) => cfg.buffers = v,
             (name, v) => unreachable!("option '{name}' declared with a kind its field does not take: {v:?}"),
         }
     }
@@ -291,6 +375,27 @@ pub fn resolve(request: &Map<String, Value>) -> Result<RunConfig, SimError> {
     // A trace knows its thread count; the request's is only checked against it when given.
     cfg.threads_from_trace = !threads_given && (cfg.trace.is_some() || is_trace_spec(&cfg.workload));
     Ok(cfg)
+}
+
+/// Checks that every option the request set (to a value other than its default) applies to a
+/// run of `kind`.
+///
+/// # Errors
+/// The first option given that does not, naming it and the kinds it applies to.
+pub fn check_applies(cfg: &RunConfig, kind: RunKind) -> Result<(), SimError> {
+    for name in &cfg.given {
+        let o = option(name).expect("given options are declared");
+        if !o.applies.contains(&kind) {
+            let to: Vec<&str> = o.applies.iter().map(|k| k.name()).collect();
+            return Err(ModelError::Config(format!(
+                "option {name} applies to the {} engine, not to this run on the {} engine",
+                to.join(" and "),
+                kind.name()
+            ))
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// [`resolve`] for a request given as JSON text.

@@ -41,6 +41,15 @@ pub struct RunConfig {
     pub decisions: Option<String>,
     /// The workload is a trace and the request gave no thread count: take the trace's.
     pub threads_from_trace: bool,
+    /// `auto`, `page` or `protocol` (`crate::request::RunKind::ENGINES`).
+    pub engine: String,
+    /// The protocol engine's proxy mode (`none`, `basic`, `reactive`).
+    pub proxies: String,
+    /// The protocol engine's input buffers (`infinite`, `finite`).
+    pub buffers: String,
+    /// The options the request set (given with a value other than their default): each must
+    /// apply to the kind of run made ([`crate::request::check_applies`]).
+    pub given: Vec<&'static str>,
 }
 
 impl Default for RunConfig {
@@ -224,11 +233,49 @@ pub fn run_observed(cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool
     run_on_observed(&machine, cfg, observer)
 }
 
+/// A finished run of either engine.
+pub enum Outcome {
+    Page(Run),
+    Protocol(crate::linerun::ProtocolRun),
+}
+
+impl Outcome {
+    /// The result as pretty JSON (byte-identical for identical runs).
+    pub fn to_json(&self) -> String {
+        match self {
+            Outcome::Page(r) => r.result.to_json(),
+            Outcome::Protocol(r) => r.to_json(),
+        }
+    }
+}
+
+/// Runs `cfg` on the engine it asks for (`engine`; `auto`: the machine's), with an observer
+/// as [`run_observed`] (called at a page-level run's epoch boundaries).
+///
+/// # Errors
+/// As [`simulate`], [`crate::linerun::run_protocol`], and [`SimError::Stopped`].
+pub fn run_any_observed(cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Outcome, SimError> {
+    let machine = load_machine(&cfg.machine)?;
+    if crate::linerun::is_protocol(&machine, cfg) {
+        return Ok(Outcome::Protocol(crate::linerun::run_protocol(&machine, cfg)?));
+    }
+    Ok(Outcome::Page(run_on_observed(&machine, cfg, observer)?))
+}
+
 /// [`run_observed`] on an already loaded machine.
 ///
 /// # Errors
-/// As [`run_observed`].
+/// As [`run_observed`]; a configuration for the protocol engine.
 pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Run, SimError> {
+    if crate::linerun::is_protocol(machine, cfg) {
+        return Err(ModelError::Config(format!(
+            "machine '{}' with engine = {} runs on the protocol engine: run it with run_any_observed",
+            machine.name(),
+            cfg.engine
+        ))
+        .into());
+    }
+    crate::request::check_applies(cfg, crate::request::RunKind::Page)?;
     // A RunConfig built in Rust skips the request: its quantum meets the declared range here.
     crate::request::check_value("quantum_ns", &serde_json::Value::from(cfg.quantum_ns))?;
     // A trace is opened once (it may be a pipe): its header gives the thread count when the
@@ -408,6 +455,13 @@ fn trace_path(cfg: &RunConfig) -> Result<Option<String>, SimError> {
 /// # Errors
 /// A bad configuration or a write error.
 pub fn export_trace(machine: &Machine, cfg: &RunConfig, path: &std::path::Path, text: bool) -> Result<(), SimError> {
+    if crate::linerun::is_protocol(machine, cfg) {
+        if text {
+            return Err(ModelError::Config("a line-level program has no text trace form: write the binary form (drop text)".into()).into());
+        }
+        return crate::linerun::export(machine, cfg, path).map(|_| ());
+    }
+    crate::request::check_applies(cfg, crate::request::RunKind::Page)?;
     let cfg = &settle_threads(cfg)?;
     bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
     let (mut wl, resolved) = build_workload(machine, cfg)?;

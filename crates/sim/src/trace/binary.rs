@@ -296,7 +296,7 @@ impl BlockReader {
             let m = match version {
                 VERSION => format!("format version {version} is a page-level trace: replay it with the page-level engine"),
                 super::line::VERSION_LINE => {
-                    format!("format version {version} is a line-level trace: replay it with the protocol engine")
+                    format!("format version {version} is a line-level trace: replay it with the protocol engine (engine = protocol)")
                 }
                 _ => format!("format version {version}, this numaplace reads version {expect}"),
             };

@@ -1,0 +1,184 @@
+//! One run of the protocol engine (seed 004) from a run configuration: the same request,
+//! machine presets, placement registry and result path as a page-level run, with a
+//! line-level program ([`crate::protocol::programs`], or a version 2 trace) in place of the
+//! workload.
+
+use crate::error::SimError;
+use crate::protocol::engine;
+use crate::protocol::params::{BufferMode, ProtocolOptions, ProtocolParams, ProxyMode};
+use crate::protocol::program::{LineCtx, LineProgram};
+use crate::protocol::programs;
+use crate::protocol::result::ProtocolResult;
+use crate::request::{check_applies, RunKind};
+use crate::run::RunConfig;
+use crate::trace::line::LineTrace;
+use numaplace_model::placement;
+use numaplace_model::topology::RawMachine;
+use numaplace_model::{Machine, ModelError, Spec};
+use serde::Serialize;
+use std::path::Path;
+
+/// The configuration of a protocol run as resolved: enough to repeat it exactly.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ProtocolConfig {
+    pub machine: String,
+    pub machine_spec: RawMachine,
+    pub engine: &'static str,
+    pub workload: String,
+    pub placement: String,
+    pub proxies: &'static str,
+    pub buffers: &'static str,
+    pub threads: usize,
+    pub seed: u64,
+    /// The line-level trace replayed, if the program came from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    pub numaplace_version: &'static str,
+}
+
+/// A protocol run's result: its configuration, then the engine's record (one flat row).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ProtocolRun {
+    pub config: ProtocolConfig,
+    #[serde(flatten)]
+    pub result: ProtocolResult,
+}
+
+impl ProtocolRun {
+    /// The result as pretty JSON (byte-identical for identical runs).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("results serialise")
+    }
+}
+
+/// Whether `cfg` runs on the protocol engine on `machine`: `engine = protocol`, or `auto` on a
+/// machine with a `[protocol]` table.
+pub fn is_protocol(machine: &Machine, cfg: &RunConfig) -> bool {
+    match cfg.engine.as_str() {
+        "protocol" => true,
+        "page" => false,
+        _ => machine.raw.protocol.is_some(),
+    }
+}
+
+/// The trace file a protocol run replays, if any (`trace`, or the workload `trace:file=`).
+fn trace_path(cfg: &RunConfig) -> Result<Option<String>, SimError> {
+    if let Some(t) = &cfg.trace {
+        return Ok(Some(t.clone()));
+    }
+    if crate::request::is_trace_spec(&cfg.workload) {
+        let spec = Spec::parse(&cfg.workload)?;
+        let (_, r) = crate::workloads::REGISTRY.resolve(&spec)?;
+        return Ok(Some(r.text("file").to_string()));
+    }
+    Ok(None)
+}
+
+/// The line-level program of `cfg` on `machine`, with the spec it resolved to and the trace
+/// it came from.
+///
+/// # Errors
+/// No program named, an unknown program or parameter, a trace that is unreadable, page-level
+/// or does not fit the machine.
+pub fn program(machine: &Machine, cfg: &RunConfig) -> Result<(Box<dyn LineProgram>, String, Option<String>), SimError> {
+    let m = &machine.raw;
+    if let Some(path) = trace_path(cfg)? {
+        let t = LineTrace::open(Path::new(&path))?;
+        let h = t.header();
+        let mismatch = |what: &str, trace: u64, machine_has: u64| {
+            ModelError::Config(format!("{path}: the trace's {what} is {trace} but machine '{}' has {machine_has}", machine.name()))
+        };
+        if h.page_size != m.page_size {
+            return Err(mismatch("page size", h.page_size, m.page_size).into());
+        }
+        if h.line_size != m.line_size {
+            return Err(mismatch("line size", h.line_size, m.line_size).into());
+        }
+        let spec = h.meta("source").map_or_else(|| format!("trace:{path}"), str::to_string);
+        return Ok((Box::new(t), spec, Some(path)));
+    }
+    if !cfg.given.contains(&"workload") {
+        let known: Vec<&str> = programs::REGISTRY.names().collect();
+        return Err(ModelError::Config(format!(
+            "a protocol run needs a line-level program: give workload (one of {}) or a line-level trace",
+            known.join(", ")
+        ))
+        .into());
+    }
+    let ctx = LineCtx { threads: machine.nodes(), page_size: m.page_size, line_size: m.line_size, seed: cfg.seed };
+    let (p, resolved) = programs::build(&Spec::parse(&cfg.workload)?, &ctx)?;
+    Ok((p, resolved.to_string(), None))
+}
+
+/// Runs `cfg` on the protocol engine on `machine`.
+///
+/// # Errors
+/// An option that applies to page-level runs only, a thread count other than the machine's
+/// node count, a machine without protocol parameters, a bad program or placement, a
+/// placement that needs a page-level profile, or the engine's own errors (a violated
+/// program contract, a lack of progress naming the stuck transactions).
+pub fn run_protocol(machine: &Machine, cfg: &RunConfig) -> Result<ProtocolRun, SimError> {
+    check_applies(cfg, RunKind::Protocol)?;
+    let nodes = machine.nodes();
+    if cfg.given.contains(&"threads") && cfg.threads != nodes {
+        return Err(ModelError::Config(format!(
+            "threads = {}: the protocol engine runs one thread per node, and machine '{}' has {nodes} nodes",
+            cfg.threads,
+            machine.name()
+        ))
+        .into());
+    }
+    let params = ProtocolParams::from_machine(machine)?;
+    let (mut program, workload, trace) = program(machine, cfg)?;
+    let (info, resolved) = placement::resolve(&Spec::parse(&cfg.placement)?)?;
+    if info.caps.needs_profile {
+        let can: Vec<&str> = placement::REGISTRY.iter().filter(|i| !i.caps.needs_profile).map(|i| i.name).collect();
+        return Err(ModelError::Config(format!(
+            "placement '{}' needs a page-level profile of the run, which the protocol engine does not make; it runs: {}",
+            info.name,
+            can.join(", ")
+        ))
+        .into());
+    }
+    let place = (info.build)(&resolved, machine, cfg.seed)?;
+    let opts = ProtocolOptions {
+        proxies: ProxyMode::parse(&cfg.proxies)?,
+        buffers: BufferMode::parse(&cfg.buffers)?,
+        ..ProtocolOptions::default()
+    };
+    let result = engine::run(machine, &params, program.as_mut(), place.as_ref(), &resolved.to_string(), &opts)?;
+    if let Some(e) = program.take_error() {
+        return Err(e);
+    }
+    let config = ProtocolConfig {
+        machine: machine.name().to_string(),
+        machine_spec: machine.raw.clone(),
+        engine: RunKind::Protocol.name(),
+        workload,
+        placement: resolved.to_string(),
+        proxies: opts.proxies.name(),
+        buffers: opts.buffers.name(),
+        threads: nodes,
+        seed: cfg.seed,
+        trace,
+        numaplace_version: env!("CARGO_PKG_VERSION"),
+    };
+    Ok(ProtocolRun { config, result })
+}
+
+/// Writes the line-level program of `cfg` as a version 2 trace at `out`.
+///
+/// # Errors
+/// As [`program`], and a write error.
+pub fn export(machine: &Machine, cfg: &RunConfig, out: &Path) -> Result<(u64, u64), SimError> {
+    check_applies(cfg, RunKind::Protocol)?;
+    let (mut p, spec, _) = program(machine, cfg)?;
+    let m = &machine.raw;
+    let meta = vec![
+        ("source".to_string(), spec),
+        ("seed".to_string(), cfg.seed.to_string()),
+        ("machine".to_string(), machine.name().to_string()),
+        ("writer".to_string(), format!("numaplace {}", env!("CARGO_PKG_VERSION"))),
+    ];
+    crate::trace::line::export_line(p.as_mut(), m.page_size, m.line_size, meta, out)
+}
