@@ -448,7 +448,7 @@ mod tests {
         assert_eq!(e(json!({"workload": ""})), "workload = \"\": expected a non-empty string");
         assert_eq!(e(json!({"decisions": " "})), "decisions = \" \": expected a non-empty string");
         assert_eq!(e(json!({"binding": "diagonal"})), "unknown binding 'diagonal' (known: compact, spread)");
-        assert!(e(json!({"thread": 4, "colour": 1})).starts_with("unknown option(s) colour, thread for a run (known: machine, workload, class, "));
+        assert!(e(json!({"thread": 4, "colour": 1})).starts_with("unknown option(s) colour, thread for a run (known: machine, engine, workload, class, "));
     }
 
     #[test]
@@ -475,6 +475,23 @@ mod tests {
         assert_eq!(e, "decisions = d.csv: only a dynamic policy makes decisions (give dynamic)");
         assert!(req(json!({"decisions": "d.csv", "dynamic": "none"})).is_err());
         assert!(req(json!({"decisions": "d.csv", "dynamic": "upmlib"})).is_ok());
+    }
+
+    #[test]
+    fn options_set_to_another_value_than_their_default_must_apply_to_the_engine() {
+        // Given at its default, an option is not set: callers that pass every option work.
+        let cfg = req(json!({"init": "parallel", "proxies": "none", "workload": "ge"})).unwrap();
+        assert_eq!(cfg.given, ["workload"]);
+        assert!(check_applies(&cfg, RunKind::Protocol).is_ok() && check_applies(&cfg, RunKind::Page).is_ok());
+        let cfg = req(json!({"proxies": "basic", "dynamic": "upmlib"})).unwrap();
+        let e = check_applies(&cfg, RunKind::Page).err().unwrap().to_string();
+        assert_eq!(e, "option proxies applies to the protocol engine, not to this run on the page engine");
+        let e = check_applies(&cfg, RunKind::Protocol).err().unwrap().to_string();
+        assert_eq!(e, "option dynamic applies to the page engine, not to this run on the protocol engine");
+        let e = req(json!({"buffers": "huge"})).err().unwrap().to_string();
+        assert_eq!(e, "unknown buffer mode 'huge' (known: finite, infinite)");
+        let e = req(json!({"engine": "gem5"})).err().unwrap().to_string();
+        assert_eq!(e, "unknown engine 'gem5' (known: auto, page, protocol)");
     }
 
     #[test]
