@@ -215,7 +215,7 @@ pub fn generate(req: &MixRequest) -> Result<JobStream, ModelError> {
     // The applications in their proportions, shuffled (Fisher–Yates).
     let mut apps: Vec<&'static App> = Vec::with_capacity(n as usize);
     for (name, c) in counts(m, n) {
-        apps.extend(std::iter::repeat(app(name)).take(c as usize));
+        apps.extend(std::iter::repeat_n(app(name), c as usize));
     }
     let mut order = SplitMix64::new(derive(req.seed, 0x002_0001));
     for i in (1..apps.len()).rev() {
@@ -231,7 +231,7 @@ pub fn generate(req: &MixRequest) -> Result<JobStream, ModelError> {
             t_s += -mean_s * (1.0 - gaps.unit()).ln();
         }
         let arrival_ps = t_s * 1e12;
-        if !(arrival_ps < MAX_TIME_PS as f64) {
+        if arrival_ps.is_nan() || arrival_ps >= MAX_TIME_PS as f64 {
             return Err(ModelError::Config(format!(
                 "job mix {}: job {i} would arrive at {t_s:.0} s, beyond the simulator's clock bound of {} s (fewer jobs or smaller demands)",
                 m.name,
