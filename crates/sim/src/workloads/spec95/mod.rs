@@ -24,7 +24,8 @@
 //! small. Here each thread's cache is an LRU stack of arrays at the granularity of loops
 //! ([`PhaseCache`]): when thread `t` touches array `a` in a loop, the rows of `a` it owns are
 //! still in its cache if the distinct data `t` touched from its last loop over `a` up to this
-//! one (every array those loops touched, at the size `t` touched it) fits in `cache_kb`. Those
+//! one fits in `cache_kb`: every array those loops touched, counted at the cache it takes
+//! (whole rows by their bytes, a column strip by a line per row). Those
 //! rows then cost no transaction. Rows the thread does not own (a stencil's halo, which a
 //! neighbour rewrote; data a serial loop of thread 0 reads from every thread's block) always
 //! miss: they were written by another CPU since. This is fully associative LRU with the
@@ -134,6 +135,18 @@ impl Part {
     }
 }
 
+/// The cache a touch occupies: its bytes when it covers whole rows (they are contiguous),
+/// else whole lines per row (a column strip holds a line of cache per row).
+fn cached_bytes(t: &Touch, line: u64) -> u64 {
+    let rows = t.rows.1.saturating_sub(t.rows.0);
+    let width = t.cols.1.saturating_sub(t.cols.0) * ELEM;
+    if t.cols == (0, t.arr.cols) {
+        rows * width
+    } else {
+        rows * width.div_ceil(line) * line
+    }
+}
+
 /// Lines a touch covers (as [`sweep`] emits them).
 fn lines_of(scratch: &mut Vec<Txn>, g: &Geometry, touches: &[Touch]) -> u64 {
     scratch.clear();
@@ -159,10 +172,7 @@ pub(crate) fn thread_loop(
         cache.push(t, Vec::new());
         return;
     }
-    let now: Vec<(usize, u64)> = parts
-        .iter()
-        .map(|p| (p.array, (p.touch.rows.1 - p.touch.rows.0) * (p.touch.cols.1 - p.touch.cols.0) * ELEM))
-        .collect();
+    let now: Vec<(usize, u64)> = parts.iter().map(|p| (p.array, cached_bytes(&p.touch, g.line))).collect();
     // The touches that miss: a resident array's owned rows are left out, its other rows kept.
     let mut missing: Vec<Touch> = Vec::with_capacity(parts.len() * 2);
     for p in parts {
@@ -185,4 +195,62 @@ pub(crate) fn thread_loop(
     }
     work.think_ns = think_ns * touched as f64 / fetched as f64;
     cache.push(t, now);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::Op;
+    use crate::workloads::splash::common::Array2;
+
+    #[test]
+    fn reuse_distance_is_the_distinct_data_of_the_loops_between() {
+        let k = 1024;
+        // A 10 KiB cache; arrays 0, 1, 2 of 4 KiB each.
+        let mut c = PhaseCache::new(1, 10);
+        c.push(0, vec![(0, 4 * k)]);
+        c.push(0, vec![(1, 4 * k)]);
+        // Array 0 again, touched with array 1: 0 and 1 since, 8 KiB: resident.
+        assert!(c.resident(0, 0, &[(0, 4 * k), (1, 4 * k)]));
+        // With array 2 in the loop as well, 12 KiB: evicted.
+        assert!(!c.resident(0, 0, &[(0, 4 * k), (2, 4 * k)]));
+        // An array never touched is not resident; nor is anything with no cache.
+        assert!(!c.resident(0, 2, &[(2, 4 * k)]));
+        assert!(!PhaseCache::new(1, 0).resident(0, 0, &[(0, 1)]));
+        // Repeated arrays count once.
+        c.push(0, vec![(1, 4 * k)]);
+        c.push(0, vec![(1, 4 * k)]);
+        assert!(c.resident(0, 0, &[(0, 4 * k)]));
+    }
+
+    #[test]
+    fn a_column_strip_takes_a_line_per_row() {
+        let a = Array2 { base: 0, rows: 10, cols: 32 };
+        assert_eq!(cached_bytes(&Touch::read_rows(a, (0, 10)), 128), 10 * 256);
+        assert_eq!(cached_bytes(&Touch::read(a, (0, 10), (0, 2)), 128), 10 * 128);
+    }
+
+    #[test]
+    fn a_resident_array_costs_its_halo_only_and_keeps_its_compute() {
+        // 4 rows of 32 doubles (one 256-byte page each, 2 lines of 128 B); the thread owns
+        // rows 0..2 and reads row 2 as a halo.
+        let g = Geometry { line: 128, lines_per_page: 2, page: 256 };
+        let a = Array2 { base: 0, rows: 4, cols: 32 };
+        let part = Part { touch: Touch::read_rows(a, (0, 3)), array: 0, owned: (0, 2) };
+        let mut cache = PhaseCache::new(1, 1024);
+        let (mut work, mut scratch) = (ThreadWork::default(), Vec::new());
+        thread_loop(&mut work, &g, &mut cache, 0, &[part], 10.0, &mut scratch);
+        assert_eq!(work.txns.iter().map(|t| t.count).sum::<u16>(), 6, "cold: every line");
+        assert_eq!(work.think_ns, 10.0);
+        let mut work = ThreadWork::default();
+        thread_loop(&mut work, &g, &mut cache, 0, &[part], 10.0, &mut scratch);
+        assert_eq!(work.txns, vec![Txn { page: 2, count: 2, op: Op::Read }], "warm: the halo row");
+        assert_eq!(work.think_ns, 30.0, "6 lines of compute over 2 fetched");
+        // Nothing but owned rows: one line carries the compute.
+        let own = Part { touch: Touch::read_rows(a, (0, 2)), array: 0, owned: (0, 2) };
+        let mut work = ThreadWork::default();
+        thread_loop(&mut work, &g, &mut cache, 0, &[own], 10.0, &mut scratch);
+        assert_eq!(work.txns, vec![Txn { page: 0, count: 1, op: Op::Read }]);
+        assert_eq!(work.think_ns, 40.0);
+    }
 }
