@@ -38,8 +38,8 @@
 use super::super::splash::common::{
     first_iteration, init_epoch, pages_for, resolve_think, spec_error, Array2, Geometry, Touch, ELEM,
 };
-use super::{thread_loop, Part, PhaseCache, CACHE_PARAM};
-use crate::workload::{block_range, layout, Epoch, Init, Txn, Workload, WorkloadCtx, WorkloadInfo};
+use super::{thread_loop, Part, PhaseCache, CACHE_PARAM, WAYS_PARAM};
+use crate::workload::{block_range, layout, Epoch, Init, Workload, WorkloadCtx, WorkloadInfo};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::{ModelError, Region};
 
@@ -65,6 +65,7 @@ const PARAMS: &[ParamDecl] = &[
         doc: "CPU time per line touched, ns (auto: 2 flops per element x 4 ns x line_size/8, 128 ns for 128-byte lines)",
     },
     CACHE_PARAM,
+    WAYS_PARAM,
 ];
 
 pub const INFO: WorkloadInfo = WorkloadInfo {
@@ -118,10 +119,9 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         think_ns,
         geo: Geometry::new(ctx),
         ctx: *ctx,
-        cache: PhaseCache::new(ctx.threads, r.uint("cache_kb")),
+        cache: PhaseCache::new(ctx.threads, r.uint("cache_kb"), r.uint("cache_ways")),
         next: (first_iteration(ctx.init), 0),
         resolved,
-        scratch: Vec::new(),
     }))
 }
 
@@ -138,7 +138,6 @@ struct Apsi {
     cache: PhaseCache,
     next: (u32, usize),
     resolved: Resolved,
-    scratch: Vec<Txn>,
 }
 
 impl Apsi {
@@ -230,7 +229,7 @@ impl Workload for Apsi {
         epoch.reset(threads, step, PHASES[phase]);
         for t in 0..threads {
             let parts = self.parts(phase, t);
-            thread_loop(&mut epoch.threads[t], &self.geo, &mut self.cache, t, &parts, self.think_ns, &mut self.scratch);
+            thread_loop(&mut epoch.threads[t], &self.geo, &mut self.cache, t, &parts, self.think_ns);
         }
         true
     }

@@ -27,9 +27,9 @@
 //! **What limits the speedup.** The serial loops' lines lie in every thread's rows, which
 //! their owners rewrote each step, so they always miss and mostly come from remote memory: a
 //! fixed cost per step of about `7 × 2 × n` lines that no thread count reduces (Amdahl). The
-//! parallel loops shrink as `1/T` and, once a thread's rows of the nine arrays fit its cache
-//! (4.6 MB / `T` ≤ 4 MB, from 2 threads), cost little more than their compute. So the speedup
-//! rises steeply at first and flattens where the serial boundary loop dominates. The barriers
+//! parallel loops shrink as `1/T` and, as a thread's rows of the nine arrays (4.6 MB / `T`)
+//! stay in its cache, cost little more than their compute. So the speedup rises steeply at
+//! first and flattens where the serial boundary loop dominates. The barriers
 //! themselves cost nothing in the timing model; their effect here is the wait for the slowest
 //! thread of each of the twenty loops (`n / T` rows do not divide evenly).
 //!
@@ -39,8 +39,8 @@
 use super::super::splash::common::{
     first_iteration, init_epoch, pages_for, resolve_think, spec_error, Array2, Geometry, Touch, ELEM,
 };
-use super::{thread_loop, Part, PhaseCache, CACHE_PARAM};
-use crate::workload::{block_range, layout, Epoch, Init, Txn, Workload, WorkloadCtx, WorkloadInfo};
+use super::{thread_loop, Part, PhaseCache, CACHE_PARAM, WAYS_PARAM};
+use crate::workload::{block_range, layout, Epoch, Init, Workload, WorkloadCtx, WorkloadInfo};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::{ModelError, Region};
 
@@ -60,6 +60,7 @@ const PARAMS: &[ParamDecl] = &[
         doc: "CPU time per line touched, ns (auto: 3 flops per element x 4 ns x line_size/8, 192 ns for 128-byte lines)",
     },
     CACHE_PARAM,
+    WAYS_PARAM,
 ];
 
 pub const INFO: WorkloadInfo = WorkloadInfo {
@@ -111,10 +112,9 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         think_ns,
         geo: Geometry::new(ctx),
         ctx: *ctx,
-        cache: PhaseCache::new(ctx.threads, r.uint("cache_kb")),
+        cache: PhaseCache::new(ctx.threads, r.uint("cache_kb"), r.uint("cache_ways")),
         next: (first_iteration(ctx.init), 0),
         resolved,
-        scratch: Vec::new(),
     }))
 }
 
@@ -131,7 +131,6 @@ struct Hydro2d {
     cache: PhaseCache,
     next: (u32, usize),
     resolved: Resolved,
-    scratch: Vec<Txn>,
 }
 
 impl Hydro2d {
@@ -232,7 +231,7 @@ impl Workload for Hydro2d {
         epoch.reset(threads, step, PHASES[phase]);
         for t in 0..threads {
             let parts = self.parts(phase, t);
-            thread_loop(&mut epoch.threads[t], &self.geo, &mut self.cache, t, &parts, self.think_ns, &mut self.scratch);
+            thread_loop(&mut epoch.threads[t], &self.geo, &mut self.cache, t, &parts, self.think_ns);
         }
         true
     }
