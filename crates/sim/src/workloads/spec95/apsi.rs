@@ -25,12 +25,14 @@
 //! * `mass-sum` (serial): thread 0 sums the partials (a reduction).
 //! * `physics` (parallel): `kz` from `t q`.
 //!
-//! **What limits the speedup.** `advect` is about a third of the lines of a step (6 of the 17
+//! **What limits the speedup.** `advect` is about a third of the lines of a step (6 of the 19
 //! array sweeps) and runs on one thread whatever the thread count; its lines of `c t q` were
 //! written by the other threads' parallel loops (and theirs by it), so they miss on both sides
 //! — the serial loop makes the data move between caches every step, and the wind `u v`, which
 //! nothing writes, is the only data thread 0 keeps. Beyond 20 threads the level loops have no
-//! work for the rest. So the speedup stays low (Amdahl with a serial third: below 3).
+//! work for the rest. So the speedup stays low (Amdahl with a serial third: below 3), and it
+//! falls again beyond a few threads: first-touch spreads the levels over more nodes, so more
+//! of thread 0's serial sweep comes from remote memory.
 //!
 //! **Compute.** Our choice: 2 flops per element touched, 4 ns per flop, 16 doubles per
 //! 128-byte line: 128 ns per line.
