@@ -55,6 +55,9 @@ pub struct Timing {
     active: Vec<bool>,
     /// Scratch: each thread's mean time per line at the current `wait_ps`.
     per_line: Vec<f64>,
+    /// Lines per ps each node serves to others than these threads (other jobs of a
+    /// multiprogrammed system, [`Timing::set_background`]); zero in a single-program run.
+    background: Vec<f64>,
 }
 
 impl Timing {
@@ -79,7 +82,23 @@ impl Timing {
             think_ps: vec![0.0; nt],
             active: vec![false; nt],
             per_line: vec![0.0; nt],
+            background: vec![0.0; nn],
         }
+    }
+
+    /// Sets the line rate (lines per ps) each node serves to threads outside this model: the
+    /// other jobs of a multiprogrammed system, whose traffic queues at the same controllers.
+    /// Their load alone is kept below 0.95 of a node's capacity, so that this model's threads
+    /// still find a fixed point.
+    pub fn set_background(&mut self, lines_per_ps: &[f64]) {
+        for ((b, &r), &s) in self.background.iter_mut().zip(lines_per_ps).zip(&self.service_ps) {
+            *b = if s > 0.0 { r.max(0.0).min(0.95 / s) } else { 0.0 };
+        }
+    }
+
+    /// The background line rates ([`Timing::set_background`]).
+    pub fn background(&self) -> &[f64] {
+        &self.background
     }
 
     /// Sets a thread's parameters for the coming epoch. An inactive thread issues nothing.
@@ -162,7 +181,7 @@ impl Timing {
                 slope -= v * b * inv_c * inv_c;
             }
         }
-        (rate * self.service_ps[h], slope * self.service_ps[h])
+        ((rate + self.background[h]) * self.service_ps[h], slope * self.service_ps[h])
     }
 
     /// `F(w) = w − S ρ(w) / (1 − ρ(w))` and `F'(w)`. `F` increases with `w`; it is `−∞` where
