@@ -57,6 +57,8 @@ pub(super) struct Live<'m> {
     /// changed since (then its measurement is not reported).
     iteration_start: Ps,
     iteration_mixed: bool,
+    /// Epochs run in the current iteration.
+    iteration_epochs: u32,
     pub cpu_time: f64,
     alloc_time: f64,
     pub migrations: u64,
@@ -129,6 +131,7 @@ impl<'m> Live<'m> {
             iteration: 0,
             iteration_start: 0,
             iteration_mixed: false,
+            iteration_epochs: 0,
             cpu_time: 0.0,
             alloc_time: 0.0,
             migrations: 0,
@@ -163,7 +166,9 @@ impl<'m> Live<'m> {
         self.migrations += moved;
         self.bursts += moved + (self.cpus.len() - kept) as u64;
         if cpus.len() != self.cpus.len() {
-            self.iteration_mixed = true;
+            // A change before the iteration's first epoch (at the boundary where it starts)
+            // leaves its measurement whole.
+            self.iteration_mixed |= self.iteration_epochs > 0;
             self.allocations.push((now, cpus.len() as u32));
             if self.sample_faults {
                 self.faults.resize(cpus.len(), vec![0; self.served.len()]);
@@ -199,6 +204,7 @@ impl<'m> Live<'m> {
         if self.chunks.iteration != self.iteration {
             self.iteration_start = self.engine.now();
             self.iteration_mixed = false;
+            self.iteration_epochs = 0;
         }
         self.iteration = self.chunks.iteration;
         // The iteration hook's cost is time the threads spend (spinning) at the barrier.
@@ -215,6 +221,7 @@ impl<'m> Live<'m> {
         self.engine.set_capacity(capacity);
         let p = self.cpus.len();
         let r = self.chunks.threads.len();
+        self.iteration_epochs += 1;
         if p == r {
             self.engine.run_epoch(&self.chunks);
         } else {
