@@ -363,7 +363,7 @@ fn one_cpu_time(machine: &Machine, spec: &JobSpec<'_>, cache: &mut OneCpu, key: 
         }
     }
     let total = l.clock;
-    let t = (total, if count > 0 { sum / count } else { total });
+    let t = (total, sum.checked_div(count).unwrap_or(total));
     cache.insert(key.clone(), t);
     Ok(t)
 }
