@@ -127,6 +127,8 @@ fn bad_input_is_a_one_line_error_naming_the_thing() {
     assert!(e.starts_with("job 1: unknown workload 'nosuch'"), "{e}");
     let e = err(SystemConfig { scheduler: "pdpa:target=2".into(), ..Default::default() });
     assert!(e.contains("target"), "{e}");
+    let e = err(SystemConfig { placement: "oracle".into(), ..Default::default() });
+    assert!(e.contains("oracle"), "{e}");
     let unsorted = JobStream { jobs: vec![job(0, 5.0, 2, SWEEP), job(1, 0.0, 2, SWEEP)] };
     let e = simulate_system("origin2000", &unsorted, &SystemConfig::default()).unwrap_err().to_string();
     assert_eq!(e, "job stream: job 1 arrives before job 0 but comes after it");

@@ -6,7 +6,8 @@
 //!
 //! The workloads default to stand-ins from the existing registry; set `W3_WORKLOADS` to four
 //! comma-free specs separated by `;` (swim, bt, hydro2d, apsi), `W3_SCHEDULERS` to the
-//! schedulers to time (space-separated) and `W3_JOBS` to the job count.
+//! schedulers to time (space-separated), `W3_JOBS` to the job count and `W3_INIT` to the jobs'
+//! init mode (`parallel`, `sequential`, `none`).
 
 use numaplace_model::jobs::{Job, JobStream};
 use numaplace_model::rng::SplitMix64;
@@ -39,6 +40,7 @@ fn w3_at_full_load() {
         .collect();
     let jobs: u32 = std::env::var("W3_JOBS").ok().and_then(|v| v.parse().ok()).unwrap_or(125);
     let schedulers = std::env::var("W3_SCHEDULERS").unwrap_or_else(|_| "equipartition irix pdpa".into());
+    let init = numaplace_sim::Init::parse(&std::env::var("W3_INIT").unwrap_or_else(|_| "parallel".into())).unwrap();
     // Load 100 %: the mean arrival gap is the mean job's CPU demand over the machine's CPUs.
     // Estimated from each application alone on its request (equipartition, no other job).
     let mut demand = 0.0;
@@ -52,7 +54,7 @@ fn w3_at_full_load() {
     let stream = w3(&workloads, jobs, gap, 3);
     for scheduler in schedulers.split(' ') {
         for dynamic in [None, Some("kernel")] {
-            let cfg = SystemConfig { scheduler: scheduler.into(), dynamic: dynamic.map(str::to_string), ..Default::default() };
+            let cfg = SystemConfig { scheduler: scheduler.into(), dynamic: dynamic.map(str::to_string), init, ..Default::default() };
             let t = std::time::Instant::now();
             let r = simulate_system_on(&machine, &stream, &cfg, &mut |_| true).unwrap();
             let s = &r.system;

@@ -196,6 +196,7 @@ pub fn simulate_system_on(
                         let faults = if caps.faults { std::mem::replace(&mut l.faults, vec![vec![0; nn]; threads as usize]) } else { Vec::new() };
                         scheduler.report(now, &Report { job: l.id, cpus: threads, efficiency, faults });
                     }
+                    check_answer(machine, scheduler.as_ref(), &sched_resolved.name, caps.sharing)?;
                     start_admitted(machine, scheduler.as_ref(), &mut live, &spec_of, &index, now, caps.faults, &mut timeline)?;
                     let mapping = placements(machine, scheduler.as_ref());
                     let l_id = live[i].id;
@@ -224,6 +225,7 @@ pub fn simulate_system_on(
                 }
             }
         }
+        check_answer(machine, scheduler.as_ref(), &sched_resolved.name, caps.sharing)?;
         start_admitted(machine, scheduler.as_ref(), &mut live, &spec_of, &index, now, caps.faults, &mut timeline)?;
         max_running = max_running.max(live.len());
     }
@@ -279,6 +281,33 @@ fn time_bound() -> ModelError {
 
 fn dropped(scheduler: &str, job: u32) -> SimError {
     ModelError::Config(format!("scheduler '{scheduler}' dropped running job {job} from its answer (its contract keeps it until its completion)")).into()
+}
+
+/// Checks the scheduler's answer against its contract: every running job has between one and
+/// `request` threads on CPUs of the machine, each job listed once, no CPU given twice under
+/// space sharing.
+fn check_answer(machine: &Machine, scheduler: &dyn Scheduler, name: &str, sharing: sched::Sharing) -> Result<(), SimError> {
+    let broke = |what: String| -> SimError { ModelError::Config(format!("scheduler '{name}' broke its contract: {what}")).into() };
+    let mut taken = vec![false; machine.cpus()];
+    let mut ids = std::collections::BTreeSet::new();
+    for r in scheduler.running() {
+        if !ids.insert(r.id) {
+            return Err(broke(format!("job {} listed twice", r.id)));
+        }
+        if r.cpus.is_empty() || r.cpus.len() > r.request.max(1) as usize {
+            return Err(broke(format!("job {} given {} threads (request {})", r.id, r.cpus.len(), r.request)));
+        }
+        for c in &r.cpus {
+            let Some(t) = taken.get_mut(c.0 as usize) else {
+                return Err(broke(format!("job {} given CPU {}, which machine '{}' does not have", r.id, c.0, machine.name())));
+            };
+            if *t && sharing == sched::Sharing::Space {
+                return Err(broke(format!("CPU {} given twice under space sharing", c.0)));
+            }
+            *t = true;
+        }
+    }
+    Ok(())
 }
 
 /// Each running job's threads as placed: CPU, node, and the threads sharing that CPU.
