@@ -133,3 +133,31 @@ fn bad_input_is_a_one_line_error_naming_the_thing() {
     let e = simulate_system("origin2000", &unsorted, &SystemConfig::default()).unwrap_err().to_string();
     assert_eq!(e, "job stream: job 1 arrives before job 0 but comes after it");
 }
+
+#[test]
+fn every_scheduler_parameter_at_its_bounds_runs_or_refuses_cleanly() {
+    use numaplace_model::sched::REGISTRY;
+    use numaplace_model::ParamKind;
+    let tiny = "stream:pages=32,iterations=3";
+    let jobs = || vec![job(0, 0.0, 8, tiny), job(1, 0.1, 8, tiny), job(2, 0.2, 2, tiny)];
+    for info in REGISTRY.iter() {
+        for p in info.params {
+            let values: Vec<String> = match p.kind {
+                ParamKind::UInt { min, max } => vec![min.to_string(), max.to_string(), max.saturating_add(1).to_string()],
+                ParamKind::Float { min, max } => vec![min.to_string(), max.to_string(), (max * 2.0 + 1.0).to_string(), "nan".into()],
+                _ => vec![],
+            };
+            for v in values {
+                let spec = format!("{}:{}={v}", info.name, p.name);
+                let cfg = SystemConfig { scheduler: spec.clone(), dynamic: Some("kernel".into()), ..Default::default() };
+                match simulate_system("origin2000", &JobStream { jobs: jobs() }, &cfg) {
+                    Ok(r) => assert_eq!(r.jobs.len(), 3, "{spec}"),
+                    Err(e) => {
+                        let e = e.to_string();
+                        assert!(!e.contains('\n') && e.contains(p.name), "{spec}: {e}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -53,6 +53,7 @@ fn w3_at_full_load() {
     let gap = demand / machine.cpus() as f64;
     let stream = w3(&workloads, jobs, gap, 3);
     for scheduler in schedulers.split(' ') {
+        let mut pair = Vec::new();
         for dynamic in [None, Some("kernel")] {
             let cfg = SystemConfig { scheduler: scheduler.into(), dynamic: dynamic.map(str::to_string), init, ..Default::default() };
             let t = std::time::Instant::now();
@@ -71,6 +72,21 @@ fn w3_at_full_load() {
                 s.pages_migrated,
                 s.local_fraction,
                 s.max_running
+            );
+            pair.push(r);
+        }
+        // Seed 002's figures: per application, the mean with migration over the mean without.
+        for (k, spec) in workloads.iter().enumerate() {
+            let mean = |r: &numaplace_sim::system::SystemResult, f: &dyn Fn(&numaplace_sim::system::JobRecord) -> f64| {
+                let v: Vec<f64> = r.jobs.iter().filter(|j| j.job as usize % workloads.len() == k).map(f).collect();
+                v.iter().sum::<f64>() / v.len().max(1) as f64
+            };
+            let ratio = |f: &dyn Fn(&numaplace_sim::system::JobRecord) -> f64| mean(&pair[1], f) / mean(&pair[0], f);
+            println!(
+                "{scheduler:>14} {spec:>28}: with/without migration: cpu time {:.3}, speedup {:.3}, cpus {:.3}",
+                ratio(&|j| j.cpu_time_ns),
+                ratio(&|j| j.speedup),
+                ratio(&|j| j.mean_cpus)
             );
         }
     }
