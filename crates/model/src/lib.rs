@@ -13,6 +13,7 @@
 //! * [`rng`]: a small, version-stable random number generator.
 //! * [`stats`]: the schema of the runtime's stats file, as serde structs and as data.
 //! * [`rtconfig`]: the runtime library's settings (option keys, variables, defaults), as data.
+//! * [`sched`]: the `Scheduler` plug-in point of multiprogrammed systems and its registry.
 
 pub mod counters;
 pub mod dynamic;
@@ -23,6 +24,7 @@ pub mod placement;
 pub mod registry;
 pub mod rng;
 pub mod rtconfig;
+pub mod sched;
 pub mod spec;
 pub mod stats;
 pub mod topology;

@@ -181,6 +181,15 @@ impl PageTable {
     pub fn fallbacks(&self) -> u64 {
         self.fallbacks
     }
+
+    /// Sets the pages each node may hold for this table: what other address spaces sharing the
+    /// machine leave (a multiprogrammed system). Never below what the table already holds
+    /// there.
+    pub fn set_capacity(&mut self, capacity: &[u64]) {
+        for ((c, &want), &u) in self.capacity.iter_mut().zip(capacity).zip(&self.used) {
+            *c = want.max(u);
+        }
+    }
 }
 
 #[cfg(test)]

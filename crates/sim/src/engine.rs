@@ -355,6 +355,29 @@ impl Dynamic {
         }
     }
 
+    /// The run's threads are now `threads` (a multiprogrammed system changed them at a
+    /// barrier): the TLB shootdown reaches that many CPUs, and the sampler has one entry per
+    /// thread (new threads start as [`Dynamic::new`] starts them; dropped threads' counts go).
+    fn resize_threads(&mut self, threads: usize) {
+        self.sharing_cpus = threads;
+        if let Some(sm) = self.sampler.as_mut() {
+            let (mode, old) = (sm.mode, sm.threads.len());
+            sm.threads.truncate(threads);
+            for t in old..threads {
+                let interval = match mode {
+                    Sampling::Interval(n) => n.max(1),
+                    Sampling::MaxRate(_) => 1,
+                };
+                let budget = match mode {
+                    Sampling::Interval(_) => u64::MAX,
+                    Sampling::MaxRate(_) => 0,
+                };
+                sm.threads.push(ThreadSampler { countdown: 1 + (t as u64 * 7919) % interval, interval, lines: 0, samples: 0, budget });
+            }
+            sm.carry.resize(threads, 0.0);
+        }
+    }
+
     /// Counts one decision point; `acted` when the policy returned an action there.
     fn decided(&mut self, acted: bool) {
         self.decision_points += 1;
@@ -625,6 +648,44 @@ impl<'m> Engine<'m> {
     pub fn set_dynamic(&mut self, policy: Box<dyn DynamicPolicy>, caps: &DynamicCaps) {
         let pages = self.mem.pt.homes().len();
         self.dynamic = Some(Dynamic::new(policy, caps, self.mem.machine, pages, self.nt));
+    }
+
+    /// Moves the threads (and changes their number) between epochs: a multiprogrammed system's
+    /// scheduler remapped them (`crate::system`). Pages stay where they are; the next epoch must
+    /// have `threads.len()` threads. Not used by single-program runs.
+    pub fn rebind(&mut self, threads: &[Placed]) {
+        let nn = self.nn;
+        let nt = threads.len();
+        self.nt = nt;
+        self.thread_node = threads.iter().map(|p| p.node.index()).collect();
+        let share: Vec<u32> = threads.iter().map(|p| p.share).collect();
+        let background = self.timing.background().to_vec();
+        self.timing = Timing::new(self.mem.machine, &self.thread_node, &share);
+        self.timing.set_background(&background);
+        self.cost = vec![0; nt * nn];
+        self.q_lines = vec![0; nt * nn];
+        self.clocks = vec![0; nt];
+        self.cursor = vec![0; nt];
+        if let Some(d) = self.dynamic.as_mut() {
+            d.resize_threads(nt);
+        }
+    }
+
+    /// The line rate (lines per ps) each node serves to other programs sharing the machine
+    /// ([`Timing::set_background`]); zero unless a multiprogrammed system sets it.
+    pub fn set_background(&mut self, lines_per_ps: &[f64]) {
+        self.timing.set_background(lines_per_ps);
+    }
+
+    /// The pages each node may hold for this run's address space
+    /// ([`PageTable::set_capacity`]): what the other programs sharing the machine leave.
+    pub fn set_capacity(&mut self, pages: &[u64]) {
+        self.mem.pt.set_capacity(pages);
+    }
+
+    /// The threads' nodes.
+    pub fn thread_nodes(&self) -> &[usize] {
+        &self.thread_node
     }
 
     /// The policy's hook before (`start`) or after an epoch, at the barrier; returns the cost

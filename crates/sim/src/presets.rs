@@ -8,6 +8,7 @@ use std::path::Path;
 /// `(name, TOML text)` of every shipped preset. Each number in those files cites its source.
 pub const PRESETS: &[(&str, &str)] = &[
     ("origin2000", include_str!("../../../machines/origin2000.toml")),
+    ("origin2000-64", include_str!("../../../machines/origin2000-64.toml")),
     ("wildfire", include_str!("../../../machines/wildfire.toml")),
     ("sunfire6800", include_str!("../../../machines/sunfire6800.toml")),
     ("modern-2s", include_str!("../../../machines/modern-2s.toml")),
@@ -78,7 +79,7 @@ mod tests {
         let e = load_machine("origin3000").unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown machine 'origin3000' (known: cxl-tiered, modern-2s, origin2000, sunfire6800, wildfire)"
+            "unknown machine 'origin3000' (known: cxl-tiered, modern-2s, origin2000, origin2000-64, sunfire6800, wildfire)"
         );
     }
 

@@ -21,6 +21,10 @@
 //! because the right-hand side falls as `W` grows. A node that every thread hammers therefore
 //! settles just below saturation with a large `W`, which is the contention seed 000 §2.1
 //! describes for worst-case placement.
+//!
+//! In a multiprogrammed system (`crate::system`) each job has its own model; the other jobs'
+//! line rates at each node join `ρ[h]` as a fixed background ([`Timing::set_background`]),
+//! zero in a single-program run.
 
 use numaplace_model::{Machine, Ps};
 
@@ -55,6 +59,9 @@ pub struct Timing {
     active: Vec<bool>,
     /// Scratch: each thread's mean time per line at the current `wait_ps`.
     per_line: Vec<f64>,
+    /// Lines per ps each node serves to others than these threads (other jobs of a
+    /// multiprogrammed system, [`Timing::set_background`]); zero in a single-program run.
+    background: Vec<f64>,
 }
 
 impl Timing {
@@ -79,7 +86,23 @@ impl Timing {
             think_ps: vec![0.0; nt],
             active: vec![false; nt],
             per_line: vec![0.0; nt],
+            background: vec![0.0; nn],
         }
+    }
+
+    /// Sets the line rate (lines per ps) each node serves to threads outside this model: the
+    /// other jobs of a multiprogrammed system, whose traffic queues at the same controllers.
+    /// Their load alone is kept below 0.95 of a node's capacity, so that this model's threads
+    /// still find a fixed point.
+    pub fn set_background(&mut self, lines_per_ps: &[f64]) {
+        for ((b, &r), &s) in self.background.iter_mut().zip(lines_per_ps).zip(&self.service_ps) {
+            *b = if s > 0.0 { r.max(0.0).min(0.95 / s) } else { 0.0 };
+        }
+    }
+
+    /// The background line rates ([`Timing::set_background`]).
+    pub fn background(&self) -> &[f64] {
+        &self.background
     }
 
     /// Sets a thread's parameters for the coming epoch. An inactive thread issues nothing.
@@ -162,7 +185,7 @@ impl Timing {
                 slope -= v * b * inv_c * inv_c;
             }
         }
-        (rate * self.service_ps[h], slope * self.service_ps[h])
+        ((rate + self.background[h]) * self.service_ps[h], slope * self.service_ps[h])
     }
 
     /// `F(w) = w − S ρ(w) / (1 − ρ(w))` and `F'(w)`. `F` increases with `w`; it is `−∞` where
@@ -264,6 +287,24 @@ mod tests {
         assert!((tm.wait_ps()[0] - expect).abs() < 1.0, "{} vs {expect}", tm.wait_ps()[0]);
         let rho = 16.0 * 50_000.0 / (10_000.0 + tm.wait_ps()[0]);
         assert!(rho < 1.0 && rho > 0.9, "ρ = {rho}");
+    }
+
+    #[test]
+    fn background_traffic_queues_at_the_same_controller() {
+        // The one-thread case above plus other programs' 0.01 lines/ns at the node: with
+        // S = 50 ns they load it by ρ_b = 0.5, so W = 50 ρ / (1 − ρ) with ρ = 50 / (100 + W) + 0.5,
+        // i.e. W² − 50 W − 10000 = 0 (W = 25 (1 + √17) ns, four times the 30.9 ns alone).
+        let m = one_node(100.0, 1.28);
+        let mut tm = Timing::new(&m, &[0], &[1]);
+        tm.set_thread(0, 1.0, 0.0, true);
+        tm.observe(0, &[10]);
+        tm.set_background(&[0.01 / 1000.0]);
+        tm.solve();
+        let expect = 25.0 * (1.0 + 17f64.sqrt()) * 1000.0;
+        assert!((tm.wait_ps()[0] - expect).abs() < 50.0, "{} vs {expect}", tm.wait_ps()[0]);
+        // Background alone never saturates the node: it is capped below its capacity.
+        tm.set_background(&[1.0]);
+        assert!(tm.background()[0] * 50_000.0 <= 0.95 + 1e-12);
     }
 
     #[test]

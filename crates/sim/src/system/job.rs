@@ -1,0 +1,354 @@
+//! One malleable OpenMP job in a system run: its workload, its engine (its own address space,
+//! page table, placement, dynamic policy and counters) and its accounting.
+//!
+//! **Malleability.** The workload is built once for the job's request `R` threads: each epoch
+//! holds `R` chunks of work, the parts a static schedule gives `R` threads. Given `p ≤ R`
+//! CPUs, thread `i` runs chunks `block_range(R, p, i)` one after another — the partition a
+//! static schedule of `p` threads gives when `p` divides `R`, and the imbalance of an `R`-chunk
+//! decomposition otherwise. The thread count and the threads' CPUs change only at epoch
+//! boundaries (parallel-region boundaries, where NthLib adapts). A chunk keeps its pages where
+//! they are when another thread, on another CPU, takes it over: its accesses are remote until a
+//! dynamic policy moves them.
+
+use super::result::JobRecord;
+use crate::binding::Placed;
+use crate::engine::Engine;
+use crate::error::SimError;
+use crate::workload::{block_range, Epoch, Init, ThreadWork, Workload, WorkloadCtx};
+use crate::workloads;
+use numaplace_model::placement;
+use numaplace_model::units::PS_PER_NS;
+use numaplace_model::{dynamic, CpuId, Machine, ModelError, Ps, Spec};
+
+/// Every this many records of a thread, one is a sample of its "faults" (the nodes serving it),
+/// for schedulers that place tasks by them (`linux`): NUMA hinting faults are a sample too.
+const FAULT_SAMPLE: usize = 64;
+
+/// What a job is built from.
+pub(super) struct JobSpec<'a> {
+    pub id: u32,
+    pub workload: &'a str,
+    pub request: u32,
+    pub placement: &'a str,
+    pub dynamic: Option<&'a str>,
+    pub seed: u64,
+    pub init: Init,
+    pub quantum_ps: Ps,
+}
+
+/// A job in progress.
+pub(super) struct Live<'m> {
+    pub id: u32,
+    pub request: u32,
+    pub workload: String,
+    engine: Engine<'m>,
+    wl: Box<dyn Workload>,
+    /// The workload's epoch (`request` chunks) and the merged one the engine runs.
+    chunks: Epoch,
+    merged: Epoch,
+    /// The threads' CPUs and placement now.
+    pub cpus: Vec<CpuId>,
+    placed: Vec<Placed>,
+    /// System time of the job's start, and of its next epoch boundary.
+    pub start: Ps,
+    pub clock: Ps,
+    iteration: u32,
+    /// Engine time when the current timed iteration started, and whether its thread count
+    /// changed since (then its measurement is not reported).
+    iteration_start: Ps,
+    iteration_mixed: bool,
+    /// Epochs run in the current iteration.
+    iteration_epochs: u32,
+    pub cpu_time: f64,
+    alloc_time: f64,
+    pub migrations: u64,
+    pub bursts: u64,
+    /// Lines each node served this job so far, and the rate of the last step (lines per ps).
+    served: Vec<u64>,
+    pub rate: Vec<f64>,
+    /// Sampled lines per thread per node in the current iteration (`linux`).
+    pub faults: Vec<Vec<u64>>,
+    sample_faults: bool,
+    /// (time, threads) changes, for the timeline.
+    pub allocations: Vec<(Ps, u32)>,
+}
+
+/// What the job's step did.
+pub(super) enum Step {
+    /// An epoch ran.
+    Ran,
+    /// A timed iteration ended before the epoch: its wall time (ps) and thread count, if its
+    /// thread count did not change during it.
+    Iteration { time: Ps, threads: u32 },
+    /// The job finished.
+    Done,
+}
+
+fn ns(ps: f64) -> f64 {
+    ps / PS_PER_NS as f64
+}
+
+impl<'m> Live<'m> {
+    /// Builds the job on `machine` with its threads on `cpus` (sharing as `share` says), at
+    /// system time `now`.
+    ///
+    /// # Errors
+    /// A bad workload, placement or policy spec, or a footprint the machine cannot hold; each
+    /// message names the job.
+    pub fn new(machine: &'m Machine, spec: &JobSpec<'_>, placed: Vec<Placed>, now: Ps, sample_faults: bool) -> Result<Self, SimError> {
+        let named = |e: ModelError| -> SimError { ModelError::Spec(format!("job {}: {e}", spec.id)).into() };
+        let ctx = WorkloadCtx {
+            threads: spec.request.max(1) as usize,
+            page_size: machine.raw.page_size,
+            line_size: machine.raw.line_size,
+            seed: spec.seed,
+            init: spec.init,
+        };
+        let (wl, resolved) = workloads::build(&Spec::parse(spec.workload).map_err(named)?, &ctx).map_err(named)?;
+        machine.check_footprint(wl.pages()).map_err(named)?;
+        let (place, _) = placement::build(&Spec::parse(spec.placement)?, machine, spec.seed)?;
+        let mut engine = Engine::new(machine, &placed, wl.regions().to_vec(), place, spec.quantum_ps);
+        if let Some(text) = spec.dynamic {
+            let (policy, resolved) = dynamic::build(&Spec::parse(text)?, machine, ctx.threads)?;
+            policy.check_regions(wl.regions()).map_err(|e| named(ModelError::Spec(e)))?;
+            engine.set_dynamic(policy, &dynamic::REGISTRY.get(&resolved.name)?.caps);
+        }
+        engine.set_declared_iterations(wl.declared_iterations());
+        let nn = machine.nodes();
+        let p = placed.len() as u32;
+        Ok(Live {
+            id: spec.id,
+            request: spec.request.max(1),
+            workload: resolved.to_string(),
+            engine,
+            wl,
+            chunks: Epoch::default(),
+            merged: Epoch::default(),
+            cpus: placed.iter().map(|x| x.cpu).collect(),
+            placed,
+            start: now,
+            clock: now,
+            iteration: 0,
+            iteration_start: 0,
+            iteration_mixed: false,
+            iteration_epochs: 0,
+            cpu_time: 0.0,
+            alloc_time: 0.0,
+            migrations: 0,
+            bursts: 0,
+            served: vec![0; nn],
+            rate: vec![0.0; nn],
+            faults: if sample_faults { vec![vec![0; nn]; p as usize] } else { Vec::new() },
+            sample_faults,
+            allocations: vec![(now, p)],
+        })
+    }
+
+    /// Pages the job holds on each node.
+    pub fn pages_per_node(&self) -> &[u64] {
+        self.engine.page_table().pages_per_node()
+    }
+
+    /// Pages of the job's address space.
+    pub fn footprint(&self) -> u64 {
+        self.wl.pages()
+    }
+
+    /// The threads run on `placed` from the next epoch: moves are process migrations, every
+    /// move or dropped thread ends a burst.
+    pub fn adopt(&mut self, placed: Vec<Placed>, now: Ps) {
+        if placed == self.placed {
+            return;
+        }
+        let cpus: Vec<CpuId> = placed.iter().map(|p| p.cpu).collect();
+        let kept = cpus.len().min(self.cpus.len());
+        let moved = (0..kept).filter(|&i| cpus[i] != self.cpus[i]).count() as u64;
+        self.migrations += moved;
+        self.bursts += moved + (self.cpus.len() - kept) as u64;
+        if cpus.len() != self.cpus.len() {
+            // A change before the iteration's first epoch (at the boundary where it starts)
+            // leaves its measurement whole.
+            self.iteration_mixed |= self.iteration_epochs > 0;
+            self.allocations.push((now, cpus.len() as u32));
+            if self.sample_faults {
+                self.faults.resize(cpus.len(), vec![0; self.served.len()]);
+            }
+        }
+        self.engine.rebind(&placed);
+        self.cpus = cpus;
+        self.placed = placed;
+    }
+
+    /// Fetches the next epoch. At the boundary of a timed iteration the engine's iteration hook
+    /// runs (its policy's moves lengthen the iteration) and the finished iteration is returned;
+    /// at the end the job is done. Call [`Live::run`] after anything but `Done`.
+    pub fn next(&mut self) -> Step {
+        let before = self.engine.now();
+        if !self.wl.next_epoch(&mut self.chunks) {
+            if self.iteration > 0 {
+                self.engine.finish();
+            }
+            return Step::Done;
+        }
+        let mut step = Step::Ran;
+        if self.chunks.iteration != self.iteration && self.iteration > 0 {
+            self.engine.end_iteration(self.iteration);
+            let time = self.engine.now() - self.iteration_start;
+            if !self.iteration_mixed {
+                step = Step::Iteration { time, threads: self.cpus.len() as u32 };
+            }
+        }
+        if self.chunks.iteration > 0 && self.iteration == 0 {
+            self.engine.start_timed();
+        }
+        if self.chunks.iteration != self.iteration {
+            self.iteration_start = self.engine.now();
+            self.iteration_mixed = false;
+            self.iteration_epochs = 0;
+        }
+        self.iteration = self.chunks.iteration;
+        // The iteration hook's cost is time the threads spend (spinning) at the barrier.
+        self.account(before, false);
+        step
+    }
+
+    /// Runs the fetched epoch with the current threads, other jobs' traffic `background` (lines
+    /// per ps per node) queueing at the same controllers and `capacity` pages per node left to
+    /// this job.
+    pub fn run(&mut self, background: &[f64], capacity: &[u64]) {
+        let before = self.engine.now();
+        self.engine.set_background(background);
+        self.engine.set_capacity(capacity);
+        let p = self.cpus.len();
+        let r = self.chunks.threads.len();
+        self.iteration_epochs += 1;
+        if p == r {
+            self.engine.run_epoch(&self.chunks);
+        } else {
+            merge(&self.chunks, p, &mut self.merged);
+            self.engine.run_epoch(&self.merged);
+        }
+        if self.sample_faults {
+            let homes = self.engine.page_table().homes();
+            let epoch = if p == r { &self.chunks } else { &self.merged };
+            for (f, work) in self.faults.iter_mut().zip(&epoch.threads) {
+                for tx in work.txns.iter().step_by(FAULT_SAMPLE) {
+                    if let Some(n) = f.get_mut(homes[tx.page as usize] as usize) {
+                        *n += tx.count as u64;
+                    }
+                }
+            }
+        }
+        self.account(before, true);
+    }
+
+    /// Charges the time since `before` (engine time): CPU time by each thread's share, the
+    /// allocation and, after an epoch (`traffic`), the rate of the lines it was served.
+    fn account(&mut self, before: Ps, traffic: bool) {
+        let now = self.engine.now();
+        let wall = (now - before) as f64;
+        self.clock = self.start + now;
+        if wall <= 0.0 {
+            return;
+        }
+        let shares: f64 = self.placed.iter().map(|p| 1.0 / p.share.max(1) as f64).sum();
+        self.cpu_time += wall * shares;
+        self.alloc_time += wall * self.placed.len() as f64;
+        if !traffic {
+            return;
+        }
+        let nn = self.served.len();
+        let (init, timed) = (&self.engine.init.lines, &self.engine.timed.lines);
+        for h in 0..nn {
+            let total: u64 = (0..nn).map(|n| init[n * nn + h] + timed[n * nn + h]).sum();
+            self.rate[h] = (total - self.served[h]) as f64 / wall;
+            self.served[h] = total;
+        }
+    }
+
+    /// Whether the engine passed the simulator's time bound.
+    pub fn overran(&self) -> bool {
+        self.engine.overran
+    }
+
+    /// The job's record, at its end (system time `self.clock`); the threads' last bursts end.
+    pub fn finish(mut self, arrival: Ps, one_cpu: Ps) -> Result<JobRecord, SimError> {
+        if let Some(d) = &self.engine.dynamic {
+            d.check_finished().map_err(|e| ModelError::Spec(format!("job {}: {e}", self.id)))?;
+        }
+        self.bursts += self.cpus.len() as u64;
+        let nn = self.served.len();
+        let (init, timed) = (&self.engine.init.lines, &self.engine.timed.lines);
+        let all: u64 = init.iter().chain(timed).sum();
+        let local: u64 = (0..nn).map(|n| init[n * nn + n] + timed[n * nn + n]).sum();
+        let stats = self.engine.dynamic.as_ref().map(|d| d.stats()).unwrap_or_default();
+        let execution = (self.clock - self.start) as f64;
+        Ok(JobRecord {
+            job: self.id,
+            workload: std::mem::take(&mut self.workload),
+            request: self.request,
+            arrival_ns: ns(arrival as f64),
+            start_ns: ns(self.start as f64),
+            end_ns: ns(self.clock as f64),
+            response_ns: ns((self.clock - arrival) as f64),
+            wait_ns: ns((self.start - arrival) as f64),
+            execution_ns: ns(execution),
+            cpu_time_ns: ns(self.cpu_time),
+            one_cpu_ns: ns(one_cpu as f64),
+            speedup: if execution > 0.0 { one_cpu as f64 / execution } else { 0.0 },
+            mean_cpus: if execution > 0.0 { self.alloc_time / execution } else { self.cpus.len() as f64 },
+            process_migrations: self.migrations,
+            bursts: self.bursts,
+            mean_burst_ns: if self.bursts > 0 { ns(self.cpu_time) / self.bursts as f64 } else { 0.0 },
+            local_fraction: if all == 0 { 0.0 } else { local as f64 / all as f64 },
+            pages_migrated: stats.migrations,
+            transactions: all,
+            policy_overhead_ns: ns(stats.overhead_ps as f64),
+        })
+    }
+}
+
+/// Merges the chunks of `chunks` into `p` threads: thread `i` runs chunks
+/// `block_range(R, p, i)` in order, with the first non-empty chunk's memory-level parallelism
+/// and CPU time per line.
+fn merge(chunks: &Epoch, p: usize, out: &mut Epoch) {
+    let r = chunks.threads.len();
+    out.iteration = chunks.iteration;
+    out.phase = chunks.phase;
+    out.threads.resize_with(p, ThreadWork::default);
+    for (i, t) in out.threads.iter_mut().enumerate() {
+        let (a, b) = block_range(r as u64, p as u64, i as u64);
+        let group = &chunks.threads[a as usize..b as usize];
+        t.txns.clear();
+        t.txns.reserve(group.iter().map(|c| c.txns.len()).sum());
+        for c in group {
+            t.txns.extend_from_slice(&c.txns);
+        }
+        let first = group.iter().find(|c| !c.txns.is_empty()).or(group.first());
+        t.mlp = first.map_or(f64::INFINITY, |c| c.mlp);
+        t.think_ns = first.map_or(0.0, |c| c.think_ns);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::Txn;
+
+    #[test]
+    fn chunks_merge_into_contiguous_blocks() {
+        let chunks = Epoch {
+            iteration: 2,
+            phase: "p",
+            threads: (0..4u32).map(|c| ThreadWork { txns: vec![Txn::read(c, 1)], mlp: 2.0, think_ns: 1.0 }).collect(),
+        };
+        let mut out = Epoch::default();
+        merge(&chunks, 2, &mut out);
+        let pages: Vec<Vec<u32>> = out.threads.iter().map(|t| t.txns.iter().map(|x| x.page).collect()).collect();
+        assert_eq!(pages, vec![vec![0, 1], vec![2, 3]]);
+        merge(&chunks, 3, &mut out);
+        let pages: Vec<Vec<u32>> = out.threads.iter().map(|t| t.txns.iter().map(|x| x.page).collect()).collect();
+        assert_eq!(pages, vec![vec![0], vec![1], vec![2, 3]]);
+        assert_eq!((out.iteration, out.phase, out.threads[2].mlp, out.threads[2].think_ns), (2, "p", 2.0, 1.0));
+    }
+}
