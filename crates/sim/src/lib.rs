@@ -13,6 +13,8 @@
 //!   followed, devices written through, directories refused).
 //! * [`protocol`]: the line-level protocol engine (seed 004) and its programs; [`linerun`]: a
 //!   run of it from a run configuration.
+//! * [`system`]: multiprogrammed systems (seed 002): job streams, processor schedulers, jobs on
+//!   per-job engines; [`sysrun`]: a system run from a run configuration.
 //! * [`trace`]: the trace format (writer, streaming reader, text form); [`inspect`]: a
 //!   workload's shape without timing it.
 
@@ -30,6 +32,7 @@ pub mod presets;
 pub mod protocol;
 pub mod request;
 pub mod run;
+pub mod sysrun;
 pub mod system;
 pub mod timing;
 pub mod trace;

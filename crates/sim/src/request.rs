@@ -39,6 +39,9 @@ pub enum RunKind {
     Page,
     /// One line-level program on the protocol engine (seed 004; docs/protocol.md).
     Protocol,
+    /// A multiprogrammed system: a job stream under a processor scheduler, every job on the
+    /// page-level engine (seed 002; docs/multiprogramming.md). A run is one when `jobs` is set.
+    System,
 }
 
 impl RunKind {
@@ -49,14 +52,18 @@ impl RunKind {
         match self {
             RunKind::Page => "page",
             RunKind::Protocol => "protocol",
+            RunKind::System => "system",
         }
     }
 }
 
 /// Every kind of run.
-pub const ALL: &[RunKind] = &[RunKind::Page, RunKind::Protocol];
+pub const ALL: &[RunKind] = &[RunKind::Page, RunKind::Protocol, RunKind::System];
 const PAGE: &[RunKind] = &[RunKind::Page];
 const PROTOCOL: &[RunKind] = &[RunKind::Protocol];
+const SYSTEM: &[RunKind] = &[RunKind::System];
+const PAGE_AND_SYSTEM: &[RunKind] = &[RunKind::Page, RunKind::System];
+const PAGE_AND_PROTOCOL: &[RunKind] = &[RunKind::Page, RunKind::Protocol];
 
 /// One option of a run.
 #[derive(Clone, Copy, Debug)]
@@ -105,7 +112,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "NAME[:key=value,...] (numaplace workloads); trace:file=PATH replays a trace",
         input: true,
         python: None,
-        applies: ALL,
+        applies: PAGE_AND_PROTOCOL,
     },
     RunOption {
         name: "class",
@@ -123,7 +130,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "threads, one per CPU (a trace's own count when the workload is a trace)",
         input: true,
         python: None,
-        applies: ALL,
+        applies: PAGE_AND_PROTOCOL,
     },
     RunOption {
         name: "placement",
@@ -141,7 +148,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "who touches the data first: every thread its own part, thread 0 all of it, or nobody",
         input: true,
         python: None,
-        applies: PAGE,
+        applies: PAGE_AND_SYSTEM,
     },
     RunOption {
         name: "dynamic",
@@ -150,7 +157,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "a dynamic policy NAME[:key=value,...] (numaplace policies), or none",
         input: true,
         python: None,
-        applies: PAGE,
+        applies: PAGE_AND_SYSTEM,
     },
     RunOption {
         name: "binding",
@@ -180,6 +187,51 @@ pub const OPTIONS: &[RunOption] = &[
         applies: PROTOCOL,
     },
     RunOption {
+        name: "jobs",
+        kind: OptKind::Text,
+        default: None,
+        doc: "a job stream, which makes the run a multiprogrammed system (docs/multiprogramming.md): W1, W2, W3 or W4 (seed 002's mixes, at load), or an SWF file (Parallel Workloads Archive format)",
+        input: true,
+        python: None,
+        applies: SYSTEM,
+    },
+    RunOption {
+        name: "load",
+        kind: OptKind::Float { min: 0.01, max: numaplace_model::jobs::mix::MAX_LOAD },
+        default: Some("1"),
+        doc: "offered load of a generated job mix: the CPU demand arriving per unit time over the machine's CPUs (seed 002: 0.6, 0.8, 1)",
+        input: true,
+        python: None,
+        applies: SYSTEM,
+    },
+    RunOption {
+        name: "job_count",
+        kind: OptKind::Int { min: 1, max: numaplace_model::jobs::mix::MAX_JOBS as u64 },
+        default: None,
+        doc: "jobs in the stream: a mix's count (default: seed 002 Table 1's at 100 % load, times the load), or the first jobs of an SWF file (default: all)",
+        input: true,
+        python: None,
+        applies: SYSTEM,
+    },
+    RunOption {
+        name: "apps",
+        kind: OptKind::Text,
+        default: None,
+        doc: "what the jobs run: for a mix, APP=SPEC;... (swim, bt, hydro2d, apsi); for an SWF file, SPEC;SPEC;... cycled by executable number, or N=SPEC;...;*=SPEC",
+        input: true,
+        python: None,
+        applies: SYSTEM,
+    },
+    RunOption {
+        name: "scheduler",
+        kind: OptKind::Text,
+        default: Some("equipartition"),
+        doc: "the processor scheduler of a system run, NAME[:key=value,...] (numaplace schedulers)",
+        input: true,
+        python: None,
+        applies: SYSTEM,
+    },
+    RunOption {
         name: "seed",
         kind: OptKind::Int { min: 0, max: u64::MAX },
         default: Some("0"),
@@ -195,7 +247,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "interleaving quantum of simulated time, ns",
         input: true,
         python: None,
-        applies: PAGE,
+        applies: PAGE_AND_SYSTEM,
     },
     RunOption {
         name: "oversubscribe",
@@ -213,7 +265,7 @@ pub const OPTIONS: &[RunOption] = &[
         doc: "replay this trace file: the same as workload trace:file=PATH",
         input: true,
         python: None,
-        applies: ALL,
+        applies: PAGE_AND_PROTOCOL,
     },
     RunOption {
         name: "decisions",
@@ -329,6 +381,11 @@ pub fn resolve(request: &Map<String, Value>) -> Result<RunConfig, SimError> {
         engine: String::new(),
         proxies: String::new(),
         buffers: String::new(),
+        jobs: None,
+        load: 0.0,
+        job_count: None,
+        apps: None,
+        scheduler: String::new(),
         given: Vec::new(),
     };
     let mut threads_given = false;
@@ -366,6 +423,11 @@ pub fn resolve(request: &Map<String, Value>) -> Result<RunConfig, SimError> {
             ("engine", Typed::Text(v)) => cfg.engine = v,
             ("proxies", Typed::Text(v)) => cfg.proxies = v,
             ("buffers", Typed::Text(v)) => cfg.buffers = v,
+            ("jobs", Typed::Text(v)) => cfg.jobs = Some(v),
+            ("load", Typed::Float(v)) => cfg.load = v,
+            ("job_count", Typed::Int(v)) => cfg.job_count = Some(v as u32),
+            ("apps", Typed::Text(v)) => cfg.apps = Some(v),
+            ("scheduler", Typed::Text(v)) => cfg.scheduler = v,
             (name, v) => unreachable!("option '{name}' declared with a kind its field does not take: {v:?}"),
         }
     }

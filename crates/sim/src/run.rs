@@ -47,6 +47,16 @@ pub struct RunConfig {
     pub proxies: String,
     /// The protocol engine's input buffers (`infinite`, `finite`).
     pub buffers: String,
+    /// A job stream (`W1`..`W4`, or an SWF file): the run is a multiprogrammed system.
+    pub jobs: Option<String>,
+    /// A generated mix's offered load.
+    pub load: f64,
+    /// Jobs in the stream (a mix's count; an SWF file's first jobs).
+    pub job_count: Option<u32>,
+    /// What the jobs run (an application map).
+    pub apps: Option<String>,
+    /// A system run's processor scheduler, `NAME:key=value,...`.
+    pub scheduler: String,
     /// The options the request set (given with a value other than their default): each must
     /// apply to the kind of run made ([`crate::request::check_applies`]).
     pub given: Vec<&'static str>,
@@ -237,6 +247,7 @@ pub fn run_observed(cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool
 pub enum Outcome {
     Page(Run),
     Protocol(crate::linerun::ProtocolRun),
+    System(crate::sysrun::SystemRun),
 }
 
 impl Outcome {
@@ -245,6 +256,7 @@ impl Outcome {
         match self {
             Outcome::Page(r) => r.result.to_json(),
             Outcome::Protocol(r) => r.to_json(),
+            Outcome::System(r) => r.to_json(),
         }
     }
 }
@@ -256,6 +268,15 @@ impl Outcome {
 /// As [`simulate`], [`crate::linerun::run_protocol`], and [`SimError::Stopped`].
 pub fn run_any_observed(cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Outcome, SimError> {
     let machine = load_machine(&cfg.machine)?;
+    if crate::sysrun::is_system(cfg) {
+        // Progress: a job's completion, as the fraction of the stream's jobs in place of
+        // iterations (the simulated time is the system's).
+        let mut sys_observer = |p: &crate::system::SystemProgress| {
+            let at = Progress { iteration: p.done as u32, iterations: p.jobs as u32, epochs: p.done as u64, simulated_ns: p.simulated_ns };
+            observer(&at)
+        };
+        return Ok(Outcome::System(crate::sysrun::run_system(&machine, cfg, &mut sys_observer)?));
+    }
     if crate::linerun::is_protocol(&machine, cfg) {
         return Ok(Outcome::Protocol(crate::linerun::run_protocol(&machine, cfg)?));
     }
