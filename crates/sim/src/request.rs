@@ -450,7 +450,7 @@ pub fn check_applies(cfg: &RunConfig, kind: RunKind) -> Result<(), SimError> {
         if !o.applies.contains(&kind) {
             let to: Vec<&str> = o.applies.iter().map(|k| k.name()).collect();
             return Err(ModelError::Config(format!(
-                "option {name} applies to the {} engine, not to this run on the {} engine",
+                "option {name} applies to {} runs, not to this {} run",
                 to.join(" and "),
                 kind.name()
             ))
@@ -547,9 +547,12 @@ mod tests {
         assert!(check_applies(&cfg, RunKind::Protocol).is_ok() && check_applies(&cfg, RunKind::Page).is_ok());
         let cfg = req(json!({"proxies": "basic", "dynamic": "upmlib"})).unwrap();
         let e = check_applies(&cfg, RunKind::Page).err().unwrap().to_string();
-        assert_eq!(e, "option proxies applies to the protocol engine, not to this run on the page engine");
+        assert_eq!(e, "option proxies applies to protocol runs, not to this page run");
         let e = check_applies(&cfg, RunKind::Protocol).err().unwrap().to_string();
-        assert_eq!(e, "option dynamic applies to the page engine, not to this run on the protocol engine");
+        assert_eq!(e, "option dynamic applies to page and system runs, not to this protocol run");
+        let cfg = req(json!({"jobs": "W1", "threads": 4})).unwrap();
+        let e = check_applies(&cfg, RunKind::System).err().unwrap().to_string();
+        assert_eq!(e, "option threads applies to page and protocol runs, not to this system run");
         let e = req(json!({"buffers": "huge"})).err().unwrap().to_string();
         assert_eq!(e, "unknown buffer mode 'huge' (known: finite, infinite)");
         let e = req(json!({"engine": "gem5"})).err().unwrap().to_string();
