@@ -145,8 +145,9 @@ class _RunProgress:
     fed by the Rust engine at epoch boundaries (at most every :data:`PROGRESS_PERIOD_S`, so a
     short run never draws one) through ``_native.simulate``'s ``progress`` callback."""
 
-    def __init__(self, desc: str) -> None:
+    def __init__(self, desc: str, unit: str = "iter") -> None:
         self.desc = desc
+        self.unit = unit
         self.bar: Any = None
 
     def __call__(self, iteration: int, iterations: int, epochs: int, simulated_ns: float) -> None:
@@ -156,7 +157,7 @@ class _RunProgress:
             # Reports come at most every PROGRESS_PERIOD_S already: each is drawn (mininterval
             # 0). A notebook keeps the finished bar; a terminal clears it for the run's output.
             self.bar = tqdm(
-                total=iterations, desc=self.desc, unit="iter", dynamic_ncols=True, mininterval=0, leave=in_notebook()
+                total=iterations, desc=self.desc, unit=self.unit, dynamic_ncols=True, mininterval=0, leave=in_notebook()
             )
         self.bar.set_postfix_str(f"{epochs:,} epochs, {simulated_ns / 1e6:,.1f} ms simulated", refresh=False)
         self.bar.update(min(iteration, iterations) - self.bar.n)  # also redraws
@@ -227,8 +228,47 @@ class Result:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Result) and self._data == other._data
 
+    @property
+    def kind(self) -> str:
+        """What the run simulated: ``"page"`` (one program, page-level engine), ``"protocol"``
+        (one line-level program on the protocol engine) or ``"system"`` (a job stream)."""
+        return self._data["config"].get("engine", "page")
+
+    def per_job(self) -> pd.DataFrame:
+        """A system run's jobs, one row each (``job``, ``workload``, ``request``, times in ns,
+        ``cpu_time_ns``, ``speedup``, ``mean_cpus``, ``process_migrations``, ``bursts``,
+        ``local_fraction``, ``pages_migrated``, ...; docs/multiprogramming.md).
+
+        Raises:
+            ValueError: the result is not of a system run.
+        """
+        import pandas as pd
+
+        return pd.DataFrame(self._system_field("jobs"))
+
+    def timeline(self) -> pd.DataFrame:
+        """A system run's allocation timeline: ``time_ns``, ``job``, ``cpus`` (the job's
+        thread count from that time on; 0 at its end).
+
+        Raises:
+            ValueError: the result is not of a system run.
+        """
+        import pandas as pd
+
+        return pd.DataFrame(self._system_field("timeline"), columns=["time_ns", "job", "cpus"])
+
+    def _system_field(self, name: str) -> Any:
+        if self.kind != "system":
+            raise ValueError(f"Result.{'per_job' if name == 'jobs' else name}: a {self.kind} run has no jobs (give jobs= for a system run)")
+        return self._data[name]
+
     def __repr__(self) -> str:
         c = self._data["config"]
+        if self.kind == "system":
+            s = self._data["system"]
+            return f"<Result {c['machine']} jobs={c['jobs']} {s['scheduler']}: makespan {s['makespan_ns'] / 1e9:.3f} s, {s['jobs']} jobs>"
+        if self.kind == "protocol":
+            return f"<Result {c['machine']} {c['workload']} {c['placement']} proxies={c['proxies']} buffers={c['buffers']}: {self._data['total_time_ns'] / 1e6:.3f} ms>"
         return (
             f"<Result {c['machine']} {c['workload']} {c['placement']} threads={c['threads']}: "
             f"{self._data['total_time_ns'] / 1e6:.3f} ms, local {self._data['local_fraction']:.1%}>"
@@ -332,6 +372,32 @@ class Result:
     #: The most per-iteration rows the HTML display lists (the rest are summarised).
     HTML_ITERATIONS = 10
 
+    #: The headline fields of a protocol run's notebook display.
+    HTML_PROTOCOL_FIELDS = (
+        "total_time_ns", "line_accesses", "messages", "bounces", "proxy_reads", "requests_combined",
+        "remote_read_mean_cycles", "queue_cycles_mean", "flc_miss_rate", "slc_miss_rate", "ctrl_util_mean",
+    )  # fmt: skip
+
+    def _other_html(self, table: Any) -> str:
+        """The notebook display of a protocol or system run: its configuration (scalars) and
+        headline numbers; a system run's jobs as their first :attr:`HTML_ITERATIONS` rows."""
+        d, c, e = self._data, self._data["config"], html.escape
+        what = [[k, str(v)] for k, v in c.items() if k != "machine_spec" and not isinstance(v, (list, dict))]
+        if self.kind == "system":
+            headline = [[k, f"{v:,.4g}" if isinstance(v, float) else str(v)] for k, v in d["system"].items()]
+            jobs = self.per_job().head(self.HTML_ITERATIONS)
+            cols = ["job", "workload", "request", "response_ns", "cpu_time_ns", "speedup", "mean_cpus", "local_fraction"]
+            rows = [[f"{getattr(r, k):,.4g}" if isinstance(getattr(r, k), float) else str(getattr(r, k)) for k in cols] for r in jobs.itertuples()]
+            extra = table(cols, rows)
+        else:
+            headline = [[k, f"{d[k]:,.4g}" if isinstance(d[k], float) else f"{d[k]:,}"] for k in self.HTML_PROTOCOL_FIELDS]
+            extra = ""
+        return (
+            '<div class="numaplace-result">'
+            f"<strong>numaplace result</strong>, {e(self.kind)} run (numaplace {e(c['numaplace_version'])})"
+            f"{table(['run', ''], what)}{table(['result', ''], headline)}{extra}</div>"
+        )
+
     def _repr_html_(self) -> str:
         """The notebook display: what ran, the headline numbers, then small tables per node and
         per iteration (at most :attr:`HTML_ITERATIONS` rows). Text is escaped."""
@@ -344,6 +410,8 @@ class Result:
             body = "".join("<tr>" + "".join(f"<td>{e(v)}</td>" for v in r) + "</tr>" for r in rows)
             return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
 
+        if self.kind != "page":
+            return self._other_html(table)
         what = [
             ["machine", c["machine"]],
             ["workload", c["workload"]],
@@ -394,6 +462,14 @@ def simulate(
     problem_class: str | None = None,
     dynamic: str | None = None,
     decisions: str | None = None,
+    engine: str = "auto",
+    proxies: str = "none",
+    buffers: str = "infinite",
+    jobs: str | None = None,
+    load: float = 1.0,
+    job_count: int | None = None,
+    apps: str | None = None,
+    scheduler: str = "equipartition",
     progress: bool | None = None,
     **extra: Any,
 ) -> Result:
@@ -410,6 +486,21 @@ def simulate(
     to a file (``.csv``, else JSON Lines). Raises a subclass of :class:`NumaplaceError` for
     bad input; the same arguments always give the same result.
 
+    Three kinds of run take the same options (each option says which it applies to; setting
+    one to another value than its default on a kind it does not apply to is a
+    :class:`ConfigError`):
+
+    * one program on the page-level engine (the default);
+    * one line-level program (:func:`programs`) on the protocol engine (seed 004;
+      ``engine="protocol"``, or a machine such as ``talbot64`` whose engine it is), with
+      ``proxies`` (``none``, ``basic``, ``reactive``) and ``buffers`` (``infinite``,
+      ``finite``); the result's fields are the engine's (``docs/protocol.md``);
+    * a multiprogrammed system (seed 002) when ``jobs`` names a job stream: ``W1`` ... ``W4``
+      (seed 002's mixes, generated at ``load``) or an SWF file, with ``job_count``, ``apps``
+      (what the jobs run) and a ``scheduler`` (:func:`schedulers`); the result has a
+      ``system`` record, ``jobs`` (:meth:`Result.per_job`) and an allocation ``timeline``
+      (:meth:`Result.timeline`).
+
     ``progress`` is not a run option: it draws a progress bar (``tqdm.auto``) of a run that
     takes more than :data:`PROGRESS_PERIOD_S` (a tenth of a second), reported by the engine at
     epoch boundaries. ``None`` (the default) shows it in a notebook or when standard error is a
@@ -420,14 +511,15 @@ def simulate(
     given = dict(
         machine=machine, workload=workload, placement=placement, threads=threads, seed=seed, binding=binding,
         init=init, quantum_ns=quantum_ns, oversubscribe=oversubscribe, trace=trace, problem_class=problem_class,
-        dynamic=dynamic, decisions=decisions,
+        dynamic=dynamic, decisions=decisions, engine=engine, proxies=proxies, buffers=buffers, jobs=jobs, load=load,
+        job_count=job_count, apps=apps, scheduler=scheduler,
     )  # fmt: skip
     request = request_json("simulate", given, extra)
     if progress is not None and not isinstance(progress, bool):
         raise ConfigError(f"progress = {progress!r}: expected True, False or None")
     if not show_progress(progress):
         return Result.from_json(_native.simulate(request))
-    bar = _RunProgress(f"simulate {trace or workload}")
+    bar = _RunProgress(f"simulate {jobs or trace or workload}", unit="job" if jobs else "iter")
     finished = False
     try:
         result = Result.from_json(_native.simulate(request, bar, PROGRESS_PERIOD_S))
@@ -503,6 +595,18 @@ def machine(name_or_path: str) -> dict[str, Any]:
 def workloads() -> list[dict[str, Any]]:
     """Every workload: name, one-line doc, parameters (name, default, doc, kind)."""
     return json.loads(_native.workloads())
+
+
+def programs() -> list[dict[str, Any]]:
+    """Every line-level program (the protocol engine's workloads, seed 004): name, one-line
+    doc, parameters."""
+    return json.loads(_native.programs())
+
+
+def schedulers() -> list[dict[str, Any]]:
+    """Every processor scheduler of system runs (seed 002): name, one-line doc, parameters,
+    ``sharing`` (space or time) and what it reads."""
+    return json.loads(_native.schedulers())
 
 
 def policies() -> list[dict[str, Any]]:

@@ -111,6 +111,22 @@ def cmd_workloads(args: argparse.Namespace) -> None:
     _print_plugins(numaplace.workloads())
 
 
+def cmd_programs(args: argparse.Namespace) -> None:
+    import numaplace
+
+    _print_plugins(numaplace.programs())
+
+
+def cmd_schedulers(args: argparse.Namespace) -> None:
+    import numaplace
+
+    items = numaplace.schedulers()
+    for it in items:
+        reads = [w for w, on in (("efficiency", it["reads_efficiency"]), ("faults", it["reads_faults"])) if on]
+        it["doc"] = f"{it['doc']} [{it['sharing']} sharing{'; reads ' + ', '.join(reads) if reads else ''}]"
+    _print_plugins(items)
+
+
 def cmd_placements(args: argparse.Namespace) -> None:
     import numaplace
 
@@ -193,9 +209,39 @@ def _protocol_summary(r) -> str:  # noqa: ANN001 - a numaplace.Result of the pro
     return "\n".join(lines)
 
 
+def _system_summary(r) -> str:  # noqa: ANN001 - a numaplace.Result of a system run
+    c, s = r.config, r.system
+    load = f" at load {c['load']:g}" if "load" in c else ""
+    lines = [
+        f"machine       {c['machine']} ({s['cpus']} CPUs)",
+        f"jobs          {c['jobs']}{load}: {s['jobs']} jobs ({c['apps']})",
+        f"scheduler     {s['scheduler']}",
+        f"placement     {s['placement']}; dynamic {s['dynamic'] or 'none'}; init {s['init']}, seed {s['seed']}",
+        f"makespan      {s['makespan_ns'] / 1e9:,.3f} s; utilisation {s['utilisation']:.1%}; mean response {s['mean_response_ns'] / 1e9:,.3f} s",
+        f"CPU time      {s['cpu_time_ns'] / 1e9:,.3f} s; local share {s['local_fraction']:.1%}; pages migrated {s['pages_migrated']:,}",
+        f"threads       {s['process_migrations']:,} process migrations; mean burst {s['mean_burst_ns'] / 1e9:,.3f} s"
+        f" ({s['bursts_per_cpu']:,.1f} bursts per CPU); at most {s['max_running']} jobs running",
+        "",
+    ]
+    jobs = r.per_job()
+    per_app = jobs.assign(app=jobs["workload"].str.split(":").str[0]).groupby("app", sort=True)
+    rows = [
+        [app, str(len(g)), f"{g['response_ns'].mean() / 1e9:,.3f}", f"{g['cpu_time_ns'].mean() / 1e9:,.3f}",
+         f"{g['speedup'].mean():.2f}", f"{g['mean_cpus'].mean():.1f}", f"{g['local_fraction'].mean():.1%}"]
+        for app, g in per_app
+    ]  # fmt: skip
+    head = ["workload", "jobs", "response s", "CPU time s", "speedup", "CPUs", "local"]
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
+    for row in [head, *rows]:
+        lines.append("  ".join(v.rjust(w) for v, w in zip(row, widths)))
+    return "\n".join(lines)
+
+
 def _summary(r) -> str:  # noqa: ANN001 - a numaplace.Result
     c = r.config
-    if c.get("engine") == "protocol":
+    if r.kind == "system":
+        return _system_summary(r)
+    if r.kind == "protocol":
         return _protocol_summary(r)
     spec = c["machine_spec"]
     nodes = len(spec["nodes"])
@@ -249,9 +295,18 @@ def cmd_sim(args: argparse.Namespace) -> None:
         # One regular file cannot hold both; one device (/dev/null) can take both.
         if args.json is not None and destination(args.json, "--json") == decisions_dest and not decisions_dest[1]:
             raise UsageError(f"numaplace sim: --decisions and --json name one file ({_shown(args.json)})")
+    if args.timeline is not None:
+        if args.jobs is None:
+            raise UsageError("numaplace sim: --timeline plots a system run's allocation: give --jobs")
+        check_output(args.timeline, "--timeline")
     r = numaplace.simulate(**_run_kwargs(args, list(numaplace.api.OPTIONS)), progress=False if args.no_progress else None)
     if args.json is not None:
         write_output(args.json, "--json", r.to_json() + "\n")
+    if args.timeline is not None:
+        from numaplace import plot
+
+        fig = plot.allocation_timeline(r.timeline(), cpus=r.system["cpus"])
+        write_output(args.timeline, "--timeline", plot.png_bytes(fig))
     print(_summary(r))
 
 
@@ -576,10 +631,16 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("sim", help="run one simulation")
     add_run_options(s, list(OPTIONS))  # every run option
     s.add_argument("--json", help="write the full result as JSON to this file")
+    s.add_argument("--timeline", help="a system run (--jobs): plot the processor allocation over time to this PNG file")
     s.add_argument(
         "--no-progress", action="store_true", help="no progress bar (by default one is drawn on stderr when it is a terminal)"
     )
     s.set_defaults(func=cmd_sim)
+
+    s = sub.add_parser("programs", help="list line-level programs (the protocol engine's workloads) and their parameters")
+    s.set_defaults(func=cmd_programs)
+    s = sub.add_parser("schedulers", help="list processor schedulers (system runs) and their parameters")
+    s.set_defaults(func=cmd_schedulers)
 
     s = sub.add_parser("policies", help="list dynamic policies and their parameters")
     s.set_defaults(func=cmd_policies)

@@ -77,6 +77,15 @@ def save_png(fig: Figure, path: str | Path) -> None:
     fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
 
 
+def png_bytes(fig: Figure) -> bytes:
+    """``fig`` as the PNG bytes :func:`save_png` writes."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return buf.getvalue()
+
+
 def slowdown(
     df: pd.DataFrame,
     baseline: str = "first-touch",
@@ -438,3 +447,33 @@ def factor_grid(
                 ax.set_xlabel(bar, fontsize="small")
     fig.suptitle(title or f"{value} by {row} × {col} × {bar}")
     return fig, axes
+
+
+def allocation_timeline(timeline: pd.DataFrame, cpus: int | None = None, ax: Axes | None = None) -> Figure:
+    """A system run's processor allocation over time (``Result.timeline()``: ``time_ns``,
+    ``job``, ``cpus``): each job's thread count stacked, as steps, with the machine's CPUs
+    (``cpus``) as a dashed line. Jobs take the palette's colours in turn."""
+    fig, ax = _target(ax)
+    times = sorted(set(timeline["time_ns"].tolist()))
+    jobs = sorted(set(timeline["job"].tolist()))
+    level = {j: 0 for j in jobs}
+    changes = {t: [] for t in times}
+    for t, j, c in timeline[["time_ns", "job", "cpus"]].itertuples(index=False):
+        changes[t].append((j, c))
+    rows = []
+    for t in times:
+        for j, c in changes[t]:
+            level[j] = c
+        rows.append([level[j] for j in jobs])
+    x = np.asarray(times, dtype=float) / 1e9
+    y = np.asarray(rows, dtype=float).T if rows else np.zeros((0, 0))
+    if len(x):
+        colours = [PALETTE[i % len(PALETTE)] for i in range(len(jobs))]
+        ax.stackplot(x, y, step="post", colors=colours, linewidth=0)
+    if cpus is not None:
+        ax.axhline(cpus, color="black", linestyle="--", linewidth=0.8, label=f"{cpus} CPUs")
+        ax.legend(loc="upper right", fontsize="small", frameon=False)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("CPUs allocated (stacked by job)")
+    ax.set_title(f"processor allocation, {len(jobs)} jobs", fontsize="medium")
+    return fig

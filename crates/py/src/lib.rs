@@ -229,6 +229,37 @@ fn workloads() -> String {
     Value::Array(v).to_string()
 }
 
+/// Every line-level program (the protocol engine's workloads, seed 004) with its doc line and
+/// parameters, as JSON.
+#[pyfunction]
+fn programs() -> String {
+    let v: Vec<Value> = numaplace_sim::protocol::programs::REGISTRY
+        .iter()
+        .map(|w| json!({"name": w.name, "doc": w.doc, "params": params_json(w.params)}))
+        .collect();
+    Value::Array(v).to_string()
+}
+
+/// Every processor scheduler of system runs (seed 002) with its doc line, parameters and
+/// capabilities (`sharing`: space or time; what it reads), as JSON.
+#[pyfunction]
+fn schedulers() -> String {
+    let v: Vec<Value> = numaplace_model::sched::REGISTRY
+        .iter()
+        .map(|w| {
+            json!({
+                "name": w.name,
+                "doc": w.doc,
+                "params": params_json(w.params),
+                "sharing": w.caps.sharing.name(),
+                "reads_efficiency": w.caps.efficiency,
+                "reads_faults": w.caps.faults,
+            })
+        })
+        .collect();
+    Value::Array(v).to_string()
+}
+
 /// Every placement policy with its doc line, parameters and capabilities (`kernel_default`:
 /// the kernel's own first touch; `one_node`: every page on the node of its `node` parameter;
 /// `needs_profile`: computed from a profile of the whole run, so the simulator only), as JSON.
@@ -350,6 +381,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TraceError", py.get_type_bound::<TraceError>())?;
     m.add_function(wrap_pyfunction!(run_options, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(programs, m)?)?;
+    m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(machines, m)?)?;
     m.add_function(wrap_pyfunction!(machine, m)?)?;
     m.add_function(wrap_pyfunction!(machine_toml, m)?)?;
