@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from numaplace._native import NumaplaceError
-from numaplace.experiments import seed000, seed001, seed003
+from numaplace.experiments import seed000, seed001, seed002, seed003, seed004
 from numaplace.experiments.base import Experiment
 from numaplace.experiments.fidelity import Published
 
@@ -23,6 +23,8 @@ EXPERIMENTS: dict[str, Experiment] = {
         seed000.RECREP,
         seed001.WILDFIRE,
         seed003.SAMPLED,
+        seed002.SCHEDULERS,
+        seed004.PROXIES,
     )
 }
 """Every experiment of the report, keyed by id, in report order."""
@@ -30,14 +32,18 @@ EXPERIMENTS: dict[str, Experiment] = {
 SEED_PUBLISHED: dict[str, tuple[Published, ...]] = {
     "000": seed000.PUBLISHED,
     "001": seed001.PUBLISHED,
+    "002": seed002.PUBLISHED,
     "003": seed003.PUBLISHED,
+    "004": seed004.PUBLISHED,
 }
 """Each seed module's published numbers (its ``PUBLISHED``), keyed by seed id: the only values
 its experiments' fidelity rows may carry (a test checks it)."""
 SEED_NOT_COMPARED: dict[str, str] = {
     "000": seed000.NOT_COMPARED,
     "001": seed001.NOT_COMPARED,
+    "002": seed002.NOT_COMPARED,
     "003": seed003.NOT_COMPARED,
+    "004": seed004.NOT_COMPARED,
 }
 """Each seed module's ``NOT_COMPARED``: which of its published numbers the fidelity table
 leaves out, and why; the report prints it under the seed's table."""
