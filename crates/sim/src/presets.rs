@@ -12,6 +12,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("sunfire6800", include_str!("../../../machines/sunfire6800.toml")),
     ("modern-2s", include_str!("../../../machines/modern-2s.toml")),
     ("cxl-tiered", include_str!("../../../machines/cxl-tiered.toml")),
+    ("talbot64", include_str!("../../../machines/talbot64.toml")),
 ];
 
 /// Loads a preset by name.

@@ -233,6 +233,8 @@ impl Cx {
 struct Stats {
     msgs: [u64; 20],
     hist: Hist,
+    node_reads: Vec<u64>,
+    node_read_cycles: Vec<u64>,
     queued: u64,
     queue_cycles: u64,
     queue_len_sum: u64,
@@ -412,7 +414,7 @@ pub fn run(
         locks: BTreeMap::new(),
         barrier_count: 0,
         last_progress: 0,
-        st: Stats::default(),
+        st: Stats { node_reads: vec![0; n], node_read_cycles: vec![0; n], ..Stats::default() },
         err: None,
         program_name: name.clone(),
     };
@@ -622,7 +624,6 @@ impl<'a> Eng<'a> {
                 }
                 LineOp::Read(a) => {
                     let Some(line) = self.touch(c, a) else { return };
-                    self.st.line_accesses += 1;
                     self.st.flc_accesses += 1;
                     let fi = flc_base + (line as usize & fmask);
                     let si = slc_base + (line as usize & smask);
@@ -650,7 +651,6 @@ impl<'a> Eng<'a> {
                 }
                 LineOp::Write(a) | LineOp::Lock(a) | LineOp::Unlock(a) => {
                     let Some(line) = self.touch(c, a) else { return };
-                    self.st.line_accesses += 1;
                     self.st.slc_accesses += 1;
                     let si = slc_base + (line as usize & smask);
                     let start = t.max(self.nodes[c].slc_free);
@@ -689,6 +689,9 @@ impl<'a> Eng<'a> {
     #[inline]
     fn retire(&mut self, c: usize) {
         let cpu = &mut self.cpus[c];
+        if matches!(cpu.ops[cpu.pos], LineOp::Read(_) | LineOp::Write(_) | LineOp::Lock(_) | LineOp::Unlock(_)) {
+            self.st.line_accesses += 1;
+        }
         cpu.pos += 1;
         if cpu.t > self.last_progress {
             self.last_progress = cpu.t;
@@ -924,6 +927,7 @@ impl<'a> Eng<'a> {
                 if let Some(i) = nd.wb.iter().position(|&(l, _)| l == m.line) {
                     nd.wb.swap_remove(i);
                 }
+                self.requeue_deferred(cx.node, m.line);
             }
             K::Bounce => unreachable!("bounces keep their own kind"),
         }
@@ -998,6 +1002,14 @@ impl<'a> Eng<'a> {
             } else {
                 p.cpu_retry = true;
             }
+            return;
+        }
+        if self.nodes[c].leaving.contains(&line) || self.nodes[c].wb.iter().any(|&(l, _)| l == line) {
+            // The node's old entry is still linked in the sharing list (a replaced shared line)
+            // or it is still the owner (a write-back in flight): it asks again only once the
+            // home has unlinked it (the walk's Inval or the WbAck re-queues this miss), so that
+            // a read served by a proxy cannot link it twice.
+            self.nodes[c].deferred.push(m);
             return;
         }
         let st = self.valid_at(c, line);
@@ -1139,6 +1151,7 @@ impl<'a> Eng<'a> {
                 }
                 // Otherwise a walk already unlinked the node (and cleared its leaving entry).
             }
+            K::WriteBack => self.on_writeback(cx, m),
             _ => unreachable!(),
         }
     }
@@ -1211,7 +1224,14 @@ impl<'a> Eng<'a> {
         let x = m.src;
         let (look, acc) = (self.p.dram_lookup, self.p.dram_line_access);
         self.mem_op(cx, look + acc);
-        if !self.busy.contains_key(&m.line) && self.dir_mod[li] && self.dir_list[li].first() == Some(&x) {
+        if let Some(t) = self.busy.get_mut(&m.line) {
+            // A forward to the writer is in progress and will be answered from its write-back
+            // buffer; the acknowledgement waits until that transaction ends, so the writer
+            // cannot ask for the line again while the home still counts it as a sharer.
+            t.waiting.push_back(m);
+            return;
+        }
+        if self.dir_mod[li] && self.dir_list[li].first() == Some(&x) {
             self.mem_val[li] = m.val;
             self.dir_mod[li] = false;
             self.dir_list[li].clear();
@@ -1243,6 +1263,7 @@ impl<'a> Eng<'a> {
             self.invalidate_local(me, line);
         } else if let Some(i) = self.nodes[me].leaving.iter().position(|&l| l == line) {
             self.nodes[me].leaving.swap_remove(i);
+            self.requeue_deferred(me, line);
         } else if self.pend_pos(me, line).is_some() {
             self.nodes[me].deferred.push(m);
             return;
@@ -1442,6 +1463,8 @@ impl<'a> Eng<'a> {
         };
         if pend.sent != u64::MAX && matches!(m.kind, K::Data | K::ProxyData) {
             self.st.hist.add(m.at - pend.sent);
+            self.st.node_reads[me] += 1;
+            self.st.node_read_cycles[me] += m.at - pend.sent;
         }
         // Proxy chain: the data goes to the last client first, and down the chain from there.
         let chain = if m.kind == K::ProxyData && m.chain != INV { Some(m.chain) } else { None };
@@ -1500,7 +1523,12 @@ impl<'a> Eng<'a> {
             self.push(t, What::Cpu(me as u16));
         }
         // Interventions that waited for this fill go first, in order.
-        let nd = &mut self.nodes[me];
+        self.requeue_deferred(me, line);
+    }
+
+    /// Puts the messages deferred for `line` at `node` back at the head of its queue, in order.
+    fn requeue_deferred(&mut self, node: usize, line: u32) {
+        let nd = &mut self.nodes[node];
         if nd.deferred.iter().any(|d| d.line == line) {
             let (mine, rest): (Vec<Msg>, Vec<Msg>) = nd.deferred.drain(..).partition(|d| d.line == line);
             nd.deferred = rest;
@@ -1612,6 +1640,8 @@ impl<'a> Eng<'a> {
             remote_read_p99_cycles: st.hist.quantile(0.99),
             remote_read_max_cycles: st.hist.max,
             remote_read_hist: st.hist.buckets(),
+            node_remote_reads: st.node_reads.clone(),
+            node_remote_read_cycles: st.node_read_cycles.clone(),
             queued_messages: st.queued,
             queue_cycles_mean: ratio(st.queue_cycles, st.queued),
             queue_len_mean: ratio(st.queue_len_sum, st.queued),
