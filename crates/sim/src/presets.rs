@@ -79,7 +79,7 @@ mod tests {
         let e = load_machine("origin3000").unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown machine 'origin3000' (known: cxl-tiered, modern-2s, origin2000, sunfire6800, wildfire)"
+            "unknown machine 'origin3000' (known: cxl-tiered, modern-2s, origin2000, sunfire6800, talbot64, wildfire)"
         );
     }
 
