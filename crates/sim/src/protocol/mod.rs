@@ -9,6 +9,7 @@
 //! The message flows, state machines and invariants are documented in `docs/protocol.md`.
 
 pub mod engine;
+pub mod list;
 pub mod params;
 pub mod program;
 pub mod programs;
