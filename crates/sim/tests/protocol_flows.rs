@@ -289,3 +289,17 @@ fn talbot64_holds_the_seed_parameters() {
     let e = ProtocolParams::from_machine(&Machine::from_toml_str(&text, "t.toml").unwrap()).unwrap_err().to_string();
     assert!(e.contains("protocol.slc_bytes = 3000000"), "{e}");
 }
+
+#[test]
+fn run_on_reads_the_machine_and_the_placement_registry() {
+    use numaplace_sim::protocol::run_on;
+    let m = numaplace_sim::presets::preset("talbot64").unwrap();
+    let th: Vec<Vec<LineOp>> = (0..64u64).map(|t| vec![Read(a(t % 16, t)), Barrier, Read(a((t + 1) % 16, t))]).collect();
+    let mut prog = Script::new("s", Script::one_region(16 * PAGE, false), th.clone());
+    let r = run_on(&m, &mut prog, "round-robin", 1, &ProtocolOptions::default()).unwrap();
+    assert_eq!((r.nodes, r.line_accesses, r.placement.as_str()), (64, 128, "round-robin"));
+    assert!(r.ctrl_util.len() == 64 && r.ctrl_util_max > 0.0);
+    let mut prog = Script::new("s", Script::one_region(16 * PAGE, false), th);
+    let e = run_on(&m, &mut prog, "first-tuch", 1, &ProtocolOptions::default()).unwrap_err().to_string();
+    assert!(e.starts_with("unknown placement 'first-tuch'"), "{e}");
+}

@@ -448,6 +448,24 @@ pub fn run(
     Ok(e.result(placement_name, opts))
 }
 
+/// [`run`] with the parameters from `machine`'s `[protocol]` table and the placement named by
+/// `placement` (a registry spec such as `first-touch` or `round-robin`), built with `seed`.
+///
+/// # Errors
+/// Those of [`ProtocolParams::from_machine`], of the placement registry, and of [`run`].
+pub fn run_on(
+    machine: &Machine,
+    program: &mut dyn LineProgram,
+    placement: &str,
+    seed: u64,
+    opts: &ProtocolOptions,
+) -> Result<ProtocolResult, SimError> {
+    let params = ProtocolParams::from_machine(machine)?;
+    let spec = numaplace_model::Spec::parse(placement)?;
+    let (pl, _) = numaplace_model::placement::build(&spec, machine, seed)?;
+    run(machine, &params, program, pl.as_ref(), placement, opts)
+}
+
 impl<'a> Eng<'a> {
     fn push(&mut self, t: u64, what: What) {
         self.seq += 1;

@@ -16,6 +16,6 @@ pub mod programs;
 pub mod result;
 pub mod script;
 
-pub use engine::run;
+pub use engine::{run, run_on};
 pub use params::{BufferMode, ProtocolOptions, ProtocolParams, ProxyMode};
 pub use result::ProtocolResult;
