@@ -5,6 +5,12 @@
 //!   `origin2000` under first-touch. The records are generated into memory first; then the
 //!   engine runs over them, and a plain loop that reads each record and increments a per-page
 //!   counter runs over the same records. `ratio = seconds / limit_seconds`.
+//! * [`protocol_speed`]: the line-level protocol engine on `talbot64` (64 nodes) running a
+//!   fixed synthetic line-level program ([`ProtocolBenchProgram`]: each node sweeping a private
+//!   array with stores, reading a shared array whose slices their owners keep rewriting),
+//!   against a limit loop that pulls the same operations and looks each access's line up in a
+//!   per-thread direct-mapped tag array of the SLC's size. Reported: line accesses after the
+//!   FLC per second, and `ratio = seconds / limit_seconds` over the same accesses.
 //! * [`footprint`]: a 16 M-page (64 GiB of 4 KiB pages) sweep on `modern-2s`, reporting the
 //!   process's peak resident memory.
 
@@ -174,6 +180,208 @@ pub fn speed(transactions: u64, pages: u64, repetitions: u32) -> Result<SpeedRes
     })
 }
 
+/// Output of [`protocol_speed`].
+#[derive(Clone, Debug, Serialize)]
+pub struct ProtocolSpeedResult {
+    pub machine: &'static str,
+    pub nodes: usize,
+    pub sweeps: u32,
+    /// Operations of the program (loads, stores, barriers).
+    pub operations: u64,
+    /// Loads and stores.
+    pub line_accesses: u64,
+    /// Accesses that reached the SLC (FLC misses and stores).
+    pub accesses_after_flc: u64,
+    pub slc_misses: u64,
+    pub messages: u64,
+    pub events: u64,
+    pub repetitions: u32,
+    /// Best engine time, s.
+    pub seconds: f64,
+    pub accesses_after_flc_per_second: f64,
+    /// Best time of the limit loop over the same accesses, s.
+    pub limit_seconds: f64,
+    pub ratio: f64,
+}
+
+/// The protocol benchmark's line-level program, generated lazily: per node a private array of
+/// 8192 lines (512 KiB, local under first touch) swept `sweeps` times with a load of every line
+/// and a store to every fourth; every 32nd access a load of the next line of a shared array of
+/// 4096 lines (64 KiB per node's slice, homed by whoever reads it first), whose slices their
+/// owners rewrite at the start of each sweep (so the shared loads keep missing); a barrier after
+/// each sweep. The first sweep misses on everything (cold caches); later sweeps hit in the SLC
+/// except for the shared lines.
+pub struct ProtocolBenchProgram {
+    nodes: usize,
+    sweeps: u32,
+    regions: Vec<crate::protocol::program::LineRegion>,
+    /// Per thread: (sweep, position in the sweep, shared cursor).
+    state: Vec<(u32, u64, u64)>,
+}
+
+const PB_PRIVATE: u64 = 8192;
+const PB_SHARED: u64 = 4096;
+const PB_LINE: u64 = 64;
+
+impl ProtocolBenchProgram {
+    pub fn new(nodes: usize, sweeps: u32) -> Self {
+        use crate::protocol::program::LineRegion;
+        let mut regions = vec![LineRegion { name: "shared".into(), base: 0, bytes: PB_SHARED * PB_LINE, proxy: true }];
+        for t in 0..nodes {
+            regions.push(LineRegion {
+                name: format!("private{t}"),
+                base: Self::private_base(t),
+                bytes: PB_PRIVATE * PB_LINE,
+                proxy: false,
+            });
+        }
+        let state = (0..nodes).map(|t| (0, 0, (t as u64 * 977) % PB_SHARED)).collect();
+        ProtocolBenchProgram { nodes, sweeps, regions, state }
+    }
+
+    fn private_base(t: usize) -> u64 {
+        PB_SHARED * PB_LINE + t as u64 * PB_PRIVATE * PB_LINE
+    }
+
+    /// Loads and stores per thread per sweep: the slice's stores, the private loads and
+    /// stores, the shared loads.
+    pub fn accesses_per_sweep(nodes: usize) -> u64 {
+        PB_SHARED / nodes as u64 + PB_PRIVATE + PB_PRIVATE / 4 + PB_PRIVATE / 32
+    }
+}
+
+impl crate::protocol::program::LineProgram for ProtocolBenchProgram {
+    fn name(&self) -> &str {
+        "protocol-bench"
+    }
+
+    fn threads(&self) -> usize {
+        self.nodes
+    }
+
+    fn regions(&self) -> &[crate::protocol::program::LineRegion] {
+        &self.regions
+    }
+
+    fn fill(&mut self, t: usize, out: &mut Vec<crate::protocol::program::LineOp>) -> bool {
+        use crate::protocol::program::{LineOp, CHUNK};
+        let slice = PB_SHARED / self.nodes as u64;
+        let (mut sweep, mut pos, mut cur) = self.state[t];
+        if sweep == u32::MAX {
+            return false;
+        }
+        if sweep == 0 && pos == 0 {
+            out.push(LineOp::EndInit);
+        }
+        let base = Self::private_base(t);
+        // Positions 0..slice: the slice's stores; then the private lines; then the barrier.
+        while out.len() + 3 <= CHUNK {
+            if pos < slice {
+                out.push(LineOp::Write((t as u64 * slice + pos) * PB_LINE));
+            } else if pos < slice + PB_PRIVATE {
+                let i = pos - slice;
+                let a = base + i * PB_LINE;
+                out.push(LineOp::Read(a));
+                if i % 4 == 0 {
+                    out.push(LineOp::Write(a));
+                }
+                if i % 32 == 0 {
+                    out.push(LineOp::Read(cur * PB_LINE));
+                    cur = (cur + 1) % PB_SHARED;
+                }
+            } else {
+                out.push(LineOp::Barrier);
+                sweep += 1;
+                pos = 0;
+                if sweep == self.sweeps {
+                    self.state[t] = (u32::MAX, 0, cur);
+                    return true;
+                }
+                continue;
+            }
+            pos += 1;
+        }
+        self.state[t] = (sweep, pos, cur);
+        true
+    }
+}
+
+/// Runs the protocol engine's speed benchmark: [`ProtocolBenchProgram`] with `sweeps` sweeps
+/// on `talbot64`, first-touch, no proxies, infinite buffers, the default options.
+///
+/// The limit loop pulls the same operations from a fresh copy of the program through `fill`
+/// (as the engine does) and looks each access's line up in a per-thread direct-mapped tag
+/// array the size of the SLC.
+///
+/// # Errors
+/// Only if the built-in configuration were invalid.
+pub fn protocol_speed(sweeps: u32, repetitions: u32) -> Result<ProtocolSpeedResult, SimError> {
+    use crate::protocol::program::{LineOp, LineProgram, CHUNK};
+    use crate::protocol::{run as prun, ProtocolOptions, ProtocolParams};
+    let machine = preset("talbot64")?;
+    let params = ProtocolParams::from_machine(&machine)?;
+    let nodes = machine.nodes();
+    let opts = ProtocolOptions::default();
+    let frames = (params.slc_bytes / machine.raw.line_size) as usize;
+    let (mut best, mut best_limit) = (f64::INFINITY, f64::INFINITY);
+    let mut last = None;
+    let mut operations = 0u64;
+    for _ in 0..repetitions.max(1) {
+        let mut prog = ProtocolBenchProgram::new(nodes, sweeps);
+        let (place, _) = placement::build(&Spec::parse("first-touch")?, &machine, 1)?;
+        let t0 = Instant::now();
+        let r = prun(&machine, &params, &mut prog, place.as_ref(), "first-touch", &opts)?;
+        best = best.min(t0.elapsed().as_secs_f64());
+        last = Some(r);
+
+        let mut prog = ProtocolBenchProgram::new(nodes, sweeps);
+        let mut tags = vec![u32::MAX; nodes * frames];
+        let mut buf = Vec::with_capacity(CHUNK);
+        let (mut misses, mut ops) = (0u64, 0u64);
+        let t0 = Instant::now();
+        for t in 0..nodes {
+            let tag = &mut tags[t * frames..(t + 1) * frames];
+            loop {
+                buf.clear();
+                if !prog.fill(t, &mut buf) {
+                    break;
+                }
+                ops += buf.len() as u64;
+                for op in black_box(&buf) {
+                    if let LineOp::Read(a) | LineOp::Write(a) = *op {
+                        let line = (a >> 6) as u32;
+                        let i = line as usize & (frames - 1);
+                        if tag[i] != line {
+                            tag[i] = line;
+                            misses += 1;
+                        }
+                    }
+                }
+            }
+        }
+        best_limit = best_limit.min(t0.elapsed().as_secs_f64());
+        black_box(misses);
+        operations = ops;
+    }
+    let r = last.expect("at least one repetition");
+    Ok(ProtocolSpeedResult {
+        machine: "talbot64",
+        nodes,
+        sweeps,
+        operations,
+        line_accesses: r.line_accesses,
+        accesses_after_flc: r.slc_accesses,
+        slc_misses: r.slc_misses,
+        messages: r.messages,
+        events: r.events,
+        repetitions: repetitions.max(1),
+        seconds: best,
+        accesses_after_flc_per_second: r.slc_accesses as f64 / best,
+        limit_seconds: best_limit,
+        ratio: best / best_limit,
+    })
+}
+
 /// Runs a one-sweep `stream` over `pages` 4 KiB pages on `modern-2s` and reports peak RSS.
 ///
 /// # Errors
@@ -222,6 +430,16 @@ mod tests {
         let r = speed(16 * 1000, 1024, 1).unwrap();
         assert_eq!(r.transactions, 16_000);
         assert!(r.seconds > 0.0 && r.limit_seconds > 0.0);
+    }
+
+    #[test]
+    fn protocol_speed_runs_the_whole_program_deterministically() {
+        let r = protocol_speed(1, 1).unwrap();
+        assert_eq!(ProtocolBenchProgram::accesses_per_sweep(64), 64 + 8192 + 2048 + 256);
+        assert_eq!(r.line_accesses, 64 * ProtocolBenchProgram::accesses_per_sweep(64));
+        assert!(r.accesses_after_flc > 0 && r.seconds > 0.0 && r.limit_seconds > 0.0);
+        let again = protocol_speed(1, 1).unwrap();
+        assert_eq!((again.events, again.messages, again.slc_misses), (r.events, r.messages, r.slc_misses));
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("sunfire6800", include_str!("../../../machines/sunfire6800.toml")),
     ("modern-2s", include_str!("../../../machines/modern-2s.toml")),
     ("cxl-tiered", include_str!("../../../machines/cxl-tiered.toml")),
+    ("talbot64", include_str!("../../../machines/talbot64.toml")),
 ];
 
 /// Loads a preset by name.
@@ -79,7 +80,7 @@ mod tests {
         let e = load_machine("origin3000").unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown machine 'origin3000' (known: cxl-tiered, modern-2s, origin2000, origin2000-64, sunfire6800, wildfire)"
+            "unknown machine 'origin3000' (known: cxl-tiered, modern-2s, origin2000, origin2000-64, sunfire6800, talbot64, wildfire)"
         );
     }
 

@@ -130,3 +130,176 @@ fn sharer_leaving_invalidates_the_lower_list() {
     assert_eq!(msg(&r, "replace"), 1);
     assert_eq!(r.slc_misses, 6, "five first reads and node 1's re-read");
 }
+
+fn msg_opts(proxies: ProxyMode, limit: Option<u32>) -> ProtocolOptions {
+    ProtocolOptions {
+        proxies,
+        buffers: if limit.is_some() { BufferMode::Finite } else { BufferMode::Infinite },
+        buffer_limit: limit,
+        invariants: true,
+        ..ProtocolOptions::default()
+    }
+}
+
+#[test]
+fn a_pending_proxy_chain_serves_the_first_client_last() {
+    let m = small_machine(8);
+    let p = ProtocolParams { proxy_clusters: 2, ..params() };
+    // Clusters {0..3} and {4..7}; line 0's proxy for the first cluster is node 0. Node 7 homes
+    // page 0 with a clean read; then nodes 1, 2, 3 read line 0, a few cycles apart, while node
+    // 0's fetch from the home is outstanding.
+    let mut th: Vec<Vec<LineOp>> = (0..8).map(|_| vec![Barrier, Barrier]).collect();
+    th[7] = vec![Read(a(0, 0)), Barrier, Barrier];
+    for (i, t) in [1usize, 2, 3].into_iter().enumerate() {
+        th[t] = vec![Barrier, Compute(3 * i as u32), Read(a(0, 0)), Barrier];
+    }
+    let r = go(&m, &p, th, "first-touch", msg_opts(ProxyMode::Basic, None), true);
+    assert_eq!(r.proxy_reads, 3);
+    assert_eq!(r.requests_combined, 2, "clients 2 and 3 join client 1's pending chain");
+    assert_eq!(r.proxy_hits, 0);
+    assert_eq!(msg(&r, "proxy_data"), 3);
+    let t = &r.node_remote_read_cycles;
+    assert!(t[1] > t[2] && t[2] > t[3], "first client served last: response times {t:?}");
+    // A later reader in the cluster is served from the proxy's copy.
+    let mut th: Vec<Vec<LineOp>> = (0..8).map(|_| vec![Barrier, Barrier]).collect();
+    th[7] = vec![Read(a(0, 0)), Barrier, Barrier];
+    th[1] = vec![Barrier, Read(a(0, 0)), Barrier];
+    th[2] = vec![Barrier, Barrier, Read(a(0, 0))];
+    let r = go(&m, &p, th, "first-touch", msg_opts(ProxyMode::Basic, None), true);
+    assert_eq!((r.proxy_reads, r.proxy_hits, r.requests_combined), (2, 1, 0));
+}
+
+#[test]
+fn basic_proxies_leave_unmarked_data_alone() {
+    let m = small_machine(8);
+    let mut th: Vec<Vec<LineOp>> = (0..8).map(|_| vec![Barrier, Barrier]).collect();
+    th[7] = vec![Read(a(0, 0)), Barrier, Barrier];
+    th[1] = vec![Barrier, Read(a(0, 0)), Barrier];
+    let r = go(&m, &params(), th, "first-touch", msg_opts(ProxyMode::Basic, None), false);
+    assert_eq!(r.proxy_reads, 0);
+}
+
+/// Node 7 homes page 0; later (no barrier, so that only read traffic reaches a queue) nodes
+/// 0..6 read four lines of it each, all at once.
+fn hot_home() -> Vec<Vec<LineOp>> {
+    let mut th = Vec::new();
+    for t in 0..7u64 {
+        th.push(vec![Compute(2000), Read(a(0, 4 * t + 4)), Read(a(0, 4 * t + 5)), Read(a(0, 4 * t + 6)), Read(a(0, 4 * t + 7))]);
+    }
+    th.push(vec![Read(a(0, 0))]);
+    th
+}
+
+#[test]
+fn full_buffers_bounce_read_requests_which_are_retried() {
+    let m = small_machine(8);
+    let inf = go(&m, &params(), hot_home(), "first-touch", msg_opts(ProxyMode::None, None), false);
+    assert_eq!(inf.bounces, 0);
+    assert!(inf.queue_len_max >= 3, "seven readers queue at the home: {}", inf.queue_len_max);
+    let fin = go(&m, &params(), hot_home(), "first-touch", msg_opts(ProxyMode::None, Some(1)), false);
+    assert!(fin.bounces > 0);
+    assert_eq!(msg(&fin, "bounce"), fin.bounces);
+    assert_eq!(fin.remote_reads, 28, "every read completes");
+    assert_eq!(msg(&fin, "read_req"), 28 + fin.bounces, "each bounce is retried");
+    // The home's queue never holds more than the limit of waiting read requests (plus the one in
+    // service), where infinite buffers let all seven readers queue.
+    assert!(fin.queue_len_max <= 2 && fin.queue_len_max < inf.queue_len_max, "{} vs {}", fin.queue_len_max, inf.queue_len_max);
+}
+
+#[test]
+fn reactive_proxies_trigger_only_on_bounces() {
+    let m = small_machine(8);
+    let quiet = go(&m, &params(), hot_home(), "first-touch", msg_opts(ProxyMode::Reactive, None), false);
+    assert_eq!((quiet.bounces, quiet.proxy_reads), (0, 0), "infinite buffers never bounce, so never proxy");
+    let r = go(&m, &params(), hot_home(), "first-touch", msg_opts(ProxyMode::Reactive, Some(1)), false);
+    assert!(r.bounces > 0);
+    assert!(r.reactive_proxy_reads > 0);
+    assert_eq!(r.proxy_reads, r.reactive_proxy_reads);
+    assert!(r.reactive_proxy_reads <= r.bounces);
+    assert_eq!(r.remote_reads, 28);
+}
+
+#[test]
+fn locks_serialise_their_critical_sections() {
+    let m = small_machine(4);
+    let l = a(1, 0);
+    let th: Vec<Vec<LineOp>> =
+        (0..4).map(|t| vec![Lock(l), Read(a(0, 0)), Write(a(0, 0)), Compute(20), Unlock(l), Read(a(0, t + 1))]).collect();
+    let r = go(&m, &params(), th, "round-robin", checked(), false);
+    assert_eq!(r.line_accesses, 4 * 5);
+    assert!(r.loads_checked >= 8);
+}
+
+fn err(m: &Machine, th: Vec<Vec<LineOp>>, opts: ProtocolOptions) -> String {
+    let mut prog = Script::new("script", Script::one_region(4 * PAGE, false), th);
+    let (pl, _) = placement::build(&Spec::parse("first-touch").unwrap(), m, 1).unwrap();
+    run(m, &params(), &mut prog, pl.as_ref(), "first-touch", &opts).unwrap_err().to_string()
+}
+
+#[test]
+fn lack_of_progress_is_an_error_naming_the_stuck() {
+    let m = small_machine(2);
+    // A barrier only one thread reaches.
+    let e = err(&m, vec![vec![Barrier], vec![]], ProtocolOptions::default());
+    assert!(e.contains("deadlock") && e.contains("cpu 0 waiting at Barrier"), "{e}");
+    // A lock never released.
+    let e = err(&m, vec![vec![Lock(0)], vec![Compute(100), Lock(0), Unlock(0)]], ProtocolOptions::default());
+    assert!(e.contains("cpu 1 waiting at Lock(0)"), "{e}");
+    // A stall limit shorter than one miss names the outstanding miss.
+    let opts = ProtocolOptions { stall_cycles: 5, ..ProtocolOptions::default() };
+    let e = err(&m, vec![vec![Read(0), Barrier], vec![Barrier, Read(64)]], opts);
+    assert!(e.contains("no operation retired for 5 cycles") && e.contains("node 0 line 0x0: Read miss outstanding"), "{e}");
+}
+
+#[test]
+fn bad_programs_are_one_line_errors() {
+    let m = small_machine(2);
+    let e = err(&m, vec![vec![Read(99 * PAGE)], vec![]], ProtocolOptions::default());
+    assert_eq!(e.lines().count(), 1);
+    assert!(e.contains("outside every region"), "{e}");
+    let e = err(&m, vec![vec![]], ProtocolOptions::default());
+    assert!(e.contains("1 threads") && e.contains("2 nodes"), "{e}");
+    let e = err(&m, vec![vec![Unlock(0)], vec![]], ProtocolOptions::default());
+    assert!(e.contains("does not hold"), "{e}");
+}
+
+#[test]
+fn option_names_are_checked() {
+    assert_eq!(ProxyMode::parse("reactive").unwrap(), ProxyMode::Reactive);
+    assert_eq!(ProxyMode::parse("sometimes").unwrap_err().to_string(), "unknown proxy mode 'sometimes' (known: basic, none, reactive)");
+    assert_eq!(BufferMode::parse("finite").unwrap(), BufferMode::Finite);
+    assert_eq!(BufferMode::parse("8").unwrap_err().to_string(), "unknown buffer mode '8' (known: finite, infinite)");
+    for n in ProxyMode::NAMES {
+        assert_eq!(ProxyMode::parse(n).unwrap().name(), n);
+    }
+}
+
+#[test]
+fn talbot64_holds_the_seed_parameters() {
+    let m = numaplace_sim::presets::preset("talbot64").unwrap();
+    assert_eq!((m.nodes(), m.cpus(), m.raw.page_size, m.raw.line_size), (64, 64, 8192, 64));
+    assert_eq!(ProtocolParams::from_machine(&m).unwrap(), ProtocolParams::default());
+    let e = ProtocolParams::from_machine(&numaplace_sim::presets::preset("origin2000").unwrap()).unwrap_err().to_string();
+    assert!(e.contains("no [protocol] table"), "{e}");
+    let text = include_str!("../../../machines/talbot64.toml").replace("gap = 5 ", "gapp = 5 ");
+    let m = Machine::from_toml_str(&text, "t.toml").unwrap();
+    let e = ProtocolParams::from_machine(&m).unwrap_err().to_string();
+    assert!(e.contains("unknown field `gapp`"), "{e}");
+    let text = include_str!("../../../machines/talbot64.toml").replace("slc_bytes = 4194304", "slc_bytes = 3000000");
+    let e = ProtocolParams::from_machine(&Machine::from_toml_str(&text, "t.toml").unwrap()).unwrap_err().to_string();
+    assert!(e.contains("protocol.slc_bytes = 3000000"), "{e}");
+}
+
+#[test]
+fn run_on_reads_the_machine_and_the_placement_registry() {
+    use numaplace_sim::protocol::run_on;
+    let m = numaplace_sim::presets::preset("talbot64").unwrap();
+    let th: Vec<Vec<LineOp>> = (0..64u64).map(|t| vec![Read(a(t % 16, t)), Barrier, Read(a((t + 1) % 16, t))]).collect();
+    let mut prog = Script::new("s", Script::one_region(16 * PAGE, false), th.clone());
+    let r = run_on(&m, &mut prog, "round-robin", 1, &ProtocolOptions::default()).unwrap();
+    assert_eq!((r.nodes, r.line_accesses, r.placement.as_str()), (64, 128, "round-robin"));
+    assert!(r.ctrl_util.len() == 64 && r.ctrl_util_max > 0.0);
+    let mut prog = Script::new("s", Script::one_region(16 * PAGE, false), th);
+    let e = run_on(&m, &mut prog, "first-tuch", 1, &ProtocolOptions::default()).unwrap_err().to_string();
+    assert!(e.starts_with("unknown placement 'first-tuch'"), "{e}");
+}

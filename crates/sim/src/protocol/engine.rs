@@ -10,6 +10,7 @@
 
 use super::params::{BufferMode, ProtocolOptions, ProtocolParams, ProxyMode};
 use super::program::{LineOp, LineProgram, CHUNK};
+use super::list::SharingList;
 use super::result::{Hist, ProtocolResult};
 use crate::error::SimError;
 use numaplace_model::pagetable::UNTOUCHED;
@@ -26,6 +27,14 @@ const ST_S: u8 = 1;
 const ST_M: u8 = 2;
 
 /// Message types. The order is the order of [`KIND_NAMES`].
+/// One SLC frame: the line it holds, its state and (for the value checker) its value.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    val: u64,
+    tag: u32,
+    st: u8,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub(crate) enum K {
@@ -124,11 +133,18 @@ enum What {
     Done(u16),
 }
 
+/// A queued event: small, so that the heap moves little; a message waits in the slab.
 struct Ev {
     t: u64,
     seq: u64,
-    what: What,
+    /// Bits 30-31: 0 CPU, 1 message arrival (slab index), 2 controller done; bits 0-29: id.
+    p: u32,
 }
+
+const EV_CPU: u32 = 0;
+const EV_ARRIVE: u32 = 1 << 30;
+const EV_DONE: u32 = 2 << 30;
+const EV_ID: u32 = (1 << 30) - 1;
 
 impl PartialEq for Ev {
     fn eq(&self, o: &Self) -> bool {
@@ -188,7 +204,10 @@ struct Txn {
 #[derive(Default)]
 struct Node {
     queue: VecDeque<Msg>,
-    busy: bool,
+    /// The controller is busy until then (non-pipelined).
+    busy_until: u64,
+    /// A `Done` event is scheduled (at `busy_until`) to serve the queue.
+    done_pending: bool,
     busy_cycles: u64,
     last_inject: Option<u64>,
     pend: Vec<Pend>,
@@ -233,6 +252,8 @@ impl Cx {
 struct Stats {
     msgs: [u64; 20],
     hist: Hist,
+    node_reads: Vec<u64>,
+    node_read_cycles: Vec<u64>,
     queued: u64,
     queue_cycles: u64,
     queue_len_sum: u64,
@@ -264,12 +285,11 @@ struct Eng<'a> {
     flc_frames: usize,
     slc_frames: usize,
     flc: Vec<u32>,
-    slc_tag: Vec<u32>,
-    slc_st: Vec<u8>,
-    slc_val: Vec<u64>,
+    /// SLC frames of every node, node-major.
+    slc: Vec<Frame>,
     nodes: Vec<Node>,
     cpus: Vec<Cpu>,
-    dir_list: Vec<Vec<u16>>,
+    dir_list: Vec<SharingList>,
     dir_mod: Vec<bool>,
     mem_val: Vec<u64>,
     latest: Vec<u64>,
@@ -277,7 +297,10 @@ struct Eng<'a> {
     touched: Vec<u32>,
     busy: BTreeMap<u32, Txn>,
     heap: BinaryHeap<Ev>,
+    slab: Vec<Msg>,
+    free_slab: Vec<u32>,
     seq: u64,
+    lookahead: u64,
     now: u64,
     chan: Vec<u64>,
     table: PageTable,
@@ -383,12 +406,10 @@ pub fn run(
         flc_frames,
         slc_frames,
         flc: vec![INV; n * flc_frames],
-        slc_tag: vec![INV; n * slc_frames],
-        slc_st: vec![ST_I; n * slc_frames],
-        slc_val: vec![0; n * slc_frames],
+        slc: vec![Frame { val: 0, tag: INV, st: ST_I }; n * slc_frames],
         nodes: (0..n).map(|_| Node::default()).collect(),
         cpus: (0..n).map(|_| Cpu { ops: Vec::with_capacity(CHUNK), pos: 0, t: 0, state: CpuState::Run, finish: 0 }).collect(),
-        dir_list: vec![Vec::new(); lines],
+        dir_list: vec![SharingList::default(); lines],
         dir_mod: vec![false; lines],
         mem_val: vec![0; lines],
         latest: vec![0; lines],
@@ -396,7 +417,10 @@ pub fn run(
         touched: Vec::new(),
         busy: BTreeMap::new(),
         heap: BinaryHeap::new(),
+        slab: Vec::new(),
+        free_slab: Vec::new(),
         seq: 0,
+        lookahead: opts.lookahead_cycles,
         now: 0,
         chan: vec![0; n * n],
         table: PageTable::new(total_pages as usize, machine),
@@ -412,7 +436,7 @@ pub fn run(
         locks: BTreeMap::new(),
         barrier_count: 0,
         last_progress: 0,
-        st: Stats::default(),
+        st: Stats { node_reads: vec![0; n], node_read_cycles: vec![0; n], ..Stats::default() },
         err: None,
         program_name: name.clone(),
     };
@@ -424,10 +448,46 @@ pub fn run(
     Ok(e.result(placement_name, opts))
 }
 
+/// [`run`] with the parameters from `machine`'s `[protocol]` table and the placement named by
+/// `placement` (a registry spec such as `first-touch` or `round-robin`), built with `seed`.
+///
+/// # Errors
+/// Those of [`ProtocolParams::from_machine`], of the placement registry, and of [`run`].
+pub fn run_on(
+    machine: &Machine,
+    program: &mut dyn LineProgram,
+    placement: &str,
+    seed: u64,
+    opts: &ProtocolOptions,
+) -> Result<ProtocolResult, SimError> {
+    let params = ProtocolParams::from_machine(machine)?;
+    let spec = numaplace_model::Spec::parse(placement)?;
+    let (pl, _) = numaplace_model::placement::build(&spec, machine, seed)?;
+    run(machine, &params, program, pl.as_ref(), placement, opts)
+}
+
 impl<'a> Eng<'a> {
     fn push(&mut self, t: u64, what: What) {
         self.seq += 1;
-        self.heap.push(Ev { t, seq: self.seq, what });
+        let p = match what {
+            What::Cpu(c) => EV_CPU | c as u32,
+            What::Done(d) => EV_DONE | d as u32,
+            What::Arrive(m) => {
+                let i = match self.free_slab.pop() {
+                    Some(i) => {
+                        self.slab[i as usize] = m;
+                        i
+                    }
+                    None => {
+                        self.slab.push(m);
+                        (self.slab.len() - 1) as u32
+                    }
+                };
+                debug_assert!(i <= EV_ID);
+                EV_ARRIVE | i
+            }
+        };
+        self.heap.push(Ev { t, seq: self.seq, p });
     }
 
     fn fail(&mut self, msg: String) {
@@ -519,10 +579,15 @@ impl<'a> Eng<'a> {
         while let Some(ev) = self.heap.pop() {
             self.now = ev.t;
             self.st.events += 1;
-            match ev.what {
-                What::Cpu(c) => self.run_cpu(c as usize, program),
-                What::Arrive(m) => self.arrive(m),
-                What::Done(nd) => self.done(nd as usize),
+            let id = ev.p & EV_ID;
+            match ev.p & !EV_ID {
+                EV_CPU => self.run_cpu(id as usize, program),
+                EV_ARRIVE => {
+                    let m = self.slab[id as usize];
+                    self.free_slab.push(id);
+                    self.arrive(m)
+                }
+                _ => self.done(id as usize),
             }
             if let Some(e) = self.err.take() {
                 return Err(cfg(format!("protocol engine: {e}")));
@@ -609,7 +674,7 @@ impl<'a> Eng<'a> {
             }
             let t = self.cpus[c].t;
             if let Some(next) = self.heap.peek() {
-                if t > next.t {
+                if t > next.t + self.lookahead {
                     self.push(t, What::Cpu(c as u16));
                     return;
                 }
@@ -622,7 +687,6 @@ impl<'a> Eng<'a> {
                 }
                 LineOp::Read(a) => {
                     let Some(line) = self.touch(c, a) else { return };
-                    self.st.line_accesses += 1;
                     self.st.flc_accesses += 1;
                     let fi = flc_base + (line as usize & fmask);
                     let si = slc_base + (line as usize & smask);
@@ -632,7 +696,7 @@ impl<'a> Eng<'a> {
                         self.st.flc_misses += 1;
                         self.st.slc_accesses += 1;
                         let start = t.max(self.nodes[c].slc_free);
-                        if self.slc_tag[si] == line && self.slc_st[si] != ST_I {
+                        if self.slc[si].tag == line && self.slc[si].st != ST_I {
                             self.cpus[c].t = start + slc_hit;
                             self.nodes[c].slc_free = start + slc_hit;
                             self.flc[fi] = line;
@@ -650,11 +714,10 @@ impl<'a> Eng<'a> {
                 }
                 LineOp::Write(a) | LineOp::Lock(a) | LineOp::Unlock(a) => {
                     let Some(line) = self.touch(c, a) else { return };
-                    self.st.line_accesses += 1;
                     self.st.slc_accesses += 1;
                     let si = slc_base + (line as usize & smask);
                     let start = t.max(self.nodes[c].slc_free);
-                    if self.slc_tag[si] == line && self.slc_st[si] == ST_M {
+                    if self.slc[si].tag == line && self.slc[si].st == ST_M {
                         // Write-through into the SLC: the CPU goes on, the SLC bus is held for
                         // the probe (choice: a one-entry write buffer).
                         self.nodes[c].slc_free = start + slc_probe;
@@ -689,6 +752,9 @@ impl<'a> Eng<'a> {
     #[inline]
     fn retire(&mut self, c: usize) {
         let cpu = &mut self.cpus[c];
+        if matches!(cpu.ops[cpu.pos], LineOp::Read(_) | LineOp::Write(_) | LineOp::Lock(_) | LineOp::Unlock(_)) {
+            self.st.line_accesses += 1;
+        }
         cpu.pos += 1;
         if cpu.t > self.last_progress {
             self.last_progress = cpu.t;
@@ -702,10 +768,10 @@ impl<'a> Eng<'a> {
     fn load(&mut self, c: usize, line: u32) -> bool {
         let si = c * self.slc_frames + (line as usize & (self.slc_frames - 1));
         self.st.loads_checked += 1;
-        if self.slc_val[si] != self.latest[line as usize] {
+        if self.slc[si].val != self.latest[line as usize] {
             self.fail(format!(
                 "value check: node {c} read line {line:#x} = store #{}, but the latest store is #{}",
-                self.slc_val[si], self.latest[line as usize]
+                self.slc[si].val, self.latest[line as usize]
             ));
             return false;
         }
@@ -715,9 +781,9 @@ impl<'a> Eng<'a> {
     /// A store performs (the node holds the line modified).
     fn store(&mut self, c: usize, line: u32) {
         let si = c * self.slc_frames + (line as usize & (self.slc_frames - 1));
-        debug_assert!(self.slc_tag[si] == line && self.slc_st[si] == ST_M);
+        debug_assert!(self.slc[si].tag == line && self.slc[si].st == ST_M);
         self.store_seq += 1;
-        self.slc_val[si] = self.store_seq;
+        self.slc[si].val = self.store_seq;
         self.latest[line as usize] = self.store_seq;
     }
 
@@ -821,34 +887,51 @@ impl<'a> Eng<'a> {
                 return;
             }
         }
+        self.enqueue(d, m);
+    }
+
+    /// Takes `m` into `d`'s input queue; the controller serves it now if idle, else a `Done`
+    /// event at the end of the current service will.
+    fn enqueue(&mut self, d: usize, m: Msg) {
+        let now = self.now;
         let nd = &mut self.nodes[d];
         nd.queue.push_back(m);
-        let len = nd.queue.len() as u64 + u64::from(nd.busy);
+        let in_service = now < nd.busy_until;
+        let len = nd.queue.len() as u64 + u64::from(in_service);
         self.st.queued += 1;
         self.st.queue_len_sum += len;
         self.st.queue_len_max = self.st.queue_len_max.max(len);
-        if !nd.busy {
-            nd.busy = true;
-            self.serve(d);
+        if !nd.done_pending {
+            if in_service {
+                nd.done_pending = true;
+                let t = nd.busy_until;
+                self.push(t, What::Done(d as u16));
+            } else {
+                self.serve(d);
+            }
         }
     }
 
     fn done(&mut self, d: usize) {
-        if self.nodes[d].queue.is_empty() {
-            self.nodes[d].busy = false;
-        } else {
-            self.serve(d);
-        }
+        self.nodes[d].done_pending = false;
+        self.serve(d);
     }
 
+    /// Serves the message at the head of `d`'s queue (the controller is idle at `now`).
     fn serve(&mut self, d: usize) {
-        let m = self.nodes[d].queue.pop_front().expect("serve with a message queued");
+        let Some(m) = self.nodes[d].queue.pop_front() else { return };
         let s = self.now;
         self.st.queue_cycles += s - m.at.min(s);
         let mut cx = Cx { node: d, s, w: 0 };
         self.handle(&mut cx, m);
-        self.nodes[d].busy_cycles += cx.w;
-        self.push(s + cx.w, What::Done(d as u16));
+        let nd = &mut self.nodes[d];
+        nd.busy_cycles += cx.w;
+        nd.busy_until = s + cx.w;
+        if !nd.queue.is_empty() && !nd.done_pending {
+            nd.done_pending = true;
+            let t = nd.busy_until;
+            self.push(t, What::Done(d as u16));
+        }
     }
 
     fn slc_op(&mut self, cx: &mut Cx, cycles: u64) {
@@ -868,8 +951,14 @@ impl<'a> Eng<'a> {
         let dst = m.dst as usize;
         m.src = src as u16;
         if dst == src {
+            // To itself: straight into its own queue, served after the current message.
             m.at = cx.now();
-            self.push(m.at, What::Arrive(m));
+            let nd = &mut self.nodes[src];
+            nd.queue.push_back(m);
+            let len = nd.queue.len() as u64 + 1;
+            self.st.queued += 1;
+            self.st.queue_len_sum += len;
+            self.st.queue_len_max = self.st.queue_len_max.max(len);
             return;
         }
         cx.w += self.p.send;
@@ -924,6 +1013,7 @@ impl<'a> Eng<'a> {
                 if let Some(i) = nd.wb.iter().position(|&(l, _)| l == m.line) {
                     nd.wb.swap_remove(i);
                 }
+                self.requeue_deferred(cx.node, m.line);
             }
             K::Bounce => unreachable!("bounces keep their own kind"),
         }
@@ -975,8 +1065,8 @@ impl<'a> Eng<'a> {
 
     fn valid_at(&self, node: usize, line: u32) -> u8 {
         let si = self.sidx(node, line);
-        if self.slc_tag[si] == line {
-            self.slc_st[si]
+        if self.slc[si].tag == line {
+            self.slc[si].st
         } else {
             ST_I
         }
@@ -998,6 +1088,14 @@ impl<'a> Eng<'a> {
             } else {
                 p.cpu_retry = true;
             }
+            return;
+        }
+        if self.nodes[c].leaving.contains(&line) || self.nodes[c].wb.iter().any(|&(l, _)| l == line) {
+            // The node's old entry is still linked in the sharing list (a replaced shared line)
+            // or it is still the owner (a write-back in flight): it asks again only once the
+            // home has unlinked it (the walk's Inval or the WbAck re-queues this miss), so that
+            // a read served by a proxy cannot link it twice.
+            self.nodes[c].deferred.push(m);
             return;
         }
         let st = self.valid_at(c, line);
@@ -1077,7 +1175,7 @@ impl<'a> Eng<'a> {
                     self.mem_op(cx, look);
                     let tid = self.new_tid();
                     self.busy.insert(line, Txn { tid, kind: TKind::Read, req: r as u16, waiting: VecDeque::new() });
-                    self.dir_list[li] = vec![r as u16, o as u16];
+                    self.dir_list[li].set(&[r as u16, o as u16]);
                     let mut f = Msg::new(K::FwdRead, o, r, line);
                     f.tid = tid;
                     self.send(cx, f);
@@ -1096,7 +1194,7 @@ impl<'a> Eng<'a> {
                     self.mem_op(cx, look);
                     let tid = self.new_tid();
                     self.busy.insert(line, Txn { tid, kind: TKind::Write { need_data: true }, req: r as u16, waiting: VecDeque::new() });
-                    self.dir_list[li] = vec![r as u16];
+                    self.dir_list[li].set(&[r as u16]);
                     let mut f = Msg::new(K::FwdWrite, o, r, line);
                     f.tid = tid;
                     self.send(cx, f);
@@ -1139,13 +1237,14 @@ impl<'a> Eng<'a> {
                 }
                 // Otherwise a walk already unlinked the node (and cleared its leaving entry).
             }
+            K::WriteBack => self.on_writeback(cx, m),
             _ => unreachable!(),
         }
     }
 
     fn grant_exclusive(&mut self, cx: &mut Cx, line: u32, r: usize, need_data: bool) {
         let li = line as usize;
-        self.dir_list[li] = vec![r as u16];
+        self.dir_list[li].set(&[r as u16]);
         self.dir_mod[li] = true;
         let mut g = Msg::new(if need_data { K::DataEx } else { K::UpgradeAck }, r, r, line);
         g.val = self.mem_val[li];
@@ -1169,7 +1268,7 @@ impl<'a> Eng<'a> {
         match (m.kind, t.kind) {
             (K::InvalAck, TKind::Write { need_data }) => {
                 if !self.dir_list[li].is_empty() {
-                    self.fail(format!("line {line:#x}: invalidation walk ended with sharers {:?} left", self.dir_list[li]));
+                    self.fail(format!("line {line:#x}: invalidation walk ended with sharers {:?} left", &*self.dir_list[li]));
                     return;
                 }
                 self.mem_op(cx, if need_data { look + acc } else { look });
@@ -1211,7 +1310,14 @@ impl<'a> Eng<'a> {
         let x = m.src;
         let (look, acc) = (self.p.dram_lookup, self.p.dram_line_access);
         self.mem_op(cx, look + acc);
-        if !self.busy.contains_key(&m.line) && self.dir_mod[li] && self.dir_list[li].first() == Some(&x) {
+        if let Some(t) = self.busy.get_mut(&m.line) {
+            // A forward to the writer is in progress and will be answered from its write-back
+            // buffer; the acknowledgement waits until that transaction ends, so the writer
+            // cannot ask for the line again while the home still counts it as a sharer.
+            t.waiting.push_back(m);
+            return;
+        }
+        if self.dir_mod[li] && self.dir_list[li].first() == Some(&x) {
             self.mem_val[li] = m.val;
             self.dir_mod[li] = false;
             self.dir_list[li].clear();
@@ -1223,9 +1329,9 @@ impl<'a> Eng<'a> {
 
     fn invalidate_local(&mut self, node: usize, line: u32) {
         let si = self.sidx(node, line);
-        if self.slc_tag[si] == line {
-            self.slc_st[si] = ST_I;
-            self.slc_tag[si] = INV;
+        if self.slc[si].tag == line {
+            self.slc[si].st = ST_I;
+            self.slc[si].tag = INV;
         }
         let fi = node * self.flc_frames + (line as usize & (self.flc_frames - 1));
         if self.flc[fi] == line {
@@ -1243,6 +1349,7 @@ impl<'a> Eng<'a> {
             self.invalidate_local(me, line);
         } else if let Some(i) = self.nodes[me].leaving.iter().position(|&l| l == line) {
             self.nodes[me].leaving.swap_remove(i);
+            self.requeue_deferred(me, line);
         } else if self.pend_pos(me, line).is_some() {
             self.nodes[me].deferred.push(m);
             return;
@@ -1276,12 +1383,12 @@ impl<'a> Eng<'a> {
         let r = m.req as usize;
         let home = self.home_of(line);
         let si = self.sidx(me, line);
-        let (val, retained) = if self.slc_tag[si] == line && self.slc_st[si] == ST_M {
+        let (val, retained) = if self.slc[si].tag == line && self.slc[si].st == ST_M {
             let a = self.p.slc_lookup + self.p.slc_line_access;
             self.slc_op(cx, a);
-            let v = self.slc_val[si];
+            let v = self.slc[si].val;
             if m.kind == K::FwdRead {
-                self.slc_st[si] = ST_S;
+                self.slc[si].st = ST_S;
             } else {
                 self.invalidate_local(me, line);
             }
@@ -1341,7 +1448,7 @@ impl<'a> Eng<'a> {
                 self.slc_op(cx, a);
                 self.st.proxy_hits += 1;
                 let si = self.sidx(me, line);
-                let val = self.slc_val[si];
+                let val = self.slc[si].val;
                 self.link_after(me, client, line);
                 let mut d = Msg::new(K::ProxyData, client, client, line);
                 d.val = val;
@@ -1385,16 +1492,16 @@ impl<'a> Eng<'a> {
         let me = cx.node;
         let si = self.sidx(me, line);
         let mut work = self.p.slc_lookup + self.p.slc_line_access;
-        let old = self.slc_tag[si];
-        if old != INV && old != line && self.slc_st[si] != ST_I {
+        let old = self.slc[si].tag;
+        if old != INV && old != line && self.slc[si].st != ST_I {
             if self.nodes[me].pend.iter().any(|p| p.line == old && p.kind == PKind::Upgrade) {
                 self.slc_op(cx, work);
                 return false;
             }
             let home = self.home_of(old);
-            if self.slc_st[si] == ST_M {
+            if self.slc[si].st == ST_M {
                 work += self.p.slc_line_access;
-                let v = self.slc_val[si];
+                let v = self.slc[si].val;
                 self.nodes[me].wb.push((old, v));
                 self.invalidate_local(me, old);
                 self.slc_op(cx, work);
@@ -1411,9 +1518,9 @@ impl<'a> Eng<'a> {
         } else {
             self.slc_op(cx, work);
         }
-        self.slc_tag[si] = line;
-        self.slc_st[si] = st;
-        self.slc_val[si] = val;
+        self.slc[si].tag = line;
+        self.slc[si].st = st;
+        self.slc[si].val = val;
         true
     }
 
@@ -1428,13 +1535,13 @@ impl<'a> Eng<'a> {
         let kept = match m.kind {
             K::UpgradeAck => {
                 let si = self.sidx(me, line);
-                if self.slc_tag[si] != line || self.slc_st[si] != ST_S {
+                if self.slc[si].tag != line || self.slc[si].st != ST_S {
                     self.fail(format!("upgrade of line {line:#x} acknowledged at node {me}, which lost its copy"));
                     return;
                 }
                 let lookup = self.p.slc_lookup;
                 self.slc_op(cx, lookup);
-                self.slc_st[si] = ST_M;
+                self.slc[si].st = ST_M;
                 true
             }
             K::DataEx => self.fill(cx, line, ST_M, m.val),
@@ -1442,6 +1549,8 @@ impl<'a> Eng<'a> {
         };
         if pend.sent != u64::MAX && matches!(m.kind, K::Data | K::ProxyData) {
             self.st.hist.add(m.at - pend.sent);
+            self.st.node_reads[me] += 1;
+            self.st.node_read_cycles[me] += m.at - pend.sent;
         }
         // Proxy chain: the data goes to the last client first, and down the chain from there.
         let chain = if m.kind == K::ProxyData && m.chain != INV { Some(m.chain) } else { None };
@@ -1500,7 +1609,12 @@ impl<'a> Eng<'a> {
             self.push(t, What::Cpu(me as u16));
         }
         // Interventions that waited for this fill go first, in order.
-        let nd = &mut self.nodes[me];
+        self.requeue_deferred(me, line);
+    }
+
+    /// Puts the messages deferred for `line` at `node` back at the head of its queue, in order.
+    fn requeue_deferred(&mut self, node: usize, line: u32) {
+        let nd = &mut self.nodes[node];
         if nd.deferred.iter().any(|d| d.line == line) {
             let (mine, rest): (Vec<Msg>, Vec<Msg>) = nd.deferred.drain(..).partition(|d| d.line == line);
             nd.deferred = rest;
@@ -1521,7 +1635,7 @@ impl<'a> Eng<'a> {
             for nd in 0..self.n {
                 let st = self.valid_at(nd, line);
                 if st != ST_I {
-                    let v = self.slc_val[self.sidx(nd, line)];
+                    let v = self.slc[self.sidx(nd, line)].val;
                     if v != self.latest[li] {
                         return Err(format!("line {line:#x}: node {nd} holds store #{v}, the latest is #{}", self.latest[li]));
                     }
@@ -1538,8 +1652,8 @@ impl<'a> Eng<'a> {
             if owners > 0 && valid.len() > 1 {
                 return Err(format!("line {line:#x}: modified at one node while nodes {valid:?} hold copies"));
             }
-            let list = &self.dir_list[li];
-            let mut sorted = list.clone();
+            let list: &[u16] = &self.dir_list[li];
+            let mut sorted = list.to_vec();
             sorted.sort_unstable();
             sorted.dedup();
             if sorted.len() != list.len() {
@@ -1612,6 +1726,8 @@ impl<'a> Eng<'a> {
             remote_read_p99_cycles: st.hist.quantile(0.99),
             remote_read_max_cycles: st.hist.max,
             remote_read_hist: st.hist.buckets(),
+            node_remote_reads: st.node_reads.clone(),
+            node_remote_read_cycles: st.node_read_cycles.clone(),
             queued_messages: st.queued,
             queue_cycles_mean: ratio(st.queue_cycles, st.queued),
             queue_len_mean: ratio(st.queue_len_sum, st.queued),

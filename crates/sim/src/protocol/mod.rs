@@ -9,12 +9,13 @@
 //! The message flows, state machines and invariants are documented in `docs/protocol.md`.
 
 pub mod engine;
+pub mod list;
 pub mod params;
 pub mod program;
 pub mod programs;
 pub mod result;
 pub mod script;
 
-pub use engine::run;
+pub use engine::{run, run_on};
 pub use params::{BufferMode, ProtocolOptions, ProtocolParams, ProxyMode};
 pub use result::ProtocolResult;

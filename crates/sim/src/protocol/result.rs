@@ -36,6 +36,9 @@ pub struct ProtocolResult {
     /// Histogram of the remote read response time: `[upper bound (cycles, inclusive), count]`
     /// per non-empty bucket (exact below 64 cycles, then 8 buckets per power of two).
     pub remote_read_hist: Vec<[u64; 2]>,
+    /// Per node: remote reads and the sum of their response times, cycles.
+    pub node_remote_reads: Vec<u64>,
+    pub node_remote_read_cycles: Vec<u64>,
     /// Messages taken into input queues (accepted, not bounced) and the cycles they waited
     /// there before the controller took them.
     pub queued_messages: u64,
@@ -53,8 +56,11 @@ pub struct ProtocolResult {
     pub proxy_hits: u64,
     /// Proxy reads that joined a pending chain (combined with an outstanding fetch).
     pub requests_combined: u64,
-    /// Loads and stores of the timed part (line accesses before the FLC).
+    /// Loads, stores, lock acquires and releases of the timed part (line accesses before the
+    /// FLC).
     pub line_accesses: u64,
+    /// Loads (the FLC is write-through and does not allocate on a store, so only loads look
+    /// it up) and the loads it missed.
     pub flc_accesses: u64,
     pub flc_misses: u64,
     pub flc_miss_rate: f64,
