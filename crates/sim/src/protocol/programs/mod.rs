@@ -22,6 +22,7 @@
 //! arithmetic per inner-loop iteration.
 
 pub mod ge;
+pub mod ocean;
 
 use super::program::{Addr, LineCtx, LineOp, LineProgram, LineRegion, CHUNK};
 use numaplace_model::registry::{Info, Registry};
@@ -36,7 +37,7 @@ pub type LineInfo = Info<LineBuild>;
 
 /// Seed 004 Table 1.3, in the table's order.
 pub const SEED004: &[LineInfo] =
-    &[ge::INFO];
+    &[ge::INFO, ocean::CONTIG, ocean::NONCONTIG];
 
 /// Every line-level program, keyed by the name users type.
 pub const REGISTRY: Registry<LineBuild> = Registry { kind: "line-level program", groups: &[SEED004] };
