@@ -59,7 +59,9 @@ pub fn contract(p: &dyn LineProgram, streams: &[Vec<LineOp>], page: u64) {
         let mut held: Option<Addr> = None;
         for (i, op) in s.iter().enumerate() {
             match *op {
-                LineOp::Read(a) | LineOp::Write(a) => assert!(inside(a), "thread {t} op {i}: {a:#x} outside every region"),
+                LineOp::Read(a) | LineOp::Write(a) => {
+                    assert!(inside(a), "thread {t} op {i}: {a:#x} outside every region")
+                }
                 LineOp::Compute(_) => {}
                 LineOp::Barrier => {
                     assert!(held.is_none(), "thread {t}: barrier with a lock held");

@@ -29,7 +29,7 @@
 //! operations; about 2 × n³/24 lines for the updates, 1 M for the pivot rows) and 512 barriers
 //! (1 ending the initialisation, 511 pivot steps): the whole elimination, nothing truncated.
 
-use super::{compute, lines, LineInfo, Phased, Driver};
+use super::{compute, lines, Driver, LineInfo, Phased};
 use crate::protocol::program::{LineCtx, LineOp, LineProgram, LineRegion};
 use crate::workloads::splash::common::{Array2, ELEM};
 use crate::workloads::splash::ge::{assigned_rows, matrix_layout, order, N_PARAM, SCHEDULE_PARAM};
@@ -69,7 +69,13 @@ fn build(r: &Resolved, ctx: &LineCtx) -> Result<Box<dyn LineProgram>, ModelError
         })
         .collect();
     let a = Array2 { base: regions[0].base, rows: n, cols: n };
-    Ok(Driver::boxed(Ge { regions, a, cyclic: r.choice("schedule") == "cyclic", threads: ctx.threads, line: ctx.line_size }))
+    Ok(Driver::boxed(Ge {
+        regions,
+        a,
+        cyclic: r.choice("schedule") == "cyclic",
+        threads: ctx.threads,
+        line: ctx.line_size,
+    }))
 }
 
 pub(crate) struct Ge {
@@ -183,7 +189,13 @@ mod tests {
 
     #[test]
     fn generation_is_lazy() {
-        let g = Ge { regions: Vec::new(), a: Array2 { base: 0, rows: 300, cols: 300 }, cyclic: false, threads: 2, line: 64 };
+        let g = Ge {
+            regions: Vec::new(),
+            a: Array2 { base: 0, rows: 300, cols: 300 },
+            cyclic: false,
+            threads: 2,
+            line: 64,
+        };
         check::lazy(g);
     }
 

@@ -21,7 +21,10 @@
 //! Alpha"): one instruction per flop, per load or store and per branch, plus one or two of index
 //! arithmetic per inner-loop iteration.
 
+pub mod fft;
 pub mod ge;
+pub mod ocean;
+pub mod water;
 
 use super::program::{Addr, LineCtx, LineOp, LineProgram, LineRegion, CHUNK};
 use numaplace_model::registry::{Info, Registry};
@@ -35,8 +38,7 @@ pub type LineBuild = fn(&Resolved, &LineCtx) -> Result<Box<dyn LineProgram>, Mod
 pub type LineInfo = Info<LineBuild>;
 
 /// Seed 004 Table 1.3, in the table's order.
-pub const SEED004: &[LineInfo] =
-    &[ge::INFO];
+pub const SEED004: &[LineInfo] = &[fft::INFO, ge::INFO, ocean::CONTIG, ocean::NONCONTIG, water::INFO];
 
 /// Every line-level program, keyed by the name users type.
 pub const REGISTRY: Registry<LineBuild> = Registry { kind: "line-level program", groups: &[SEED004] };
@@ -227,11 +229,6 @@ pub(crate) fn compute(out: &mut Vec<LineOp>, cycles: u64) {
         }
     }
     out.push(LineOp::Compute(cycles.min(u32::MAX as u64) as u32));
-}
-
-/// The line number of an address.
-pub(crate) fn line_of(a: Addr, line: u64) -> u64 {
-    a / line
 }
 
 #[cfg(test)]
