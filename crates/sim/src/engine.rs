@@ -1137,6 +1137,33 @@ mod tests {
     }
 
     #[test]
+    fn a_rebound_thread_leaves_its_pages_behind() {
+        // Thread 0 first-touches page 0 on node 0, then moves to node 1 and reads it again:
+        // the page stays on node 0 and the lines are remote. A second thread then joins.
+        let m = crate::presets::preset("origin2000").unwrap();
+        let threads = bind(&m, 1, Binding::Spread, false).unwrap();
+        let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m, 0).unwrap();
+        let regions = vec![Region { name: "a".into(), first_page: 0, pages: 2 }];
+        let mut engine = Engine::new(&m, &threads, regions, place, 1_000_000);
+        let one = |pages: &[u32]| Epoch {
+            iteration: 1,
+            phase: "p",
+            threads: pages.iter().map(|&p| ThreadWork { txns: vec![Txn::read(p, 4)], mlp: 1.0, think_ns: 0.0 }).collect(),
+        };
+        engine.run_epoch(&one(&[0]));
+        let on = |node: u8| crate::binding::Placed { cpu: m.cpu_node.iter().position(|n| n.0 == node).map(|c| numaplace_model::CpuId(c as u16)).unwrap(), node: NodeId(node), share: 1 };
+        engine.rebind(&[on(1)]);
+        assert_eq!(engine.thread_nodes(), &[1]);
+        engine.run_epoch(&one(&[0]));
+        let nn = m.nodes();
+        assert_eq!(engine.page_table().home(PageNo(0)), Some(NodeId(0)));
+        assert_eq!((engine.timed.lines[0], engine.timed.lines[nn]), (4, 4), "local first, then remote from node 1");
+        engine.rebind(&[on(1), on(2)]);
+        engine.run_epoch(&one(&[0, 1]));
+        assert_eq!(engine.page_table().home(PageNo(1)), Some(NodeId(2)), "the new thread's first touch");
+    }
+
+    #[test]
     fn barrier_waits_for_the_slowest_thread() {
         let m2 = two_cpu_machine();
         let threads = bind(&m2, 2, Binding::Spread, false).unwrap();
