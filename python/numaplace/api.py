@@ -268,7 +268,7 @@ class Result:
             s = self._data["system"]
             return f"<Result {c['machine']} jobs={c['jobs']} {s['scheduler']}: makespan {s['makespan_ns'] / 1e9:.3f} s, {s['jobs']} jobs>"
         if self.kind == "protocol":
-            return f"<Result {c['machine']} {c['workload']} {c['placement']} proxies={c['proxies']} buffers={c['buffers']}: {self._data['total_time_ns'] / 1e6:.3f} ms>"
+            return f"<Result {c['machine']} protocol {c['workload']} {c['placement']} proxies={c['proxies']} buffers={c['buffers']}: {self._data['total_time_ns'] / 1e6:.3f} ms>"
         return (
             f"<Result {c['machine']} {c['workload']} {c['placement']} threads={c['threads']}: "
             f"{self._data['total_time_ns'] / 1e6:.3f} ms, local {self._data['local_fraction']:.1%}>"

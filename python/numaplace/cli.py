@@ -198,7 +198,7 @@ def _protocol_summary(r) -> str:  # noqa: ANN001 - a numaplace.Result of the pro
         f"machine       {c['machine']} ({c['threads']} nodes), protocol engine",
         f"workload      {c['workload']}",
         f"placement     {c['placement']}; proxies {c['proxies']}; buffers {c['buffers']}, seed {c['seed']}",
-        f"time          {_fmt_ms(r.ns)} ({r.cycles:,} cycles)",
+        f"time          {_fmt_ms(r.total_time_ns)} ({r.cycles:,} cycles)",
         f"accesses      {r.line_accesses:,}; FLC miss rate {r.flc_miss_rate:.1%}, SLC miss rate {r.slc_miss_rate:.1%}",
         f"messages      {r.messages:,}; bounces {r.bounces:,}; proxy reads {r.proxy_reads:,} ({r.requests_combined:,} combined)",
         f"remote reads  {r.remote_reads:,}, response mean {r.remote_read_mean_cycles:,.0f} cycles"

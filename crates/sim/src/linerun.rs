@@ -146,10 +146,13 @@ pub fn run_protocol(machine: &Machine, cfg: &RunConfig) -> Result<ProtocolRun, S
         buffers: BufferMode::parse(&cfg.buffers)?,
         ..ProtocolOptions::default()
     };
-    let result = engine::run(machine, &params, program.as_mut(), place.as_ref(), &resolved.to_string(), &opts)?;
+    let result = engine::run(machine, &params, program.as_mut(), place.as_ref(), &resolved.to_string(), &opts);
+    // A malformed trace ends its threads early, which the engine may report first as a broken
+    // contract: the trace's own error is the cause.
     if let Some(e) = program.take_error() {
         return Err(e);
     }
+    let result = result?;
     let config = ProtocolConfig {
         machine: machine.name().to_string(),
         machine_spec: machine.raw.clone(),

@@ -1716,7 +1716,7 @@ impl<'a> Eng<'a> {
             buffer_limit: self.limit.unwrap_or(0) as u32,
             nodes: self.n,
             cycles,
-            ns: cycles as f64 * self.p.cycle_ns,
+            total_time_ns: cycles as f64 * self.p.cycle_ns,
             messages,
             messages_by_type: by_type,
             remote_reads: st.hist.n,

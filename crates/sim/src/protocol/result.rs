@@ -19,7 +19,7 @@ pub struct ProtocolResult {
     /// Execution time of the timed part (after `EndInit`), cycles: the last thread's finish.
     pub cycles: u64,
     /// The same in ns.
-    pub ns: f64,
+    pub total_time_ns: f64,
     /// Network messages sent (node to itself excluded), all types.
     pub messages: u64,
     /// Network messages by type: `msg_read_req`, `msg_data`, ... (see docs/protocol.md).

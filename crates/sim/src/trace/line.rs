@@ -535,8 +535,9 @@ fn check_op(st: &mut ThreadState, t: usize, op: LineOp) -> Result<(), String> {
 }
 
 impl LineProgram for LineTrace {
+    /// The recorded program's name (its `source` spec's, before any parameters), else `trace`.
     fn name(&self) -> &str {
-        self.header.meta("source").unwrap_or("trace")
+        self.header.meta("source").and_then(|s| s.split(':').next()).filter(|s| !s.is_empty()).unwrap_or("trace")
     }
 
     fn threads(&self) -> usize {

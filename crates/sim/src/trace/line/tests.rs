@@ -108,6 +108,10 @@ fn a_program_round_trips_through_a_file() {
     let mut t = LineTrace::open(&p).unwrap();
     assert_eq!(t.regions(), &regions()[..]);
     assert_eq!(t.name(), "hand");
+    let mut h = header(1);
+    h.meta = vec![("source".into(), "ge:n=64,schedule=block".into())];
+    let bytes = raw_trace(&h, &[vec![EndInit]]);
+    assert_eq!(LineTrace::from_reader(Box::new(std::io::Cursor::new(bytes)), "s").unwrap().name(), "ge");
     assert_eq!(read_back(&mut t).unwrap(), ops);
     let i = info(&p).unwrap();
     assert_eq!((i.operations, i.reads, i.writes, i.barriers, i.locks), (n, 4, 3, 2, 1));
