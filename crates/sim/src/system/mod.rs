@@ -12,9 +12,11 @@
 //! boundaries, always taking the earliest (arrivals before ticks before epochs on ties, epochs
 //! by job id). At an epoch boundary a job fetches its next epoch; if a timed iteration ended
 //! there it reports its efficiency (and sampled faults) to the scheduler; it then adopts the
-//! scheduler's current mapping for it (thread count and CPUs, the sharing of each CPU) and
-//! runs the epoch. A scheduler's change therefore takes effect at each job's next parallel
-//! region, as NthLib adapts.
+//! scheduler's current mapping for it (thread count and CPUs) as far as the CPUs are free
+//! ([`effective`]: under space sharing a CPU still running another job's thread is handed over
+//! when that job reaches its own boundary; under time sharing threads share it) and runs the
+//! epoch. A scheduler's change therefore takes effect at each job's next parallel region, as
+//! NthLib adapts.
 
 mod job;
 pub mod result;
@@ -197,10 +199,10 @@ pub fn simulate_system_on(
                         scheduler.report(now, &Report { job: l.id, cpus: threads, efficiency, faults });
                     }
                     check_answer(machine, scheduler.as_ref(), &sched_resolved.name, caps.sharing)?;
-                    start_admitted(machine, scheduler.as_ref(), &mut live, &spec_of, &index, now, caps.faults, &mut timeline)?;
-                    let mapping = placements(machine, scheduler.as_ref());
+                    start_admitted(machine, scheduler.as_ref(), &mut live, &spec_of, &index, now, caps.faults, caps.sharing, &mut timeline)?;
                     let l_id = live[i].id;
-                    let placed = mapping.get(&l_id).cloned().ok_or_else(|| dropped(&sched_resolved.name, l_id))?;
+                    let wanted = target(scheduler.as_ref(), &sched_resolved.name, l_id)?;
+                    let placed = effective(machine, &wanted, &live[i].cpus, &occupancy(machine.cpus(), &live, Some(i)), caps.sharing);
                     let old = live[i].cpus.len();
                     live[i].adopt(placed, now);
                     if live[i].cpus.len() != old {
@@ -226,7 +228,7 @@ pub fn simulate_system_on(
             }
         }
         check_answer(machine, scheduler.as_ref(), &sched_resolved.name, caps.sharing)?;
-        start_admitted(machine, scheduler.as_ref(), &mut live, &spec_of, &index, now, caps.faults, &mut timeline)?;
+        start_admitted(machine, scheduler.as_ref(), &mut live, &spec_of, &index, now, caps.faults, caps.sharing, &mut timeline)?;
         max_running = max_running.max(live.len());
     }
     if done < stream.jobs.len() {
@@ -310,19 +312,41 @@ fn check_answer(machine: &Machine, scheduler: &dyn Scheduler, name: &str, sharin
     Ok(())
 }
 
-/// Each running job's threads as placed: CPU, node, and the threads sharing that CPU.
-fn placements(machine: &Machine, scheduler: &dyn Scheduler) -> BTreeMap<u32, Vec<Placed>> {
-    let mut load = vec![0u32; machine.cpus()];
-    for r in scheduler.running() {
-        for c in &r.cpus {
-            load[c.0 as usize] += 1;
+/// Threads of the running jobs (but job `except`) on each CPU, as they run now: the mappings
+/// the jobs have adopted, which may lag the scheduler's by up to one epoch of each job.
+fn occupancy(cpus: usize, live: &[Live<'_>], except: Option<usize>) -> Vec<u32> {
+    let mut load = vec![0u32; cpus];
+    for (k, l) in live.iter().enumerate() {
+        if Some(k) != except {
+            for c in &l.cpus {
+                load[c.0 as usize] += 1;
+            }
         }
     }
-    scheduler
-        .running()
-        .iter()
-        .map(|r| (r.id, r.cpus.iter().map(|&cpu: &CpuId| Placed { cpu, node: machine.node_of(cpu), share: load[cpu.0 as usize] }).collect()))
-        .collect()
+    load
+}
+
+/// Where a job's threads run when the scheduler wants them on `target` and the other jobs'
+/// threads occupy `others`. Under time sharing every thread runs where the scheduler put it and
+/// shares its CPU with every thread there. Under space sharing a CPU the scheduler gave the job
+/// may still be running another job's thread until that job reaches its own parallel-region
+/// boundary and lets it go (NANOS's CPUManager hands over a CPU once its holder released it):
+/// the job runs its first threads up to the first CPU of its target that is busy (a thread
+/// already running on its CPU, `current`, keeps it, sharing it meanwhile); if even its first
+/// CPU is busy, on all its target, sharing the busy CPUs meanwhile.
+fn effective(machine: &Machine, target: &[CpuId], current: &[CpuId], others: &[u32], sharing: sched::Sharing) -> Vec<Placed> {
+    let free = target.iter().enumerate().take_while(|&(i, c)| others[c.0 as usize] == 0 || current.get(i) == Some(c)).count();
+    let cpus = if sharing == sched::Sharing::Space && free > 0 { &target[..free] } else { target };
+    let mut load = others.to_vec();
+    for c in cpus {
+        load[c.0 as usize] += 1;
+    }
+    cpus.iter().map(|&cpu| Placed { cpu, node: machine.node_of(cpu), share: load[cpu.0 as usize] }).collect()
+}
+
+/// The CPUs the scheduler gives job `id` now.
+fn target(scheduler: &dyn Scheduler, name: &str, id: u32) -> Result<Vec<CpuId>, SimError> {
+    scheduler.running().iter().find(|r| r.id == id).map(|r| r.cpus.clone()).ok_or_else(|| dropped(name, id))
 }
 
 /// Builds the jobs the scheduler has admitted since the last call, in its start order.
@@ -335,19 +359,20 @@ fn start_admitted<'m, 's>(
     index: &BTreeMap<u32, usize>,
     now: Ps,
     faults: bool,
+    sharing: sched::Sharing,
     timeline: &mut Vec<AllocationPoint>,
 ) -> Result<(), SimError> {
     let new: Vec<u32> = scheduler.running().iter().map(|r| r.id).filter(|id| !live.iter().any(|l| l.id == *id)).collect();
     if new.is_empty() {
         return Ok(());
     }
-    let mapping = placements(machine, scheduler);
     for id in new {
         let Some(&k) = index.get(&id) else {
             return Err(ModelError::Config(format!("the scheduler started job {id}, which never arrived")).into());
         };
         let spec = spec_of(k);
-        let l = Live::new(machine, &spec, mapping[&id].clone(), now, faults)?;
+        let placed = effective(machine, &target(scheduler, "", id)?, &[], &occupancy(machine.cpus(), live, None), sharing);
+        let l = Live::new(machine, &spec, placed, now, faults)?;
         // Memory: the running jobs' footprints together must fit the machine.
         let footprints: u64 = live.iter().map(Live::footprint).sum::<u64>() + l.footprint();
         if footprints > machine.capacity_total() {
