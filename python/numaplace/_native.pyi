@@ -60,7 +60,8 @@ def trace_export(request_json: str, out: str, text: bool = False) -> None:
     if ``text``)."""
 
 def trace_info(path: str) -> str:
-    """A summary of a trace file, as a JSON object."""
+    """A summary of a trace file, as a JSON object (of a line-level trace: format "line",
+    operations, reads, writes, compute cycles, barriers, locks)."""
 
 def workload_show(request_json: str) -> str:
     """A run request's workload: regions, phases, footprint and sharing, as a JSON object."""
@@ -76,6 +77,14 @@ def machine_toml(arg: str) -> str:
 
 def workloads() -> str:
     """Every workload as a JSON array: name, doc, params (name, default, doc, kind)."""
+
+def programs() -> str:
+    """Every line-level program (the protocol engine's workloads) as a JSON array: name, doc,
+    params."""
+
+def schedulers() -> str:
+    """Every processor scheduler of system runs as a JSON array: name, doc, params, sharing
+    (space or time), reads_efficiency, reads_faults."""
 
 def placements() -> str:
     """Every placement policy as a JSON array: name, doc, params, and its capabilities

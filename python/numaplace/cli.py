@@ -560,13 +560,14 @@ def add_run_options(parser: argparse.ArgumentParser, names: Sequence[str]) -> No
         kind = o["kind"]
         default = f" (default: {o['default']})" if o["default"] is not None else ""
         flag = "--" + name.replace("_", "-")
+        doc = o["doc"].replace("%", "%%")  # argparse formats help with %
         if kind["type"] == "bool":
-            parser.add_argument(flag, dest=name, action="store_const", const=True, default=None, help=o["doc"])
+            parser.add_argument(flag, dest=name, action="store_const", const=True, default=None, help=doc)
             continue
         extra: dict = {"type": {"integer": int, "number": float}.get(kind["type"], str)}
         if kind["type"] == "name":
             extra["choices"] = kind["choices"]
-        parser.add_argument(flag, dest=name, metavar=name.upper(), default=None, help=o["doc"] + default, **extra)
+        parser.add_argument(flag, dest=name, metavar=name.upper(), default=None, help=doc + default, **extra)
 
 
 def add_launcher_options(parser: argparse.ArgumentParser) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tomllib
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from numaplace import cli as cli_module
 
 SMALL_STREAM = "stream:pages=64,iterations=2"
 SMALL_RANDOM = "random:accesses=500"
-PRESETS = ["origin2000", "wildfire", "sunfire6800", "modern-2s", "cxl-tiered"]
+PRESETS = ["origin2000", "origin2000-64", "wildfire", "sunfire6800", "modern-2s", "cxl-tiered", "talbot64"]
 WORKLOADS = ["stream", "random", "traverse"]
 PLACEMENTS = ["first-touch", "round-robin", "random", "worst-case", "bind", "block", "oracle"]
 
@@ -253,7 +254,7 @@ def test_machines_lists_presets(cli):
     assert r.returncode == 0 and r.stderr == ""
     first_column = [line.split()[0] for line in r.stdout.splitlines()[1:] if line.strip()]
     assert sorted(first_column) == sorted(PRESETS)
-    assert "origin2000   8      16" in r.stdout
+    assert re.search(r"^origin2000 +8 +16 ", r.stdout, re.M), r.stdout
 
 
 @pytest.mark.parametrize("name", PRESETS)

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from numaplace.experiments import EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, SEED_PUBLISHED, Fidelity, Published, median_relative_error
-from numaplace.experiments import seed000, seed001, seed003
+from numaplace.experiments import seed000, seed001, seed002, seed003, seed004
 from numaplace.experiments.fidelity import declared
 from numaplace.report import reproduce
 
@@ -67,8 +67,14 @@ def test_a_quantity_declared_twice_in_a_seed_is_refused() -> None:
 
 def test_every_seed_with_a_fidelity_experiment_declares_its_numbers_and_what_it_leaves_out() -> None:
     seeds = {e.seed for e in EXPERIMENTS.values() if e.fidelity}
-    assert seeds == set(SEED_PUBLISHED) == set(SEED_NOT_COMPARED) == {"000", "001", "003"}
-    assert SEED_PUBLISHED == {"000": seed000.PUBLISHED, "001": seed001.PUBLISHED, "003": seed003.PUBLISHED}
+    assert seeds == set(SEED_PUBLISHED) == set(SEED_NOT_COMPARED) == {"000", "001", "002", "003", "004"}
+    assert SEED_PUBLISHED == {
+        "000": seed000.PUBLISHED,
+        "001": seed001.PUBLISHED,
+        "002": seed002.PUBLISHED,
+        "003": seed003.PUBLISHED,
+        "004": seed004.PUBLISHED,
+    }
     for seed, published in SEED_PUBLISHED.items():
         assert all(isinstance(p, Published) and p.source and p.group and math.isfinite(p.value) for p in published), seed
         assert SEED_NOT_COMPARED[seed].startswith("Not compared: ")
@@ -218,3 +224,102 @@ def test_the_summary_quotes_each_seeds_median_as_the_tables_give_it(quick_report
     assert f", placement and migration averages {averages.rel_error.abs().median() * 100:.0f} % over 9." in summary
     assert html.index('id="summary"') < html.index('<h2 id="fidelity">') < html.index('<h2 id="references">')
     assert '<li><a href="#fidelity">Fidelity to the published numbers</a></li>' in html
+
+
+# --- seeds 002 and 004: claims and rows from frames of known values ----------------------------
+
+
+def _seed004_frame(time: dict[tuple[str, str, str, str], float], messages: float = 100.0, response: float = 50.0) -> pd.DataFrame:
+    """seed004-proxies' rows: each run's time from ``time`` (program, buffers, placement, proxies),
+    default 1.0 (× 1 s); messages and response ×2 with basic proxies, ×0.5 with reactive."""
+    rows = []
+    for kwargs in seed004.runs(True):
+        key = (kwargs["workload"].split(":")[0], kwargs["buffers"], kwargs["placement"], kwargs["proxies"])
+        scale = {"none": 1.0, "basic": 2.0, "reactive": 0.5}[kwargs["proxies"]]
+        rows.append(
+            {f"request.{k}": v for k, v in kwargs.items()}
+            | {
+                "total_time_ns": 1e9 * time.get(key, 1.0),
+                "messages": messages * scale,
+                "remote_read_mean_cycles": response / scale,
+                "queue_cycles_mean": 3.0,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def test_seed004_claims_follow_the_normalised_times() -> None:
+    fast = {(p, b, pl, "reactive"): 0.8 for p in seed004.PROGRAMS for b in seed004.BUFFERS for pl in seed004.PLACEMENTS}
+    slow_rr = {(p, "finite", "round-robin", "none"): 1.1 for p in seed004.PROGRAMS}
+    times = fast | slow_rr | {
+        ("ge", "infinite", "round-robin", "none"): 0.93,
+        ("ge", "finite", "round-robin", "none"): 0.99,
+        ("ocean-contig", "infinite", "round-robin", "none"): 1.2,
+        ("ge", "infinite", "first-touch", "basic"): 0.7,
+        ("ge", "infinite", "round-robin", "basic"): 0.7,
+        ("ge", "finite", "first-touch", "basic"): 0.6,
+        ("ge", "finite", "first-touch", "reactive"): 0.8,
+    }
+    claims = {c.id: c for c in seed004.claims(_seed004_frame(times))}
+    assert list(claims) == ["P1", "P2", "P3", "P4", "P5"]
+    assert claims["P1"].holds and claims["P2"].holds and claims["P4"].holds
+    # Messages double with basic proxies (P2 wants more), halve with reactive (P5 wants fewer).
+    assert claims["P5"].holds, claims["P5"].why
+    # Round-robin is slower for six of seven with finite buffers, and GE's advantage shrinks
+    # from 7.5 % to 1 %.
+    assert claims["P3"].holds, claims["P3"].why
+    # One program where reactive proxies lose to round-robin breaks the headline.
+    worse = times | {("fft", "finite", "first-touch", "reactive"): 1.2}
+    p4 = {c.id: c for c in seed004.claims(_seed004_frame(worse))}["P4"]
+    assert not p4.holds and "not FFT" in p4.brief
+    rows = {r.published.quantity: r for r in seed004.PROXIES.fidelity(_seed004_frame(times))}
+    assert [r.published for r in seed004.PROXIES.fidelity(_seed004_frame(times))] == list(seed004.PUBLISHED)
+    assert rows[seed004.GE_RR_TIME.quantity].simulated == pytest.approx(0.93)
+    assert rows[seed004.GE_BASIC_RESPONSE.quantity].simulated == pytest.approx(0.5)
+    assert seed004.GE_RR_TIME.value == pytest.approx(1 / 1.073)
+
+
+def _seed002_frame(cpu: dict[tuple[str, bool], float]) -> pd.DataFrame:
+    """seed002-schedulers' rows: every job's CPU time (s) by (scheduler, migration), speedup
+    its inverse, CPUs 16 (17 with migration under pdpa); irix moves and bursts as Table 2's."""
+    rows = []
+    for kwargs in seed002.runs(True):
+        scheduler, migration = kwargs["scheduler"], "dynamic" in kwargs
+        t = cpu[(scheduler, migration)]
+        jobs = [
+            {"workload": w, "cpu_time_ns": t * 1e9, "speedup": 1.0 / t, "mean_cpus": 17.0 if migration and scheduler == "pdpa" else 16.0}
+            for w in ("swim", "nas-bt:class=W", "hydro2d", "apsi")
+        ]
+        irix = scheduler == "irix"
+        rows.append(
+            {f"request.{k}": v for k, v in kwargs.items()}
+            | {
+                "jobs": jobs,
+                "system.process_migrations": 150000.0 if irix else 300.0,
+                "system.mean_burst_ns": 0.25e9 if irix else 11e9,
+                "system.bursts_per_cpu": 2000.0 if irix else 40.0,
+            }
+        )
+    df = pd.DataFrame(rows)
+    if "request.dynamic" not in df:
+        df["request.dynamic"] = None
+    return df
+
+
+def test_seed002_claims_follow_the_cpu_times_and_table2() -> None:
+    cpu = {("equipartition", False): 2.0, ("equipartition", True): 1.0, ("irix", False): 2.0, ("irix", True): 1.8,
+           ("pdpa", False): 2.0, ("pdpa", True): 1.7}  # fmt: skip
+    claims = {c.id: c for c in seed002.claims(_seed002_frame(cpu))}
+    assert list(claims) == ["M1", "M2", "M3", "M4"]
+    assert all(c.holds for c in claims.values()), [c.why for c in claims.values()]
+    assert claims["M1"].measured["equipartition CPU time ratio, all"] == pytest.approx(0.5)
+    # Migration that raises irix's CPU time breaks M2 (it must help) and M4 (never raises).
+    worse = cpu | {("irix", True): 2.2}
+    claims = {c.id: c for c in seed002.claims(_seed002_frame(worse))}
+    assert not claims["M2"].holds and not claims["M4"].holds and claims["M1"].holds
+    rows = seed002.SCHEDULERS.fidelity(_seed002_frame(cpu))
+    assert [r.published for r in rows] == list(seed002.PUBLISHED)
+    by = {r.published.quantity: r for r in rows}
+    assert by[seed002.CPU_RATIO[("pdpa", "all")].quantity].simulated == pytest.approx(0.85)
+    assert by[seed002.ALLOCATION_RATIO["all"].quantity].simulated == pytest.approx(17 / 16)
+    assert by[seed002.BURST_S["irix"].quantity].simulated == pytest.approx(0.25)

@@ -244,7 +244,7 @@ def test_unknown_experiment_is_rejected_before_running(tmp_path: Path) -> None:
         calls.append(kwargs)
         return fake_simulate(**kwargs)
 
-    with pytest.raises(UnknownExperimentError, match=r"unknown experiment 'table-9' \(known: seed003-table2, placement-sensitivity, seed000-migration, seed000-recrep, seed001-wildfire, seed003-sampled\)"):
+    with pytest.raises(UnknownExperimentError, match=r"unknown experiment 'table-9' \(known: seed003-table2, placement-sensitivity, seed000-migration, seed000-recrep, seed001-wildfire, seed003-sampled, seed002-schedulers, seed004-proxies\)"):
         reproduce(tmp_path / "out", simulate=recording_simulate, progress=False, experiments=["seed003-table2", "table-9"])
     assert calls == []
     assert not (tmp_path / "out").exists()
@@ -396,12 +396,12 @@ def test_a_second_stage_gets_the_first_stages_rows_and_its_runs_follow(monkeypat
 def test_every_experiment_a_seed_module_defines_is_registered_under_its_id() -> None:
     """Adding an experiment to a seed module without registering it (or registering another
     object under its id) fails here, not silently in a report without the section."""
-    from numaplace.experiments import Experiment, seed000, seed001, seed003
+    from numaplace.experiments import Experiment, seed000, seed001, seed002, seed003, seed004
 
     defined = {
-        name: obj for module in (seed000, seed001, seed003) for name, obj in vars(module).items() if isinstance(obj, Experiment)
+        name: obj for module in (seed000, seed001, seed002, seed003, seed004) for name, obj in vars(module).items() if isinstance(obj, Experiment)
     }
-    assert sorted(defined) == sorted(n for m in (seed000, seed001, seed003) for n in m.__all__)
+    assert sorted(defined) == sorted(n for m in (seed000, seed001, seed002, seed003, seed004) for n in m.__all__)
     assert {e.id: e for e in defined.values()} == EXPERIMENTS
     assert all(get_experiment(e.id) is e for e in defined.values())
 
@@ -472,6 +472,7 @@ def test_summary_lists_every_claim_first_one_line_each(tmp_path: Path, monkeypat
         claims=claims,
     )
     monkeypatch.setitem(experiments.EXPERIMENTS, "toy", toy)
+    monkeypatch.delitem(experiments.EXPERIMENTS, "seed002-schedulers")  # a seed left without an experiment
     out = reproduce(tmp_path, simulate=fake_simulate, progress=False, experiments=["toy"])
     readme = (out / "README.md").read_text()
     short = PAPERS["004"].short
