@@ -917,20 +917,30 @@ impl<'a> Eng<'a> {
         self.serve(d);
     }
 
-    /// Serves the message at the head of `d`'s queue (the controller is idle at `now`).
+    /// Serves the messages at the head of `d`'s queue (the controller is idle at `now`): the
+    /// first now, each next one when the previous ends — directly when no other event comes
+    /// first (time then advances to it), else through a `Done` event.
     fn serve(&mut self, d: usize) {
-        let Some(m) = self.nodes[d].queue.pop_front() else { return };
-        let s = self.now;
-        self.st.queue_cycles += s - m.at.min(s);
-        let mut cx = Cx { node: d, s, w: 0 };
-        self.handle(&mut cx, m);
-        let nd = &mut self.nodes[d];
-        nd.busy_cycles += cx.w;
-        nd.busy_until = s + cx.w;
-        if !nd.queue.is_empty() && !nd.done_pending {
-            nd.done_pending = true;
+        loop {
+            let Some(m) = self.nodes[d].queue.pop_front() else { return };
+            let s = self.now;
+            self.st.queue_cycles += s - m.at.min(s);
+            let mut cx = Cx { node: d, s, w: 0 };
+            self.handle(&mut cx, m);
+            let nd = &mut self.nodes[d];
+            nd.busy_cycles += cx.w;
+            nd.busy_until = s + cx.w;
+            if nd.queue.is_empty() || nd.done_pending {
+                return;
+            }
             let t = nd.busy_until;
+            if self.heap.peek().is_none_or(|e| e.t > t) {
+                self.now = t;
+                continue;
+            }
+            self.nodes[d].done_pending = true;
             self.push(t, What::Done(d as u16));
+            return;
         }
     }
 
