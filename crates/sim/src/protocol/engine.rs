@@ -944,11 +944,27 @@ impl<'a> Eng<'a> {
         }
     }
 
+    /// The controller uses the SLC bus for `cycles` (plus acquire and release). It waits for
+    /// the CPU's access in progress, at most one SLC access; bus time a CPU running ahead has
+    /// booked beyond that slips by the controller's tenure, and so does that CPU's clock.
     fn slc_op(&mut self, cx: &mut Cx, cycles: u64) {
-        let nd = &mut self.nodes[cx.node];
-        let start = cx.now().max(nd.slc_free);
-        let end = start + self.p.acquire_slc_bus + cycles + self.p.release_slc_bus;
-        nd.slc_free = end;
+        let node = cx.node;
+        let t = cx.now();
+        let p = &self.p;
+        let dur = p.acquire_slc_bus + cycles + p.release_slc_bus;
+        let one_access = p.acquire_slc_bus + p.slc_lookup + p.slc_line_access + p.release_slc_bus;
+        let free = self.nodes[node].slc_free;
+        let start = free.min(t + one_access).max(t);
+        let end = start + dur;
+        if free > start {
+            self.nodes[node].slc_free = free + dur;
+            let cpu = &mut self.cpus[node];
+            if cpu.state == CpuState::Run && cpu.t > start {
+                cpu.t += dur;
+            }
+        } else {
+            self.nodes[node].slc_free = end;
+        }
         cx.w = end - cx.s;
     }
 
