@@ -75,4 +75,11 @@ pub trait LineProgram: Send {
     fn threads(&self) -> usize;
     fn regions(&self) -> &[LineRegion];
     fn fill(&mut self, thread: usize, out: &mut Vec<LineOp>) -> bool;
+
+    /// An error that ended a thread's operations early (a malformed line-level trace); `None`
+    /// for generated programs, which cannot fail once built. A driver asks once every thread
+    /// has finished, and reports it instead of a result.
+    fn take_error(&mut self) -> Option<crate::error::SimError> {
+        None
+    }
 }

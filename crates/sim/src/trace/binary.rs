@@ -27,7 +27,7 @@ const BLOCK_TARGET: usize = 256 * 1024;
 /// The largest raw block a reader accepts: bounds the memory a corrupt length can demand.
 const BLOCK_MAX: usize = 16 * 1024 * 1024;
 
-fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
+pub(super) fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -35,11 +35,11 @@ fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-fn zigzag(v: i64) -> u64 {
+pub(super) fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
 }
 
-fn unzigzag(v: u64) -> i64 {
+pub(super) fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
@@ -73,15 +73,7 @@ impl<W: Write> TraceWriter<W> {
             put_str(&mut body, k);
             put_str(&mut body, v);
         }
-        let mut head = Vec::with_capacity(16 + body.len() + 4);
-        head.extend_from_slice(MAGIC);
-        head.extend_from_slice(&VERSION.to_le_bytes());
-        head.extend_from_slice(&0u16.to_le_bytes());
-        head.extend_from_slice(&(body.len() as u32).to_le_bytes());
-        head.extend_from_slice(&body);
-        let crc = crc32fast::hash(&head);
-        head.extend_from_slice(&crc.to_le_bytes());
-        out.write_all(&head).map_err(|e| SimError::io(path, e))?;
+        write_frame(&mut out, VERSION, &body, path)?;
         Ok(TraceWriter { out, threads: header.threads, raw: Vec::with_capacity(BLOCK_TARGET * 2), epochs: 0, records: 0 })
     }
 
@@ -143,23 +135,7 @@ impl<W: Write> TraceWriter<W> {
     }
 
     fn flush(&mut self, path: &Path) -> Result<(), SimError> {
-        if self.raw.is_empty() {
-            return Ok(());
-        }
-        let packed = lz4_flex::block::compress(&self.raw);
-        // A block that LZ4 cannot shrink by an eighth is stored as it is: reading it then
-        // costs no decompression (random page numbers hardly compress).
-        let stored = packed.len() > self.raw.len() - self.raw.len() / 8;
-        let body: &[u8] = if stored { &self.raw } else { &packed };
-        let mut head = [0u8; 13];
-        head[0] = if stored { TAG_STORED } else { TAG_BLOCK };
-        head[1..5].copy_from_slice(&(self.raw.len() as u32).to_le_bytes());
-        head[5..9].copy_from_slice(&(body.len() as u32).to_le_bytes());
-        head[9..13].copy_from_slice(&crc32fast::hash(&self.raw).to_le_bytes());
-        self.out.write_all(&head).map_err(|e| SimError::io(path, e))?;
-        self.out.write_all(body).map_err(|e| SimError::io(path, e))?;
-        self.raw.clear();
-        Ok(())
+        flush_block(&mut self.out, &mut self.raw, path)
     }
 
     /// Ends the trace: flushes the last block and writes the end marker with the totals.
@@ -168,13 +144,54 @@ impl<W: Write> TraceWriter<W> {
     /// A write error.
     pub fn finish(mut self, path: &Path) -> Result<(u64, u64), SimError> {
         self.flush(path)?;
-        let mut end = vec![TAG_END];
-        end.extend_from_slice(&self.epochs.to_le_bytes());
-        end.extend_from_slice(&self.records.to_le_bytes());
-        self.out.write_all(&end).map_err(|e| SimError::io(path, e))?;
-        self.out.flush().map_err(|e| SimError::io(path, e))?;
+        write_end(&mut self.out, self.epochs, self.records, path)?;
         Ok((self.epochs, self.records))
     }
+}
+
+/// Writes a header frame: magic, `version`, flags 0, the body's length, the body, and the
+/// CRC-32 of all of it.
+pub(super) fn write_frame<W: Write>(out: &mut W, version: u16, body: &[u8], path: &Path) -> Result<(), SimError> {
+    let mut head = Vec::with_capacity(16 + body.len() + 4);
+    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(&version.to_le_bytes());
+    head.extend_from_slice(&0u16.to_le_bytes());
+    head.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    head.extend_from_slice(body);
+    let crc = crc32fast::hash(&head);
+    head.extend_from_slice(&crc.to_le_bytes());
+    out.write_all(&head).map_err(|e| SimError::io(path, e))
+}
+
+/// Writes `raw` as one block (compressed, or stored when LZ4 does not shrink it by an eighth)
+/// and clears it; nothing for an empty buffer.
+pub(super) fn flush_block<W: Write>(out: &mut W, raw: &mut Vec<u8>, path: &Path) -> Result<(), SimError> {
+    if raw.is_empty() {
+        return Ok(());
+    }
+    let packed = lz4_flex::block::compress(raw);
+    // A block that LZ4 cannot shrink by an eighth is stored as it is: reading it then
+    // costs no decompression (random page numbers hardly compress).
+    let stored = packed.len() > raw.len() - raw.len() / 8;
+    let body: &[u8] = if stored { raw } else { &packed };
+    let mut head = [0u8; 13];
+    head[0] = if stored { TAG_STORED } else { TAG_BLOCK };
+    head[1..5].copy_from_slice(&(raw.len() as u32).to_le_bytes());
+    head[5..9].copy_from_slice(&(body.len() as u32).to_le_bytes());
+    head[9..13].copy_from_slice(&crc32fast::hash(raw).to_le_bytes());
+    out.write_all(&head).map_err(|e| SimError::io(path, e))?;
+    out.write_all(body).map_err(|e| SimError::io(path, e))?;
+    raw.clear();
+    Ok(())
+}
+
+/// Writes the end marker with the file's two totals, and flushes.
+pub(super) fn write_end<W: Write>(out: &mut W, a: u64, b: u64, path: &Path) -> Result<(), SimError> {
+    let mut end = vec![TAG_END];
+    end.extend_from_slice(&a.to_le_bytes());
+    end.extend_from_slice(&b.to_le_bytes());
+    out.write_all(&end).map_err(|e| SimError::io(path, e))?;
+    out.flush().map_err(|e| SimError::io(path, e))
 }
 
 /// The counts field of a transaction: `count << 1 | is_write`.
@@ -187,7 +204,7 @@ fn width(v: u64) -> usize {
     (((64 - v.leading_zeros()) as usize + 7) / 8).max(1)
 }
 
-fn put_str(out: &mut Vec<u8>, s: &str) {
+pub(super) fn put_str(out: &mut Vec<u8>, s: &str) {
     let b = &s.as_bytes()[..s.len().min(u16::MAX as usize)];
     out.extend_from_slice(&(b.len() as u16).to_le_bytes());
     out.extend_from_slice(b);
@@ -214,7 +231,7 @@ pub fn export(workload: &mut dyn Workload, header: &TraceHeader, path: &Path) ->
 }
 
 /// What the block reader hands to the parser.
-enum Next {
+pub(super) enum Next {
     /// A block's raw (checked, decompressed) payload and the block's file offset.
     Block { at: u64, raw: Vec<u8> },
     /// The end marker, at file offset `at`, with the totals it declares.
@@ -223,7 +240,7 @@ enum Next {
 
 /// Blocks of a trace read ahead on a thread of their own, so that reading the file, checking
 /// checksums and decompressing overlap with decoding records (two blocks in flight at most).
-struct BlockReader {
+pub(super) struct BlockReader {
     path: String,
     input: BufReader<Box<dyn Read + Send>>,
     /// File offset of the next unread byte.
@@ -235,8 +252,13 @@ struct BlockReader {
 const READ_AHEAD: usize = 2;
 
 impl BlockReader {
+    /// A reader of `input` (`name` stands for the file in messages), buffering `buffer` bytes.
+    pub(super) fn new(input: Box<dyn Read + Send>, name: &str, buffer: usize) -> Self {
+        BlockReader { path: name.to_string(), input: BufReader::with_capacity(buffer, input), offset: 0, packed: Vec::new() }
+    }
+
     /// An error at file offset `at`.
-    fn err(&self, at: u64, message: impl Into<String>) -> SimError {
+    pub(super) fn err(&self, at: u64, message: impl Into<String>) -> SimError {
         SimError::Trace { path: self.path.clone(), at: format!("byte {at}"), message: message.into() }
     }
 
@@ -260,15 +282,25 @@ impl BlockReader {
         Ok(())
     }
 
-    fn read_header(&mut self) -> Result<TraceHeader, SimError> {
+    /// Reads the header's frame (magic, version, length, body, checksum) and returns the
+    /// version and the body, checked against its checksum. `expect` is the version the
+    /// caller reads; another known version is refused with what reads it instead.
+    pub(super) fn read_frame(&mut self, expect: u16) -> Result<Vec<u8>, SimError> {
         let mut fixed = [0u8; 16];
         self.read_exact(&mut fixed, "the header")?;
         if &fixed[..8] != MAGIC {
             return Err(self.err(0, "expected the magic \"NUMAPTRC\": not a numaplace trace"));
         }
         let version = u16::from_le_bytes([fixed[8], fixed[9]]);
-        if version != VERSION {
-            return Err(self.err(8, format!("format version {version}, this numaplace reads version {VERSION}")));
+        if version != expect {
+            let m = match version {
+                VERSION => format!("format version {version} is a page-level trace: replay it with the page-level engine"),
+                super::line::VERSION_LINE => {
+                    format!("format version {version} is a line-level trace: replay it with the protocol engine")
+                }
+                _ => format!("format version {version}, this numaplace reads version {expect}"),
+            };
+            return Err(self.err(8, m));
         }
         let len = u32::from_le_bytes(fixed[12..16].try_into().expect("4 bytes")) as usize;
         if len > MAX_HEADER_BYTES {
@@ -284,6 +316,11 @@ impl BlockReader {
         if h.finalize() != u32::from_le_bytes(crc) {
             return Err(self.err(16 + len as u64, "header checksum mismatch (the header is corrupt)"));
         }
+        Ok(body)
+    }
+
+    fn read_header(&mut self) -> Result<TraceHeader, SimError> {
+        let body = self.read_frame(VERSION)?;
         let mut c = Cursor { buf: &body, pos: 0 };
         let parse = |c: &mut Cursor<'_>| -> Result<TraceHeader, (usize, String)> {
             let page_size = c.u32("the page size")? as u64;
@@ -324,7 +361,7 @@ impl BlockReader {
     }
 
     /// Reads the next block, checked and decompressed, or the end marker.
-    fn next_block(&mut self) -> Result<Next, SimError> {
+    pub(super) fn next_block(&mut self) -> Result<Next, SimError> {
         let at = self.offset;
         let mut tag = [0u8; 1];
         self.read_exact(&mut tag, "a block tag (the end marker is missing)")?;
@@ -385,7 +422,7 @@ impl BlockReader {
 
     /// Runs on the reader thread: sends blocks until the end marker, an error, or the parser
     /// hanging up.
-    fn run(mut self, out: std::sync::mpsc::SyncSender<Result<Next, SimError>>) {
+    pub(super) fn run(mut self, out: std::sync::mpsc::SyncSender<Result<Next, SimError>>) {
         loop {
             let next = self.next_block();
             let last = !matches!(next, Ok(Next::Block { .. }));
@@ -439,7 +476,7 @@ impl BinaryTrace {
     /// # Errors
     /// As [`BinaryTrace::open`].
     pub fn header_from_reader(input: Box<dyn Read + Send>, name: &str) -> Result<TraceHeader, SimError> {
-        let mut reader = BlockReader { path: name.to_string(), input: BufReader::with_capacity(1 << 12, input), offset: 0, packed: Vec::new() };
+        let mut reader = BlockReader::new(input, name, 1 << 12);
         reader.read_header()
     }
 
@@ -448,8 +485,7 @@ impl BinaryTrace {
     /// # Errors
     /// As [`BinaryTrace::open`].
     pub fn from_reader(input: Box<dyn Read + Send>, name: &str) -> Result<Self, SimError> {
-        let mut reader =
-            BlockReader { path: name.to_string(), input: BufReader::with_capacity(1 << 16, input), offset: 0, packed: Vec::new() };
+        let mut reader = BlockReader::new(input, name, 1 << 16);
         let header = reader.read_header()?;
         let (tx, rx) = std::sync::mpsc::sync_channel(READ_AHEAD);
         std::thread::Builder::new()
@@ -801,15 +837,15 @@ pub(super) fn split_counts(out: &mut Vec<crate::workload::Txn>, page: u32, reads
 }
 
 /// A bounds-checked reader over a byte slice; errors carry the offset and what was expected.
-struct Cursor<'a> {
-    buf: &'a [u8],
-    pos: usize,
+pub(super) struct Cursor<'a> {
+    pub(super) buf: &'a [u8],
+    pub(super) pos: usize,
 }
 
-type CursorResult<T> = Result<T, (usize, String)>;
+pub(super) type CursorResult<T> = Result<T, (usize, String)>;
 
 impl<'a> Cursor<'a> {
-    fn bytes(&mut self, n: usize, what: &str) -> CursorResult<&'a [u8]> {
+    pub(super) fn bytes(&mut self, n: usize, what: &str) -> CursorResult<&'a [u8]> {
         if self.buf.len() - self.pos < n {
             return Err((self.pos, format!("expected {what} ({n} bytes), found only {} (truncated)", self.buf.len() - self.pos)));
         }
@@ -817,25 +853,25 @@ impl<'a> Cursor<'a> {
         self.pos += n;
         Ok(s)
     }
-    fn u8(&mut self, what: &str) -> CursorResult<u8> {
+    pub(super) fn u8(&mut self, what: &str) -> CursorResult<u8> {
         Ok(self.bytes(1, what)?[0])
     }
-    fn u16(&mut self, what: &str) -> CursorResult<u16> {
+    pub(super) fn u16(&mut self, what: &str) -> CursorResult<u16> {
         Ok(u16::from_le_bytes(self.bytes(2, what)?.try_into().expect("2 bytes")))
     }
-    fn u32(&mut self, what: &str) -> CursorResult<u32> {
+    pub(super) fn u32(&mut self, what: &str) -> CursorResult<u32> {
         Ok(u32::from_le_bytes(self.bytes(4, what)?.try_into().expect("4 bytes")))
     }
-    fn f64(&mut self, what: &str) -> CursorResult<f64> {
+    pub(super) fn f64(&mut self, what: &str) -> CursorResult<f64> {
         Ok(f64::from_le_bytes(self.bytes(8, what)?.try_into().expect("8 bytes")))
     }
-    fn string(&mut self, what: &str) -> CursorResult<String> {
+    pub(super) fn string(&mut self, what: &str) -> CursorResult<String> {
         let n = self.u16(what)? as usize;
         let at = self.pos;
         let b = self.bytes(n, what)?;
         String::from_utf8(b.to_vec()).map_err(|_| (at, format!("{what} is not UTF-8")))
     }
-    fn uvarint(&mut self, what: &str) -> CursorResult<u64> {
+    pub(super) fn uvarint(&mut self, what: &str) -> CursorResult<u64> {
         let start = self.pos;
         let mut v: u64 = 0;
         for shift in (0..70).step_by(7) {

@@ -10,6 +10,7 @@
 //! expected; the reader never panics and never trusts a length it has not checked.
 
 mod binary;
+pub mod line;
 mod text;
 
 pub use binary::{export, BinaryTrace, TraceWriter};
