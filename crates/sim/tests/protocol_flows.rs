@@ -347,3 +347,38 @@ fn proxies_relieve_a_hot_home_on_talbot64() {
         basic.requests_combined, basic.proxy_hits
     );
 }
+
+/// A program whose stream breaks (as a corrupt line-level trace does) is reported by its own
+/// error, not by the deadlock its short thread causes.
+#[test]
+fn a_failing_program_reports_its_own_error() {
+    use numaplace_sim::protocol::program::{LineProgram, LineRegion};
+    use numaplace_sim::SimError;
+    struct Broken(Script, bool);
+    impl LineProgram for Broken {
+        fn name(&self) -> &str {
+            "broken"
+        }
+        fn threads(&self) -> usize {
+            self.0.threads()
+        }
+        fn regions(&self) -> &[LineRegion] {
+            self.0.regions()
+        }
+        fn fill(&mut self, t: usize, out: &mut Vec<LineOp>) -> bool {
+            if t == 1 {
+                self.1 = true;
+                return false;
+            }
+            self.0.fill(t, out)
+        }
+        fn take_error(&mut self) -> Option<SimError> {
+            self.1.then(|| SimError::Trace { path: "t.nptrace".into(), at: "block 2".into(), message: "bad crc".into() })
+        }
+    }
+    let m = small_machine(2);
+    let mut prog = Broken(Script::new("b", Script::one_region(PAGE, false), vec![vec![Read(0), Barrier], vec![Barrier]]), false);
+    let (pl, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m, 1).unwrap();
+    let e = run(&m, &params(), &mut prog, pl.as_ref(), "first-touch", &ProtocolOptions::default()).unwrap_err().to_string();
+    assert_eq!(e, "t.nptrace: block 2: bad crc");
+}

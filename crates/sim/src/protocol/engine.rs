@@ -440,11 +440,18 @@ pub fn run(
         err: None,
         program_name: name.clone(),
     };
-    e.init_phase(program)?;
-    for c in 0..n {
-        e.push(0, What::Cpu(c as u16));
+    let ran = e.init_phase(program).and_then(|()| {
+        for c in 0..n {
+            e.push(0, What::Cpu(c as u16));
+        }
+        e.main_loop(program)
+    });
+    // A program that failed (a malformed trace) ends its threads early: its own error is the
+    // cause of whatever the engine then saw.
+    if let Some(err) = program.take_error() {
+        return Err(err);
     }
-    e.main_loop(program)?;
+    ran?;
     Ok(e.result(placement_name, opts))
 }
 
