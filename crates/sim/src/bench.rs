@@ -186,6 +186,8 @@ pub struct ProtocolSpeedResult {
     pub machine: &'static str,
     pub nodes: usize,
     pub sweeps: u32,
+    /// The CPUs' run-ahead window (`ProtocolOptions::lookahead_cycles`).
+    pub lookahead_cycles: u64,
     /// Operations of the program (loads, stores, barriers).
     pub operations: u64,
     /// Loads and stores.
@@ -282,10 +284,10 @@ impl crate::protocol::program::LineProgram for ProtocolBenchProgram {
                 let i = pos - slice;
                 let a = base + i * PB_LINE;
                 out.push(LineOp::Read(a));
-                if i % 4 == 0 {
+                if i.is_multiple_of(4) {
                     out.push(LineOp::Write(a));
                 }
-                if i % 32 == 0 {
+                if i.is_multiple_of(32) {
                     out.push(LineOp::Read(cur * PB_LINE));
                     cur = (cur + 1) % PB_SHARED;
                 }
@@ -307,7 +309,8 @@ impl crate::protocol::program::LineProgram for ProtocolBenchProgram {
 }
 
 /// Runs the protocol engine's speed benchmark: [`ProtocolBenchProgram`] with `sweeps` sweeps
-/// on `talbot64`, first-touch, no proxies, infinite buffers, the default options.
+/// on `talbot64`, first-touch, no proxies, infinite buffers, the default options except the
+/// CPUs' run-ahead window when `lookahead_cycles` is given.
 ///
 /// The limit loop pulls the same operations from a fresh copy of the program through `fill`
 /// (as the engine does) and looks each access's line up in a per-thread direct-mapped tag
@@ -315,13 +318,16 @@ impl crate::protocol::program::LineProgram for ProtocolBenchProgram {
 ///
 /// # Errors
 /// Only if the built-in configuration were invalid.
-pub fn protocol_speed(sweeps: u32, repetitions: u32) -> Result<ProtocolSpeedResult, SimError> {
+pub fn protocol_speed(sweeps: u32, repetitions: u32, lookahead_cycles: Option<u64>) -> Result<ProtocolSpeedResult, SimError> {
     use crate::protocol::program::{LineOp, LineProgram, CHUNK};
     use crate::protocol::{run as prun, ProtocolOptions, ProtocolParams};
     let machine = preset("talbot64")?;
     let params = ProtocolParams::from_machine(&machine)?;
     let nodes = machine.nodes();
-    let opts = ProtocolOptions::default();
+    let mut opts = ProtocolOptions::default();
+    if let Some(w) = lookahead_cycles {
+        opts.lookahead_cycles = w;
+    }
     let frames = (params.slc_bytes / machine.raw.line_size) as usize;
     let (mut best, mut best_limit) = (f64::INFINITY, f64::INFINITY);
     let mut last = None;
@@ -368,6 +374,7 @@ pub fn protocol_speed(sweeps: u32, repetitions: u32) -> Result<ProtocolSpeedResu
         machine: "talbot64",
         nodes,
         sweeps,
+        lookahead_cycles: opts.lookahead_cycles,
         operations,
         line_accesses: r.line_accesses,
         accesses_after_flc: r.slc_accesses,
@@ -434,11 +441,13 @@ mod tests {
 
     #[test]
     fn protocol_speed_runs_the_whole_program_deterministically() {
-        let r = protocol_speed(1, 1).unwrap();
+        let r = protocol_speed(1, 1, None).unwrap();
         assert_eq!(ProtocolBenchProgram::accesses_per_sweep(64), 64 + 8192 + 2048 + 256);
         assert_eq!(r.line_accesses, 64 * ProtocolBenchProgram::accesses_per_sweep(64));
         assert!(r.accesses_after_flc > 0 && r.seconds > 0.0 && r.limit_seconds > 0.0);
-        let again = protocol_speed(1, 1).unwrap();
+        let again = protocol_speed(1, 1, Some(0)).unwrap();
+        assert_eq!(again.line_accesses, r.line_accesses);
+        let again = protocol_speed(1, 1, None).unwrap();
         assert_eq!((again.events, again.messages, again.slc_misses), (r.events, r.messages, r.slc_misses));
     }
 

@@ -303,3 +303,82 @@ fn run_on_reads_the_machine_and_the_placement_registry() {
     let e = run_on(&m, &mut prog, "first-tuch", 1, &ProtocolOptions::default()).unwrap_err().to_string();
     assert!(e.starts_with("unknown placement 'first-tuch'"), "{e}");
 }
+
+/// Seed 004 §1.3's premise on its own machine: a row written by one node and then read by all
+/// 64 queues at its home; proxies combine the reads, cutting the remote read response time.
+#[test]
+fn proxies_relieve_a_hot_home_on_talbot64() {
+    use numaplace_sim::protocol::run_on;
+    let m = numaplace_sim::presets::preset("talbot64").unwrap();
+    let row = 64u64;
+    let th: Vec<Vec<LineOp>> = (0..64u64)
+        .map(|t| {
+            let mut ops = Vec::new();
+            if t == 5 {
+                ops.extend((0..row).map(|i| Write(a(0, i))));
+            }
+            ops.push(Barrier);
+            if t != 5 {
+                ops.extend((0..row).map(|i| Read(a(0, (i + t) % row))));
+            }
+            ops
+        })
+        .collect();
+    let runs: Vec<ProtocolResult> = [ProxyMode::None, ProxyMode::Basic]
+        .into_iter()
+        .map(|proxies| {
+            let mut prog = Script::new("hot-row", Script::one_region(PAGE, true), th.clone());
+            run_on(&m, &mut prog, "first-touch", 1, &ProtocolOptions { proxies, ..ProtocolOptions::default() }).unwrap()
+        })
+        .collect();
+    let (none, basic) = (&runs[0], &runs[1]);
+    assert_eq!(none.remote_reads, 63 * 64);
+    assert!(basic.proxy_reads > 0 && basic.requests_combined + basic.proxy_hits > 0);
+    assert!(
+        basic.remote_read_mean_cycles < 0.8 * none.remote_read_mean_cycles,
+        "basic {} vs none {}",
+        basic.remote_read_mean_cycles,
+        none.remote_read_mean_cycles
+    );
+    assert!(basic.cycles < none.cycles, "basic {} vs none {}", basic.cycles, none.cycles);
+    eprintln!(
+        "none: {} cycles, {} msgs, read {:.0}; basic: {} cycles, {} msgs, read {:.0}, combined {}, hits {}",
+        none.cycles, none.messages, none.remote_read_mean_cycles, basic.cycles, basic.messages, basic.remote_read_mean_cycles,
+        basic.requests_combined, basic.proxy_hits
+    );
+}
+
+/// A program whose stream breaks (as a corrupt line-level trace does) is reported by its own
+/// error, not by the deadlock its short thread causes.
+#[test]
+fn a_failing_program_reports_its_own_error() {
+    use numaplace_sim::protocol::program::{LineProgram, LineRegion};
+    use numaplace_sim::SimError;
+    struct Broken(Script, bool);
+    impl LineProgram for Broken {
+        fn name(&self) -> &str {
+            "broken"
+        }
+        fn threads(&self) -> usize {
+            self.0.threads()
+        }
+        fn regions(&self) -> &[LineRegion] {
+            self.0.regions()
+        }
+        fn fill(&mut self, t: usize, out: &mut Vec<LineOp>) -> bool {
+            if t == 1 {
+                self.1 = true;
+                return false;
+            }
+            self.0.fill(t, out)
+        }
+        fn take_error(&mut self) -> Option<SimError> {
+            self.1.then(|| SimError::Trace { path: "t.nptrace".into(), at: "block 2".into(), message: "bad crc".into() })
+        }
+    }
+    let m = small_machine(2);
+    let mut prog = Broken(Script::new("b", Script::one_region(PAGE, false), vec![vec![Read(0), Barrier], vec![Barrier]]), false);
+    let (pl, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m, 1).unwrap();
+    let e = run(&m, &params(), &mut prog, pl.as_ref(), "first-touch", &ProtocolOptions::default()).unwrap_err().to_string();
+    assert_eq!(e, "t.nptrace: block 2: bad crc");
+}

@@ -69,7 +69,7 @@ fn case() -> impl Strategy<Value = Case> {
             any::<bool>(),
             prop_oneof![Just(2u64), Just(4), Just(8)],
             prop_oneof![Just(1u64), Just(2)],
-            prop_oneof![Just(0u64), Just(7), Just(100)],
+            prop_oneof![Just(0u64), Just(7), Just(100), Just(500)],
         )
             .prop_map(|(nodes, init, threads, proxies, finite, round_robin, marked, slc_frames, flc_frames, lookahead)| Case {
                 nodes,

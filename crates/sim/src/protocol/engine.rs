@@ -440,11 +440,18 @@ pub fn run(
         err: None,
         program_name: name.clone(),
     };
-    e.init_phase(program)?;
-    for c in 0..n {
-        e.push(0, What::Cpu(c as u16));
+    let ran = e.init_phase(program).and_then(|()| {
+        for c in 0..n {
+            e.push(0, What::Cpu(c as u16));
+        }
+        e.main_loop(program)
+    });
+    // A program that failed (a malformed trace) ends its threads early: its own error is the
+    // cause of whatever the engine then saw.
+    if let Some(err) = program.take_error() {
+        return Err(err);
     }
-    e.main_loop(program)?;
+    ran?;
     Ok(e.result(placement_name, opts))
 }
 
@@ -917,28 +924,54 @@ impl<'a> Eng<'a> {
         self.serve(d);
     }
 
-    /// Serves the message at the head of `d`'s queue (the controller is idle at `now`).
+    /// Serves the messages at the head of `d`'s queue (the controller is idle at `now`): the
+    /// first now, each next one when the previous ends — directly when no other event comes
+    /// first (time then advances to it), else through a `Done` event.
     fn serve(&mut self, d: usize) {
-        let Some(m) = self.nodes[d].queue.pop_front() else { return };
-        let s = self.now;
-        self.st.queue_cycles += s - m.at.min(s);
-        let mut cx = Cx { node: d, s, w: 0 };
-        self.handle(&mut cx, m);
-        let nd = &mut self.nodes[d];
-        nd.busy_cycles += cx.w;
-        nd.busy_until = s + cx.w;
-        if !nd.queue.is_empty() && !nd.done_pending {
-            nd.done_pending = true;
+        loop {
+            let Some(m) = self.nodes[d].queue.pop_front() else { return };
+            let s = self.now;
+            self.st.queue_cycles += s - m.at.min(s);
+            let mut cx = Cx { node: d, s, w: 0 };
+            self.handle(&mut cx, m);
+            let nd = &mut self.nodes[d];
+            nd.busy_cycles += cx.w;
+            nd.busy_until = s + cx.w;
+            if nd.queue.is_empty() || nd.done_pending {
+                return;
+            }
             let t = nd.busy_until;
+            if self.heap.peek().is_none_or(|e| e.t > t) {
+                self.now = t;
+                continue;
+            }
+            self.nodes[d].done_pending = true;
             self.push(t, What::Done(d as u16));
+            return;
         }
     }
 
+    /// The controller uses the SLC bus for `cycles` (plus acquire and release). It waits for
+    /// the CPU's access in progress, at most one SLC access; bus time a CPU running ahead has
+    /// booked beyond that slips by the controller's tenure, and so does that CPU's clock.
     fn slc_op(&mut self, cx: &mut Cx, cycles: u64) {
-        let nd = &mut self.nodes[cx.node];
-        let start = cx.now().max(nd.slc_free);
-        let end = start + self.p.acquire_slc_bus + cycles + self.p.release_slc_bus;
-        nd.slc_free = end;
+        let node = cx.node;
+        let t = cx.now();
+        let p = &self.p;
+        let dur = p.acquire_slc_bus + cycles + p.release_slc_bus;
+        let one_access = p.acquire_slc_bus + p.slc_lookup + p.slc_line_access + p.release_slc_bus;
+        let free = self.nodes[node].slc_free;
+        let start = free.min(t + one_access).max(t);
+        let end = start + dur;
+        if free > start {
+            self.nodes[node].slc_free = free + dur;
+            let cpu = &mut self.cpus[node];
+            if cpu.state == CpuState::Run && cpu.t > start {
+                cpu.t += dur;
+            }
+        } else {
+            self.nodes[node].slc_free = end;
+        }
         cx.w = end - cx.s;
     }
 
