@@ -21,9 +21,12 @@
 //! Alpha"): one instruction per flop, per load or store and per branch, plus one or two of index
 //! arithmetic per inner-loop iteration.
 
+pub mod barnes;
 pub mod fft;
+pub mod fmm;
 pub mod ge;
 pub mod ocean;
+mod tree;
 pub mod water;
 
 use super::program::{Addr, LineCtx, LineOp, LineProgram, LineRegion, CHUNK};
@@ -38,7 +41,7 @@ pub type LineBuild = fn(&Resolved, &LineCtx) -> Result<Box<dyn LineProgram>, Mod
 pub type LineInfo = Info<LineBuild>;
 
 /// Seed 004 Table 1.3, in the table's order.
-pub const SEED004: &[LineInfo] = &[fft::INFO, ge::INFO, ocean::CONTIG, ocean::NONCONTIG, water::INFO];
+pub const SEED004: &[LineInfo] = &[barnes::INFO, fft::INFO, fmm::INFO, ge::INFO, ocean::CONTIG, ocean::NONCONTIG, water::INFO];
 
 /// Every line-level program, keyed by the name users type.
 pub const REGISTRY: Registry<LineBuild> = Registry { kind: "line-level program", groups: &[SEED004] };
@@ -249,6 +252,7 @@ mod tests {
         for name in REGISTRY.names() {
             assert!(e.contains(name), "{name} missing from: {e}");
         }
+        assert_eq!(REGISTRY.names().count(), 7, "seed 004 Table 1.3 has seven programs");
     }
 
     #[test]
