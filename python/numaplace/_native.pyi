@@ -78,6 +78,10 @@ def machine_toml(arg: str) -> str:
 def workloads() -> str:
     """Every workload as a JSON array: name, doc, params (name, default, doc, kind)."""
 
+def bench_protocol(sweeps: int, repetitions: int) -> str:
+    """The protocol engine's speed on a fixed line-level program against a limit loop, as a
+    JSON object (accesses_after_flc_per_second, ratio, ...)."""
+
 def programs() -> str:
     """Every line-level program (the protocol engine's workloads) as a JSON array: name, doc,
     params."""

@@ -384,6 +384,8 @@ def cmd_bench(args: argparse.Namespace) -> None:
 
     if args.footprint:
         out = _native.bench_footprint(args.pages if args.pages is not None else 16 * 1024 * 1024)
+    elif args.protocol:
+        out = _native.bench_protocol(args.sweeps, args.repetitions)
     else:
         pages = args.pages if args.pages is not None else 256 * 1024
         out = _native.bench_speed(args.transactions, pages, args.repetitions)
@@ -673,7 +675,12 @@ def build_parser() -> argparse.ArgumentParser:
     w.set_defaults(func=cmd_workload_show)
 
     s = sub.add_parser("bench", help="measure simulator speed (or memory footprint) as JSON")
-    s.add_argument("--footprint", action="store_true", help="16 M-page footprint run: peak RSS")
+    kind = s.add_mutually_exclusive_group()
+    kind.add_argument("--footprint", action="store_true", help="16 M-page footprint run: peak RSS")
+    kind.add_argument(
+        "--protocol", action="store_true", help="the protocol engine (seed 004) on talbot64: line accesses after the FLC per second, and the ratio to a limit loop"
+    )
+    s.add_argument("--sweeps", type=_positive_int, default=16, help="--protocol: sweeps of the fixed line-level program (default 16)")
     s.add_argument("--transactions", type=_positive_int, default=64 * 1024 * 1024)
     s.add_argument("--pages", type=_positive_int, default=None, help="pages (default 256 Ki; 16 Mi with --footprint)")
     s.add_argument("--repetitions", type=_positive_int, default=3)

@@ -358,6 +358,13 @@ fn bench_speed(py: Python<'_>, transactions: u64, pages: u64, repetitions: u32) 
     Ok(serde_json::to_string(&r).expect("serialise"))
 }
 
+/// The protocol engine's speed benchmark (seed 004's line level), as JSON.
+#[pyfunction]
+fn bench_protocol(py: Python<'_>, sweeps: u32, repetitions: u32) -> PyResult<String> {
+    let r = py.allow_threads(|| bench::protocol_speed(sweeps, repetitions, None)).map_err(to_py)?;
+    Ok(serde_json::to_string(&r).expect("serialise"))
+}
+
 /// The footprint benchmark, as JSON.
 #[pyfunction]
 fn bench_footprint(py: Python<'_>, pages: u64) -> PyResult<String> {
@@ -381,6 +388,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TraceError", py.get_type_bound::<TraceError>())?;
     m.add_function(wrap_pyfunction!(run_options, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_protocol, m)?)?;
     m.add_function(wrap_pyfunction!(programs, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(machines, m)?)?;

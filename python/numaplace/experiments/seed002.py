@@ -287,6 +287,12 @@ def fidelity(results: pd.DataFrame) -> list[Fidelity]:
     return pairs(items)
 
 
+_PANEL_PUBLISHED: dict[tuple[str, str], dict[str, Published]] = {
+    (s, "cpu"): {a: p for (sch, a), p in CPU_RATIO.items() if sch == s and a != "all"} for s in SCHEDULER_NAMES
+} | {("pdpa", "speedup"): {a: p for a, p in SPEEDUP_RATIO.items() if a != "all"}, ("pdpa", "cpus"): {a: p for a, p in ALLOCATION_RATIO.items() if a != "all"}}
+"""The published per-application values drawn on each panel of the chart."""
+
+
 def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     """The claims M1–M4, and Figures 1–5 as one chart: per scheduler, the CPU-time ratio with /
     without migration per application and load; under PDPA, the speedup and allocation
@@ -302,8 +308,11 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     for ax, (scheduler, column, title) in zip(axes, panels):
         per = r[r.scheduler == scheduler].groupby(["app", "load"])[column].mean()
         series = {f"load {l:.0%}": [float(per.get((a, l), math.nan)) for a in APPS] for l in loads}
-        plot.grouped_bars(ax, list(APPS), series)
+        centres = plot.grouped_bars(ax, list(APPS), series)
         plot.baseline_line(ax)
+        published = _PANEL_PUBLISHED[(scheduler, column)]
+        xs = [float(sum(c[i] for c in centres.values()) / len(centres)) for i in range(len(APPS))]
+        plot.published_points(ax, xs, [published[a].value if a in published else math.nan for a in APPS])
         ax.set_title(title, fontsize="medium")
         ax.tick_params(axis="x", labelsize="small")
     axes[0].set_ylabel("with ÷ without migration (×)")

@@ -293,6 +293,19 @@ def fidelity(results: pd.DataFrame) -> list[Fidelity]:
 
 
 _METRICS = (("time", "time"), ("messages", "messages"), ("response", "remote read response"))
+_MARKS: dict[tuple[str, str, str, tuple[str, str]], Published] = {
+    ("time", "infinite", "ge", ("round-robin", "none")): GE_RR_TIME,
+    ("messages", "infinite", "ge", ("round-robin", "none")): GE_RR_MESSAGES,
+    ("response", "infinite", "ge", ("round-robin", "none")): GE_RR_RESPONSE,
+    **{("time", "infinite", "ge", (pl, "basic")): p for pl, p in GE_BASIC_TIME.items()},
+    ("messages", "infinite", "ge", ("first-touch", "basic")): GE_BASIC_MESSAGES,
+    ("response", "infinite", "ge", ("first-touch", "basic")): GE_BASIC_RESPONSE,
+    ("time", "infinite", "ocean-contig", ("round-robin", "none")): OCEAN_RR_TIME,
+    **{("time", "infinite", prog, ("first-touch", "basic")): p for prog, p in BASIC_FT_TIME.items()},
+    ("time", "finite", "ge", ("round-robin", "none")): GE_RR_TIME_FINITE,
+    ("time", "finite", "ge", ("first-touch", "reactive")): GE_REACTIVE_TIME,
+}
+"""Where each published number is drawn: (figure, buffers, program, cell)."""
 
 
 def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
@@ -312,8 +325,11 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
             series: dict[str, Any] = {
                 _CELL_LABEL[cell]: [g.ratio(column, p, buffers, *cell) for p in PROGRAMS] for cell in CELLS
             }
-            plot.grouped_bars(ax, names, series)
+            centres = plot.grouped_bars(ax, names, series)
             plot.baseline_line(ax)
+            marks = [(centres[_CELL_LABEL[cell]][PROGRAMS.index(prog)], p.value) for (m, buf, prog, cell), p in _MARKS.items() if (m, buf) == (column, buffers)]
+            if marks:
+                plot.published_points(ax, [x for x, _ in marks], [y for _, y in marks])
             ax.set_title(f"{label}, {buffers} buffers", fontsize="medium")
             ax.tick_params(axis="x", labelsize="x-small", labelrotation=30)
         axes[r][0].set_ylabel("× first-touch, no proxies")
