@@ -351,12 +351,4 @@ mod tests {
         }
         assert_eq!(pairs.len() as u64, n * (n - 1) / 2);
     }
-
-    #[test]
-    fn default_budget() {
-        let c = check::count("water-nsq", &LineCtx { threads: 64, page_size: 8192, line_size: 64, seed: 1 });
-        eprintln!("water-nsq defaults: {c:?}");
-        assert!((2_000_000..=20_000_000).contains(&c.accesses), "{c:?}");
-        assert_eq!(c.barriers, 10);
-    }
 }
