@@ -153,7 +153,7 @@ impl Water {
     /// The partners of molecule `i` in the half-sweep.
     fn partners(&self, i: u64) -> impl Iterator<Item = u64> {
         let n = self.n;
-        let half = if n % 2 == 0 && i >= n / 2 { n / 2 - 1 } else { n / 2 };
+        let half = if n.is_multiple_of(2) && i >= n / 2 { n / 2 - 1 } else { n / 2 };
         (1..=half).map(move |d| (i + d) % n)
     }
 
