@@ -147,7 +147,6 @@ pub fn count(spec: &str, ctx: &LineCtx) -> Counts {
 }
 
 /// The addresses thread `t` accesses after `EndInit`, with whether each is a write.
-#[allow(dead_code)]
 pub fn timed(stream: &[LineOp]) -> Vec<(Addr, bool)> {
     let start = stream.iter().position(|o| *o == LineOp::EndInit).unwrap();
     stream[start..]

@@ -116,7 +116,7 @@ pub(crate) struct Fft {
 impl Fft {
     fn new(points: u64, passes: usize, ctx: &LineCtx) -> Result<Fft, ModelError> {
         let m = points.trailing_zeros();
-        if !points.is_power_of_two() || m % 2 != 0 {
+        if !points.is_power_of_two() || !m.is_multiple_of(2) {
             return Err(spec_error(NAME, format!("points={points}: expected an even power of 2 (4^k)")));
         }
         let root = 1u64 << (m / 2);
@@ -311,13 +311,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn default_budget() {
-        let c = check::count("fft", &LineCtx { threads: 64, page_size: 8192, line_size: 64, seed: 1 });
-        eprintln!("fft defaults: {c:?}");
-        assert!((1_000_000..=20_000_000).contains(&c.accesses), "{c:?}");
-        assert_eq!(c.barriers, 12);
     }
 }

@@ -420,12 +420,4 @@ mod tests {
             assert!(u.iter().all(|&k| f.tree.adjacent(k, id as u32) && f.tree.nodes[k as usize].is_leaf()));
         }
     }
-
-    #[test]
-    fn default_budget() {
-        let c = check::count("fmm", &LineCtx { threads: 64, page_size: 8192, line_size: 64, seed: 1 });
-        eprintln!("fmm defaults: {c:?}");
-        assert!((2_000_000..=20_000_000).contains(&c.accesses), "{c:?}");
-        assert_eq!(c.barriers, 11);
-    }
 }

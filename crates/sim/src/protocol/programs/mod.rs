@@ -255,6 +255,35 @@ mod tests {
         assert_eq!(REGISTRY.names().count(), 7, "seed 004 Table 1.3 has seven programs");
     }
 
+    /// Line accesses and barriers of each program at its defaults on seed 004's machine (64
+    /// threads, 8 KiB pages, 64-byte lines), as the module docs state them.
+    const DEFAULTS: [(&str, u64, u64); 7] = [
+        ("barnes", 14_967_063, 5),
+        ("fft", 1_934_400, 12),
+        ("fmm", 3_526_488, 11),
+        ("ge", 12_389_616, 512),
+        ("ocean-contig", 5_909_216, 725),
+        ("ocean-noncontig", 4_419_208, 369),
+        ("water-nsq", 4_685_572, 10),
+    ];
+
+    /// The seed 004 grid (7 programs × 12 configurations) at ~10 M line accesses per second
+    /// must take minutes, not hours: every program 1–20 M line accesses, 60 M in all.
+    #[test]
+    fn default_sizes_fit_the_budget() {
+        let c = LineCtx { threads: 64, page_size: 8192, line_size: 64, seed: 1 };
+        let mut total = 0;
+        for (name, accesses, barriers) in DEFAULTS {
+            let n = check::count(name, &c);
+            eprintln!("{name}: {n:?}");
+            assert_eq!((n.accesses, n.barriers), (accesses, barriers), "{name}: update its module doc and this table");
+            assert!((1_000_000..=20_000_000).contains(&n.accesses), "{name}: {n:?}");
+            total += n.accesses;
+        }
+        assert!(total <= 60_000_000, "{total}");
+        assert_eq!(REGISTRY.names().collect::<Vec<_>>(), DEFAULTS.map(|d| d.0));
+    }
+
     #[test]
     fn compute_merges_and_skips_zero() {
         let mut v = Vec::new();

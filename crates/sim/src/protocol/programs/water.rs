@@ -153,7 +153,7 @@ impl Water {
     /// The partners of molecule `i` in the half-sweep.
     fn partners(&self, i: u64) -> impl Iterator<Item = u64> {
         let n = self.n;
-        let half = if n % 2 == 0 && i >= n / 2 { n / 2 - 1 } else { n / 2 };
+        let half = if n.is_multiple_of(2) && i >= n / 2 { n / 2 - 1 } else { n / 2 };
         (1..=half).map(move |d| (i + d) % n)
     }
 
@@ -350,13 +350,5 @@ mod tests {
             assert!(reads_others, "thread {t}");
         }
         assert_eq!(pairs.len() as u64, n * (n - 1) / 2);
-    }
-
-    #[test]
-    fn default_budget() {
-        let c = check::count("water-nsq", &LineCtx { threads: 64, page_size: 8192, line_size: 64, seed: 1 });
-        eprintln!("water-nsq defaults: {c:?}");
-        assert!((2_000_000..=20_000_000).contains(&c.accesses), "{c:?}");
-        assert_eq!(c.barriers, 10);
     }
 }
