@@ -281,10 +281,14 @@ def test_custom_simulate_runs_in_this_process_only(tmp_path: Path) -> None:
 
 
 def test_report_is_identical_in_process_and_on_a_process_pool(tmp_path: Path) -> None:
-    """The real simulator: the report does not depend on where its runs execute."""
-    inline = reproduce(tmp_path / "inline", progress=False, jobs=0)
-    pooled = reproduce(tmp_path / "pool", progress=False, jobs=2)
-    for name in ["index.html", "README.md", "results.csv", "epochs.parquet", "fidelity.csv", *(f"{e}.png" for e in EXPERIMENTS)]:
+    """The real simulator: the report does not depend on where its runs execute. Every
+    experiment but seed 004's, whose 84 protocol-engine runs would take minutes in one process
+    (the protocol engine's byte-identical results are the property tests' concern,
+    crates/sim/tests/protocol_props.rs)."""
+    ids = [e for e in EXPERIMENTS if e != "seed004-proxies"]
+    inline = reproduce(tmp_path / "inline", progress=False, jobs=0, experiments=ids)
+    pooled = reproduce(tmp_path / "pool", progress=False, jobs=2, experiments=ids)
+    for name in ["index.html", "README.md", "results.csv", "epochs.parquet", "fidelity.csv", *(f"{e}.png" for e in ids)]:
         assert (inline / name).read_bytes() == (pooled / name).read_bytes(), name
 
 
