@@ -214,6 +214,11 @@ class Result:
         sweep_columns = set(_LEAD) | set(OPTIONS)
         data: dict[str, Any] = {"config": config}
         data.update((k, value(v)) for k, v in items.items() if "." not in k and k not in sweep_columns)
+        # A system run's record, flattened by to_row as system.<key>.
+        for k, v in items.items():
+            head, dot, sub = k.partition(".")
+            if dot and head != "config" and head not in sweep_columns:
+                data.setdefault(head, {})[sub] = value(v)
         return cls(data)
 
     def __getattr__(self, name: str) -> Any:
@@ -259,14 +264,14 @@ class Result:
 
     def _system_field(self, name: str) -> Any:
         if self.kind != "system":
-            raise ValueError(f"Result.{'per_job' if name == 'jobs' else name}: a {self.kind} run has no jobs (give jobs= for a system run)")
+            raise ValueError(f"Result.{'per_job' if name == 'jobs' else name}: a {self.kind} run has no jobs (give job_stream= for a system run)")
         return self._data[name]
 
     def __repr__(self) -> str:
         c = self._data["config"]
         if self.kind == "system":
             s = self._data["system"]
-            return f"<Result {c['machine']} jobs={c['jobs']} {s['scheduler']}: makespan {s['makespan_ns'] / 1e9:.3f} s, {s['jobs']} jobs>"
+            return f"<Result {c['machine']} job_stream={c['job_stream']} {s['scheduler']}: makespan {s['makespan_ns'] / 1e9:.3f} s, {s['jobs']} jobs>"
         if self.kind == "protocol":
             return f"<Result {c['machine']} protocol {c['workload']} {c['placement']} proxies={c['proxies']} buffers={c['buffers']}: {self._data['total_time_ns'] / 1e6:.3f} ms>"
         return (
@@ -283,13 +288,18 @@ class Result:
         return json.dumps(self._data, indent=2, sort_keys=False)
 
     def to_row(self) -> dict[str, Any]:
-        """A flat dict: ``config`` keys become ``config.<key>`` (the machine as its name only)."""
+        """A flat dict: ``config`` keys become ``config.<key>`` (the machine as its name only),
+        and a system run's ``system`` record ``system.<key>``; list fields stay lists."""
         row: dict[str, Any] = {}
         for k, v in self._data["config"].items():
             if k != "machine_spec":
                 row[f"config.{k}"] = v
         for k, v in self._data.items():
-            if k != "config":
+            if k == "config":
+                continue
+            if isinstance(v, dict):
+                row.update((f"{k}.{sub}", x) for sub, x in v.items())
+            else:
                 row[k] = v
         return row
 
@@ -465,7 +475,7 @@ def simulate(
     engine: str = "auto",
     proxies: str = "none",
     buffers: str = "infinite",
-    jobs: str | None = None,
+    job_stream: str | None = None,
     load: float = 1.0,
     job_count: int | None = None,
     apps: str | None = None,
@@ -495,7 +505,7 @@ def simulate(
       ``engine="protocol"``, or a machine such as ``talbot64`` whose engine it is), with
       ``proxies`` (``none``, ``basic``, ``reactive``) and ``buffers`` (``infinite``,
       ``finite``); the result's fields are the engine's (``docs/protocol.md``);
-    * a multiprogrammed system (seed 002) when ``jobs`` names a job stream: ``W1`` ... ``W4``
+    * a multiprogrammed system (seed 002) when ``job_stream`` names one: ``W1`` ... ``W4``
       (seed 002's mixes, generated at ``load``) or an SWF file, with ``job_count``, ``apps``
       (what the jobs run) and a ``scheduler`` (:func:`schedulers`); the result has a
       ``system`` record, ``jobs`` (:meth:`Result.per_job`) and an allocation ``timeline``
@@ -511,7 +521,7 @@ def simulate(
     given = dict(
         machine=machine, workload=workload, placement=placement, threads=threads, seed=seed, binding=binding,
         init=init, quantum_ns=quantum_ns, oversubscribe=oversubscribe, trace=trace, problem_class=problem_class,
-        dynamic=dynamic, decisions=decisions, engine=engine, proxies=proxies, buffers=buffers, jobs=jobs, load=load,
+        dynamic=dynamic, decisions=decisions, engine=engine, proxies=proxies, buffers=buffers, job_stream=job_stream, load=load,
         job_count=job_count, apps=apps, scheduler=scheduler,
     )  # fmt: skip
     request = request_json("simulate", given, extra)
@@ -519,7 +529,7 @@ def simulate(
         raise ConfigError(f"progress = {progress!r}: expected True, False or None")
     if not show_progress(progress):
         return Result.from_json(_native.simulate(request))
-    bar = _RunProgress(f"simulate {jobs or trace or workload}", unit="job" if jobs else "iter")
+    bar = _RunProgress(f"simulate {job_stream or trace or workload}", unit="job" if job_stream else "iter")
     finished = False
     try:
         result = Result.from_json(_native.simulate(request, bar, PROGRESS_PERIOD_S))

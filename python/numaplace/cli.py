@@ -214,7 +214,7 @@ def _system_summary(r) -> str:  # noqa: ANN001 - a numaplace.Result of a system 
     load = f" at load {c['load']:g}" if "load" in c else ""
     lines = [
         f"machine       {c['machine']} ({s['cpus']} CPUs)",
-        f"jobs          {c['jobs']}{load}: {s['jobs']} jobs ({c['apps']})",
+        f"jobs          {c['job_stream']}{load}: {s['jobs']} jobs ({c['apps']})",
         f"scheduler     {s['scheduler']}",
         f"placement     {s['placement']}; dynamic {s['dynamic'] or 'none'}; init {s['init']}, seed {s['seed']}",
         f"makespan      {s['makespan_ns'] / 1e9:,.3f} s; utilisation {s['utilisation']:.1%}; mean response {s['mean_response_ns'] / 1e9:,.3f} s",
@@ -296,8 +296,8 @@ def cmd_sim(args: argparse.Namespace) -> None:
         if args.json is not None and destination(args.json, "--json") == decisions_dest and not decisions_dest[1]:
             raise UsageError(f"numaplace sim: --decisions and --json name one file ({_shown(args.json)})")
     if args.timeline is not None:
-        if args.jobs is None:
-            raise UsageError("numaplace sim: --timeline plots a system run's allocation: give --jobs")
+        if args.job_stream is None:
+            raise UsageError("numaplace sim: --timeline plots a system run's allocation: give --job-stream")
         check_output(args.timeline, "--timeline")
     r = numaplace.simulate(**_run_kwargs(args, list(numaplace.api.OPTIONS)), progress=False if args.no_progress else None)
     if args.json is not None:
@@ -634,7 +634,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("sim", help="run one simulation")
     add_run_options(s, list(OPTIONS))  # every run option
     s.add_argument("--json", help="write the full result as JSON to this file")
-    s.add_argument("--timeline", help="a system run (--jobs): plot the processor allocation over time to this PNG file")
+    s.add_argument("--timeline", help="a system run (--job-stream): plot the processor allocation over time to this PNG file")
     s.add_argument(
         "--no-progress", action="store_true", help="no progress bar (by default one is drawn on stderr when it is a terminal)"
     )

@@ -15,7 +15,7 @@ from numaplace import ConfigError, NumaplaceError, UnknownNameError
 
 SWF = Path(__file__).resolve().parents[2] / "crates/model/tests/data/nasa-ipsc-1993-excerpt.swf"
 SMALL_APPS = "bt=nas-bt:class=S;swim=swim:steps=3;hydro2d=hydro2d:steps=3;apsi=apsi:steps=3"
-SMALL = {"machine": "origin2000-64", "jobs": "W3", "job_count": 6, "apps": SMALL_APPS}
+SMALL = {"machine": "origin2000-64", "job_stream": "W3", "job_count": 6, "apps": SMALL_APPS}
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -39,7 +39,7 @@ def test_a_mix_runs_as_a_system_with_a_row_per_job() -> None:
     assert set(apps) == {"swim", "nas-bt", "hydro2d", "apsi"}
     assert set(jobs.loc[apps == "apsi", "request"]) == {2} and set(jobs.loc[apps != "apsi", "request"]) == {32}
     assert (jobs["end_ns"] >= jobs["start_ns"]).all() and (jobs["start_ns"] >= jobs["arrival_ns"]).all()
-    assert (jobs["response_ns"] == jobs["end_ns"] - jobs["arrival_ns"]).all()
+    assert jobs["response_ns"].tolist() == pytest.approx((jobs["end_ns"] - jobs["arrival_ns"]).tolist())
     assert r.config["load"] == 1.0 and r.config["mean_interarrival_s"] > 0
     assert [a for a, _ in r.config["demand_s"]] == ["swim", "bt", "hydro2d", "apsi"]
     # The timeline ends every job at 0 CPUs, and never gives more CPUs than the machine has.
@@ -59,23 +59,23 @@ def test_same_request_same_bytes_and_the_scheduler_changes_the_run() -> None:
 
 
 def test_an_swf_file_is_a_job_stream(tmp_path: Path) -> None:
-    r = numaplace.simulate(machine="origin2000-64", jobs=str(SWF), job_count=4, apps="apsi:steps=2;nas-bt:class=S")
+    r = numaplace.simulate(machine="origin2000-64", job_stream=str(SWF), job_count=4, apps="apsi:steps=2;nas-bt:class=S")
     assert len(r.per_job()) == 4 and "load" not in r.config
     bad = tmp_path / "bad.swf"
     bad.write_text("1 0 0 10 x 1 1 1 1 1 1 1 1 1 1 1 1 1\n")
     with pytest.raises(ConfigError, match=r"bad.swf: swf line 1: field 5 \(allocated processors\) is 'x', not an integer"):
-        numaplace.simulate(machine="origin2000-64", jobs=str(bad))
+        numaplace.simulate(machine="origin2000-64", job_stream=str(bad))
     with pytest.raises(ConfigError, match="a load is a generated mix's"):
-        numaplace.simulate(machine="origin2000-64", jobs=str(SWF), load=0.5)
+        numaplace.simulate(machine="origin2000-64", job_stream=str(SWF), load=0.5)
 
 
 def test_bad_streams_and_options_are_one_line_errors() -> None:
     with pytest.raises(UnknownNameError, match=r"unknown job mix 'W9' \(known: W1, W2, W3, W4\)"):
-        numaplace.simulate(machine="origin2000-64", jobs="W9")
+        numaplace.simulate(machine="origin2000-64", job_stream="W9")
     with pytest.raises(UnknownNameError, match="unknown application of seed 002 'lu'"):
-        numaplace.simulate(machine="origin2000-64", jobs="W1", apps="lu=nas-lu")
+        numaplace.simulate(machine="origin2000-64", job_stream="W1", apps="lu=nas-lu")
     with pytest.raises(numaplace.SpecError, match="is not APP=SPEC"):
-        numaplace.simulate(machine="origin2000-64", jobs="W1", apps="swim")
+        numaplace.simulate(machine="origin2000-64", job_stream="W1", apps="swim")
     with pytest.raises(ConfigError, match="^option threads applies to page and protocol runs, not to this system run$"):
         numaplace.simulate(**SMALL, threads=8)
     with pytest.raises(ConfigError, match="^option scheduler applies to system runs, not to this page run$"):
@@ -83,20 +83,20 @@ def test_bad_streams_and_options_are_one_line_errors() -> None:
     with pytest.raises(UnknownNameError, match="unknown scheduler 'fifo'"):
         numaplace.simulate(**SMALL, scheduler="fifo")
     with pytest.raises(NumaplaceError, match="no such file"):
-        numaplace.simulate(machine="origin2000-64", jobs="missing/file.swf")
+        numaplace.simulate(machine="origin2000-64", job_stream="missing/file.swf")
     with pytest.raises(ValueError, match="a page run has no jobs"):
         numaplace.simulate(workload="stream", threads=2).per_job()
 
 
 def test_sim_prints_the_system_summary_and_plots_the_timeline(tmp_path: Path) -> None:
     png = tmp_path / "t.png"
-    p = run("sim", "--machine", "origin2000-64", "--jobs", "W1", "--job-count", "4", "--apps", SMALL_APPS,
+    p = run("sim", "--machine", "origin2000-64", "--job-stream", "W1", "--job-count", "4", "--apps", SMALL_APPS,
             "--scheduler", "pdpa", "--timeline", str(png))  # fmt: skip
     assert p.returncode == 0, p.stderr
     for word in ("makespan", "pdpa:target=0.7", "process migrations", "workload", "speedup"):
         assert word in p.stdout, word
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "--timeline plots a system run's allocation: give --jobs" in one_line_error(run("sim", "--timeline", str(png)))
+    assert "--timeline plots a system run's allocation: give --job-stream" in one_line_error(run("sim", "--timeline", str(png)))
 
 
 def test_schedulers_are_listed() -> None:
@@ -106,3 +106,22 @@ def test_schedulers_are_listed() -> None:
     assert s["pdpa"]["reads_efficiency"] and s["linux"]["reads_faults"]
     p = run("schedulers")
     assert p.returncode == 0 and "pdpa:" in p.stdout and "target=0.7" in p.stdout
+
+
+def test_a_sweep_varies_scheduler_load_and_policy_and_its_table_has_the_system_record(tmp_path: Path) -> None:
+    spec = tmp_path / "sys.toml"
+    spec.write_text(
+        f'[fixed]\nmachine = "origin2000-64"\njob_stream = "W1"\njob_count = 3\napps = "{SMALL_APPS}"\n\n'
+        '[axes]\nscheduler = ["irix", "equipartition"]\nload = [0.6, 1.0]\ndynamic = ["none", "kernel"]\n'
+    )
+    df = numaplace.sweep(str(spec), out=str(tmp_path / "out"), jobs=2, progress=False)
+    assert len(df) == 8 and set(df["status"]) == {"ok"}
+    assert {"system.makespan_ns", "system.process_migrations", "jobs", "timeline"} <= set(df.columns)
+    assert (df.loc[df["scheduler"] == "irix", "system.process_migrations"] > 0).all()
+    # The table reads back, and a row is a result again.
+    import pandas as pd
+
+    back = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert len(back) == 8
+    r = numaplace.Result.from_row(df.iloc[0])
+    assert r.system["makespan_ns"] == df.iloc[0]["system.makespan_ns"]

@@ -40,7 +40,7 @@ pub enum RunKind {
     /// One line-level program on the protocol engine (seed 004; docs/protocol.md).
     Protocol,
     /// A multiprogrammed system: a job stream under a processor scheduler, every job on the
-    /// page-level engine (seed 002; docs/multiprogramming.md). A run is one when `jobs` is set.
+    /// page-level engine (seed 002; docs/multiprogramming.md). A run is one when `job_stream` is set.
     System,
 }
 
@@ -187,7 +187,7 @@ pub const OPTIONS: &[RunOption] = &[
         applies: PROTOCOL,
     },
     RunOption {
-        name: "jobs",
+        name: "job_stream",
         kind: OptKind::Text,
         default: None,
         doc: "a job stream, which makes the run a multiprogrammed system (docs/multiprogramming.md): W1, W2, W3 or W4 (seed 002's mixes, at load), or an SWF file (Parallel Workloads Archive format)",
@@ -381,7 +381,7 @@ pub fn resolve(request: &Map<String, Value>) -> Result<RunConfig, SimError> {
         engine: String::new(),
         proxies: String::new(),
         buffers: String::new(),
-        jobs: None,
+        job_stream: None,
         load: 0.0,
         job_count: None,
         apps: None,
@@ -423,7 +423,7 @@ pub fn resolve(request: &Map<String, Value>) -> Result<RunConfig, SimError> {
             ("engine", Typed::Text(v)) => cfg.engine = v,
             ("proxies", Typed::Text(v)) => cfg.proxies = v,
             ("buffers", Typed::Text(v)) => cfg.buffers = v,
-            ("jobs", Typed::Text(v)) => cfg.jobs = Some(v),
+            ("job_stream", Typed::Text(v)) => cfg.job_stream = Some(v),
             ("load", Typed::Float(v)) => cfg.load = v,
             ("job_count", Typed::Int(v)) => cfg.job_count = Some(v as u32),
             ("apps", Typed::Text(v)) => cfg.apps = Some(v),
@@ -550,7 +550,7 @@ mod tests {
         assert_eq!(e, "option proxies applies to protocol runs, not to this page run");
         let e = check_applies(&cfg, RunKind::Protocol).err().unwrap().to_string();
         assert_eq!(e, "option dynamic applies to page and system runs, not to this protocol run");
-        let cfg = req(json!({"jobs": "W1", "threads": 4})).unwrap();
+        let cfg = req(json!({"job_stream": "W1", "threads": 4})).unwrap();
         let e = check_applies(&cfg, RunKind::System).err().unwrap().to_string();
         assert_eq!(e, "option threads applies to page and protocol runs, not to this system run");
         let e = req(json!({"buffers": "huge"})).err().unwrap().to_string();

@@ -48,7 +48,7 @@ pub struct RunConfig {
     /// The protocol engine's input buffers (`infinite`, `finite`).
     pub buffers: String,
     /// A job stream (`W1`..`W4`, or an SWF file): the run is a multiprogrammed system.
-    pub jobs: Option<String>,
+    pub job_stream: Option<String>,
     /// A generated mix's offered load.
     pub load: f64,
     /// Jobs in the stream (a mix's count; an SWF file's first jobs).

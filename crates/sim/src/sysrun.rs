@@ -25,7 +25,7 @@ pub struct SystemRunConfig {
     pub machine_spec: RawMachine,
     pub engine: &'static str,
     /// The stream as the request named it (a mix, or the SWF file).
-    pub jobs: String,
+    pub job_stream: String,
     /// A mix's load (absent for an SWF file).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load: Option<f64>,
@@ -59,7 +59,7 @@ impl SystemRun {
 
 /// Whether `cfg` is a system run (it names a job stream).
 pub fn is_system(cfg: &RunConfig) -> bool {
-    cfg.jobs.is_some()
+    cfg.job_stream.is_some()
 }
 
 /// A mix's application map, `app=spec;...`, checked against the mix's applications.
@@ -86,7 +86,7 @@ fn stream(machine: &Machine, cfg: &RunConfig, jobs: &str) -> Result<(JobStream, 
         machine: machine.name().to_string(),
         machine_spec: machine.raw.clone(),
         engine: RunKind::System.name(),
-        jobs: jobs.to_string(),
+        job_stream: jobs.to_string(),
         load: None,
         apps: String::new(),
         demand_s: Vec::new(),
@@ -173,7 +173,7 @@ pub fn run_system(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&
     if cfg.engine == "protocol" {
         return Err(ModelError::Config("engine = protocol: a system run's jobs run on the page engine".into()).into());
     }
-    let jobs = cfg.jobs.as_deref().expect("a system run names its jobs");
+    let jobs = cfg.job_stream.as_deref().expect("a system run names its job stream");
     let (stream, config) = stream(machine, cfg, jobs)?;
     let sys = SystemConfig {
         scheduler: cfg.scheduler.clone(),

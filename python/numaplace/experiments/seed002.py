@@ -8,7 +8,7 @@ multiprogramming level of 4, PDPA's dynamic), each with IRIX's page migration (t
 50 %) on and off. It reports, averaged per application, the ratio with / without migration of
 the CPU time each job consumes (Figures 1–3), of PDPA's speedup (Figure 4) and processor
 allocation (Figure 5), and for W1 at 100 % the process migrations and CPU bursts per
-scheduler (Table 2). The experiment runs the same grid as system runs (``jobs``;
+scheduler (Table 2). The experiment runs the same grid as system runs (``job_stream``;
 ``docs/multiprogramming.md``) on the ``origin2000-64`` preset, first-touch placement, the
 ``kernel`` policy for migration on, and evaluates:
 
@@ -140,7 +140,7 @@ def runs(quick: bool) -> list[RunConfig]:
                 for migration in (False, True):
                     kwargs: RunConfig = {
                         "machine": MACHINE,
-                        "jobs": mix,
+                        "job_stream": mix,
                         "load": load,
                         "scheduler": scheduler,
                         "placement": "first-touch",
@@ -168,7 +168,7 @@ def _per_app(results: pd.DataFrame) -> pd.DataFrame:
             rows.append(
                 {
                     "scheduler": d["request.scheduler"],
-                    "mix": d["request.jobs"],
+                    "mix": d["request.job_stream"],
                     "load": float(d["request.load"]),
                     "migration": isinstance(d.get("request.dynamic"), str),
                     "app": app,
@@ -203,7 +203,7 @@ def _system(results: pd.DataFrame, scheduler: str, field: str) -> float:
     the first run with migration under it when the grid has no W1 at 100 %."""
     mix, load = TABLE2
     s = results[(results["request.scheduler"] == scheduler) & results["request.dynamic"].notna()]
-    at = s[(s["request.jobs"] == mix) & (s["request.load"].astype(float) == load)]
+    at = s[(s["request.job_stream"] == mix) & (s["request.load"].astype(float) == load)]
     row = (at if len(at) else s).iloc[0]
     return float(row[f"system.{field}"])
 

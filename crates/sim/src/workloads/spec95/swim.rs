@@ -64,23 +64,10 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     build,
 };
 
-const ARRAYS: [&str; 13] = ["u", "v", "p", "unew", "vnew", "pnew", "uold", "vold", "pold", "cu", "cv", "z", "h"];
-const U: usize = 0;
-const V: usize = 1;
-const P: usize = 2;
-const UNEW: usize = 3;
-const VNEW: usize = 4;
-const PNEW: usize = 5;
-const UOLD: usize = 6;
-const VOLD: usize = 7;
-const POLD: usize = 8;
-const CU: usize = 9;
-const CV: usize = 10;
-const Z: usize = 11;
-const H: usize = 12;
-
+// SHALLOW's arrays and loops: swim is the same program (the module doc).
+use super::super::splash::shallow::{ARRAYS, CU, CV, H, P, PNEW, POLD, U, UNEW, UOLD, V, VNEW, VOLD, Z};
 /// The loops of one time step, in order.
-pub const PHASES: [&str; 3] = ["calc1", "calc2", "calc3"];
+pub use super::super::splash::shallow::PHASES;
 
 fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
     let n = r.uint("n");

@@ -84,22 +84,22 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 };
 
 /// The arrays, in region order.
-const ARRAYS: [&str; 13] = ["u", "v", "p", "unew", "vnew", "pnew", "uold", "vold", "pold", "cu", "cv", "z", "h"];
-const U: usize = 0;
-const V: usize = 1;
-const P: usize = 2;
-const UNEW: usize = 3;
-const VNEW: usize = 4;
-const PNEW: usize = 5;
-const UOLD: usize = 6;
-const VOLD: usize = 7;
-const POLD: usize = 8;
-const CU: usize = 9;
-const CV: usize = 10;
-const Z: usize = 11;
-const H: usize = 12;
+pub(crate) const ARRAYS: [&str; 13] = ["u", "v", "p", "unew", "vnew", "pnew", "uold", "vold", "pold", "cu", "cv", "z", "h"];
+pub(crate) const U: usize = 0;
+pub(crate) const V: usize = 1;
+pub(crate) const P: usize = 2;
+pub(crate) const UNEW: usize = 3;
+pub(crate) const VNEW: usize = 4;
+pub(crate) const PNEW: usize = 5;
+pub(crate) const UOLD: usize = 6;
+pub(crate) const VOLD: usize = 7;
+pub(crate) const POLD: usize = 8;
+pub(crate) const CU: usize = 9;
+pub(crate) const CV: usize = 10;
+pub(crate) const Z: usize = 11;
+pub(crate) const H: usize = 12;
 
-/// The phases of one time step, in order.
+/// The phases of one time step, in order (`swim`'s too).
 pub const PHASES: [&str; 3] = ["calc1", "calc2", "calc3"];
 
 fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
