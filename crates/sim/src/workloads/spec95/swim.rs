@@ -65,7 +65,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 };
 
 // SHALLOW's arrays and loops: swim is the same program (the module doc).
-use super::super::splash::shallow::{ARRAYS, CU, CV, H, P, PNEW, POLD, U, UNEW, UOLD, V, VNEW, VOLD, Z};
+use super::super::splash::shallow::{periodic_arrays, ARRAYS, CU, CV, H, P, PNEW, POLD, U, UNEW, UOLD, V, VNEW, VOLD, Z};
 /// The loops of one time step, in order.
 pub use super::super::splash::shallow::PHASES;
 
@@ -159,11 +159,7 @@ impl Swim {
             ],
         };
         // Periodic continuation: row 0 -> row n by the last thread, row n -> row 0 by thread 0.
-        let (down, up): (&[usize], &[usize]) = match phase {
-            0 => (&[CU, H], &[CV, Z]),
-            1 => (&[UNEW, PNEW], &[VNEW]),
-            _ => (&[UOLD, VOLD, POLD, U, V, P], &[]),
-        };
+        let (down, up) = periodic_arrays(phase);
         let n = self.n;
         let copy = |i: usize, from: u64, to: u64| {
             [

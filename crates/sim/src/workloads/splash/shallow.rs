@@ -99,6 +99,16 @@ pub(crate) const CV: usize = 10;
 pub(crate) const Z: usize = 11;
 pub(crate) const H: usize = 12;
 
+/// The arrays the periodic continuation at the end of `phase` copies: row 0 → row n (by the
+/// last thread), and row n → row 0 (by thread 0). `swim`'s too.
+pub(crate) fn periodic_arrays(phase: usize) -> (&'static [usize], &'static [usize]) {
+    match phase {
+        0 => (&[CU, H], &[CV, Z]),
+        1 => (&[UNEW, PNEW], &[VNEW]),
+        _ => (&[UOLD, VOLD, POLD, U, V, P], &[]),
+    }
+}
+
 /// The phases of one time step, in order (`swim`'s too).
 pub const PHASES: [&str; 3] = ["calc1", "calc2", "calc3"];
 
@@ -188,12 +198,7 @@ impl Shallow {
     /// The periodic continuation thread `t` does at the end of phase `phase`: per array copied,
     /// the source row read and the destination row written.
     fn periodic(&self, phase: usize, t: usize) -> Vec<[Touch; 2]> {
-        // Arrays copied row 0 → row n (by the last thread) and row n → row 0 (by thread 0).
-        let (down, up): (&[usize], &[usize]) = match phase {
-            0 => (&[CU, H], &[CV, Z]),
-            1 => (&[UNEW, PNEW], &[VNEW]),
-            _ => (&[UOLD, VOLD, POLD, U, V, P], &[]),
-        };
+        let (down, up) = periodic_arrays(phase);
         let (n, last) = (self.n, t + 1 == self.ctx.threads);
         let copy = |i: usize, from: u64, to: u64| {
             [Touch::read_rows(self.arrays[i], (from, from + 1)), Touch::write_rows(self.arrays[i], (to, to + 1))]
