@@ -353,7 +353,12 @@ def test_vm_preloaded_sampled_runs_in_a_forked_child(vm_runs):
     out = vm_runs["forked"]
     assert "rc=0" in out and "checksum ok" in out, out
     shares = local_shares(out)
-    assert len(shares) == ITERS and min(shares[1:]) >= 0.99, out
+    # Without a sampler in the child its pages stay where thread 0's first touch put them: 25 %
+    # local on 4 nodes, every iteration. With it they converge: by the last iteration 99 %.
+    # How fast is the host's business (a CI run beside other jobs reached 96.2 % and 97.4 % in
+    # iterations 1 and 2, 99.85 % from 3); the parent's bounds of an idle host are the preloaded
+    # test's, which retries in a fresh VM.
+    assert len(shares) == ITERS and shares[-1] >= 0.99, out
 
 
 def recrep_rows(out: str) -> list[tuple[float, float]]:
