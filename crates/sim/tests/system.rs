@@ -209,3 +209,28 @@ fn random_streams_keep_the_invariants() {
         assert!(r.system.utilisation > 0.0 && r.system.utilisation <= 1.0 + 1e-9, "round {round} {scheduler}: {}", r.system.utilisation);
     }
 }
+
+/// A job's one-CPU time, the reference of its speedup and of PDPA's efficiency, is its
+/// workload built for one thread and run alone: the page-level run of the same workload on one
+/// thread. (It once ran the job's 32 chunks one after another, each with its own cache model,
+/// and with the first chunk's compute per line: swim then had a one-CPU time 6.7 times too long
+/// and a speedup of 214 on 32 CPUs.)
+#[test]
+fn a_jobs_one_cpu_time_is_its_workload_run_by_one_thread() {
+    for workload in ["swim:n=128,steps=4", "hydro2d:n=96,m=64,steps=4"] {
+        let cfg = SystemConfig { init: numaplace_sim::workload::Init::Sequential, ..Default::default() };
+        let r = simulate_system("origin2000", &JobStream { jobs: vec![job(0, 0.0, 8, workload)] }, &cfg).unwrap();
+        let one = numaplace_sim::run::simulate(&numaplace_sim::run::RunConfig {
+            machine: "origin2000".into(),
+            workload: workload.into(),
+            threads: 1,
+            init: numaplace_sim::workload::Init::Sequential,
+            ..Default::default()
+        })
+        .unwrap();
+        let alone = one.total_time_ns + one.init_time_ns;
+        let j = &r.jobs[0];
+        assert!((j.one_cpu_ns - alone).abs() <= 1e-6 * alone, "{workload}: one-CPU {} ns, alone on one thread {alone} ns", j.one_cpu_ns);
+        assert!(j.speedup > 1.0 && j.speedup < 2.0 * 8.0, "{workload}: speedup {} on 8 CPUs", j.speedup);
+    }
+}

@@ -324,9 +324,24 @@ fn merge(chunks: &Epoch, p: usize, out: &mut Epoch) {
         for c in group {
             t.txns.extend_from_slice(&c.txns);
         }
-        let first = group.iter().find(|c| !c.txns.is_empty()).or(group.first());
-        t.mlp = first.map_or(f64::INFINITY, |c| c.mlp);
-        t.think_ns = first.map_or(0.0, |c| c.think_ns);
+        // A line costs `latency / mlp + think` (`Timing`): the merged thread keeps each chunk's
+        // compute and memory time by weighting both by the chunks' lines. (Chunks differ: under
+        // a cache model a chunk whose lines mostly hit carries its compute on the few it
+        // fetches, so its `think_ns` per fetched line is many times another's.)
+        let (mut lines, mut think, mut inv_mlp) = (0.0f64, 0.0f64, 0.0f64);
+        for c in group {
+            let n: f64 = c.txns.iter().map(|x| f64::from(x.count)).sum();
+            lines += n;
+            think += n * c.think_ns;
+            inv_mlp += n / c.mlp;
+        }
+        if lines > 0.0 {
+            t.think_ns = think / lines;
+            t.mlp = if inv_mlp > 0.0 { lines / inv_mlp } else { f64::INFINITY };
+        } else {
+            t.think_ns = 0.0;
+            t.mlp = f64::INFINITY;
+        }
     }
 }
 
@@ -350,5 +365,21 @@ mod tests {
         let pages: Vec<Vec<u32>> = out.threads.iter().map(|t| t.txns.iter().map(|x| x.page).collect()).collect();
         assert_eq!(pages, vec![vec![0], vec![1], vec![2, 3]]);
         assert_eq!((out.iteration, out.phase, out.threads[2].mlp, out.threads[2].think_ns), (2, "p", 2.0, 1.0));
+    }
+
+    #[test]
+    fn a_merged_thread_keeps_every_chunks_compute_and_memory_time() {
+        // Chunk 0 fetched 1 line carrying 100 ns of compute (its other lines hit); chunk 1
+        // fetched 9 lines at 10 ns each and overlaps no misses; chunk 2 is empty.
+        let w = |lines: u16, mlp: f64, think_ns: f64| ThreadWork { txns: if lines > 0 { vec![Txn::read(0, lines)] } else { vec![] }, mlp, think_ns };
+        let chunks = Epoch { iteration: 1, phase: "p", threads: vec![w(1, 4.0, 100.0), w(9, 1.0, 10.0), w(0, 8.0, 5.0)] };
+        let mut out = Epoch::default();
+        merge(&chunks, 1, &mut out);
+        let t = &out.threads[0];
+        assert!((t.think_ns * 10.0 - (100.0 + 90.0)).abs() < 1e-9, "compute {}", t.think_ns * 10.0);
+        assert!((10.0 / t.mlp - (1.0 / 4.0 + 9.0)).abs() < 1e-9, "memory time in latencies {}", 10.0 / t.mlp);
+        // An idle thread carries nothing.
+        merge(&Epoch { iteration: 1, phase: "p", threads: vec![w(0, 8.0, 5.0)] }, 1, &mut out);
+        assert_eq!((out.threads[0].think_ns, out.threads[0].mlp), (0.0, f64::INFINITY));
     }
 }

@@ -390,15 +390,17 @@ fn start_admitted<'m, 's>(
 }
 
 /// The job's one-CPU time (total, and per timed iteration), computed once per (workload,
-/// request): its `request` chunks run by one thread on CPU 0 of the otherwise idle machine,
-/// under the run's placement and no dynamic policy.
+/// request): the workload built for one thread, run on CPU 0 of the otherwise idle machine,
+/// under the run's placement and no dynamic policy. (Not the job's `request` chunks run one
+/// after another: a workload with a cache model keeps each chunk's cache, and one CPU would
+/// then have `request` caches.)
 fn one_cpu_time(machine: &Machine, spec: &JobSpec<'_>, cache: &mut OneCpu, key: &(String, u32)) -> Result<(Ps, Ps), SimError> {
     if let Some(&t) = cache.get(key) {
         return Ok(t);
     }
     let cpu = CpuId(0);
     let placed = vec![Placed { cpu, node: machine.node_of(cpu), share: 1 }];
-    let alone = JobSpec { dynamic: None, ..*spec };
+    let alone = JobSpec { dynamic: None, request: 1, ..*spec };
     let mut l = Live::new(machine, &alone, placed, 0, false)?;
     let background = vec![0.0; machine.nodes()];
     let (mut sum, mut count) = (0 as Ps, 0 as Ps);
