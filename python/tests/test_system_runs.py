@@ -125,3 +125,6 @@ def test_a_sweep_varies_scheduler_load_and_policy_and_its_table_has_the_system_r
     assert len(back) == 8
     r = numaplace.Result.from_row(df.iloc[0])
     assert r.system["makespan_ns"] == df.iloc[0]["system.makespan_ns"]
+    # On a Dask cluster (scheduler "local": a LocalCluster of its own) the same table.
+    on_dask = numaplace.sweep(str(spec), scheduler="local", jobs=2, progress=False)
+    pd.testing.assert_frame_equal(on_dask, df)
