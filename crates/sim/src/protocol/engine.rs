@@ -15,8 +15,8 @@ use super::result::{Hist, ProtocolResult};
 use crate::error::SimError;
 use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::{Machine, ModelError, PageNo, PageTable, PlaceRequest, Placement, Region};
-use std::cmp::Ordering;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use super::queue::EventQueue;
+use std::collections::{BTreeMap, VecDeque};
 
 const INV: u32 = u32::MAX;
 const NONE16: u16 = u16::MAX;
@@ -133,35 +133,13 @@ enum What {
     Done(u16),
 }
 
-/// A queued event: small, so that the heap moves little; a message waits in the slab.
-struct Ev {
-    t: u64,
-    seq: u64,
-    /// Bits 30-31: 0 CPU, 1 message arrival (slab index), 2 controller done; bits 0-29: id.
-    p: u32,
-}
-
+/// A queued event's payload (the queue keeps its time; `queue::EventQueue`): bits 30-31: 0
+/// CPU, 1 message arrival (slab index), 2 controller done; bits 0-29: the id. Small, so the
+/// queue moves little; a message waits in the slab.
 const EV_CPU: u32 = 0;
 const EV_ARRIVE: u32 = 1 << 30;
 const EV_DONE: u32 = 2 << 30;
 const EV_ID: u32 = (1 << 30) - 1;
-
-impl PartialEq for Ev {
-    fn eq(&self, o: &Self) -> bool {
-        (self.t, self.seq) == (o.t, o.seq)
-    }
-}
-impl Eq for Ev {}
-impl PartialOrd for Ev {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Ev {
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.t, o.seq).cmp(&(self.t, self.seq))
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum PKind {
@@ -296,10 +274,9 @@ struct Eng<'a> {
     accessed: Vec<bool>,
     touched: Vec<u32>,
     busy: BTreeMap<u32, Txn>,
-    heap: BinaryHeap<Ev>,
+    events: EventQueue,
     slab: Vec<Msg>,
     free_slab: Vec<u32>,
-    seq: u64,
     lookahead: u64,
     now: u64,
     chan: Vec<u64>,
@@ -416,10 +393,9 @@ pub fn run(
         accessed: vec![false; lines],
         touched: Vec::new(),
         busy: BTreeMap::new(),
-        heap: BinaryHeap::new(),
+        events: EventQueue::new(),
         slab: Vec::new(),
         free_slab: Vec::new(),
-        seq: 0,
         lookahead: opts.lookahead_cycles,
         now: 0,
         chan: vec![0; n * n],
@@ -475,7 +451,6 @@ pub fn run_on(
 
 impl<'a> Eng<'a> {
     fn push(&mut self, t: u64, what: What) {
-        self.seq += 1;
         let p = match what {
             What::Cpu(c) => EV_CPU | c as u32,
             What::Done(d) => EV_DONE | d as u32,
@@ -494,7 +469,7 @@ impl<'a> Eng<'a> {
                 EV_ARRIVE | i
             }
         };
-        self.heap.push(Ev { t, seq: self.seq, p });
+        self.events.push(t, p);
     }
 
     fn fail(&mut self, msg: String) {
@@ -583,11 +558,11 @@ impl<'a> Eng<'a> {
     }
 
     fn main_loop(&mut self, program: &mut dyn LineProgram) -> Result<(), SimError> {
-        while let Some(ev) = self.heap.pop() {
-            self.now = ev.t;
+        while let Some((t, p)) = self.events.pop() {
+            self.now = t;
             self.st.events += 1;
-            let id = ev.p & EV_ID;
-            match ev.p & !EV_ID {
+            let id = p & EV_ID;
+            match p & !EV_ID {
                 EV_CPU => self.run_cpu(id as usize, program),
                 EV_ARRIVE => {
                     let m = self.slab[id as usize];
@@ -680,8 +655,8 @@ impl<'a> Eng<'a> {
                 }
             }
             let t = self.cpus[c].t;
-            if let Some(next) = self.heap.peek() {
-                if t > next.t + self.lookahead {
+            if let Some(next) = self.events.peek_t() {
+                if t > next + self.lookahead {
                     self.push(t, What::Cpu(c as u16));
                     return;
                 }
@@ -941,7 +916,7 @@ impl<'a> Eng<'a> {
                 return;
             }
             let t = nd.busy_until;
-            if self.heap.peek().is_none_or(|e| e.t > t) {
+            if self.events.peek_t().is_none_or(|e| e > t) {
                 self.now = t;
                 continue;
             }

@@ -4,7 +4,8 @@
 //! * [`program`]: what the engine runs (the `LineProgram` interface); [`programs`]: seed 004's
 //!   programs.
 //! * [`params`]: the machine's `[protocol]` table and a run's options.
-//! * [`engine`]: the engine ([`engine::run`]); [`result`]: what a run reports.
+//! * [`engine`]: the engine ([`engine::run`]); [`result`]: what a run reports; `queue`: its
+//!   event queue (a timing wheel).
 //!
 //! The message flows, state machines and invariants are documented in `docs/protocol.md`.
 
@@ -13,6 +14,7 @@ pub mod list;
 pub mod params;
 pub mod program;
 pub mod programs;
+mod queue;
 pub mod result;
 pub mod script;
 
