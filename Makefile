@@ -85,7 +85,7 @@ record-lib:
 
 py-test: $(EXT) lib record-lib vm-setup browser-setup record-setup
 	@echo "numaplace: running pytest (API, CLI, sweeps, report, runtime natively and in the 4-node VM; several minutes)..."
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -rs
 
 bench: $(EXT)
 	$(VENV)/bin/numaplace bench
