@@ -156,15 +156,22 @@ class _RunProgress:
 
             # Reports come at most every PROGRESS_PERIOD_S already: each is drawn (mininterval
             # 0). A notebook keeps the finished bar; a terminal clears it for the run's output.
+            # iterations 0: the total is unknown — a protocol run, which counts its barriers.
             self.bar = tqdm(
-                total=iterations, desc=self.desc, unit=self.unit, dynamic_ncols=True, mininterval=0, leave=in_notebook()
+                total=iterations or None,
+                desc=self.desc,
+                unit=self.unit if iterations else "barrier",
+                dynamic_ncols=True,
+                mininterval=0,
+                leave=in_notebook(),
             )
-        self.bar.set_postfix_str(f"{epochs:,} epochs, {simulated_ns / 1e6:,.1f} ms simulated", refresh=False)
-        self.bar.update(min(iteration, iterations) - self.bar.n)  # also redraws
+        what = f"{epochs:,} epochs, " if iterations else ""
+        self.bar.set_postfix_str(f"{what}{simulated_ns / 1e6:,.1f} ms simulated", refresh=False)
+        self.bar.update((min(iteration, iterations) if iterations else iteration) - self.bar.n)  # also redraws
 
     def close(self, finished: bool) -> None:
         if self.bar is not None:
-            if finished:
+            if finished and self.bar.total is not None:
                 self.bar.update(self.bar.total - self.bar.n)
             self.bar.close()
 

@@ -144,6 +144,44 @@ def test_simulate_with_progress_draws_a_bar_and_gives_the_same_result(
         numaplace.simulate(**SMALL_CG, progress="yes")  # type: ignore[arg-type]
 
 
+# A line-level run on the protocol engine: GE has a barrier per pivot step.
+SMALL_GE = {"machine": "talbot64", "workload": "ge:n=64"}
+
+
+def test_a_protocol_run_reports_its_barriers_and_the_result_is_unchanged() -> None:
+    req = _request(**SMALL_GE)
+    calls: list[tuple[int, int, int, float]] = []
+    observed = _native.simulate(req, lambda *a: calls.append(a), 0.0)
+    assert observed == _native.simulate(req)
+    barriers = [c[0] for c in calls]
+    assert barriers == list(range(1, len(calls) + 1)) and len(calls) > 32, barriers[:5]  # a barrier per pivot step
+    assert {c[1] for c in calls} == {0}  # the total is unknown
+    times = [c[3] for c in calls]
+    assert times == sorted(times) and 0 < times[-1] <= json.loads(observed)["cycles"] * 10.0  # talbot64: 10 ns cycles
+
+
+def test_an_exception_from_the_callback_stops_a_protocol_run() -> None:
+    calls = []
+
+    def stop(*a: object) -> None:
+        calls.append(a)
+        if len(calls) == 3:
+            raise KeyboardInterrupt("stop here")
+
+    with pytest.raises(KeyboardInterrupt, match="stop here"):
+        _native.simulate(_request(**SMALL_GE), stop, 0.0)
+    assert len(calls) == 3
+
+
+def test_a_protocol_runs_bar_counts_barriers(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    plain = numaplace.simulate(**SMALL_GE, progress=False)
+    monkeypatch.setattr(api, "PROGRESS_PERIOD_S", 0.0)
+    shown = numaplace.simulate(**SMALL_GE, progress=True)
+    assert shown == plain
+    err = capsys.readouterr().err
+    assert "simulate ge:n=64" in err and "barrier" in err and "ms simulated" in err and "epochs" not in err
+
+
 def test_sweep_progress_is_off_in_a_pipe_and_on_when_forced(capsys: pytest.CaptureFixture[str]) -> None:
     spec = {"axes": {"threads": [1, 2]}, "fixed": {"workload": "stream:pages=32,iterations=1"}}
     quiet = numaplace.sweep(spec)  # pytest's stderr is no terminal, and this is no notebook

@@ -118,6 +118,19 @@ pub fn program(machine: &Machine, cfg: &RunConfig) -> Result<(Box<dyn LineProgra
 /// placement that needs a page-level profile, or the engine's own errors (a violated
 /// program contract, a lack of progress naming the stuck transactions).
 pub fn run_protocol(machine: &Machine, cfg: &RunConfig) -> Result<ProtocolRun, SimError> {
+    run_protocol_observed(machine, cfg, &mut |_| true)
+}
+
+/// [`run_protocol`] with an observer ([`engine::run_observed`]): called after every global
+/// barrier and every [`engine::PROGRESS_EVENTS`] events; `false` stops the run.
+///
+/// # Errors
+/// As [`run_protocol`], and [`SimError::Stopped`].
+pub fn run_protocol_observed(
+    machine: &Machine,
+    cfg: &RunConfig,
+    observer: &mut dyn FnMut(&engine::ProtocolProgress) -> bool,
+) -> Result<ProtocolRun, SimError> {
     check_applies(cfg, RunKind::Protocol)?;
     let nodes = machine.nodes();
     if cfg.given.contains(&"threads") && cfg.threads != nodes {
@@ -146,7 +159,7 @@ pub fn run_protocol(machine: &Machine, cfg: &RunConfig) -> Result<ProtocolRun, S
         buffers: BufferMode::parse(&cfg.buffers)?,
         ..ProtocolOptions::default()
     };
-    let result = engine::run(machine, &params, program.as_mut(), place.as_ref(), &resolved.to_string(), &opts);
+    let result = engine::run_observed(machine, &params, program.as_mut(), place.as_ref(), &resolved.to_string(), &opts, observer);
     // A malformed trace ends its threads early, which the engine may report first as a broken
     // contract: the trace's own error is the cause.
     if let Some(e) = program.take_error() {

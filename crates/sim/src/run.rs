@@ -224,7 +224,7 @@ pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
 pub struct Progress {
     /// The iteration of the epoch just finished: 0 is the (untimed) initialisation.
     pub iteration: u32,
-    /// The workload's timed iterations.
+    /// The workload's timed iterations (0 when unknown: a protocol run counts barriers).
     pub iterations: u32,
     /// Epochs finished so far, the initialisation's included.
     pub epochs: u64,
@@ -262,7 +262,10 @@ impl Outcome {
 }
 
 /// Runs `cfg` on the engine it asks for (`engine`; `auto`: the machine's), with an observer
-/// as [`run_observed`] (called at a page-level run's epoch boundaries).
+/// as [`run_observed`]: called at a page-level run's epoch boundaries, at a system run's job
+/// completions (`iteration` of `iterations`: jobs done of the stream's), and at a protocol
+/// run's global barriers and every `protocol::PROGRESS_EVENTS` events (`iteration`: barriers
+/// passed; `iterations` 0, the total being unknown).
 ///
 /// # Errors
 /// As [`simulate`], [`crate::linerun::run_protocol`], and [`SimError::Stopped`].
@@ -278,7 +281,12 @@ pub fn run_any_observed(cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> 
         return Ok(Outcome::System(crate::sysrun::run_system(&machine, cfg, &mut sys_observer)?));
     }
     if crate::linerun::is_protocol(&machine, cfg) {
-        return Ok(Outcome::Protocol(crate::linerun::run_protocol(&machine, cfg)?));
+        // Progress: global barriers passed, the total unknown (`iterations` 0).
+        let mut line_observer = |p: &crate::protocol::ProtocolProgress| {
+            let at = Progress { iteration: p.barriers.min(u64::from(u32::MAX)) as u32, iterations: 0, epochs: p.barriers, simulated_ns: p.simulated_ns };
+            observer(&at)
+        };
+        return Ok(Outcome::Protocol(crate::linerun::run_protocol_observed(&machine, cfg, &mut line_observer)?));
     }
     Ok(Outcome::Page(run_on_observed(&machine, cfg, observer)?))
 }

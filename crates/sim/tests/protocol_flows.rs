@@ -382,3 +382,30 @@ fn a_failing_program_reports_its_own_error() {
     let e = run(&m, &params(), &mut prog, pl.as_ref(), "first-touch", &ProtocolOptions::default()).unwrap_err().to_string();
     assert_eq!(e, "t.nptrace: block 2: bad crc");
 }
+
+#[test]
+fn an_observer_sees_every_barrier_and_can_stop_the_run() {
+    use numaplace_sim::protocol::{run_observed, ProtocolProgress};
+    use numaplace_sim::SimError;
+    let m = small_machine(2);
+    let threads = || vec![vec![Write(a(0, 0)), Barrier, Read(a(1, 0)), Barrier, Write(a(0, 1)), Barrier], vec![Write(a(1, 0)), Barrier, Read(a(0, 0)), Barrier, Read(a(0, 1)), Barrier]];
+    let (pl, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m, 1).unwrap();
+    let mut seen: Vec<ProtocolProgress> = Vec::new();
+    let mut prog = Script::new("script", Script::one_region(16 * PAGE, false), threads());
+    let watched = run_observed(&m, &params(), &mut prog, pl.as_ref(), "first-touch", &checked(), &mut |p| {
+        seen.push(*p);
+        true
+    })
+    .unwrap();
+    let barriers: Vec<u64> = seen.iter().map(|p| p.barriers).collect();
+    assert_eq!(barriers, vec![1, 2, 3], "one report per global barrier");
+    assert!(seen.windows(2).all(|w| w[0].simulated_ns <= w[1].simulated_ns && w[0].line_accesses <= w[1].line_accesses));
+    assert_eq!(seen[2].line_accesses, 6);
+    // Watching changes nothing.
+    let plain = go(&m, &params(), threads(), "first-touch", checked(), false);
+    assert_eq!(serde_json::to_string(&watched).unwrap(), serde_json::to_string(&plain).unwrap());
+    // Returning false stops it.
+    let mut prog = Script::new("script", Script::one_region(16 * PAGE, false), threads());
+    let stopped = run_observed(&m, &params(), &mut prog, pl.as_ref(), "first-touch", &checked(), &mut |p| p.barriers < 2);
+    assert!(matches!(stopped, Err(SimError::Stopped)), "{stopped:?}");
+}

@@ -292,6 +292,8 @@ struct Eng<'a> {
     store_seq: u64,
     locks: BTreeMap<u32, (u16, VecDeque<u16>)>,
     barrier_count: usize,
+    /// Global barriers released so far.
+    barriers: u64,
     last_progress: u64,
     st: Stats,
     err: Option<String>,
@@ -301,6 +303,22 @@ struct Eng<'a> {
 fn cfg(msg: String) -> SimError {
     SimError::Model(ModelError::Config(msg))
 }
+
+/// What an observer of a protocol run sees ([`run_observed`]): called after every global
+/// barrier and every [`PROGRESS_EVENTS`] events.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProtocolProgress {
+    /// Global barriers passed so far (initialisation's included).
+    pub barriers: u64,
+    /// Loads and stores retired so far.
+    pub line_accesses: u64,
+    /// Simulated time so far, ns.
+    pub simulated_ns: f64,
+}
+
+/// A protocol run's observer is called at least every this many events (a program with few
+/// barriers still reports, and can be stopped).
+pub const PROGRESS_EVENTS: u64 = 1 << 20;
 
 /// Runs `program` on the machine: one thread per node, pages homed by `placement` at their
 /// first access after `EndInit` (operations before it run untimed, functionally).
@@ -318,6 +336,24 @@ pub fn run(
     placement: &dyn Placement,
     placement_name: &str,
     opts: &ProtocolOptions,
+) -> Result<ProtocolResult, SimError> {
+    run_observed(machine, params, program, placement, placement_name, opts, &mut |_| true)
+}
+
+/// [`run`] with an observer, called after every global barrier and at least every
+/// [`PROGRESS_EVENTS`] events; returning `false` stops the run ([`SimError::Stopped`]). It sees
+/// the run and never changes it: a run it lets finish is byte-identical to [`run`]'s.
+///
+/// # Errors
+/// As [`run`], and [`SimError::Stopped`].
+pub fn run_observed(
+    machine: &Machine,
+    params: &ProtocolParams,
+    program: &mut dyn LineProgram,
+    placement: &dyn Placement,
+    placement_name: &str,
+    opts: &ProtocolOptions,
+    observer: &mut dyn FnMut(&ProtocolProgress) -> bool,
 ) -> Result<ProtocolResult, SimError> {
     params.validate(machine)?;
     let n = machine.nodes();
@@ -411,6 +447,7 @@ pub fn run(
         store_seq: 0,
         locks: BTreeMap::new(),
         barrier_count: 0,
+        barriers: 0,
         last_progress: 0,
         st: Stats { node_reads: vec![0; n], node_read_cycles: vec![0; n], ..Stats::default() },
         err: None,
@@ -420,7 +457,7 @@ pub fn run(
         for c in 0..n {
             e.push(0, What::Cpu(c as u16));
         }
-        e.main_loop(program)
+        e.main_loop(program, observer)
     });
     // A program that failed (a malformed trace) ends its threads early: its own error is the
     // cause of whatever the engine then saw.
@@ -557,7 +594,8 @@ impl<'a> Eng<'a> {
         Ok(())
     }
 
-    fn main_loop(&mut self, program: &mut dyn LineProgram) -> Result<(), SimError> {
+    fn main_loop(&mut self, program: &mut dyn LineProgram, observer: &mut dyn FnMut(&ProtocolProgress) -> bool) -> Result<(), SimError> {
+        let (mut reported, mut next_report) = (0u64, PROGRESS_EVENTS);
         while let Some((t, p)) = self.events.pop() {
             self.now = t;
             self.st.events += 1;
@@ -577,6 +615,18 @@ impl<'a> Eng<'a> {
             if self.invariants {
                 if let Err(e) = self.check_invariants() {
                     return Err(cfg(format!("protocol engine: invariant violated at cycle {}: {e}", self.now)));
+                }
+            }
+            if self.barriers != reported || self.st.events >= next_report {
+                reported = self.barriers;
+                next_report = self.st.events + PROGRESS_EVENTS;
+                let at = ProtocolProgress {
+                    barriers: self.barriers,
+                    line_accesses: self.st.line_accesses,
+                    simulated_ns: self.now as f64 * self.p.cycle_ns,
+                };
+                if !observer(&at) {
+                    return Err(SimError::Stopped);
                 }
             }
             if self.now > self.last_progress + self.stall {
@@ -1031,6 +1081,7 @@ impl<'a> Eng<'a> {
         self.barrier_count += 1;
         if self.barrier_count == self.n {
             self.barrier_count = 0;
+            self.barriers += 1;
             for d in 0..self.n {
                 let r = Msg::new(K::BarrierRelease, d, d, 0);
                 self.send(cx, r);

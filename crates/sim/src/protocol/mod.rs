@@ -18,6 +18,6 @@ mod queue;
 pub mod result;
 pub mod script;
 
-pub use engine::{run, run_on};
+pub use engine::{run, run_observed, run_on, ProtocolProgress, PROGRESS_EVENTS};
 pub use params::{BufferMode, ProtocolOptions, ProtocolParams, ProxyMode};
 pub use result::ProtocolResult;
