@@ -162,6 +162,11 @@ pub trait Workload: Send {
     }
     fn next_epoch(&mut self, epoch: &mut Epoch) -> bool;
 
+    /// Thread `t`'s work now runs on another CPU (a system run moved it): what its data left
+    /// in the old CPU's cache is gone. Workloads with a cache model (`spec95`) forget `t`'s,
+    /// from the next epoch they generate; the others keep nothing between loops anyway.
+    fn cache_lost(&mut self, _thread: usize) {}
+
     /// An error that ended the epochs early (a malformed trace); `None` for generated
     /// workloads, which cannot fail once built.
     fn take_error(&mut self) -> Option<crate::error::SimError> {

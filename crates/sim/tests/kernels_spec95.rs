@@ -222,3 +222,31 @@ fn speedup_curves_have_the_seeds_shapes() {
     // swim's speedup at 16 is at least four times apsi's.
     assert!(swim[4] >= 4.0 * apsi[4], "swim {} vs apsi {}", swim[4], apsi[4]);
 }
+
+/// A thread whose work moved to another CPU (`cache_lost`) fetches everything it touches in its
+/// next loops again; the other threads keep their caches.
+#[test]
+fn a_moved_thread_starts_cold_and_the_others_stay_warm() {
+    for spec in ["swim:n=128,steps=6", "hydro2d:n=96,m=64,steps=6", "apsi:steps=6"] {
+        let c = ctx(4, Init::Parallel);
+        let lines = |e: &Epoch, t: usize| e.threads[t].txns.iter().map(|x| u64::from(x.count)).sum::<u64>();
+        let (mut warm, mut moved) = (workload(spec, &c), workload(spec, &c));
+        let (mut a, mut b) = (Epoch::default(), Epoch::default());
+        // Into the second timed iteration: warm caches.
+        while warm.next_epoch(&mut a) && a.iteration < 2 {
+            assert!(moved.next_epoch(&mut b));
+        }
+        assert!(moved.next_epoch(&mut b));
+        moved.cache_lost(1);
+        // The iteration after the move: thread 1 fetches more, the others the same.
+        let (mut more, mut same) = (0u64, true);
+        while warm.next_epoch(&mut a) && a.iteration < 3 {
+            assert!(moved.next_epoch(&mut b));
+            more += lines(&b, 1).saturating_sub(lines(&a, 1));
+            assert!(lines(&b, 1) >= lines(&a, 1), "{spec}: {} {}", a.phase, b.phase);
+            same &= [0, 2, 3].iter().all(|&t| lines(&a, t) == lines(&b, t));
+        }
+        assert!(more > 0, "{spec}: the moved thread fetched nothing more");
+        assert!(same, "{spec}: another thread's lines changed");
+    }
+}

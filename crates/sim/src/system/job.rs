@@ -174,6 +174,10 @@ impl<'m> Live<'m> {
                 self.faults.resize(cpus.len(), vec![0; self.served.len()]);
             }
         }
+        // Each chunk whose CPU changed finds its cache cold there.
+        for c in moved_chunks(self.request, &self.cpus, &cpus) {
+            self.wl.cache_lost(c);
+        }
         self.engine.rebind(&placed);
         self.cpus = cpus;
         self.placed = placed;
@@ -311,6 +315,17 @@ impl<'m> Live<'m> {
 /// Merges the chunks of `chunks` into `p` threads: thread `i` runs chunks
 /// `block_range(R, p, i)` in order, with the first non-empty chunk's memory-level parallelism
 /// and CPU time per line.
+/// The chunks (of `r`) whose CPU differs between thread CPUs `old` and `new` (thread `i` of
+/// `p` runs chunks `block_range(r, p, i)`).
+fn moved_chunks(r: u32, old: &[CpuId], new: &[CpuId]) -> Vec<usize> {
+    let r = u64::from(r);
+    let cpu_of = |cpus: &[CpuId], c: u64| {
+        let p = cpus.len() as u64;
+        (0..p).find(|&i| block_range(r, p, i).1 > c).map(|i| cpus[i as usize])
+    };
+    (0..r).filter(|&c| cpu_of(old, c) != cpu_of(new, c)).map(|c| c as usize).collect()
+}
+
 fn merge(chunks: &Epoch, p: usize, out: &mut Epoch) {
     let r = chunks.threads.len();
     out.iteration = chunks.iteration;
@@ -365,6 +380,19 @@ mod tests {
         let pages: Vec<Vec<u32>> = out.threads.iter().map(|t| t.txns.iter().map(|x| x.page).collect()).collect();
         assert_eq!(pages, vec![vec![0], vec![1], vec![2, 3]]);
         assert_eq!((out.iteration, out.phase, out.threads[2].mlp, out.threads[2].think_ns), (2, "p", 2.0, 1.0));
+    }
+
+    #[test]
+    fn chunks_whose_cpu_changes_are_the_moved_ones() {
+        let c = |xs: &[u16]| xs.iter().map(|&x| CpuId(x)).collect::<Vec<_>>();
+        // 4 chunks on CPUs 0-3; shrunk to 2 threads on CPUs 0 and 1: chunks 0-1 on 0, 2-3 on
+        // 1. Chunk 0 stays; 1 moves to 0; 2 to 1; 3 to 1.
+        assert_eq!(moved_chunks(4, &c(&[0, 1, 2, 3]), &c(&[0, 1])), vec![1, 2, 3]);
+        // The same CPUs: nothing moves; a thread moved to CPU 9 moves its chunks.
+        assert_eq!(moved_chunks(4, &c(&[0, 1]), &c(&[0, 1])), Vec::<usize>::new());
+        assert_eq!(moved_chunks(4, &c(&[0, 1]), &c(&[9, 1])), vec![0, 1]);
+        // Grown back: chunk 2 keeps CPU 1; chunks 1 and 3 go to CPUs 5 and 7.
+        assert_eq!(moved_chunks(4, &c(&[0, 1]), &c(&[0, 5, 1, 7])), vec![1, 3]);
     }
 
     #[test]

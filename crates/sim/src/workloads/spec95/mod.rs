@@ -40,10 +40,12 @@
 //!   halo, which a neighbour rewrote; data a serial loop of thread 0 reads from every thread's
 //!   block) always miss: another CPU wrote them since.
 //!
-//! It ignores the L1 and the sets' actual colouring by the operating system. A job whose
-//! threads move to other CPUs would lose their caches; the model keeps them (a workload does
-//! not know where its threads run), so a scheduler's moves cost only their memory placement
-//! here, and a workload rebuilt for a new thread count starts cold.
+//! It ignores the L1 and the sets' actual colouring by the operating system. A workload does
+//! not know where its threads run; a system run that moves a thread's work to another CPU
+//! tells it (`Workload::cache_lost`), and the thread starts cold from the next loop it
+//! generates (the loop already generated keeps its hits: the system driver fetches an epoch
+//! before the scheduler's decision for it). Time slices of threads sharing a CPU do not evict
+//! each other here.
 //!
 //! **Compute.** `think_ns` is the CPU time per line the loops touch (flops per element × 4 ns
 //! per flop, [`crate::workloads::splash::common::FLOP_NS`], × elements per line). A thread's
@@ -143,6 +145,11 @@ impl PhaseCache {
             sum += term;
         }
         (sum * (-lambda).exp()).min(1.0)
+    }
+
+    /// Thread `t`'s cache is cold: nothing it touched before is cached.
+    pub fn forget(&mut self, t: usize) {
+        self.history[t].clear();
     }
 
     fn push(&mut self, t: usize, now: Vec<(usize, u64)>) {

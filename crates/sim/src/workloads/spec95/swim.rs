@@ -190,6 +190,10 @@ impl Workload for Swim {
         Some(&self.resolved)
     }
 
+    fn cache_lost(&mut self, thread: usize) {
+        self.cache.forget(thread);
+    }
+
     fn next_epoch(&mut self, epoch: &mut Epoch) -> bool {
         let (step, phase) = self.next;
         if step > self.steps {
