@@ -51,8 +51,13 @@ def test_the_default_period_reports_at_most_every_tenth_of_a_second() -> None:
     assert all(b - a >= period for a, b in zip(calls, calls[1:]))
 
 
+# A line-level run on the protocol engine: GE has a barrier per pivot step.
+SMALL_GE = {"machine": "talbot64", "workload": "ge:n=64"}
+
+
+@pytest.mark.parametrize("run", [SMALL_CG, SMALL_GE], ids=["page-level", "protocol"])
 @pytest.mark.parametrize("exc", [KeyboardInterrupt, ValueError])
-def test_an_exception_from_the_callback_stops_the_run_and_is_raised(exc: type[BaseException]) -> None:
+def test_an_exception_from_the_callback_stops_the_run_and_is_raised(exc: type[BaseException], run: dict[str, object]) -> None:
     calls = []
 
     def stop(*a: object) -> None:
@@ -61,7 +66,7 @@ def test_an_exception_from_the_callback_stops_the_run_and_is_raised(exc: type[Ba
             raise exc("stop here")
 
     with pytest.raises(exc, match="stop here"):
-        _native.simulate(_request(**SMALL_CG), stop, 0.0)
+        _native.simulate(_request(**run), stop, 0.0)
     assert len(calls) == 3  # the run did not go on after it
 
 
@@ -144,10 +149,6 @@ def test_simulate_with_progress_draws_a_bar_and_gives_the_same_result(
         numaplace.simulate(**SMALL_CG, progress="yes")  # type: ignore[arg-type]
 
 
-# A line-level run on the protocol engine: GE has a barrier per pivot step.
-SMALL_GE = {"machine": "talbot64", "workload": "ge:n=64"}
-
-
 def test_a_protocol_run_reports_its_barriers_and_the_result_is_unchanged() -> None:
     req = _request(**SMALL_GE)
     calls: list[tuple[int, int, int, float]] = []
@@ -158,19 +159,6 @@ def test_a_protocol_run_reports_its_barriers_and_the_result_is_unchanged() -> No
     assert {c[1] for c in calls} == {0}  # the total is unknown
     times = [c[3] for c in calls]
     assert times == sorted(times) and 0 < times[-1] <= json.loads(observed)["cycles"] * 10.0  # talbot64: 10 ns cycles
-
-
-def test_an_exception_from_the_callback_stops_a_protocol_run() -> None:
-    calls = []
-
-    def stop(*a: object) -> None:
-        calls.append(a)
-        if len(calls) == 3:
-            raise KeyboardInterrupt("stop here")
-
-    with pytest.raises(KeyboardInterrupt, match="stop here"):
-        _native.simulate(_request(**SMALL_GE), stop, 0.0)
-    assert len(calls) == 3
 
 
 def test_a_protocol_runs_bar_counts_barriers(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
