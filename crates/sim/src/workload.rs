@@ -167,6 +167,13 @@ pub trait Workload: Send {
     /// from the next epoch they generate; the others keep nothing between loops anyway.
     fn cache_lost(&mut self, _thread: usize) {}
 
+    /// Threads `t` and `u` now run on one CPU when `cache_of[t] == cache_of[u]` (a system run
+    /// gave the job fewer CPUs than it has threads, and one CPU runs several threads' work one
+    /// after another): their data share that CPU's cache. Workloads with a cache model
+    /// (`spec95`) count the others' data in each one's reuse distances from the next epoch they
+    /// generate; by default (and until called) every thread has its own CPU.
+    fn share_caches(&mut self, _cache_of: &[usize]) {}
+
     /// An error that ended the epochs early (a malformed trace); `None` for generated
     /// workloads, which cannot fail once built.
     fn take_error(&mut self) -> Option<crate::error::SimError> {

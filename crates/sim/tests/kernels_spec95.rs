@@ -250,3 +250,36 @@ fn a_moved_thread_starts_cold_and_the_others_stay_warm() {
         assert!(same, "{spec}: another thread's lines changed");
     }
 }
+
+/// Chunks one CPU runs one after another share its cache (`share_caches`): 16 chunks of the
+/// default swim on 8 CPUs fetch about what 8 threads do (each CPU's reuse distance holds two
+/// chunks' rows), several times what 16 CPUs fetch; hydro2d's too fetch more.
+#[test]
+fn chunks_that_share_a_cpu_share_its_cache() {
+    let timed = |spec: &str, threads: usize, share: Option<&[usize]>| -> u64 {
+        let c = ctx(threads, Init::Parallel);
+        let mut w = workload(spec, &c);
+        if let Some(groups) = share {
+            w.share_caches(groups);
+        }
+        let mut e = Epoch::default();
+        let mut total = 0;
+        while w.next_epoch(&mut e) {
+            if e.iteration >= 2 {
+                total += (0..threads).map(|t| lines(&e, t)).sum::<u64>();
+            }
+        }
+        total
+    };
+    let pairs: Vec<usize> = (0..16).map(|c| c / 2).collect();
+    let swim = "swim:steps=3";
+    let (alone, shared, eight) = (timed(swim, 16, None), timed(swim, 16, Some(&pairs)), timed(swim, 8, None));
+    assert!(shared > 2 * alone, "swim: {shared} lines shared vs {alone} alone");
+    let r = shared as f64 / eight as f64;
+    assert!((0.9..1.1).contains(&r), "swim: 16 chunks on 8 CPUs fetch {r:.3} of 8 threads'");
+    let hydro = "hydro2d:steps=3";
+    assert!(timed(hydro, 16, Some(&pairs)) > timed(hydro, 16, None), "hydro2d");
+    // Identity sharing changes nothing.
+    let own: Vec<usize> = (0..16).collect();
+    assert_eq!(timed(swim, 16, Some(&own)), alone);
+}

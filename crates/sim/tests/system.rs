@@ -234,3 +234,14 @@ fn a_jobs_one_cpu_time_is_its_workload_run_by_one_thread() {
         assert!(j.speedup > 1.0 && j.speedup < 2.0 * 8.0, "{workload}: speedup {} on 8 CPUs", j.speedup);
     }
 }
+
+/// A job given fewer CPUs than it requested runs several chunks per CPU through one cache:
+/// swim requesting 32 CPUs on the 16-CPU machine fetches about what a 16-CPU request does (the
+/// cache holds each CPU's two chunks, not two caches' worth), from its very first allocation.
+#[test]
+fn chunks_on_one_cpu_share_its_cache_from_the_start() {
+    let swim = "swim:steps=3";
+    let lines = |request: u32| run(vec![job(0, 0.0, request, swim)], "equipartition", None).jobs[0].transactions as f64;
+    let (r16, r32) = (lines(16), lines(32));
+    assert!((r32 / r16 - 1.0).abs() < 0.1, "request 32 fetched {r32} lines on 16 CPUs, request 16 {r16}");
+}

@@ -104,8 +104,9 @@ impl<'m> Live<'m> {
             seed: spec.seed,
             init: spec.init,
         };
-        let (wl, resolved) = workloads::build(&Spec::parse(spec.workload).map_err(named)?, &ctx).map_err(named)?;
+        let (mut wl, resolved) = workloads::build(&Spec::parse(spec.workload).map_err(named)?, &ctx).map_err(named)?;
         machine.check_footprint(wl.pages()).map_err(named)?;
+        wl.share_caches(&thread_of_chunks(spec.request.max(1), placed.len()));
         let (place, _) = placement::build(&Spec::parse(spec.placement)?, machine, spec.seed)?;
         let mut engine = Engine::new(machine, &placed, wl.regions().to_vec(), place, spec.quantum_ps);
         if let Some(text) = spec.dynamic {
@@ -174,9 +175,13 @@ impl<'m> Live<'m> {
                 self.faults.resize(cpus.len(), vec![0; self.served.len()]);
             }
         }
-        // Each chunk whose CPU changed finds its cache cold there.
+        // Each chunk whose CPU changed finds its cache cold there; the chunks one thread runs
+        // share its CPU's cache.
         for c in moved_chunks(self.request, &self.cpus, &cpus) {
             self.wl.cache_lost(c);
+        }
+        if cpus.len() != self.cpus.len() {
+            self.wl.share_caches(&thread_of_chunks(self.request, cpus.len()));
         }
         self.engine.rebind(&placed);
         self.cpus = cpus;
@@ -312,9 +317,17 @@ impl<'m> Live<'m> {
     }
 }
 
-/// Merges the chunks of `chunks` into `p` threads: thread `i` runs chunks
-/// `block_range(R, p, i)` in order, with the first non-empty chunk's memory-level parallelism
-/// and CPU time per line.
+/// The thread of `p` that runs each of the `r` chunks (thread `i` runs chunks
+/// `block_range(r, p, i)`).
+fn thread_of_chunks(r: u32, p: usize) -> Vec<usize> {
+    let (r, p) = (u64::from(r), p as u64);
+    (0..p).flat_map(|i| {
+        let (a, b) = block_range(r, p, i);
+        (a..b).map(move |_| i as usize)
+    })
+    .collect()
+}
+
 /// The chunks (of `r`) whose CPU differs between thread CPUs `old` and `new` (thread `i` of
 /// `p` runs chunks `block_range(r, p, i)`).
 fn moved_chunks(r: u32, old: &[CpuId], new: &[CpuId]) -> Vec<usize> {
@@ -326,6 +339,8 @@ fn moved_chunks(r: u32, old: &[CpuId], new: &[CpuId]) -> Vec<usize> {
     (0..r).filter(|&c| cpu_of(old, c) != cpu_of(new, c)).map(|c| c as usize).collect()
 }
 
+/// Merges the chunks of `chunks` into `p` threads: thread `i` runs chunks
+/// `block_range(R, p, i)` one after another.
 fn merge(chunks: &Epoch, p: usize, out: &mut Epoch) {
     let r = chunks.threads.len();
     out.iteration = chunks.iteration;
@@ -387,6 +402,9 @@ mod tests {
         let c = |xs: &[u16]| xs.iter().map(|&x| CpuId(x)).collect::<Vec<_>>();
         // 4 chunks on CPUs 0-3; shrunk to 2 threads on CPUs 0 and 1: chunks 0-1 on 0, 2-3 on
         // 1. Chunk 0 stays; 1 moves to 0; 2 to 1; 3 to 1.
+        assert_eq!(thread_of_chunks(4, 2), vec![0, 0, 1, 1]);
+        assert_eq!(thread_of_chunks(5, 2), vec![0, 0, 1, 1, 1]);
+        assert_eq!(thread_of_chunks(3, 3), vec![0, 1, 2]);
         assert_eq!(moved_chunks(4, &c(&[0, 1, 2, 3]), &c(&[0, 1])), vec![1, 2, 3]);
         // The same CPUs: nothing moves; a thread moved to CPU 9 moves its chunks.
         assert_eq!(moved_chunks(4, &c(&[0, 1]), &c(&[0, 1])), Vec::<usize>::new());

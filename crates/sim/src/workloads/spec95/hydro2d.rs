@@ -39,7 +39,7 @@
 use super::super::splash::common::{
     first_iteration, init_epoch, pages_for, resolve_think, spec_error, Array2, Geometry, Touch, ELEM,
 };
-use super::{thread_loop, Part, PhaseCache, CACHE_PARAM, WAYS_PARAM};
+use super::{epoch_loops, Part, PhaseCache, CACHE_PARAM, WAYS_PARAM};
 use crate::workload::{block_range, layout, Epoch, Init, Workload, WorkloadCtx, WorkloadInfo};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::{ModelError, Region};
@@ -205,6 +205,10 @@ impl Workload for Hydro2d {
         self.cache.forget(thread);
     }
 
+    fn share_caches(&mut self, cache_of: &[usize]) {
+        self.cache.share(cache_of);
+    }
+
     fn next_epoch(&mut self, epoch: &mut Epoch) -> bool {
         let (step, phase) = self.next;
         if step > self.steps {
@@ -233,10 +237,8 @@ impl Workload for Hydro2d {
         }
         self.next = if phase + 1 == PHASES.len() { (step + 1, 0) } else { (step, phase + 1) };
         epoch.reset(threads, step, PHASES[phase]);
-        for t in 0..threads {
-            let parts = self.parts(phase, t);
-            thread_loop(&mut epoch.threads[t], &self.geo, &mut self.cache, t, &parts, self.think_ns);
-        }
+        let parts: Vec<Vec<Part>> = (0..threads).map(|t| self.parts(phase, t)).collect();
+        epoch_loops(&mut epoch.threads, &self.geo, &mut self.cache, &parts, self.think_ns);
         true
     }
 }

@@ -43,7 +43,9 @@
 //! It ignores the L1 and the sets' actual colouring by the operating system. A workload does
 //! not know where its threads run; a system run that moves a thread's work to another CPU
 //! tells it (`Workload::cache_lost`), and the thread starts cold from the next loop it
-//! generates (the loop already generated keeps its hits: the system driver fetches an epoch
+//! generates; one that runs several threads' work on one CPU tells it which
+//! (`Workload::share_caches`), and each one's reuse distance counts the data of all of them
+//! (their rows differ: the distinct data of each, summed, over the same loops) (the loop already generated keeps its hits: the system driver fetches an epoch
 //! before the scheduler's decision for it). Time slices of threads sharing a CPU do not evict
 //! each other here.
 //!
@@ -101,34 +103,48 @@ pub(crate) struct PhaseCache {
     ways: u64,
     /// Per thread, newest last: per loop, (array, bytes touched).
     history: Vec<VecDeque<Vec<(usize, u64)>>>,
+    /// Per thread (a chunk of a system run's job), the cache it runs through: threads with the
+    /// same one share a CPU ([`PhaseCache::share`]); by default each has its own.
+    cache_of: Vec<usize>,
 }
 
 impl PhaseCache {
     pub fn new(threads: usize, cache_kb: u64, ways: u64) -> Self {
-        PhaseCache { bytes: cache_kb * 1024, ways: ways.max(1), history: vec![VecDeque::new(); threads] }
+        PhaseCache { bytes: cache_kb * 1024, ways: ways.max(1), history: vec![VecDeque::new(); threads], cache_of: (0..threads).collect() }
     }
 
-    /// The reuse distance of array `a` for thread `t` whose current loop touches `now`: the
-    /// distinct data (bytes of cache) of the loops from the thread's last loop over `a` up to
-    /// this one; `None` when `a` is not among its last [`HISTORY`] loops.
-    fn distance(&self, t: usize, a: usize, now: &[(usize, u64)]) -> Option<u64> {
-        fn add(seen: &mut Vec<usize>, total: &mut u64, loop_parts: &[(usize, u64)]) {
+    /// Threads `t` and `u` run through one cache when `cache_of[t] == cache_of[u]` (a system
+    /// run gave the job fewer CPUs than chunks, `Workload::share_caches`): each one's data
+    /// then competes with the others' for the CPU's cache.
+    pub fn share(&mut self, cache_of: &[usize]) {
+        debug_assert_eq!(cache_of.len(), self.history.len());
+        self.cache_of = cache_of.to_vec();
+    }
+
+    /// The reuse distance of array `a` for thread `t`, whose threads' current loops touch
+    /// `nows` (per thread): the distinct data (bytes of cache) of the loops from `t`'s last loop
+    /// over `a` up to this one, of every thread sharing `t`'s cache (each thread its own data:
+    /// their rows differ); `None` when `a` is not among `t`'s last [`HISTORY`] loops. Every
+    /// thread records every loop (an empty one too), so the same count of loops back is the
+    /// same stretch of time for all.
+    fn distance(&self, t: usize, a: usize, nows: &[Vec<(usize, u64)>]) -> Option<u64> {
+        let back = self.history[t].iter().rev().position(|past| past.iter().any(|&(arr, _)| arr == a))? + 1;
+        let mine = self.cache_of[t];
+        Some((0..self.history.len()).filter(|&u| self.cache_of[u] == mine).map(|u| self.distinct(u, &nows[u], back)).sum())
+    }
+
+    /// The distinct data of thread `u`'s current loop `now` and its `back` latest past loops.
+    fn distinct(&self, u: usize, now: &[(usize, u64)], back: usize) -> u64 {
+        let (mut seen, mut total) = (Vec::new(), 0u64);
+        for loop_parts in std::iter::once(now).chain(self.history[u].iter().rev().take(back).map(Vec::as_slice)) {
             for &(arr, b) in loop_parts {
                 if !seen.contains(&arr) {
                     seen.push(arr);
-                    *total += b;
+                    total += b;
                 }
             }
         }
-        let (mut seen, mut total) = (Vec::new(), 0u64);
-        add(&mut seen, &mut total, now);
-        for past in self.history[t].iter().rev() {
-            add(&mut seen, &mut total, past);
-            if past.iter().any(|&(arr, _)| arr == a) {
-                return Some(total);
-            }
-        }
-        None
+        total
     }
 
     /// The share of a sweep's lines still cached after a reuse distance of `d` bytes, in a
@@ -248,34 +264,40 @@ fn sweep_cached(out: &mut Vec<Txn>, g: &Geometry, parts: &[Cached]) -> (u64, u64
     (touched, fetched)
 }
 
-/// Fills `work` with thread `t`'s loop over `parts` under the cache model: the lines that miss,
-/// in loop order, and `think_ns` spread over them (see the module doc). Records the loop in
-/// the thread's history.
-pub(crate) fn thread_loop(work: &mut ThreadWork, g: &Geometry, cache: &mut PhaseCache, t: usize, parts: &[Part], think_ns: f64) {
-    let parts: Vec<&Part> = parts.iter().filter(|p| p.touch.rows.0 < p.touch.rows.1 && p.touch.cols.0 < p.touch.cols.1).collect();
-    let now: Vec<(usize, u64)> = parts.iter().map(|p| (p.array, cached_bytes(&p.touch, g.line))).collect();
-    let cached: Vec<Cached> = parts
-        .iter()
-        .map(|p| Cached {
-            touch: p.touch,
-            owned: p.owned,
-            hit: cache.distance(t, p.array, &now).map_or(0.0, |d| cache.hit_fraction(d)),
-        })
-        .collect();
-    let before = work.txns.len();
-    let (touched, mut fetched) = sweep_cached(&mut work.txns, g, &cached);
-    if touched > 0 && fetched == 0 {
-        // Every line hit: fetch the loop's first line to carry its compute.
-        let mut one = Vec::new();
-        sweep(&mut one, g, &[parts[0].touch]);
-        work.txns.push(Txn { count: 1, ..one[0] });
-        fetched = 1;
+/// Fills each thread's work with its loop over `parts[t]` under the cache model: the lines
+/// that miss, in loop order, and `think_ns` spread over them (see the module doc). Records the
+/// loop in every thread's history (after all are generated: the threads run it together).
+pub(crate) fn epoch_loops(threads: &mut [ThreadWork], g: &Geometry, cache: &mut PhaseCache, parts: &[Vec<Part>], think_ns: f64) {
+    let parts: Vec<Vec<&Part>> =
+        parts.iter().map(|ps| ps.iter().filter(|p| p.touch.rows.0 < p.touch.rows.1 && p.touch.cols.0 < p.touch.cols.1).collect()).collect();
+    let nows: Vec<Vec<(usize, u64)>> =
+        parts.iter().map(|ps| ps.iter().map(|p| (p.array, cached_bytes(&p.touch, g.line))).collect()).collect();
+    for (t, (work, ps)) in threads.iter_mut().zip(&parts).enumerate() {
+        let cached: Vec<Cached> = ps
+            .iter()
+            .map(|p| Cached {
+                touch: p.touch,
+                owned: p.owned,
+                hit: cache.distance(t, p.array, &nows).map_or(0.0, |d| cache.hit_fraction(d)),
+            })
+            .collect();
+        let before = work.txns.len();
+        let (touched, mut fetched) = sweep_cached(&mut work.txns, g, &cached);
+        if touched > 0 && fetched == 0 {
+            // Every line hit: fetch the loop's first line to carry its compute.
+            let mut one = Vec::new();
+            sweep(&mut one, g, &[ps[0].touch]);
+            work.txns.push(Txn { count: 1, ..one[0] });
+            fetched = 1;
+        }
+        if fetched > 0 {
+            work.think_ns = think_ns * touched as f64 / fetched as f64;
+        }
+        debug_assert!(work.txns.len() >= before);
     }
-    if fetched > 0 {
-        work.think_ns = think_ns * touched as f64 / fetched as f64;
+    for (t, now) in nows.into_iter().enumerate() {
+        cache.push(t, now);
     }
-    debug_assert!(work.txns.len() >= before);
-    cache.push(t, now);
 }
 
 #[cfg(test)]
@@ -289,12 +311,62 @@ mod tests {
         let mut c = PhaseCache::new(1, 10, 2);
         c.push(0, vec![(0, 4 * k)]);
         c.push(0, vec![(1, 4 * k)]);
-        assert_eq!(c.distance(0, 0, &[(0, 4 * k), (1, 4 * k)]), Some(8 * k));
-        assert_eq!(c.distance(0, 0, &[(0, 4 * k), (2, 4 * k)]), Some(12 * k));
-        assert_eq!(c.distance(0, 2, &[(2, 4 * k)]), None);
+        assert_eq!(c.distance(0, 0, &[vec![(0, 4 * k), (1, 4 * k)]]), Some(8 * k));
+        assert_eq!(c.distance(0, 0, &[vec![(0, 4 * k), (2, 4 * k)]]), Some(12 * k));
+        assert_eq!(c.distance(0, 2, &[vec![(2, 4 * k)]]), None);
         // Repeated arrays count once.
         c.push(0, vec![(1, 4 * k)]);
-        assert_eq!(c.distance(0, 0, &[(0, 4 * k)]), Some(8 * k));
+        assert_eq!(c.distance(0, 0, &[vec![(0, 4 * k)]]), Some(8 * k));
+    }
+
+    #[test]
+    fn threads_sharing_a_cache_count_each_others_data() {
+        let k = 1024;
+        let mut c = PhaseCache::new(3, 10, 2);
+        for t in 0..3 {
+            c.push(t, vec![(0, 4 * k)]);
+            c.push(t, vec![(1, (t as u64 + 1) * k)]);
+        }
+        let nows: Vec<Vec<(usize, u64)>> = (0..3).map(|t| vec![(0, 4 * k), (2, (t as u64 + 1) * k)]).collect();
+        // Alone: its own loops only.
+        assert_eq!(c.distance(1, 0, &nows), Some(4 * k + 2 * k + 2 * k));
+        // Threads 0 and 1 on one CPU: each one's distance holds both threads' loops back to
+        // its last loop over the array; thread 2 is unaffected.
+        c.share(&[0, 0, 1]);
+        let both = (4 * k + k + k) + (4 * k + 2 * k + 2 * k);
+        assert_eq!(c.distance(0, 0, &nows), Some(both));
+        assert_eq!(c.distance(1, 0, &nows), Some(both));
+        assert_eq!(c.distance(2, 0, &nows), Some(4 * k + 3 * k + 3 * k));
+        // A thread that has no past loop over the array misses whoever it shares with.
+        assert_eq!(c.distance(0, 3, &nows), None);
+        // A cold partner adds only its current loop.
+        c.forget(1);
+        assert_eq!(c.distance(0, 0, &nows), Some((4 * k + k + k) + (4 * k + 2 * k)));
+    }
+
+    #[test]
+    fn a_shared_cache_misses_more_of_the_same_sweep() {
+        // Two threads each sweep 600 pages of their own; a cache of 1000 pages (2 ways) keeps
+        // most of one thread's sweep, far less of two.
+        let g = Geometry { line: 128, lines_per_page: 1, page: 128 };
+        let a = Array2 { base: 0, rows: 1200, cols: 16 };
+        let part = |t: u64| Part { touch: Touch::read_rows(a, (600 * t, 600 * (t + 1))), array: 0, owned: (600 * t, 600 * (t + 1)) };
+        let parts = vec![vec![part(0)], vec![part(1)]];
+        let fetched = |share: bool| {
+            let mut cache = PhaseCache::new(2, 1000 * 128 / 1024, 2);
+            if share {
+                cache.share(&[0, 0]);
+            }
+            let mut threads = vec![ThreadWork::default(), ThreadWork::default()];
+            epoch_loops(&mut threads, &g, &mut cache, &parts, 1.0);
+            let mut threads = vec![ThreadWork::default(), ThreadWork::default()];
+            epoch_loops(&mut threads, &g, &mut cache, &parts, 1.0);
+            threads.iter().flat_map(|w| &w.txns).map(|t| u64::from(t.count)).sum::<u64>()
+        };
+        let (alone, shared) = (fetched(false), fetched(true));
+        // λ = 2 × 600 / 1000 = 1.2: 66 % hit alone; λ = 2.4: 31 % hit shared.
+        assert!((alone as f64 / 1200.0 - (1.0 - 2.2 * (-1.2f64).exp())).abs() < 0.06, "{alone}");
+        assert!((shared as f64 / 1200.0 - (1.0 - 3.4 * (-2.4f64).exp())).abs() < 0.06, "{shared}");
     }
 
     #[test]
@@ -324,18 +396,21 @@ mod tests {
         let a = Array2 { base: 0, rows: 4, cols: 32 };
         let part = Part { touch: Touch::read_rows(a, (0, 3)), array: 0, owned: (0, 2) };
         let mut cache = PhaseCache::new(1, 1024, 64);
-        let mut work = ThreadWork::default();
-        thread_loop(&mut work, &g, &mut cache, 0, &[part], 10.0);
+        let one = |cache: &mut PhaseCache, p: Part| {
+            let mut w = [ThreadWork::default()];
+            epoch_loops(&mut w, &g, cache, &[vec![p]], 10.0);
+            let [w] = w;
+            w
+        };
+        let work = one(&mut cache, part);
         assert_eq!(work.txns.iter().map(|t| t.count).sum::<u16>(), 6, "cold: every line");
         assert_eq!(work.think_ns, 10.0);
-        let mut work = ThreadWork::default();
-        thread_loop(&mut work, &g, &mut cache, 0, &[part], 10.0);
+        let work = one(&mut cache, part);
         assert_eq!(work.txns, vec![Txn { page: 2, count: 2, op: Op::Read }], "warm: the halo row");
         assert_eq!(work.think_ns, 30.0, "6 lines of compute over 2 fetched");
         // Nothing but owned rows: one line carries the compute.
         let own = Part { touch: Touch::read_rows(a, (0, 2)), array: 0, owned: (0, 2) };
-        let mut work = ThreadWork::default();
-        thread_loop(&mut work, &g, &mut cache, 0, &[own], 10.0);
+        let work = one(&mut cache, own);
         assert_eq!(work.txns, vec![Txn { page: 0, count: 1, op: Op::Read }]);
         assert_eq!(work.think_ns, 40.0);
     }
@@ -350,9 +425,10 @@ mod tests {
         let mut cache = PhaseCache::new(1, 1000 * 128 / 1024, 2);
         cache.push(0, vec![(0, 1000 * 128)]);
         let run = |cache: &mut PhaseCache| {
-            let mut work = ThreadWork::default();
-            thread_loop(&mut work, &g, cache, 0, &[part], 1.0);
-            work.txns
+            let mut w = [ThreadWork::default()];
+            epoch_loops(&mut w, &g, cache, &[vec![part]], 1.0);
+            let [w] = w;
+            w.txns
         };
         let (x, y) = (run(&mut cache.clone()), run(&mut cache));
         assert_eq!(x, y);
