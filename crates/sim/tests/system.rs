@@ -245,3 +245,19 @@ fn chunks_on_one_cpu_share_its_cache_from_the_start() {
     let (r16, r32) = (lines(16), lines(32));
     assert!((r32 / r16 - 1.0).abs() < 0.1, "request 32 fetched {r32} lines on 16 CPUs, request 16 {r16}");
 }
+
+/// A thread the job dropped on a shrink and takes back on a later growth migrates if it
+/// resumes on another CPU (seed 002 §2: a process preempted on one processor and resumed on
+/// another), as NANOS threads stopped and restarted by the CPUManager do.
+#[test]
+fn a_dropped_thread_taken_back_elsewhere_is_a_process_migration() {
+    let (long, short) = ("stream:pages=256,iterations=200", "stream:pages=256,iterations=20");
+    let r = run(vec![job(0, 0.0, 16, long), job(1, 10.0, 16, short), job(2, 20.0, 16, long)], "equipartition", None);
+    // Job 0: 16 CPUs, 8 when job 1 arrives, 6 when job 2 does (its threads 6 and 7 stop; job
+    // 2 gets their CPUs), 8 again when job 1 ends: threads 6 and 7 resume on CPUs job 1 freed.
+    let alloc: Vec<u32> = r.timeline.iter().filter(|a| a.job == 0).map(|a| a.cpus).collect();
+    assert_eq!(alloc, vec![16, 8, 6, 8, 0]);
+    assert_eq!(r.jobs[0].process_migrations, 2);
+    // Jobs 1 and 2 only shrink or take threads they never ran: no migration.
+    assert_eq!((r.jobs[1].process_migrations, r.jobs[2].process_migrations), (0, 0));
+}

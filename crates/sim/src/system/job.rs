@@ -49,6 +49,9 @@ pub(super) struct Live<'m> {
     /// The threads' CPUs and placement now.
     pub cpus: Vec<CpuId>,
     placed: Vec<Placed>,
+    /// Per thread the job ever had, the CPU it last ran on: a thread the job dropped and takes
+    /// back later resumes there or migrates.
+    last_cpu: Vec<CpuId>,
     /// System time of the job's start, and of its next epoch boundary.
     pub start: Ps,
     pub clock: Ps,
@@ -126,6 +129,7 @@ impl<'m> Live<'m> {
             chunks: Epoch::default(),
             merged: Epoch::default(),
             cpus: placed.iter().map(|x| x.cpu).collect(),
+            last_cpu: placed.iter().map(|x| x.cpu).collect(),
             placed,
             start: now,
             clock: now,
@@ -164,8 +168,17 @@ impl<'m> Live<'m> {
         let cpus: Vec<CpuId> = placed.iter().map(|p| p.cpu).collect();
         let kept = cpus.len().min(self.cpus.len());
         let moved = (0..kept).filter(|&i| cpus[i] != self.cpus[i]).count() as u64;
-        self.migrations += moved;
         self.bursts += moved + (self.cpus.len() - kept) as u64;
+        // A process migration is a thread resuming on another CPU than it last ran on (seed
+        // 002 §2): a kept thread moved, or a dropped one taken back elsewhere.
+        let resumed = (kept..cpus.len()).filter(|&i| self.last_cpu.get(i).is_some_and(|&c| c != cpus[i])).count() as u64;
+        self.migrations += moved + resumed;
+        for (i, &c) in cpus.iter().enumerate() {
+            match self.last_cpu.get_mut(i) {
+                Some(last) => *last = c,
+                None => self.last_cpu.push(c),
+            }
+        }
         if cpus.len() != self.cpus.len() {
             // A change before the iteration's first epoch (at the boundary where it starts)
             // leaves its measurement whole.
