@@ -43,11 +43,11 @@
 //! It ignores the L1 and the sets' actual colouring by the operating system. A workload does
 //! not know where its threads run; a system run that moves a thread's work to another CPU
 //! tells it (`Workload::cache_lost`), and the thread starts cold from the next loop it
-//! generates; one that runs several threads' work on one CPU tells it which
-//! (`Workload::share_caches`), and each one's reuse distance counts the data of all of them
-//! (their rows differ: the distinct data of each, summed, over the same loops) (the loop already generated keeps its hits: the system driver fetches an epoch
-//! before the scheduler's decision for it). Time slices of threads sharing a CPU do not evict
-//! each other here.
+//! generates (the loop already generated keeps its hits: the system driver fetches an epoch
+//! before the scheduler's decision for it). A system run that runs several threads' work on one
+//! CPU tells it which (`Workload::share_caches`), and each one's reuse distance counts the data
+//! of all of them over the same loops (their rows differ: the distinct data of each, summed).
+//! Time slices of threads sharing a CPU do not evict each other here.
 //!
 //! **Compute.** `think_ns` is the CPU time per line the loops touch (flops per element × 4 ns
 //! per flop, [`crate::workloads::splash::common::FLOP_NS`], × elements per line). A thread's
