@@ -27,13 +27,15 @@ const ST_S: u8 = 1;
 const ST_M: u8 = 2;
 
 /// Message types. The order is the order of [`KIND_NAMES`].
-/// One SLC frame: the line it holds, its state and (for the value checker) its value.
-#[derive(Clone, Copy, Debug)]
-struct Frame {
-    val: u64,
-    tag: u32,
-    st: u8,
+/// An SLC frame's tag word: the line it holds `<< 2 | state`; an empty frame is [`FR_INV`]
+/// (no line's, since lines are below 2^28). Tags and states share one word so that the hit
+/// check of the CPU's fast path reads 4 bytes per frame; the frames' values (for the value
+/// checker) are kept apart in `slc_val`.
+#[inline]
+const fn frame_word(line: u32, st: u8) -> u32 {
+    line << 2 | st as u32
 }
+const FR_INV: u32 = frame_word(INV >> 2, ST_I);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -259,12 +261,17 @@ struct Eng<'a> {
     invariants: bool,
     stall: u64,
     line_shift: u32,
+    /// The end of the address space the regions span (every address below it has a line
+    /// number below 2^28).
+    addr_end: u64,
     page_lines_shift: u32,
     flc_frames: usize,
     slc_frames: usize,
     flc: Vec<u32>,
-    /// SLC frames of every node, node-major.
-    slc: Vec<Frame>,
+    /// SLC frames' tag words ([`frame_word`]) of every node, node-major.
+    slc_tag: Vec<u32>,
+    /// SLC frames' values (the store each holds, for the value checker), as `slc_tag`.
+    slc_val: Vec<u64>,
     nodes: Vec<Node>,
     cpus: Vec<Cpu>,
     dir_list: Vec<SharingList>,
@@ -415,11 +422,13 @@ pub fn run_observed(
         invariants: opts.invariants,
         stall: opts.stall_cycles.max(1),
         line_shift: line.trailing_zeros(),
+        addr_end: total_lines * line,
         page_lines_shift: (page / line).trailing_zeros(),
         flc_frames,
         slc_frames,
         flc: vec![INV; n * flc_frames],
-        slc: vec![Frame { val: 0, tag: INV, st: ST_I }; n * slc_frames],
+        slc_tag: vec![FR_INV; n * slc_frames],
+        slc_val: vec![0; n * slc_frames],
         nodes: (0..n).map(|_| Node::default()).collect(),
         cpus: (0..n).map(|_| Cpu { ops: Vec::with_capacity(CHUNK), pos: 0, t: 0, state: CpuState::Run, finish: 0 }).collect(),
         dir_list: vec![SharingList::default(); lines],
@@ -541,7 +550,8 @@ impl<'a> Eng<'a> {
     fn touch(&mut self, c: usize, a: u64) -> Option<u32> {
         let line = self.line_of(a);
         let pg = (line >> self.page_lines_shift) as usize;
-        if pg >= self.page_region.len() || self.page_region[pg] == INV {
+        // The bound first: `line_of` truncates, so an address beyond it could name a line inside.
+        if a >= self.addr_end || self.page_region[pg] == INV {
             self.fail(format!("program {}: thread {c} accessed address {a:#x}, outside every region", self.program_name));
             return None;
         }
@@ -570,7 +580,7 @@ impl<'a> Eng<'a> {
                         LineOp::Write(a) => {
                             let line = self.line_of(a);
                             let pg = (line >> self.page_lines_shift) as usize;
-                            if pg >= self.page_region.len() || self.page_region[pg] == INV {
+                            if a >= self.addr_end || self.page_region[pg] == INV {
                                 return Err(cfg(format!(
                                     "program {}: thread {c} accessed address {a:#x}, outside every region",
                                     self.program_name
@@ -718,7 +728,13 @@ impl<'a> Eng<'a> {
                     self.retire(c);
                 }
                 LineOp::Read(a) => {
-                    let Some(line) = self.touch(c, a) else { return };
+                    // A line a cache holds was touched before (its page homed, its region
+                    // checked), so only a miss needs `touch`; the bound keeps `line_of` exact.
+                    if a >= self.addr_end {
+                        self.touch(c, a);
+                        return;
+                    }
+                    let line = self.line_of(a);
                     self.st.flc_accesses += 1;
                     let fi = flc_base + (line as usize & fmask);
                     let si = slc_base + (line as usize & smask);
@@ -728,11 +744,14 @@ impl<'a> Eng<'a> {
                         self.st.flc_misses += 1;
                         self.st.slc_accesses += 1;
                         let start = t.max(self.nodes[c].slc_free);
-                        if self.slc[si].tag == line && self.slc[si].st != ST_I {
+                        if self.ftag(si) == line && self.fst(si) != ST_I {
                             self.cpus[c].t = start + slc_hit;
                             self.nodes[c].slc_free = start + slc_hit;
                             self.flc[fi] = line;
                         } else {
+                            if self.touch(c, a).is_none() {
+                                return;
+                            }
                             self.st.slc_misses += 1;
                             self.nodes[c].slc_free = start + slc_probe;
                             self.cpu_miss(c, line, false, start + slc_probe);
@@ -745,11 +764,19 @@ impl<'a> Eng<'a> {
                     self.retire(c);
                 }
                 LineOp::Write(a) | LineOp::Lock(a) | LineOp::Unlock(a) => {
-                    let Some(line) = self.touch(c, a) else { return };
-                    self.st.slc_accesses += 1;
+                    if a >= self.addr_end {
+                        self.touch(c, a);
+                        return;
+                    }
+                    let line = self.line_of(a);
                     let si = slc_base + (line as usize & smask);
+                    let hit = self.ftag(si) == line && self.fst(si) == ST_M;
+                    if !hit && self.touch(c, a).is_none() {
+                        return;
+                    }
+                    self.st.slc_accesses += 1;
                     let start = t.max(self.nodes[c].slc_free);
-                    if self.slc[si].tag == line && self.slc[si].st == ST_M {
+                    if hit {
                         // Write-through into the SLC: the CPU goes on, the SLC bus is held for
                         // the probe (choice: a one-entry write buffer).
                         self.nodes[c].slc_free = start + slc_probe;
@@ -800,10 +827,10 @@ impl<'a> Eng<'a> {
     fn load(&mut self, c: usize, line: u32) -> bool {
         let si = c * self.slc_frames + (line as usize & (self.slc_frames - 1));
         self.st.loads_checked += 1;
-        if self.slc[si].val != self.latest[line as usize] {
+        if self.slc_val[si] != self.latest[line as usize] {
             self.fail(format!(
                 "value check: node {c} read line {line:#x} = store #{}, but the latest store is #{}",
-                self.slc[si].val, self.latest[line as usize]
+                self.slc_val[si], self.latest[line as usize]
             ));
             return false;
         }
@@ -813,9 +840,9 @@ impl<'a> Eng<'a> {
     /// A store performs (the node holds the line modified).
     fn store(&mut self, c: usize, line: u32) {
         let si = c * self.slc_frames + (line as usize & (self.slc_frames - 1));
-        debug_assert!(self.slc[si].tag == line && self.slc[si].st == ST_M);
+        debug_assert!(self.ftag(si) == line && self.fst(si) == ST_M);
         self.store_seq += 1;
-        self.slc[si].val = self.store_seq;
+        self.slc_val[si] = self.store_seq;
         self.latest[line as usize] = self.store_seq;
     }
 
@@ -1117,6 +1144,18 @@ impl<'a> Eng<'a> {
         }
     }
 
+    /// The line an SLC frame holds (`INV >> 2` when empty).
+    #[inline]
+    fn ftag(&self, si: usize) -> u32 {
+        self.slc_tag[si] >> 2
+    }
+
+    /// An SLC frame's state.
+    #[inline]
+    fn fst(&self, si: usize) -> u8 {
+        (self.slc_tag[si] & 3) as u8
+    }
+
     #[inline]
     fn sidx(&self, node: usize, line: u32) -> usize {
         node * self.slc_frames + (line as usize & (self.slc_frames - 1))
@@ -1124,8 +1163,8 @@ impl<'a> Eng<'a> {
 
     fn valid_at(&self, node: usize, line: u32) -> u8 {
         let si = self.sidx(node, line);
-        if self.slc[si].tag == line {
-            self.slc[si].st
+        if self.ftag(si) == line {
+            self.fst(si)
         } else {
             ST_I
         }
@@ -1388,9 +1427,8 @@ impl<'a> Eng<'a> {
 
     fn invalidate_local(&mut self, node: usize, line: u32) {
         let si = self.sidx(node, line);
-        if self.slc[si].tag == line {
-            self.slc[si].st = ST_I;
-            self.slc[si].tag = INV;
+        if self.ftag(si) == line {
+            self.slc_tag[si] = FR_INV;
         }
         let fi = node * self.flc_frames + (line as usize & (self.flc_frames - 1));
         if self.flc[fi] == line {
@@ -1442,12 +1480,12 @@ impl<'a> Eng<'a> {
         let r = m.req as usize;
         let home = self.home_of(line);
         let si = self.sidx(me, line);
-        let (val, retained) = if self.slc[si].tag == line && self.slc[si].st == ST_M {
+        let (val, retained) = if self.ftag(si) == line && self.fst(si) == ST_M {
             let a = self.p.slc_lookup + self.p.slc_line_access;
             self.slc_op(cx, a);
-            let v = self.slc[si].val;
+            let v = self.slc_val[si];
             if m.kind == K::FwdRead {
-                self.slc[si].st = ST_S;
+                self.slc_tag[si] = frame_word(line, ST_S);
             } else {
                 self.invalidate_local(me, line);
             }
@@ -1507,7 +1545,7 @@ impl<'a> Eng<'a> {
                 self.slc_op(cx, a);
                 self.st.proxy_hits += 1;
                 let si = self.sidx(me, line);
-                let val = self.slc[si].val;
+                let val = self.slc_val[si];
                 self.link_after(me, client, line);
                 let mut d = Msg::new(K::ProxyData, client, client, line);
                 d.val = val;
@@ -1551,16 +1589,16 @@ impl<'a> Eng<'a> {
         let me = cx.node;
         let si = self.sidx(me, line);
         let mut work = self.p.slc_lookup + self.p.slc_line_access;
-        let old = self.slc[si].tag;
-        if old != INV && old != line && self.slc[si].st != ST_I {
+        let old = self.ftag(si);
+        if old != line && self.fst(si) != ST_I {
             if self.nodes[me].pend.iter().any(|p| p.line == old && p.kind == PKind::Upgrade) {
                 self.slc_op(cx, work);
                 return false;
             }
             let home = self.home_of(old);
-            if self.slc[si].st == ST_M {
+            if self.fst(si) == ST_M {
                 work += self.p.slc_line_access;
-                let v = self.slc[si].val;
+                let v = self.slc_val[si];
                 self.nodes[me].wb.push((old, v));
                 self.invalidate_local(me, old);
                 self.slc_op(cx, work);
@@ -1577,9 +1615,8 @@ impl<'a> Eng<'a> {
         } else {
             self.slc_op(cx, work);
         }
-        self.slc[si].tag = line;
-        self.slc[si].st = st;
-        self.slc[si].val = val;
+        self.slc_tag[si] = frame_word(line, st);
+        self.slc_val[si] = val;
         true
     }
 
@@ -1594,13 +1631,13 @@ impl<'a> Eng<'a> {
         let kept = match m.kind {
             K::UpgradeAck => {
                 let si = self.sidx(me, line);
-                if self.slc[si].tag != line || self.slc[si].st != ST_S {
+                if self.ftag(si) != line || self.fst(si) != ST_S {
                     self.fail(format!("upgrade of line {line:#x} acknowledged at node {me}, which lost its copy"));
                     return;
                 }
                 let lookup = self.p.slc_lookup;
                 self.slc_op(cx, lookup);
-                self.slc[si].st = ST_M;
+                self.slc_tag[si] = frame_word(line, ST_M);
                 true
             }
             K::DataEx => self.fill(cx, line, ST_M, m.val),
@@ -1694,7 +1731,7 @@ impl<'a> Eng<'a> {
             for nd in 0..self.n {
                 let st = self.valid_at(nd, line);
                 if st != ST_I {
-                    let v = self.slc[self.sidx(nd, line)].val;
+                    let v = self.slc_val[self.sidx(nd, line)];
                     if v != self.latest[li] {
                         return Err(format!("line {line:#x}: node {nd} holds store #{v}, the latest is #{}", self.latest[li]));
                     }
