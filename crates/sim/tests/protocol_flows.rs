@@ -416,3 +416,15 @@ fn an_observer_sees_every_barrier_and_can_stop_the_run() {
     let stopped = run_observed(&m, &params(), &mut prog, pl.as_ref(), "first-touch", &checked(), &mut |p| p.barriers < 2);
     assert!(matches!(stopped, Err(SimError::Stopped)), "{stopped:?}");
 }
+
+#[test]
+fn pages_homed_per_node_are_reported() {
+    let m = small_machine(2);
+    // Thread 0 first touches pages 0, 1 and 2, thread 1 page 3 (after the barrier, page 0 again).
+    let th = vec![vec![Read(a(0, 0)), Write(a(1, 3)), Read(a(2, 1)), Barrier], vec![Read(a(3, 0)), Barrier, Read(a(0, 0))]];
+    let r = go(&m, &params(), th.clone(), "first-touch", checked(), false);
+    assert_eq!(r.per_node_pages, vec![3, 1]);
+    let r = go(&m, &params(), th, "round-robin", checked(), false);
+    assert_eq!(r.per_node_pages.iter().sum::<u64>(), 4);
+    assert_eq!(r.per_node_pages, vec![2, 2]);
+}

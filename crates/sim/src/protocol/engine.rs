@@ -1841,6 +1841,7 @@ impl<'a> Eng<'a> {
             slc_misses: st.slc_misses,
             slc_miss_rate: ratio(st.slc_misses, st.slc_accesses),
             lines_accessed: self.touched.len() as u64,
+            per_node_pages: self.table.pages_per_node().to_vec(),
             ctrl_util_mean: if util.is_empty() { 0.0 } else { util.iter().sum::<f64>() / util.len() as f64 },
             ctrl_util_max: util.iter().cloned().fold(0.0, f64::max),
             ctrl_util: util,

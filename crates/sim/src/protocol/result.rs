@@ -70,6 +70,9 @@ pub struct ProtocolResult {
     pub slc_miss_rate: f64,
     /// Distinct lines accessed in the timed part.
     pub lines_accessed: u64,
+    /// Pages homed at each node by the end of the run (the placement's choices; the same field
+    /// as a page-level run's).
+    pub per_node_pages: Vec<u64>,
     /// Busy cycles / execution cycles per node controller.
     pub ctrl_util: Vec<f64>,
     pub ctrl_util_mean: f64,
