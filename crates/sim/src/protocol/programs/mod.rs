@@ -264,7 +264,7 @@ mod tests {
         ("ge", 12_389_616, 512),
         ("ocean-contig", 5_909_216, 725),
         ("ocean-noncontig", 4_419_208, 369),
-        ("water-nsq", 4_685_572, 10),
+        ("water-nsq", 4_402_372, 10),
     ];
 
     /// The seed 004 grid (7 programs × 12 configurations) at ~10 M line accesses per second

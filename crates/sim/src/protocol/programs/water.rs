@@ -21,13 +21,18 @@
 //! 2. `INTERF`: the thread zeroes its `PFORCES` block, then for each own molecule `i` and each
 //!    of the next `N/2` molecules `j` (cyclically; `N/2 − 1` for the second half when `N` is
 //!    even, so each pair is computed once — SPLASH-2's half-sweep) reads `j`'s displacements
-//!    and adds the pair's forces into `PFORCES[me][i]` and `PFORCES[me][j]`; then, for every
-//!    molecule, takes its lock, adds `PFORCES[me][mol]` into `VAR[mol]`'s forces, releases it;
-//!    then adds its virial to the global sum under the sum's lock. The pairwise interaction
+//!    and adds the pair's forces into `PFORCES[me][i]` and `PFORCES[me][j]`; then adds its
+//!    virial to the global sum under the sum's lock; then, for each molecule from its first
+//!    own one to the last one it computed a pair with (SPLASH-2's `comp_last`: its own
+//!    molecules and the `N/2` after them, wrapping), takes the molecule's lock, adds
+//!    `PFORCES[me][mol]` into `VAR[mol]`'s forces and releases it. The pairwise interaction
 //!    reads every other thread's molecules: the sharing of `VAR`; the lock-protected updates
-//!    write every molecule from every thread: the migratory sharing of the force lines.
-//! 3. `CORREC` + `BNDRY` + `KINETI`: own molecules' orders 0–5 corrected from the forces
-//!    (read and written), the periodic boundary applied, the kinetic energy summed under lock.
+//!    write each molecule from about half the threads: the migratory sharing of the force
+//!    lines.
+//! 3. The rest of `INTERF` after its barrier (each thread divides its own molecules' forces by
+//!    the masses: read and written), `CORREC` + `BNDRY` + `KINETI`: own molecules' orders 0–5
+//!    corrected from the forces (read and written), the periodic boundary applied, the kinetic
+//!    energy summed under lock.
 //!
 //! Simplifications: every pair is inside the cutoff (SPLASH-2's cutoff is half the box: most
 //! pairs are); `POTENG` (the potential energy, computed only on print steps) is left out.
@@ -38,7 +43,7 @@
 //! molecule; adding a force accumulator: 3 per double.
 //!
 //! **Size**: `steps` defaults to 3 (SPLASH-2's sample input runs 3 steps): at 512 molecules
-//! and 64 threads 4.7 M line accesses (5.4 M operations) and 10 barriers.
+//! and 64 threads 4.4 M line accesses (5.0 M operations) and 10 barriers.
 
 use super::{compute, spec_error, Driver, Layout, LineInfo, Phased};
 use crate::protocol::program::{Addr, LineCtx, LineOp, LineProgram, LineRegion};
@@ -157,6 +162,19 @@ impl Water {
         (1..=half).map(move |d| (i + d) % n)
     }
 
+    /// Molecules whose forces thread `t` adds into `VAR` under their locks: SPLASH-2's
+    /// `INTERF` updates from its first molecule up to `comp_last`, the last it computed a pair
+    /// with (its last own molecule's last partner, not reduced modulo `N`): its own molecules
+    /// and the half-sweep after them, not every molecule.
+    fn updated(&self, t: usize) -> u64 {
+        let (lo, hi) = self.own(t);
+        if hi == lo {
+            return 0;
+        }
+        let last = hi - 1 + self.partners(hi - 1).count() as u64;
+        (last + 1 - lo).min(self.n)
+    }
+
     /// Units of the zeroing of a `PFORCES` block, and of one molecule's pair loop.
     fn zero_units(&self) -> u64 {
         self.n.div_ceil(ZERO_CHUNK)
@@ -205,7 +223,7 @@ impl Phased for Water {
         }
         match (p - 1) % STEP_PHASES {
             0 => own,
-            1 => (self.zero_units() + own as u64 * self.pair_units() + self.n + 1) as usize,
+            1 => (self.zero_units() + own as u64 * self.pair_units() + 1 + self.updated(t)) as usize,
             _ => own + 1,
         }
     }
@@ -251,24 +269,27 @@ impl Phased for Water {
                         self.touch(out, self.pf(t, i), true, true);
                         self.touch(out, self.pf(t, j), true, true);
                     }
-                } else if u < zero + pairs + self.n {
-                    // Start with the first own molecule, staggered as SPLASH-2 is.
-                    let mol = (lo + (u - zero - pairs)) % self.n;
+                } else if u == zero + pairs {
+                    self.sum(out, 0);
+                } else {
+                    // From the first own molecule to the last one touched, as SPLASH-2's
+                    // `INTERF` (staggered, and only the molecules this thread computed for).
+                    let mol = (lo + (u - zero - pairs - 1)) % self.n;
                     let lock = self.locks + mol * 8;
                     out.push(LineOp::Lock(lock));
                     self.touch(out, self.pf(t, mol), true, false);
                     compute(out, ADD_CYCLES_PER_DOUBLE * 9);
                     self.touch(out, self.order(mol, FORCES), true, true);
                     out.push(LineOp::Unlock(lock));
-                } else {
-                    self.sum(out, 0);
                 }
             }
             _ => {
                 if u < own {
-                    // CORREC, then BNDRY.
+                    // The end of INTERF after its barrier (the forces divided by the masses),
+                    // then CORREC, then BNDRY.
                     let m = lo + u;
-                    self.touch(out, self.order(m, FORCES), true, false);
+                    compute(out, 9);
+                    self.touch(out, self.order(m, FORCES), true, true);
                     let (from, _) = self.order(m, 0);
                     compute(out, PREDICT_CYCLES_PER_DOUBLE * PREDICTED * ORDER_BYTES / 8);
                     self.touch(out, (from, from + PREDICTED * ORDER_BYTES), true, true);
@@ -325,12 +346,12 @@ mod tests {
             // Every force write to VAR in INTERF happens under that molecule's lock.
             let interf = check::timed_phase(stream, 1);
             let mut held = None;
-            let mut locked = 0;
+            let mut locked = Vec::new();
             for op in interf {
                 match *op {
                     LineOp::Lock(a) => {
                         held = Some((a - w.locks) / 8);
-                        locked += 1;
+                        locked.push(a);
                     }
                     LineOp::Unlock(_) => held = None,
                     LineOp::Write(a) if a >= w.var && a < w.var + n * MOL_BYTES => {
@@ -341,7 +362,14 @@ mod tests {
                     _ => {}
                 }
             }
-            assert_eq!(locked, n as usize + 1, "thread {t}: one lock per molecule and the virial");
+            // The virial's lock, then one per molecule from the first own one to the last one
+            // it computed a pair with (SPLASH-2's comp_last), in order, wrapping at N.
+            let last = w.partners(hi - 1).last().unwrap();
+            let span = (last + n - lo) % n + 1;
+            assert!(span > hi - lo && span < n, "thread {t}: {span}");
+            let mut want = vec![w.gl];
+            want.extend((0..span).map(|k| w.locks + (lo + k) % n * 8));
+            assert_eq!(locked, want, "thread {t}");
             // It reads molecules owned by others.
             let reads_others = interf.iter().any(|op| {
                 matches!(*op, LineOp::Read(a) if a >= w.var && a < w.var + n * MOL_BYTES
