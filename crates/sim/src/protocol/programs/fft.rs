@@ -2,9 +2,15 @@
 //! points; all its data marked for basic proxying).
 //!
 //! **Data** (SPLASH-2 `fft.c`): `N = 2^m` complex doubles (16 bytes) viewed as a `√N × √N`
-//! matrix, each row padded by one cache line (SPLASH-2 pads rows to avoid cache conflicts):
-//! `x` (the data), `trans` (the transpose scratch), `umain2` (the `√N × √N` twiddle factors),
-//! and `umain` (the `√N` roots of unity of a row FFT).
+//! matrix with padded rows: `x` (the data), `trans` (the transpose scratch), `umain2` (the
+//! `√N × √N` twiddle factors), each page aligned, and `umain` (the `√N` roots of unity of a row
+//! FFT). The padding is SPLASH-2's (`fft.C`, [`pad_elements`]): at least a cache line per row,
+//! grown so that each process's `√N/P` rows end on a `PAGE_SIZE` boundary ("thus ensuring that
+//! all data ... needed by a processor can be allocated in its local memory"). `PAGE_SIZE` is
+//! the source's `#define`, 4096 (*choice*: seed 004 does not say it recompiled FFT for its
+//! 8 KiB pages; `pad_page=8192` does, and then no page holds two threads' rows). At 64K
+//! points and 64 threads a row is 256 + 64 elements (5120 bytes): a thread's 4 rows are two
+//! and a half 8 KiB pages, so every other page boundary between two threads falls mid-page.
 //!
 //! **Partitioning**: each thread owns a contiguous block of `√N/P` rows of every matrix.
 //!
@@ -61,6 +67,12 @@ const PARAMS: &[ParamDecl] = &[
         default: "2",
         doc: "transforms: 2 = forward then inverse (SPLASH-2's -t run)",
     },
+    ParamDecl {
+        name: "pad_page",
+        kind: ParamKind::UInt { min: 64, max: 1 << 24 },
+        default: "4096",
+        doc: "bytes: the PAGE_SIZE SPLASH-2's row padding aligns each thread's rows to (fft.C's #define: 4096)",
+    },
 ];
 
 pub const INFO: LineInfo = Info {
@@ -72,7 +84,23 @@ pub const INFO: LineInfo = Info {
 };
 
 fn build(r: &Resolved, ctx: &LineCtx) -> Result<Box<dyn LineProgram>, ModelError> {
-    Ok(Driver::boxed(Fft::new(r.uint("points"), r.uint("passes") as usize, ctx)?))
+    Ok(Driver::boxed(Fft::new(r.uint("points"), r.uint("passes") as usize, r.uint("pad_page"), ctx)?))
+}
+
+/// Padding elements per row, as SPLASH-2's `fft.C` computes them for `root` elements per row,
+/// `rows_per_proc = root / P` rows per process, a `line`-byte cache line and its `PAGE_SIZE`
+/// `page`: one line's worth of elements, then, if a process's rows fill a page, as many whole
+/// pages as that padding needs spread over its rows; else whatever makes its rows one page
+/// (rounded down where that does not divide; SPLASH-2 then stops with "Padding algorithm
+/// unsuccessful").
+fn pad_elements(root: u64, rows_per_proc: u64, line: u64, page: u64) -> u64 {
+    let pad = (line / COMPLEX).max(1);
+    if rows_per_proc * root * COMPLEX >= page {
+        let pages = (pad * COMPLEX * rows_per_proc).div_ceil(page);
+        pages * page / (COMPLEX * rows_per_proc)
+    } else {
+        (page - rows_per_proc * root * COMPLEX) / (COMPLEX * rows_per_proc)
+    }
 }
 
 /// A padded `root × root` complex matrix.
@@ -114,7 +142,7 @@ pub(crate) struct Fft {
 }
 
 impl Fft {
-    fn new(points: u64, passes: usize, ctx: &LineCtx) -> Result<Fft, ModelError> {
+    fn new(points: u64, passes: usize, pad_page: u64, ctx: &LineCtx) -> Result<Fft, ModelError> {
         let m = points.trailing_zeros();
         if !points.is_power_of_two() || !m.is_multiple_of(2) {
             return Err(spec_error(NAME, format!("points={points}: expected an even power of 2 (4^k)")));
@@ -123,7 +151,10 @@ impl Fft {
         if ctx.threads as u64 > root {
             return Err(spec_error(NAME, format!("points={points}: fewer than one row ({root} rows) per thread")));
         }
-        let row = root * COMPLEX + ctx.line_size;
+        if !pad_page.is_power_of_two() {
+            return Err(spec_error(NAME, format!("pad_page={pad_page}: expected a power of 2")));
+        }
+        let row = (root + pad_elements(root, root / ctx.threads as u64, ctx.line_size, pad_page)) * COMPLEX;
         let mut l = Layout::new(ctx.page_size);
         let mut mats = [Matrix { base: 0, row }; 3];
         for (i, name) in ["x", "trans", "umain2"].iter().enumerate() {
@@ -189,7 +220,7 @@ impl Phased for Fft {
         let (lo, hi) = self.rows(t);
         let own = (hi - lo) as usize;
         if p == 0 {
-            return if t == 0 { 3 * self.root as usize + 1 } else { 0 };
+            return if t == 0 { 2 * self.root as usize + 1 } else { 0 };
         }
         match self.step(p) {
             Step::Touch | Step::Rows(..) => own,
@@ -200,9 +231,10 @@ impl Phased for Fft {
     fn unit(&self, p: usize, t: usize, u: usize, out: &mut Vec<LineOp>) {
         let (lo, _) = self.rows(t);
         if p == 0 {
+            // `x` and `umain2`, not `trans` (SPLASH-2's main writes x, umain and umain2).
             let (m, r) = (u as u64 / self.root, u as u64 % self.root);
-            if m < 3 {
-                let (from, to) = self.row(m as usize, r);
+            if m < 2 {
+                let (from, to) = self.row([0, 2][m as usize], r);
                 compute(out, 4 * self.root);
                 self.span(out, from, to, false, true);
             } else {
@@ -283,15 +315,37 @@ mod tests {
     }
 
     #[test]
+    fn rows_are_padded_as_splash2_pads_them() {
+        // 64K points on 64 threads (4 rows of 256 elements each), 64-byte lines: SPLASH-2's
+        // PAGE_SIZE 4096 gives 64 elements of padding (each thread's rows 5 such pages), 8192
+        // gives 128 (3 pages of 8 KiB: no page shared between threads).
+        assert_eq!(pad_elements(256, 4, 64, 4096), 64);
+        assert_eq!(pad_elements(256, 4, 64, 8192), 128);
+        // Rows that do not fill a page are padded up to one: 2 rows of 32 elements.
+        assert_eq!(pad_elements(32, 2, 64, 4096), (4096 - 2 * 32 * 16) / 32);
+        for (pad_page, ctx_page) in [(4096u64, 8192u64), (8192, 8192), (4096, 4096)] {
+            let ctx = LineCtx { threads: 64, page_size: ctx_page, line_size: 64, seed: 1 };
+            let f = Fft::new(1 << 16, 1, pad_page, &ctx).unwrap();
+            for m in f.mats {
+                assert_eq!(m.base % ctx_page, 0);
+                // Every thread's rows end on a pad_page boundary.
+                assert_eq!((4 * m.row) % pad_page, 0, "{pad_page}");
+            }
+        }
+        let e = super::super::build(&numaplace_model::spec::Spec::parse("fft:pad_page=5000").unwrap(), &check::ctx(8));
+        assert!(e.err().unwrap().to_string().contains("pad_page=5000"));
+    }
+
+    #[test]
     fn generation_is_lazy() {
-        check::lazy(Fft::new(1 << 16, 1, &check::ctx(2)).unwrap());
+        check::lazy(Fft::new(1 << 16, 1, 4096, &check::ctx(2)).unwrap());
     }
 
     #[test]
     fn transposes_read_every_other_threads_block() {
         let threads = 4;
         let s = check::run("fft:points=1024,passes=1", threads);
-        let f = Fft::new(1024, 1, &check::ctx(threads)).unwrap();
+        let f = Fft::new(1024, 1, 4096, &check::ctx(threads)).unwrap();
         let x = f.mats[0];
         for (t, stream) in s.iter().enumerate() {
             // Timed phase 1 is the first transpose, x -> trans.

@@ -259,7 +259,7 @@ mod tests {
     /// threads, 8 KiB pages, 64-byte lines), as the module docs state them.
     const DEFAULTS: [(&str, u64, u64); 7] = [
         ("barnes", 14_967_063, 5),
-        ("fft", 1_934_400, 12),
+        ("fft", 1_918_016, 12),
         ("fmm", 3_526_488, 11),
         ("ge", 12_389_616, 512),
         ("ocean-contig", 5_909_216, 725),
