@@ -4,13 +4,19 @@
 //! **Particles** follow a Plummer model projected onto the plane ([`tree::plummer`]),
 //! generated from the run's seed, held fixed over the run's steps (as for Barnes).
 //!
-//! **Data**: `particles`, one line each (position, charge, potential, field); `f_array`, the
+//! **Data**: `particles`, one line each (position, charge, potential, field); `boxes`, the
 //! boxes of the quadtree, each [`BOX_BYTES`]: two header lines (centre, size, parent, children,
 //! particle list), the multipole expansion and the local expansion, [`TERMS`] complex
 //! coefficients each (SPLASH-2 sizes expansions by the precision; 20 terms for its default
-//! 1e-6). We take `f_array` to be the box records the interaction lists read — the data every
-//! thread reads from others' boxes and the one the seed marks. Boxes come from per-thread pools
-//! (each processor allocates the boxes it creates); `locks` holds one lock word per box.
+//! 1e-6), from per-thread pools (each processor allocates the boxes it creates); and two parts
+//! of SPLASH-2's `G_Memory` (`memory.H`): `lock_array`, its [`MAX_LOCKS`] lock words (8 bytes
+//! each, *choice*), where box `i` of every processor's pool takes lock `i mod (MAX_LOCKS − 1)`
+//! (`box.C`: `exp_lock_index`, `particle_lock_index`), so the same-numbered boxes of all
+//! processors share a lock; and `f_array[P][4]`, the grid bounds each processor publishes once
+//! a step (`MergeLocalGridSize`: its own row written, a barrier, then every row read). The
+//! seed marks `f_array` alone for basic proxying (Table 1.3: "f_array (part of G_Memory)"): a
+//! 2 KiB array all processors read at once. Regions are page aligned here, so `f_array` has a
+//! page of its own (in SPLASH-2 it follows the lock array in one allocation).
 //!
 //! **Tree**: a quadtree ([`tree::Tree`]) whose boxes split above [`MAX_PER_BOX`] particles;
 //! interaction lists from the geometry: a box's *V-list* is the children of its parent's
@@ -25,7 +31,9 @@
 //! a box belongs to, and is created by, the thread owning its first particle.
 //!
 //! **Phases of a step**, each ending with a barrier (SPLASH-2's `ConstructGrid`, `UpwardPass`,
-//! `ComputeInteractions`, `DownwardPass`, `ComputeParticlePositions`): *build* — each particle
+//! `ComputeInteractions`, `DownwardPass`, `ComputeParticlePositions`): *bounds* — each thread
+//! reads its particles and writes its `f_array` row (`DetermineGridSize`; the barrier is
+//! `MergeLocalGridSize`'s); *build* — every `f_array` row read, then each particle
 //! inserted as in Barnes (the header lines of the boxes above its leaf read, the leaf's list
 //! updated under its parent's lock, boxes written under their parent's lock by their creator);
 //! *upward* — own boxes, children first: a leaf reads its particles and writes its multipole
@@ -42,7 +50,7 @@
 //! 30, insertion 10 per level.
 //!
 //! **Size**: `steps` defaults to 2 (SPLASH-2's inputs run 3): at 8K particles and 64 threads,
-//! 3.5 M line accesses (6.8 M operations) and 11 barriers.
+//! 3.5 M line accesses (6.9 M operations) and 13 barriers.
 
 use super::tree::{plummer, Tree};
 use super::{compute, spec_error, Driver, Layout, LineInfo, Phased};
@@ -68,7 +76,12 @@ const DIRECT_CYCLES: u64 = 20;
 const ADVANCE_CYCLES: u64 = 30;
 const INSERT_CYCLES: u64 = 10;
 const INIT_CHUNK: usize = 64;
-const STEP_PHASES: usize = 5;
+const STEP_PHASES: usize = 6;
+/// SPLASH-2 FMM's `MAX_LOCKS` (`memory.H`).
+pub const MAX_LOCKS: u64 = 2048;
+/// `f_array`'s row: `NUM_DIM_POW_2` (4) reals.
+const F_ROW: u64 = 4 * 8;
+const BOUNDS_CYCLES: u64 = 4;
 
 const PARAMS: &[ParamDecl] = &[
     ParamDecl {
@@ -115,6 +128,9 @@ pub(crate) struct Fmm {
     vlist: Vec<Vec<u32>>,
     particles: Addr,
     locks: Addr,
+    f_array: Addr,
+    /// Each box's index in its creator's pool (which picks its lock).
+    local: Vec<u64>,
 }
 
 impl Fmm {
@@ -170,9 +186,10 @@ impl Fmm {
         let max = created.iter().map(|c| c.len() as u64).max().unwrap_or(1).max(1);
         let mut l = Layout::new(ctx.page_size);
         let particles = l.alloc("particles", n as u64 * PARTICLE_BYTES, false);
-        let f_array = l.alloc("f_array", ctx.threads as u64 * max * BOX_BYTES, true);
-        let locks = l.alloc("locks", boxes as u64 * 8, false);
-        let addr = (0..boxes).map(|id| f_array + (owner[id] as u64 * max + local[id]) * BOX_BYTES).collect();
+        let pool = l.alloc("boxes", ctx.threads as u64 * max * BOX_BYTES, false);
+        let locks = l.alloc("lock_array", MAX_LOCKS * 8, false);
+        let f_array = l.alloc("f_array", ctx.threads as u64 * F_ROW, true);
+        let addr = (0..boxes).map(|id| pool + (owner[id] as u64 * max + local[id]) * BOX_BYTES).collect();
         Ok(Fmm {
             regions: l.regions,
             threads: ctx.threads,
@@ -189,6 +206,8 @@ impl Fmm {
             vlist,
             particles,
             locks,
+            f_array,
+            local,
         })
     }
 
@@ -200,8 +219,9 @@ impl Fmm {
         self.particles + b as u64 * PARTICLE_BYTES
     }
 
+    /// The lock of box `node`: its pool index modulo `MAX_LOCKS − 1`, as SPLASH-2's `box.C`.
     fn lock(&self, node: u32) -> Addr {
-        self.locks + node as u64 * 8
+        self.locks + self.local[node as usize] % (MAX_LOCKS - 1) * 8
     }
 
     fn span(&self, out: &mut Vec<LineOp>, from: Addr, bytes: u64, read: bool, write: bool) {
@@ -251,8 +271,9 @@ impl Phased for Fmm {
             return if t == 0 { self.n.div_ceil(INIT_CHUNK) } else { 0 };
         }
         match (p - 1) % STEP_PHASES {
-            1 | 3 => self.created[t].len(),
-            2 => self.created[t].len() + (hi - lo),
+            0 => 1,
+            2 | 4 => self.created[t].len(),
+            3 => self.created[t].len() + (hi - lo),
             _ => hi - lo,
         }
     }
@@ -270,6 +291,20 @@ impl Phased for Fmm {
         let nodes = &self.tree.nodes;
         match (p - 1) % STEP_PHASES {
             0 => {
+                // DetermineLocalGridSize over own particles, then this thread's f_array row.
+                let hi = self.zone(t).1;
+                for &b in &self.tree.order[lo..hi] {
+                    out.push(LineOp::Read(self.particle(b)));
+                }
+                compute(out, BOUNDS_CYCLES * (hi - lo) as u64);
+                out.push(LineOp::Write(self.f_array + t as u64 * F_ROW));
+            }
+            1 => {
+                if u == 0 {
+                    // MergeLocalGridSize after its barrier: every processor's row.
+                    self.span(out, self.f_array, self.threads as u64 * F_ROW, true, false);
+                    compute(out, BOUNDS_CYCLES * self.threads as u64);
+                }
                 let i = lo + u;
                 let leaf = self.leaf_at[i];
                 let mut path = Vec::new();
@@ -304,7 +339,7 @@ impl Phased for Fmm {
                 self.span(out, self.addr[leaf as usize] + line, line, true, true);
                 out.push(LineOp::Unlock(lock));
             }
-            1 => {
+            2 => {
                 let list = &self.created[t];
                 let n = list[list.len() - 1 - u];
                 let node = &nodes[n as usize];
@@ -321,7 +356,7 @@ impl Phased for Fmm {
                 }
                 self.span(out, self.addr[n as usize] + MP, EXPANSION_BYTES, false, true);
             }
-            2 => {
+            3 => {
                 let own = self.created[t].len();
                 if u < own {
                     let n = self.created[t][u];
@@ -349,7 +384,7 @@ impl Phased for Fmm {
                     out.push(LineOp::Write(self.particle(me)));
                 }
             }
-            3 => {
+            4 => {
                 let n = self.created[t][u];
                 let node = &nodes[n as usize];
                 if node.parent != u32::MAX {
@@ -393,6 +428,38 @@ mod tests {
     }
 
     #[test]
+    fn g_memory_as_splash2_lays_it_out() {
+        let threads = 4;
+        let s = check::run("fmm:particles=2000,steps=1", threads);
+        let f = Fmm::new(2000, 1, &check::ctx(threads)).unwrap();
+        // Only f_array is marked (seed 004 Table 1.3), and it holds a row of 4 reals per thread.
+        let marked: Vec<_> = f.regions.iter().filter(|r| r.proxy).map(|r| r.name.as_str()).collect();
+        assert_eq!(marked, vec!["f_array"]);
+        for (t, stream) in s.iter().enumerate() {
+            // Bounds: its own row written, no other f_array line touched.
+            let bounds = check::timed_phase(stream, 0);
+            let rows: Vec<_> = bounds.iter().filter(|op| matches!(op, LineOp::Write(a) if *a >= f.f_array)).collect();
+            assert_eq!(rows, vec![&LineOp::Write(f.f_array + t as u64 * 32)]);
+            // Build: every row read (two rows to a line), before any insertion.
+            let build = check::timed_phase(stream, 1);
+            let reads: Vec<_> = build.iter().take_while(|op| matches!(op, LineOp::Read(a) if *a >= f.f_array)).collect();
+            assert_eq!(reads.len(), (threads * 32).div_ceil(64));
+            // Locks: a box's pool index modulo MAX_LOCKS - 1.
+            for op in build {
+                if let LineOp::Lock(a) = *op {
+                    assert!(a >= f.locks && a < f.locks + (MAX_LOCKS - 1) * 8);
+                }
+            }
+        }
+        for (id, &i) in f.local.iter().enumerate() {
+            assert_eq!(f.lock(id as u32), f.locks + i % (MAX_LOCKS - 1) * 8);
+        }
+        // The same-numbered boxes of two threads' pools share a lock.
+        let first: Vec<_> = (0..threads).filter_map(|t| f.created[t].first()).collect();
+        assert!(first.len() > 1 && first.iter().all(|&&b| f.lock(b) == f.locks));
+    }
+
+    #[test]
     fn interaction_lists_read_other_threads_boxes() {
         let threads = 4;
         let s = check::run("fmm:particles=2000,steps=1", threads);
@@ -403,7 +470,7 @@ mod tests {
         };
         let mut foreign = 0;
         for (t, stream) in s.iter().enumerate() {
-            for op in check::timed_phase(stream, 2) {
+            for op in check::timed_phase(stream, 3) {
                 if let LineOp::Read(a) = *op {
                     if owner_of(a).is_some_and(|o| o != t) {
                         foreign += 1;
