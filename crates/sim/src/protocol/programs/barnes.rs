@@ -31,10 +31,12 @@
 //! (above); `hackcofm`: each thread computes the centre of mass of the nodes it created,
 //! children before parents (reads the children's line 0 — a leaf's bodies' line 0 —, writes
 //! line 0 and the quadrupole line); `computeforces`: for each own body, a Barnes–Hut walk from
-//! the root with opening angle `theta` (a cell is opened when its side exceeds `theta` times
-//! the distance to its centre of mass; leaves are always opened): every node visited has line
-//! 0 read, an accepted cell its quadrupole line, an opened cell its child pointers, an opened
-//! leaf its body pointers and each of its bodies' line 0 — the tree reads by every thread of
+//! the root with opening angle `theta` (a node is opened when its side exceeds `theta` times
+//! the distance to its centre of mass; leaves are tested too, as SPLASH-2's `walksub` applies
+//! `subdivp` to every node, and a far leaf is one interaction with its centre of mass): every
+//! node visited has line 0 read, an accepted cell its quadrupole line, an opened cell its
+//! child pointers, an opened leaf its body pointers and each of its bodies' line 0 — the tree
+//! reads by every thread of
 //! cells and bodies created and owned by others; then the body's line 1 is written;
 //! `advance`: own bodies' lines 0 and 1 read and written. Initialisation: the master writes
 //! every body (SPLASH-2's `testdata` runs in the master); barrier; `EndInit`.
@@ -45,8 +47,8 @@
 //!
 //! **Size**: `steps` defaults to 1 (SPLASH-2 runs 4 and measures from the third; every step
 //! here repeats the same tree, and one is already large): at 16K bodies, 64 threads and
-//! `theta` = 1.0, 15.0 M line accesses (27.8 M operations) and 5 barriers, about 900 line
-//! reads per body's force walk.
+//! `theta` = 1.0, 8.1 M line accesses (15.4 M operations) and 5 barriers, about 480 line
+//! reads per body's force walk (900 before far leaves were taken whole).
 
 use super::tree::{plummer, Tree};
 use super::{compute, spec_error, Driver, Layout, LineInfo, Phased};
@@ -116,6 +118,9 @@ enum Visit {
     Leaf(u32),
     /// A body of an opened leaf: its line 0 read, one interaction.
     Body(u32),
+    /// A leaf far enough to be taken whole: one interaction with its centre of mass (its line
+    /// 0, already read for the test; a leaf has no quadrupole).
+    FarLeaf(u32),
 }
 
 pub(crate) struct Barnes {
@@ -169,7 +174,7 @@ impl Barnes {
         let mut cost = vec![0u64; n];
         for (i, c) in cost.iter_mut().enumerate() {
             b.walk(i as u32, |v| {
-                if matches!(v, Visit::Accept(_) | Visit::Body(_)) {
+                if matches!(v, Visit::Accept(_) | Visit::Body(_) | Visit::FarLeaf(_)) {
                     *c += 1;
                 }
             });
@@ -230,17 +235,19 @@ impl Barnes {
         while let Some(n) = stack.pop() {
             let node = &self.tree.nodes[n as usize];
             visit(Visit::Node(n));
-            if node.is_leaf() {
+            // SPLASH-2's walksub applies the opening test (subdivp) to leaves as to cells.
+            let d2: f64 = (0..3).map(|d| (p[d] - node.com[d]).powi(2)).sum();
+            let far = node.side * node.side < self.theta * self.theta * d2;
+            if node.is_leaf() && far {
+                visit(Visit::FarLeaf(n));
+            } else if node.is_leaf() {
                 visit(Visit::Leaf(n));
                 for &o in &self.tree.order[node.bodies.0 as usize..node.bodies.1 as usize] {
                     if o != b {
                         visit(Visit::Body(o));
                     }
                 }
-                continue;
-            }
-            let d2: f64 = (0..3).map(|d| (p[d] - node.com[d]).powi(2)).sum();
-            if node.side * node.side < self.theta * self.theta * d2 {
+            } else if far {
                 visit(Visit::Accept(n));
             } else {
                 visit(Visit::Open(n));
@@ -391,6 +398,10 @@ impl Phased for Barnes {
                         out.push(LineOp::Read(self.body(o)));
                         compute(out, BODY_CYCLES);
                     }
+                    Visit::FarLeaf(n) => {
+                        debug_assert!(self.tree.nodes[n as usize].is_leaf());
+                        compute(out, BODY_CYCLES)
+                    }
                 });
                 out.push(LineOp::Write(self.body(b) + line));
             }
@@ -441,6 +452,44 @@ mod tests {
             assert!(force.contains(&LineOp::Read(b.addr[0])));
             let tree = check::timed_phase(stream, 0);
             assert!(tree.iter().any(|op| matches!(op, LineOp::Lock(_))), "thread {t} inserts without locks");
+        }
+    }
+
+    #[test]
+    fn far_leaves_are_taken_whole() {
+        // As SPLASH-2's walksub: a leaf passing the opening test is one interaction with its
+        // centre of mass, its bodies unread; with a tiny opening angle nothing is far.
+        let count = |theta: f64| {
+            let b = Barnes::new(2000, 1, theta, &check::ctx(4)).unwrap();
+            let (mut far, mut bodies) = (0u64, 0u64);
+            for i in 0..2000 {
+                b.walk(i, |v| match v {
+                    Visit::FarLeaf(n) => {
+                        assert!(b.tree.nodes[n as usize].is_leaf());
+                        far += 1
+                    }
+                    Visit::Body(_) => bodies += 1,
+                    _ => {}
+                });
+            }
+            (far, bodies)
+        };
+        let (far, bodies) = count(1.0);
+        assert!(far > 2000, "{far}");
+        let (none, all) = count(1e-6);
+        assert_eq!(none, 0);
+        assert!(bodies < all / 2, "{bodies} of {all}");
+        // Every body still meets the whole mass once: each walk's bodies, far leaves' and
+        // accepted cells' counts add up to the other 1999.
+        let b = Barnes::new(2000, 1, 1.0, &check::ctx(4)).unwrap();
+        for i in [0u32, 777, 1999] {
+            let mut mass = 0u32;
+            b.walk(i, |v| match v {
+                Visit::FarLeaf(n) | Visit::Accept(n) => mass += b.tree.nodes[n as usize].count(),
+                Visit::Body(_) => mass += 1,
+                _ => {}
+            });
+            assert!(mass == 1999 || mass == 2000, "body {i}: {mass}");
         }
     }
 
