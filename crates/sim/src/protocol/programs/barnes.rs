@@ -6,9 +6,9 @@
 //! time step moves a body by a small fraction of its cell, so the tree and the zones barely
 //! change in SPLASH-2's default four steps): every step rebuilds the same tree.
 //!
-//! **Data** (after SPLASH-2 `code.h`): `bodytab`, a body per [`BODY_BYTES`] (line 0: mass and
-//! position, read by other threads' force walks; line 1: velocity, acceleration, potential,
-//! cost); `celltab`, cells of [`CELL_BYTES`] (line 0: mass, centre of mass, size; line 1: the
+//! **Data** (after SPLASH-2 `defs.H`): `bodytab`, a body per [`BODY_BYTES`] (line 0: type,
+//! mass, position, cost, level, parent — the position read by other threads' force walks, the
+//! cost written by the owner's; line 1: velocity, acceleration, potential); `celltab`, cells of [`CELL_BYTES`] (line 0: mass, centre of mass, size; line 1: the
 //! eight child pointers; line 2: quadrupole moments); `leaftab`, leaves of [`LEAF_BYTES`] (line
 //! 0: header; lines 1–2: up to 10 body pointers, SPLASH-2's `MAX_BODIES_PER_LEAF`); `locks`,
 //! SPLASH-2's `CellLock` array of 2048 lock words hashed by cell number. Cells and leaves come
@@ -37,7 +37,10 @@
 //! node visited has line 0 read, an accepted cell its quadrupole line, an opened cell its
 //! child pointers, an opened leaf its body pointers and each of its bodies' line 0 — the tree
 //! reads by every thread of
-//! cells and bodies created and owned by others; then the body's line 1 is written;
+//! cells and bodies created and owned by others; the body's cost (line 0) is zeroed before its
+//! walk and written after it, with its acceleration and potential (line 1), as SPLASH-2's
+//! `computeforces` and `hackgrav` do, so the walks of other threads that read its position
+//! in the meantime lose the line (the false sharing of `Pos` and `Cost`);
 //! `advance`: own bodies' lines 0 and 1 read and written. Initialisation: the master writes
 //! every body (SPLASH-2's `testdata` runs in the master); barrier; `EndInit`.
 //!
@@ -47,7 +50,7 @@
 //!
 //! **Size**: `steps` defaults to 1 (SPLASH-2 runs 4 and measures from the third; every step
 //! here repeats the same tree, and one is already large): at 16K bodies, 64 threads and
-//! `theta` = 1.0, 8.1 M line accesses (15.4 M operations) and 5 barriers, about 480 line
+//! `theta` = 1.0, 8.1 M line accesses (15.5 M operations) and 5 barriers, about 480 line
 //! reads per body's force walk (900 before far leaves were taken whole).
 
 use super::tree::{plummer, Tree};
@@ -378,6 +381,7 @@ impl Phased for Barnes {
             }
             2 => {
                 let b = self.tree.order[lo + u];
+                out.push(LineOp::Write(self.body(b)));
                 self.walk(b, |v| match v {
                     Visit::Node(n) => {
                         out.push(LineOp::Read(self.addr[n as usize]));
@@ -403,6 +407,7 @@ impl Phased for Barnes {
                         compute(out, BODY_CYCLES)
                     }
                 });
+                out.push(LineOp::Write(self.body(b)));
                 out.push(LineOp::Write(self.body(b) + line));
             }
             _ => {
@@ -450,6 +455,19 @@ mod tests {
             assert!(foreign > 0, "thread {t} reads no other thread's nodes");
             // The root is read by every walk.
             assert!(force.contains(&LineOp::Read(b.addr[0])));
+            // Each own body's cost (line 0) is written before and after its walk; no other
+            // body's line 0 is written.
+            let (lo, hi) = b.zone(t);
+            let mut costs = std::collections::HashMap::new();
+            for op in force {
+                if let LineOp::Write(a) = *op {
+                    if a >= b.bodytab && a < b.bodytab + 400 * BODY_BYTES && (a - b.bodytab) % BODY_BYTES == 0 {
+                        *costs.entry(a).or_insert(0) += 1;
+                    }
+                }
+            }
+            let own: std::collections::HashMap<_, _> = b.tree.order[lo..hi].iter().map(|&o| (b.body(o), 2)).collect();
+            assert_eq!(costs, own, "thread {t}");
             let tree = check::timed_phase(stream, 0);
             assert!(tree.iter().any(|op| matches!(op, LineOp::Lock(_))), "thread {t} inserts without locks");
         }
