@@ -26,7 +26,6 @@ const ST_I: u8 = 0;
 const ST_S: u8 = 1;
 const ST_M: u8 = 2;
 
-/// Message types. The order is the order of [`KIND_NAMES`].
 /// An SLC frame's tag word: the line it holds `<< 2 | state`; an empty frame is [`FR_INV`]
 /// (no line's, since lines are below 2^28). Tags and states share one word so that the hit
 /// check of the CPU's fast path reads 4 bytes per frame; the frames' values (for the value
@@ -37,6 +36,7 @@ const fn frame_word(line: u32, st: u8) -> u32 {
 }
 const FR_INV: u32 = frame_word(INV >> 2, ST_I);
 
+/// Message types. The order is the order of [`KIND_NAMES`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub(crate) enum K {
