@@ -546,13 +546,28 @@ impl<'a> Eng<'a> {
         r != INV && self.proxy_region[r as usize]
     }
 
+    /// `a`'s line, or `None` (the run fails) when `a` lies past the regions' end: the bound
+    /// comes first because `line_of` truncates, and an address beyond it could name a line
+    /// inside.
+    #[inline]
+    fn bounded_line(&mut self, c: usize, a: u64) -> Option<u32> {
+        if a >= self.addr_end {
+            self.outside(c, a);
+            return None;
+        }
+        Some(self.line_of(a))
+    }
+
+    fn outside(&mut self, c: usize, a: u64) {
+        self.fail(format!("program {}: thread {c} accessed address {a:#x}, outside every region", self.program_name));
+    }
+
     /// Checks that `line` lies in a region and homes its page on first touch by `node`.
     fn touch(&mut self, c: usize, a: u64) -> Option<u32> {
-        let line = self.line_of(a);
+        let line = self.bounded_line(c, a)?;
         let pg = (line >> self.page_lines_shift) as usize;
-        // The bound first: `line_of` truncates, so an address beyond it could name a line inside.
-        if a >= self.addr_end || self.page_region[pg] == INV {
-            self.fail(format!("program {}: thread {c} accessed address {a:#x}, outside every region", self.program_name));
+        if self.page_region[pg] == INV {
+            self.outside(c, a);
             return None;
         }
         if self.table.homes()[pg] == UNTOUCHED {
@@ -730,11 +745,7 @@ impl<'a> Eng<'a> {
                 LineOp::Read(a) => {
                     // A line a cache holds was touched before (its page homed, its region
                     // checked), so only a miss needs `touch`; the bound keeps `line_of` exact.
-                    if a >= self.addr_end {
-                        self.touch(c, a);
-                        return;
-                    }
-                    let line = self.line_of(a);
+                    let Some(line) = self.bounded_line(c, a) else { return };
                     self.st.flc_accesses += 1;
                     let fi = flc_base + (line as usize & fmask);
                     let si = slc_base + (line as usize & smask);
@@ -764,11 +775,7 @@ impl<'a> Eng<'a> {
                     self.retire(c);
                 }
                 LineOp::Write(a) | LineOp::Lock(a) | LineOp::Unlock(a) => {
-                    if a >= self.addr_end {
-                        self.touch(c, a);
-                        return;
-                    }
-                    let line = self.line_of(a);
+                    let Some(line) = self.bounded_line(c, a) else { return };
                     let si = slc_base + (line as usize & smask);
                     let hit = self.ftag(si) == line && self.fst(si) == ST_M;
                     if !hit && self.touch(c, a).is_none() {

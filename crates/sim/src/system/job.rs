@@ -170,9 +170,9 @@ impl<'m> Live<'m> {
         let moved = (0..kept).filter(|&i| cpus[i] != self.cpus[i]).count() as u64;
         self.bursts += moved + (self.cpus.len() - kept) as u64;
         // A process migration is a thread resuming on another CPU than it last ran on (seed
-        // 002 §2): a kept thread moved, or a dropped one taken back elsewhere.
-        let resumed = (kept..cpus.len()).filter(|&i| self.last_cpu.get(i).is_some_and(|&c| c != cpus[i])).count() as u64;
-        self.migrations += moved + resumed;
+        // 002 §2): a kept thread moved (`last_cpu` starts with the current CPUs), or a dropped
+        // one taken back elsewhere.
+        self.migrations += (0..cpus.len()).filter(|&i| self.last_cpu.get(i).is_some_and(|&c| c != cpus[i])).count() as u64;
         for (i, &c) in cpus.iter().enumerate() {
             match self.last_cpu.get_mut(i) {
                 Some(last) => *last = c,

@@ -287,12 +287,11 @@ impl Phased for Fmm {
             }
             return;
         }
-        let (lo, _) = self.zone(t);
+        let (lo, hi) = self.zone(t);
         let nodes = &self.tree.nodes;
         match (p - 1) % STEP_PHASES {
             0 => {
                 // DetermineLocalGridSize over own particles, then this thread's f_array row.
-                let hi = self.zone(t).1;
                 for &b in &self.tree.order[lo..hi] {
                     out.push(LineOp::Read(self.particle(b)));
                 }
