@@ -16,7 +16,8 @@ use crate::error::SimError;
 use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::{Machine, ModelError, PageNo, PageTable, PlaceRequest, Placement, Region};
 use super::queue::EventQueue;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 const INV: u32 = u32::MAX;
 const NONE16: u16 = u16::MAX;
@@ -280,7 +281,8 @@ struct Eng<'a> {
     latest: Vec<u64>,
     accessed: Vec<bool>,
     touched: Vec<u32>,
-    busy: BTreeMap<u32, Txn>,
+    /// Transactions in progress, by line (few at a time: a small table the host keeps cached).
+    busy: LineMap<Txn>,
     events: EventQueue,
     slab: Vec<Msg>,
     free_slab: Vec<u32>,
@@ -297,7 +299,7 @@ struct Eng<'a> {
     free_chains: Vec<u32>,
     next_tid: u32,
     store_seq: u64,
-    locks: BTreeMap<u32, (u16, VecDeque<u16>)>,
+    locks: LineMap<(u16, VecDeque<u16>)>,
     barrier_count: usize,
     /// Global barriers released so far.
     barriers: u64,
@@ -305,6 +307,29 @@ struct Eng<'a> {
     st: Stats,
     err: Option<String>,
     program_name: String,
+}
+
+/// A map keyed by line number. Nothing iterates one except `stuck`, which sorts, so the
+/// hash order never reaches a result.
+type LineMap<V> = HashMap<u32, V, BuildHasherDefault<LineHasher>>;
+
+/// Hashes a line number by one multiplication (Fibonacci hashing): the keys are engine line
+/// numbers, not input an adversary picks, and a few dozen are live at a time.
+#[derive(Default)]
+struct LineHasher(u64);
+
+impl Hasher for LineHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.0 = u64::from(x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 fn cfg(msg: String) -> SimError {
@@ -437,7 +462,7 @@ pub fn run_observed(
         latest: vec![0; lines],
         accessed: vec![false; lines],
         touched: Vec::new(),
-        busy: BTreeMap::new(),
+        busy: LineMap::default(),
         events: EventQueue::new(),
         slab: Vec::new(),
         free_slab: Vec::new(),
@@ -454,7 +479,7 @@ pub fn run_observed(
         free_chains: Vec::new(),
         next_tid: 1,
         store_seq: 0,
-        locks: BTreeMap::new(),
+        locks: LineMap::default(),
         barrier_count: 0,
         barriers: 0,
         last_progress: 0,
@@ -672,7 +697,9 @@ impl<'a> Eng<'a> {
     /// The stuck transactions and threads, for the lack-of-progress error.
     fn stuck(&self) -> String {
         let mut parts = Vec::new();
-        for (line, t) in &self.busy {
+        let mut busy: Vec<_> = self.busy.iter().collect();
+        busy.sort_unstable_by_key(|(line, _)| **line);
+        for (line, t) in busy {
             parts.push(format!(
                 "home {} line {line:#x}: {:?} for node {} ({} waiting)",
                 self.home_of(*line),
