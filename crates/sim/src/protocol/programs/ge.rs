@@ -12,24 +12,34 @@
 //!
 //! **Accesses.** Initialisation: each thread writes every line of the rows it owns at step 0
 //! (owner initialisation), then barrier, `EndInit`. Pivot step `k` (one phase, ending with a
-//! barrier: row `k+1` is final only when step `k` ends): every thread with rows to update
-//! reads the pivot row's active part, `a[k][k..n]` (one `Read` per line: at most 4 KiB, it
-//! stays in the 8 KiB first-level cache for the step — the widely shared data of seed 004),
-//! then for each of its rows `i` and each line of `a[i][k..n]` a `Read`, the update's
-//! `Compute` and a `Write` (load, then store, of the same line: the read miss and the
-//! write upgrade a real read-modify-write loop makes). No pivot search, no back substitution
-//! (the seed's GE is the elimination).
+//! barrier: row `k+1` is final only when step `k` ends): every thread with rows to update runs,
+//! for each of its rows `i`, the update loop `a[i][j] -= m · a[k][j]` for `j = k .. n−1`
+//! element by element: a `Read` of `a[k][j]` (the pivot row, the widely shared data of seed
+//! 004), a `Read` of `a[i][j]`, the update's `Compute` and a `Write` of `a[i][j]`. The loop
+//! alternates between two lines, so by the operations' contract each access is stated
+//! (`program.rs`: only consecutive accesses to one line with nothing between them are stated
+//! once), and the engine's first-level cache decides what hits: with rows of 4 KiB (n = 512)
+//! and the 8 KiB direct-mapped FLC, `a[k][j]` and `a[i][j]` fall in the same frame whenever
+//! `i − k` is even, and evict each other at every element, so half the rows fetch the pivot
+//! row's lines from the SLC at every element, the other half keep them in the FLC. (Before,
+//! the model read the pivot row once per step on the assumption that it stayed in the FLC for
+//! the step, which the direct-mapped FLC does not allow.) No pivot search, no back
+//! substitution (the seed's GE is the elimination).
 //!
 //! **Compute.** Per element updated, `a[i][j] -= m · a[k][j]`: two loads, a multiply, a
-//! subtract, a store, an index increment and a branch — 7 instructions; per row, computing
-//! the multiplier `m = a[i][k] / a[k][k]` and the loop set-up, 20. Initialisation: 3 per
-//! element (value, store, loop).
+//! subtract, a store, an index increment and a branch — 7 instructions, of which the loads
+//! and the store are the element's operations (a cycle each at least) and 4 its `Compute`;
+//! per row, computing the multiplier `m = a[i][k] / a[k][k]` and the loop set-up, 20.
+//! Initialisation: 3 per element (value, store, loop).
 //!
-//! **Size.** At the defaults (n = 512, 64 threads) one run is 12.4 M line accesses (18.2 M
-//! operations; about 2 × n³/24 lines for the updates, 1 M for the pivot rows) and 512 barriers
-//! (1 ending the initialisation, 511 pivot steps): the whole elimination, nothing truncated.
+//! **Size.** At the defaults (n = 512, 64 threads) one run is 134.2 M line accesses (179.2 M
+//! operations: three accesses per element of the n³/3 updated, and its compute; the
+//! initialisation's 32 K lines) and 512
+//! barriers (1 ending the initialisation, 511 pivot steps): the whole elimination, nothing
+//! truncated. A row's loop is cut into units of [`UNIT_ELEMENTS`] elements (a unit stays
+//! below the engine's `CHUNK` of operations for any `n`).
 
-use super::{compute, lines, Driver, LineInfo, Phased};
+use super::{compute, Driver, LineInfo, Phased};
 use crate::protocol::program::{LineCtx, LineOp, LineProgram, LineRegion};
 use crate::workloads::splash::common::{Array2, ELEM};
 use crate::workloads::splash::ge::{assigned_rows, matrix_layout, order, N_PARAM, SCHEDULE_PARAM};
@@ -41,6 +51,10 @@ const NAME: &str = "ge";
 
 /// Instructions per element updated.
 pub const UPDATE_CYCLES: u64 = 7;
+/// Of them, the two loads and the store, stated as operations.
+const UPDATE_ACCESSES: u64 = 3;
+/// Elements of a row's update loop per unit.
+pub const UNIT_ELEMENTS: u64 = 256;
 /// Instructions per row: the multiplier and the loop set-up.
 pub const ROW_CYCLES: u64 = 20;
 /// Instructions per element initialised.
@@ -132,12 +146,8 @@ impl Phased for Ge {
         if p == 0 {
             return self.row_count(0, t);
         }
-        let rows = self.row_count(Self::pivot(p) + 1, t);
-        if rows == 0 {
-            0
-        } else {
-            rows + 1
-        }
+        let k = Self::pivot(p);
+        self.row_count(k + 1, t) * Self::units_per_row(self.a.cols - k)
     }
 
     fn unit(&self, p: usize, t: usize, u: usize, out: &mut Vec<LineOp>) {
@@ -155,21 +165,26 @@ impl Phased for Ge {
             return;
         }
         let k = Self::pivot(p);
-        if u == 0 {
-            lines(out, self.line, a.addr(k, k), a.addr(k, a.cols), LineOp::Read);
-            return;
+        let per_row = Self::units_per_row(a.cols - k);
+        let (r, b) = (u / per_row, (u % per_row) as u64);
+        let i = self.row(k + 1, t, r);
+        if b == 0 {
+            compute(out, ROW_CYCLES);
         }
-        let i = self.row(k + 1, t, u - 1);
-        compute(out, ROW_CYCLES);
-        let (from, to) = (a.addr(i, k), a.addr(i, a.cols));
-        let mut l = from;
-        while l < to {
-            let end = (l / self.line + 1) * self.line;
-            out.push(LineOp::Read(l));
-            compute(out, UPDATE_CYCLES * ((end.min(to) - l) / ELEM));
-            out.push(LineOp::Write(l));
-            l = end;
+        let from = k + b * UNIT_ELEMENTS;
+        for j in from..(from + UNIT_ELEMENTS).min(a.cols) {
+            out.push(LineOp::Read(a.addr(k, j)));
+            out.push(LineOp::Read(a.addr(i, j)));
+            compute(out, UPDATE_CYCLES - UPDATE_ACCESSES);
+            out.push(LineOp::Write(a.addr(i, j)));
         }
+    }
+}
+
+impl Ge {
+    /// Units of one row's update loop over `elements` elements.
+    fn units_per_row(elements: u64) -> usize {
+        elements.div_ceil(UNIT_ELEMENTS) as usize
     }
 }
 
@@ -200,28 +215,30 @@ mod tests {
     }
 
     #[test]
-    fn every_thread_with_rows_reads_the_pivot_row_each_step() {
-        let n = 32u64;
-        let s = check::run(&format!("ge:n={n}"), 4);
-        let c = check::ctx(4);
-        let a = Array2 { base: 0, rows: n, cols: n };
-        for k in 0..n - 1 {
-            let pivot: Vec<u64> = (a.addr(k, k) / 64..a.addr(k, n).div_ceil(64)).map(|l| l * 64).collect();
-            for (t, stream) in s.iter().enumerate() {
-                let phase = check::timed_phase(stream, k as usize);
-                let reads: Vec<u64> =
-                    phase.iter().filter_map(|o| if let LineOp::Read(x) = o { Some(*x) } else { None }).collect();
-                let has_rows = assigned_rows(n, c.threads, false, k + 1, t).iter().any(|(lo, hi)| lo < hi);
-                if has_rows {
-                    assert_eq!(&reads[..pivot.len()], &pivot[..], "step {k} thread {t}");
-                } else {
-                    assert!(phase.is_empty());
-                }
-                // It writes only rows below the pivot.
-                for o in phase {
-                    if let LineOp::Write(x) = o {
-                        assert!(*x >= a.addr(k + 1, 0), "step {k}: write above the active rows");
+    fn each_element_update_reads_the_pivot_then_the_row_then_writes_the_row() {
+        // n = 300: rows longer than a unit, so a row's loop spans units.
+        for (n, cyclic) in [(32u64, false), (300, false), (40, true)] {
+            let spec = format!("ge:n={n}{}", if cyclic { ",schedule=cyclic" } else { "" });
+            let s = check::run(&spec, 4);
+            let c = check::ctx(4);
+            let a = Array2 { base: 0, rows: n, cols: n };
+            for k in 0..n - 1 {
+                for (t, stream) in s.iter().enumerate() {
+                    let phase = check::timed_phase(stream, k as usize);
+                    let got: Vec<LineOp> = phase.iter().copied().filter(|o| !matches!(o, LineOp::Compute(_))).collect();
+                    let mut want = Vec::new();
+                    for (lo, hi) in assigned_rows(n, c.threads, cyclic, k + 1, t) {
+                        for i in lo..hi {
+                            for j in k..n {
+                                want.extend([LineOp::Read(a.addr(k, j)), LineOp::Read(a.addr(i, j)), LineOp::Write(a.addr(i, j))]);
+                            }
+                        }
                     }
+                    assert_eq!(got, want, "{spec}: step {k} thread {t}");
+                    // The compute: 20 per row and 4 per element, the loads and store a cycle each.
+                    let cycles: u64 = phase.iter().map(|o| if let LineOp::Compute(x) = o { *x as u64 } else { 0 }).sum();
+                    let rows = assigned_rows(n, c.threads, cyclic, k + 1, t).iter().map(|(lo, hi)| hi - lo).sum::<u64>();
+                    assert_eq!(cycles, rows * (ROW_CYCLES + (n - k) * (UPDATE_CYCLES - UPDATE_ACCESSES)), "{spec}: step {k} thread {t}");
                 }
             }
         }
