@@ -34,10 +34,10 @@
 //!
 //! **Size.** At the defaults (n = 512, 64 threads) one run is 134.2 M line accesses (179.2 M
 //! operations: three accesses per element of the n³/3 updated, and its compute; the
-//! initialisation's 32 K lines) and 512
-//! barriers (1 ending the initialisation, 511 pivot steps): the whole elimination, nothing
-//! truncated. A row's loop is cut into units of [`UNIT_ELEMENTS`] elements (a unit stays
-//! below the engine's `CHUNK` of operations for any `n`).
+//! initialisation's 32 K lines) and 512 barriers (1 ending the initialisation, 511 pivot
+//! steps): the whole elimination, nothing truncated. A row's loop is cut into units of
+//! [`UNIT_ELEMENTS`] elements (a unit stays below the engine's `CHUNK` of operations for any
+//! `n`).
 
 use super::{compute, Driver, LineInfo, Phased};
 use crate::protocol::program::{LineCtx, LineOp, LineProgram, LineRegion};
