@@ -799,7 +799,7 @@ impl<'a> Eng<'a> {
                     if !self.load(c, line) {
                         return;
                     }
-                    self.retire(c);
+                    self.retire_access(c);
                 }
                 LineOp::Write(a) | LineOp::Lock(a) | LineOp::Unlock(a) => {
                     let Some(line) = self.bounded_line(c, a) else { return };
@@ -842,12 +842,17 @@ impl<'a> Eng<'a> {
         }
     }
 
+    /// Retires the CPU's current load or store.
+    #[inline]
+    fn retire_access(&mut self, c: usize) {
+        self.st.line_accesses += 1;
+        self.retire(c);
+    }
+
+    /// Retires the CPU's current operation (a load or store through [`Eng::retire_access`]).
     #[inline]
     fn retire(&mut self, c: usize) {
         let cpu = &mut self.cpus[c];
-        if matches!(cpu.ops[cpu.pos], LineOp::Read(_) | LineOp::Write(_) | LineOp::Lock(_) | LineOp::Unlock(_)) {
-            self.st.line_accesses += 1;
-        }
         cpu.pos += 1;
         if cpu.t > self.last_progress {
             self.last_progress = cpu.t;
@@ -858,20 +863,28 @@ impl<'a> Eng<'a> {
     }
 
     /// A load performs: its value must be the latest store's.
+    #[inline]
     fn load(&mut self, c: usize, line: u32) -> bool {
         let si = c * self.slc_frames + (line as usize & (self.slc_frames - 1));
         self.st.loads_checked += 1;
         if self.slc_val[si] != self.latest[line as usize] {
-            self.fail(format!(
-                "value check: node {c} read line {line:#x} = store #{}, but the latest store is #{}",
-                self.slc_val[si], self.latest[line as usize]
-            ));
+            self.load_mismatch(c, line, si);
             return false;
         }
         true
     }
 
+    #[cold]
+    #[inline(never)]
+    fn load_mismatch(&mut self, c: usize, line: u32, si: usize) {
+        self.fail(format!(
+            "value check: node {c} read line {line:#x} = store #{}, but the latest store is #{}",
+            self.slc_val[si], self.latest[line as usize]
+        ));
+    }
+
     /// A store performs (the node holds the line modified).
+    #[inline]
     fn store(&mut self, c: usize, line: u32) {
         let si = c * self.slc_frames + (line as usize & (self.slc_frames - 1));
         debug_assert!(self.ftag(si) == line && self.fst(si) == ST_M);
@@ -882,7 +895,18 @@ impl<'a> Eng<'a> {
 
     /// After a store performed for `op`: lock semantics; retires the op unless the thread
     /// parks. Returns whether the CPU goes on.
+    #[inline]
     fn after_store(&mut self, c: usize, op: LineOp, line: u32) -> bool {
+        if let LineOp::Write(_) = op {
+            self.retire_access(c);
+            return true;
+        }
+        self.after_lock_op(c, op, line)
+    }
+
+    /// [`Eng::after_store`] for a `Lock` or `Unlock`.
+    #[inline(never)]
+    fn after_lock_op(&mut self, c: usize, op: LineOp, line: u32) -> bool {
         let t = self.cpus[c].t;
         match op {
             LineOp::Lock(_) => {
@@ -912,7 +936,7 @@ impl<'a> Eng<'a> {
             }
             _ => {}
         }
-        self.retire(c);
+        self.retire_access(c);
         true
     }
 
@@ -946,7 +970,7 @@ impl<'a> Eng<'a> {
                 if !self.load(c, line) {
                     return;
                 }
-                self.retire(c);
+                self.retire_access(c);
             }
             _ => {
                 self.store(c, line);
