@@ -113,12 +113,12 @@ impl<P: Phased> Driver<P> {
         Box::new(Driver::new(prog))
     }
 
-    /// Generates thread `t`'s next operations into `c.carry` (at least one unless finished).
-    fn advance(prog: &P, t: usize, c: &mut Cursor) {
+    /// Appends thread `t`'s next operations to `dst` (at least one unless finished).
+    fn advance(prog: &P, t: usize, c: &mut Cursor, dst: &mut Vec<LineOp>) {
         let init = prog.init_phases();
         if !c.ended_init && init == 0 {
             c.ended_init = true;
-            c.carry.push(LineOp::EndInit);
+            dst.push(LineOp::EndInit);
             return;
         }
         while !c.done {
@@ -128,20 +128,29 @@ impl<P: Phased> Driver<P> {
             }
             let units = *c.units.get_or_insert_with(|| prog.units(c.phase, t));
             if c.unit < units {
-                prog.unit(c.phase, t, c.unit, &mut c.carry);
+                let (before, last) = (dst.len(), dst.last().copied());
+                prog.unit(c.phase, t, c.unit, dst);
+                // A unit's streams are its own: a leading `Compute` that `compute` merged into
+                // the previous unit's trailing one is split off again.
+                if let (Some(LineOp::Compute(was)), Some(&LineOp::Compute(now))) = (last, before.checked_sub(1).and_then(|i| dst.get(i))) {
+                    if now != was {
+                        dst[before - 1] = LineOp::Compute(was);
+                        dst.insert(before, LineOp::Compute(now - was));
+                    }
+                }
                 c.unit += 1;
-                if !c.carry.is_empty() {
+                if dst.len() > before {
                     return;
                 }
                 continue;
             }
-            c.carry.push(LineOp::Barrier);
+            dst.push(LineOp::Barrier);
             c.phase += 1;
             c.unit = 0;
             c.units = None;
             if c.phase == init && !c.ended_init {
                 c.ended_init = true;
-                c.carry.push(LineOp::EndInit);
+                dst.push(LineOp::EndInit);
             }
             return;
         }
@@ -163,25 +172,27 @@ impl<P: Phased> LineProgram for Driver<P> {
 
     fn fill(&mut self, thread: usize, out: &mut Vec<LineOp>) -> bool {
         let c = &mut self.cursors[thread];
-        let mut room = CHUNK;
-        loop {
-            let avail = c.carry.len() - c.head;
-            let n = avail.min(room);
-            out.extend_from_slice(&c.carry[c.head..c.head + n]);
-            c.head += n;
-            room -= n;
-            if c.head == c.carry.len() {
-                c.carry.clear();
-                c.head = 0;
-            }
-            if room == 0 || c.done {
-                break;
-            }
-            Self::advance(&self.prog, thread, c);
+        let start = out.len();
+        // What the last call generated beyond its chunk goes first.
+        let n = (c.carry.len() - c.head).min(CHUNK);
+        out.extend_from_slice(&c.carry[c.head..c.head + n]);
+        c.head += n;
+        if c.head == c.carry.len() {
+            c.carry.clear();
+            c.head = 0;
+        }
+        // Then new operations, generated straight into `out`; a unit that runs past the chunk
+        // leaves its tail in `carry` (copied once, not every operation through `carry`).
+        while c.carry.is_empty() && out.len() - start < CHUNK && !c.done {
+            Self::advance(&self.prog, thread, c, out);
+        }
+        if out.len() - start > CHUNK {
+            c.carry.extend_from_slice(&out[start + CHUNK..]);
+            out.truncate(start + CHUNK);
         }
         let left = c.carry.len() - c.head;
         self.max_carry = self.max_carry.max(left);
-        room < CHUNK
+        out.len() > start
     }
 }
 
@@ -274,6 +285,70 @@ mod tests {
         }
         assert!(total <= 200_000_000, "{total}");
         assert_eq!(REGISTRY.names().collect::<Vec<_>>(), DEFAULTS.map(|d| d.0));
+    }
+
+    /// Units that start and end with `Compute`, of sizes up to nearly a chunk.
+    struct Toy;
+
+    impl Phased for Toy {
+        fn name(&self) -> &str {
+            "toy"
+        }
+        fn threads(&self) -> usize {
+            2
+        }
+        fn regions(&self) -> &[LineRegion] {
+            &[]
+        }
+        fn phases(&self) -> usize {
+            3
+        }
+        fn init_phases(&self) -> usize {
+            1
+        }
+        fn units(&self, p: usize, t: usize) -> usize {
+            5 + p + t
+        }
+        fn unit(&self, p: usize, t: usize, u: usize, out: &mut Vec<LineOp>) {
+            let n = [0, 1, 7, CHUNK - 3, 900, CHUNK / 2][(p + 2 * t + u) % 6];
+            compute(out, 1 + u as u64);
+            for i in 0..n as u64 {
+                out.push(LineOp::Read(64 * i));
+            }
+            compute(out, 2);
+        }
+    }
+
+    #[test]
+    fn the_driver_hands_out_each_unit_as_generated_in_chunks() {
+        let mut d = Driver::new(Toy);
+        for t in 0..2 {
+            let mut want = Vec::new();
+            for p in 0..3 {
+                for u in 0..Toy.units(p, t) {
+                    let mut one = Vec::new();
+                    Toy.unit(p, t, u, &mut one);
+                    want.extend(one);
+                }
+                want.push(LineOp::Barrier);
+                if p == 0 {
+                    want.push(LineOp::EndInit);
+                }
+            }
+            let (mut got, mut chunk) = (Vec::new(), Vec::new());
+            loop {
+                chunk.clear();
+                if !d.fill(t, &mut chunk) {
+                    break;
+                }
+                assert!(!chunk.is_empty() && chunk.len() <= CHUNK, "{}", chunk.len());
+                got.extend_from_slice(&chunk);
+            }
+            assert!(chunk.is_empty());
+            // No unit's leading Compute is merged into the unit before it.
+            assert_eq!(got, want, "thread {t}");
+        }
+        assert!(d.max_carry < CHUNK);
     }
 
     #[test]
