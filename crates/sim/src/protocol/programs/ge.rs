@@ -119,6 +119,11 @@ impl Ge {
     fn pivot(p: usize) -> u64 {
         p as u64 - 1
     }
+
+    /// Units of one row's update loop over `elements` elements.
+    fn units_per_row(elements: u64) -> usize {
+        elements.div_ceil(UNIT_ELEMENTS) as usize
+    }
 }
 
 impl Phased for Ge {
@@ -178,13 +183,6 @@ impl Phased for Ge {
             compute(out, UPDATE_CYCLES - UPDATE_ACCESSES);
             out.push(LineOp::Write(a.addr(i, j)));
         }
-    }
-}
-
-impl Ge {
-    /// Units of one row's update loop over `elements` elements.
-    fn units_per_row(elements: u64) -> usize {
-        elements.div_ceil(UNIT_ELEMENTS) as usize
     }
 }
 
