@@ -275,7 +275,8 @@ pub(crate) enum Part {
     /// Loop planes `[lo, hi)` in contiguous blocks: thread `t` sweeps its k-slab.
     Planes { lo: u64, hi: u64 },
     /// Rows `[lo, hi)` in contiguous blocks, in every plane of `[k0, k1)`: thread `t` touches
-    /// its rows in all planes (a j-block across the whole k extent).
+    /// its rows in all planes (a j-block across the whole k extent), each line of its rows in
+    /// every plane before the next line (NPB's loops over `j`, then `i`, then all `k`).
     Rows { lo: u64, hi: u64, k0: u64, k1: u64 },
     /// One stage of a pipelined wavefront over planes `[k0, k1)`: the threads own row blocks of
     /// `[lo, hi)` and the `p`-th thread with rows works, at `stage`, on the `(stage - p)`-th
@@ -340,9 +341,18 @@ pub(crate) fn emit(sweep: &Sweep, fields: &[Field], g: &Geom, t: usize, threads:
         Part::Rows { lo, hi, k0, k1 } => {
             let (a, b) = block_range(hi.saturating_sub(*lo), nt, tt);
             if a < b {
+                // The same lines as plane by plane, in NPB's order: its j-partitioned loops run
+                // `j`, then `i`, then **all `k` innermost** (BT's and SP's `z_solve`, LU's
+                // zeta fluxes, FT's `cffts3`), so a thread visits every plane's line of its
+                // current (j, i) before the next line of its rows: its accesses rotate through
+                // every slab's node instead of staying on one slab for a whole plane of rows.
+                let mut planes: Vec<Vec<Txn>> = Vec::with_capacity(k1.saturating_sub(*k0) as usize);
                 for k in *k0..*k1 {
-                    rows_at(sweep, fields, g, k, (lo + a, lo + b), &mut cursor, out);
+                    let mut plane = Vec::new();
+                    rows_at(sweep, fields, g, k, (lo + a, lo + b), &mut cursor, &mut plane);
+                    planes.push(plane);
                 }
+                interleave_lines(&planes, g.lpp, out);
             }
         }
         Part::Wave { lo, hi, k0, k1, stage, up } => {
@@ -367,6 +377,33 @@ pub(crate) fn emit(sweep: &Sweep, fields: &[Field], g: &Geom, t: usize, threads:
                     fields[acc.field].push_points(g, out, p, p + 1, acc.op);
                 }
             }
+        }
+    }
+}
+
+/// Appends the lines of `planes` (each a plane's records in storage order) one line of each
+/// plane in turn: the first line of every plane, then the second of every plane, and so on
+/// (a plane with fewer lines drops out when it has no more). A record is extended while
+/// consecutive lines fall on one page with one op (at most `lpp` lines a record).
+pub(crate) fn interleave_lines(planes: &[Vec<Txn>], lpp: u64, out: &mut Vec<Txn>) {
+    // Per plane: (record index, lines of that record already taken).
+    let mut at = vec![(0usize, 0u16); planes.len()];
+    loop {
+        let mut any = false;
+        for (plane, pos) in planes.iter().zip(at.iter_mut()) {
+            let Some(rec) = plane.get(pos.0) else { continue };
+            any = true;
+            match out.last_mut() {
+                Some(last) if last.page == rec.page && last.op == rec.op && (last.count as u64) < lpp => last.count += 1,
+                _ => out.push(Txn { page: rec.page, count: 1, op: rec.op }),
+            }
+            pos.1 += 1;
+            if pos.1 == rec.count {
+                *pos = (pos.0 + 1, 0);
+            }
+        }
+        if !any {
+            return;
         }
     }
 }
@@ -597,14 +634,37 @@ mod tests {
     }
 
     #[test]
-    fn row_sweep_touches_every_plane() {
-        let f = field(8, (8, 4, 3)); // rows of one line, planes of four
+    fn row_sweep_visits_every_plane_for_each_line_of_its_rows() {
+        // Rows of one line, planes of four (a page each); thread 1 of 2 owns rows 2 and 3. NPB
+        // runs all k innermost: row 2 of planes 0, 1, 2, then row 3 of planes 0, 1, 2.
+        let f = field(8, (8, 4, 3));
         let s = Sweep::new("s", Part::Rows { lo: 0, hi: 4, k0: 0, k1: 3 }, &[Access::r(0)]);
         let mut out = Vec::new();
         emit(&s, &[f], &g(), 1, 2, &mut out);
         let pages: Vec<u32> = out.iter().map(|t| t.page).collect();
-        assert_eq!(pages, vec![10, 11, 12]);
+        assert_eq!(pages, vec![10, 11, 12, 10, 11, 12]);
         assert_eq!(lines(&out), 6);
+    }
+
+    #[test]
+    fn interleaving_takes_a_line_of_each_plane_in_turn_and_keeps_every_line() {
+        // Plane A: 3 lines on page 1 then 1 on page 2; plane B: 1 line on page 7; plane C: 2
+        // write lines on page 9. Runs on one page with one op merge (up to 4 lines a record).
+        let a = vec![Txn::read(1, 3), Txn::read(2, 1)];
+        let b = vec![Txn::read(7, 1)];
+        let c = vec![Txn::write(9, 2)];
+        let mut out = Vec::new();
+        interleave_lines(&[a.clone(), b.clone(), c.clone()], 4, &mut out);
+        let want = vec![Txn::read(1, 1), Txn::read(7, 1), Txn::write(9, 1), Txn::read(1, 1), Txn::write(9, 1), Txn::read(1, 1), Txn::read(2, 1)];
+        assert_eq!(out, want);
+        // One plane alone comes out as it went in.
+        let mut one = Vec::new();
+        interleave_lines(&[a.clone()], 4, &mut one);
+        assert_eq!(one, a);
+        // Nothing in, nothing out.
+        let mut none = Vec::new();
+        interleave_lines(&[Vec::new(), Vec::new()], 4, &mut none);
+        assert!(none.is_empty());
     }
 
     #[test]

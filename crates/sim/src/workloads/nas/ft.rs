@@ -9,7 +9,8 @@
 //!   `u1`).
 //! * `transpose` — `cffts3`, the FFTs along z: `!$omp parallel do` over **j**, each thread
 //!   gathers its rows `j` from **every** plane (in blocks of 16 columns into a private buffer),
-//!   transforms and scatters them back in place. Its data were first touched by the threads
+//!   transforms and scatters them back in place: all `k` innermost, so a thread's accesses
+//!   rotate through every slab's node line by line. Its data were first touched by the threads
 //!   owning the k-slabs, so with 16 threads 15/16 of its lines are on other threads' pages:
 //!   this is the all-to-all exchange an MPI FT does with a transpose.
 //! * `fft-xy` — `cffts2` then `cffts1`, the FFTs along y and x, both over k-slabs: each pass
