@@ -667,6 +667,46 @@ mod tests {
         assert!(none.is_empty());
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 200, ..proptest::prelude::ProptestConfig::default() })]
+
+        /// A row sweep in NPB's order fetches exactly the lines of the same sweep plane by
+        /// plane, each with the same op (counted per page and op), in records of at most a
+        /// page: only the order changes.
+        #[test]
+        fn row_sweeps_fetch_the_lines_of_the_plane_by_plane_order(
+            sx in 1u64..40, sy in 1u64..12, sz in 1u64..9,
+            accs in proptest::collection::vec((0usize..3, proptest::prelude::any::<bool>(), 0u64..3, 0u64..3), 1..4),
+            threads in 1usize..6, t in 0usize..6,
+        ) {
+            let t = t % threads;
+            let fields: Vec<Field> = [8u64, 16, 40].iter().enumerate().map(|(i, &bpp)| {
+                Field::grid(&Region { name: "a".into(), first_page: 10 + 1000 * i as u32, pages: 1000 }, bpp, (sx, sy, sz))
+            }).collect();
+            let acc: Vec<Access> = accs.iter().map(|&(f, w, lo, hi)| if w { Access::w(f) } else { Access::r(f) }.halo(lo, hi)).collect();
+            let sweep = Sweep::new("s", Part::Rows { lo: 0, hi: sy, k0: 0, k1: sz }, &acc);
+            let mut got = Vec::new();
+            emit(&sweep, &fields, &g(), t, threads, &mut got);
+            let mut want = Vec::new();
+            let (a, b) = block_range(sy, threads as u64, t as u64);
+            if a < b {
+                let mut cursor = vec![0u64; acc.len()];
+                for k in 0..sz {
+                    rows_at(&sweep, &fields, &g(), k, (a, b), &mut cursor, &mut want);
+                }
+            }
+            let tally = |v: &[Txn]| {
+                let mut m = std::collections::BTreeMap::new();
+                for x in v {
+                    *m.entry((x.page, x.op == Op::Write)).or_insert(0u64) += x.count as u64;
+                }
+                m
+            };
+            proptest::prop_assert_eq!(tally(&got), tally(&want));
+            proptest::prop_assert!(got.iter().all(|x| x.count >= 1 && x.count as u64 <= g().lpp));
+        }
+    }
+
     #[test]
     fn wave_stages_follow_the_pipeline() {
         let f = field(8, (8, 4, 5));
