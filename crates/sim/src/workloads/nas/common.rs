@@ -385,7 +385,7 @@ pub(crate) fn emit(sweep: &Sweep, fields: &[Field], g: &Geom, t: usize, threads:
 /// plane in turn: the first line of every plane, then the second of every plane, and so on
 /// (a plane with fewer lines drops out when it has no more). A record is extended while
 /// consecutive lines fall on one page with one op (at most `lpp` lines a record).
-pub(crate) fn interleave_lines(planes: &[Vec<Txn>], lpp: u64, out: &mut Vec<Txn>) {
+fn interleave_lines(planes: &[Vec<Txn>], lpp: u64, out: &mut Vec<Txn>) {
     // Per plane: (record index, lines of that record already taken).
     let mut at = vec![(0usize, 0u16); planes.len()];
     loop {
@@ -654,7 +654,7 @@ mod tests {
         let b = vec![Txn::read(7, 1)];
         let c = vec![Txn::write(9, 2)];
         let mut out = Vec::new();
-        interleave_lines(&[a.clone(), b.clone(), c.clone()], 4, &mut out);
+        interleave_lines(&[a.clone(), b, c], 4, &mut out);
         let want = vec![Txn::read(1, 1), Txn::read(7, 1), Txn::write(9, 1), Txn::read(1, 1), Txn::write(9, 1), Txn::read(1, 1), Txn::read(2, 1)];
         assert_eq!(out, want);
         // One plane alone comes out as it went in.
