@@ -403,11 +403,32 @@ fn think_ns_follows_the_official_flop_counts() {
     };
     let (bt, sp, mg, cg) = (think("nas-bt"), think("nas-sp"), think("nas-mg"), think("nas-cg"));
     assert!(bt > 5.0 * mg && bt > 3.0 * sp && sp > mg && mg > cg, "bt {bt} sp {sp} mg {mg} cg {cg}");
-    // Lines × think over one iteration give back the official flops at 4 ns per flop.
+    // Lines × think over one iteration give back the official flops at 7.5 ns per flop.
     let (_, _, it) = init_and_first_iteration("nas-bt:class=A", 16);
-    let compute_ns: f64 = it.iter().flat_map(|e| e.threads.iter().map(|w| w.think_ns * w.txns.iter().map(|x| x.count as f64).sum::<f64>())).sum();
+    let compute = |e: &Epoch| -> f64 { e.threads.iter().map(|w| w.think_ns * w.txns.iter().map(|x| x.count as f64).sum::<f64>()).sum() };
+    let compute_ns: f64 = it.iter().map(compute).sum();
     let flops = 3478.8 * 64f64.powi(3) - 17655.7 * 64f64.powi(2) + 28023.7 * 64.0;
-    assert!((compute_ns / (4.0 * flops) - 1.0).abs() < 1e-3, "{compute_ns} ns for {flops} flops");
+    assert!((compute_ns / (7.5 * flops) - 1.0).abs() < 1e-3, "{compute_ns} ns for {flops} flops");
+    // Each phase computes its share of the flops counted in NPB's source (458, 3 × 1 110 and 5
+    // per point), not its share of the lines.
+    let share: HashMap<&str, f64> = it.iter().map(|e| (e.phase, compute(e) / compute_ns)).collect();
+    for (phase, want) in [("compute_rhs", 458.0), ("x_solve", 1110.0), ("y_solve", 1110.0), ("z_solve", 1110.0), ("add", 5.0)] {
+        let want = want / 3793.0;
+        assert!((share[phase] / want - 1.0).abs() < 1e-3, "{phase}: share {} of the compute, want {want}", share[phase]);
+    }
+}
+
+#[test]
+fn bt_z_solve_takes_seed_000s_130_ms() {
+    // Seed 000 §4: BT's z_solve takes 130 ms per call at class A on 16 processors of the
+    // Origin2000, the time the compute rate is calibrated to (within 10 %).
+    let cfg = RunConfig { workload: "nas-bt:class=A,iterations=2".into(), ..RunConfig::default() };
+    let r = simulate(&cfg).unwrap();
+    let z: Vec<f64> = r.epochs.iter().filter(|e| e.phase == "z_solve").map(|e| e.time_ns / 1e6).collect();
+    assert_eq!(z.len(), 2);
+    for ms in z {
+        assert!((117.0..=143.0).contains(&ms), "z_solve {ms:.1} ms, seed 000 §4 gives 130 ms");
+    }
 }
 
 /// Not a check: the wall time of a class A run of each kernel (16 threads, first-touch,

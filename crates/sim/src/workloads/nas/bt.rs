@@ -25,9 +25,12 @@
 //!
 //! **Compute.** BT's official count is `3478.8 n³ − 17655.7 n² + 28023.7 n` flops per iteration
 //! (`bt.f`), ≈ 3 479 per grid point; the model fetches ≈ 5.2 lines (128 B) per point per
-//! iteration (halo planes included), so at 4 ns per flop the default `think_ns` is 2 653 ns per
-//! line at class A with 16 threads (1 277 at class S, 2 854 at class B): compute-bound, as
-//! seed 000 finds BT (24% worst-case slowdown against 50–248% for the others).
+//! iteration (halo planes included), so at 7.5 ns per flop the default `think_ns` is 4 975 ns
+//! per line at class A with 16 threads (2 395 at class S, 5 352 at class B): compute-bound, as
+//! seed 000 finds BT (24% worst-case slowdown against 50–248% for the others). That is the
+//! mean: each phase's lines think in proportion to the phase's share of the flops
+//! (`PHASE_FLOPS`), so `z_solve` computes 29 % of an iteration and `add` 0.1 %, where an even
+//! spread over the lines gave them 16 % and 13 %.
 
 use super::common::{finish, grid_arrays, padded, params, Access, Class, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC};
 use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
@@ -37,7 +40,7 @@ use numaplace_model::ModelError;
 const PARAMS: &[ParamDecl] = &{
     let [class, iterations, think] = params(
         ITERATIONS_DOC,
-        "CPU time per line, ns (auto: 3478.8 flops per grid point per iteration at 4 ns per flop over the lines fetched)",
+        "CPU time per line, ns (auto: 3478.8 flops per grid point per iteration at 7.5 ns per flop over the lines fetched)",
     );
     [
         class,
@@ -59,6 +62,16 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     caps: (),
     build,
 };
+
+/// Flops per grid point of each phase, counted in NPB 3.3's `rhs.f`, `x_solve.f` (and its `y`,
+/// `z` twins) and `solve_subs.f`; only their ratios are used (the official count above fixes
+/// the total). `compute_rhs`: 12 for `rho_i`, `us`…`qs`, then per direction ≈ 97 for the five
+/// flux components and 50 for the fourth-order dissipation (5 components × a 5-point stencil),
+/// and 5 for `rhs *= dt`: 458. Each solve: the Jacobians `fjac` and `njac` ≈ 85, the three
+/// 5 × 5 blocks of `lhs` ≈ 310, `matvec_sub` 50, `matmul_sub` 250, `binvcrhs` 365 (Gauss–Jordan
+/// on a 5 × 5 block with 5 + 1 right-hand columns) and the back substitution 50: 1 110. `add`:
+/// 5. Their sum, 3 793, is within 10 % of the official 3 478.8 per point.
+const PHASE_FLOPS: [f64; 5] = [458.0, 1110.0, 1110.0, 1110.0, 5.0];
 
 /// Grid points per side and official iterations, `[S, W, A, B]`.
 const SIZE: [u64; 4] = [12, 24, 64, 102];
@@ -125,6 +138,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     if !(1..=1000).contains(&repeat) {
         return Err(ModelError::Spec(format!("workload 'nas-bt': repeat={repeat}: expected 1 to 1000")));
     }
-    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: repeat as u32 };
+    let shares = PHASE_FLOPS.iter().map(|f| f / PHASE_FLOPS.iter().sum::<f64>()).collect();
+    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: repeat as u32, shares };
     finish("nas-bt", r, ctx, kernel, class.pick(ITERS))
 }

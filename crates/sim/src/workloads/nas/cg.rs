@@ -36,7 +36,7 @@
 //!
 //! **Compute.** CG's official count is `2 n (3 + nonzer(nonzer+1) + 25 (5 + nonzer(nonzer+1))
 //! + 3)` flops per iteration (`cg.f`), 99.8 M at class A, where the model fetches ≈ 5.5 M lines
-//! (128 B) per iteration, so the default is 73 ns per line (class A, 16 threads): CG is
+//! (128 B) per iteration, so the default is 137 ns per line (class A, 16 threads): CG is
 //! memory-bound, about 19 flops per line.
 
 use super::common::{finish, params, regions, Class, Field, Geom, Kernel, ITERATIONS_DOC};
@@ -47,7 +47,7 @@ use numaplace_model::{ModelError, Region};
 
 const PARAMS: &[ParamDecl] = &params(
     ITERATIONS_DOC,
-    "CPU time per line, ns (auto: NPB's CG flop count per iteration at 4 ns per flop over the lines fetched)",
+    "CPU time per line, ns (auto: NPB's CG flop count per iteration at 7.5 ns per flop over the lines fetched)",
 );
 
 pub const INFO: WorkloadInfo = WorkloadInfo {

@@ -20,8 +20,11 @@
 //! count (the formula NPB itself uses to report Mflop/s, per iteration) and one assumed compute
 //! rate, [`NS_PER_FLOP`]: `think_ns = flops per iteration × NS_PER_FLOP / lines the model
 //! fetches per iteration`, the lines being counted by generating one iteration. It is one
-//! number per kernel (and class, thread count and line size), spread evenly over the lines of
-//! every phase; the value chosen is written back into the resolved spec.
+//! number per kernel (and class, thread count and line size), the mean over the iteration's
+//! lines; the value chosen is written back into the resolved spec. A kernel that gives each
+//! phase's share of its flops (BT, whose phases range from 5 to 1 110 flops per point) has
+//! each phase's lines think `share × lines per iteration / lines of the phase` times that
+//! mean, so a phase's compute is its share; the others spread it evenly over every line.
 
 use crate::workload::{block_range, layout, push_lines, Epoch, Init, Op, ThreadWork, Txn, Workload, WorkloadCtx};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved, Value};
@@ -56,14 +59,18 @@ impl Class {
     }
 }
 
-/// CPU time per floating-point operation, ns, outside the memory system: the Origin2000's
-/// 250 MHz MIPS R10000 (seed 000 §2.2) retires at most two flops per cycle (one add and one
-/// multiply pipe, 2 ns per flop at peak); we assume NAS loops sustain half of that on data in
-/// cache, one flop per cycle. Memory stalls are not in this number: the timing model adds them.
-/// With it BT (≈ 660 flops per line fetched) is compute-bound and MG (≈ 75) or CG (≈ 19)
+/// CPU time per floating-point operation, ns, outside the memory system, on the Origin2000's
+/// 250 MHz MIPS R10000 (seed 000 §2.2; two flops per cycle at peak, 0.5 ns). Calibrated to the
+/// one absolute time seed 000 gives: BT's `z_solve` takes 130 ms per call at class A on 16
+/// processors (§4, "from 130 ms to approximately 520 ms"). With `z_solve`'s share of BT's
+/// flops counted in NPB's source (29 %, see `bt.rs`), 7.5 ns per flop (1.9 cycles, a quarter
+/// of peak) gives 127 ms in the model under first-touch, memory stalls included (test
+/// `bt_z_solve_takes_seed_000s_130_ms`); 4 ns, our earlier assumption of one flop per cycle,
+/// gave 72 ms. Memory stalls are not in this number: the timing model adds them. With it BT
+/// (≈ 1 240 flops per line fetched at 7.5 ns) is compute-bound and MG (≈ 76) or CG (≈ 18)
 /// memory-bound, as in seed 000 Fig. 1, where worst-case placement slows BT by 24% and the
 /// others by 50–248%.
-pub(crate) const NS_PER_FLOP: f64 = 4.0;
+pub(crate) const NS_PER_FLOP: f64 = 7.5;
 
 /// The three parameters every NAS kernel takes: `class`, `iterations` and `think_ns`.
 pub(crate) const fn params(iterations_doc: &'static str, think_doc: &'static str) -> [ParamDecl; 3] {
@@ -433,6 +440,11 @@ pub(crate) trait Kernel: Send {
     /// The benchmark's official floating-point operations per iteration (what NPB divides by
     /// time to report Mflop/s).
     fn flops_per_iteration(&self) -> f64;
+    /// Each epoch's share of an iteration's flops, one per epoch summing to 1; empty (the
+    /// default) spreads the compute evenly over the iteration's lines.
+    fn flop_shares(&self) -> &[f64] {
+        &[]
+    }
 }
 
 /// A grid kernel: arrays plus the sweeps of one iteration.
@@ -447,6 +459,8 @@ pub(crate) struct Sweeps {
     /// scaling ("we enclosed each function that comprises the main body of the parallel
     /// [region] in a sequential loop with 4 iterations"): longer phases, same access pattern.
     pub repeat: u32,
+    /// Each sweep's share of the iteration's flops (empty: in proportion to its lines).
+    pub shares: Vec<f64>,
 }
 
 impl Kernel for Sweeps {
@@ -477,6 +491,10 @@ impl Kernel for Sweeps {
     fn flops_per_iteration(&self) -> f64 {
         self.flops * self.repeat.max(1) as f64
     }
+
+    fn flop_shares(&self) -> &[f64] {
+        &self.shares
+    }
 }
 
 /// Plays a kernel: the initialisation epoch chosen by `ctx.init`, then the timed iterations,
@@ -485,6 +503,8 @@ pub(crate) struct Driver<K: Kernel> {
     kernel: K,
     iterations: u32,
     think_ns: f64,
+    /// Each epoch's CPU time per line as a multiple of `think_ns` (all 1 without flop shares).
+    phase_scale: Vec<f64>,
     threads: usize,
     init: Init,
     /// Next iteration (0: the initialisation epoch) and next epoch within it.
@@ -492,28 +512,40 @@ pub(crate) struct Driver<K: Kernel> {
     resolved: Resolved,
 }
 
-/// Lines a kernel fetches in one timed iteration.
-fn lines_per_iteration<K: Kernel>(kernel: &K, threads: usize) -> u64 {
+/// Lines a kernel fetches in each epoch of one timed iteration.
+fn lines_per_epoch<K: Kernel>(kernel: &K, threads: usize) -> Vec<u64> {
     let mut work = ThreadWork::default();
-    let mut lines = 0u64;
-    for e in 0..kernel.epochs_per_iteration() {
-        for t in 0..threads {
-            work.txns.clear();
-            kernel.fill(e, t, &mut work);
-            lines += work.txns.iter().map(|x| x.count as u64).sum::<u64>();
-        }
-    }
-    lines
+    (0..kernel.epochs_per_iteration())
+        .map(|e| {
+            let mut lines = 0u64;
+            for t in 0..threads {
+                work.txns.clear();
+                kernel.fill(e, t, &mut work);
+                lines += work.txns.iter().map(|x| x.count as u64).sum::<u64>();
+            }
+            lines
+        })
+        .collect()
 }
 
 /// The default `think_ns` of a kernel: its official flops per iteration at [`NS_PER_FLOP`],
-/// spread over the lines the model fetches per iteration; rounded to 0.1 ns.
-pub(crate) fn auto_think_ns<K: Kernel>(kernel: &K, threads: usize) -> f64 {
-    let lines = lines_per_iteration(kernel, threads);
+/// spread over the `lines` the model fetches per iteration; rounded to 0.1 ns.
+fn auto_think_ns<K: Kernel>(kernel: &K, lines: u64) -> f64 {
     if lines == 0 {
         return 0.0;
     }
     (kernel.flops_per_iteration() * NS_PER_FLOP / lines as f64 * 10.0).round() / 10.0
+}
+
+/// Each epoch's CPU time per line relative to the iteration's mean: `share × lines per
+/// iteration / lines of the epoch`, so an epoch's compute is its share of the iteration's
+/// flops; all 1 when the kernel gives no shares.
+fn phase_scale(shares: &[f64], lines: &[u64]) -> Vec<f64> {
+    let total: u64 = lines.iter().sum();
+    if shares.len() != lines.len() {
+        return vec![1.0; lines.len()];
+    }
+    shares.iter().zip(lines).map(|(&s, &l)| if l == 0 { 0.0 } else { s * total as f64 / l as f64 }).collect()
 }
 
 /// Finishes building a kernel: resolves `iterations` (auto: `official`) and `think_ns` (auto:
@@ -532,7 +564,9 @@ pub(crate) fn finish<K: Kernel + 'static>(
     if iterations >= u32::MAX as u64 {
         return Err(ModelError::Spec(format!("workload '{name}': iterations={iterations}: expected at most {}", u32::MAX - 1)));
     }
-    let think_ns = if r.is_auto("think_ns") { auto_think_ns(&kernel, ctx.threads) } else { r.float("think_ns") };
+    let lines = lines_per_epoch(&kernel, ctx.threads);
+    let think_ns = if r.is_auto("think_ns") { auto_think_ns(&kernel, lines.iter().sum()) } else { r.float("think_ns") };
+    let phase_scale = phase_scale(kernel.flop_shares(), &lines);
     let mut resolved = r.clone();
     resolved.set("iterations", Value::UInt(iterations));
     resolved.set("think_ns", Value::Float(think_ns));
@@ -540,6 +574,7 @@ pub(crate) fn finish<K: Kernel + 'static>(
         kernel,
         iterations: iterations as u32,
         think_ns,
+        phase_scale,
         threads: ctx.threads,
         init: ctx.init,
         next: (if ctx.init == Init::None { 1 } else { 0 }, 0),
@@ -582,7 +617,7 @@ impl<K: Kernel> Workload for Driver<K> {
         }
         epoch.reset(self.threads, it, self.kernel.phase(e));
         for (t, work) in epoch.threads.iter_mut().enumerate() {
-            work.think_ns = self.think_ns;
+            work.think_ns = self.think_ns * self.phase_scale[e];
             self.kernel.fill(e, t, work);
         }
         self.next = if e + 1 == per { (it + 1, 0) } else { (it, e + 1) };
@@ -604,6 +639,20 @@ mod tests {
 
     fn lines(out: &[Txn]) -> u64 {
         out.iter().map(|t| t.count as u64).sum()
+    }
+
+    #[test]
+    fn phase_scale_gives_each_phase_its_share_of_the_compute() {
+        // Two phases of 30 and 10 lines, 25 % and 75 % of the flops: the mean per-line think is
+        // scaled by 0.25 × 40 / 30 and 0.75 × 40 / 10, so the phases compute 10 and 30 lines'
+        // worth of the mean.
+        let s = phase_scale(&[0.25, 0.75], &[30, 10]);
+        assert!((s[0] * 30.0 - 10.0).abs() < 1e-12 && (s[1] * 10.0 - 30.0).abs() < 1e-12, "{s:?}");
+        // No shares, or shares that do not match the phases: the even spread.
+        assert_eq!(phase_scale(&[], &[30, 10]), vec![1.0, 1.0]);
+        assert_eq!(phase_scale(&[1.0], &[30, 10]), vec![1.0, 1.0]);
+        // A phase without lines has nothing to carry its compute.
+        assert_eq!(phase_scale(&[0.5, 0.5], &[0, 10])[0], 0.0);
     }
 
     #[test]

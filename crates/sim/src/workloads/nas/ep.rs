@@ -21,9 +21,9 @@
 //! **Compute.** NPB counts EP in random numbers, not flops. We estimate ≈ 70 flop-equivalents
 //! per pair: `vranlc` ≈ 13 operations per number (26 per pair), 3 for the acceptance test, and
 //! for the π/4 = 78.5% of pairs accepted a logarithm, a square root and a division (counted as
-//! ≈ 45 operations, at R10000 latencies) plus the two products and sums. At 4 ns per flop that
-//! is 280 ns per pair, 18.4 ms per batch, so with 320 lines per batch (128-byte lines) the
-//! default `think_ns` is ≈ 57 µs per line: EP is almost pure compute.
+//! ≈ 45 operations, at R10000 latencies) plus the two products and sums. At 7.5 ns per flop
+//! that is 525 ns per pair, 34.5 ms per batch, so with 320 lines per batch (128-byte lines) the
+//! default `think_ns` is ≈ 108 µs per line: EP is almost pure compute.
 
 use super::common::{finish, params, regions, Class, Field, Geom, Kernel};
 use crate::workload::{block_range, Op, ThreadWork, Txn, WorkloadCtx, WorkloadInfo, Workload};
@@ -32,7 +32,7 @@ use numaplace_model::{ModelError, Region};
 
 const PARAMS: &[ParamDecl] = &params(
     "timed repetitions of the whole EP run (auto: 1; NPB EP has no iteration loop)",
-    "CPU time per line, ns (auto: ~70 flops per pair at 4 ns per flop over the lines fetched)",
+    "CPU time per line, ns (auto: ~70 flops per pair at 7.5 ns per flop over the lines fetched)",
 );
 
 pub const INFO: WorkloadInfo = WorkloadInfo {

@@ -27,7 +27,7 @@
 //!
 //! **Compute.** FT's official count is `N (5.23518 + 7.21113 ln N)` flops per iteration for
 //! `N` points (`ft.f`), 120 per point at class A; the model fetches ≈ 0.69 lines (128 B) per
-//! point per iteration, so the default is 697 ns per line at class A with 16 threads.
+//! point per iteration, so the default is 1 306 ns per line at class A with 16 threads.
 
 use super::common::{finish, grid_arrays, params, Access, Class, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC};
 use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
@@ -36,7 +36,7 @@ use numaplace_model::ModelError;
 
 const PARAMS: &[ParamDecl] = &params(
     ITERATIONS_DOC,
-    "CPU time per line, ns (auto: 5.235 + 7.211 ln N flops per point per iteration at 4 ns per flop over the lines fetched)",
+    "CPU time per line, ns (auto: 5.235 + 7.211 ln N flops per point per iteration at 7.5 ns per flop over the lines fetched)",
 );
 
 pub const INFO: WorkloadInfo = WorkloadInfo {
@@ -72,6 +72,6 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     ];
     let n = (nx * ny * nz) as f64;
     let flops = n * (5.23518 + 7.21113 * n.ln());
-    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: 1 };
+    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: 1, shares: Vec::new() };
     finish("nas-ft", r, ctx, kernel, class.pick(ITERS))
 }

@@ -58,7 +58,7 @@
 //! R10000 has one load/store unit, so we count load/store cycles — per key 2 in `count` (load
 //! the key, update the count), 3 in `bucket` (key, pointer, store) and 3 in `rank` (key from
 //! `key_buff2`, the count's load and store), and 3 per key value for zeroing and the prefix
-//! sum — each as one operation at [`super::common::NS_PER_FLOP`]. At class A that is ≈ 250 ns
+//! sum — each as one operation at [`super::common::NS_PER_FLOP`]. At class A that is ≈ 470 ns
 //! per line fetched: IS is memory-bound.
 
 use super::common::{finish, params, regions, Class, Field, Geom, Kernel, ITERATIONS_DOC};
@@ -71,7 +71,7 @@ use std::sync::Arc;
 
 const PARAMS: &[ParamDecl] = &params(
     ITERATIONS_DOC,
-    "CPU time per line, ns (auto: IS's load/store cycles per key and key value at 4 ns over the lines fetched)",
+    "CPU time per line, ns (auto: IS's load/store cycles per key and key value at 7.5 ns over the lines fetched)",
 );
 
 pub const INFO: WorkloadInfo = WorkloadInfo {

@@ -40,7 +40,7 @@
 //!
 //! **Compute.** LU's official count is `1984.77 n³ − 10923.3 n² + 27770.9 n − 144010` flops
 //! per iteration (`lu.f`), ≈ 1 985 per point; the model fetches ≈ 5.0 lines (128 B) per point
-//! per iteration, so the default is 1 579 ns per line at class A with 16 threads.
+//! per iteration, so the default is 2 960 ns per line at class A with 16 threads.
 
 use super::common::{finish, padded, params, regions, wave_stages, Access, Class, Field, Geom, InitPart, Part, Sweep, Sweeps, ITERATIONS_DOC};
 use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
@@ -49,7 +49,7 @@ use numaplace_model::ModelError;
 
 const PARAMS: &[ParamDecl] = &params(
     ITERATIONS_DOC,
-    "CPU time per line, ns (auto: 1984.8 flops per grid point per iteration at 4 ns per flop over the lines fetched)",
+    "CPU time per line, ns (auto: 1984.8 flops per grid point per iteration at 7.5 ns per flop over the lines fetched)",
 );
 
 pub const INFO: WorkloadInfo = WorkloadInfo {
@@ -105,6 +105,6 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     ));
     let nf = n as f64;
     let flops = 1984.77 * nf * nf * nf - 10923.3 * nf * nf + 27770.9 * nf - 144010.0;
-    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: 1 };
+    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: 1, shares: Vec::new() };
     finish("nas-lu", r, ctx, kernel, class.pick(ITERS))
 }

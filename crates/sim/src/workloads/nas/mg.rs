@@ -24,8 +24,9 @@
 //! stay in cache within the sweep), nothing kept between epochs.
 //!
 //! **Compute.** MG's official count is `58 n³` flops per iteration (`mg.f`); the model fetches
-//! ≈ 0.76 lines (128 B) per finest point per iteration, so the default is 305 ns per line at
-//! class A with 16 threads, less than one local miss on the Origin2000: MG is memory-bound.
+//! ≈ 0.76 lines (128 B) per finest point per iteration, so the default is 572 ns per line at
+//! class A with 16 threads, about one miss's latency on the Origin2000 (329 ns local, 564–862 ns
+//! remote): MG is memory-bound.
 
 use super::common::{finish, params, regions, Access, Class, Field, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC};
 use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
@@ -34,7 +35,7 @@ use numaplace_model::ModelError;
 
 const PARAMS: &[ParamDecl] = &params(
     ITERATIONS_DOC,
-    "CPU time per line, ns (auto: 58 flops per finest grid point per iteration at 4 ns per flop over the lines fetched)",
+    "CPU time per line, ns (auto: 58 flops per finest grid point per iteration at 7.5 ns per flop over the lines fetched)",
 );
 
 pub const INFO: WorkloadInfo = WorkloadInfo {
@@ -99,6 +100,6 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     sweeps.push(resid_fine);
 
     let n = (1u64 << lt) as f64;
-    let kernel = Sweeps { regions, fields, sweeps, flops: 58.0 * n * n * n, g, threads: ctx.threads, repeat: 1 };
+    let kernel = Sweeps { regions, fields, sweeps, flops: 58.0 * n * n * n, g, threads: ctx.threads, repeat: 1, shares: Vec::new() };
     finish("nas-mg", r, ctx, kernel, class.pick(ITERS))
 }
