@@ -17,8 +17,8 @@
 //! batch buffer).
 //!
 //! **Compute (`think_ns`).** The default is derived from each benchmark's official operation
-//! count (the formula NPB itself uses to report Mflop/s, per iteration) and one assumed compute
-//! rate, [`NS_PER_FLOP`]: `think_ns = flops per iteration × NS_PER_FLOP / lines the model
+//! count (the formula NPB itself uses to report Mflop/s, per iteration) and one compute rate
+//! calibrated to seed 000, [`NS_PER_FLOP`]: `think_ns = flops per iteration × NS_PER_FLOP / lines the model
 //! fetches per iteration`, the lines being counted by generating one iteration. It is one
 //! number per kernel (and class, thread count and line size), the mean over the iteration's
 //! lines; the value chosen is written back into the resolved spec. A kernel that gives each
@@ -67,7 +67,7 @@ impl Class {
 /// of peak) gives 127 ms in the model under first-touch, memory stalls included (test
 /// `bt_z_solve_takes_seed_000s_130_ms`); 4 ns, our earlier assumption of one flop per cycle,
 /// gave 72 ms. Memory stalls are not in this number: the timing model adds them. With it BT
-/// (≈ 1 240 flops per line fetched at 7.5 ns) is compute-bound and MG (≈ 76) or CG (≈ 18)
+/// (≈ 660 flops per line fetched, 5 µs of compute per line) is compute-bound and MG (≈ 76) or CG (≈ 18)
 /// memory-bound, as in seed 000 Fig. 1, where worst-case placement slows BT by 24% and the
 /// others by 50–248%.
 pub(crate) const NS_PER_FLOP: f64 = 7.5;
