@@ -18,13 +18,14 @@
 //!
 //! **Compute (`think_ns`).** The default is derived from each benchmark's official operation
 //! count (the formula NPB itself uses to report Mflop/s, per iteration) and one compute rate
-//! calibrated to seed 000, [`NS_PER_FLOP`]: `think_ns = flops per iteration × NS_PER_FLOP / lines the model
-//! fetches per iteration`, the lines being counted by generating one iteration. It is one
-//! number per kernel (and class, thread count and line size), the mean over the iteration's
-//! lines; the value chosen is written back into the resolved spec. A kernel that gives each
-//! phase's share of its flops (BT, whose phases range from 5 to 1 110 flops per point) has
-//! each phase's lines think `share × lines per iteration / lines of the phase` times that
-//! mean, so a phase's compute is its share; the others spread it evenly over every line.
+//! calibrated to seed 000, [`NS_PER_FLOP`]: `think_ns = flops per iteration × NS_PER_FLOP /
+//! lines the model fetches per iteration`, the lines being counted by generating one
+//! iteration. It is one number per kernel (and class, thread count and line size), the mean
+//! over the iteration's lines; the value chosen is written back into the resolved spec. A
+//! kernel that gives each phase's share of its flops (BT, whose phases range from 5 to 1 110
+//! flops per point) has each phase's lines think `share × lines per iteration / lines of the
+//! phase` times that mean, so a phase's compute is its share; the others spread it evenly
+//! over every line.
 
 use crate::workload::{block_range, layout, push_lines, Epoch, Init, Op, ThreadWork, Txn, Workload, WorkloadCtx};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved, Value};
