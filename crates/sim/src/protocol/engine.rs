@@ -129,13 +129,6 @@ impl Msg {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-enum What {
-    Cpu(u16),
-    Arrive(Msg),
-    Done(u16),
-}
-
 /// A queued event's payload (the queue keeps its time; `queue::EventQueue`): bits 30-31: 0
 /// CPU, 1 message arrival (slab index), 2 controller done; bits 0-29: the id. Small, so the
 /// queue moves little; a message waits in the slab.
@@ -206,6 +199,17 @@ enum CpuState {
     Run,
     Wait,
     Done,
+}
+
+/// Why [`Eng::hits`] stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Turn {
+    /// The chunk of operations is used up.
+    Refill,
+    /// The CPU's clock passed the run-ahead window: it waits for the next event.
+    Yield,
+    /// The next operation needs the general path.
+    Slow,
 }
 
 struct Cpu {
@@ -489,7 +493,7 @@ pub fn run_observed(
     };
     let ran = e.init_phase(program).and_then(|()| {
         for c in 0..n {
-            e.push(0, What::Cpu(c as u16));
+            e.push_cpu(0, c);
         }
         e.main_loop(program, observer)
     });
@@ -521,26 +525,33 @@ pub fn run_on(
 }
 
 impl<'a> Eng<'a> {
-    fn push(&mut self, t: u64, what: What) {
-        let p = match what {
-            What::Cpu(c) => EV_CPU | c as u32,
-            What::Done(d) => EV_DONE | d as u32,
-            What::Arrive(m) => {
-                let i = match self.free_slab.pop() {
-                    Some(i) => {
-                        self.slab[i as usize] = m;
-                        i
-                    }
-                    None => {
-                        self.slab.push(m);
-                        (self.slab.len() - 1) as u32
-                    }
-                };
-                debug_assert!(i <= EV_ID);
-                EV_ARRIVE | i
+    /// Schedules CPU `c` to run at `t`.
+    #[inline]
+    fn push_cpu(&mut self, t: u64, c: usize) {
+        self.events.push(t, EV_CPU | c as u32);
+    }
+
+    /// Schedules controller `d` to serve its queue at `t` (the end of its current service).
+    #[inline]
+    fn push_done(&mut self, t: u64, d: usize) {
+        self.events.push(t, EV_DONE | d as u32);
+    }
+
+    /// Schedules message `m`'s arrival at its destination at `t`; it waits in the slab.
+    #[inline]
+    fn push_msg(&mut self, t: u64, m: Msg) {
+        let i = match self.free_slab.pop() {
+            Some(i) => {
+                self.slab[i as usize] = m;
+                i
+            }
+            None => {
+                self.slab.push(m);
+                (self.slab.len() - 1) as u32
             }
         };
-        self.events.push(t, p);
+        debug_assert!(i <= EV_ID);
+        self.events.push(t, EV_ARRIVE | i);
     }
 
     fn fail(&mut self, msg: String) {
@@ -729,6 +740,121 @@ impl<'a> Eng<'a> {
 
     // ------------------------------------------------------------------ CPUs
 
+    /// The CPU's fast path: runs `c`'s operations while they are computes and cache hits, with
+    /// the engine's state in locals, and stops at the first operation that needs more (a miss,
+    /// a barrier, a lock, an address to check: [`Turn::Slow`], the operation not started), at
+    /// the end of the chunk ([`Turn::Refill`]) or when the CPU's clock passes the run-ahead
+    /// window ([`Turn::Yield`]). It does exactly what the general path in [`Eng::run_cpu`] does
+    /// for those operations, in the same order, so results are the same; no event is pushed
+    /// while it runs, so the window's end is computed once.
+    #[inline(never)]
+    fn hits(&mut self, c: usize) -> Turn {
+        let limit = match self.events.peek_t() {
+            Some(next) => next + self.lookahead,
+            None => u64::MAX,
+        };
+        let (fmask, smask) = (self.flc_frames - 1, self.slc_frames - 1);
+        let p = &self.p;
+        let slc_hit = p.acquire_slc_bus + p.slc_lookup + p.slc_line_access + p.release_slc_bus;
+        let slc_probe = p.acquire_slc_bus + p.slc_lookup + p.release_slc_bus;
+        let (shift, end) = (self.line_shift, self.addr_end);
+        let flc = &mut self.flc[c * self.flc_frames..][..fmask + 1];
+        let tags = &self.slc_tag[c * self.slc_frames..][..smask + 1];
+        let vals = &mut self.slc_val[c * self.slc_frames..][..smask + 1];
+        let latest = &mut self.latest[..];
+        // Every address below `end` has a line below `latest.len()` (`run_observed` sizes the
+        // per-line tables to the regions' end); the frame counts are powers of two.
+        debug_assert!(((end - 1) >> shift) < latest.len() as u64);
+        let cpu = &mut self.cpus[c];
+        let pos0 = cpu.pos;
+        let ops = &cpu.ops[pos0..];
+        let mut t = cpu.t;
+        let mut free = self.nodes[c].slc_free;
+        let seq0 = self.store_seq;
+        let mut store_seq = seq0;
+        // Loads retired, and of them FLC misses; the stores are `store_seq - seq0`.
+        let (mut loads, mut flc_misses) = (0u64, 0u64);
+        let mut k = 0;
+        let turn = loop {
+            let Some(&op) = ops.get(k) else {
+                break Turn::Refill;
+            };
+            if t > limit {
+                break Turn::Yield;
+            }
+            match op {
+                LineOp::Compute(n) => t += n as u64,
+                LineOp::Read(a) => {
+                    if a >= end {
+                        break Turn::Slow;
+                    }
+                    let line = (a >> shift) as u32;
+                    let (si, fi, li) = (line as usize & smask, line as usize & fmask, line as usize);
+                    // SAFETY: `si` and `fi` are masked to the frame counts, which are the
+                    // lengths of `tags`, `vals` and `flc`; `li < latest.len()` because `a < end`
+                    // (the debug assertion above).
+                    unsafe {
+                        if *flc.get_unchecked(fi) == line {
+                            t += 1;
+                        } else {
+                            let w = *tags.get_unchecked(si);
+                            if w >> 2 != line || w & 3 == ST_I as u32 {
+                                break Turn::Slow;
+                            }
+                            flc_misses += 1;
+                            t = t.max(free) + slc_hit;
+                            free = t;
+                            *flc.get_unchecked_mut(fi) = line;
+                        }
+                        if *vals.get_unchecked(si) != *latest.get_unchecked(li) {
+                            // The general path counts it, and reports the mismatch.
+                            break Turn::Slow;
+                        }
+                    }
+                    loads += 1;
+                }
+                LineOp::Write(a) => {
+                    if a >= end {
+                        break Turn::Slow;
+                    }
+                    let line = (a >> shift) as u32;
+                    let (si, li) = (line as usize & smask, line as usize);
+                    // SAFETY: as for a read.
+                    unsafe {
+                        if *tags.get_unchecked(si) != frame_word(line, ST_M) {
+                            break Turn::Slow;
+                        }
+                        let start = t.max(free);
+                        free = start + slc_probe;
+                        t = start + 1;
+                        store_seq += 1;
+                        *vals.get_unchecked_mut(si) = store_seq;
+                        *latest.get_unchecked_mut(li) = store_seq;
+                    }
+                }
+                _ => break Turn::Slow,
+            }
+            k += 1;
+        };
+        cpu.pos = pos0 + k;
+        cpu.t = t;
+        self.nodes[c].slc_free = free;
+        self.store_seq = store_seq;
+        let stores = store_seq - seq0;
+        let st = &mut self.st;
+        st.flc_accesses += loads;
+        st.flc_misses += flc_misses;
+        st.slc_accesses += flc_misses + stores;
+        st.loads_checked += loads;
+        st.line_accesses += loads + stores;
+        if k > 0 {
+            // The clock of the last retired operation (a `Slow` stop changes it only on a
+            // failed value check, which ends the run).
+            self.last_progress = self.last_progress.max(t).max(self.now);
+        }
+        turn
+    }
+
     fn run_cpu(&mut self, c: usize, program: &mut dyn LineProgram) {
         {
             let cpu = &mut self.cpus[c];
@@ -756,13 +882,16 @@ impl<'a> Eng<'a> {
                     return;
                 }
             }
-            let t = self.cpus[c].t;
-            if let Some(next) = self.events.peek_t() {
-                if t > next + self.lookahead {
-                    self.push(t, What::Cpu(c as u16));
+            match self.hits(c) {
+                Turn::Refill => continue,
+                Turn::Yield => {
+                    let t = self.cpus[c].t;
+                    self.push_cpu(t, c);
                     return;
                 }
+                Turn::Slow => {}
             }
+            let t = self.cpus[c].t;
             let op = self.cpus[c].ops[self.cpus[c].pos];
             match op {
                 LineOp::Compute(k) => {
@@ -931,7 +1060,7 @@ impl<'a> Eng<'a> {
                     }
                 };
                 if let Some(w) = woke {
-                    self.push(t.max(self.now), What::Cpu(w));
+                    self.push_cpu(t.max(self.now), w as usize);
                 }
             }
             _ => {}
@@ -956,7 +1085,7 @@ impl<'a> Eng<'a> {
         m.src = node as u16;
         m.dst = node as u16;
         m.at = t;
-        self.push(t, What::Arrive(m));
+        self.push_msg(t, m);
     }
 
     /// The CPU's operation completes at the fill: performs it, then resumes the CPU at `t`.
@@ -979,7 +1108,7 @@ impl<'a> Eng<'a> {
                 }
             }
         }
-        self.push(t, What::Cpu(c as u16));
+        self.push_cpu(t, c);
     }
 
     // ------------------------------------------------------------------ controllers
@@ -1000,7 +1129,7 @@ impl<'a> Eng<'a> {
                 let at = (self.now + self.p.latency_short).max(*ch);
                 *ch = at;
                 m.at = at;
-                self.push(at, What::Arrive(m));
+                self.push_msg(at, m);
                 return;
             }
         }
@@ -1022,7 +1151,7 @@ impl<'a> Eng<'a> {
             if in_service {
                 nd.done_pending = true;
                 let t = nd.busy_until;
-                self.push(t, What::Done(d as u16));
+                self.push_done(t, d);
             } else {
                 self.serve(d);
             }
@@ -1056,7 +1185,7 @@ impl<'a> Eng<'a> {
                 continue;
             }
             self.nodes[d].done_pending = true;
-            self.push(t, What::Done(d as u16));
+            self.push_done(t, d);
             return;
         }
     }
@@ -1118,7 +1247,7 @@ impl<'a> Eng<'a> {
         *ch = at;
         m.at = at;
         self.st.msgs[m.kind as usize] += 1;
-        self.push(at, What::Arrive(m));
+        self.push_msg(at, m);
     }
 
     fn handle(&mut self, cx: &mut Cx, m: Msg) {
@@ -1142,7 +1271,7 @@ impl<'a> Eng<'a> {
                 let c = cx.node;
                 self.cpus[c].t = cx.now();
                 self.retire(c);
-                self.push(cx.now(), What::Cpu(c as u16));
+                self.push_cpu(cx.now(), c);
             }
             K::ReadReq | K::WriteReq | K::UpgradeReq | K::Replace => self.home_req(cx, m),
             K::ProxyRead => self.on_proxy_read(cx, m),
@@ -1755,12 +1884,12 @@ impl<'a> Eng<'a> {
                 self.cpu_complete(me, line, t);
             } else {
                 self.cpus[me].t = t;
-                self.push(t, What::Cpu(me as u16));
+                self.push_cpu(t, me);
             }
         } else if pend.cpu_retry {
             let t = cx.now();
             self.cpus[me].t = t;
-            self.push(t, What::Cpu(me as u16));
+            self.push_cpu(t, me);
         }
         // Interventions that waited for this fill go first, in order.
         self.requeue_deferred(me, line);

@@ -5,15 +5,17 @@
 //! current one (a bus tenure, a LogP latency, a CPU running ahead). So the queue is a *timing
 //! wheel*: [`WHEEL`] slots of one cycle each cover the window `[cursor, cursor + WHEEL)`, where
 //! `cursor` is the time of the last event popped, and a slot holds its cycle's events in the
-//! order they were pushed (a FIFO); a bitmap of non-empty slots finds the next one. Events
+//! order they were pushed (a FIFO, linked through one pool of nodes that popped events return
+//! to, so a push or pop allocates nothing); a bitmap of non-empty slots finds the next one. Events
 //! beyond the window wait in a binary heap and enter their slot when the window reaches them —
 //! at the pop that advances `cursor`, before anything can be pushed for that cycle directly, so
 //! a slot's FIFO stays in push order. Events pushed for a time before `cursor` (the engine
 //! never does; kept exact anyway) wait in a second heap that is served first.
 //!
 //! Invariants: every wheel event's time lies in `[cursor, cursor + WHEEL)`, one time per slot;
-//! every `far` event's time is at least `cursor + WHEEL`; every `past` event's is below
-//! `cursor`.
+//! every `far` event's time is at least `cursor + WHEEL` (`far_min` is the earliest, or
+//! `u64::MAX`); every `past` event's is below `cursor`; a slot's bit is set exactly when its
+//! list is non-empty.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -22,22 +24,25 @@ use std::collections::BinaryHeap;
 pub(crate) const WHEEL: usize = 1024;
 const MASK: u64 = WHEEL as u64 - 1;
 const WORDS: usize = WHEEL / 64;
-
-/// One cycle's events: payloads in push order, `head` the next to pop.
-#[derive(Default, Clone)]
-struct Slot {
-    items: Vec<u32>,
-    head: usize,
-}
+/// The end of a slot's list, or of the free list.
+const NIL: u32 = u32::MAX;
 
 pub(crate) struct EventQueue {
-    slots: Vec<Slot>,
+    /// Per slot, the first and last node of its cycle's events (a FIFO), or [`NIL`].
+    head: Box<[u32; WHEEL]>,
+    tail: Box<[u32; WHEEL]>,
+    /// The nodes: an event's payload, and the next node of its slot (or of the free list).
+    nodes: Vec<(u32, u32)>,
+    /// The first free node, or [`NIL`].
+    free: u32,
     bits: [u64; WORDS],
     /// Events on the wheel.
     on_wheel: usize,
     cursor: u64,
     /// (time, seq, payload), smallest first.
     far: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    /// The earliest time in `far`, `u64::MAX` when it is empty.
+    far_min: u64,
     past: BinaryHeap<Reverse<(u64, u64, u32)>>,
     seq: u64,
     /// The earliest time queued, when known.
@@ -47,11 +52,15 @@ pub(crate) struct EventQueue {
 impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
-            slots: vec![Slot::default(); WHEEL],
+            head: Box::new([NIL; WHEEL]),
+            tail: Box::new([NIL; WHEEL]),
+            nodes: Vec::new(),
+            free: NIL,
             bits: [0; WORDS],
             on_wheel: 0,
             cursor: 0,
             far: BinaryHeap::new(),
+            far_min: u64::MAX,
             past: BinaryHeap::new(),
             seq: 0,
             min_t: None,
@@ -66,46 +75,75 @@ impl EventQueue {
     #[inline]
     pub fn push(&mut self, t: u64, p: u32) {
         self.seq += 1;
-        if t < self.cursor {
-            self.past.push(Reverse((t, self.seq, p)));
-        } else if t - self.cursor < WHEEL as u64 {
+        if t.wrapping_sub(self.cursor) < WHEEL as u64 {
             self.wheel_push(t, p);
+        } else if t < self.cursor {
+            self.past.push(Reverse((t, self.seq, p)));
         } else {
             self.far.push(Reverse((t, self.seq, p)));
+            self.far_min = self.far_min.min(t);
         }
-        if self.min_t.is_some_and(|m| t < m) || self.on_wheel + self.far.len() + self.past.len() == 1 {
-            self.min_t = Some(t);
+        match self.min_t {
+            Some(m) if t < m => self.min_t = Some(t),
+            None if self.on_wheel + self.far.len() + self.past.len() == 1 => self.min_t = Some(t),
+            _ => {}
         }
     }
 
+    /// Appends `p` to the FIFO of `t`'s slot.
     #[inline]
     fn wheel_push(&mut self, t: u64, p: u32) {
+        let n = if self.free != NIL {
+            let n = self.free;
+            // SAFETY: the free list holds only nodes below `nodes.len()` (`pop` frees the node
+            // it took from a slot, and every node in a slot was allocated here).
+            unsafe {
+                let node = self.nodes.get_unchecked_mut(n as usize);
+                self.free = node.1;
+                *node = (p, NIL);
+            }
+            n
+        } else {
+            self.nodes.push((p, NIL));
+            (self.nodes.len() - 1) as u32
+        };
         let i = (t & MASK) as usize;
-        self.slots[i].items.push(p);
-        self.bits[i / 64] |= 1 << (i % 64);
+        let last = self.tail[i];
+        if last == NIL {
+            self.head[i] = n;
+            self.bits[i / 64] |= 1 << (i % 64);
+        } else {
+            // SAFETY: a slot's tail is a node in use, below `nodes.len()`.
+            unsafe { self.nodes.get_unchecked_mut(last as usize).1 = n };
+        }
+        self.tail[i] = n;
         self.on_wheel += 1;
     }
 
     /// The time of the next wheel event: the first non-empty slot from `cursor`'s, circularly.
+    #[inline]
     fn wheel_next(&self) -> Option<u64> {
         if self.on_wheel == 0 {
             return None;
         }
         let start = (self.cursor & MASK) as usize;
         let (w0, b0) = (start / 64, start % 64);
-        // The start word from the start bit, the other words, then the start word's low bits.
+        // The start word from the start bit; then the other words and the start word's low bits.
         let first = self.bits[w0] & (!0u64 << b0);
         if first != 0 {
-            let i = w0 * 64 + first.trailing_zeros() as usize;
-            return Some(self.cursor + (i - start) as u64);
+            return Some(self.cursor + u64::from(first.trailing_zeros()) - b0 as u64);
         }
+        Some(self.wheel_next_beyond(start, w0, b0))
+    }
+
+    fn wheel_next_beyond(&self, start: usize, w0: usize, b0: usize) -> u64 {
         for k in 1..=WORDS {
             let w = (w0 + k) % WORDS;
             let bits = if k == WORDS { self.bits[w] & ((1u64 << b0) - 1) } else { self.bits[w] };
             if bits != 0 {
                 let i = w * 64 + bits.trailing_zeros() as usize;
                 let d = (i + WHEEL - start) % WHEEL;
-                return Some(self.cursor + d as u64);
+                return self.cursor + d as u64;
             }
         }
         unreachable!("on_wheel counts a slot whose bit is clear")
@@ -131,41 +169,54 @@ impl EventQueue {
     fn admit(&mut self) {
         while let Some(&Reverse((t, _, p))) = self.far.peek() {
             if t - self.cursor >= WHEEL as u64 {
-                break;
+                self.far_min = t;
+                return;
             }
             self.far.pop();
             self.wheel_push(t, p);
         }
+        self.far_min = u64::MAX;
     }
 
     /// The earliest event, (time, payload); among equal times, the first pushed.
+    #[inline]
     pub fn pop(&mut self) -> Option<(u64, u32)> {
-        if let Some(Reverse((t, _, p))) = self.past.pop() {
-            self.min_t = None;
-            return Some((t, p));
+        if !self.past.is_empty() {
+            return self.pop_past();
         }
         let t = match self.wheel_next() {
             Some(t) => t,
-            None => {
-                let Reverse((t, _, _)) = *self.far.peek()?;
-                t
-            }
+            None if self.far_min != u64::MAX => self.far_min,
+            None => return None,
         };
         if t != self.cursor {
             self.cursor = t;
-            self.admit();
+            if self.far_min - t < WHEEL as u64 {
+                self.admit();
+            }
         }
         let i = (t & MASK) as usize;
-        let slot = &mut self.slots[i];
-        let p = slot.items[slot.head];
-        slot.head += 1;
-        if slot.head == slot.items.len() {
-            slot.items.clear();
-            slot.head = 0;
+        let n = self.head[i];
+        // SAFETY: the slot of the earliest time is non-empty (its bit is set), so its head is a
+        // node in use, below `nodes.len()`.
+        let (p, nx) = unsafe { *self.nodes.get_unchecked(n as usize) };
+        self.head[i] = nx;
+        if nx == NIL {
+            self.tail[i] = NIL;
             self.bits[i / 64] &= !(1 << (i % 64));
             self.min_t = None;
         }
+        // SAFETY: as above.
+        unsafe { self.nodes.get_unchecked_mut(n as usize).1 = self.free };
+        self.free = n;
         self.on_wheel -= 1;
+        Some((t, p))
+    }
+
+    #[cold]
+    fn pop_past(&mut self) -> Option<(u64, u32)> {
+        let Reverse((t, _, p)) = self.past.pop()?;
+        self.min_t = None;
         Some((t, p))
     }
 }
