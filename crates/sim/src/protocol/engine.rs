@@ -27,15 +27,17 @@ const ST_I: u8 = 0;
 const ST_S: u8 = 1;
 const ST_M: u8 = 2;
 
-/// An SLC frame's tag word: the line it holds `<< 2 | state`; an empty frame is [`FR_INV`]
-/// (no line's, since lines are below 2^28). Tags and states share one word so that the hit
-/// check of the CPU's fast path reads 4 bytes per frame; the frames' values (for the value
-/// checker) are kept apart in `slc_val`.
+/// An SLC frame's tag word: the line it holds `<< 2 | state`; an empty frame is [`FR_INV`],
+/// zero, which reads as line 0 in state I: every test of a frame asks for a valid state too
+/// (`valid_at`, the fast path's), so an empty frame never hits, and the machine's frames start
+/// as zeroed memory the host maps only where a frame is used. Tags and states share one word
+/// so that the hit check of the CPU's fast path reads 4 bytes per frame; the frames' values
+/// (for the value checker) are kept apart in `slc_val`.
 #[inline]
 const fn frame_word(line: u32, st: u8) -> u32 {
     line << 2 | st as u32
 }
-const FR_INV: u32 = frame_word(INV >> 2, ST_I);
+const FR_INV: u32 = frame_word(0, ST_I);
 
 /// Message types. The order is the order of [`KIND_NAMES`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1331,7 +1333,7 @@ impl<'a> Eng<'a> {
         }
     }
 
-    /// The line an SLC frame holds (`INV >> 2` when empty).
+    /// The line an SLC frame holds (0 when empty: ask its state too).
     #[inline]
     fn ftag(&self, si: usize) -> u32 {
         self.slc_tag[si] >> 2
