@@ -6,7 +6,7 @@ use numaplace_model::{Machine, Spec};
 use numaplace_sim::protocol::params::small_machine;
 use numaplace_sim::protocol::program::LineOp::{self, *};
 use numaplace_sim::protocol::script::Script;
-use numaplace_sim::protocol::{run, BufferMode, ProtocolOptions, ProtocolParams, ProtocolResult, ProxyMode};
+use numaplace_sim::protocol::{run, BufferMode, InterfaceModel, ProtocolOptions, ProtocolParams, ProtocolResult, ProxyMode};
 
 const PAGE: u64 = 8192;
 const LINE: u64 = 64;
@@ -201,9 +201,28 @@ fn full_buffers_bounce_read_requests_which_are_retried() {
     assert_eq!(msg(&fin, "bounce"), fin.bounces);
     assert_eq!(fin.remote_reads, 28, "every read completes");
     assert_eq!(msg(&fin, "read_req"), 28 + fin.bounces, "each bounce is retried");
-    // The home's queue never holds more than the limit of waiting read requests (plus the one in
+    // Seed §1.4's hysteresis: the read that takes the home's queue above the limit is accepted,
+    // then reads bounce until it falls below; so at most limit + 1 waiting (plus the one in
     // service), where infinite buffers let all seven readers queue.
-    assert!(fin.queue_len_max <= 2 && fin.queue_len_max < inf.queue_len_max, "{} vs {}", fin.queue_len_max, inf.queue_len_max);
+    assert!(fin.queue_len_max <= 3 && fin.queue_len_max < inf.queue_len_max, "{} vs {}", fin.queue_len_max, inf.queue_len_max);
+    // Without it (`InterfaceModel::IDEAL`) a read is accepted only if the queue then holds at
+    // most the limit: never more than the limit waiting (plus the one in service).
+    let legacy = ProtocolOptions { interface: InterfaceModel::IDEAL, ..msg_opts(ProxyMode::None, Some(1)) };
+    let old = go(&m, &params(), hot_home(), "first-touch", legacy, false);
+    assert!(old.bounces > 0 && old.remote_reads == 28);
+    assert!(old.queue_len_max <= 2, "{}", old.queue_len_max);
+}
+
+/// LogP g on receives (seed §1.4): seven barrier arrivals reaching node 0 together are taken in
+/// one every g cycles, so the barrier ends 6 g later than with no receive gap.
+#[test]
+fn receives_are_spaced_by_the_gap() {
+    let m = small_machine(8);
+    let th: Vec<Vec<LineOp>> = (0..8).map(|_| vec![Barrier]).collect();
+    let with = go(&m, &params(), th.clone(), "first-touch", checked(), false);
+    let legacy = ProtocolOptions { interface: InterfaceModel { receive_gap: false, ..InterfaceModel::default() }, ..checked() };
+    let without = go(&m, &params(), th, "first-touch", legacy, false);
+    assert_eq!(with.cycles, without.cycles + 6 * params().gap, "{} vs {}", with.cycles, without.cycles);
 }
 
 #[test]

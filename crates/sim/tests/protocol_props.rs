@@ -9,7 +9,7 @@ use numaplace_model::Spec;
 use numaplace_sim::protocol::params::small_machine;
 use numaplace_sim::protocol::program::{LineOp, LineRegion};
 use numaplace_sim::protocol::script::Script;
-use numaplace_sim::protocol::{run, BufferMode, ProtocolOptions, ProtocolParams, ProxyMode};
+use numaplace_sim::protocol::{run, BufferMode, InterfaceModel, ProtocolOptions, ProtocolParams, ProxyMode};
 use proptest::prelude::*;
 
 const PAGE: u64 = 8192;
@@ -55,6 +55,9 @@ struct Case {
     slc_frames: u64,
     flc_frames: u64,
     lookahead: u64,
+    /// The network interface: 0 the default, 1 `InterfaceModel::IDEAL`, 2 no receive gap,
+    /// 3 the receive gap alone.
+    iface: u8,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -70,8 +73,9 @@ fn case() -> impl Strategy<Value = Case> {
             prop_oneof![Just(2u64), Just(4), Just(8)],
             prop_oneof![Just(1u64), Just(2)],
             prop_oneof![Just(0u64), Just(7), Just(100), Just(500)],
+            0u8..4,
         )
-            .prop_map(|(nodes, init, threads, proxies, finite, round_robin, marked, slc_frames, flc_frames, lookahead)| Case {
+            .prop_map(|(nodes, init, threads, proxies, finite, round_robin, marked, slc_frames, flc_frames, lookahead, iface)| Case {
                 nodes,
                 init,
                 threads,
@@ -82,6 +86,7 @@ fn case() -> impl Strategy<Value = Case> {
                 slc_frames,
                 flc_frames,
                 lookahead,
+                iface,
             })
     })
 }
@@ -135,6 +140,12 @@ fn run_case(c: &Case) -> Result<String, String> {
         invariants: true,
         stall_cycles: 10_000_000,
         lookahead_cycles: c.lookahead,
+        interface: match c.iface {
+            0 => InterfaceModel::default(),
+            1 => InterfaceModel::IDEAL,
+            2 => InterfaceModel { receive_gap: false, ..InterfaceModel::default() },
+            _ => InterfaceModel { receive_gap: true, ..InterfaceModel::IDEAL },
+        },
     };
     let mut prog = program(c);
     let r = run(&m, &p, &mut prog, pl.as_ref(), place, &opts).map_err(|e| e.to_string())?;
@@ -181,6 +192,7 @@ proptest! {
 #[test]
 fn regression_write_back_in_flight_and_a_proxied_re_read() {
     use Step::*;
-    let c = Case{nodes:3,init:vec![],threads:vec![vec![vec![Locked(1,vec![(true,6,),(false,6,),],),Write(10,),Compute(36,),Compute(12,),Read(0,),Write(2,),],vec![Read(9,),Read(3,),Write(1,),Read(2,),Read(9,),],vec![Compute(35,),Locked(0,vec![(false,8,),(false,2,),],),],],vec![vec![Read(3,),Compute(23,),Write(4,),Locked(0,vec![(false,5,),],),Locked(0,vec![(false,6,),(false,8,),],),Write(5,),Read(8,),Read(2,),Read(6,),Read(4,),],vec![Locked(1,vec![(false,7,),(true,9,),],),Compute(5,),Write(7,),Read(11,),Read(5,),Locked(0,vec![],),Write(7,),Compute(9,),Write(6,),],vec![Read(3,),Write(6,),Read(2,),Write(11,),Locked(1,vec![(false,0,),(false,1,),],),Read(4,),Read(9,),],],vec![vec![Read(4,),Read(11,),Read(11,),Read(7,),Read(8,),Read(3,),Compute(26,),Locked(1,vec![(false,8,),(true,6,),],),],vec![Write(4,),Read(3,),Compute(9,),Read(3,),Compute(14,),],vec![Read(6,),Write(2,),Read(10,),Read(2,),],],],proxies:ProxyMode::Basic,finite:Some(2,),round_robin:true,marked:true,slc_frames:8,flc_frames:1,lookahead:0,};
+    let c = Case{nodes:3,init:vec![],threads:vec![vec![vec![Locked(1,vec![(true,6,),(false,6,),],),Write(10,),Compute(36,),Compute(12,),Read(0,),Write(2,),],vec![Read(9,),Read(3,),Write(1,),Read(2,),Read(9,),],vec![Compute(35,),Locked(0,vec![(false,8,),(false,2,),],),],],vec![vec![Read(3,),Compute(23,),Write(4,),Locked(0,vec![(false,5,),],),Locked(0,vec![(false,6,),(false,8,),],),Write(5,),Read(8,),Read(2,),Read(6,),Read(4,),],vec![Locked(1,vec![(false,7,),(true,9,),],),Compute(5,),Write(7,),Read(11,),Read(5,),Locked(0,vec![],),Write(7,),Compute(9,),Write(6,),],vec![Read(3,),Write(6,),Read(2,),Write(11,),Locked(1,vec![(false,0,),(false,1,),],),Read(4,),Read(9,),],],vec![vec![Read(4,),Read(11,),Read(11,),Read(7,),Read(8,),Read(3,),Compute(26,),Locked(1,vec![(false,8,),(true,6,),],),],vec![Write(4,),Read(3,),Compute(9,),Read(3,),Compute(14,),],vec![Read(6,),Write(2,),Read(10,),Read(2,),],],],proxies:ProxyMode::Basic,finite:Some(2,),round_robin:true,marked:true,slc_frames:8,flc_frames:1,lookahead:0,iface:1,};
     run_case(&c).unwrap();
+    run_case(&Case { iface: 0, ..c }).unwrap();
 }

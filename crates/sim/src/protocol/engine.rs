@@ -8,7 +8,7 @@
 //! and while its clock is not ahead of the next pending event; a miss, a barrier or a lock
 //! hand-off goes through the event queue.
 
-use super::params::{BufferMode, ProtocolOptions, ProtocolParams, ProxyMode};
+use super::params::{BufferMode, InterfaceModel, ProtocolOptions, ProtocolParams, ProxyMode};
 use super::program::{LineOp, LineProgram, CHUNK};
 use super::list::SharingList;
 use super::result::{Hist, ProtocolResult};
@@ -107,6 +107,9 @@ const F_FETCH: u8 = 2;
 const F_NOT_RETAINED: u8 = 4;
 /// CpuMiss for a store.
 const F_WRITE: u8 = 8;
+/// Its receipt slot at the destination's interface is taken (receive gap): it is received
+/// when this arrival event fires.
+const F_RECEIVED: u8 = 16;
 
 #[derive(Clone, Copy, Debug)]
 struct Msg {
@@ -186,6 +189,14 @@ struct Node {
     done_pending: bool,
     busy_cycles: u64,
     last_inject: Option<u64>,
+    /// The network interface's last receipt (receive gap).
+    last_receive: Option<u64>,
+    /// Injection times taken, sorted (bounces that cost a slot: the controller's sends and the
+    /// send-backs share the interface, one every g cycles).
+    inject_slots: Vec<u64>,
+    /// Read requests bounce (hysteresis): set when the queue length rises above the limit,
+    /// cleared when it falls below it.
+    bouncing: bool,
     pend: Vec<Pend>,
     /// Written-back modified lines awaiting their WbAck: (line, value).
     wb: Vec<(u32, u64)>,
@@ -263,6 +274,7 @@ struct Eng<'a> {
     p: ProtocolParams,
     n: usize,
     limit: Option<usize>,
+    iface: InterfaceModel,
     proxies: ProxyMode,
     clusters: usize,
     invariants: bool,
@@ -448,6 +460,7 @@ pub fn run_observed(
         p: params.clone(),
         n,
         limit,
+        iface: opts.interface,
         proxies: opts.proxies,
         clusters: (params.proxy_clusters as usize).min(n),
         invariants: opts.invariants,
@@ -1117,9 +1130,27 @@ impl<'a> Eng<'a> {
 
     fn arrive(&mut self, mut m: Msg) {
         let d = m.dst as usize;
+        if self.iface.receive_gap && m.src != m.dst {
+            // LogP g on receives (seed §1.4): the interface takes in one message every g
+            // cycles, in arrival order; a read it turns away is received first.
+            if m.flags & F_RECEIVED == 0 {
+                let now = self.now;
+                let nd = &mut self.nodes[d];
+                let r = nd.last_receive.map_or(now, |l| now.max(l + self.p.gap));
+                nd.last_receive = Some(r);
+                if r > now {
+                    m.flags |= F_RECEIVED;
+                    m.at = r;
+                    self.push_msg(r, m);
+                    return;
+                }
+            }
+            m.flags &= !F_RECEIVED;
+        }
         if let Some(limit) = self.limit {
             let read = matches!(m.kind, K::ReadReq | K::ProxyRead);
-            if read && m.flags & F_BOUNCED == 0 && m.src != m.dst && self.nodes[d].queue.len() >= limit {
+            let full = if self.iface.hysteresis { self.nodes[d].bouncing } else { self.nodes[d].queue.len() >= limit };
+            if read && m.flags & F_BOUNCED == 0 && m.src != m.dst && full {
                 // Bounced straight back by the network interface (seed §1.4).
                 self.st.bounces += 1;
                 self.st.msgs[K::Bounce as usize] += 1;
@@ -1127,8 +1158,9 @@ impl<'a> Eng<'a> {
                 let s = m.src as usize;
                 m.src = d as u16;
                 m.dst = s as u16;
+                let out = if self.iface.bounce_gap { self.inject_slot(d, self.now) } else { self.now };
                 let ch = &mut self.chan[d * self.n + s];
-                let at = (self.now + self.p.latency_short).max(*ch);
+                let at = (out + self.p.latency_short).max(*ch);
                 *ch = at;
                 m.at = at;
                 self.push_msg(at, m);
@@ -1142,8 +1174,9 @@ impl<'a> Eng<'a> {
     /// event at the end of the current service will.
     fn enqueue(&mut self, d: usize, m: Msg) {
         let now = self.now;
+        self.nodes[d].queue.push_back(m);
+        self.note_len(d);
         let nd = &mut self.nodes[d];
-        nd.queue.push_back(m);
         let in_service = now < nd.busy_until;
         let len = nd.queue.len() as u64 + u64::from(in_service);
         self.st.queued += 1;
@@ -1171,6 +1204,7 @@ impl<'a> Eng<'a> {
     fn serve(&mut self, d: usize) {
         loop {
             let Some(m) = self.nodes[d].queue.pop_front() else { return };
+            self.note_len(d);
             let s = self.now;
             self.st.queue_cycles += s - m.at.min(s);
             let mut cx = Cx { node: d, s, w: 0 };
@@ -1227,8 +1261,9 @@ impl<'a> Eng<'a> {
         if dst == src {
             // To itself: straight into its own queue, served after the current message.
             m.at = cx.now();
+            self.nodes[src].queue.push_back(m);
+            self.note_len(src);
             let nd = &mut self.nodes[src];
-            nd.queue.push_back(m);
             let len = nd.queue.len() as u64 + 1;
             self.st.queued += 1;
             self.st.queue_len_sum += len;
@@ -1236,6 +1271,18 @@ impl<'a> Eng<'a> {
             return;
         }
         cx.w += self.p.send;
+        if self.iface.bounce_gap {
+            let inject = self.inject_slot(src, cx.now());
+            cx.w = inject - cx.s;
+            let lat = if m.kind.long() { self.p.latency_long } else { self.p.latency_short };
+            let ch = &mut self.chan[src * self.n + dst];
+            let at = (inject + lat).max(*ch);
+            *ch = at;
+            m.at = at;
+            self.st.msgs[m.kind as usize] += 1;
+            self.push_msg(at, m);
+            return;
+        }
         let nd = &mut self.nodes[src];
         let inject = match nd.last_inject {
             Some(l) => cx.now().max(l + self.p.gap),
@@ -1250,6 +1297,29 @@ impl<'a> Eng<'a> {
         m.at = at;
         self.st.msgs[m.kind as usize] += 1;
         self.push_msg(at, m);
+    }
+
+    /// The earliest injection time at or after `t` at least g from every one `node` has taken;
+    /// takes it. Times more than g before the current event can no longer conflict.
+    fn inject_slot(&mut self, node: usize, t: u64) -> u64 {
+        let g = self.p.gap;
+        let floor = self.now.saturating_sub(g);
+        let slots = &mut self.nodes[node].inject_slots;
+        slots.retain(|&r| r >= floor);
+        let mut x = t;
+        let mut at = slots.len();
+        for (i, &r) in slots.iter().enumerate() {
+            if r + g <= x {
+                continue;
+            }
+            if r >= x + g {
+                at = i;
+                break;
+            }
+            x = r + g;
+        }
+        slots.insert(at, x);
+        x
     }
 
     fn handle(&mut self, cx: &mut Cx, m: Msg) {
@@ -1905,6 +1975,22 @@ impl<'a> Eng<'a> {
             nd.deferred = rest;
             for d in mine.into_iter().rev() {
                 nd.queue.push_front(d);
+            }
+            self.note_len(node);
+        }
+    }
+
+    /// The hysteresis state after `node`'s queue length changed (seed §1.4: bouncing from
+    /// when the length has risen above the limit until it has fallen below it).
+    #[inline]
+    fn note_len(&mut self, node: usize) {
+        if let (Some(limit), true) = (self.limit, self.iface.hysteresis) {
+            let nd = &mut self.nodes[node];
+            let len = nd.queue.len();
+            if len > limit {
+                nd.bouncing = true;
+            } else if len < limit {
+                nd.bouncing = false;
             }
         }
     }

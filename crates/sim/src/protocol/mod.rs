@@ -19,5 +19,5 @@ pub mod result;
 pub mod script;
 
 pub use engine::{run, run_observed, run_on, ProtocolProgress, PROGRESS_EVENTS};
-pub use params::{BufferMode, ProtocolOptions, ProtocolParams, ProxyMode};
+pub use params::{BufferMode, InterfaceModel, ProtocolOptions, ProtocolParams, ProxyMode};
 pub use result::ProtocolResult;

@@ -234,6 +234,46 @@ pub struct ProtocolOptions {
     /// run of hits in one go (an invalidation may then take effect up to this many cycles late
     /// for it). Misses, barriers and locks never run ahead.
     pub lookahead_cycles: u64,
+    /// How a node's network interface takes messages in and turns read requests away (seed 004
+    /// §1.3, §1.4); the default is the seed's text ([`InterfaceModel::SEED`]).
+    pub interface: InterfaceModel,
+}
+
+/// The network interface's model (seed 004 §1.3, §1.4; docs/protocol.md, "Network" and "Finite
+/// input buffers"). [`InterfaceModel::SEED`], the default, reads the seed's text literally;
+/// [`InterfaceModel::IDEAL`] turns every part off, which is the engine before 2026-11-27
+/// (receives without a gap, bounces free to the bouncing node, a read accepted iff the queue
+/// then holds at most the limit), kept so that the parts' effects can be measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InterfaceModel {
+    /// LogP g on receives ([§1.4] "g: the gap between successive sends or receives by a
+    /// processor"): a node's interface takes in at most one network message every `gap` cycles;
+    /// a message arriving at t is received at max(t, last receipt + g). A read request turned
+    /// away is received first (it reaches the interface).
+    pub receive_gap: bool,
+    /// The bounced read's send-back is a send of the bouncing node ([§1.3] "it will immediately
+    /// be sent back across the network"; [§1.4] g covers every send): it takes the node's next
+    /// injection slot, which its controller's sends share, and no controller time (it never
+    /// waits in the input buffer). Off: it leaves at once.
+    pub bounce_gap: bool,
+    /// [§1.4] "once the queue length has risen above eight, all read requests will be bounced
+    /// back to the sender until the queue length has fallen below the limit": a per-node state,
+    /// set when the queue length exceeds the limit, cleared when it falls below it; reads bounce
+    /// while it is set. Off: a read is accepted iff the queue then holds at most the limit.
+    pub hysteresis: bool,
+}
+
+impl InterfaceModel {
+    /// The seed's text: the receive gap, the send-back taking an injection slot, the hysteresis.
+    pub const SEED: InterfaceModel = InterfaceModel { receive_gap: true, bounce_gap: true, hysteresis: true };
+    /// No receive gap, free bounces, no hysteresis (the engine before 2026-11-27).
+    pub const IDEAL: InterfaceModel = InterfaceModel { receive_gap: false, bounce_gap: false, hysteresis: false };
+}
+
+impl Default for InterfaceModel {
+    fn default() -> Self {
+        InterfaceModel::SEED
+    }
 }
 
 /// The default of [`ProtocolOptions::lookahead_cycles`]: 500 cycles. Measured on talbot64
@@ -256,6 +296,7 @@ impl Default for ProtocolOptions {
             invariants: false,
             stall_cycles: DEFAULT_STALL_CYCLES,
             lookahead_cycles: DEFAULT_LOOKAHEAD_CYCLES,
+            interface: InterfaceModel::default(),
         }
     }
 }
