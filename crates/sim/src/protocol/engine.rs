@@ -1305,6 +1305,16 @@ impl<'a> Eng<'a> {
         let g = self.p.gap;
         let floor = self.now.saturating_sub(g);
         let slots = &mut self.nodes[node].inject_slots;
+        // Slots are taken at or after the current event, so one before `floor` is passed over
+        // by every later search: it is pruned only when the list grows, and the common case,
+        // a time after every slot taken, is an append.
+        if slots.last().is_none_or(|&l| l + g <= t) {
+            if slots.len() >= 16 {
+                slots.retain(|&r| r >= floor);
+            }
+            slots.push(t);
+            return t;
+        }
         slots.retain(|&r| r >= floor);
         let mut x = t;
         let mut at = slots.len();
