@@ -1174,6 +1174,17 @@ impl<'a> Eng<'a> {
     /// event at the end of the current service will.
     fn enqueue(&mut self, d: usize, m: Msg) {
         let now = self.now;
+        let nd = &self.nodes[d];
+        if !nd.done_pending && now >= nd.busy_until && nd.queue.is_empty() {
+            // An idle controller takes it at once: what queueing it and serving the queue's
+            // head does, without the queue (an empty queue is below any limit, so the
+            // hysteresis state is already clear and stays so).
+            self.st.queued += 1;
+            self.st.queue_len_sum += 1;
+            self.st.queue_len_max = self.st.queue_len_max.max(1);
+            self.serve_from(d, Some(m));
+            return;
+        }
         self.nodes[d].queue.push_back(m);
         self.note_len(d);
         let nd = &mut self.nodes[d];
@@ -1202,9 +1213,20 @@ impl<'a> Eng<'a> {
     /// first now, each next one when the previous ends — directly when no other event comes
     /// first (time then advances to it), else through a `Done` event.
     fn serve(&mut self, d: usize) {
+        self.serve_from(d, None);
+    }
+
+    /// [`Eng::serve`], `first` (when given) served before the queue, as if it had been its head.
+    fn serve_from(&mut self, d: usize, mut first: Option<Msg>) {
         loop {
-            let Some(m) = self.nodes[d].queue.pop_front() else { return };
-            self.note_len(d);
+            let m = match first.take() {
+                Some(m) => m,
+                None => {
+                    let Some(m) = self.nodes[d].queue.pop_front() else { return };
+                    self.note_len(d);
+                    m
+                }
+            };
             let s = self.now;
             self.st.queue_cycles += s - m.at.min(s);
             let mut cx = Cx { node: d, s, w: 0 };
