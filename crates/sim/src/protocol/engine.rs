@@ -1293,25 +1293,19 @@ impl<'a> Eng<'a> {
             return;
         }
         cx.w += self.p.send;
-        if self.iface.bounce_gap {
-            let inject = self.inject_slot(src, cx.now());
-            cx.w = inject - cx.s;
-            let lat = if m.kind.long() { self.p.latency_long } else { self.p.latency_short };
-            let ch = &mut self.chan[src * self.n + dst];
-            let at = (inject + lat).max(*ch);
-            *ch = at;
-            m.at = at;
-            self.st.msgs[m.kind as usize] += 1;
-            self.push_msg(at, m);
-            return;
-        }
-        let nd = &mut self.nodes[src];
-        let inject = match nd.last_inject {
-            Some(l) => cx.now().max(l + self.p.gap),
-            None => cx.now(),
+        let inject = if self.iface.bounce_gap {
+            // Send-backs of bounced reads share the injection slots (InterfaceModel).
+            self.inject_slot(src, cx.now())
+        } else {
+            let nd = &mut self.nodes[src];
+            let inject = match nd.last_inject {
+                Some(l) => cx.now().max(l + self.p.gap),
+                None => cx.now(),
+            };
+            nd.last_inject = Some(inject);
+            inject
         };
         cx.w = inject - cx.s;
-        nd.last_inject = Some(inject);
         let lat = if m.kind.long() { self.p.latency_long } else { self.p.latency_short };
         let ch = &mut self.chan[src * self.n + dst];
         let at = (inject + lat).max(*ch);
