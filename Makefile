@@ -31,7 +31,7 @@ LIB    := target/release/libnumaplace.so
 .PHONY: run test rust-test py-test bench clean lib vm-setup browser-setup record-setup record-lib
 
 run: $(EXT) lib record-lib
-	@echo "numaplace: running the papers' experiments (numaplace reproduce --out report; about 2 min)..."
+	@echo "numaplace: running the papers' experiments (numaplace reproduce --out report; about 5 min)..."
 	$(VENV)/bin/numaplace reproduce --out report
 	@echo "numaplace: done. Open report/index.html; the command line is $(VENV)/bin/numaplace (README.md, Quick start)."
 
