@@ -282,12 +282,13 @@ def vm_runs(progs) -> dict[str, str]:
     files = {"/bin/stencil": str(progs["stencil"]), "/bin/stencil-plain": str(progs["stencil-plain"]), "/bin/syscalls": str(progs["syscalls"]), "/bin/integrity": str(progs["integrity"]), "/bin/recrep": str(progs["recrep"]), str(LIB): str(LIB)}
     env = launch_env(LIB, dynamic="sampled:period_ms=100", stats="/tmp/preload.json", base={})
     preload = " ".join(f"{k}={v}" for k, v in sorted(env.items()))
-    args = f"{PAGES} {ITERS} {SWEEPS}"
+    api = f"NUMAPLACE_STATS=/tmp/api.json stencil api {PAGES} {ITERS} {SWEEPS}; echo rc=$?"
+    plain = f"stencil-plain plain {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?"
     script = "\n".join([
         "echo '== api'",
-        f"NUMAPLACE_STATS=/tmp/api.json stencil api {args}; echo rc=$?",
+        api,
         "echo '== preload'",
-        f"env {preload} stencil-plain plain {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?",
+        f"env {preload} {plain}",
         "echo '== forked'",
         f"env {preload.replace('/tmp/preload.json', '/tmp/forked.json')} stencil-plain forked {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?",
         # Record-replay is driven by the program's calls; the sampler thread's periodic windows
@@ -307,7 +308,7 @@ def vm_runs(progs) -> dict[str, str]:
     # local shares miss the bounds.
     attempts = [measured(parts.get("preload", ""), json.loads(parts["stats"]) if "{" in parts.get("stats", "") else None)]
     while not preloaded_bounds_hold(local_shares(parts.get("preload", ""))) and len(attempts) <= PRELOAD_RETRIES:
-        again = numavm.run(f"env {preload} stencil-plain plain {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?; echo '== stats'; cat /tmp/preload.json", files, nodes=4, timeout=600)
+        again = numavm.run(f"env {preload} {plain}; echo '== stats'; cat /tmp/preload.json", files, nodes=4, timeout=600)
         out, _, stats = again.output.partition("== stats")
         parts["preload"], parts["stats"] = out, stats
         attempts.append(measured(out, stats_after(again.output)))
@@ -322,9 +323,9 @@ def vm_runs(progs) -> dict[str, str]:
     parts["api_first"] = ""
     if not api_bound_holds(parts.get("api", "")):
         parts["api_first"] = parts.get("api", "")
-        again = numavm.run(f"STENCIL_VERBOSE=1 NUMAPLACE_DEBUG=2 NUMAPLACE_STATS=/tmp/api.json stencil api {args}; echo rc=$?", files, nodes=4, timeout=600)
+        again = numavm.run(f"STENCIL_VERBOSE=1 NUMAPLACE_DEBUG=2 {api}", files, nodes=4, timeout=600)
         parts["api"] = again.output
-    balanced = numavm.run(f"stencil-plain plain {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?", files, nodes=4, numa_balancing=True, timeout=600)
+    balanced = numavm.run(plain, files, nodes=4, numa_balancing=True, timeout=600)
     parts["balancing"] = balanced.output
     # Node 3 small, then filled: round-robin onto it must fall back, losing nothing.
     small = numavm.run("integrity 256 20 150; echo rc=$?; cat /tmp/integrity.json", files, nodes=4, node_mem_mb=[320, 320, 320, 160], timeout=600)
