@@ -19,7 +19,8 @@
 //! * [`recrep`]: record-replay phases;
 //! * [`stats`]: the run's statistics and the stats file;
 //! * [`capi`]: the C ABI, including UPMlib's names;
-//! * [`preload`]: interposed allocation, buffer system calls and signal functions.
+//! * [`preload`]: interposed allocation, buffer system calls and signal functions;
+//! * [`real`]: the C library's own definitions of what `preload` interposes, resolved at load.
 
 pub mod capi;
 pub mod config;
@@ -29,6 +30,7 @@ pub mod mover;
 pub mod perf;
 pub mod place;
 pub mod preload;
+pub mod real;
 pub mod recrep;
 pub mod regions;
 pub mod sampler;

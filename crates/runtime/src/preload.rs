@@ -36,7 +36,8 @@ use crate::capi;
 use crate::sampler;
 use crate::space::SPACE;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::*};
+use crate::real;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 
 extern "C" {
     fn __libc_malloc(size: usize) -> *mut c_void;
@@ -165,7 +166,7 @@ fn forget_libc_block(p: *mut c_void) {
         return;
     }
     // SAFETY: `p` is a live glibc block.
-    let len = unsafe { real_usable_size(p) };
+    let Some(len) = (unsafe { real_usable_size(p) }) else { return };
     if len < page() || SPACE.find_overlap(p as usize, len).is_none() {
         return;
     }
@@ -175,23 +176,11 @@ fn forget_libc_block(p: *mut c_void) {
     }
 }
 
-fn next<T>(cache: &AtomicPtr<c_void>, name: &std::ffi::CStr) -> T {
-    let mut p = cache.load(Relaxed);
-    if p.is_null() {
-        // SAFETY: dlsym with a NUL-terminated name.
-        p = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) };
-        cache.store(p, Relaxed);
-    }
-    assert!(!p.is_null(), "numaplace: the C library has no {name:?}");
-    assert_eq!(std::mem::size_of::<T>(), std::mem::size_of::<*mut c_void>());
-    // SAFETY: T is the function pointer type of `name` (each caller names its own).
-    unsafe { std::mem::transmute_copy::<*mut c_void, T>(&p) }
-}
-
-unsafe fn real_usable_size(p: *mut c_void) -> usize {
-    static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-    let f: unsafe extern "C" fn(*mut c_void) -> usize = next(&F, c"malloc_usable_size");
-    f(p)
+/// glibc's `malloc_usable_size` of a glibc block; `None` only while the symbol is being resolved
+/// on this thread (a `free` from inside `dlsym`: see [`crate::real`]).
+unsafe fn real_usable_size(p: *mut c_void) -> Option<usize> {
+    let f: unsafe extern "C" fn(*mut c_void) -> usize = real::malloc_usable_size.get()?;
+    Some(f(p))
 }
 
 #[cfg(not(test))]
@@ -238,7 +227,11 @@ mod hooks {
         if q.is_null() {
             return q;
         }
-        let have = old.unwrap_or_else(|| real_usable_size(p));
+        let Some(have) = old.or_else(|| real_usable_size(p)) else {
+            // glibc's block of unknown size (inside a symbol's resolution): glibc reallocates it.
+            free(q);
+            return __libc_realloc(p, size);
+        };
         std::ptr::copy_nonoverlapping(p as *const u8, q as *mut u8, have.min(size));
         free(p);
         q
@@ -296,7 +289,7 @@ mod hooks {
         }
         match owned_len(p as usize) {
             Some((_, l)) => l,
-            None => real_usable_size(p),
+            None => real_usable_size(p).unwrap_or(0),
         }
     }
 
@@ -388,27 +381,25 @@ mod hooks {
     }
 
     macro_rules! buffer_call {
-        ($name:ident, $cname:literal, ($($arg:ident: $ty:ty),*), $buf:ident, $len:expr, $ret:ty) => {
+        ($name:ident, ($($arg:ident: $ty:ty),*), $buf:ident, $len:expr, $ret:ty) => {
             #[no_mangle]
             pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
-                static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-                let f: unsafe extern "C" fn($($ty),*) -> $ret = next(&F, $cname);
+                let f: unsafe extern "C" fn($($ty),*) -> $ret = real::$name.must();
                 buffered(|p| p.add($buf as usize, $len), || f($($arg),*))
             }
         };
     }
 
-    buffer_call!(read, c"read", (fd: c_int, buf: *mut c_void, count: size_t), buf, count, ssize_t);
-    buffer_call!(write, c"write", (fd: c_int, buf: *const c_void, count: size_t), buf, count, ssize_t);
-    buffer_call!(pread, c"pread", (fd: c_int, buf: *mut c_void, count: size_t, off: off_t), buf, count, ssize_t);
-    buffer_call!(pwrite, c"pwrite", (fd: c_int, buf: *const c_void, count: size_t, off: off_t), buf, count, ssize_t);
-    buffer_call!(pread64, c"pread64", (fd: c_int, buf: *mut c_void, count: size_t, off: off_t), buf, count, ssize_t);
-    buffer_call!(pwrite64, c"pwrite64", (fd: c_int, buf: *const c_void, count: size_t, off: off_t), buf, count, ssize_t);
-    buffer_call!(recv, c"recv", (fd: c_int, buf: *mut c_void, len: size_t, flags: c_int), buf, len, ssize_t);
-    buffer_call!(send, c"send", (fd: c_int, buf: *const c_void, len: size_t, flags: c_int), buf, len, ssize_t);
+    buffer_call!(read, (fd: c_int, buf: *mut c_void, count: size_t), buf, count, ssize_t);
+    buffer_call!(write, (fd: c_int, buf: *const c_void, count: size_t), buf, count, ssize_t);
+    buffer_call!(pread, (fd: c_int, buf: *mut c_void, count: size_t, off: off_t), buf, count, ssize_t);
+    buffer_call!(pwrite, (fd: c_int, buf: *const c_void, count: size_t, off: off_t), buf, count, ssize_t);
+    buffer_call!(pread64, (fd: c_int, buf: *mut c_void, count: size_t, off: off_t), buf, count, ssize_t);
+    buffer_call!(pwrite64, (fd: c_int, buf: *const c_void, count: size_t, off: off_t), buf, count, ssize_t);
+    buffer_call!(recv, (fd: c_int, buf: *mut c_void, len: size_t, flags: c_int), buf, len, ssize_t);
+    buffer_call!(send, (fd: c_int, buf: *const c_void, len: size_t, flags: c_int), buf, len, ssize_t);
     buffer_call!(
         recvfrom,
-        c"recvfrom",
         (fd: c_int, buf: *mut c_void, len: size_t, flags: c_int, addr: *mut libc::sockaddr, alen: *mut libc::socklen_t),
         buf,
         len,
@@ -416,7 +407,6 @@ mod hooks {
     );
     buffer_call!(
         sendto,
-        c"sendto",
         (fd: c_int, buf: *const c_void, len: size_t, flags: c_int, addr: *const libc::sockaddr, alen: libc::socklen_t),
         buf,
         len,
@@ -446,36 +436,33 @@ mod hooks {
     }
 
     macro_rules! iov_call {
-        ($name:ident, $cname:literal, ($($arg:ident: $ty:ty),*)) => {
+        ($name:ident, ($($arg:ident: $ty:ty),*)) => {
             #[no_mangle]
             pub unsafe extern "C" fn $name(fd: c_int, iov: *const iovec, n: c_int $(, $arg: $ty)*) -> ssize_t {
-                static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-                let f: unsafe extern "C" fn(c_int, *const iovec, c_int $(, $ty)*) -> ssize_t = next(&F, $cname);
+                let f: unsafe extern "C" fn(c_int, *const iovec, c_int $(, $ty)*) -> ssize_t = real::$name.must();
                 buffered(|p| add_iov(p, iov, n), || f(fd, iov, n $(, $arg)*))
             }
         };
     }
 
-    iov_call!(readv, c"readv", ());
-    iov_call!(writev, c"writev", ());
-    iov_call!(preadv, c"preadv", (off: off_t));
-    iov_call!(pwritev, c"pwritev", (off: off_t));
-    iov_call!(preadv64, c"preadv64", (off: off_t));
-    iov_call!(pwritev64, c"pwritev64", (off: off_t));
-    iov_call!(preadv2, c"preadv2", (off: off_t, flags: c_int));
-    iov_call!(pwritev2, c"pwritev2", (off: off_t, flags: c_int));
+    iov_call!(readv, ());
+    iov_call!(writev, ());
+    iov_call!(preadv, (off: off_t));
+    iov_call!(pwritev, (off: off_t));
+    iov_call!(preadv64, (off: off_t));
+    iov_call!(pwritev64, (off: off_t));
+    iov_call!(preadv2, (off: off_t, flags: c_int));
+    iov_call!(pwritev2, (off: off_t, flags: c_int));
 
     #[no_mangle]
     pub unsafe extern "C" fn recvmsg(fd: c_int, m: *mut libc::msghdr, flags: c_int) -> ssize_t {
-        static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-        let f: unsafe extern "C" fn(c_int, *mut libc::msghdr, c_int) -> ssize_t = next(&F, c"recvmsg");
+let f: unsafe extern "C" fn(c_int, *mut libc::msghdr, c_int) -> ssize_t = real::recvmsg.must();
         buffered(|p| add_msg(p, m), || f(fd, m, flags))
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn sendmsg(fd: c_int, m: *const libc::msghdr, flags: c_int) -> ssize_t {
-        static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-        let f: unsafe extern "C" fn(c_int, *const libc::msghdr, c_int) -> ssize_t = next(&F, c"sendmsg");
+let f: unsafe extern "C" fn(c_int, *const libc::msghdr, c_int) -> ssize_t = real::sendmsg.must();
         buffered(|p| add_msg(p, m), || f(fd, m, flags))
     }
 
@@ -490,15 +477,13 @@ mod hooks {
 
     #[no_mangle]
     pub unsafe extern "C" fn recvmmsg(fd: c_int, v: *mut libc::mmsghdr, n: libc::c_uint, flags: c_int, t: *mut libc::timespec) -> c_int {
-        static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-        let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int, *mut libc::timespec) -> c_int = next(&F, c"recvmmsg");
+let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int, *mut libc::timespec) -> c_int = real::recvmmsg.must();
         buffered(|p| add_mmsg(p, v, n), || f(fd, v, n, flags, t))
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn sendmmsg(fd: c_int, v: *mut libc::mmsghdr, n: libc::c_uint, flags: c_int) -> c_int {
-        static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-        let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int) -> c_int = next(&F, c"sendmmsg");
+let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int) -> c_int = real::sendmmsg.must();
         buffered(|p| add_mmsg(p, v, n), || f(fd, v, n, flags))
     }
 
@@ -506,11 +491,10 @@ mod hooks {
     // glibc's internal read/write, which no interposer sees: pin and restore before. A failure
     // there sets the stream's error flag, so these are not retried.
     macro_rules! stdio_call {
-        ($name:ident, $cname:literal, $buf:ty) => {
+        ($name:ident, $buf:ty) => {
             #[no_mangle]
             pub unsafe extern "C" fn $name(buf: $buf, size: size_t, n: size_t, stream: *mut libc::FILE) -> size_t {
-                static F: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-                let f: unsafe extern "C" fn($buf, size_t, size_t, *mut libc::FILE) -> size_t = next(&F, $cname);
+                let f: unsafe extern "C" fn($buf, size_t, size_t, *mut libc::FILE) -> size_t = real::$name.must();
                 let mut pins = Pins::new(true);
                 pins.add(buf as usize, size.saturating_mul(n));
                 f(buf, size, n, stream)
@@ -518,10 +502,10 @@ mod hooks {
         };
     }
 
-    stdio_call!(fread, c"fread", *mut c_void);
-    stdio_call!(fwrite, c"fwrite", *const c_void);
-    stdio_call!(fread_unlocked, c"fread_unlocked", *mut c_void);
-    stdio_call!(fwrite_unlocked, c"fwrite_unlocked", *const c_void);
+    stdio_call!(fread, *mut c_void);
+    stdio_call!(fwrite, *const c_void);
+    stdio_call!(fread_unlocked, *mut c_void);
+    stdio_call!(fwrite_unlocked, *const c_void);
 
     #[no_mangle]
     pub unsafe extern "C" fn sigaction(sig: c_int, act: *const libc::sigaction, old: *mut libc::sigaction) -> c_int {
@@ -545,6 +529,8 @@ mod hooks {
     }
 
     extern "C" fn on_load() {
+        // Before anything else: no hook may resolve a symbol lazily (see `crate::real`).
+        real::resolve_all();
         MIN_BYTES.store(usize::MAX, Relaxed);
         if std::env::var("NUMAPLACE_PRELOAD").as_deref() != Ok("1") {
             return;

@@ -52,22 +52,11 @@ fn debug_fault(addr: usize) {
 /// The application's SIGSEGV disposition (what it would be without the runtime).
 static APP: AtomicPtr<libc::sigaction> = AtomicPtr::new(std::ptr::null_mut());
 
-/// libc's own `sigaction` (the next definition after this library's interposer).
+/// libc's own `sigaction` (the next definition after this library's interposer; resolved when
+/// the library loads, [`crate::real`]).
 pub fn real_sigaction() -> SigactionFn {
-    static REAL: AtomicPtr<libc::c_void> = AtomicPtr::new(std::ptr::null_mut());
-    let mut p = REAL.load(Relaxed);
-    if p.is_null() {
-        // SAFETY: dlsym with a constant, NUL-terminated name.
-        p = unsafe { libc::dlsym(libc::RTLD_NEXT, c"sigaction".as_ptr()) };
-        if p.is_null() {
-            // SAFETY: as above; the library was linked statically into the program.
-            p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__sigaction".as_ptr()) };
-        }
-        REAL.store(p, Relaxed);
-    }
-    assert!(!p.is_null(), "numaplace: no sigaction in libc");
-    // SAFETY: the symbol is libc's sigaction, which has this signature.
-    unsafe { std::mem::transmute::<*mut libc::c_void, SigactionFn>(p) }
+    // SAFETY: the entry names libc's sigaction, which has this signature.
+    unsafe { crate::real::sigaction.must() }
 }
 
 fn leak(act: libc::sigaction) -> *mut libc::sigaction {
