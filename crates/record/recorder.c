@@ -424,6 +424,7 @@ static void access_range(const void *p, u64 size, int write, int counter)
     u64 a = (u64)p, first = a >> g_line_shift, last = (a + size - 1) >> g_line_shift;
     t->counters[counter] += (counter == C_MEMFN_LINES) ? last - first + 1 : 1;
     t->spin_n = 0;
+    if (first == last && first == t->last_line && (!write || t->last_dirty)) return; /* the line just used */
     for (u64 l = first; l <= last; l++) line_access(t, l, write);
 }
 
@@ -550,6 +551,11 @@ void *memset(void *d, int c, size_t n)
     for (size_t i = 0; i < n; i++) ((volatile unsigned char *)d)[i] = (unsigned char)c;
     return d;
 }
+/* ThreadSanitizer's pass from LLVM 16 calls these for the memory intrinsics (LLVM 14, Debian
+ * bookworm's clang, calls memcpy, memmove and memset themselves). */
+void *__tsan_memcpy(void *d, const void *s, size_t n) { return memcpy(d, s, n); }
+void *__tsan_memmove(void *d, const void *s, size_t n) { return memmove(d, s, n); }
+void *__tsan_memset(void *d, int c, size_t n) { return memset(d, c, n); }
 
 /* ---------------------------------------------------------------- allocations */
 

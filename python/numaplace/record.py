@@ -49,12 +49,16 @@ RUNTIMES: dict[str, dict[str, object]] = {
             "-fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores",
             # trace-loads/stores report accesses of 1..16 bytes: keep vectors at 16 bytes.
             "-mprefer-vector-width=128",
-            # They do not report atomic read-modify-writes: ThreadSanitizer's pass, restricted
-            # to atomics, turns those into __tsan_atomic* calls the recording library performs.
+            # They do not report atomic read-modify-writes, nor the memory intrinsics (struct
+            # copies, merged stores and zeroing loops become llvm.memcpy/memset, which the
+            # backend expands inline when small: a 16-byte complex copy was invisible).
+            # ThreadSanitizer's pass, restricted to those, turns atomics into __tsan_atomic*
+            # calls the recording library performs, and every memory intrinsic into a call of
+            # memcpy/memmove/memset (LLVM 14; __tsan_mem* from LLVM 16), which it interposes.
             "-fsanitize=thread",
             "-mllvm", "-tsan-instrument-memory-accesses=0",
             "-mllvm", "-tsan-instrument-func-entry-exit=0",
-            "-mllvm", "-tsan-instrument-memintrinsics=0",
+            "-mllvm", "-tsan-instrument-memintrinsics=1",
         ],
     },
     "libgomp": {
@@ -245,7 +249,8 @@ def cmd_cc(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- numaplace record
 
 
-def _signal_name(n: int) -> str:
+def signal_name(n: int) -> str:
+    """``SIGSEGV`` for 11; ``signal N`` for a number Python does not name."""
     try:
         return signal.Signals(n).name
     except ValueError:
@@ -319,7 +324,7 @@ def record(
                 f"{program[0]} was not built for recording (the recording library never started): "
                 "build it with `numaplace cc` (or `numaplace c++`)"
             )
-        status = f"exit {r.returncode}" if r.returncode >= 0 else f"signal {-r.returncode} ({_signal_name(-r.returncode)})"
+        status = f"exit {r.returncode}" if r.returncode >= 0 else f"signal {-r.returncode} ({signal_name(-r.returncode)})"
         summary_path = Path(summary) if summary else out.parent / f".{out.name}.{os.getpid()}.json"
         cmd = [str(conv), str(raw), str(out), "--summary", str(summary_path), "--status", status,
                "--command", " ".join(program)]
@@ -335,6 +340,15 @@ def record(
                 raise RecordError(f"{program[0]} crashed ({status}) before any whole epoch: {msg}")
             if sampled and "no whole epoch" in msg:  # preloaded into a program without OpenMP
                 raise RecordError(_no_openmp(program[0], None))
+            if sampled and (m := _NO_ACCESS.search(msg)) and m["regions"] == "0":  # no OpenMP at all
+                raise RecordError(_no_openmp(program[0], None))
+            if sampled and m:  # parallel regions, nothing sampled
+                raise RecordError(
+                    f"{program[0]} ran {m['regions']} OpenMP parallel regions, but sampled mode counted no access in"
+                    f" them: it samples heap allocations of at least {SAMPLED_MIN_KIB} KiB, and this program's data"
+                    " is static or in smaller blocks; record it in exact mode (build it with `numaplace cc`,"
+                    " then `numaplace record` without --sampled): no trace written"
+                )
             raise RecordError(f"converting the recording of {program[0]}: {msg}")
         data = json.loads(summary_path.read_text())
         if not summary:
@@ -356,6 +370,12 @@ def record(
             f"{len(data['epochs'])} whole epochs and is marked truncated"
         )
     return data
+
+
+#: The converter's error when whole epochs hold no access (convert.rs: NO_ACCESS_COUNTED).
+_NO_ACCESS = re.compile(r"no memory access was counted in the recording's whole epochs: \d+ whole epochs, (?P<regions>\d+) parallel regions")
+#: The smallest allocation sampled mode arms (recorder.c: SAMPLE_MIN; a test holds them equal).
+SAMPLED_MIN_KIB = 64
 
 
 def _no_openmp(program: str, out: Path | None) -> str:

@@ -242,6 +242,30 @@ def test_static_array_is_a_region_named_after_its_symbol(build, tmp_path, runtim
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
+def test_struct_copies_and_merged_stores_are_counted(build, tmp_path, runtime):
+    """16-byte complex numbers (NAS FT's): clang makes the initialisation's stores a memset and
+    each `y[i] = x[i]` a memcpy intrinsic, which its backend expands inline; GCC reports them as
+    16-byte accesses. Every line is counted either way, and first-touched by its block's owner."""
+    n, iters, T, per_line = 1 << 15, 3, 2, 4  # 4 complex numbers a line
+    d = run_record(tmp_path, build("complex", runtime), str(n), str(iters))
+    tracked = sorted((r for r in d["regions"] if r["tracked"] and "complex.c:14" in r["name"]), key=lambda r: r["first_page"])
+    assert len(tracked) == 2, [r["name"] for r in d["regions"]]
+    x, y = tracked
+    for t in range(T):
+        lo, hi = block(n, T, t)
+        want = lines(lo, hi, per_line)
+        assert (x["init_reads"][t], x["init_writes"][t]) == (want, want)  # write-allocate, then dirty
+        assert (y["init_reads"][t], y["init_writes"][t]) == (want, want)
+        assert (x["reads"][t], x["writes"][t]) == (iters * want, 0)
+        epilogue = int(t == 0)  # thread 0 prints y[n - 1], after the last region
+        assert (y["reads"][t], y["writes"][t]) == (iters * want + epilogue, iters * want)
+        for reg in (x, y):
+            assert {th for th, _ in first_touch(d, reg).values() if th == t}, (runtime, t)
+    if runtime == "libomp":  # through the memory intrinsics clang's pass turns into calls
+        assert d["counters"]["memfn_lines"] >= 2 * n // per_line * (iters + 1)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
 def test_spin_wait_pipeline_oversubscribed(build, tmp_path, runtime):
     chunks, length, T = 16, 4096, 3  # 3 threads on fewer cores: progresses only by yielding
     # glibc's fixed mmap threshold puts the 512 KiB buffers in mappings where the runtime's
@@ -425,6 +449,19 @@ def test_sampled_mode_cli_and_bad_input(build, plain, tmp_path):
     assert r.returncode != 0 and "no OpenMP parallel region" in r.stderr
     r = cli("record", "--sampled", "--out", str(tmp_path / "z.nptrace"), "--", "/bin/true", check=False)
     assert r.returncode != 0 and "no OpenMP parallel region" in r.stderr
+    # A program whose data is all static ran its regions: said so, with why nothing was sampled.
+    r = cli("record", "--sampled", "--out", str(tmp_path / "s.nptrace"), "--", str(plain("statics", "libomp")), "2",
+            check=False, env={"OMP_NUM_THREADS": "2"})
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "ran 3 OpenMP parallel regions, but sampled mode counted no access" in r.stderr, r.stderr
+    assert "static" in r.stderr and "numaplace cc" in r.stderr and not (tmp_path / "s.nptrace").exists()
+
+
+def test_sampled_mode_s_smallest_allocation_is_declared_alike_in_the_library_and_the_messages():
+    import re
+
+    m = re.search(r"#define SAMPLE_MIN \((\d+) \* 1024\)", rec.RECORDER_SOURCE.read_text())
+    assert m and int(m[1]) == rec.SAMPLED_MIN_KIB
 
 
 def test_sampled_mode_crash_is_a_crash(plain, tmp_path):

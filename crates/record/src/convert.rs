@@ -74,6 +74,9 @@ struct Pass1 {
     sampling: Option<(u32, u32)>,
 }
 
+/// The error's words when whole epochs hold no access (`numaplace record` recognises them).
+pub const NO_ACCESS_COUNTED: &str = "no memory access was counted in the recording's whole epochs";
+
 fn err(o: &Options, m: impl std::fmt::Display) -> String {
     format!("{}: {m}", o.raw.display())
 }
@@ -437,8 +440,14 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         (None, _) => Some(format!("the recording has no end ({}; killed, _exit, or disk full?)", o.status)),
     };
     let threads = kept.iter().flat_map(|id| p.epochs[id].threads.iter().copied()).max().map_or(0, |t| t as usize + 1);
-    if kept.is_empty() || threads == 0 {
+    if kept.is_empty() {
         return Err(err(o, "no whole epoch with memory accesses was recorded"));
+    }
+    if threads == 0 {
+        // Whole epochs, but not one access counted in them (sampled mode on a program whose
+        // data is all static or in small allocations, which it does not sample).
+        let forks = kept.iter().filter(|id| raw::kind_name(p.epochs[id].kind) == "fork").count();
+        return Err(err(o, &format!("{NO_ACCESS_COUNTED}: {} whole epochs, {forks} parallel regions", kept.len())));
     }
 
     // Symbols: allocation sites and epoch ends.
@@ -914,6 +923,14 @@ mod tests {
         r.end(0);
         let e = run(&r, &d, "none").unwrap_err();
         assert!(e.contains("no whole epoch"), "{e}");
+        // Parallel regions ran, but nothing was counted in them: said so, with the regions.
+        let mut r = Raw(Vec::new());
+        r.header();
+        r.boundary(0, 0, 1);
+        r.boundary(0, 1, 2);
+        r.end(0);
+        let e = run(&r, &d, "nothing").unwrap_err();
+        assert!(e.contains(NO_ACCESS_COUNTED) && e.contains("2 whole epochs, 1 parallel regions"), "{e}");
         std::fs::remove_dir_all(d).ok();
     }
 }
