@@ -457,13 +457,17 @@ def cmd_run(args: argparse.Namespace) -> int:
             force=args.force,
         )
         before = _file_id(stats)
-        status = rt.run_program(argv, env)
+        ended = rt.run_program(argv, env)
+        killed = ended.killed_line(_shown(argv[0]))
+        if killed:
+            print(killed, file=sys.stderr)
         if stats is not None:
             after = _file_id(stats)
-            print(rt.stats_notice(_shown(args.stats), after is not None and after != before, args.min_bytes), file=sys.stderr)
-        elif sys.stderr.isatty():
+            written = after is not None and after != before
+            print(rt.stats_notice(_shown(args.stats), written, args.min_bytes, ended.signal), file=sys.stderr)
+        elif sys.stderr.isatty() and not killed:
             print(rt.RUN_HINT, file=sys.stderr)
-        return status
+        return ended.status
     except rt.ProgramNotFound as e:
         print(f"numaplace: error: {e}", file=sys.stderr)
         return rt.EXIT_NOT_FOUND

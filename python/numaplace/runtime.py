@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from numaplace import _native
 from numaplace._native import NumaplaceError
+from numaplace.record import signal_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -347,8 +348,32 @@ def exit_status(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
-def run_program(argv: Sequence[str], env: Mapping[str, str]) -> int:
-    """Runs ``argv`` with ``env`` and returns its :func:`exit_status`.
+@dataclass(frozen=True)
+class ProgramExit:
+    """How a program started by :func:`run_program` ended."""
+
+    returncode: int
+    """:class:`subprocess.Popen`'s: the exit code, or minus the signal that killed it."""
+
+    @property
+    def status(self) -> int:
+        """The status ``numaplace run`` exits with (:func:`exit_status`)."""
+        return exit_status(self.returncode)
+
+    @property
+    def signal(self) -> int | None:
+        """The signal that killed the program, or ``None`` when it exited."""
+        return -self.returncode if self.returncode < 0 else None
+
+    def killed_line(self, program: str) -> str | None:
+        """One line naming the signal that killed ``program`` (``None`` when it exited)."""
+        if self.signal is None:
+            return None
+        return f"numaplace: {program} was killed by {signal_name(self.signal)} (exit status {self.status})"
+
+
+def run_program(argv: Sequence[str], env: Mapping[str, str]) -> ProgramExit:
+    """Runs ``argv`` with ``env`` and returns how it ended (:class:`ProgramExit`).
 
     While it runs, SIGINT and SIGQUIT are ignored here (the terminal sends them to the program
     too, and the program decides), and SIGTERM and SIGHUP are passed on to it, so the launcher
@@ -377,7 +402,7 @@ def run_program(argv: Sequence[str], env: Mapping[str, str]) -> int:
                            (signal.SIGTERM, forward), (signal.SIGHUP, forward)):
             saved[s] = signal.signal(s, handler)
     try:
-        return exit_status(child.wait())
+        return ProgramExit(child.wait())
     finally:
         for s, h in saved.items():
             signal.signal(s, h)
@@ -867,14 +892,18 @@ def plot_stats(all_stats: Sequence[Mapping[str, Any]], names: Sequence[str] | No
     return fig
 
 
-def stats_notice(given: str, written: bool, min_bytes: int) -> str:
+def stats_notice(given: str, written: bool, min_bytes: int, killed_by: int | None = None) -> str:
     """What ``numaplace run --stats FILE`` says after the program exits: where the stats went
-    and the command to read them, or why there are none (``given`` as the user wrote it)."""
+    and the command to read them, or why there are none (``given`` as the user wrote it;
+    ``killed_by``: the signal that killed the program, if one did)."""
     import shlex
 
     if written:
         png = Path(given).with_suffix(".png") if Path(given).suffix else Path(given + ".png")
         return f"numaplace: stats in {given}; next: numaplace report {shlex.quote(given)} --plot {shlex.quote(str(png))}"
+    if killed_by is not None:
+        return (f"numaplace: no stats written to {given}: the program was killed by {signal_name(killed_by)}"
+                " before its exit (the library writes the file at exit)")
     return (f"numaplace: no stats written to {given}: no process of the program managed memory (no allocation"
             f" of at least {min_bytes:,} bytes: --min-bytes), or it was killed before its exit")
 

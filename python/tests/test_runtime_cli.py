@@ -603,10 +603,21 @@ def test_run_passes_arguments_and_output_through(stand_in, tmp_path):
     assert r.stdout == "sh\n"
 
 
-def test_run_signal_death_is_128_plus_signal(stand_in, tmp_path):
+def test_run_signal_death_is_128_plus_signal_and_named(stand_in, tmp_path):
     lib, _ = stand_in
     r, _ = run_cli(["run", "--", "sh", "-c", "kill -TERM $$"], {"NUMAPLACE_LIB": lib}, tmp_path)
     assert r.returncode == 128 + 15, r.stderr
+    assert r.stderr.splitlines() == ["numaplace: sh was killed by SIGTERM (exit status 143)"]
+    # With --stats, the reason there are none is the signal, not --min-bytes.
+    r, _ = run_cli(["run", "--stats", "s.json", "--", "sh", "-c", "kill -SEGV $$"], {"NUMAPLACE_LIB": lib}, tmp_path)
+    assert r.returncode == 128 + 11
+    assert r.stderr.splitlines() == [
+        "numaplace: sh was killed by SIGSEGV (exit status 139)",
+        "numaplace: no stats written to s.json: the program was killed by SIGSEGV before its exit (the library writes"
+        " the file at exit)"]
+    # A program that exits with 139 itself was not killed: nothing is said of a signal.
+    r, _ = run_cli(["run", "--", "sh", "-c", "exit 139"], {"NUMAPLACE_LIB": lib}, tmp_path)
+    assert r.returncode == 139 and "killed" not in r.stderr
 
 
 def test_run_missing_program_is_127(stand_in, tmp_path):
