@@ -259,6 +259,9 @@ export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 /bin/busybox mount -t proc proc /proc
 /bin/busybox mount -t sysfs sysfs /sys
 /bin/busybox mount -t devtmpfs devtmpfs /dev
+# POSIX shared memory, as on any Linux host: LLVM's libomp registers itself with shm_open
+/bin/busybox mkdir -p /dev/shm
+/bin/busybox mount -t tmpfs tmpfs /dev/shm
 # a fresh tmpfs on /tmp that keeps whatever files were copied to /tmp
 /bin/busybox mkdir /numavm/tmpfs
 /bin/busybox mount -t tmpfs tmpfs /numavm/tmpfs

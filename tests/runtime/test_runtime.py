@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from numaplace import _native
 from numaplace import runtime as rt
 from numaplace.runtime import launch_env
 
@@ -66,7 +67,32 @@ def progs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         exe = out / name
         subprocess.run(["gcc", "-O2", "-Wall", "-Werror", str(HERE / src), "-o", str(exe), *extra], check=True)
         built[name] = exe
+    # The same unmodified program built with clang and LLVM's libomp (what `numaplace cc` uses),
+    # when tools/record-setup.sh could install them: libomp's first fork calls dlopen, whose
+    # `free` once sent the preloaded library into endless recursion (issue 30).
+    if shutil.which("clang"):
+        exe = out / "stencil-libomp"
+        r = subprocess.run(["clang", "-O2", "-Wall", "-Werror", "-fopenmp=libomp", str(HERE / "stencil.c"), "-o", str(exe)],
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            built["stencil-libomp"] = exe
     return built
+
+
+def runtime_specs() -> list[tuple[str, str]]:
+    """Every (placement, dynamic policy) pair the runtime runs, from the registries' capabilities
+    (a one-node placement on node 0; ``none`` beside the policies)."""
+    placements = [p["name"] + (":node=0" if p["one_node"] else "") for p in json.loads(_native.placements()) if not p["needs_profile"]]
+    dynamics = ["none"] + [p["name"] for p in json.loads(_native.policies()) if "runtime" in p["drivers"]]
+    return [(pl, dy) for pl in placements for dy in dynamics]
+
+
+def openmp_builds(progs: dict[str, Path]) -> dict[str, Path]:
+    """The unmodified stencil under each OpenMP runtime built here (libgomp always; libomp with clang)."""
+    builds = {"gcc+libgomp": progs["stencil-plain"]}
+    if "stencil-libomp" in progs:
+        builds["clang+libomp"] = progs["stencil-libomp"]
+    return builds
 
 
 def local_shares(output: str) -> list[float]:
@@ -151,6 +177,33 @@ def test_single_node_host_loads_the_library_and_reports_one_node(progs, tmp_path
     assert r.returncode == 0 and "placed 1.0000" in r.stdout and len(recrep_rows(r.stdout)) == 3, r.stdout + r.stderr
     r = subprocess.run([progs["integrity"], "64", "20", "0"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "integrity ok" in r.stdout, r.stdout + r.stderr
+
+
+def test_unmodified_openmp_programs_of_both_runtimes_run_under_every_runtime_policy(progs, tmp_path):
+    """`numaplace run`'s environment on the stencil built with gcc + libgomp and with clang +
+    libomp: every placement and policy the runtime runs, sampling forced on (on a one-node host
+    it is off by default), at one and two threads; each run ends as the plain run does (exit 0,
+    its result checked against a serial run)."""
+    if "stencil-libomp" not in progs:
+        pytest.skip("clang with libomp is missing (tools/record-setup.sh installs it): only libgomp builds here")
+    failures = []
+    for build, exe in openmp_builds(progs).items():
+        plain = subprocess.run([exe, "plain", "256", "2", "1"], capture_output=True, text=True, timeout=60)
+        assert plain.returncode == 0 and "checksum ok" in plain.stdout, plain.stderr
+        for placement, dynamic in runtime_specs():
+            for threads in ("1", "2"):
+                env = {**launch_env(LIB, placement=placement, dynamic=dynamic), **FORCE, "OMP_NUM_THREADS": threads}
+                r = subprocess.run([exe, "plain", "256", "2", "1"], env=env, capture_output=True, text=True, timeout=60)
+                if r.returncode != 0 or "checksum ok" not in r.stdout:
+                    failures.append(f"{build} {placement} {dynamic} {threads} threads: exit {r.returncode}: {r.stderr.strip()[-300:]}")
+    assert not failures, "\n".join(failures)
+    # Through the command line too, with its stats file.
+    stats = tmp_path / "libomp.json"
+    r = subprocess.run([sys.executable, "-m", "numaplace", "run", "--force", "--stats", str(stats), "--",
+                        progs["stencil-libomp"], "plain", "256", "2", "1"],
+                       env={**os.environ, "NUMAPLACE_LIB": str(LIB)}, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "checksum ok" in r.stdout, r.stderr
+    assert json.loads(stats.read_text())["regions"], "the preloaded library managed the stencil's arrays"
 
 
 def test_preloaded_allocation_functions_manage_large_blocks_and_keep_contents(progs, tmp_path):
@@ -280,6 +333,8 @@ def vm_runs(progs) -> dict[str, str]:
     if not ok:
         pytest.skip(f"real-kernel VM tests skipped: {why}")
     files = {"/bin/stencil": str(progs["stencil"]), "/bin/stencil-plain": str(progs["stencil-plain"]), "/bin/syscalls": str(progs["syscalls"]), "/bin/integrity": str(progs["integrity"]), "/bin/recrep": str(progs["recrep"]), str(LIB): str(LIB)}
+    builds = openmp_builds(progs)
+    files.update({f"/bin/openmp-{i}": str(exe) for i, exe in enumerate(builds.values())})
     env = launch_env(LIB, dynamic="sampled:period_ms=100", stats="/tmp/preload.json", base={})
     preload = " ".join(f"{k}={v}" for k, v in sorted(env.items()))
     api = f"NUMAPLACE_STATS=/tmp/api.json stencil api {PAGES} {ITERS} {SWEEPS}; echo rc=$?"
@@ -300,6 +355,9 @@ def vm_runs(progs) -> dict[str, str]:
         "NUMAPLACE_SAMPLE_PERIOD_MS=1000000 recrep 512 3; echo rc=$?",
         "echo '== syscalls'",
         "syscalls; echo rc=$?",
+        # Each OpenMP runtime's build under every placement and policy the runtime runs.
+        "echo '== openmp'",
+        *openmp_matrix_commands(builds),
         "echo '== stats'; cat /tmp/preload.json",
     ])
     r = numavm.run(script, files, nodes=4, timeout=600)
@@ -331,6 +389,28 @@ def vm_runs(progs) -> dict[str, str]:
     small = numavm.run("integrity 256 20 150; echo rc=$?; cat /tmp/integrity.json", files, nodes=4, node_mem_mb=[320, 320, 320, 160], timeout=600)
     parts["integrity"] = small.output
     return parts
+
+
+def openmp_matrix_commands(builds: dict[str, Path]) -> list[str]:
+    """One line of VM script per (build, placement, policy): the unmodified stencil, one thread
+    per node, preloaded as `numaplace run` preloads it; it prints `case BUILD PLACEMENT DYNAMIC`
+    and then the program's `checksum ok` and `rc=N`."""
+    lines = []
+    for i, build in enumerate(builds):
+        for placement, dynamic in runtime_specs():
+            env = launch_env(LIB, placement=placement, dynamic=dynamic, base={})
+            preload = " ".join(f"{k}={v}" for k, v in sorted(env.items()))
+            lines.append(f"echo 'case {build} {placement} {dynamic}'; env {preload} openmp-{i} plain 256 2 2 > /tmp/out 2>&1; echo rc=$?; grep -v '^iter' /tmp/out")
+    return lines
+
+
+def openmp_matrix_failures(out: str, builds: dict[str, Path]) -> list[str]:
+    """The cases of :func:`openmp_matrix_commands` whose output is not the plain run's ending."""
+    cases = dict(re.findall(r"^case ([^\n]+)\n(.*?)(?=^case |\Z)", out, re.S | re.M))
+    want = {f"{b} {pl} {dy}" for b in builds for pl, dy in runtime_specs()}
+    missing = sorted(want - set(cases))
+    bad = [f"{k}: {v.strip()}" for k, v in sorted(cases.items()) if "checksum ok" not in v or "rc=0" not in v]
+    return [f"no output: {m}" for m in missing] + bad
 
 
 def api_bound_holds(output: str) -> bool:
@@ -399,6 +479,16 @@ def test_vm_record_replay_moves_the_phase_pages_and_undo_restores_them(vm_runs):
     # The default n = 20 (seed 000 §3.3): only the 20 most critical pages move.
     rows = recrep_rows(vm_runs["recrep20"])
     assert rows[2][0] == pytest.approx(20 / 512, abs=1e-4) and rows[2][1] == 1.0
+
+
+def test_vm_unmodified_openmp_programs_of_both_runtimes_run_under_every_runtime_policy(vm_runs, progs):
+    """On 4 nodes, where placements and policies really move pages: the stencil built with gcc +
+    libgomp and (where clang is installed) clang + libomp ends as its plain run does under every
+    placement and policy the runtime runs."""
+    builds = openmp_builds(progs)
+    assert not openmp_matrix_failures(vm_runs["openmp"], builds), vm_runs["openmp"]
+    if "clang+libomp" not in builds:
+        pytest.skip("clang with libomp is missing (tools/record-setup.sh installs it): only the libgomp build ran")
 
 
 def test_vm_sampling_is_invisible_to_signals_and_system_calls(vm_runs):
