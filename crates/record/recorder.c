@@ -15,6 +15,8 @@
  * (malloc, memcpy, ...) through their public names: it uses glibc's __libc_* entry points and
  * its own loops. */
 #define _GNU_SOURCE
+/* bsearch is interposed below; stdlib.h may define it inline (__USE_EXTERN_INLINES). */
+#define bsearch numaplace_glibc_bsearch
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +34,7 @@
 #include <stdio.h>
 #include <ucontext.h>
 #include <unistd.h>
+#undef bsearch
 
 #define RAW_HEADER 'H'  /* u32 page size, u32 line size, u64 cache bytes, u32 ways, str exe */
 #define RAW_ALLOC 'A'   /* u64 addr, u64 size, u64 call site, u64 module base, str module, str symbol */
@@ -73,7 +76,8 @@ static u32 g_sampled;         /* sampled mode (docs/record.md "Sampled mode"): w
 /* Counted-not-seen and other counters (docs/record.md). */
 enum {
     C_LOADS, C_STORES, C_WIDE, C_MEMFN_CALLS, C_MEMFN_LINES, C_ATOMICS, C_SPIN_COLLAPSED,
-    C_SPIN_YIELDS, C_FT_TABLE_FULL, C_NON_OMP_ACCESSES, C_NESTED_REGIONS, C_EXACT_N,
+    C_SPIN_YIELDS, C_FT_TABLE_FULL, C_NON_OMP_ACCESSES, C_NESTED_REGIONS, C_UNSEEN, C_LIBC_CALLS,
+    C_LIBC_LINES, C_EXACT_N,
     /* sampled mode only */
     C_SAMPLES = C_EXACT_N, C_WRITE_SAMPLES, C_FT_SAMPLES, C_WINDOWS, C_ARMING_SKIPPED,
     C_REGIONS_UNTRACKED, C_N
@@ -81,7 +85,7 @@ enum {
 static const char *const COUNTER_NAMES[C_N] = {
     "loads", "stores", "wide_accesses", "memfn_calls", "memfn_lines", "atomics",
     "spin_loads_collapsed", "spin_yields", "first_touch_table_full", "non_openmp_thread_accesses",
-    "nested_regions",
+    "nested_regions", "unseen_intrinsics", "libc_calls", "libc_lines",
     "samples", "write_samples", "first_touch_samples", "windows_armed", "arming_skipped",
     "regions_unsampled"};
 static u64 g_counters[C_N];
@@ -422,7 +426,7 @@ static void access_range(const void *p, u64 size, int write, int counter)
     struct thread *t = t_self;
     if (!t && !(t = self())) return;
     u64 a = (u64)p, first = a >> g_line_shift, last = (a + size - 1) >> g_line_shift;
-    t->counters[counter] += (counter == C_MEMFN_LINES) ? last - first + 1 : 1;
+    t->counters[counter] += (counter == C_MEMFN_LINES || counter == C_LIBC_LINES) ? last - first + 1 : 1;
     t->spin_n = 0;
     if (first == last && first == t->last_line && (!write || t->last_dirty)) return; /* the line just used */
     for (u64 l = first; l <= last; l++) line_access(t, l, write);
@@ -444,6 +448,81 @@ void __sanitizer_cov_store16(__int128 *p) { access_mem(p, 16, 1); }
 static int g_sancov; /* clang's coverage callbacks report loads and stores, atomic ones included */
 void __sanitizer_cov_8bit_counters_init(char *a, char *b) { (void)a; (void)b; g_sancov = 1; }
 void __sanitizer_cov_pcs_init(const uintptr_t *a, const uintptr_t *b) { (void)a; (void)b; }
+
+/* ---------------------------------------------------------------- clang: numaplace's pass plugin */
+
+/* What sanitizer coverage does not report, from crates/record/pass/numaplace-pass.cpp: loads and
+ * stores of other sizes than 1, 2, 4, 8, 16 bytes, masked, expanding/compressing, gathering and
+ * scattering vector accesses. Each is one `wide_accesses`; every line it touches goes through
+ * the cache model. Flags: bit 0 a write, bit 1 packed (expandload/compressstore: popcount(mask)
+ * consecutive lanes), bit 2 the continuation of an access already counted. */
+enum { W_WRITE = 1, W_PACKED = 2, W_CONT = 4 };
+
+static inline struct thread *wide_thread(u64 flags)
+{
+    if (!g_on || g_stopped || t_busy || g_sampled) return 0;
+    struct thread *t = t_self;
+    if (!t && !(t = self())) return 0;
+    if (!(flags & W_CONT)) t->counters[C_WIDE]++;
+    if (!t->omp) t->counters[C_NON_OMP_ACCESSES]++;
+    t->spin_n = 0;
+    return t;
+}
+
+/* One lane (or access) of `size` bytes at `a` through the cache model. */
+static inline void lane_access(struct thread *t, u64 a, u64 size, int write)
+{
+    u64 first = a >> g_line_shift, last = (a + (size ? size : 1) - 1) >> g_line_shift;
+    if (first == last && first == t->last_line && (!write || t->last_dirty)) return; /* the line just used */
+    for (u64 l = first; l <= last; l++) line_access(t, l, write);
+}
+
+/* A load or store of `size` bytes (a 32- or 64-byte vector, a long double, an odd aggregate). */
+void __numaplace_access(void *p, u64 size, u64 flags)
+{
+    struct thread *t = wide_thread(flags);
+    if (t) lane_access(t, (u64)p, size, flags & W_WRITE);
+}
+
+/* Contiguous lanes of `esize` bytes from p, lane i active when bit i of mask is set (masked
+ * load/store: each active lane; packed: the first popcount(mask) lanes). */
+void __numaplace_masked(void *p, u64 esize, u64 mask, u64 flags)
+{
+    struct thread *t = wide_thread(flags);
+    if (!t || !mask) return;
+    int write = flags & W_WRITE;
+    if (flags & W_PACKED) {
+        lane_access(t, (u64)p, esize * (u64)__builtin_popcountll(mask), write);
+        return;
+    }
+    while (mask) {
+        u64 i = (u64)__builtin_ctzll(mask);
+        mask &= mask - 1;
+        lane_access(t, (u64)p + i * esize, esize, write);
+    }
+}
+
+/* Up to 4 lanes with their own pointers (gather, scatter): lane j active when bit j of mask is
+ * set; info = lane size << 3 | flags. */
+void __numaplace_lanes(u64 mask, u64 info, void *p0, void *p1, void *p2, void *p3)
+{
+    struct thread *t = wide_thread(info & 7);
+    if (!t) return;
+    u64 esize = info >> 3;
+    int write = info & W_WRITE;
+    void *p[4] = {p0, p1, p2, p3};
+    for (int j = 0; j < 4; j++)
+        if (mask >> j & 1) lane_access(t, (u64)p[j], esize, write);
+}
+
+/* An intrinsic that may touch memory through a pointer, which the pass does not understand:
+ * counted, not seen. */
+void __numaplace_unseen(void)
+{
+    if (!g_on || g_stopped || t_busy || g_sampled) return;
+    struct thread *t = t_self;
+    if (t || (t = self())) t->counters[C_UNSEEN]++;
+}
 
 /* ---------------------------------------------------------------- GCC: -fsanitize=thread's callbacks */
 
@@ -556,6 +635,360 @@ void *memset(void *d, int c, size_t n)
 void *__tsan_memcpy(void *d, const void *s, size_t n) { return memcpy(d, s, n); }
 void *__tsan_memmove(void *d, const void *s, size_t n) { return memmove(d, s, n); }
 void *__tsan_memset(void *d, int c, size_t n) { return memset(d, c, n); }
+
+/* ---------------------------------------------------------------- the C library's buffer functions */
+
+/* Other C library functions that read or write the caller's buffers (docs/record.md, "Counted,
+ * not seen"): interposed, their work done by glibc's own (resolved once, at start; before that,
+ * by the loops below) and the bytes they examine or write counted through the cache model as
+ * `libc_lines` (`libc_calls` calls). A string function examines up to and including the
+ * terminator or the first difference; qsort is the recorder's own copy of glibc 2.36's merge
+ * sort (msort.c: the same comparisons, element moves and temporary buffer), calling the
+ * program's comparator, with every element move counted. */
+static size_t (*real_strlen)(const char *);
+static size_t (*real_strnlen)(const char *, size_t);
+static void *(*real_memchr)(const void *, int, size_t);
+static void *(*real_memrchr)(const void *, int, size_t);
+static void *(*real_rawmemchr)(const void *, int);
+static int (*real_memcmp)(const void *, const void *, size_t);
+static char *(*real_strchr)(const char *, int);
+static char *(*real_strrchr)(const char *, int);
+static char *(*real_strstr)(const char *, const char *);
+static int (*real_strcmp)(const char *, const char *);
+static int (*real_strncmp)(const char *, const char *, size_t);
+static void (*real_chk_fail)(void);
+
+static int counting(void) { return g_on && !g_stopped && !t_busy && !g_sampled; }
+
+static void libc_call(void)
+{
+    struct thread *t = t_self;
+    if (counting() && (t || (t = self()))) t->counters[C_LIBC_CALLS]++;
+}
+static void libc_read(const void *p, size_t n) { access_range(p, n, 0, C_LIBC_LINES); }
+static void libc_write(const void *p, size_t n) { access_range(p, n, 1, C_LIBC_LINES); }
+
+/* Own loops (the library is compiled with -fno-builtin: none becomes a library call). */
+static size_t o_strnlen(const char *s, size_t max) { size_t n = 0; while (n < max && s[n]) n++; return n; }
+static size_t o_strlen(const char *s) { return real_strlen ? real_strlen(s) : str_len(s); }
+static size_t mismatch(const void *a, const void *b, size_t n)
+{
+    const unsigned char *x = a, *y = b;
+    size_t i = 0;
+    while (i < n && x[i] == y[i]) i++;
+    return i;
+}
+static void copy_bytes(void *d, const void *s, size_t n)
+{
+    if (real_memmove) real_memmove(d, s, n);
+    else bytes_copy(d, s, n);
+}
+static void set_bytes(void *d, int c, size_t n)
+{
+    if (real_memset) { real_memset(d, c, n); return; }
+    for (size_t i = 0; i < n; i++) ((volatile unsigned char *)d)[i] = (unsigned char)c;
+}
+
+int memcmp(const void *a, const void *b, size_t n)
+{
+    int r = real_memcmp ? real_memcmp(a, b, n) : 1;
+    if (real_memcmp && !counting()) return r;
+    size_t i = r ? mismatch(a, b, n) : n;
+    if (i < n) r = ((const unsigned char *)a)[i] - ((const unsigned char *)b)[i];
+    else r = 0;
+    libc_call();
+    size_t seen = i < n ? i + 1 : n; /* up to and including the first difference */
+    libc_read(a, seen);
+    libc_read(b, seen);
+    return r;
+}
+int bcmp(const void *a, const void *b, size_t n) { return memcmp(a, b, n); }
+
+void *memchr(const void *s, int c, size_t n)
+{
+    const unsigned char *r = real_memchr ? real_memchr(s, c, n) : 0;
+    if (!real_memchr)
+        for (size_t i = 0; i < n; i++)
+            if (((const unsigned char *)s)[i] == (unsigned char)c) { r = (const unsigned char *)s + i; break; }
+    libc_call();
+    libc_read(s, r ? (size_t)(r - (const unsigned char *)s) + 1 : n);
+    return (void *)r;
+}
+void *memrchr(const void *s, int c, size_t n)
+{
+    const unsigned char *r = real_memrchr ? real_memrchr(s, c, n) : 0;
+    if (!real_memrchr)
+        for (size_t i = n; i > 0; i--)
+            if (((const unsigned char *)s)[i - 1] == (unsigned char)c) { r = (const unsigned char *)s + i - 1; break; }
+    size_t seen = r ? (size_t)((const unsigned char *)s + n - r) : n;
+    libc_call();
+    libc_read((const unsigned char *)s + n - seen, seen);
+    return (void *)r;
+}
+void *rawmemchr(const void *s, int c)
+{
+    const unsigned char *r = s;
+    if (real_rawmemchr) r = real_rawmemchr(s, c);
+    else while (*r != (unsigned char)c) r++;
+    libc_call();
+    libc_read(s, (size_t)(r - (const unsigned char *)s) + 1);
+    return (void *)r;
+}
+
+void bzero(void *d, size_t n) { libc_call(); libc_write(d, n); set_bytes(d, 0, n); }
+void explicit_bzero(void *d, size_t n) { libc_call(); libc_write(d, n); set_bytes(d, 0, n); }
+
+size_t strlen(const char *s)
+{
+    size_t n = o_strlen(s);
+    libc_call();
+    libc_read(s, n + 1);
+    return n;
+}
+size_t strnlen(const char *s, size_t max)
+{
+    size_t n = real_strnlen ? real_strnlen(s, max) : o_strnlen(s, max);
+    libc_call();
+    libc_read(s, n < max ? n + 1 : max);
+    return n;
+}
+int strcmp(const char *a, const char *b)
+{
+    if (real_strcmp && !counting()) return real_strcmp(a, b);
+    const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+    size_t i = 0;
+    while (x[i] && x[i] == y[i]) i++;
+    libc_call();
+    libc_read(a, i + 1);
+    libc_read(b, i + 1);
+    return x[i] - y[i];
+}
+int strncmp(const char *a, const char *b, size_t n)
+{
+    if (real_strncmp && !counting()) return real_strncmp(a, b, n);
+    const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+    size_t i = 0;
+    while (i < n && x[i] && x[i] == y[i]) i++;
+    libc_call();
+    size_t seen = i < n ? i + 1 : n;
+    libc_read(a, seen);
+    libc_read(b, seen);
+    return i < n ? x[i] - y[i] : 0;
+}
+char *stpcpy(char *d, const char *s)
+{
+    size_t n = o_strlen(s);
+    libc_call();
+    libc_read(s, n + 1);
+    libc_write(d, n + 1);
+    copy_bytes(d, s, n + 1);
+    return d + n;
+}
+char *strcpy(char *d, const char *s) { stpcpy(d, s); return d; }
+char *strncpy(char *d, const char *s, size_t n)
+{
+    size_t k = real_strnlen ? real_strnlen(s, n) : o_strnlen(s, n);
+    libc_call();
+    libc_read(s, k < n ? k + 1 : n);
+    libc_write(d, n);
+    copy_bytes(d, s, k);
+    set_bytes(d + k, 0, n - k); /* strncpy pads with zeros */
+    return d;
+}
+char *strcat(char *d, const char *s)
+{
+    size_t dl = o_strlen(d), sl = o_strlen(s);
+    libc_call();
+    libc_read(d, dl + 1);
+    libc_read(s, sl + 1);
+    libc_write(d + dl, sl + 1);
+    copy_bytes(d + dl, s, sl + 1);
+    return d;
+}
+char *strncat(char *d, const char *s, size_t n)
+{
+    size_t dl = o_strlen(d), k = real_strnlen ? real_strnlen(s, n) : o_strnlen(s, n);
+    libc_call();
+    libc_read(d, dl + 1);
+    libc_read(s, k < n ? k + 1 : n);
+    libc_write(d + dl, k + 1);
+    copy_bytes(d + dl, s, k);
+    d[dl + k] = 0;
+    return d;
+}
+char *strchr(const char *s, int c)
+{
+    const char *r;
+    if (real_strchr) r = real_strchr(s, c);
+    else { r = s; while (*r != (char)c && *r) r++; if (*r != (char)c) r = 0; }
+    libc_call();
+    libc_read(s, r ? (size_t)(r - s) + 1 : o_strlen(s) + 1);
+    return (char *)r;
+}
+char *strrchr(const char *s, int c)
+{
+    if (real_strrchr && !counting()) return real_strrchr(s, c);
+    size_t n = o_strlen(s);
+    const char *r = 0;
+    if (real_strrchr) r = real_strrchr(s, c);
+    else for (size_t i = n + 1; i > 0; i--) if (s[i - 1] == (char)c) { r = s + i - 1; break; }
+    libc_call();
+    libc_read(s, n + 1);
+    return (char *)r;
+}
+char *strstr(const char *h, const char *nd)
+{
+    if (real_strstr && !counting()) return real_strstr(h, nd);
+    size_t nl = o_strlen(nd);
+    const char *r = 0;
+    if (real_strstr) r = real_strstr(h, nd);
+    else
+        for (const char *p = h;; p++) {
+            if (o_strnlen(p, nl) == nl && mismatch(p, nd, nl) == nl) { r = p; break; }
+            if (!*p) break;
+        }
+    libc_call();
+    libc_read(nd, nl + 1);
+    /* The haystack up to the end of the match, or whole (glibc's two-way search may skip). */
+    libc_read(h, r ? (size_t)(r - h) + nl : o_strlen(h) + 1);
+    return (char *)r;
+}
+
+/* _FORTIFY_SOURCE's checked variants: the same, after the check glibc makes. */
+static void chk(size_t need, size_t have)
+{
+    if (need > have) { if (real_chk_fail) real_chk_fail(); abort(); }
+}
+void *__memcpy_chk(void *d, const void *s, size_t n, size_t dl) { chk(n, dl); return memcpy(d, s, n); }
+void *__memmove_chk(void *d, const void *s, size_t n, size_t dl) { chk(n, dl); return memmove(d, s, n); }
+void *__memset_chk(void *d, int c, size_t n, size_t dl) { chk(n, dl); return memset(d, c, n); }
+void *mempcpy(void *d, const void *s, size_t n) { return (char *)memcpy(d, s, n) + n; }
+void *__mempcpy_chk(void *d, const void *s, size_t n, size_t dl) { chk(n, dl); return mempcpy(d, s, n); }
+char *__strcpy_chk(char *d, const char *s, size_t dl) { chk(o_strlen(s) + 1, dl); return strcpy(d, s); }
+char *__stpcpy_chk(char *d, const char *s, size_t dl) { chk(o_strlen(s) + 1, dl); return stpcpy(d, s); }
+char *__strncpy_chk(char *d, const char *s, size_t n, size_t dl) { chk(n, dl); return strncpy(d, s, n); }
+char *__strcat_chk(char *d, const char *s, size_t dl) { chk(o_strlen(d) + o_strlen(s) + 1, dl); return strcat(d, s); }
+char *__strncat_chk(char *d, const char *s, size_t n, size_t dl)
+{
+    size_t k = o_strnlen(s, n);
+    chk(o_strlen(d) + k + 1, dl);
+    return strncat(d, s, n);
+}
+
+/* qsort: glibc 2.36's msort.c (Debian bookworm), element moves counted. Elements of at most
+ * 32 bytes are merged directly (each merge level: the merged elements read and written to a
+ * temporary buffer, then copied back); larger ones indirectly (a merge sort of pointers, then each
+ * element moved once into place, Knuth's cycle walk). The temporary buffer is on the stack
+ * below 1024 bytes, else from malloc (glibc's own, untracked); if that fails, glibc's qsort_r
+ * sorts (not counted). */
+typedef int (*cmp_fn)(const void *, const void *);
+typedef int (*cmp_r_fn)(const void *, const void *, void *);
+struct msort { size_t s; int indirect; cmp_fn cmp; cmp_r_fn cmp_r; void *arg; char *t; };
+
+static int ms_cmp(const struct msort *p, const void *a, const void *b)
+{
+    if (p->indirect) { a = *(const void *const *)a; b = *(const void *const *)b; }
+    return p->cmp_r ? p->cmp_r(a, b, p->arg) : p->cmp(a, b);
+}
+static void ms_move(void *d, const void *s, size_t n)
+{
+    libc_read(s, n);
+    libc_write(d, n);
+    copy_bytes(d, s, n);
+}
+static void ms_sort(const struct msort *p, char *b, size_t n)
+{
+    if (n <= 1) return;
+    size_t n1 = n / 2, n2 = n - n1, s = p->s;
+    char *b1 = b, *b2 = b + n1 * s, *tmp = p->t;
+    ms_sort(p, b1, n1);
+    ms_sort(p, b2, n2);
+    while (n1 > 0 && n2 > 0) {
+        if (ms_cmp(p, b1, b2) <= 0) { ms_move(tmp, b1, s); b1 += s; --n1; }
+        else { ms_move(tmp, b2, s); b2 += s; --n2; }
+        tmp += s;
+    }
+    if (n1 > 0) ms_move(tmp, b1, n1 * s);
+    ms_move(b, p->t, (n - n2) * s);
+}
+static void sort(void *b, size_t n, size_t s, cmp_fn cmp, cmp_r_fn cmp_r, void *arg)
+{
+    size_t size = s > 32 ? 2 * n * sizeof(void *) + s : n * s;
+    char stack[1024];
+    char *heap = size < sizeof stack ? 0 : __libc_malloc(size);
+    if (size >= sizeof stack && !heap) { /* glibc would use its quicksort: not counted */
+        static void (*real)(void *, size_t, size_t, cmp_r_fn, void *);
+        if (!real) real = (void (*)(void *, size_t, size_t, cmp_r_fn, void *))dlsym(RTLD_NEXT, "qsort_r");
+        if (cmp_r) real(b, n, s, cmp_r, arg);
+        else real(b, n, s, (cmp_r_fn)(void (*)(void))cmp, 0); /* an extra argument is harmless */
+        return;
+    }
+    struct msort p = {s, 0, cmp, cmp_r, arg, heap ? heap : stack};
+    if (s <= 32) {
+        ms_sort(&p, b, n);
+    } else {
+        /* Indirect: sort pointers to the elements, then move each element into place. */
+        char *ip = b;
+        void **tp = (void **)(p.t + n * sizeof(void *)), **t = tp;
+        void *hold = tp + n;
+        for (size_t i = 0; i < n; i++, ip += s) { libc_write(t, sizeof *t); *t++ = ip; }
+        p.s = sizeof(void *);
+        p.indirect = 1;
+        ms_sort(&p, (char *)tp, n);
+        ip = b;
+        for (size_t i = 0; i < n; i++, ip += s) {
+            libc_read(&tp[i], sizeof *tp);
+            char *kp = tp[i];
+            if (kp == ip) continue;
+            size_t j = i;
+            char *jp = ip;
+            ms_move(hold, ip, s);
+            do {
+                size_t k = (size_t)(kp - (char *)b) / s;
+                libc_write(&tp[j], sizeof *tp);
+                tp[j] = jp;
+                ms_move(jp, kp, s);
+                j = k;
+                jp = kp;
+                libc_read(&tp[k], sizeof *tp);
+                kp = tp[k];
+            } while (kp != ip);
+            libc_write(&tp[j], sizeof *tp);
+            tp[j] = jp;
+            ms_move(jp, hold, s);
+        }
+    }
+    if (heap) __libc_free(heap);
+}
+static void (*real_qsort)(void *, size_t, size_t, cmp_fn);
+static void (*real_qsort_r)(void *, size_t, size_t, cmp_r_fn, void *);
+void qsort(void *b, size_t n, size_t s, cmp_fn cmp)
+{
+    if (real_qsort && !counting()) { real_qsort(b, n, s, cmp); return; } /* not recording: glibc's */
+    libc_call();
+    sort(b, n, s, cmp, 0, 0);
+}
+void qsort_r(void *b, size_t n, size_t s, cmp_r_fn cmp, void *arg)
+{
+    if (real_qsort_r && !counting()) { real_qsort_r(b, n, s, cmp, arg); return; }
+    libc_call();
+    sort(b, n, s, 0, cmp, arg);
+}
+/* bsearch reads the elements only through the program's comparator (seen there). */
+void *bsearch(const void *key, const void *base, size_t n, size_t s, cmp_fn cmp)
+{
+    libc_call();
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const void *p = (const char *)base + mid * s;
+        int c = cmp(key, p);
+        if (c < 0) hi = mid;
+        else if (c > 0) lo = mid + 1;
+        else return (void *)p;
+    }
+    return 0;
+}
 
 /* ---------------------------------------------------------------- allocations */
 
@@ -1298,6 +1731,20 @@ __attribute__((constructor(101))) static void recorder_init(void)
     real_memcpy = dlsym(RTLD_NEXT, "memcpy");
     real_memmove = dlsym(RTLD_NEXT, "memmove");
     real_memset = dlsym(RTLD_NEXT, "memset");
+    real_strlen = (size_t (*)(const char *))dlsym(RTLD_NEXT, "strlen");
+    real_strnlen = (size_t (*)(const char *, size_t))dlsym(RTLD_NEXT, "strnlen");
+    real_memchr = (void *(*)(const void *, int, size_t))dlsym(RTLD_NEXT, "memchr");
+    real_memrchr = (void *(*)(const void *, int, size_t))dlsym(RTLD_NEXT, "memrchr");
+    real_rawmemchr = (void *(*)(const void *, int))dlsym(RTLD_NEXT, "rawmemchr");
+    real_memcmp = (int (*)(const void *, const void *, size_t))dlsym(RTLD_NEXT, "memcmp");
+    real_strchr = (char *(*)(const char *, int))dlsym(RTLD_NEXT, "strchr");
+    real_strrchr = (char *(*)(const char *, int))dlsym(RTLD_NEXT, "strrchr");
+    real_strstr = (char *(*)(const char *, const char *))dlsym(RTLD_NEXT, "strstr");
+    real_chk_fail = (void (*)(void))dlsym(RTLD_NEXT, "__chk_fail");
+    real_strcmp = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "strcmp");
+    real_strncmp = (int (*)(const char *, const char *, size_t))dlsym(RTLD_NEXT, "strncmp");
+    real_qsort = (void (*)(void *, size_t, size_t, cmp_fn))dlsym(RTLD_NEXT, "qsort");
+    real_qsort_r = (void (*)(void *, size_t, size_t, cmp_r_fn, void *))dlsym(RTLD_NEXT, "qsort_r");
     p_omp_get_thread_num = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_thread_num");
     p_omp_get_num_threads = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_num_threads");
     if (!path || !*path) return;

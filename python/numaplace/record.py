@@ -1,8 +1,9 @@
 """Recording OpenMP programs: ``numaplace cc``/``c++`` and ``numaplace record`` (exact and sampled).
 
 ``numaplace cc`` compiles and links a program for recording: clang's load/store instrumentation
-(``-fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores``, and ThreadSanitizer's pass
-for atomics only) under LLVM's libomp, or
+(``-fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores``, numaplace's LLVM pass plugin
+for the wider, masked and gathered accesses it does not report, and ThreadSanitizer's pass for
+atomics and memory intrinsics only) under LLVM's libomp, or
 GCC's ``-fsanitize=thread`` callbacks under GCC's libgomp, with the recording library
 (``crates/record/recorder.c``) linked in instead of any sanitizer runtime. ``numaplace record``
 runs such a program with the library switched on, then turns its raw stream into a numaplace
@@ -34,6 +35,8 @@ from numaplace._native import NumaplaceError
 REPO = Path(__file__).resolve().parents[2]
 #: The recording library's source.
 RECORDER_SOURCE = REPO / "crates" / "record" / "recorder.c"
+#: The LLVM pass plugin (libomp/clang builds): the accesses sanitizer coverage does not report.
+PASS_SOURCE = REPO / "crates" / "record" / "pass" / "numaplace-pass.cpp"
 #: Where the library's objects are built (one per compiler: clang for libomp, gcc for libgomp).
 RECORDER_DIR = REPO / "target" / "record"
 #: The converter binary (`cargo build --release -p numaplace-record`).
@@ -47,8 +50,10 @@ RUNTIMES: dict[str, dict[str, object]] = {
         "flags": [
             "-fopenmp=libomp",
             "-fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores",
-            # trace-loads/stores report accesses of 1..16 bytes: keep vectors at 16 bytes.
-            "-mprefer-vector-width=128",
+            # trace-loads/stores report accesses of 1..16 bytes: numaplace's pass plugin
+            # (crates/record/pass/, -fpass-plugin, added by compile_command) reports the rest —
+            # wider and odd-sized loads and stores, masked, gather/scatter and expand/compress
+            # vector accesses — so the program is vectorised as its flags say.
             # They do not report atomic read-modify-writes, nor the memory intrinsics (struct
             # copies, merged stores and zeroing loops become llvm.memcpy/memset, which the
             # backend expands inline when small: a 16-byte complex copy was invisible).
@@ -113,7 +118,11 @@ def _compiled_recorder(out: Path, tool: str, flags: list[str], libs: list[str]) 
         return out
     RECORDER_DIR.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(f".{os.getpid()}{out.suffix}")
-    cmd = [_which(tool), "-O2", "-fPIC", *flags, "-fexceptions", "-fno-omit-frame-pointer", str(RECORDER_SOURCE), "-o", str(tmp), *libs]
+    # -fno-builtin (and GCC's loop-distribution off): the library's own byte loops must not
+    # become calls of the C library functions it interposes.
+    own = ["-fno-builtin"] + (["-fno-tree-loop-distribute-patterns"] if "gcc" in Path(tool).name else [])
+    cmd = [_which(tool), "-O2", "-fPIC", *flags, *own, "-fexceptions", "-fno-omit-frame-pointer", str(RECORDER_SOURCE),
+           "-o", str(tmp), *libs]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RecordError(f"compiling the recording library failed: {' '.join(cmd)}: {r.stderr.strip()[:500]}")
@@ -125,6 +134,49 @@ def recorder_object(runtime: str) -> Path:
     """The recording library compiled for `runtime`'s compiler, rebuilt when its source is newer."""
     cc = str(RUNTIMES[runtime]["cc"])
     return _compiled_recorder(RECORDER_DIR / f"recorder-{cc}.o", cc, ["-c"], [])
+
+
+def _clang_major(clang: str) -> int:
+    r = subprocess.run([clang, "--version"], capture_output=True, text=True)
+    m = re.search(r"clang version (\d+)", r.stdout)
+    if not m:
+        raise RecordError(f"{clang} --version: no clang version in {r.stdout.strip()[:100]!r}")
+    return int(m.group(1))
+
+
+def pass_plugin() -> Path:
+    """numaplace's LLVM pass plugin (crates/record/pass/) built for the installed clang, into
+    target/record/, rebuilt when its source is newer (written to a temporary name and renamed)."""
+    if not PASS_SOURCE.is_file():
+        raise RecordError(f"the recorder's pass plugin source {PASS_SOURCE} missing")
+    clang = _which("clang")
+    major = _clang_major(clang)
+    out = RECORDER_DIR / f"numaplace-pass-llvm{major}.so"
+    if out.is_file() and out.stat().st_mtime >= PASS_SOURCE.stat().st_mtime:
+        return out
+    config = shutil.which(f"llvm-config-{major}") or shutil.which("llvm-config")
+    include = ""
+    if config:
+        r = subprocess.run([config, "--version"], capture_output=True, text=True)
+        if r.stdout.strip().split(".")[0] == str(major):
+            include = subprocess.run([config, "--includedir"], capture_output=True, text=True).stdout.strip()
+    if not include or not (Path(include) / "llvm" / "Passes" / "PassPlugin.h").is_file():
+        raise RecordError(
+            f"building numaplace's LLVM pass plugin needs LLVM {major}'s headers (llvm/Passes/PassPlugin.h"
+            f" via llvm-config-{major}), which are missing: install llvm-{major}-dev (tools/record-setup.sh)"
+        )
+    cxx = shutil.which(f"clang++-{major}") or shutil.which("clang++") or _which("c++")
+    RECORDER_DIR.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(f".{os.getpid()}.so")
+    assert config is not None  # include was found through it
+    cxxflags = subprocess.run([config, "--cxxflags"], capture_output=True, text=True).stdout.split()
+    # LLVM is built without RTTI: a plugin with it would need LLVM's type information.
+    cmd = [cxx, *cxxflags, "-fno-rtti", "-fPIC", "-shared", "-O2", str(PASS_SOURCE), "-o", str(tmp)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RecordError(f"compiling the recorder's pass plugin failed: {' '.join(cmd)}: {r.stderr.strip()[:500]}")
+    os.replace(tmp, out)
+    return out
 
 
 def recorder_preload() -> Path:
@@ -202,6 +254,8 @@ def compile_command(lang: str, runtime: str, args: Sequence[str], tmpdir: Path) 
     spec = RUNTIMES[runtime]
     compiler = _which(str(spec[lang]))
     flags = list(spec["flags"]) + COMMON_FLAGS  # type: ignore[arg-type]
+    if runtime == "libomp":
+        flags.append(f"-fpass-plugin={pass_plugin()}")
     links = not any(a in ("-c", "-S", "-E", "-M", "-MM") for a in args)
     if not links:
         return [[compiler, *flags, *args]]
@@ -405,8 +459,12 @@ def _print_summary(d: dict) -> None:
         print(
             "counted      "
             f"wide accesses {c.get('wide_accesses', 0):,}, memcpy/memset/memmove lines {c.get('memfn_lines', 0):,}, "
+            f"other C library lines {c.get('libc_lines', 0):,}, "
             f"atomics {c.get('atomics', 0):,}, spin-wait loads collapsed {c.get('spin_loads_collapsed', 0):,}"
         )
+        if c.get("unseen_intrinsics"):
+            print(f"not seen     {c['unseen_intrinsics']:,} calls of memory intrinsics the recorder does not understand"
+                  " (counted, not run through the cache model: docs/record.md)")
     if d.get("truncated"):
         print(f"truncated    {d['truncated']}")
 

@@ -526,3 +526,107 @@ int main(int argc, char **argv)
     return 0;
 }
 """
+
+
+def _cpu_has(flag: str) -> bool:
+    try:
+        return any(flag in line.split() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                   if line.startswith("flags"))
+    except OSError:
+        return False
+
+
+def _tracked(d: dict, source: str) -> list[dict]:
+    """The tracked regions allocated in `source`, in address order."""
+    return sorted((r for r in d["regions"] if r["tracked"] and f" {source}:" in r["name"]), key=lambda r: r["first_page"])
+
+
+@pytest.mark.skipif(not _cpu_has("avx2"), reason="the CPU has no AVX2")
+@pytest.mark.parametrize("opt", ["-O2", "-O0"])
+def test_wide_masked_and_gathered_accesses_are_counted(tmp_path, opt):
+    """Accesses sanitizer coverage does not report (numaplace's pass plugin reports them):
+    256-bit loads and stores, a masked load (only its active lane's line), a gather (each
+    lane's line), x87 long doubles (10 bytes). At -O0 the masked load and the gather stay x86
+    intrinsics; at -O2 clang makes the gather a generic llvm.masked.gather."""
+    n, iters, T = 1 << 17, 2, 2
+    exe = tmp_path / "wide"
+    cli("cc", opt, "-mavx2", str(PROGRAMS / "wide.c"), "-o", str(exe))
+    d = run_record(tmp_path, exe, str(n), str(iters))
+    a, b, c, dd, e = regs = _tracked(d, "wide.c")
+    assert [r["pages"] for r in regs] == [n * 8 // 4096] * 4 + [n // 2 * 16 // 4096]
+
+    def total(r: dict, t: int) -> tuple[int, int]:  # initialisation and timed iterations together
+        return r["init_reads"][t] + r["reads"][t], r["init_writes"][t] + r["writes"][t]
+
+    for t in range(T):
+        lo, hi = block(n // 4, T, t)
+        init = lines(4 * lo, 4 * hi)  # the 256-bit stores of the initialisation
+        assert total(a, t) == ((1 + iters) * init, init)
+        assert total(b, t) == ((1 + iters) * init, (1 + iters) * init)
+        lo16, hi16 = block(n // 16, T, t)
+        assert total(c, t) == (init + iters * (hi16 - lo16), init)  # line 2m only, not 2m+1
+        lo64, hi64 = block(n // 64, T, t)
+        assert total(dd, t) == (init + iters * 4 * (hi64 - lo64), init)  # 4 lanes, 4 lines
+        elo, ehi = block(n // 2, T, t)
+        le = lines(elo, ehi, 4)  # 4 long doubles (16 bytes each) a line
+        assert total(e, t) == ((1 + iters) * le, le)
+        for r in regs:
+            assert {th for th, _ in first_touch(d, r).values() if th == t}
+    c_ = d["counters"]
+    assert c_["wide_accesses"] >= (n // 4) * (4 + 3 * iters) + (n // 2) * (1 + iters) + iters * (n // 16 + n // 64)
+    assert c_["unseen_intrinsics"] == 0
+
+
+@pytest.mark.skipif(not _cpu_has("avx2"), reason="the CPU has no AVX2")
+def test_a_users_vector_width_cannot_hide_accesses(build, tmp_path):
+    """-O3 -mavx2 -mprefer-vector-width=256 vectorises the stencil with 32-byte loads and stores:
+    the counts are those of the default build, access for access."""
+    n, iters = 1 << 17, 2
+    wide = tmp_path / "stencil256"
+    cli("cc", "-O3", "-mavx2", "-mprefer-vector-width=256", str(PROGRAMS / "stencil.c"), "-o", str(wide))
+    got = run_record(tmp_path, wide, str(n), str(iters))
+    want = run_record(tmp_path, build("stencil", "libomp"), str(n), str(iters))
+    assert got["counters"]["wide_accesses"] > n // 2  # the sweeps' 32-byte vectors
+    for line in ("stencil.c:18", "stencil.c:19"):
+        g, w = region(got, line), region(want, line)
+        for key in ("init_reads", "init_writes", "reads", "writes"):
+            assert g[key] == w[key], (line, key)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_c_library_buffer_functions_are_counted(build, tmp_path, runtime):
+    """memcmp, memchr, strlen, bzero, strcpy and qsort on the program's arrays: the bytes each
+    examines or writes go through the cache model (qsort: the recorder's copy of glibc's merge
+    sort, every element moved through its temporary buffer and back)."""
+    n, iters, T = 1 << 19, 2, 2
+    d = run_record(tmp_path, build("libc", runtime), str(n), str(iters))
+    x, y, z, w, v, s = regs = _tracked(d, "libc.c")
+    assert [r["pages"] for r in regs] == [n // 4096] * 6
+    for t in range(T):
+        lo, hi = block(64, T, t)
+        L = (hi - lo) * (n // 64) // 64  # the thread's blocks, in lines
+        want = {  # (reads, writes), initialisation and timed iterations together
+            "x": (L + iters * 2 * L, L),  # memcmp and memchr (nothing found: every byte)
+            "y": (L + iters * L, L),  # memcmp (equal blocks: every byte)
+            "z": (L + iters * 2 * L, L),  # strlen, strcpy's source
+            "w": ((1 + iters) * L, (1 + iters) * L),  # bzero
+            "v": ((1 + iters) * L, (1 + iters) * L),  # strcpy's destination
+            "s": ((1 + iters) * L, (1 + iters) * L),  # qsort: every chunk's lines read and written
+        }
+        for name, r in zip("xyzwvs", regs):
+            got = (r["init_reads"][t] + r["reads"][t], r["init_writes"][t] + r["writes"][t])
+            assert got == want[name], (name, t, got, want[name])
+    # (bzero may be compiled into memset, counted with memcpy/memmove/memset)
+    assert d["counters"]["libc_calls"] >= iters * (4 * 64 + (n // 8) // 512)
+
+
+def test_pass_plugin_without_llvm_headers_is_one_line_naming_the_package(tmp_path, monkeypatch):
+    """Without LLVM's development headers (Debian's llvm-N-dev for clang N) the plugin cannot be
+    built: `numaplace cc` says which package is missing."""
+    which = shutil.which
+    monkeypatch.setattr(rec, "RECORDER_DIR", tmp_path)  # nothing built yet
+    monkeypatch.setattr(rec.shutil, "which", lambda name: None if name.startswith("llvm-config") else which(name))
+    with pytest.raises(rec.RecordError) as e:
+        rec.pass_plugin()
+    major = rec._clang_major(which("clang"))
+    assert f"install llvm-{major}-dev" in str(e.value) and "\n" not in str(e.value)
