@@ -5,6 +5,8 @@
 #                  trace-loads and trace-stores)
 #   - libomp-dev  (LLVM's OpenMP runtime, libomp, for clang -fopenmp=libomp)
 #   - gcc         (GCC, with libgomp and -fsanitize=thread, for --openmp libgomp; in build-essential)
+#   - valgrind    (with its tool headers and libraries: the recorder's independent reference,
+#                  tools/reftrace/, is a Valgrind tool built by its test)
 #   - llvm-N-dev  (LLVM's headers for clang's version N, bookworm: llvm-14-dev: `numaplace cc`
 #                  builds the recorder's pass plugin, crates/record/pass/, against them)
 #
@@ -32,8 +34,12 @@ have_compilers() {
         echo 'int main(void){return 0;}' | clang -fopenmp=libomp -x c - -o /dev/null >/dev/null 2>&1
 }
 
+have_valgrind() {
+    command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/pub_tool_basics.h ]
+}
+
 # Fast path: already installed.
-have_compilers && have_llvm_dev && exit 0
+have_compilers && have_llvm_dev && have_valgrind && exit 0
 
 . "$(dirname "$0")/apt-install.sh"
 have_compilers || apt_install clang/libomp "${packages[@]}"
@@ -42,4 +48,6 @@ major=$(clang_major)
 [ -n "$major" ] || die "clang --version names no version"
 have_llvm_dev || apt_install "LLVM $major's headers" "llvm-$major-dev"
 have_llvm_dev || die "llvm-$major-dev installed but llvm-config-$major finds no llvm/Passes/PassPlugin.h (see $log)"
+have_valgrind || apt_install "Valgrind (the recorder's reference tracer)" valgrind
+have_valgrind || die "valgrind installed but its tool headers (/usr/include/valgrind/pub_tool_basics.h) are missing (see $log)"
 exit 0
