@@ -63,6 +63,14 @@ def trace_info(path: str) -> str:
     """A summary of a trace file, as a JSON object (of a line-level trace: format "line",
     operations, reads, writes, compute cycles, barriers, locks)."""
 
+def thread_nodes(machine: str, threads: int, binding: str = "spread", oversubscribe: bool = False) -> str:
+    """The node of each thread bound on the machine as a run binds them, as a JSON list."""
+
+def trace_objects(path: str, machine: str, binding: str = "spread", oversubscribe: bool = False) -> str:
+    """The regions of a page-level trace diagnosed for placement with its threads bound on the
+    machine (first touch, timed lines per thread, local lines under first touch, interleaving and
+    the bound, writes, a heat map), as a JSON object (crates/sim/src/trace/objects.rs)."""
+
 def workload_show(request_json: str) -> str:
     """A run request's workload: regions, phases, footprint and sharing, as a JSON object."""
 

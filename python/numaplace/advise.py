@@ -36,7 +36,6 @@ import argparse
 import json
 import math
 import os
-import shlex
 import stat
 import sys
 import tempfile
@@ -45,7 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from numaplace import _native
+from numaplace import _native, diagnose
 from numaplace._native import NumaplaceError
 
 if TYPE_CHECKING:
@@ -69,6 +68,8 @@ COLUMNS = (
     "rank",
     "placement",
     "dynamic",
+    "binding",
+    "current",
     "time_ns",
     "slowdown",
     "local_fraction",
@@ -81,7 +82,9 @@ COLUMNS = (
     "why_not_runnable",
 )
 """The columns of :attr:`Advice.table` (and ``--csv``), in order. ``slowdown`` is the time over
-the fastest row's; ``local_vs_bound`` the row's local share minus the bound's (at most 0 for a
+the fastest row's; ``binding`` how the threads sit on the nodes (the ``binding`` run option's
+values); ``current`` marks the set-up the trace was recorded under (first touch, no policy, the
+default binding); ``local_vs_bound`` the row's local share minus the bound's (at most 0 for a
 static placement; above 0 when a dynamic policy beats the static bound); ``time_vs_bound`` the
 row's time over the bound's, minus 1 (below 0 when faster: the bound is not a time bound)."""
 
@@ -154,8 +157,11 @@ def plan(nodes: int) -> Plan:
     return Plan(runs, notes, bound)
 
 
-def runnable(placement: str, dynamic: str) -> str | None:
-    """None if ``numaplace run`` accepts the combination, else why not (the launcher's words)."""
+def runnable(placement: str, dynamic: str, calls: bool | None = None) -> str | None:
+    """None if ``numaplace run`` accepts the combination and it acts on the program, else why
+    not (the launcher's words). A policy that acts only when the program calls
+    ``numaplace_migrate()`` (its capability ``needs_program_calls``) needs ``calls`` true: the
+    program's binary names that entry point."""
     from numaplace import runtime as rt
 
     try:
@@ -163,13 +169,18 @@ def runnable(placement: str, dynamic: str) -> str | None:
         rt.validate_dynamic(dynamic)
     except rt.RuntimeToolError as e:
         return str(e)
+    name = dynamic.split(":", 1)[0]
+    needs = {p["name"]: p["needs_program_calls"] for p in json.loads(_native.policies())}
+    if needs.get(name) and not calls:
+        which = "the program makes no such call" if calls is False else "no recorded program to check for such calls"
+        return (f"dynamic policy '{name}' acts on a real process only when the program calls numaplace_migrate()"
+                f" or upmlib_migrate_memory() (docs/runtime.md): {which}; unmodified programs use --dynamic sampled")
     return None
 
 
-def run_command(placement: str, dynamic: str) -> str:
-    """The ``numaplace run`` command line that applies a combination to a program (both flags
-    given: the launcher's own default policy is not ``none``)."""
-    return f"numaplace run --placement {shlex.quote(placement)} --dynamic {shlex.quote(dynamic)} -- PROGRAM [ARGS...]"
+def run_command(placement: str, dynamic: str, binding: str | None = None, argv: list[str] | None = None) -> str:
+    """The command line that applies a combination to the program (:func:`diagnose.run_command`)."""
+    return diagnose.run_command(placement, dynamic, binding or diagnose.bindings()[1], argv)
 
 
 # --- the machine ------------------------------------------------------------------------------
@@ -219,6 +230,15 @@ class Advice:
     notes: list[str] = field(default_factory=list)
     detected: bool = False
     bound_placement: str | None = None
+    diagnosis: list[diagnose.ObjectDiagnosis] = field(default_factory=list)
+    """The data objects that lose the most locality, diagnosed (:mod:`numaplace.diagnose`)."""
+    objects: dict[str, Any] | None = None
+    """The per-object tally the diagnosis read (``_native.trace_objects``), for the heat maps."""
+    program: list[str] | None = None
+    """The command line the trace was recorded from (None: not a recording)."""
+    default_binding: str = "spread"
+    binding_nodes: dict[str, list[int]] = field(default_factory=dict)
+    """The node of each thread under each binding run."""
 
     def __repr__(self) -> str:
         if self.one_node:
@@ -245,15 +265,44 @@ class Advice:
 
     @property
     def bound(self) -> dict[str, Any] | None:
+        """The bound's row for the current set-up's binding (each binding has its own bound)."""
         return self._row(self._bound_mask()) if len(self.table) else None
 
     def _bound_mask(self) -> Any:
-        return self.table["placement"].eq(self.bound_placement) & self.table["dynamic"].eq(NO_POLICY)
+        t = self.table
+        binding = self.current["binding"] if t["current"].any() else t["binding"].iloc[0]
+        return t["placement"].eq(self.bound_placement) & t["dynamic"].eq(NO_POLICY) & t["binding"].eq(binding)
 
     @property
     def command(self) -> str | None:
         r = self.best_runnable
-        return None if r is None else run_command(r["placement"], r["dynamic"])
+        return None if r is None else run_command(r["placement"], r["dynamic"], r["binding"], self.program)
+
+    @property
+    def numactl(self) -> str | None:
+        """The best runnable combination with plain ``numactl``, where numactl does it."""
+        r = self.best_runnable
+        if r is None:
+            return None
+        nodes = self.binding_nodes.get(r["binding"], [])
+        return diagnose.numactl_command(r["placement"], r["dynamic"], r["binding"], nodes, self.program)
+
+    @property
+    def current(self) -> dict[str, Any] | None:
+        """The row of the set-up the trace was recorded under: first touch, no policy, the default binding."""
+        return self._row(self.table["current"]) if len(self.table) else None
+
+    @property
+    def gain(self) -> float | None:
+        """The share of the current set-up's simulated time the best runnable combination saves."""
+        c, r = self.current, self.best_runnable
+        return None if c is None or r is None else 1.0 - r["time_ns"] / c["time_ns"]
+
+    @property
+    def change_nothing(self) -> bool:
+        """True when no runnable combination saves at least :data:`diagnose.WORTH_IT` of the time."""
+        g = self.gain
+        return g is None or g < diagnose.WORTH_IT
 
     def to_csv(self) -> str:
         """The table as CSV text (every row, full precision)."""
@@ -275,8 +324,20 @@ class Advice:
             "best_runnable": pick(self.best_runnable),
             "bound": pick(self.bound),
             "command": self.command,
+            "numactl": self.numactl,
+            "current": pick(self.current),
+            "gain": self.gain,
+            "threshold": diagnose.WORTH_IT,
+            "change_nothing": self.change_nothing,
+            "program": self.program,
+            "diagnosis": diagnose.as_rows(self.diagnosis),
+            "depends": self.depends(),
             "notes": list(self.notes),
         }
+
+    def depends(self) -> list[str]:
+        """What the advice depends on beyond the machine, in words (:func:`diagnose.depends`)."""
+        return diagnose.depends(self.trace_info, self.table)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2) + "\n"
@@ -302,9 +363,10 @@ class Advice:
             f"trace    {self.trace}: {i['threads']} threads, {i['pages']:,} pages of {i['page_size'] // 1024} KiB,"
             f" {i['iterations']} iterations, {i['transactions']:,} transactions",
             f"machine  {self._what()}, seed {self.seed}",
-            f"ran      {len(self.table)} combinations of placement and dynamic policy",
+            f"ran      {len(self.table)} combinations of placement, dynamic policy and binding",
             "",
         ]
+        lines += self._diagnosis_lines()
         marks: dict[str, int] = {}
         notes: list[str] = []
 
@@ -316,8 +378,10 @@ class Advice:
 
         t = self.table
         bound = self.bound
-        shown = t if not top else t[(t["rank"] <= top) | self._bound_mask() | (t["rank"] == (self.best_runnable or {}).get("rank"))]
-        head = ["rank", "placement", "dynamic", "time (ms)", "vs best", "local", "local vs bound", "time vs bound", "migrations", "runs on"]
+        shown = t if not top else t[(t["rank"] <= top) | self._bound_mask() | t["current"]
+                                    | (t["rank"] == (self.best_runnable or {}).get("rank"))]
+        head = ["rank", "placement", "dynamic", "binding", "time (ms)", "vs best", "local", "local vs bound", "time vs bound",
+                "migrations", "runs on", ""]
         rows, last = [], 0
         for r in shown.to_dict("records"):
             if r["rank"] != last + 1:
@@ -329,6 +393,7 @@ class Advice:
                     str(r["rank"]),
                     r["placement"],
                     r["dynamic"],
+                    r["binding"],
                     _ms(r["time_ns"]),
                     f"{r['slowdown']:.3f}x",
                     f"{r['local_fraction']:.1%}",
@@ -336,11 +401,12 @@ class Advice:
                     "bound" if is_bound else _pct(r["time_vs_bound"]),
                     f"{r['migrations']:,}",
                     "runtime" if r["runnable"] else f"sim only {mark(r['why_not_runnable'])}",
+                    "<- current" if r["current"] else "",
                 ]
             )
         if top and last < len(t):
             rows.append(["..."] + [""] * (len(head) - 1))
-        right = {0, 3, 4, 5, 6, 7, 8}
+        right = {0, 4, 5, 6, 7, 8, 9}
         widths = [max(len(x[k]) for x in [head, *rows]) for k in range(len(head))]
         for x in [head, *rows]:
             lines.append("  ".join(c.rjust(w) if k in right else c.ljust(w) for k, (c, w) in enumerate(zip(x, widths))).rstrip())
@@ -362,37 +428,74 @@ class Advice:
                 f"bound          {_combo(bound)}: {bound['local_fraction']:.1%} local (no static placement has more),"
                 f" {_ms(bound['time_ns'])} ms"
             )
-        if br is not None:
-            lines += ["", "to apply the best runnable combination to the program:", f"  {self.command}"]
+        cur = self.current
+        if cur is not None:
+            lines.append(f"current        {_combo(cur)}, {cur['binding']} (as recorded): {_ms(cur['time_ns'])} ms,"
+                         f" {cur['local_fraction']:.1%} local")
+        lines += ["", *self._advice_lines()]
+        depends = self.depends()
+        if depends:
+            lines += ["", "the advice depends on"] + [f"  - {d}" for d in depends]
         all_notes = notes + [n for n in self.notes if n not in marks]
         if all_notes:
             lines += ["", "notes"]
             lines += [f"  [{k}] {n}" for k, n in enumerate(all_notes, 1)]
         return "\n".join(lines) + "\n"
 
-    def plot(self, top: int = 12) -> Figure:
-        """A dot chart of the ``top`` fastest combinations' times (and the bound's, wherever it
-        ranks), fastest at the top: colour and marker say whether the runtime can run each, a
-        label its local share, and a dashed line marks the bound's time. Dots, not bars: the
-        times often differ by a percent, which bars from zero would hide."""
-        from numaplace.plot import MARKERS, PALETTE, legend_below, new_axes
+    def _diagnosis_lines(self) -> list[str]:
+        return diagnose.lines(self.diagnosis)
+
+    def _advice_lines(self) -> list[str]:
+        br, gain = self.best_runnable, self.gain
+        if br is None:
+            return ["advice         none of these combinations can run under the runtime"]
+        if self.change_nothing:
+            g = "" if gain is None else f" saves {gain:.1%} of the current set-up's time,"
+            return [f"advice         change nothing: the best runnable combination ({_combo(br)}, {br['binding']}){g}"
+                    f" below the {diagnose.WORTH_IT:.0%} worth-it threshold"]
+        out = [f"advice         {_combo(br)}, {br['binding']}: saves {gain:.1%} of the current set-up's simulated time",
+               "to apply it to the program:", f"  {self.command}"]
+        if self.numactl:
+            out += ["or with numactl alone:", f"  {self.numactl}"]
+        return out
+
+    def plot(self, top: int = 12, heatmaps: int = 2) -> Figure:
+        """A dot chart of the ``top`` fastest combinations' times (and the bound's and the
+        current set-up's, wherever they rank), fastest at the top: colour and marker say whether
+        the runtime can run each, a ring marks the current set-up, a label its local share, and
+        a dashed line marks the bound's time. Dots, not bars: the times often differ by a
+        percent, which bars from zero would hide. Beside it, for the ``heatmaps`` data objects
+        that lose the most, where their accesses come from over the run (page by epoch,
+        coloured by the node that made them: :func:`diagnose.heatmap`)."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure as Fig
+
+        from numaplace.plot import DPI, FIGSIZE, MARKERS, PALETTE
 
         t = self.table
         if t.empty:
             raise AdviceError("nothing to plot: the machine has one node, so there is nothing to choose")
-        shown = t[(t["rank"] <= top) | self._bound_mask()]
+        maps = [d.name for d in self.diagnosis if d.verdict != "fine"][:heatmaps] if self.objects else []
+        fig = Fig(figsize=(FIGSIZE[0] * (1.0 + 0.45 * len(maps)), FIGSIZE[1]), dpi=DPI, layout="constrained")
+        FigureCanvasAgg(fig)
+        grid = fig.add_gridspec(len(maps) or 1, 2 if maps else 1, width_ratios=[2.2, 1] if maps else [1])
+        ax = fig.add_subplot(grid[:, 0])
+        shown = t[(t["rank"] <= top) | self._bound_mask() | t["current"]]
         rows = shown.to_dict("records")[::-1]  # the fastest at the top
         is_bound = list(self._bound_mask()[shown.index])[::-1]
         kinds = ["bound" if b else "runtime" if r["runnable"] else "simulator only" for r, b in zip(rows, is_bound)]
-        fig, ax = new_axes()
         for i, kind in enumerate(("runtime", "simulator only", "bound")):
             ys = [y for y, k in enumerate(kinds) if k == kind]
             if ys:
                 ax.scatter([rows[y]["time_ns"] / 1e6 for y in ys], ys, label=kind, color=PALETTE[i], marker=MARKERS[i], zorder=3)
+        cur = [y for y, r in enumerate(rows) if r["current"]]
+        if cur:
+            ax.scatter([rows[y]["time_ns"] / 1e6 for y in cur], cur, s=180, facecolors="none", edgecolors=PALETTE[7],
+                       linewidths=1.2, label="current set-up (as recorded)", zorder=4)
         for y, r in enumerate(rows):
             ax.annotate(f"{r['local_fraction']:.0%} local", (r["time_ns"] / 1e6, y), xytext=(6, 0), textcoords="offset points",
                         va="center", fontsize="x-small")
-        ax.set_yticks(range(len(rows)), [f"{r['rank']}. {_combo(r)}" for r in rows], fontsize="small")
+        ax.set_yticks(range(len(rows)), [f"{r['rank']}. {_combo(r)}, {r['binding']}" for r in rows], fontsize="small")
         ax.grid(axis="y", color="#dddddd", linewidth=0.5)
         lo, hi = min(r["time_ns"] for r in rows) / 1e6, max(r["time_ns"] for r in rows) / 1e6
         pad = (hi - lo) * 0.15 or hi * 0.01
@@ -402,7 +505,13 @@ class Advice:
             ax.axvline(bound["time_ns"] / 1e6, color=PALETTE[7], linestyle="--", linewidth=1, label=f"bound's time ({_combo(bound)})")
         ax.set_xlabel("simulated time (ms)")
         ax.set_title(f"{os.path.basename(self.trace)} on {self.machine}: fastest combinations", fontsize="medium")
-        legend_below(fig, ax)
+        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.12), ncols=2, frameon=False)
+        for k, name in enumerate(maps):
+            assert self.objects is not None
+            diagnose.heatmap(fig.add_subplot(grid[k, 1]), self.objects, name)
+        if maps:
+            fig.text(1.0, 0.0, "heat maps: colour = node that made most of a cell's accesses, shade = how many",
+                     ha="right", va="bottom", fontsize="x-small")
         return fig
 
 
@@ -501,20 +610,26 @@ def advise(
         m = load_machine(check_option("machine", machine))
         nodes, cpus = len(m["nodes"]), sum(n["cpus"] for n in m["nodes"])
         options = {"machine": machine, "trace": trace}
-        for name, value in (("seed", seed), ("binding", binding), ("oversubscribe", oversubscribe)):
+        for name, value in (("seed", seed), ("oversubscribe", oversubscribe)):
             if value is not None:
                 options[name] = check_option(name, value)
+        all_bindings, default_binding = diagnose.bindings()
+        binds = [check_option("binding", binding)] if binding is not None else all_bindings
         used_seed = seed if seed is not None else 0
-        advice = dict(trace=trace, machine=m["name"], nodes=nodes, cpus=cpus, seed=used_seed, trace_info=info, detected=detected)
+        program = diagnose.recorded_program(dict(info.get("meta", [])))
+        advice = dict(trace=trace, machine=m["name"], nodes=nodes, cpus=cpus, seed=used_seed, trace_info=info, detected=detected,
+                      program=program, default_binding=default_binding)
         if nodes == 1:
             import pandas as pd
 
             return Advice(table=pd.DataFrame(columns=list(COLUMNS)), **advice)
         p = plan(nodes)
-        configs = [{**options, "placement": pl, "dynamic": dy} for pl, dy in p.runs]
+        runs = [(pl, dy, b) for b in binds for pl, dy in p.runs]
+        configs = [{**options, "placement": pl, "dynamic": dy, "binding": b} for pl, dy, b in runs]
         outcomes: list[dict[str, Any] | None] = [None] * len(configs)
         # The baseline first, here: a trace this machine cannot run fails here, as `sim` would.
-        first = p.runs.index(BASELINE) if BASELINE in p.runs else 0
+        base = (*BASELINE, binds[0] if default_binding not in binds else default_binding)
+        first = runs.index(base) if base in runs else 0
         r = simulate(**configs[first], progress=progress)
         outcomes[first] = {"status": "ok", "error_type": None, "error": None, "result": r.to_dict()}
         todo = [i for i in range(len(configs)) if outcomes[i] is None]
@@ -526,8 +641,35 @@ def advise(
             backend = make_backend(scheduler, jobs, runs=len(todo))
             planned = [(run_id(configs[i]), configs[i]) for i in todo]
             execute(planned, backend, record, progress={None: True, True: "always", False: False}[progress], desc="advise")
-        table, notes = _table(p, outcomes)
-        return Advice(table=table, notes=p.notes + notes, bound_placement=p.bound, **advice)
+        calls = diagnose.calls_the_api(program[0]) if program else None
+        nodes_of = {b: json.loads(_native.thread_nodes(machine, info["threads"], b, bool(oversubscribe))) for b in binds}
+        table, notes = _table(p, runs, outcomes, calls, default_binding)
+        objects, found = None, []
+        try:
+            objects = diagnose.tally(trace, machine, base[2], bool(oversubscribe))
+            objects["binding"] = base[2]
+            found = diagnose.diagnose(objects)
+            diagnose.add_mover(found, _mover(table))
+        except NumaplaceError as e:
+            notes.append(f"no diagnosis of the data objects: {e}")
+        if program and calls is None:
+            notes.append(f"the recorded program {program[0]} was not found here: advise assumes it does not call"
+                         " numaplace_migrate() (run advise where it was recorded)")
+        return Advice(table=table, notes=p.notes + notes, bound_placement=p.bound, diagnosis=found, objects=objects,
+                      binding_nodes=nodes_of, **advice)
+
+
+def _mover(t: pd.DataFrame) -> tuple[str, float] | None:
+    """The fastest runnable dynamic policy from first touch with the current set-up's binding,
+    and the share of the current set-up's time it saves (None: no such row)."""
+    if t.empty or not t["current"].any():
+        return None
+    cur = t[t["current"]].iloc[0]
+    rows = t[t["runnable"] & (t["placement"] == cur["placement"]) & (t["binding"] == cur["binding"]) & (t["dynamic"] != NO_POLICY)]
+    if rows.empty:
+        return None
+    r = rows.iloc[0]
+    return str(r["dynamic"]), 1.0 - float(r["time_ns"]) / float(cur["time_ns"])
 
 
 def _combos(p: Plan, combos: list[tuple[str, str]]) -> str:
@@ -545,23 +687,27 @@ def _combos(p: Plan, combos: list[tuple[str, str]]) -> str:
     return ", ".join(parts)
 
 
-def _table(p: Plan, outcomes: Sequence[dict[str, Any] | None]) -> tuple[pd.DataFrame, list[str]]:
+def _table(p: Plan, runs: Sequence[tuple[str, str, str]], outcomes: Sequence[dict[str, Any] | None],
+           calls: bool | None, default_binding: str) -> tuple[pd.DataFrame, list[str]]:
     """The ranked table of the runs that succeeded, and a note per reason runs failed."""
     import pandas as pd
 
     failed: dict[str, list[tuple[str, str]]] = {}
     rows = []
-    for (pl, dy), o in zip(p.runs, outcomes):
+    for (pl, dy, b), o in zip(runs, outcomes):
         assert o is not None
         if o["status"] != "ok":
-            failed.setdefault(o["error"], []).append((pl, dy))
+            if (pl, dy) not in failed.setdefault(o["error"], []):
+                failed[o["error"]].append((pl, dy))
             continue
         r = o["result"]
-        why = runnable(pl, dy)
+        why = runnable(pl, dy, calls)
         rows.append(
             {
                 "placement": pl,
                 "dynamic": dy,
+                "binding": b,
+                "current": (pl, dy, b) == (*BASELINE, default_binding),
                 "time_ns": float(r["total_time_ns"]),
                 "local_fraction": float(r["local_fraction"]),
                 "migrations": int(r["migrations"]),
@@ -579,14 +725,17 @@ def _table(p: Plan, outcomes: Sequence[dict[str, Any] | None]) -> tuple[pd.DataF
     df = df.sort_values("time_ns", kind="stable").reset_index(drop=True)
     df["rank"] = range(1, len(df) + 1)
     df["slowdown"] = df["time_ns"] / df["time_ns"].min()
-    bound = df[(df["placement"] == p.bound) & (df["dynamic"] == NO_POLICY)] if p.bound else df.iloc[0:0]
-    if bound.empty:
-        df["local_vs_bound"] = math.nan
-        df["time_vs_bound"] = math.nan
-    else:
-        b = bound.iloc[0]
-        df["local_vs_bound"] = df["local_fraction"] - b["local_fraction"]
-        df["time_vs_bound"] = df["time_ns"] / b["time_ns"] - 1.0
+    # Each row against the bound of its own binding (the bound is the best static placement for
+    # the threads where they sit).
+    df["local_vs_bound"] = math.nan
+    df["time_vs_bound"] = math.nan
+    for binding in df["binding"].unique():
+        same = df["binding"] == binding
+        bound = df[same & (df["placement"] == p.bound) & (df["dynamic"] == NO_POLICY)] if p.bound else df.iloc[0:0]
+        if not bound.empty:
+            b = bound.iloc[0]
+            df.loc[same, "local_vs_bound"] = df.loc[same, "local_fraction"] - b["local_fraction"]
+            df.loc[same, "time_vs_bound"] = df.loc[same, "time_ns"] / b["time_ns"] - 1.0
     return df[list(COLUMNS)], notes
 
 

@@ -155,6 +155,31 @@ fn trace_info(py: Python<'_>, path: String) -> PyResult<String> {
     Ok(serde_json::to_string(&i).expect("serialise"))
 }
 
+/// The data objects (regions) of a page-level trace diagnosed for placement with its threads
+/// bound on a machine (`numaplace advise`'s diagnosis; `trace::objects`), as JSON.
+#[pyfunction]
+#[pyo3(signature = (path, machine, binding="spread", oversubscribe=false))]
+fn trace_objects(py: Python<'_>, path: String, machine: String, binding: &str, oversubscribe: bool) -> PyResult<String> {
+    let b = numaplace_sim::binding::Binding::parse(binding).map_err(|e| to_py(e.into()))?;
+    let o = py
+        .allow_threads(|| {
+            let m = load(&machine)?;
+            numaplace_sim::trace::objects::objects(std::path::Path::new(&path), &m, b, oversubscribe)
+        })
+        .map_err(to_py)?;
+    Ok(serde_json::to_string(&o).expect("serialise"))
+}
+
+/// The node of each of `threads` threads bound on a machine as a run binds them (a JSON list).
+#[pyfunction]
+#[pyo3(signature = (machine, threads, binding="spread", oversubscribe=false))]
+fn thread_nodes(machine: String, threads: usize, binding: &str, oversubscribe: bool) -> PyResult<String> {
+    let b = numaplace_sim::binding::Binding::parse(binding).map_err(|e| to_py(e.into()))?;
+    let m = load(&machine).map_err(to_py)?;
+    let placed = numaplace_sim::binding::bind(&m, threads, b, oversubscribe).map_err(|e| to_py(e.into()))?;
+    Ok(serde_json::to_string(&placed.iter().map(|p| p.node.index()).collect::<Vec<_>>()).expect("serialise"))
+}
+
 /// The regions, phases, footprint and sharing of a run request's workload, as JSON.
 #[pyfunction]
 fn workload_show(py: Python<'_>, request_json: &str) -> PyResult<String> {
@@ -295,6 +320,7 @@ fn policies() -> String {
                 "observes": p.caps.observes.name(),
                 "drivers": drivers,
                 "why_not": p.caps.why_not,
+                "needs_program_calls": p.caps.needs_program_calls,
             })
         })
         .collect();
@@ -403,6 +429,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_footprint, m)?)?;
     m.add_function(wrap_pyfunction!(trace_export, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_objects, m)?)?;
+    m.add_function(wrap_pyfunction!(thread_nodes, m)?)?;
     m.add_function(wrap_pyfunction!(workload_show, m)?)?;
     stats::register(m)?;
     Ok(())

@@ -46,7 +46,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     name: "adaptive",
     doc: "cost-aware migration that sets its own period and threshold: decides at iteration ends or on an adaptive timer, backs off pages that bounce (numaplace's own)",
     params: ADAPTIVE_PARAMS,
-    caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "" },
+    caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "", needs_program_calls: false },
     build: |r, _, threads| Ok(Box::new(Adaptive::new(r, threads))),
 };
 

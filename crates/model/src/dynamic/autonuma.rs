@@ -45,6 +45,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         observes: Observes::HintingFaults,
         drivers: SIM_ONLY,
         why_not: "it is Linux's own NUMA balancing: on a real host turn that on instead (sysctl kernel.numa_balancing=1)",
+        needs_program_calls: false,
     },
     build: |r, m, threads| Ok(Box::new(AutoNuma::new(r, m, threads))),
 };

@@ -45,6 +45,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         observes: Observes::Counters,
         drivers: SIM_ONLY,
         why_not: "it needs per-frame hardware reference counters that interrupt the kernel (the Origin2000's), which Linux does not give user space",
+        needs_program_calls: false,
     },
     build: |r, m, threads| Ok(Box::new(Kernel::new(r, m, threads))),
 };

@@ -288,6 +288,10 @@ pub struct DynamicCaps {
     pub drivers: &'static [Driver],
     /// Why the drivers not in `drivers` cannot (empty when every driver can).
     pub why_not: &'static str,
+    /// It decides only at iteration ends and has no timer: on a real process it acts only when
+    /// the program calls `numaplace_migrate()` (or `upmlib_migrate_memory()`), so an unmodified
+    /// program run under it is left as placed (`numaplace advise` does not offer it for one).
+    pub needs_program_calls: bool,
 }
 
 impl DynamicCaps {
@@ -319,6 +323,12 @@ impl DynamicCaps {
         // Access is revoked only by a timer tick.
         if self.observes == Observes::HintingFaults && policy.timer_period().is_none() {
             return Err(format!("observes {observes} but has no timer to revoke access with"));
+        }
+        let calls = policy.decides_at_iteration_end() && policy.timer_period().is_none();
+        if calls != self.needs_program_calls {
+            return Err(format!("needs_program_calls is {} but the policy {} timer and {} at iteration ends",
+                self.needs_program_calls, if policy.timer_period().is_some() { "has a" } else { "has no" },
+                if policy.decides_at_iteration_end() { "decides" } else { "does not decide" }));
         }
         Ok(())
     }
@@ -488,11 +498,18 @@ mod tests {
         let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
         let (kernel, _) = build(&Spec::parse("kernel").unwrap(), &machine, 2).unwrap();
         let (sampled, _) = build(&Spec::parse("sampled").unwrap(), &machine, 2).unwrap();
-        let samples = DynamicCaps { observes: Observes::Samples, drivers: SIM_ONLY, why_not: "" };
-        let counters = DynamicCaps { observes: Observes::Counters, drivers: SIM_ONLY, why_not: "" };
+        let samples = DynamicCaps { observes: Observes::Samples, drivers: SIM_ONLY, why_not: "", needs_program_calls: false };
+        let counters = DynamicCaps { observes: Observes::Counters, drivers: SIM_ONLY, why_not: "", needs_program_calls: false };
         assert_eq!(samples.check(kernel.as_ref()), Err("observes samples but sampling() is None".to_string()));
         assert!(counters.check(sampled.as_ref()).unwrap_err().starts_with("observes counters but sampling() is Some("));
-        let faults = DynamicCaps { observes: Observes::HintingFaults, drivers: SIM_ONLY, why_not: "" };
+        let faults = DynamicCaps { observes: Observes::HintingFaults, drivers: SIM_ONLY, why_not: "", needs_program_calls: false };
         assert_eq!(faults.check(kernel.as_ref()), Err("observes hinting-faults but has an interrupt threshold".to_string()));
+        // UPMlib decides only at iteration ends, with no timer: it needs the program's calls.
+        let (upmlib, _) = build(&Spec::parse("upmlib").unwrap(), &machine, 2).unwrap();
+        assert_eq!(
+            counters.check(upmlib.as_ref()),
+            Err("needs_program_calls is false but the policy has no timer and decides at iteration ends".to_string())
+        );
+        assert_eq!(DynamicCaps { needs_program_calls: true, ..counters }.check(upmlib.as_ref()), Ok(()));
     }
 }

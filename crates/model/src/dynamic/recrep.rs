@@ -35,6 +35,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         observes: Observes::Counters,
         drivers: SIM_ONLY,
         why_not: "on real processes record-replay is driven by the program's numaplace_record/numaplace_replay calls (upmlib_record, upmlib_replay), not chosen as the run's policy",
+        needs_program_calls: true,
     },
     build: |r, _, threads| Ok(Box::new(RecRep::new(r, threads))),
 };

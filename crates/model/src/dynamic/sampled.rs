@@ -42,7 +42,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     name: "sampled",
     doc: "profile-driven migration from sampled transactions, every period, with freezing (seed 003 §3)",
     params: SAMPLED_PARAMS,
-    caps: DynamicCaps { observes: Observes::Samples, drivers: BOTH, why_not: "" },
+    caps: DynamicCaps { observes: Observes::Samples, drivers: BOTH, why_not: "", needs_program_calls: false },
     build: |r, _, threads| Ok(Box::new(Sampled::new(r, threads))),
 };
 

@@ -29,7 +29,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     name: "upmlib",
     doc: "UPMlib iterative migration at iteration ends until nothing moves; freezes bouncing pages (seed 000 §3.2)",
     params: UPMLIB_PARAMS,
-    caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "" },
+    caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "", needs_program_calls: true },
     build: |r, _, threads| Ok(Box::new(Upmlib::new(r, threads))),
 };
 

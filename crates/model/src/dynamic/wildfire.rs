@@ -46,6 +46,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         observes: Observes::Replicas,
         drivers: SIM_ONLY,
         why_not: "it replicates pages and counts remote accesses per page in hardware, which Linux does not offer user space",
+        needs_program_calls: false,
     },
     build: |r, _, threads| Ok(Box::new(Wildfire::new(r, threads))),
 };

@@ -11,6 +11,7 @@
 
 mod binary;
 pub mod line;
+pub mod objects;
 mod text;
 
 pub use binary::{export, BinaryTrace, TraceWriter};
