@@ -586,7 +586,7 @@ def test_run_defaults_options_and_existing_preload(stand_in, tmp_path):
     assert sorted(x["tag"] for x in recs) == ["A", "B"]
     rec = next(x for x in recs if x["tag"] == "A")
     assert rec["LD_PRELOAD"] == f"{lib.resolve()}:{other}"
-    assert rec["NUMAPLACE_PLACEMENT"] == "first-touch" and rec["NUMAPLACE_DYNAMIC"] == "sampled"
+    assert rec["NUMAPLACE_PLACEMENT"] == "first-touch" and rec["NUMAPLACE_DYNAMIC"] == "adaptive"
     assert rec["NUMAPLACE_STATS"] == "<unset>"
     assert rec["NUMAPLACE_MIN_BYTES"] == "4096" and rec["NUMAPLACE_SOURCE"] == "faults"
     assert rec["NUMAPLACE_VERBOSE"] == "1" and rec["NUMAPLACE_FORCE"] == "1"

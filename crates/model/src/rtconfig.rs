@@ -82,9 +82,12 @@ pub const OPTIONS: &[RtOption] = &[
         env: "NUMAPLACE_DYNAMIC",
         kind: RtKind::Spec("dynamic"),
         // A program that calls the API asks for migrations itself (UPMlib's loop); a
-        // preloaded program never calls it, so the launcher's default acts on a timer.
+        // preloaded program never calls it, so the launcher's default acts on a timer: the
+        // cost-aware `adaptive`, which on the suite's class-S traces (tests/suite, 2 threads,
+        // modern-2s) was never slower than no policy (0.83-1.00 of its time), where `sampled`
+        // was 2.8 % slower on the serially initialised Jacobi (docs/runtime.md, "The default").
         default: "upmlib",
-        launcher: Some("sampled"),
+        launcher: Some("adaptive"),
         doc: "dynamic policy, or none (numaplace policies; the runtime runs those whose drivers include it)",
     },
     RtOption {
