@@ -1782,7 +1782,9 @@ __attribute__((constructor(101))) static void recorder_init(void)
     g_sets = (u32)(g_cache_bytes >> g_line_shift) / g_ways;
     if (g_sets == 0) g_sets = 1;
     while (g_sets & (g_sets - 1)) g_sets &= g_sets - 1; /* a power of two */
-    g_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    /* O_NOFOLLOW: a link planted where the stream goes is refused, not written through
+     * (numaplace record makes the stream's directory private besides). */
+    g_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (g_fd < 0) return;
     g_ft = raw_alloc(sizeof(u64) << FT_BITS);
     g_live = raw_alloc(2 * sizeof(u64) * LIVE_SLOTS);

@@ -354,7 +354,14 @@ def record(
         )
     conv = converter()
     preload = recorder_preload() if sampled else None
-    raw = out.parent / f".{out.name}.{os.getpid()}.raw"
+    # The raw stream and the converter's summary go to a private directory (mode 0700, made
+    # with O_EXCL semantics) beside --out, on its file system: no one else can plant a link
+    # where they are written (the library also opens the stream with O_NOFOLLOW).
+    try:
+        work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".record", dir=out.parent))
+    except OSError as e:
+        raise RecordError(f"--out {out}: cannot create a working directory in {out.parent} ({e.strerror or e})") from None
+    raw = work / "stream.raw"
     run_env = dict(os.environ if env is None else env)
     run_env["NUMAPLACE_RECORD_OUT"] = str(raw)
     run_env["NUMAPLACE_RECORD_CACHE"] = cache_variable(size, ways)
@@ -379,7 +386,7 @@ def record(
                 "build it with `numaplace cc` (or `numaplace c++`)"
             )
         status = f"exit {r.returncode}" if r.returncode >= 0 else f"signal {-r.returncode} ({signal_name(-r.returncode)})"
-        summary_path = Path(summary) if summary else out.parent / f".{out.name}.{os.getpid()}.json"
+        summary_path = Path(summary) if summary else work / "summary.json"
         cmd = [str(conv), str(raw), str(out), "--summary", str(summary_path), "--status", status,
                "--command", " ".join(program)]
         if iteration_marker:
@@ -408,8 +415,9 @@ def record(
         if not summary:
             summary_path.unlink()
     finally:
-        if not keep_raw and raw.exists():
-            raw.unlink()
+        if keep_raw and raw.exists():
+            raw.replace(out.parent / f".{out.name}.{os.getpid()}.raw")
+        shutil.rmtree(work, ignore_errors=True)
     data["program_status"] = r.returncode
     if not any(e["phase"].startswith("fork ") for e in data["epochs"]):
         raise RecordError(_no_openmp(program[0], out))

@@ -299,6 +299,24 @@ def test_cplusplus_vectors_and_memcpy(build, tmp_path, runtime):
     assert d["counters"]["memfn_calls"] >= iters
 
 
+def test_no_link_beside_the_output_is_followed_and_nothing_is_left_behind(build, tmp_path):
+    """The raw stream and the converter's summary are written in a private directory, never at a
+    predictable name beside --out: links planted at the names earlier versions used are left
+    alone, the file they point at untouched, and only the trace is added to the directory."""
+    out_dir = tmp_path / "shared"
+    out_dir.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    out = out_dir / "s.nptrace"
+    planted = [out_dir / f".{out.name}.{os.getpid()}.raw", out_dir / f".{out.name}.{os.getpid()}.json"]
+    for p in planted:
+        p.symlink_to(victim)
+    rec.record([str(build("stencil", "libomp")), "4096", "1"], out, cache=CACHE, env=dict(os.environ, OMP_NUM_THREADS="2"))
+    assert victim.read_text() == "precious\n"
+    assert sorted(p.name for p in out_dir.iterdir()) == sorted([out.name] + [p.name for p in planted])
+    assert all(p.is_symlink() for p in planted)
+
+
 def test_gcc_old_abi_parallel_start_end(build, tmp_path):
     n, T = 1 << 16, 2
     d = run_record(tmp_path, build("oldabi", "libgomp"), str(n))
