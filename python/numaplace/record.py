@@ -323,6 +323,7 @@ def record(
     sampled: bool = False,
     rate: str | float = DEFAULT_RATE,
     page_counts: str | Path | None = None,
+    progress: bool | None = None,
 ) -> dict:
     """Records `program` into the trace `out`; returns the summary (docs/record.md).
 
@@ -330,6 +331,8 @@ def record(
     fraction of the tracked pages armed at each epoch boundary); the trace's counts are then
     scaled samples and its metadata says ``counts = sampled``. `page_counts`: also write each
     page's transactions per thread, summed over the run, as JSON (the converter's --page-counts).
+    `progress`: show a line on stderr while the program runs (elapsed time, epochs and parallel
+    regions so far, the stream's size); None: when stderr is a terminal.
 
     Raises:
         RecordError: the program is missing, not built for recording, used no OpenMP, or
@@ -370,7 +373,7 @@ def record(
         run_env["LD_PRELOAD"] = " ".join(x for x in (str(preload), run_env.get("LD_PRELOAD", "")) if x)
     try:
         try:
-            r = subprocess.run(list(program), env=run_env)
+            r = _run_watched(list(program), run_env, raw, show=progress if progress is not None else sys.stderr.isatty())
         except PermissionError:
             raise RecordError(f"{program[0]}: cannot execute") from None
         except OSError as e:
@@ -438,6 +441,68 @@ def record(
 _NO_ACCESS = re.compile(r"no memory access was counted in the recording's whole epochs: \d+ whole epochs, (?P<regions>\d+) parallel regions")
 #: The smallest allocation sampled mode arms (recorder.c: SAMPLE_MIN; a test holds them equal).
 SAMPLED_MIN_KIB = 64
+
+
+class _StreamWatch:
+    """Reads the raw stream's chunk headers as the library appends them (recorder.c: `u32
+    length, u8 type, payload`), counting thread 0's epoch boundaries and its forks."""
+
+    def __init__(self, raw: Path) -> None:
+        self.raw, self.pos, self.epochs, self.forks, self.f = raw, 0, 0, 0, None
+
+    def poll(self) -> None:
+        if self.f is None:
+            try:
+                self.f = open(self.raw, "rb")  # noqa: SIM115 (kept open across polls, closed in close())
+            except OSError:
+                return
+        while True:
+            self.f.seek(self.pos)
+            head = self.f.read(14)  # length, type and an epoch chunk's thread, epoch and kind
+            if len(head) < 5:
+                return
+            n, kind = int.from_bytes(head[:4], "little"), head[4:5]
+            if self.f.seek(0, os.SEEK_END) < self.pos + 5 + n:
+                return  # a chunk still being written
+            if kind == b"E" and len(head) == 14 and int.from_bytes(head[5:9], "little") == 0:
+                self.epochs += 1
+                self.forks += head[13] == 1
+            self.pos += 5 + n
+
+    def close(self) -> None:
+        if self.f is not None:
+            self.f.close()
+
+
+def _run_watched(argv: list[str], env: dict[str, str], raw: Path, *, show: bool) -> subprocess.CompletedProcess:
+    """Runs the program; with `show`, a line on stderr every half second while it runs."""
+    import time
+
+    child = subprocess.Popen(argv, env=env)
+    watch, start = _StreamWatch(raw), time.monotonic()
+    try:
+        while show:
+            try:
+                rc = child.wait(timeout=0.5)
+                break
+            except subprocess.TimeoutExpired:
+                watch.poll()
+                size = watch.pos / 2**20
+                sys.stderr.write(f"\rrecording {argv[0]}: {time.monotonic() - start:,.1f} s, epoch {watch.epochs:,}"
+                                 f" ({watch.forks:,} parallel regions), stream {size:,.1f} MiB\033[K")
+                sys.stderr.flush()
+        else:
+            rc = child.wait()
+    except BaseException:
+        child.kill()
+        child.wait()
+        raise
+    finally:
+        watch.close()
+        if show:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+    return subprocess.CompletedProcess(argv, rc)
 
 
 def _no_openmp(program: str, out: Path | None) -> str:

@@ -317,6 +317,22 @@ def test_no_link_beside_the_output_is_followed_and_nothing_is_left_behind(build,
     assert all(p.is_symlink() for p in planted)
 
 
+def test_progress_reads_the_stream_as_it_grows(build, tmp_path, capsys):
+    """The progress line's counts come from the raw stream's chunk headers: read after the run,
+    they are thread 0's epoch boundaries (one per trace epoch) and its forks."""
+    out = tmp_path / "p.nptrace"
+    d = rec.record([str(build("stencil", "libomp")), "65536", "3"], out, cache=CACHE, keep_raw=True, progress=True,
+                   env=dict(os.environ, OMP_NUM_THREADS="2"))
+    raw = out.parent / f".{out.name}.{os.getpid()}.raw"
+    w = rec._StreamWatch(raw)
+    w.poll()
+    w.close()
+    assert w.pos == raw.stat().st_size
+    assert w.epochs == len(d["epochs"]) + d["empty_epochs"]
+    assert w.forks == sum(1 for e in d["epochs"] if e["phase"].startswith("fork "))
+    assert capsys.readouterr().err.endswith("\r\033[K")  # the line is cleared at the end
+
+
 def test_gcc_old_abi_parallel_start_end(build, tmp_path):
     n, T = 1 << 16, 2
     d = run_record(tmp_path, build("oldabi", "libgomp"), str(n))
