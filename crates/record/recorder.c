@@ -1105,25 +1105,29 @@ int posix_memalign(void **out, size_t al, size_t n)
 }
 
 /* C++ operator new (libstdc++'s, called through here): remembers the caller for malloc. The
- * library is compiled with -fexceptions, so a std::bad_alloc passes through. */
+ * library is compiled with -fexceptions, so a std::bad_alloc passes through. The outermost
+ * operator's caller wins: libstdc++'s operator new[] calls operator new, which comes back
+ * through here from inside libstdc++ (every new[] was named `operator new[](unsigned long)`). */
 typedef void *(*new_fn)(size_t);
 typedef void *(*new_al_fn)(size_t, size_t);
 #define NEW_WRAP(name)                                              \
     void *name(size_t n)                                            \
     {                                                               \
         REAL(name, new_fn);                                         \
-        t_site = __builtin_return_address(0);                       \
+        void *outer = t_site;                                       \
+        if (!outer) t_site = __builtin_return_address(0);           \
         void *p = real_##name(n);                                   \
-        t_site = 0;                                                 \
+        t_site = outer;                                             \
         return p;                                                   \
     }
 #define NEW_AL_WRAP(name)                                           \
     void *name(size_t n, size_t al)                                 \
     {                                                               \
         REAL(name, new_al_fn);                                      \
-        t_site = __builtin_return_address(0);                       \
+        void *outer = t_site;                                       \
+        if (!outer) t_site = __builtin_return_address(0);           \
         void *p = real_##name(n, al);                               \
-        t_site = 0;                                                 \
+        t_site = outer;                                             \
         return p;                                                   \
     }
 

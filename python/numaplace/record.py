@@ -76,9 +76,11 @@ DEFAULT_RUNTIME = "libomp"
 #: How each runtime's programs are built unmodified (no recording library): what `--sampled`
 #: records, and the baseline the benchmarks and tests compare against.
 PLAIN: dict[str, list[str]] = {"libomp": ["clang", "-O2", "-g", "-fopenmp=libomp"], "libgomp": ["gcc", "-O2", "-g", "-fopenmp"]}
-#: Flags every recorded program gets: debug lines name phases and regions; -rdynamic lets
-#: libomp find the OMPT tool in the program and dladdr name functions.
-COMMON_FLAGS = ["-g"]
+#: Flags every recorded program gets: debug lines name phases and regions (DWARF 4: clang 14's
+#: default DWARF 5 of a program of several files is unreadable to Valgrind 3.19, which the
+#: recorder's reference tracer runs on); -rdynamic lets libomp find the OMPT tool in the
+#: program and dladdr name functions.
+COMMON_FLAGS = ["-g", "-gdwarf-4"]
 LINK_FLAGS = ["-rdynamic", "-ldl", "-lpthread"]
 
 #: Sampled mode: the default sampling rate (the fraction of the tracked pages armed at each epoch

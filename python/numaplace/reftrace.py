@@ -194,11 +194,15 @@ def _static_objects(exe: str, page: int) -> list[tuple[str, int, int, str]]:
     if not shutil.which("nm"):
         return []
     r = subprocess.run(["nm", "-S", "-l", "--defined-only", exe], capture_output=True, text=True)
+    # Thread-local symbols (readelf's type TLS): nm lists them at their offset in the
+    # thread-local block, which is no address of the running program.
+    e = subprocess.run(["readelf", "-sW", exe], capture_output=True, text=True)
+    tls = {f[7] for f in (line.split() for line in e.stdout.splitlines()) if len(f) >= 8 and f[3] == "TLS"}
     out = []
     for line in r.stdout.splitlines():
         head, _, loc = line.partition("\t")
         parts = head.split()
-        if len(parts) != 4 or parts[2] not in "bBdDrR":
+        if len(parts) != 4 or parts[2] not in "bBdDrR" or parts[3] in tls:
             continue
         addr, size = int(parts[0], 16), int(parts[1], 16)
         if size >= page:

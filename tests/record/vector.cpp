@@ -1,5 +1,6 @@
 // C++: two std::vector<double> of N elements, ITERS parallel scalings of a into b, each
-// followed by a serial std::memcpy back. Usage: vector N ITERS
+// followed by a serial std::memcpy back, then one sum over an array from new[] (libstdc++'s
+// operator new[] calls operator new). Usage: vector N ITERS
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,10 @@ int main(int argc, char **argv)
         for (long i = 0; i < n; i++) b[i] = a[i] * 2;
         std::memcpy(a.data(), b.data(), n * sizeof(double));
     }
-    std::printf("%g\n", a[7]);
+    double *c = new double[n];
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) c[i] = a[i];
+    std::printf("%g %g\n", a[7], c[n - 1]);
+    delete[] c;
     return 0;
 }

@@ -384,6 +384,7 @@ fn static_objects(exe: &str, maps: &[(u64, u64, String)], min: u64) -> Vec<(Stri
     }
     // A position-independent program is loaded at its lowest mapping's address.
     let base = if is_pie(exe) { maps.iter().filter(|m| m.2 == exe).map(|m| m.0).min().unwrap_or(0) } else { 0 };
+    let tls = tls_symbols(exe);
     let mut objs: Vec<(String, u64, u64)> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| {
@@ -392,11 +393,29 @@ fn static_objects(exe: &str, maps: &[(u64, u64, String)], min: u64) -> Vec<(Stri
             let size = u64::from_str_radix(f.next()?, 16).ok()?;
             let kind = f.next()?;
             let name = f.next()?.trim();
-            (matches!(kind, "b" | "B" | "d" | "D") && size >= min).then(|| (name.to_string(), base + addr, size))
+            let data = matches!(kind, "b" | "B" | "d" | "D") && !tls.contains(name);
+            (data && size >= min).then(|| (name.to_string(), base + addr, size))
         })
         .collect();
     objs.sort_by_key(|o| o.1);
     objs
+}
+
+/// The program's thread-local symbols (`readelf`'s type `TLS`, demangled as `nm -C` names them):
+/// `nm` lists them as data at their offset in the thread-local block (EP's `threadprivate` `x`
+/// at 0), which is no address of the running program; each thread's copy lives elsewhere.
+fn tls_symbols(exe: &str) -> HashSet<String> {
+    let Ok(out) = Command::new("readelf").args(["-sW", "--demangle", exe]).output() else {
+        return HashSet::new();
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            // Num: Value Size Type Bind Vis Ndx Name...
+            (f.len() >= 8 && f[3] == "TLS").then(|| f[7..].join(" "))
+        })
+        .collect()
 }
 
 fn parse_maps(text: &str) -> Vec<(u64, u64, String)> {
