@@ -599,6 +599,10 @@ def advise(
         raise AdviceError(f"progress = {progress!r}: expected True, False or None")
     _check_trace(trace)
     info = trace_info(trace)  # reads it all: a malformed trace is refused here, in its own words
+    if info.get("format") == "line":
+        raise AdviceError(f"trace {trace}: a line-level trace (format version 2, for the protocol engine): advise ranks"
+                          " page placements and policies, which replay page-level traces (numaplace trace export"
+                          " without a protocol machine, or numaplace record)")
     _check_jobs(jobs)
     _check_scheduler(scheduler)
     with tempfile.TemporaryDirectory(prefix="numaplace-advise-") as tmp:

@@ -203,6 +203,7 @@ def test_the_default_machine_is_this_host_and_progress_is_shown(
         ("machine", "unknown machine 'nowhere'"),
         ("threads", "8 threads but machine 'two-node' has 5 CPUs"),
         ("jobs", "--jobs -1: expected an integer"),
+        ("line-level", "a line-level trace (format version 2, for the protocol engine)"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(cli, machine_file, trace_dir: Path, tmp_path: Path, case: str, expected: str) -> None:  # noqa: ANN001
@@ -223,6 +224,9 @@ def test_bad_input_is_one_line_and_exit_2(cli, machine_file, trace_dir: Path, tm
         extra = ["--machine", str(machine_file(("cpus = 4\nmemory_mib = 1024", "cpus = 1\nmemory_mib = 1024")))]
     elif case == "jobs":
         extra += ["--jobs", "-1"]
+    elif case == "line-level":
+        trace = str(tmp_path / "ge.npline")
+        assert cli("trace", "export", "--machine", "talbot64", "--workload", "ge:n=16", "--out", trace).returncode == 0
     r = cli("advise", trace, *extra, "--no-progress")
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert len(r.stderr_lines) == 1 and r.stderr_lines[0].startswith("numaplace: error: "), r.stderr
