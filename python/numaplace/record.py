@@ -181,6 +181,22 @@ def pass_plugin() -> Path:
     return out
 
 
+def unavailable() -> str | None:
+    """Why `numaplace cc`/`record` cannot work on this machine (clang, libomp, the converter), or
+    None: what tools/record-setup.sh and `make record-lib` provide."""
+    if not shutil.which("clang"):
+        return "clang not installed (tools/record-setup.sh installs clang and libomp)"
+    probe = subprocess.run(["clang", "-fopenmp=libomp", "-x", "c", "-", "-o", os.devnull],
+                           input="int main(void){return 0;}", capture_output=True, text=True)
+    if probe.returncode != 0:
+        return "clang cannot link against libomp (tools/record-setup.sh installs libomp-dev)"
+    try:
+        converter()
+    except RecordError as e:
+        return str(e)
+    return None
+
+
 def recorder_preload() -> Path:
     """The recording library as a shared object for LD_PRELOAD (sampled mode), rebuilt when stale."""
     tool = "gcc" if shutil.which("gcc") else "clang"

@@ -50,6 +50,34 @@ bandwidth_gbps = 10.0
 """
 
 
+# Four nodes of one CPU each, 4 KiB pages: the shape of a small NUMA host for recorded traces
+# (the advise diagnosis' golden, the recorder's 4-node replays).
+FOUR_NODE_TOML = """\
+name = "four-node"
+description = "four nodes of one CPU each"
+page_size = 4096
+line_size = 64
+mlp = 2.0
+latency_ns = [
+    [100.0, 200.0, 200.0, 200.0],
+    [200.0, 100.0, 200.0, 200.0],
+    [200.0, 200.0, 100.0, 200.0],
+    [200.0, 200.0, 200.0, 100.0],
+]
+
+[migration]
+fixed_ns = 1000.0
+copy_gbps = 4.0
+tlb_shootdown_ns_per_cpu = 500.0
+""" + "".join("\n[[nodes]]\ncpus = 1\nmemory_mib = 1024\nbandwidth_gbps = 10.0\n" for _ in range(4))
+
+
+@pytest.fixture
+def four_node_toml() -> str:
+    """The text of a valid four-node machine of one CPU a node, 4 KiB pages."""
+    return FOUR_NODE_TOML
+
+
 @pytest.fixture
 def two_node_toml() -> str:
     """The text of a valid two-node machine file."""

@@ -257,26 +257,6 @@ def test_api_bad_arguments_are_numaplace_errors(trace_dir: Path, kwargs: dict) -
     assert "\n" not in str(e.value)
 
 
-FOUR_NODE_TOML = """\
-name = "four-node"
-description = "four nodes of one CPU each"
-page_size = 4096
-line_size = 64
-mlp = 2.0
-latency_ns = [
-    [100.0, 200.0, 200.0, 200.0],
-    [200.0, 100.0, 200.0, 200.0],
-    [200.0, 200.0, 100.0, 200.0],
-    [200.0, 200.0, 200.0, 100.0],
-]
-
-[migration]
-fixed_ns = 1000.0
-copy_gbps = 4.0
-tlb_shootdown_ns_per_cpu = 500.0
-""" + "".join("\n[[nodes]]\ncpus = 1\nmemory_mib = 1024\nbandwidth_gbps = 10.0\n" for _ in range(4))
-
-
 def jacobi_trace(path: Path, pages: int = 64, iterations: int = 3) -> None:
     """A recorded 2-D Jacobi's shape, as a text trace: grid `a` first written by thread 0 in serial
     code, grid `b` by each thread on its quarter in a parallel loop, and a small table of
@@ -301,14 +281,14 @@ def jacobi_trace(path: Path, pages: int = 64, iterations: int = 3) -> None:
     path.write_text("\n".join(out) + "\n")
 
 
-def test_the_diagnosis_names_the_objects_that_lose_locality_why_and_what_to_change(tmp_path: Path) -> None:
+def test_the_diagnosis_names_the_objects_that_lose_locality_why_and_what_to_change(tmp_path: Path, four_node_toml: str) -> None:
     """A golden diagnosis (tests/golden/advise-four-node-jacobi.txt; a text trace names regions and
     phases in one word, where `numaplace record` writes `main jacobi.c:10` and `fork SITE`): the serially initialised
     grid is to be initialised in parallel, the shared read-only table interleaved or
     replicated, the grid initialised in parallel left alone; the current set-up is marked, and
     the printed commands parse as `numaplace run`'s and numactl's."""
     machine = tmp_path / "four.toml"
-    machine.write_text(FOUR_NODE_TOML)
+    machine.write_text(four_node_toml)
     trace = tmp_path / "jacobi.nptxt"
     jacobi_trace(trace)
     a = numaplace.advise(str(trace), str(machine), jobs=0, progress=False)

@@ -36,16 +36,7 @@ def _missing() -> str | None:
         cc = str(rec.RUNTIMES[rt]["cc"])
         if not shutil.which(cc):
             return f"{cc} not installed (tools/record-setup.sh installs clang and libomp)"
-    # libomp: clang links an OpenMP program against it.
-    probe = subprocess.run(["clang", "-fopenmp=libomp", "-x", "c", "-", "-o", os.devnull],
-                           input="int main(void){return 0;}", capture_output=True, text=True)
-    if probe.returncode != 0:
-        return "clang cannot link against libomp (tools/record-setup.sh installs libomp-dev)"
-    try:
-        rec.converter()
-    except rec.RecordError as e:
-        return str(e)
-    return None
+    return rec.unavailable()
 
 
 MISSING = _missing()

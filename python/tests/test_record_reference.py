@@ -34,20 +34,7 @@ CACHE = "32K,8"
 
 
 def _missing() -> str | None:
-    why = reftrace.missing()
-    if why:
-        return why
-    if not shutil.which("clang"):
-        return "clang not installed (tools/record-setup.sh installs clang and libomp)"
-    probe = subprocess.run(["clang", "-fopenmp=libomp", "-x", "c", "-", "-o", os.devnull],
-                           input="int main(void){return 0;}", capture_output=True, text=True)
-    if probe.returncode != 0:
-        return "clang cannot link against libomp (tools/record-setup.sh installs libomp-dev)"
-    try:
-        rec.converter()
-    except rec.RecordError as e:
-        return str(e)
-    return None
+    return reftrace.missing() or rec.unavailable()
 
 
 MISSING = _missing()
@@ -196,32 +183,7 @@ def test_jacobi_parallel_init_and_triad_agree_with_reference(tool, bindir, tmp_p
     assert_agrees(res, 3)
 
 
-FOUR_NODE_TOML = """\
-name = "four-node"
-description = "four nodes of one CPU each"
-page_size = 4096
-line_size = 64
-mlp = 2.0
-latency_ns = [
-    [100.0, 200.0, 200.0, 200.0],
-    [200.0, 100.0, 200.0, 200.0],
-    [200.0, 200.0, 100.0, 200.0],
-    [200.0, 200.0, 200.0, 100.0],
-]
-
-[migration]
-fixed_ns = 1000.0
-copy_gbps = 4.0
-tlb_shootdown_ns_per_cpu = 500.0
-""" + "".join("""
-[[nodes]]
-cpus = 1
-memory_mib = 1024
-bandwidth_gbps = 10.0
-""" for _ in range(4))
-
-
-def _local_share(bindir: Path, tmp_path: Path, name: str) -> float:
+def _local_share(bindir: Path, tmp_path: Path, name: str, four_node_toml: str) -> float:
     exe = suite_cc(bindir, name)
     trace = tmp_path / f"{name}.nptrace"
     e = dict(os.environ, PYTHONPATH=str(ROOT / "python"), OMP_NUM_THREADS="4")
@@ -229,7 +191,7 @@ def _local_share(bindir: Path, tmp_path: Path, name: str) -> float:
                         str(exe), "256", "16"], capture_output=True, text=True, env=e)
     assert r.returncode == 0, r.stderr
     machine = tmp_path / "four-node.toml"
-    machine.write_text(FOUR_NODE_TOML)
+    machine.write_text(four_node_toml)
     r = subprocess.run([sys.executable, "-m", "numaplace", "sim", "--trace", str(trace), "--machine", str(machine),
                         "--placement", "first-touch", "--no-progress"], capture_output=True, text=True, env=e)
     assert r.returncode == 0, r.stderr
@@ -239,7 +201,7 @@ def _local_share(bindir: Path, tmp_path: Path, name: str) -> float:
     return float(m.group(1)) / 100
 
 
-def test_jacobi_first_touch_replay_on_four_nodes(bindir, tmp_path):
+def test_jacobi_first_touch_replay_on_four_nodes(bindir, tmp_path, four_node_toml):
     """Issue 30: the memset stencil, recorded with 4 threads, replays under first-touch on a
     4-node machine (one CPU a node) at about 25 % local -- the initial thread first-touches
     every page, so node 0 holds both grids and three threads of four read remotely; the
@@ -247,7 +209,7 @@ def test_jacobi_first_touch_replay_on_four_nodes(bindir, tmp_path):
     the serial checksum). 256 x 256 grids (128 pages each), 16 sweeps: the serial checksum's
     share of the accesses (all thread 0's) lifts the serial variant's local share slightly
     above 25 %."""
-    serial = _local_share(bindir, tmp_path, "jacobi-serial-init")
-    parallel = _local_share(bindir, tmp_path, "jacobi-parallel-init")
+    serial = _local_share(bindir, tmp_path, "jacobi-serial-init", four_node_toml)
+    parallel = _local_share(bindir, tmp_path, "jacobi-parallel-init", four_node_toml)
     assert 0.20 <= serial <= 0.35, serial
     assert parallel > 0.90, parallel
