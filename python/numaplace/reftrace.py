@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Sequence
 
 from numaplace import record as rec
+from numaplace._native import NumaplaceError
 
 REPO = Path(__file__).resolve().parents[2]
 TOOL_SOURCE = REPO / "tools" / "reftrace"
@@ -38,7 +39,7 @@ VALGRIND_HEADERS = Path("/usr/include/valgrind/pub_tool_basics.h")
 VALGRIND_LIBS = Path("/usr/lib/x86_64-linux-gnu/valgrind/libcoregrind-amd64-linux.a")
 
 
-class ReftraceError(RuntimeError):
+class ReftraceError(NumaplaceError):
     """The reference tracer could not be built or run."""
 
 
