@@ -12,6 +12,12 @@
 # it took on a 2-core machine (README.md, "How long it takes"). Cargo's own progress shows when
 # stderr is a terminal; in a log (CI) cargo is quiet and those lines are the progress.
 # `make QUIET=` shows cargo's output in a log too; `make QUIET=--quiet` hides it on a terminal.
+#
+# The clock: each step of `make test` (and the set-up steps it shares with `make run`) ends with
+# one line `numaplace: <step> took N s`, also when it fails, and `make test` ends with its total;
+# when $NUMAPLACE_CLOCK_LOG names a file, those lines are appended to it too (.ci/run prints them
+# all again at the end). pytest runs on both cores (pytest-xdist, -n $(PYTEST_WORKERS); conftest.py
+# groups the tests that share a resource) and lists its 25 slowest tests.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -28,6 +34,20 @@ PIP_ENV := PIP_QUIET=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 
 LIB    := target/release/libnumaplace.so
 
+# pytest's workers (`make test PYTEST_WORKERS=0` runs it in one process, as before xdist).
+PYTEST_WORKERS ?= 2
+PYTEST_ARGS ?= $(strip -q -rs --durations=25 $(if $(filter-out 0,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder))
+
+# $(call timed,STEP,COMMAND): prints COMMAND (as make would), runs it (a `;`-list stops at its
+# first failure), then prints `numaplace: STEP took N s` (and appends it to $NUMAPLACE_CLOCK_LOG
+# if set), keeping COMMAND's exit status. STEP and COMMAND must not contain a comma: put such a
+# command in a variable. Use it as `@$(call timed,...)`.
+timed = printf '%s\n' '$(subst ','\'',$(2))'; t0=$$(date +%s); ( set -e; $(2) ); rc=$$?; \
+	line="numaplace: $(1) took $$(( $$(date +%s) - t0 )) s"; echo "$$line"; \
+	if [ -n "$${NUMAPLACE_CLOCK_LOG:-}" ]; then echo "$$line" >> "$$NUMAPLACE_CLOCK_LOG"; fi; exit $$rc
+# When this make started: `make test` ends with its total.
+CLOCK_START := $(shell date +%s)
+
 .PHONY: run test rust-test py-test bench clean lib vm-setup browser-setup record-setup record-lib
 
 run: $(EXT) lib record-lib
@@ -36,56 +56,62 @@ run: $(EXT) lib record-lib
 	@echo "numaplace: done. Open report/index.html; the command line is $(VENV)/bin/numaplace (README.md, Quick start)."
 
 test: rust-test py-test
+	@line="numaplace: make test took $$(( $$(date +%s) - $(CLOCK_START) )) s in all"; echo "$$line"; \
+	if [ -n "$${NUMAPLACE_CLOCK_LOG:-}" ]; then echo "$$line" >> "$$NUMAPLACE_CLOCK_LOG"; fi
 
 $(DEPS): requirements.txt
 	@echo "numaplace: installing the Python dependencies into $(VENV) (requirements.txt; about 30 s the first time)..."
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@$(call timed,the Python dependencies,test -x $(PY) || $(PYTHON) -m venv $(VENV); $(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt)
 	touch $@
 
 # The extension, built in release mode and installed into the venv (editable: python/ is live).
 $(EXT): $(DEPS) $(RUST_SOURCES)
 	@echo "numaplace: building the Rust extension (release; about 40 s on 2 cores the first time, seconds after a small change)..."
-	$(PIP_ENV) VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/maturin develop --release $(QUIET)
+	@$(call timed,the Rust extension,$(PIP_ENV) VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/maturin develop --release $(QUIET))
 	touch $@
 
 # The test binaries are built first (quiet in a log), then run with cargo naming each one
 # ("Running unittests src/lib.rs (target/release/deps/numaplace_model-...)") and one dot a test.
 rust-test:
 	@echo "numaplace: building the Rust tests (release; about 3 min on 2 idle cores the first time)..."
-	cargo test --release $(QUIET) --no-run $(RUST_TEST_CRATES)
+	@$(call timed,building the Rust tests,cargo test --release $(QUIET) --no-run $(RUST_TEST_CRATES))
 	@echo "numaplace: running the Rust tests (unit, property and integration; seconds)..."
-	cargo test --release $(RUST_TEST_CRATES) -- --quiet
+	@$(call timed,the Rust tests,cargo test --release $(RUST_TEST_CRATES) -- --quiet)
 
 # libnumaplace (shared and static) and its header, include/numaplace.h (committed).
 lib:
 	@echo "numaplace: building libnumaplace (release; about 20 s the first time, a second when up to date)..."
-	cargo build --release $(QUIET) -p numaplace-runtime
+	@$(call timed,libnumaplace,cargo build --release $(QUIET) -p numaplace-runtime)
+
+# The three set-ups below: a failure only makes their tests skip (in a variable: commas).
+VM_SETUP      = bash vm/setup.sh || echo "numaplace: the VM tests will be skipped (vm/setup.sh failed, see above)"
+BROWSER_SETUP = bash tools/browser-setup.sh || echo "numaplace: the browser test will be skipped (tools/browser-setup.sh failed, see above)"
+RECORD_SETUP  = bash tools/record-setup.sh || echo "numaplace: the recorder's tests will be skipped (tools/record-setup.sh failed, see above)"
 
 # qemu and a Debian kernel for the real-kernel tests; a failure only makes those tests skip.
 vm-setup:
 	@echo "numaplace: checking qemu and the VM's kernel for the real-kernel tests (vm/setup.sh; apt-get and a download the first time)..."
-	-bash vm/setup.sh || echo "numaplace: the VM tests will be skipped (vm/setup.sh failed, see above)"
+	@$(call timed,vm-setup,$(VM_SETUP))
 
 # Headless Chromium for the report's browser test; a failure only makes that test skip.
 browser-setup:
 	@echo "numaplace: checking headless Chromium for the report's browser test (tools/browser-setup.sh; apt-get the first time)..."
-	-bash tools/browser-setup.sh || echo "numaplace: the browser test will be skipped (tools/browser-setup.sh failed, see above)"
+	@$(call timed,browser-setup,$(BROWSER_SETUP))
 
 # clang, libomp and GCC for `numaplace record`'s tests; a failure only makes those tests skip.
 record-setup:
 	@echo "numaplace: checking clang, libomp and gcc for the recorder's tests (tools/record-setup.sh; apt-get the first time)..."
-	-bash tools/record-setup.sh || echo "numaplace: the recorder's tests will be skipped (tools/record-setup.sh failed, see above)"
+	@$(call timed,record-setup,$(RECORD_SETUP))
 
 # The recorder's converter (crate crates/record); the recording library itself is compiled by
 # `numaplace cc` when first needed (target/record/).
 record-lib:
 	@echo "numaplace: building numaplace-record-convert (release; about 20 s the first time, a second when up to date)..."
-	cargo build --release $(QUIET) -p numaplace-record
+	@$(call timed,numaplace-record-convert,cargo build --release $(QUIET) -p numaplace-record)
 
 py-test: $(EXT) lib record-lib vm-setup browser-setup record-setup
 	@echo "numaplace: running pytest (API, CLI, sweeps, report, runtime natively and in the 4-node VM; several minutes)..."
-	$(PY) -m pytest -q -rs
+	@$(call timed,pytest,$(PY) -m pytest $(PYTEST_ARGS))
 
 bench: $(EXT)
 	$(VENV)/bin/numaplace bench

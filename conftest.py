@@ -1,0 +1,133 @@
+"""pytest-xdist groups for `make test` (pytest -n 2 --dist loadgroup --no-loadscope-reorder):
+tests that share a resource never run at the same time, and a module's module-scoped fixtures
+run once, not once per worker.
+
+Every test gets an ``xdist_group`` mark here, by its file, without editing the test files:
+
+* ``vm``: the runtime's tests (tests/runtime/test_runtime.py, whose ``vm_runs`` boots a 4-node
+  qemu VM) and vm/tests/test_vm.py, one after the other on one worker: one VM at a time on the
+  two cores, and the native runtime tests never beside a VM of their own;
+* ``browser``: the report in headless Chromium (python/tests/test_report_browser.py);
+* a test module with a module-, package- or class-scoped fixture (a quick report, the recorder's
+  builds, a sweep's reference run, ...): the module's own group, so that fixture runs once;
+* every other test: no group, so xdist hands the tests out one by one to whichever worker is free.
+
+Without xdist (plain ``pytest``, ``-p no:xdist``, ``-n 0``) the marks do nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent
+
+# Files that share something beyond themselves (a VM, a browser): group name -> files.
+SHARED = {
+    "vm": ("tests/runtime/test_runtime.py", "vm/tests/test_vm.py"),
+    "browser": ("python/tests/test_report_browser.py",),
+}
+_GROUP_OF = {path: group for group, paths in SHARED.items() for path in paths}
+
+# The longest work first, so that neither worker is left with one of them at the end while the
+# other idles (under xdist, with --no-loadscope-reorder as `make test` passes it; without it
+# xdist puts the groups with the most tests first). Each runs the quick report's grid or boots
+# the VM; measured one after the other, 2026-11-27, on the two cores beside other jobs (load 5-7):
+SLOW_FIRST = (
+    "python/tests/test_report.py::test_report_is_identical_in_process_and_on_a_process_pool",  # 796 s
+    "python/tests/test_report_browser.py",  # 475 s (its module fixture: a fresh quick report)
+    "python/tests/test_fidelity.py",  # 462 s (the same)
+    "tests/test_golden.py::test_report_markdown_and_fidelity_match_golden",  # 402 s
+    "tests/runtime/test_runtime.py",  # 290 s (with vm/tests/test_vm.py, group vm: the VM boots)
+    "vm/tests/test_vm.py",
+)
+_PER_MODULE_SCOPES = {"module", "package", "class"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # xdist registers the mark itself; registered here too so that a run without xdist (or an
+    # older one) does not warn about an unknown mark (warnings are errors, pyproject.toml).
+    config.addinivalue_line("markers", "xdist_group(name): pytest-xdist runs the tests of one group on one worker, in order")
+    config.pluginmanager.register(_XdistGroupIds(), "numaplace-xdist-group-ids")
+
+
+def _group(item: pytest.Item) -> str | None:
+    try:
+        rel = Path(item.path).resolve().relative_to(ROOT).as_posix()
+    except ValueError:  # a test outside the checkout
+        rel = str(item.path)
+    if rel in _GROUP_OF:
+        return _GROUP_OF[rel]
+    info = getattr(item, "_fixtureinfo", None)
+    for defs in (info.name2fixturedefs.values() if info is not None else ()):
+        if any(d.scope in _PER_MODULE_SCOPES for d in defs):
+            return f"module:{rel}"
+    return None
+
+
+# Before xdist's own hook, which reads the marks (it appends "@<group>" to each test's id).
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            group = _group(item)
+            if group is not None:
+                item.add_marker(pytest.mark.xdist_group(group))
+        mark = item.get_closest_marker("xdist_group")
+        if mark is not None:
+            _GROUP_OF_TEST[item.nodeid] = str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+    if getattr(config.option, "loadgroup", False):  # xdist's workers, --dist loadgroup
+        def rank(item: pytest.Item) -> int:
+            for i, prefix in enumerate(SLOW_FIRST):
+                if item.nodeid == prefix or item.nodeid.startswith(prefix + "::"):
+                    return i
+            return len(SLOW_FIRST)
+
+        items.sort(key=rank)  # stable: the order within a file, and of the rest, is kept
+
+
+# After xdist's own hook: xdist (3.8) tells the controller a test's group by appending "@<group>"
+# to the test's id, written to a field that pytest 9.2 no longer reads (pytest-xdist issue 1386:
+# the groups are then silently ignored and a group's tests spread over both workers). Where that
+# happened, the id is set here the way pytest 9.2 keeps it; where xdist's own suffix took effect
+# (an older pytest, a fixed xdist), nothing is done.
+class _XdistGroupIds:
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        if not getattr(config.option, "loadgroup", False):
+            return
+        for item in items:
+            group = _GROUP_OF_TEST.get(item.nodeid)
+            if group is None or item.nodeid.endswith("@" + group):
+                continue
+            new = f"{item.nodeid}@{group}"
+            structured = getattr(item, "_id", None)
+            if structured is not None and hasattr(type(structured), "parse"):
+                item._id = type(structured).parse(new)
+            else:
+                item._nodeid = new
+            assert item.nodeid == new, (item.nodeid, new)
+
+
+# The clock of each group: the time its tests took (set-up, call and tear-down, summed; a group
+# runs on one worker, so this is that worker's time in it), printed after the slowest tests.
+_GROUP_OF_TEST: dict[str, str] = {}
+_GROUP_TIME: dict[str, list[float]] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    nodeid = report.nodeid
+    # Under xdist the controller sees the workers' ids, "<id>@<group>" for a grouped test.
+    group = _GROUP_OF_TEST.get(nodeid) or (nodeid.rsplit("@", 1)[1] if "@" in nodeid.rsplit("::", 1)[-1] else "(no group)")
+    clock = _GROUP_TIME.setdefault(group, [0.0, 0])
+    clock[0] += report.duration
+    clock[1] += report.when == "call" or (report.when == "setup" and report.skipped)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if not _GROUP_TIME or config.getoption("collectonly", False):
+        return
+    terminalreporter.write_sep("=", "time per test group (set-up, call and tear-down, summed; xdist runs a group on one worker)")
+    for group, (seconds, tests) in sorted(_GROUP_TIME.items(), key=lambda kv: -kv[1][0]):
+        terminalreporter.write_line(f"numaplace: pytest group {group}: {seconds:.0f} s, {tests} tests")
