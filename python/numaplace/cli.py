@@ -215,6 +215,7 @@ def _system_summary(r) -> str:  # noqa: ANN001 - a numaplace.Result of a system 
     lines = [
         f"machine       {c['machine']} ({s['cpus']} CPUs)",
         f"jobs          {c['job_stream']}{load}: {s['jobs']} jobs ({c['apps']})",
+        *([f"clamped       {c['clamped_jobs']}"] if c.get("clamped_jobs") else []),
         f"scheduler     {s['scheduler']}",
         f"placement     {s['placement']}; dynamic {s['dynamic'] or 'none'}; init {s['init']}, seed {s['seed']}",
         f"makespan      {s['makespan_ns'] / 1e9:,.3f} s; utilisation {s['utilisation']:.1%}; mean response {s['mean_response_ns'] / 1e9:,.3f} s",

@@ -61,6 +61,15 @@ def test_same_request_same_bytes_and_the_scheduler_changes_the_run() -> None:
 def test_an_swf_file_is_a_job_stream(tmp_path: Path) -> None:
     r = numaplace.simulate(machine="origin2000-64", job_stream=str(SWF), job_count=4, apps="apsi:steps=2;nas-bt:class=S")
     assert len(r.per_job()) == 4 and "load" not in r.config
+    # The iPSC/860's first jobs asked for all its 128 nodes: on 64 CPUs they run on 64, and the
+    # result says so (a request of 2^20 CPUs no longer builds 2^20 threads' state).
+    assert r.config["clamped_jobs"] == ("4 jobs asked for more than the machine's 64 CPUs and ran on all of them"
+                                        " (the first: swf line 37, job 1, 128 CPUs)")
+    assert list(r.per_job()["request"]) == [64, 64, 64, 64]
+    huge = tmp_path / "huge.swf"
+    huge.write_text("1 0 0 10 65536 1 1 65536 1 1 1 1 1 1 1 1 1 1\n")
+    r = numaplace.simulate(machine="origin2000-64", job_stream=str(huge), apps="apsi:steps=2")
+    assert "1 job asked for more than the machine's 64 CPUs" in r.config["clamped_jobs"]
     bad = tmp_path / "bad.swf"
     bad.write_text("1 0 0 10 x 1 1 1 1 1 1 1 1 1 1 1 1 1\n")
     with pytest.raises(ConfigError, match=r"bad.swf: swf line 1: field 5 \(allocated processors\) is 'x', not an integer"):

@@ -47,7 +47,7 @@ fn real_lines_become_a_stream() {
     assert_eq!(jobs[6].workload, "hydro2d");
     assert_eq!(jobs[0].workload, "swim");
     // A window, with its own origin, and a table map.
-    let opts = StreamOptions { first: 5, limit: Some(3), apps: AppMap::parse("3=apsi;*=nas-bt:class=W").unwrap() };
+    let opts = StreamOptions { first: 5, limit: Some(3), apps: AppMap::parse("3=apsi;*=nas-bt:class=W").unwrap(), max_cpus: None };
     let w = to_stream(&log, &opts).unwrap().stream.jobs;
     let got: Vec<(u32, u64, u32, &str)> = w.iter().map(|j| (j.id, j.arrival / 1_000_000_000_000, j.cpus, j.workload.as_str())).collect();
     assert_eq!(got, vec![(0, 0, 1, "nas-bt:class=W"), (1, 26613 - 25574, 32, "apsi"), (2, 27331 - 25574, 1, "nas-bt:class=W")]);

@@ -37,6 +37,10 @@ pub struct SystemRunConfig {
     /// A mix's mean inter-arrival time, s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_interarrival_s: Option<f64>,
+    /// An SWF file's jobs that asked for more CPUs than the machine has and run on all of them,
+    /// in words (absent when none did).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clamped_jobs: Option<String>,
     pub seed: u64,
     pub numaplace_version: &'static str,
 }
@@ -91,6 +95,7 @@ fn stream(machine: &Machine, cfg: &RunConfig, jobs: &str) -> Result<(JobStream, 
         apps: String::new(),
         demand_s: Vec::new(),
         mean_interarrival_s: None,
+        clamped_jobs: None,
         seed: cfg.seed,
         numaplace_version: env!("CARGO_PKG_VERSION"),
     };
@@ -110,10 +115,19 @@ fn stream(machine: &Machine, cfg: &RunConfig, jobs: &str) -> Result<(JobStream, 
             None => swf::AppMap::default(),
         };
         out.apps = cfg.apps.clone().unwrap_or_else(|| swf::DEFAULT_APPS.join(";"));
-        let opts = swf::StreamOptions { first: 0, limit: cfg.job_count.map(|n| n as usize), apps };
+        let max_cpus = Some(u32::try_from(machine.cpus()).unwrap_or(u32::MAX));
+        let opts = swf::StreamOptions { first: 0, limit: cfg.job_count.map(|n| n as usize), apps, max_cpus };
         let s = swf::to_stream(&log, &opts).map_err(|e| ModelError::Config(format!("{jobs}: {e}")))?;
         if s.stream.jobs.is_empty() {
             return Err(ModelError::Config(format!("{jobs}: no job with a processor count")).into());
+        }
+        if let Some(&(line, job, cpus)) = s.clamped.first() {
+            out.clamped_jobs = Some(format!(
+                "{} job{} asked for more than the machine's {} CPUs and ran on all of them (the first: swf line {line}, job {job}, {cpus} CPUs)",
+                s.clamped.len(),
+                if s.clamped.len() == 1 { "" } else { "s" },
+                machine.cpus()
+            ));
         }
         return Ok((s.stream, out));
     }

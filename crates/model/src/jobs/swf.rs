@@ -389,6 +389,10 @@ pub struct StreamOptions {
     pub limit: Option<usize>,
     /// The workload of each executable number.
     pub apps: AppMap,
+    /// The machine's CPUs: a job asking for more runs on them all, and is listed in
+    /// [`SwfStream::clamped`] (`None`: no bound; a request of up to 2^20 builds that many
+    /// threads' state).
+    pub max_cpus: Option<u32>,
 }
 
 /// A stream and what was left out of it.
@@ -399,6 +403,9 @@ pub struct SwfStream {
     /// allocated is positive: cancelled before they started, in the archive's logs) and were
     /// left out.
     pub skipped: Vec<usize>,
+    /// Jobs that asked for more than [`StreamOptions::max_cpus`] and run on that many: (line,
+    /// job number, processors asked for).
+    pub clamped: Vec<(usize, i64, u64)>,
 }
 
 /// Converts the window of `log` that `opts` selects into a job stream. Arrival is the submit
@@ -419,11 +426,16 @@ pub fn to_stream(log: &SwfLog, opts: &StreamOptions) -> Result<SwfStream, ModelE
     let window = log.records.iter().skip(opts.first).take(opts.limit.unwrap_or(usize::MAX));
     let mut picked: Vec<(&SwfRecord, u64)> = Vec::new();
     let mut skipped = Vec::new();
+    let mut clamped = Vec::new();
     for r in window {
         if r.submit < 0 {
             return Err(SwfError { line: r.line, message: format!("field 2 (submit time) is {}: unknown, so the job has no arrival", r.submit) }.into());
         }
         match r.cpus() {
+            Some(c) if opts.max_cpus.is_some_and(|m| c > u64::from(m)) => {
+                clamped.push((r.line, r.job, c));
+                picked.push((r, u64::from(opts.max_cpus.unwrap_or_default())));
+            }
             Some(c) => picked.push((r, c)),
             None => skipped.push(r.line),
         }
@@ -452,7 +464,7 @@ pub fn to_stream(log: &SwfLog, opts: &StreamOptions) -> Result<SwfStream, ModelE
         let arrival: Ps = rel * PS_PER_S;
         jobs.push(Job { id: 0, arrival, cpus: cpus as u32, workload: opts.apps.workload(r.executable).to_string() });
     }
-    Ok(SwfStream { stream: JobStream::from_jobs(jobs), skipped })
+    Ok(SwfStream { stream: JobStream::from_jobs(jobs), skipped, clamped })
 }
 
 #[cfg(test)]
@@ -460,6 +472,17 @@ mod tests {
     use super::*;
 
     const LINE: &str = "1 0 10 100 4 50.5 -1 8 3600 -1 1 5 2 3 1 0 -1 -1";
+
+    #[test]
+    fn a_job_asking_for_more_than_the_machine_runs_on_all_of_it_and_is_listed() {
+        let log = parse("1 0 10 100 4 -1 -1 8 -1 -1 1 5 2 3 1 0 -1 -1\n2 5 10 100 -1 -1 -1 65536 -1 -1 1 5 2 3 1 0 -1 -1").unwrap();
+        let s = to_stream(&log, &StreamOptions { max_cpus: Some(64), ..StreamOptions::default() }).unwrap();
+        assert_eq!(s.stream.jobs.iter().map(|j| j.cpus).collect::<Vec<_>>(), vec![8, 64]);
+        assert_eq!(s.clamped, vec![(2, 2, 65536)]);
+        // Without a bound the request stands.
+        let s = to_stream(&log, &StreamOptions::default()).unwrap();
+        assert_eq!((s.stream.jobs[1].cpus, s.clamped.len()), (65536, 0));
+    }
 
     #[test]
     fn a_line_reads_every_field() {
