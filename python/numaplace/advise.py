@@ -33,6 +33,7 @@ As ``numaplace.sweep`` is, this module is callable: ``numaplace.advise(trace)`` 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -157,6 +158,13 @@ def plan(nodes: int) -> Plan:
     return Plan(runs, notes, bound)
 
 
+@functools.cache
+def _needs_program_calls() -> frozenset[str]:
+    """The policies whose capabilities say they act only through the program's calls (read once:
+    :func:`runnable` asks for every row of the table)."""
+    return frozenset(p["name"] for p in json.loads(_native.policies()) if p["needs_program_calls"])
+
+
 def runnable(placement: str, dynamic: str, calls: bool | None = None) -> str | None:
     """None if ``numaplace run`` accepts the combination and it acts on the program, else why
     not (the launcher's words). A policy that acts only when the program calls
@@ -170,8 +178,7 @@ def runnable(placement: str, dynamic: str, calls: bool | None = None) -> str | N
     except rt.RuntimeToolError as e:
         return str(e)
     name = dynamic.split(":", 1)[0]
-    needs = {p["name"]: p["needs_program_calls"] for p in json.loads(_native.policies())}
-    if needs.get(name) and not calls:
+    if name in _needs_program_calls() and not calls:
         which = "the program makes no such call" if calls is False else "no recorded program to check for such calls"
         return (f"dynamic policy '{name}' acts on a real process only when the program calls numaplace_migrate()"
                 f" or upmlib_migrate_memory() (docs/runtime.md): {which}; unmodified programs use --dynamic sampled")
@@ -524,8 +531,7 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def _combo(r: dict[str, Any]) -> str:
-    return r["placement"] if r["dynamic"] == NO_POLICY else f"{r['placement']} + {r['dynamic']}"
+_combo = diagnose.combo
 
 
 def _pp(x: float) -> str:

@@ -330,6 +330,11 @@ def numactl_command(placement: str, dynamic: str, binding: str, thread_nodes: li
     return f"{OMP_BINDING.get(binding, '')} numactl{cpu} {mem} {program_words(argv)}".strip()
 
 
+def combo(r: dict[str, Any]) -> str:
+    """A row's placement and dynamic policy in words (``none``: the placement alone)."""
+    return r["placement"] if r["dynamic"] == "none" else f"{r['placement']} + {r['dynamic']}"
+
+
 def depends(trace_info: dict[str, Any], table: Any) -> list[str]:
     """What an advice depends on beyond the machine: the thread count, the recording mode, the
     cache model and the binding, in words (``table``: the advice's ranked rows)."""
@@ -344,10 +349,7 @@ def depends(trace_info: dict[str, Any], table: Any) -> list[str]:
         out.append(f"the cache model: misses of a {int(size) >> 10} KiB {ways}-way per-thread cache"
                    " (numaplace record --cache): a larger cache leaves fewer misses to place")
     if len(table) and table["binding"].nunique() > 1:
-        picks = {}
-        for b, g in table.groupby("binding", sort=False):
-            r = g.iloc[0]
-            picks[b] = r["placement"] if r["dynamic"] == "none" else f"{r['placement']} + {r['dynamic']}"
+        picks = {b: combo(g.iloc[0].to_dict()) for b, g in table.groupby("binding", sort=False)}
         if len(set(picks.values())) > 1:
             out.append("the binding: the best combination is " + "; ".join(f"{p} with {b}" for b, p in picks.items()))
     return out
