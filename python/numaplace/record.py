@@ -476,13 +476,12 @@ class _StreamWatch:
                 self.f = open(self.raw, "rb")  # noqa: SIM115 (kept open across polls, closed in close())
             except OSError:
                 return
-        while True:
+        size = os.fstat(self.f.fileno()).st_size  # what the library has written so far
+        while self.pos + 5 <= size:
             self.f.seek(self.pos)
             head = self.f.read(14)  # length, type and an epoch chunk's thread, epoch and kind
-            if len(head) < 5:
-                return
             n, kind = int.from_bytes(head[:4], "little"), head[4:5]
-            if self.f.seek(0, os.SEEK_END) < self.pos + 5 + n:
+            if size < self.pos + 5 + n:
                 return  # a chunk still being written
             if kind == b"E" and len(head) == 14 and int.from_bytes(head[5:9], "little") == 0:
                 self.epochs += 1
