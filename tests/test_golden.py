@@ -53,6 +53,6 @@ def test_sim_summary_matches_golden(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_report_markdown_and_fidelity_match_golden(tmp_path: Path) -> None:
-    out = report.reproduce(out_dir=tmp_path / "report", progress=False)
+    out = report.reproduce(out_dir=tmp_path / "report", grid="test", progress=False)
     check("report-README.md", (out / "README.md").read_text(encoding="utf-8"))
     check("report-fidelity.csv", (out / "fidelity.csv").read_text(encoding="utf-8"))

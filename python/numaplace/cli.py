@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NoReturn, Sequence
 
 from numaplace._native import NumaplaceError
+from numaplace.grid import Grid
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 1
@@ -399,7 +400,7 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
     try:
         out = report.reproduce(
             out_dir=args.out,
-            quick=not args.full,
+            grid=args.grid,
             progress=not args.no_progress,
             experiments=args.experiment or None,
             scheduler=args.scheduler,
@@ -694,8 +695,15 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("reproduce", help="re-run the seeds' experiments and write report/")
     s.add_argument("--out", default="report", help="output directory (default: report)")
     mode = s.add_mutually_exclusive_group()
-    mode.add_argument("--quick", action="store_true", help="small problem sizes (the default)")
-    mode.add_argument("--full", action="store_true", help="the seeds' full problem sizes")
+    mode.add_argument(
+        "--grid",
+        choices=[g.value for g in Grid],
+        default=Grid.QUICK.value,
+        help="how large the runs are: quick (small problem sizes, the default), full (the seeds' sizes) "
+        "or test (smaller than quick: the project's tests; its verdicts mean nothing)",
+    )
+    mode.add_argument("--quick", dest="grid", action="store_const", const=Grid.QUICK.value, help="--grid quick")
+    mode.add_argument("--full", dest="grid", action="store_const", const=Grid.FULL.value, help="--grid full: the seeds' full problem sizes")
     s.add_argument("--experiment", action="append", help="run only this experiment (repeatable)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_execution_args(s)

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from numaplace import plot
-from numaplace.experiments import EXPERIMENTS, UnknownExperimentError, get_experiment, run_experiments
+from numaplace.experiments import EXPERIMENTS, Grid, UnknownExperimentError, get_experiment, run_experiments
 from numaplace.report import reproduce
 
 BASE_NS = {
@@ -129,7 +129,7 @@ def test_results_csv_is_lean_and_epochs_are_tidy_parquet(report_dir: Path, resul
 
 def test_results_csv_has_one_row_per_run(report_dir: Path) -> None:
     csv = pd.read_csv(report_dir / "results.csv")
-    assert len(csv) == sum(len(EXPERIMENTS[e].runs(True)) for e in FAKE_IDS)
+    assert len(csv) == sum(len(EXPERIMENTS[e].runs(Grid.QUICK)) for e in FAKE_IDS)
     assert list(csv.columns[:2]) == ["experiment", "run"]
     assert {"request.workload", "config.machine", "config.workload", "total_time_ns"} <= set(csv.columns)
     assert json.loads(csv.loc[0, "per_node_pages"]) == [4000, 96]
@@ -146,7 +146,7 @@ def test_results_frame_columns(results: pd.DataFrame) -> None:
 
 
 def test_table2_runs_are_one_thread_local_and_nonlocal() -> None:
-    runs = get_experiment("seed003-table2").runs(True)
+    runs = get_experiment("seed003-table2").runs(Grid.QUICK)
     assert {(r["workload"], r["placement"]) for r in runs} == {
         (f"traverse:pattern={p}", placement)
         for p in ("sequential", "strided", "random")
@@ -250,6 +250,29 @@ def test_unknown_experiment_is_rejected_before_running(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+def test_grids_size_the_runs_and_an_unknown_grid_is_refused_before_running(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each grid gives every experiment runs (the test grid's no more than the quick one's, the
+    NAS kernels at class S, W and A); an unknown grid is a ValueError naming the grids, and on
+    the command line a usage error, before anything runs or is written."""
+    from numaplace import cli
+
+    for e in EXPERIMENTS.values():
+        sizes = {g: len(e.runs(g)) for g in Grid}
+        assert 0 < sizes[Grid.TEST] <= sizes[Grid.QUICK] <= sizes[Grid.FULL], (e.id, sizes)
+    migration = EXPERIMENTS["seed000-migration"]
+    assert [{r["workload"].split("class=")[1] for r in migration.runs(g)} for g in Grid] == [{"S"}, {"W"}, {"A"}]
+    with pytest.raises(ValueError, match=r"^unknown grid 'tiny' \(known: test, quick, full\)$"):
+        reproduce(tmp_path / "out", grid="tiny", simulate=fake_simulate, progress=False)
+    assert not (tmp_path / "out").exists()
+    assert cli.main(["reproduce", "--grid", "tiny", "--out", str(tmp_path / "out")]) == 2
+    assert "invalid choice: 'tiny'" in capsys.readouterr().err
+    assert cli.main(["reproduce", "--quick", "--full", "--out", str(tmp_path / "out")]) == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+    assert cli.main(["reproduce", "--grid", "test", "--experiment", "seed003-table2", "--no-progress", "--jobs", "0", "--out", str(tmp_path / "t")]) == 0
+    assert "Generated in the test grid" in (tmp_path / "t" / "README.md").read_text()
+
+
 def test_selected_experiments_only(tmp_path: Path) -> None:
     out = reproduce(tmp_path, simulate=fake_simulate, progress=False, experiments=["placement-sensitivity"])
     assert (out / "placement-sensitivity.png").exists()
@@ -281,20 +304,18 @@ def test_custom_simulate_runs_in_this_process_only(tmp_path: Path) -> None:
 
 
 def test_report_is_identical_in_process_and_on_a_process_pool(tmp_path: Path) -> None:
-    """The real simulator: the report does not depend on where its runs execute. Every
-    experiment but seed 004's, whose 84 protocol-engine runs would take minutes in one process
-    (the protocol engine's byte-identical results are the property tests' concern,
-    crates/sim/tests/protocol_props.rs)."""
-    ids = [e for e in EXPERIMENTS if e != "seed004-proxies"]
-    inline = reproduce(tmp_path / "inline", progress=False, jobs=0, experiments=ids)
-    pooled = reproduce(tmp_path / "pool", progress=False, jobs=2, experiments=ids)
+    """The real simulator, every experiment on the test grid: the report does not depend on
+    where its runs execute."""
+    ids = list(EXPERIMENTS)
+    inline = reproduce(tmp_path / "inline", grid="test", progress=False, jobs=0, experiments=ids)
+    pooled = reproduce(tmp_path / "pool", grid="test", progress=False, jobs=2, experiments=ids)
     for name in ["index.html", "README.md", "results.csv", "epochs.parquet", "fidelity.csv", *(f"{e}.png" for e in ids)]:
         assert (inline / name).read_bytes() == (pooled / name).read_bytes(), name
 
 
 def test_seed000_claims_are_evaluated_from_real_runs(tmp_path: Path) -> None:
     """The seed 000 experiment runs on the real simulator and reports C1–C4 with numbers."""
-    out = reproduce(tmp_path, progress=False, experiments=["seed000-migration"], jobs=0)
+    out = reproduce(tmp_path, grid="test", progress=False, experiments=["seed000-migration"], jobs=0)
     text = (out / "README.md").read_text()
     for claim in ("C1:", "C2:", "C3:", "C4:"):
         assert claim in text
@@ -304,7 +325,7 @@ def test_seed000_claims_are_evaluated_from_real_runs(tmp_path: Path) -> None:
 
 def test_seed003_claims_are_evaluated_from_real_runs(tmp_path: Path) -> None:
     """The seed 003 experiment runs on the real simulator and reports C7 and C8 with numbers."""
-    out = reproduce(tmp_path, progress=False, experiments=["seed003-sampled"], jobs=0)
+    out = reproduce(tmp_path, grid="test", progress=False, experiments=["seed003-sampled"], jobs=0)
     text = (out / "README.md").read_text()
     rows = [line for line in text.splitlines() if re.match(r"\| C\d", line)]  # claim rows, not fidelity rows ("| CG, ...")
     assert [r.split(":")[0] for r in rows] == ["| C7", "| C8", "| C8 max-rate"]
@@ -318,7 +339,7 @@ def test_seed003_claims_are_evaluated_from_real_runs(tmp_path: Path) -> None:
 
 def test_seed001_claims_are_evaluated_from_real_runs(tmp_path: Path) -> None:
     """The seed 001 grid runs on the real simulator and reports C5 and C6 with numbers."""
-    out = reproduce(tmp_path, progress=False, experiments=["seed001-wildfire"], jobs=0)
+    out = reproduce(tmp_path, grid="test", progress=False, experiments=["seed001-wildfire"], jobs=0)
     text = (out / "README.md").read_text()
     rows = [line for line in text.splitlines() if re.match(r"\| C\d", line)]  # claim rows, not fidelity rows ("| CG, ...")
     assert [r.split(":")[0] for r in rows] == ["| C5", "| C6"]
@@ -350,19 +371,19 @@ def test_seed003_period_keeps_the_seeds_intervals_per_run() -> None:
     from numaplace.experiments import seed003 as e3
     from numaplace.experiments._frames import flatten as _flatten
 
-    first = e3.runs(True)
+    first = e3.runs(Grid.QUICK)
     mg = [r for r in first if r["workload"].startswith("nas-mg") and r["init"] == "sequential"]
     assert [r.get("dynamic", "none") for r in mg] == ["none", "sampled"]  # and the policy's own period
     # Stage-1 rows with made-up run times: 1 ms per position in the run list.
     rows = pd.DataFrame([_flatten(r, "request.") | {"total_time_ns": 1e6 * (i + 1)} for i, r in enumerate(first)])
-    second = e3.followup(True, rows)
+    second = e3.followup(Grid.QUICK, rows)
     assert len(second) == 2 * len(e3.KERNELS) and all(r["dynamic"].startswith("sampled:period_ms=") for r in second)
     (mg2,) = [r for r in second if r["workload"].startswith("nas-mg") and r["init"] == "sequential"]
     assert {k: v for k, v in mg2.items() if k != "dynamic"} == mg[0]
     base_ms = first.index(mg[0]) + 1.0
     assert base_ms / float(mg2["dynamic"].removeprefix("sampled:period_ms=")) == pytest.approx(31.0 / 5.0, rel=1e-5)
     with pytest.raises(ValueError, match=r"^seed003-sampled: expected one run of nas-mg:class=W \(sequential init\) without a policy, found 0$"):
-        e3.followup(True, rows[~((rows["request.workload"] == "nas-mg:class=W") & rows["request.dynamic"].isna())])
+        e3.followup(Grid.QUICK, rows[~((rows["request.workload"] == "nas-mg:class=W") & rows["request.dynamic"].isna())])
 
 
 def test_a_second_stage_gets_the_first_stages_rows_and_its_runs_follow(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -371,7 +392,7 @@ def test_a_second_stage_gets_the_first_stages_rows_and_its_runs_follow(monkeypat
 
     seen: list[pd.DataFrame] = []
 
-    def followup(quick: bool, rows: pd.DataFrame) -> list[dict[str, Any]]:
+    def followup(grid: Grid, rows: pd.DataFrame) -> list[dict[str, Any]]:
         seen.append(rows)
         slowest = rows.loc[rows["total_time_ns"].idxmax(), "request.placement"]
         return [{"machine": "origin2000", "workload": "random", "placement": slowest}]
@@ -380,7 +401,7 @@ def test_a_second_stage_gets_the_first_stages_rows_and_its_runs_follow(monkeypat
         id="two-stage",
         title="t",
         description="d",
-        runs=lambda quick: [{"workload": "stream", "placement": p} for p in ("first-touch", "worst-case")],
+        runs=lambda grid: [{"workload": "stream", "placement": p} for p in ("first-touch", "worst-case")],
         analyse=lambda rows: (rows, plot.new_axes()[0]),
         followup=followup,
     )
@@ -450,7 +471,7 @@ def sections(results: pd.DataFrame, tmp_path_factory: pytest.TempPathFactory) ->
     from numaplace.experiments import select
     from numaplace.report import write_report
 
-    return write_report(tmp_path_factory.mktemp("sections"), select(list(FAKE_IDS)), results, quick=True)
+    return write_report(tmp_path_factory.mktemp("sections"), select(list(FAKE_IDS)), results, Grid.QUICK)
 
 
 def test_summary_lists_every_claim_first_one_line_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -470,7 +491,7 @@ def test_summary_lists_every_claim_first_one_line_each(tmp_path: Path, monkeypat
         id="toy",
         title="Toy",
         description="d",
-        runs=lambda quick: [{"workload": "stream", "placement": p} for p in ("first-touch", "worst-case")],
+        runs=lambda grid: [{"workload": "stream", "placement": p} for p in ("first-touch", "worst-case")],
         analyse=lambda rows: (rows[["run"]], plot.new_axes()[0]),
         seed="004",
         claims=claims,
@@ -495,7 +516,7 @@ def test_summary_lists_every_claim_first_one_line_each(tmp_path: Path, monkeypat
     assert f"Seeds without an experiment yet: 002 ({PAPERS['002'].short}). " in readme
     assert "these verdicts are a quick check, shown, not required; the claims are asked at class A, the seeds' size, by <code>numaplace reproduce --full</code>." in html
     # in full mode the claims are asked: no quick-check note
-    full = reproduce(tmp_path / "full", quick=False, simulate=fake_simulate, progress=False, experiments=["toy"])
+    full = reproduce(tmp_path / "full", grid="full", simulate=fake_simulate, progress=False, experiments=["toy"])
     for name in ("README.md", "index.html"):
         text = (full / name).read_text()
         assert "quick check" not in text and "Full mode: the claims are asked here, with the NAS kernels at class A" in text, name

@@ -1,4 +1,4 @@
-"""The report as a reader sees it: a fresh quick report rendered by headless Chromium.
+"""The report as a reader sees it: a fresh report (on the test grid) rendered by headless Chromium.
 
 * a screenshot of the first screen (1280×800) is a non-blank PNG of that size;
 * measured in the page (a measuring script injected into a copy of ``index.html``; the report
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from numaplace import plot
-from numaplace.experiments import run_experiments, select
+from numaplace.experiments import Grid, run_experiments, select
 from numaplace.report import Section, write_report
 
 CHROMIUM = shutil.which("chromium")
@@ -81,12 +81,12 @@ def chromium(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def fresh_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Section]]:
-    """A fresh quick report (what `make run` writes; reproduce() is these two calls) and its
-    sections, each with its figure."""
+    """A fresh report on the test grid (every section, table and chart `make run` writes, from
+    smaller runs; reproduce() is these two calls) and its sections, each with its figure."""
     out = tmp_path_factory.mktemp("report")
     selected = select(None)
-    results = run_experiments([e.id for e in selected], quick=True, progress=False)
-    return out, write_report(out, selected, results, quick=True)
+    results = run_experiments([e.id for e in selected], grid=Grid.TEST, progress=False)
+    return out, write_report(out, selected, results, Grid.TEST)
 
 
 def test_first_screen_is_a_rendered_png(fresh_report: tuple[Path, list[Section]], tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ Importing this package imports pandas and matplotlib (the analyses build tables 
 from __future__ import annotations
 
 from numaplace.experiments.papers import PAPERS, Paper
-from numaplace.experiments.base import Claim, Experiment, RunConfig, Simulate, SupportsToDict, claims_table
+from numaplace.experiments.base import Claim, Experiment, Grid, RunConfig, Simulate, SupportsToDict, claims_table
 from numaplace.experiments.fidelity import Fidelity, Published, median_relative_error
 from numaplace.experiments.registry import (
     EXPERIMENTS,
@@ -41,6 +41,7 @@ __all__ = [
     "Claim",
     "Experiment",
     "Fidelity",
+    "Grid",
     "Published",
     "RunConfig",
     "Simulate",

@@ -12,12 +12,18 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from numaplace.experiments.fidelity import Fidelity
+from numaplace.grid import Grid
 
 RunConfig = dict[str, Any]
 """Keyword arguments of one ``numaplace.simulate`` call.
 
 Moved here unchanged from ``report.py``; it restates the run request, and is to be replaced by
 the run-request table (issue 11)."""
+
+
+NAS_CLASS = {Grid.TEST: "S", Grid.QUICK: "W", Grid.FULL: "A"}
+"""The NAS class the seeds' NAS kernels run at on each grid (seeds 000, 001 and 003; seed 002
+sets its own)."""
 
 
 class SupportsToDict(Protocol):
@@ -38,10 +44,10 @@ class Experiment:
         id: Short stable name, used on the command line and as the chart's file name.
         title: Heading in the report.
         description: One paragraph for the report, citing the seed section reproduced.
-        runs: Given ``quick``, the ``simulate`` keyword arguments of every run, in order.
+        runs: Given the :class:`Grid`, the ``simulate`` keyword arguments of every run, in order.
         analyse: Given this experiment's rows of the results frame (index reset, in run
             order), the table shown in the report and a figure.
-        followup: Optional second stage: given ``quick`` and this experiment's rows from
+        followup: Optional second stage: given the :class:`Grid` and this experiment's rows from
             ``runs`` (as ``analyse`` gets them), the keyword arguments of runs that depend on
             those results (seed 003's migration period is scaled to the run time without a
             policy). Their rows follow, numbered on from ``runs``'.
@@ -62,9 +68,9 @@ class Experiment:
     id: str
     title: str
     description: str
-    runs: Callable[[bool], list[RunConfig]]
+    runs: Callable[[Grid], list[RunConfig]]
     analyse: Callable[[pd.DataFrame], tuple[pd.DataFrame, Figure]]
-    followup: Callable[[bool, pd.DataFrame], list[RunConfig]] | None = None
+    followup: Callable[[Grid, pd.DataFrame], list[RunConfig]] | None = None
     seed: str | None = None
     claims: Callable[[pd.DataFrame], list[Claim]] | None = None
     fidelity: Callable[[pd.DataFrame], list[Fidelity]] | None = None

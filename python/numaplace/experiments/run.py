@@ -24,10 +24,12 @@ Experiments group and label runs by their ``request.*`` columns, which do not de
 simulator spells canonical specs; the report shows the ``config.*`` columns so that each run can
 be repeated exactly.
 
-Quick mode
-----------
-``quick`` is passed to every experiment's ``runs``; a quick run may use smaller problem sizes
-through workload parameters (the NAS kernels run class W instead of A).
+Grids
+-----
+The :class:`~numaplace.experiments.base.Grid` (``"quick"``, the default; ``"full"``, the seeds'
+sizes; ``"test"``, the project's tests' reduced grid) is passed to every experiment's ``runs``
+and ``followup``; each seed module says what it means for its runs (the NAS kernels run class W
+on the quick grid, A on the full one).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from typing import Any
 import pandas as pd
 
 from numaplace.experiments._frames import flatten
-from numaplace.experiments.base import RunConfig, Simulate
+from numaplace.experiments.base import Grid, RunConfig, Simulate
 from numaplace.experiments.registry import select
 from numaplace.sweep import SweepError, execute, make_backend, run_id
 from numaplace.sweep.backends import Backend
@@ -47,7 +49,7 @@ from numaplace.sweep.backends import Backend
 def run_experiments(
     experiment_ids: Sequence[str] | None = None,
     *,
-    quick: bool = True,
+    grid: Grid | str = Grid.QUICK,
     simulate: Simulate | None = None,
     progress: bool = True,
     scheduler: str | None = None,
@@ -58,7 +60,8 @@ def run_experiments(
     The runs go through the sweep executor (:func:`numaplace.sweep.execute`, each run by
     :func:`numaplace.sweep.run_one`): on ``jobs`` local worker processes (default: the number
     of CPUs; 0: in this process), or as tasks on the Dask scheduler at ``scheduler``
-    (``"local"`` starts a LocalCluster). A custom ``simulate`` (default
+    (``"local"`` starts a LocalCluster). ``grid`` sizes the runs (a :class:`Grid` or its
+    value: ``"test"``, ``"quick"``, ``"full"``). A custom ``simulate`` (default
     :func:`numaplace.simulate`) runs in this process. A progress bar is shown on standard error
     when ``progress`` is true and standard error is a terminal. The frame's columns are
     described in the module documentation; its rows are in run order whatever the backend.
@@ -67,17 +70,18 @@ def run_experiments(
 
     Raises:
         UnknownExperimentError: an id is not in :data:`EXPERIMENTS` (raised before any run).
-        ValueError: ``experiment_ids`` is empty.
+        ValueError: ``experiment_ids`` is empty, or ``grid`` is not a grid.
         numaplace.sweep.SweepError: a run failed (the message names it and gives its error),
             or ``jobs``/``scheduler`` are unusable.
     """
+    grid = _grid(grid)
     experiments = select(experiment_ids)
     rows: dict[str, list[dict[str, Any]]] = {e.id: [] for e in experiments}
-    stage = [(e.id, kwargs) for e in experiments for kwargs in e.runs(quick)]
+    stage = [(e.id, kwargs) for e in experiments for kwargs in e.runs(grid)]
     backend = make_backend(scheduler, jobs, simulate, runs=len(stage))  # a second stage reuses these workers
     try:
         _run_stage(stage, backend, rows, progress, "reproduce")
-        stage = [(e.id, kwargs) for e in experiments if e.followup for kwargs in e.followup(quick, pd.DataFrame(rows[e.id]))]
+        stage = [(e.id, kwargs) for e in experiments if e.followup for kwargs in e.followup(grid, pd.DataFrame(rows[e.id]))]
         if stage:
             _run_stage(stage, backend, rows, progress, "reproduce, 2nd stage")
     except BaseException:
@@ -85,6 +89,14 @@ def run_experiments(
         raise
     backend.close()
     return pd.DataFrame([row for e in experiments for row in rows[e.id]])
+
+
+def _grid(grid: Grid | str) -> Grid:
+    """``grid`` as a :class:`Grid`; a ValueError naming the grids if it is none."""
+    try:
+        return Grid(grid)
+    except ValueError:
+        raise ValueError(f"unknown grid {grid!r} (known: {', '.join(g.value for g in Grid)})") from None
 
 
 def _run_stage(

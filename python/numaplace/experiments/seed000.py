@@ -40,7 +40,7 @@ from matplotlib.figure import Figure
 
 from numaplace import plot
 from numaplace.experiments._frames import requested
-from numaplace.experiments.base import Claim, Experiment, RunConfig, claims_table
+from numaplace.experiments.base import NAS_CLASS, Claim, Experiment, Grid, RunConfig, claims_table
 from numaplace.experiments.fidelity import Fidelity, Published, declared, pairs
 
 __all__ = ["MIGRATION", "RECREP", "SENSITIVITY"]
@@ -224,8 +224,8 @@ def _published_times() -> dict[str, tuple[float, float]]:
     return {p: (1.0 + lo, 1.0 + hi) for p, (lo, hi) in PUBLISHED_SLOWDOWN.items()}
 
 
-def sensitivity_runs(quick: bool) -> list[RunConfig]:
-    """Each workload under each placement, 16 threads on origin2000 (same in both modes)."""
+def sensitivity_runs(grid: Grid) -> list[RunConfig]:
+    """Each workload under each placement, 16 threads on origin2000 (the same on every grid)."""
     return [_origin_run(workload, placement, "none") for workload in SENSITIVITY_WORKLOADS for placement in PLACEMENTS]
 
 
@@ -281,9 +281,9 @@ SENSITIVITY = Experiment(
 
 # --- seed000-migration -----------------------------------------------------------------------
 
-def runs(quick: bool) -> list[RunConfig]:
-    """Every (kernel, placement, dynamic) run, class W in quick mode and A in full mode."""
-    cls = "W" if quick else "A"
+def runs(grid: Grid) -> list[RunConfig]:
+    """Every (kernel, placement, dynamic) run, at the grid's NAS class (:data:`NAS_CLASS`)."""
+    cls = NAS_CLASS[grid]
     return [
         _origin_run(f"{kernel}:class={cls}", placement, dynamic)
         for kernel in KERNELS
@@ -520,10 +520,10 @@ RECREP_POLICIES = ("none", "upmlib", "upmlib-recrep")
 RECREP_REPEATS = (1, RECREP_REPEAT)
 
 
-def recrep_runs(quick: bool) -> list[RunConfig]:
+def recrep_runs(grid: Grid) -> list[RunConfig]:
     """BT under first-touch with no policy, upmlib and record-replay, with normal phases and
     phases four times longer (``repeat=4``: each sweep run four times in its epoch)."""
-    cls = "W" if quick else "A"
+    cls = NAS_CLASS[grid]
     return [
         _origin_run(f"nas-bt:class={cls},repeat={repeat}", "first-touch", dynamic)
         for repeat in RECREP_REPEATS

@@ -42,7 +42,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from numaplace import plot
-from numaplace.experiments.base import Claim, Experiment, RunConfig, claims_table
+from numaplace.experiments.base import Claim, Experiment, Grid, RunConfig, claims_table
 from numaplace.experiments.fidelity import Fidelity, Published, declared, pairs
 
 __all__ = ["SCHEDULERS"]
@@ -54,8 +54,14 @@ MIGRATION = "kernel"
 APPS = ("swim", "bt", "hydro2d", "apsi")
 _APP_OF = {"swim": "swim", "nas-bt": "bt", "hydro2d": "hydro2d", "apsi": "apsi"}
 """Application names of the workload specs the mixes run (``numaplace_model::jobs::mix``)."""
-FULL = {"mixes": ("W1", "W2", "W3", "W4"), "loads": (0.6, 0.8, 1.0), "job_count": None, "apps": None}
-QUICK = {"mixes": ("W1", "W3"), "loads": (1.0,), "job_count": 16, "apps": None}
+GRIDS: dict[Grid, dict[str, Any]] = {
+    Grid.FULL: {"mixes": ("W1", "W2", "W3", "W4"), "loads": (0.6, 0.8, 1.0), "job_count": None, "apps": None},
+    Grid.QUICK: {"mixes": ("W1", "W3"), "loads": (1.0,), "job_count": 16, "apps": None},
+    # The test grid: W1's first 8 jobs, bt at class W (a run takes about 2 s, not 30).
+    Grid.TEST: {"mixes": ("W1",), "loads": (1.0,), "job_count": 8, "apps": "bt=nas-bt:class=W"},
+}
+"""Each grid's mixes, loads, job count (None: the seed's) and applications (None: the mixes'
+own, bt at class A); see the module documentation."""
 INIT = "sequential"
 """How the jobs initialise their data: the master thread touches it all (see the module doc)."""
 TABLE2 = ("W1", 1.0)
@@ -128,13 +134,9 @@ NOT_COMPARED = (
 """The seed's numbers the fidelity table leaves out, and why."""
 
 
-def _grid(quick: bool) -> dict[str, Any]:
-    return QUICK if quick else FULL
-
-
-def runs(quick: bool) -> list[RunConfig]:
+def runs(grid: Grid) -> list[RunConfig]:
     """Every (mix, load, scheduler, migration) system run."""
-    g = _grid(quick)
+    g = GRIDS[grid]
     out = []
     for mix in g["mixes"]:
         for load in g["loads"]:

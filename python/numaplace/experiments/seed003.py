@@ -59,7 +59,7 @@ from matplotlib.figure import Figure
 
 from numaplace import plot
 from numaplace.experiments._frames import requested, spec_params
-from numaplace.experiments.base import Claim, Experiment, RunConfig, claims_table
+from numaplace.experiments.base import NAS_CLASS, Claim, Experiment, Grid, RunConfig, claims_table
 from numaplace.experiments.fidelity import Fidelity, Published, declared, pairs
 
 __all__ = ["SAMPLED", "TABLE2"]
@@ -78,8 +78,8 @@ TABLE2_SLOWDOWN: dict[str, Published] = {
 have no units, are not compared)."""
 
 
-def table2_runs(quick: bool) -> list[RunConfig]:
-    """Each access pattern with local and non-local pages, one thread (same in both modes)."""
+def table2_runs(grid: Grid) -> list[RunConfig]:
+    """Each access pattern with local and non-local pages, one thread (the same on every grid)."""
     return [
         {
             "machine": "sunfire6800",
@@ -249,10 +249,10 @@ OVERHEAD: dict[str, Published] = {
 e.g. FT 15.1 s ÷ 118 s, though the text says "of the original execution time")."""
 
 
-def _base(kernel: str, quick: bool, init: str = "sequential") -> RunConfig:
+def _base(kernel: str, grid: Grid, init: str = "sequential") -> RunConfig:
     return {
         "machine": "sunfire6800",
-        "workload": f"{kernel}:class={'W' if quick else 'A'}",
+        "workload": f"{kernel}:class={NAS_CLASS[grid]}",
         "placement": "first-touch",
         "threads": 12,
         "init": init,
@@ -266,28 +266,28 @@ def seed_period_ms(kernel: str, baseline_time_ns: float) -> str:
     return f"{baseline_time_ns / 1e6 * SEED_PERIOD_S / SEED_RUN_S[kernel]:.6g}"
 
 
-def runs(quick: bool) -> list[RunConfig]:
+def runs(grid: Grid) -> list[RunConfig]:
     """The kernels without a policy (sequential, then parallel initialisation; sequential also
     with ``sampled`` at its own default period, ``period_ms=auto``), then CG under each
     sampling technique. The runs at the seed's period follow (:func:`followup`)."""
     out = []
     for init in ("sequential", "parallel"):
         for kernel in KERNELS:
-            out.append(_base(kernel, quick, init))
+            out.append(_base(kernel, grid, init))
             if init == "sequential":
-                out.append({**_base(kernel, quick, init), "dynamic": "sampled"})
+                out.append({**_base(kernel, grid, init), "dynamic": "sampled"})
     for mode in DISTANCE_MODES:
-        out.append({**_base("nas-cg", quick), "dynamic": mode})
+        out.append({**_base("nas-cg", grid), "dynamic": mode})
     return out
 
 
-def followup(quick: bool, rows: pd.DataFrame) -> list[RunConfig]:
+def followup(grid: Grid, rows: pd.DataFrame) -> list[RunConfig]:
     """Each kernel and initialisation with ``sampled`` at the seed's period, scaled by the run
     time of the same configuration without a policy in ``rows`` (the results of :func:`runs`)."""
     out = []
     for init in ("sequential", "parallel"):
         for kernel in KERNELS:
-            base = _base(kernel, quick, init)
+            base = _base(kernel, grid, init)
             match = rows[
                 (rows["request.workload"] == base["workload"])
                 & (rows["request.init"] == init)

@@ -37,7 +37,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from numaplace import plot
-from numaplace.experiments.base import Claim, Experiment, RunConfig, claims_table
+from numaplace.experiments.base import Claim, Experiment, Grid, RunConfig, claims_table
 from numaplace.experiments.fidelity import Fidelity, Published, declared, pairs
 
 __all__ = ["PROXIES"]
@@ -62,8 +62,22 @@ REFERENCE = ("first-touch", "none")
 CELLS = tuple((p, x) for p in PLACEMENTS for x in PROXY_MODES)
 _CELL_LABEL = {(p, x): f"{'FT' if p == 'first-touch' else 'RR'}, {'no proxies' if x == 'none' else x}" for p, x in CELLS}
 
-QUICK_PARAMS: dict[str, str] = {}
-"""Workload parameters of the quick grid, per program (none: the seed's sizes run in both)."""
+GRID_PARAMS: dict[Grid, dict[str, str]] = {
+    Grid.FULL: {},
+    Grid.QUICK: {},
+    # The test grid: each program at about a tenth of its lines or less (a run in well under a second).
+    Grid.TEST: {
+        "ge": "n=128",
+        "ocean-contig": "n=66",
+        "ocean-noncontig": "n=66",
+        "fft": "points=16384",
+        "barnes": "particles=2048",
+        "fmm": "particles=1024",
+        "water-nsq": "molecules=128",
+    },
+}
+"""Workload parameters per grid and program (none: the seed's sizes; the quick grid runs them
+too)."""
 
 
 def _speedup(s: float) -> float:
@@ -136,18 +150,18 @@ NOT_COMPARED = (
 """The seed's numbers the fidelity table leaves out, and why."""
 
 
-def _workload(program: str, quick: bool) -> str:
-    params = QUICK_PARAMS.get(program) if quick else None
+def _workload(program: str, grid: Grid) -> str:
+    params = GRID_PARAMS[grid].get(program)
     return f"{program}:{params}" if params else program
 
 
-def runs(quick: bool) -> list[RunConfig]:
+def runs(grid: Grid) -> list[RunConfig]:
     """Every (program, placement, proxies, buffers) run on the protocol engine."""
     return [
         {
             "machine": MACHINE,
             "engine": "protocol",
-            "workload": _workload(program, quick),
+            "workload": _workload(program, grid),
             "placement": placement,
             "proxies": proxies,
             "buffers": buffers,

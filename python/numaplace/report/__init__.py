@@ -4,8 +4,8 @@
 runs them through the sweep executor) and writes, into one directory:
 
 * ``index.html`` — self-contained HTML (inline style, no scripts): first a summary of every
-  claim (holds / fails, simulated beside published, one line each; in quick mode marked as a
-  quick check, the claims being asked at class A) with links to the data files, and per seed
+  claim (holds / fails, simulated beside published, one line each; on the quick grid marked
+  as a quick check, the claims being asked at class A) with links to the data files, and per seed
   the median relative error of its published numbers; then per experiment its paper (cited in
   full), description, result table, chart, and its configuration shown once (the settings
   shared by every run, those that vary, and the varying ones per run collapsed in
@@ -44,7 +44,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from numaplace import plot
-from numaplace.experiments import Experiment, Simulate, UnknownExperimentError, run_experiments, select
+from numaplace.experiments import Experiment, Grid, Simulate, UnknownExperimentError, run_experiments, select
 from numaplace.report.pages import (
     EPOCHS_PARQUET,
     FIDELITY_CSV,
@@ -64,7 +64,7 @@ __all__ = ["REPORT_TITLE", "Section", "UnknownExperimentError", "reproduce", "wr
 
 def reproduce(
     out_dir: str | Path = "report",
-    quick: bool = True,
+    grid: Grid | str = Grid.QUICK,
     simulate: Simulate | None = None,
     progress: bool = True,
     experiments: Sequence[str] | None = None,
@@ -73,7 +73,8 @@ def reproduce(
 ) -> Path:
     """Runs the experiments and writes the report into ``out_dir``; returns its path.
 
-    ``experiments`` selects experiment ids (default: all, in registry order). ``simulate``
+    ``experiments`` selects experiment ids (default: all, in registry order); ``grid`` sizes
+    their runs (:class:`~numaplace.experiments.Grid`: ``"quick"``, ``"full"``, ``"test"``). ``simulate``
     defaults to :func:`numaplace.simulate`. ``scheduler`` and ``jobs`` choose where the runs
     execute, as for :func:`numaplace.experiments.run_experiments`; the report is the same wherever they run. See the
     module documentation for the files written; the directory is created if missing and
@@ -81,20 +82,20 @@ def reproduce(
 
     Raises:
         UnknownExperimentError: an id is not in :data:`numaplace.experiments.EXPERIMENTS` (raised before any run).
-        ValueError: ``experiments`` is empty.
+        ValueError: ``experiments`` is empty, or ``grid`` is not a grid.
         numaplace.sweep.SweepError: a run failed, or ``jobs``/``scheduler`` are unusable
             (raised before anything is written).
     """
     selected = select(experiments)
     results = run_experiments(
-        [e.id for e in selected], quick=quick, simulate=simulate, progress=progress, scheduler=scheduler, jobs=jobs
+        [e.id for e in selected], grid=grid, simulate=simulate, progress=progress, scheduler=scheduler, jobs=jobs
     )
     out = Path(out_dir)
-    write_report(out, selected, results, quick)
+    write_report(out, selected, results, Grid(grid))
     return out
 
 
-def write_report(out: Path, selected: Sequence[Experiment], results: pd.DataFrame, quick: bool) -> list[Section]:
+def write_report(out: Path, selected: Sequence[Experiment], results: pd.DataFrame, grid: Grid) -> list[Section]:
     """Writes the report of ``selected``'s rows of ``results`` (the frame of
     :func:`~numaplace.experiments.run_experiments`) into ``out`` (created if missing); returns
     its sections, each with its figure (e.g. to measure with :func:`numaplace.plot.legend_overlaps`)."""
@@ -111,8 +112,8 @@ def write_report(out: Path, selected: Sequence[Experiment], results: pd.DataFram
     (out / RESULTS_CSV).write_text(results_csv(results), encoding="utf-8")
     (out / FIDELITY_CSV).write_text(fidelity_csv(sections), encoding="utf-8")
     write_parquet(epochs_table(results), out / EPOCHS_PARQUET)
-    (out / "index.html").write_text(html_page(sections, quick), encoding="utf-8")
-    (out / "README.md").write_text(markdown_page(sections, quick), encoding="utf-8")
+    (out / "index.html").write_text(html_page(sections, grid), encoding="utf-8")
+    (out / "README.md").write_text(markdown_page(sections, grid), encoding="utf-8")
     return sections
 
 

@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow as pa
 from matplotlib.figure import Figure
 
-from numaplace.experiments import EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, Claim, Experiment, Fidelity, median_relative_error
+from numaplace.experiments import EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, Claim, Experiment, Fidelity, Grid, median_relative_error
 from numaplace.report.tables import (
     breakable,
     distinct_values,
@@ -58,35 +58,25 @@ class Section:
     fidelity: Sequence[Fidelity] = field(default_factory=tuple)
 
 
-def _mode(quick: bool) -> str:
-    return (
-        "quick mode (the NAS kernels at class W; --full runs them at class A, the seeds' size)"
-        if quick
-        else "full mode (the NAS kernels at class A, the seeds' size)"
-    )
-
-
 FULL_COMMAND = "numaplace reproduce --full"
 """The command that asks the claims (class A)."""
 
 
-def _claims_mode(quick: bool, code: Callable[[str], str] = str) -> str:
+def _claims_mode(grid: Grid, code: Callable[[str], str] = str) -> str:
     """The sentence after the summary's count: at which class the claims are asked (``code``
     formats the command: ``<code>`` in HTML, backticks in Markdown)."""
-    return (
-        "Quick mode, class W: these verdicts are a quick check, shown, not required; the claims are "
-        f"asked at class A, the seeds' size, by {code(FULL_COMMAND)}."
-        if quick
-        else "Full mode: the claims are asked here, with the NAS kernels at class A, the seeds' size."
-    )
+    if grid is Grid.FULL:
+        return "Full mode: the claims are asked here, with the NAS kernels at class A, the seeds' size."
+    what = "Quick mode, class W: these verdicts are a quick check" if grid is Grid.QUICK else "Test grid: these verdicts mean nothing"
+    return f"{what}, shown, not required; the claims are asked at class A, the seeds' size, by {code(FULL_COMMAND)}."
 
 
-def _intro(quick: bool) -> str:
+def _intro(grid: Grid) -> str:
     """The paragraph under the summary."""
     return (
         "Each section below re-runs an experiment from one of the seed papers the simulator "
         "implements and compares the simulated outcome with the published one. "
-        f"Generated in {_mode(quick)}."
+        f"Generated in {grid.description}."
     )
 
 
@@ -140,7 +130,7 @@ _STYLE = (
 )
 
 
-def _html_summary(sections: Sequence[Section], quick: bool) -> list[str]:
+def _html_summary(sections: Sequence[Section], grid: Grid) -> list[str]:
     esc = html.escape
     rows = []
     for s, c in _summary_rows(sections):
@@ -156,7 +146,7 @@ def _html_summary(sections: Sequence[Section], quick: bool) -> list[str]:
     return [
         '<section id="summary">',
         f"<p><b>{esc(_lead(sections))}</b> "
-        + (f"{_claims_mode(quick, lambda c: f'<code>{esc(c)}</code>')} " if _summary_rows(sections) else "")
+        + (f"{_claims_mode(grid, lambda c: f'<code>{esc(c)}</code>')} " if _summary_rows(sections) else "")
         + f'Data: <a href="{RESULTS_CSV}">{RESULTS_CSV}</a> (one row per run), '
         f'<a href="{EPOCHS_PARQUET}">{EPOCHS_PARQUET}</a> (one row per run and epoch) and '
         f'<a href="{FIDELITY_CSV}">{FIDELITY_CSV}</a> (one row per published number compared).</p>',
@@ -258,10 +248,10 @@ def _fidelity_display(rows: Sequence[Fidelity]) -> pd.DataFrame:
     )
 
 
-def _fidelity_intro(quick: bool) -> str:
+def _fidelity_intro(grid: Grid) -> str:
     return (
         "Each seed's published numbers that the simulation computes, beside the simulated values, "
-        f"generated in {_mode(quick)}. The error is simulated − published, in the quantity's unit (slowdowns "
+        f"generated in {grid.description}. The error is simulated − published, in the quantity's unit (slowdowns "
         "and shares as fractions: 0.22 is 22 %); the relative error divides it by |published|; "
         "the medians are of |relative error|. Every row is also in "
     )
@@ -298,14 +288,14 @@ def _html_config(s: Section) -> list[str]:
     return out
 
 
-def _html_fidelity(sections: Sequence[Section], quick: bool) -> list[str]:
+def _html_fidelity(sections: Sequence[Section], grid: Grid) -> list[str]:
     esc = html.escape
     by_seed = _fidelity_by_seed(sections)
     if not by_seed:
         return []
     out = [
         f'<h2 id="fidelity">{esc(FIDELITY_TITLE)}</h2>',
-        f'<p>{esc(_fidelity_intro(quick))}<a href="{FIDELITY_CSV}">{FIDELITY_CSV}</a>.</p>',
+        f'<p>{esc(_fidelity_intro(grid))}<a href="{FIDELITY_CSV}">{FIDELITY_CSV}</a>.</p>',
     ]
     for seed, rows, headlines in by_seed:
         out += [
@@ -322,7 +312,7 @@ def _html_fidelity(sections: Sequence[Section], quick: bool) -> list[str]:
     return out
 
 
-def html_page(sections: Sequence[Section], quick: bool) -> str:
+def html_page(sections: Sequence[Section], grid: Grid) -> str:
     """``index.html``: self-contained (inline style, no scripts), images by relative name."""
     esc = html.escape
     parts = [
@@ -334,8 +324,8 @@ def html_page(sections: Sequence[Section], quick: bool) -> str:
         f"<style>{_STYLE}</style></head>",
         "<body>",
         f"<h1>{esc(REPORT_TITLE)}</h1>",
-        *_html_summary(sections, quick),
-        f"<p>{esc(_intro(quick))}</p>",
+        *_html_summary(sections, grid),
+        f"<p>{esc(_intro(grid))}</p>",
         "<ul>",
         *(f'<li><a href="#{esc(s.experiment.id)}">{esc(_heading(s.experiment))}</a></li>' for s in sections),
         *([f'<li><a href="#fidelity">{esc(FIDELITY_TITLE)}</a></li>'] if _fidelity_by_seed(sections) else []),
@@ -353,7 +343,7 @@ def html_page(sections: Sequence[Section], quick: bool) -> str:
             f'<p><img src="{esc(s.image)}" alt="{esc(e.title)}"></p>',
             *_html_config(s),
         ]
-    parts += _html_fidelity(sections, quick)
+    parts += _html_fidelity(sections, grid)
     parts += [
         '<h2 id="references">References</h2>',
         "<ol>",
@@ -371,11 +361,11 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _markdown_fidelity(sections: Sequence[Section], quick: bool) -> list[str]:
+def _markdown_fidelity(sections: Sequence[Section], grid: Grid) -> list[str]:
     by_seed = _fidelity_by_seed(sections)
     if not by_seed:
         return []
-    out = [f'<a id="fidelity"></a>\n\n## {FIDELITY_TITLE}', f"{_md(_fidelity_intro(quick))}[{FIDELITY_CSV}]({FIDELITY_CSV})."]
+    out = [f'<a id="fidelity"></a>\n\n## {FIDELITY_TITLE}', f"{_md(_fidelity_intro(grid))}[{FIDELITY_CSV}]({FIDELITY_CSV})."]
     for seed, rows, _ in by_seed:
         out += [
             f'<a id="fidelity-{seed}"></a>\n\n### Seed {seed} — {PAPERS[seed].short}',
@@ -391,7 +381,7 @@ def _markdown_fidelity(sections: Sequence[Section], quick: bool) -> list[str]:
     return out
 
 
-def markdown_page(sections: Sequence[Section], quick: bool) -> str:
+def markdown_page(sections: Sequence[Section], grid: Grid) -> str:
     """``README.md``: the same content as :func:`html_page` in Markdown."""
     summary = summary_table(
         [
@@ -404,7 +394,7 @@ def markdown_page(sections: Sequence[Section], quick: bool) -> str:
     parts = [
         f"# {REPORT_TITLE}",
         f"**{_lead(sections)}** "
-        + (f"{_claims_mode(quick, lambda c: f'`{c}`')} " if len(summary) else "")
+        + (f"{_claims_mode(grid, lambda c: f'`{c}`')} " if len(summary) else "")
         + f"Data: [{RESULTS_CSV}]({RESULTS_CSV}) (one row per run), "
         f"[{EPOCHS_PARQUET}]({EPOCHS_PARQUET}) (one row per run and epoch) and "
         f"[{FIDELITY_CSV}]({FIDELITY_CSV}) (one row per published number compared).",
@@ -423,7 +413,7 @@ def markdown_page(sections: Sequence[Section], quick: bool) -> str:
             else ""
         )
         + "Full citations under [References](#references).",
-        _intro(quick),
+        _intro(grid),
         "\n".join(f"- [{_heading(s.experiment)}](#{s.experiment.id})" for s in sections)
         + (f"\n- [{FIDELITY_TITLE}](#fidelity)" if fidelity else "")
         + "\n- [References](#references)",
@@ -454,7 +444,7 @@ def markdown_page(sections: Sequence[Section], quick: bool) -> str:
                 + markdown_table(split.varying)
                 + "\n\n</details>"
             )
-    parts += _markdown_fidelity(sections, quick)
+    parts += _markdown_fidelity(sections, grid)
     parts += ['<a id="references"></a>\n\n## References', "\n".join(f"{i}. {_seed_line(seed)}" for i, seed in enumerate(PAPERS, 1))]
     return "\n\n".join(parts) + "\n"
 
