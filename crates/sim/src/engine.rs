@@ -46,10 +46,17 @@ impl Traffic {
 /// Holds back every thread that fetched lines from node `h` in the quantum that began at
 /// `qstart` until `qstart + lines(h) · S(h)`, the earliest the node could have served them.
 /// `q_lines` is `[t * nodes + h]`, `service_ps` has one entry per node.
-fn bandwidth_guard(q_lines: &[u64], clocks: &mut [Ps], service_ps: &[f64], qstart: Ps) {
+/// `node_lines` is scratch of one entry per node.
+fn bandwidth_guard(q_lines: &[u64], clocks: &mut [Ps], service_ps: &[f64], qstart: Ps, node_lines: &mut [u64]) {
     let nn = service_ps.len();
+    node_lines.fill(0);
+    for row in q_lines.chunks_exact(nn) {
+        for (n, &l) in node_lines.iter_mut().zip(row) {
+            *n += l;
+        }
+    }
     for (h, &s) in service_ps.iter().enumerate() {
-        let lines: u64 = q_lines.chunks_exact(nn).map(|row| row[h]).sum();
+        let lines = node_lines[h];
         if lines == 0 {
             continue;
         }
@@ -64,12 +71,12 @@ fn bandwidth_guard(q_lines: &[u64], clocks: &mut [Ps], service_ps: &[f64], qstar
 
 /// Solves the queueing delays and refreshes the cost table; with a dynamic policy attached,
 /// copies the delays into `queue`, its view's (what its cost model may weigh).
-fn solve(timing: &mut Timing, cost: &mut [Ps], queue: Option<&mut [f64]>) {
+fn solve(timing: &mut Timing, queue: Option<&mut [f64]>) {
     timing.solve();
     if let Some(q) = queue {
         q.copy_from_slice(timing.wait_ps());
     }
-    timing.cost_table(cost);
+    timing.refresh_costs();
 }
 
 /// What a policy sees: the counters and the memory state at `now`.
@@ -588,10 +595,10 @@ pub struct Engine<'m> {
     thread_node: Vec<usize>,
     quantum_ps: Ps,
     timing: Timing,
-    /// Per-line cost in ps, `[t * nn + h]`.
-    cost: Vec<Ps>,
     /// Lines fetched in the current quantum, `[t * nn + h]`.
     q_lines: Vec<u64>,
+    /// Scratch of the bandwidth guard: the quantum's lines per node.
+    node_lines: Vec<u64>,
     now: Ps,
     /// Set when the run's simulated time passed [`MAX_TIME_PS`]: the epoch stopped there with
     /// transactions unplayed, and the run's result is not a measurement (the driver refuses it).
@@ -623,8 +630,8 @@ impl<'m> Engine<'m> {
             timing: Timing::new(machine, &thread_node, &share),
             thread_node,
             quantum_ps: quantum_ps.max(1),
-            cost: vec![0; nt * nn],
             q_lines: vec![0; nt * nn],
+            node_lines: vec![0; nn],
             now: 0,
             overran: false,
             epochs: Vec::new(),
@@ -662,7 +669,6 @@ impl<'m> Engine<'m> {
         let background = self.timing.background().to_vec();
         self.timing = Timing::new(self.mem.machine, &self.thread_node, &share);
         self.timing.set_background(&background);
-        self.cost = vec![0; nt * nn];
         self.q_lines = vec![0; nt * nn];
         self.clocks = vec![0; nt];
         self.cursor = vec![0; nt];
@@ -792,7 +798,7 @@ impl<'m> Engine<'m> {
             self.cursor[t] = 0;
         }
         self.predict_mix(epoch);
-        solve(&mut self.timing, &mut self.cost, self.dynamic.as_ref().map(|_| &mut self.mem.queue[..]));
+        solve(&mut self.timing, self.dynamic.as_ref().map(|_| &mut self.mem.queue[..]));
         let traffic = if epoch.iteration == 0 { &mut self.init } else { &mut self.timed };
         let iteration_slot = (epoch.iteration > 0).then(|| epoch.iteration as usize - 1);
         if let Some(it) = iteration_slot {
@@ -812,7 +818,7 @@ impl<'m> Engine<'m> {
                     continue;
                 }
                 let node = self.thread_node[t];
-                let row = &self.cost[t * nn..(t + 1) * nn];
+                let row = self.timing.cost_row(t);
                 let lines = &mut self.q_lines[t * nn..(t + 1) * nn];
                 let mut clock = self.clocks[t];
                 let mut writes = 0u64;
@@ -910,7 +916,7 @@ impl<'m> Engine<'m> {
             // touched by others, a new phase) the quantum may have charged too little, so
             // every thread that used a node waits until the node could have served the
             // quantum's lines.
-            bandwidth_guard(&self.q_lines, &mut self.clocks, &self.mem.machine.service_ps, qend - self.quantum_ps);
+            bandwidth_guard(&self.q_lines, &mut self.clocks, &self.mem.machine.service_ps, qend - self.quantum_ps, &mut self.node_lines);
             if let Some(d) = self.dynamic.as_mut() {
                 if let Some((period, next)) = d.timer {
                     if qend >= next {
@@ -953,9 +959,13 @@ impl<'m> Engine<'m> {
             if let Some(d) = self.dynamic.as_mut() {
                 d.sampler_quantum(&self.q_lines, nn, self.quantum_ps, &self.cursor, epoch);
             }
-            // Then fold the quantum's lines into the totals and the timing model.
+            // Then fold the quantum's lines into the totals and the timing model (a thread
+            // that fetched nothing adds nothing and keeps its mix).
             for t in 0..self.nt {
                 let lines = &mut self.q_lines[t * nn..(t + 1) * nn];
+                if lines.iter().fold(0, |any, &l| any | l) == 0 {
+                    continue;
+                }
                 let from = self.thread_node[t];
                 for (h, l) in lines.iter().enumerate() {
                     traffic.lines[from * nn + h] += l;
@@ -978,7 +988,7 @@ impl<'m> Engine<'m> {
                 self.overran = true;
                 break;
             }
-            solve(&mut self.timing, &mut self.cost, self.dynamic.as_ref().map(|_| &mut self.mem.queue[..]));
+            solve(&mut self.timing, self.dynamic.as_ref().map(|_| &mut self.mem.queue[..]));
         }
         let end = self.clocks.iter().copied().max().unwrap_or(start).max(start);
         self.now = end;

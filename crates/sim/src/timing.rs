@@ -62,6 +62,24 @@ pub struct Timing {
     /// Lines per ps each node serves to others than these threads (other jobs of a
     /// multiprogrammed system, [`Timing::set_background`]); zero in a single-program run.
     background: Vec<f64>,
+    /// The nodes each thread's mix names (share above zero), ascending: what [`Timing::solve`]
+    /// visits instead of every node of every thread.
+    thread_nodes: Vec<Vec<u32>>,
+    /// Scratch of [`Timing::solve`]: per node, the active threads that fetch from it (ascending,
+    /// each with its share `v` and `b = share · v / mlp`), in compressed rows: node `h`'s are
+    /// `node_start[h]..node_start[h + 1]`.
+    node_start: Vec<usize>,
+    node_thread: Vec<u32>,
+    node_v: Vec<f64>,
+    node_b: Vec<f64>,
+    /// The cost of one line, `[t * nn + h]`, ps ([`Timing::refresh_costs`]); rows of inactive
+    /// threads may be stale.
+    cost_ps: Vec<Ps>,
+    /// Whether a row of `cost_ps` must be recomputed (its thread's parameters changed, or a
+    /// queueing delay changed while it was inactive), and the nodes whose queueing delay
+    /// changed since the last refresh (their column must be).
+    row_stale: Vec<bool>,
+    stale_nodes: Vec<u32>,
 }
 
 impl Timing {
@@ -87,6 +105,14 @@ impl Timing {
             active: vec![false; nt],
             per_line: vec![0.0; nt],
             background: vec![0.0; nn],
+            thread_nodes: vec![Vec::new(); nt],
+            node_start: vec![0; nn + 1],
+            node_thread: Vec::new(),
+            node_v: Vec::new(),
+            node_b: Vec::new(),
+            cost_ps: vec![0; nt * nn],
+            row_stale: vec![true; nt],
+            stale_nodes: Vec::new(),
         }
     }
 
@@ -110,6 +136,7 @@ impl Timing {
         self.inv_mlp[t] = 1.0 / mlp.min(self.machine_mlp).max(1.0);
         self.think_ps[t] = think_ns * 1000.0;
         self.active[t] = active;
+        self.row_stale[t] = true;
     }
 
     /// Marks a thread finished for the rest of the epoch.
@@ -122,8 +149,17 @@ impl Timing {
     pub fn observe(&mut self, t: usize, lines: &[u64]) {
         let total: u64 = lines.iter().sum();
         if total > 0 {
-            for (m, &l) in self.mix[t * self.nn..(t + 1) * self.nn].iter_mut().zip(lines) {
-                *m = l as f64 / total as f64;
+            let mix = &mut self.mix[t * self.nn..(t + 1) * self.nn];
+            let nz = &mut self.thread_nodes[t];
+            for &h in nz.iter() {
+                mix[h as usize] = 0.0;
+            }
+            nz.clear();
+            for (h, &l) in lines.iter().enumerate() {
+                if l > 0 {
+                    mix[h] = l as f64 / total as f64;
+                    nz.push(h as u32);
+                }
             }
         }
     }
@@ -139,34 +175,99 @@ impl Timing {
         self.share[t] * ((self.lat_ps[t * self.nn + h] + self.wait_ps[h]) * self.inv_mlp[t] + self.think_ps[t])
     }
 
-    /// Fills `out[t * nn + h]` with the integer cost in ps of one line.
-    pub fn cost_table(&self, out: &mut [Ps]) {
+    /// Recomputes the integer cost in ps of one line (`[t * nn + h]`) where it may have changed
+    /// since the last call: the rows of threads whose parameters were set since, and in every
+    /// other active thread's row the nodes whose queueing delay changed. An inactive thread's
+    /// row is left stale until its thread is set again ([`Timing::set_thread`]): nothing reads
+    /// it meanwhile.
+    pub fn refresh_costs(&mut self) {
+        let nn = self.nn;
         for t in 0..self.nt {
-            for h in 0..self.nn {
-                // Costs are positive: adding one half and truncating rounds to nearest. A cost
-                // is capped at MAX_LINE_PS so that one record (at most 65535 lines) adds at
-                // most 2^56 ps to a clock; the float-to-integer cast saturates as well.
-                out[t * self.nn + h] = (self.line_cost(t, h) + 0.5).min(MAX_LINE_PS as f64) as Ps;
+            if !self.active[t] {
+                self.row_stale[t] |= !self.stale_nodes.is_empty();
+            } else if self.row_stale[t] {
+                for h in 0..nn {
+                    self.cost_ps[t * nn + h] = self.cost(t, h);
+                }
+                self.row_stale[t] = false;
+            } else {
+                for &h in &self.stale_nodes {
+                    self.cost_ps[t * nn + h as usize] = self.cost(t, h as usize);
+                }
             }
         }
+        self.stale_nodes.clear();
+    }
+
+    /// The integer cost in ps of one line of thread `t` from node `h`. Costs are positive:
+    /// adding one half and truncating rounds to nearest. A cost is capped at MAX_LINE_PS so that
+    /// one record (at most 65535 lines) adds at most 2^56 ps to a clock; the float-to-integer
+    /// cast saturates as well.
+    #[inline]
+    fn cost(&self, t: usize, h: usize) -> Ps {
+        (self.line_cost(t, h) + 0.5).min(MAX_LINE_PS as f64) as Ps
+    }
+
+    /// Thread `t`'s cost of one line from each node, ps, as of the last
+    /// [`Timing::refresh_costs`] (current for every thread active then).
+    #[inline]
+    pub fn cost_row(&self, t: usize) -> &[Ps] {
+        &self.cost_ps[t * self.nn..(t + 1) * self.nn]
     }
 
     /// Re-solves the queueing delays for the current mixes (one Gauss–Seidel sweep).
+    ///
+    /// Only the (thread, node) pairs with a share above zero are visited: a zero share adds
+    /// nothing to a thread's time per line nor to a node's utilisation, so the result is the
+    /// one of the sweep over every pair, to the bit.
     pub fn solve(&mut self) {
+        let nn = self.nn;
+        // Each active thread's time per line, and the nodes' lists of the threads they serve.
+        self.node_start.iter_mut().for_each(|s| *s = 0);
         for t in 0..self.nt {
-            self.per_line[t] =
-                if self.active[t] { (0..self.nn).map(|h| self.mix[t * self.nn + h] * self.line_cost(t, h)).sum() } else { 0.0 };
+            self.per_line[t] = 0.0;
+            if !self.active[t] {
+                continue;
+            }
+            let mut sum = 0.0;
+            for &h in &self.thread_nodes[t] {
+                let h = h as usize;
+                sum += self.mix[t * nn + h] * self.line_cost(t, h);
+                self.node_start[h + 1] += 1;
+            }
+            self.per_line[t] = sum;
         }
-        for h in 0..self.nn {
+        for h in 0..nn {
+            self.node_start[h + 1] += self.node_start[h];
+        }
+        let pairs = self.node_start[nn];
+        self.node_thread.resize(pairs, 0);
+        self.node_v.resize(pairs, 0.0);
+        self.node_b.resize(pairs, 0.0);
+        let mut fill = self.node_start[..nn].to_vec();
+        for t in 0..self.nt {
+            if !self.active[t] {
+                continue;
+            }
+            for &h in &self.thread_nodes[t] {
+                let h = h as usize;
+                let v = self.mix[t * nn + h];
+                let k = fill[h];
+                fill[h] += 1;
+                self.node_thread[k] = t as u32;
+                self.node_v[k] = v;
+                self.node_b[k] = self.share[t] * v * self.inv_mlp[t];
+            }
+        }
+        for h in 0..nn {
             let w = self.solve_node(h);
             let dw = w - self.wait_ps[h];
             if dw != 0.0 {
-                for t in 0..self.nt {
-                    if self.active[t] {
-                        self.per_line[t] += self.share[t] * self.mix[t * self.nn + h] * self.inv_mlp[t] * dw;
-                    }
+                for k in self.node_start[h]..self.node_start[h + 1] {
+                    self.per_line[self.node_thread[k] as usize] += self.node_b[k] * dw;
                 }
                 self.wait_ps[h] = w;
+                self.stale_nodes.push(h as u32);
             }
         }
     }
@@ -176,14 +277,11 @@ impl Timing {
     fn rho(&self, h: usize, w: f64) -> (f64, f64) {
         let dw = w - self.wait_ps[h];
         let (mut rate, mut slope) = (0.0, 0.0);
-        for t in 0..self.nt {
-            let v = self.mix[t * self.nn + h];
-            if self.active[t] && v > 0.0 {
-                let b = self.share[t] * v * self.inv_mlp[t];
-                let inv_c = 1.0 / (self.per_line[t] + b * dw);
-                rate += v * inv_c;
-                slope -= v * b * inv_c * inv_c;
-            }
+        for k in self.node_start[h]..self.node_start[h + 1] {
+            let (v, b) = (self.node_v[k], self.node_b[k]);
+            let inv_c = 1.0 / (self.per_line[self.node_thread[k] as usize] + b * dw);
+            rate += v * inv_c;
+            slope -= v * b * inv_c * inv_c;
         }
         ((rate + self.background[h]) * self.service_ps[h], slope * self.service_ps[h])
     }
@@ -205,7 +303,7 @@ impl Timing {
     /// falling back to bisection when a step leaves it.
     fn solve_node(&self, h: usize) -> f64 {
         let s = self.service_ps[h];
-        let demand = (0..self.nt).any(|t| self.active[t] && self.mix[t * self.nn + h] > 0.0);
+        let demand = self.node_start[h + 1] > self.node_start[h];
         if s == 0.0 || !demand {
             return 0.0;
         }
@@ -305,6 +403,114 @@ mod tests {
         // Background alone never saturates the node: it is capped below its capacity.
         tm.set_background(&[1.0]);
         assert!(tm.background()[0] * 50_000.0 <= 0.95 + 1e-12);
+    }
+
+    /// The oracle: the sweep over every (thread, node) pair, as `solve`, `solve_node` and the
+    /// cost table were before they visited only the pairs with a share above zero. Returns the
+    /// delays after one sweep from `wait` and the cost table at them.
+    fn dense_reference(tm: &Timing, wait: &[f64]) -> (Vec<f64>, Vec<Ps>) {
+        let (nn, nt) = (tm.nn, tm.nt);
+        let mut w = wait.to_vec();
+        let cost = |w: &[f64], t: usize, h: usize| tm.share[t] * ((tm.lat_ps[t * nn + h] + w[h]) * tm.inv_mlp[t] + tm.think_ps[t]);
+        let mut per_line: Vec<f64> =
+            (0..nt).map(|t| if tm.active[t] { (0..nn).map(|h| tm.mix[t * nn + h] * cost(&w, t, h)).sum() } else { 0.0 }).collect();
+        for h in 0..nn {
+            let s = tm.service_ps[h];
+            // F(x) = x − S ρ(x) / (1 − ρ(x)) and F'(x), every thread visited.
+            let excess = |x: f64, per_line: &[f64]| {
+                let (mut rate, mut slope) = (0.0, 0.0);
+                for t in 0..nt {
+                    let v = tm.mix[t * nn + h];
+                    if tm.active[t] && v > 0.0 {
+                        let b = tm.share[t] * v * tm.inv_mlp[t];
+                        let inv_c = 1.0 / (per_line[t] + b * (x - w[h]));
+                        rate += v * inv_c;
+                        slope -= v * b * inv_c * inv_c;
+                    }
+                }
+                let (rho, drho) = ((rate + tm.background[h]) * s, slope * s);
+                if rho >= 1.0 {
+                    return (f64::NEG_INFINITY, 0.0);
+                }
+                (x - s * rho / (1.0 - rho), 1.0 - s * drho / ((1.0 - rho) * (1.0 - rho)))
+            };
+            let demand = (0..nt).any(|t| tm.active[t] && tm.mix[t * nn + h] > 0.0);
+            let root = if s == 0.0 || !demand {
+                0.0
+            } else {
+                let tol = TOLERANCE * s;
+                let (mut lo, mut hi, mut x) = (0.0f64, f64::INFINITY, w[h]);
+                let mut found = None;
+                for _ in 0..100 {
+                    let (f, df) = excess(x, &per_line);
+                    if f.abs() <= tol {
+                        found = Some(x);
+                        break;
+                    }
+                    if f < 0.0 {
+                        lo = lo.max(x);
+                    } else {
+                        hi = hi.min(x);
+                    }
+                    if hi - lo <= tol {
+                        break;
+                    }
+                    let newton = if f.is_finite() && df > 0.0 { x - f / df } else { f64::NAN };
+                    x = if newton > lo && newton < hi {
+                        newton
+                    } else if hi.is_finite() {
+                        0.5 * (lo + hi)
+                    } else {
+                        (2.0 * lo).max(s)
+                    };
+                }
+                found.unwrap_or(if hi.is_finite() { 0.5 * (lo + hi) } else { lo })
+            };
+            let dw = root - w[h];
+            if dw != 0.0 {
+                for t in 0..nt {
+                    if tm.active[t] {
+                        per_line[t] += tm.share[t] * tm.mix[t * nn + h] * tm.inv_mlp[t] * dw;
+                    }
+                }
+                w[h] = root;
+            }
+        }
+        let costs = (0..nt * nn).map(|i| (cost(&w, i / nn, i % nn) + 0.5).min(MAX_LINE_PS as f64) as Ps).collect();
+        (w, costs)
+    }
+
+    #[test]
+    fn sparse_solve_and_costs_match_the_dense_sweep_to_the_bit() {
+        let m = preset("origin2000").unwrap();
+        let nn = m.nodes();
+        let mut rng = numaplace_model::rng::SplitMix64::new(7);
+        let threads: Vec<usize> = (0..12).map(|t| t % nn).collect();
+        let mut tm = Timing::new(&m, &threads, &[1, 2, 1, 1, 3, 1, 1, 1, 2, 1, 1, 1]);
+        let mut wait = vec![0.0; nn];
+        for quantum in 0..200 {
+            if quantum % 25 == 0 {
+                for t in 0..threads.len() {
+                    tm.set_thread(t, 1.0 + rng.below(8) as f64, rng.below(400) as f64, rng.below(5) > 0);
+                }
+            }
+            for t in 0..threads.len() {
+                // Some threads fetch nothing (keeping their mix), most from a few nodes.
+                let lines: Vec<u64> = (0..nn).map(|_| if rng.below(3) == 0 { rng.below(5000) } else { 0 }).collect();
+                tm.observe(t, &lines);
+            }
+            if quantum % 7 == 3 {
+                tm.retire(quantum % threads.len());
+            }
+            let (next, expect) = dense_reference(&tm, &wait);
+            wait = next;
+            tm.solve();
+            tm.refresh_costs();
+            assert_eq!(tm.wait_ps().iter().map(|w| w.to_bits()).collect::<Vec<_>>(), wait.iter().map(|w| w.to_bits()).collect::<Vec<_>>(), "quantum {quantum}");
+            for t in (0..threads.len()).filter(|&t| tm.active[t]) {
+                assert_eq!(tm.cost_row(t), &expect[t * nn..(t + 1) * nn], "quantum {quantum}, thread {t}");
+            }
+        }
     }
 
     #[test]
