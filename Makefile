@@ -48,10 +48,15 @@ timed = printf '%s\n' '$(subst ','\'',$(2))'; t0=$$(date +%s); ( set -e; $(2) );
 # When this make started: `make test` ends with its total.
 CLOCK_START := $(shell date +%s)
 
-.PHONY: run test rust-test py-test bench clean lib vm-setup browser-setup record-setup record-lib
+.PHONY: run test rust-test py-test bench clean lib libs vm-setup browser-setup record-setup record-lib
 
-run: $(EXT) lib record-lib
-	@echo "numaplace: running the papers' experiments (numaplace reproduce --out report; about 5 min)..."
+# The Python dependencies (pip, mostly waiting on downloads and unpacking) and the Rust libraries
+# (cargo, on both cores) at the same time; then the extension, whose builder (maturin) comes with
+# the dependencies.
+run:
+	@$(MAKE) --no-print-directory -j2 $(DEPS) libs
+	@$(MAKE) --no-print-directory $(EXT)
+	@echo "numaplace: running the papers' experiments (numaplace reproduce --out report; about 3 min)..."
 	$(VENV)/bin/numaplace reproduce --out report
 	@echo "numaplace: done. Open report/index.html; the command line is $(VENV)/bin/numaplace (README.md, Quick start)."
 
@@ -103,13 +108,18 @@ record-setup:
 	@echo "numaplace: checking clang, libomp and gcc for the recorder's tests (tools/record-setup.sh; apt-get the first time)..."
 	@$(call timed,record-setup,$(RECORD_SETUP))
 
+# Both, in one cargo invocation (cargo builds what they share once, on both cores).
+libs:
+	@echo "numaplace: building libnumaplace and numaplace-record-convert (release; about 30 s the first time, a second when up to date)..."
+	@$(call timed,libnumaplace and numaplace-record-convert,cargo build --release $(QUIET) -p numaplace-runtime -p numaplace-record)
+
 # The recorder's converter (crate crates/record); the recording library itself is compiled by
 # `numaplace cc` when first needed (target/record/).
 record-lib:
 	@echo "numaplace: building numaplace-record-convert (release; about 20 s the first time, a second when up to date)..."
 	@$(call timed,numaplace-record-convert,cargo build --release $(QUIET) -p numaplace-record)
 
-py-test: $(EXT) lib record-lib vm-setup browser-setup record-setup
+py-test: $(EXT) libs vm-setup browser-setup record-setup
 	@echo "numaplace: running pytest (API, CLI, sweeps, report, runtime natively and in the 4-node VM; several minutes)..."
 	@$(call timed,pytest,$(PY) -m pytest $(PYTEST_ARGS))
 

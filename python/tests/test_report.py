@@ -415,6 +415,43 @@ def test_a_second_stage_gets_the_first_stages_rows_and_its_runs_follow(monkeypat
     assert list(frame.experiment.drop_duplicates()) == ["seed003-table2", "two-stage"]
 
 
+def test_runs_start_longest_first_rows_keep_run_order_and_each_experiment_says_when_done(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """System runs start before protocol-engine runs, which start before page-level runs
+    (stable within a kind); the frame keeps each experiment's run order; with progress on, a
+    line when the reproduction starts and one as each experiment's runs are all done."""
+    from numaplace import experiments
+    from numaplace.experiments import Experiment
+
+    calls: list[str] = []
+
+    def simulate(**kwargs: Any) -> FakeResult:
+        calls.append(kwargs["name"])
+        return FakeResult({"total_time_ns": float(len(calls))})
+
+    kinds = {"page": {}, "protocol": {"engine": "protocol"}, "system": {"job_stream": "W1"}}
+    mixed = [{"name": f"{kind}{i}", **extra} for i in range(2) for kind, extra in kinds.items()]
+    for name, runs in (("mixed", mixed), ("pages", [{"name": "p0"}, {"name": "p1"}])):
+        monkeypatch.setitem(
+            experiments.EXPERIMENTS, name, Experiment(id=name, title="t", description="d", runs=lambda grid, runs=runs: runs, analyse=lambda rows: (rows, None))
+        )
+    from numaplace.experiments import run as run_module
+
+    now = iter([0.0] + [600.0] * 10)  # the start, then ten minutes later
+    monkeypatch.setattr(run_module.time, "monotonic", lambda: next(now))
+    frame = run_experiments(["pages", "mixed"], simulate=simulate, progress=True)
+    assert calls == ["system0", "system1", "protocol0", "protocol1", "p0", "p1", "page0", "page1"]
+    assert list(frame["request.name"]) == ["p0", "p1", "page0", "protocol0", "system0", "page1", "protocol1", "system1"]
+    assert list(frame["run"]) == [0, 1, 0, 1, 2, 3, 4, 5]
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "numaplace reproduce: 8 runs of 2 experiments on the quick grid, longest first"
+    # 42.2 of 42.4 expected seconds done after 600 s: about 2.8 s left
+    assert lines[1] == "numaplace reproduce: pages done; 6 of 8 runs after 10 min 0 s, about 3 s left", lines
+    assert lines[2] == "numaplace reproduce: mixed done; 8 of 8 runs after 10 min 0 s", lines
+    assert len(lines) == 3
+
+
 # --- the experiments package ------------------------------------------------------------------
 
 

@@ -34,6 +34,8 @@ on the quick grid, A on the full one).
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -78,12 +80,15 @@ def run_experiments(
     experiments = select(experiment_ids)
     rows: dict[str, list[dict[str, Any]]] = {e.id: [] for e in experiments}
     stage = [(e.id, kwargs) for e in experiments for kwargs in e.runs(grid)]
+    clock = _Clock(progress)
+    clock.say(f"{len(stage)} runs of {len(experiments)} experiment{'s' * (len(experiments) != 1)} on the {grid.value} grid, longest first")
     backend = make_backend(scheduler, jobs, simulate, runs=len(stage))  # a second stage reuses these workers
     try:
-        _run_stage(stage, backend, rows, progress, "reproduce")
+        _run_stage(stage, backend, rows, progress, "reproduce", clock)
         stage = [(e.id, kwargs) for e in experiments if e.followup for kwargs in e.followup(grid, pd.DataFrame(rows[e.id]))]
         if stage:
-            _run_stage(stage, backend, rows, progress, "reproduce, 2nd stage")
+            clock.say(f"{len(stage)} runs of a second stage (planned from the first's results)")
+            _run_stage(stage, backend, rows, progress, "reproduce, 2nd stage", clock)
     except BaseException:
         backend.close(cancel=True)
         raise
@@ -99,21 +104,74 @@ def _grid(grid: Grid | str) -> Grid:
         raise ValueError(f"unknown grid {grid!r} (known: {', '.join(g.value for g in Grid)})") from None
 
 
+EXPECTED_S = {"system": 20.0, "protocol": 1.0, "page": 0.1}
+"""A run's rough cost by kind, seconds on one core of the two-core machine (seed 002's quick
+system runs took 8-20 s, seed 004's protocol-engine runs 0.3-2 s, the page-level runs mostly
+well under 0.5 s): the order runs start in (longest first, so that no long run is left for one
+worker at the end) and the estimate of the time left. Neither changes a result."""
+
+
+def expected_s(kwargs: RunConfig) -> float:
+    """:data:`EXPECTED_S` of the run ``kwargs`` describes."""
+    if "job_stream" in kwargs:
+        return EXPECTED_S["system"]
+    return EXPECTED_S["protocol" if kwargs.get("engine") == "protocol" else "page"]
+
+
+class _Clock:
+    """The progress lines of a reproduction, on standard error when ``progress`` is true (also
+    in a log, where the bar is not drawn): one when it starts, then one as each experiment's
+    runs are all done, with the runs done, the time since the start and the time left, estimated
+    from the runs' :data:`EXPECTED_S`."""
+
+    def __init__(self, progress: bool) -> None:
+        self.progress = progress
+        self.start = time.monotonic()
+
+    def say(self, what: str) -> None:
+        if self.progress:
+            from tqdm.auto import tqdm
+
+            tqdm.write(f"numaplace reproduce: {what}", file=sys.stderr)
+
+    def elapsed(self) -> str:
+        return _duration(time.monotonic() - self.start)
+
+
+def _duration(seconds: float) -> str:
+    s = round(seconds)
+    return f"{s // 60} min {s % 60} s" if s >= 60 else f"{s} s"
+
+
 def _run_stage(
     planned: Sequence[tuple[str, RunConfig]],
     backend: Backend,
     rows: dict[str, list[dict[str, Any]]],
     progress: bool,
     desc: str,
+    clock: _Clock,
 ) -> None:
-    """Runs ``(experiment id, kwargs)`` pairs on ``backend`` (left open) and appends each run's
-    row to its experiment's rows, numbered on, in planned order."""
+    """Runs ``(experiment id, kwargs)`` pairs on ``backend`` (left open), the longest expected
+    first, and appends each run's row to its experiment's rows, numbered on, in planned order."""
     outcomes: list[dict[str, Any] | None] = [None] * len(planned)
+    order = sorted(range(len(planned)), key=lambda i: -expected_s(planned[i][1]))  # stable
+    left = {e: sum(1 for x, _ in planned if x == e) for e, _ in planned}
+    cost = [expected_s(kwargs) for _, kwargs in planned]
+    total, done = sum(cost), [0.0, 0]
 
-    def record(index: int, outcome: dict[str, Any], attempts: int) -> None:
+    def record(k: int, outcome: dict[str, Any], attempts: int) -> None:
+        index = order[k]
         outcomes[index] = outcome
+        experiment_id = planned[index][0]
+        done[0] += cost[index]
+        done[1] += 1
+        left[experiment_id] -= 1
+        if not left[experiment_id]:
+            elapsed = time.monotonic() - clock.start
+            eta = elapsed * (total - done[0]) / done[0] if done[0] < total else 0.0
+            clock.say(f"{experiment_id} done; {done[1]} of {len(planned)} runs after {clock.elapsed()}" + (f", about {_duration(eta)} left" if eta >= 0.5 else ""))
 
-    execute([(run_id(kwargs), kwargs) for _, kwargs in planned], backend, record, progress=progress, desc=desc, close=False)
+    execute([(run_id(planned[i][1]), planned[i][1]) for i in order], backend, record, progress=progress, desc=desc, close=False)
     for (experiment_id, kwargs), outcome in zip(planned, outcomes):
         assert outcome is not None
         index = len(rows[experiment_id])
