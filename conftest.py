@@ -8,7 +8,7 @@ Every test gets an ``xdist_group`` mark here, by its file, without editing the t
   qemu VM) and vm/tests/test_vm.py, one after the other on one worker: one VM at a time on the
   two cores, and the native runtime tests never beside a VM of their own;
 * ``browser``: the report in headless Chromium (python/tests/test_report_browser.py);
-* a test module with a module-, package- or class-scoped fixture (a quick report, the recorder's
+* a test module with a module-, package- or class-scoped fixture (a report, the recorder's
   builds, a sweep's reference run, ...): the module's own group, so that fixture runs once;
 * every other test: no group, so xdist hands the tests out one by one to whichever worker is free.
 
@@ -32,15 +32,15 @@ _GROUP_OF = {path: group for group, paths in SHARED.items() for path in paths}
 
 # The longest work first, so that neither worker is left with one of them at the end while the
 # other idles (under xdist, with --no-loadscope-reorder as `make test` passes it; without it
-# xdist puts the groups with the most tests first). Each runs the quick report's grid or boots
-# the VM; measured one after the other, 2026-11-27, on the two cores beside other jobs (load 5-7):
+# xdist puts the groups with the most tests first). The first runs the quick report's grid, the
+# only test that does; the VM group boots the VM; the others run the report on the test grid.
 SLOW_FIRST = (
-    "python/tests/test_report.py::test_report_is_identical_in_process_and_on_a_process_pool",  # 796 s
-    "python/tests/test_report_browser.py",  # 475 s (its module fixture: a fresh quick report)
-    "python/tests/test_fidelity.py",  # 462 s (the same)
-    "tests/test_golden.py::test_report_markdown_and_fidelity_match_golden",  # 402 s
-    "tests/runtime/test_runtime.py",  # 290 s (with vm/tests/test_vm.py, group vm: the VM boots)
+    "python/tests/test_fidelity.py",  # the quick report (what `make run` writes)
+    "tests/runtime/test_runtime.py",  # with vm/tests/test_vm.py, group vm: the VM boots
     "vm/tests/test_vm.py",
+    "python/tests/test_report.py::test_report_is_identical_in_process_and_on_a_process_pool",
+    "python/tests/test_report_browser.py",
+    "tests/test_golden.py::test_report_markdown_and_fidelity_match_golden",
 )
 _PER_MODULE_SCOPES = {"module", "package", "class"}
 
