@@ -967,8 +967,8 @@ impl<'m> Engine<'m> {
                     continue;
                 }
                 let from = self.thread_node[t];
-                for (h, l) in lines.iter().enumerate() {
-                    traffic.lines[from * nn + h] += l;
+                for (sum, l) in traffic.lines[from * nn..(from + 1) * nn].iter_mut().zip(lines.iter()) {
+                    *sum += l;
                 }
                 if let Some(it) = iteration_slot {
                     let all: u64 = lines.iter().sum();
