@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from numaplace import _native, diagnose
+from numaplace import _native, diagnose, messages
 from numaplace._native import NumaplaceError
 
 if TYPE_CHECKING:
@@ -818,7 +818,7 @@ def cmd_advise(args: argparse.Namespace) -> None:
     for path, what in outs:
         if path is None:
             continue
-        shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+        shown = messages.shown(path)
         if what == "--plot" and a.one_node:
             print(f"numaplace: note: --plot {shown} not written: one node, nothing to chart", file=sys.stderr)
         else:

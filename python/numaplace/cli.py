@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NoReturn, Sequence
 
 from numaplace._native import NumaplaceError
+from numaplace.messages import error_line, shown as _shown
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 1
@@ -72,11 +73,6 @@ def _positive_number(text: str) -> float:
     if not (math.isfinite(v) and v > 0):
         raise argparse.ArgumentTypeError(f"'{text}': expected a finite number greater than 0")
     return v
-
-
-def _shown(text: str) -> str:
-    """An argument as the user typed it: bytes that are not UTF-8 as ``\\xff``."""
-    return os.fsencode(text).decode("utf-8", "backslashreplace")
 
 
 def cmd_machines(args: argparse.Namespace) -> None:
@@ -470,10 +466,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(rt.RUN_HINT, file=sys.stderr)
         return ended.status
     except rt.ProgramNotFound as e:
-        print(f"numaplace: error: {e}", file=sys.stderr)
+        print(error_line(e), file=sys.stderr)
         return rt.EXIT_NOT_FOUND
     except rt.ProgramNotExecutable as e:
-        print(f"numaplace: error: {e}", file=sys.stderr)
+        print(error_line(e), file=sys.stderr)
         return rt.EXIT_CANNOT_EXECUTE
     except rt.RuntimeToolError as e:
         raise UsageError(str(e)) from None
@@ -753,7 +749,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = args.func(args)  # `run` returns its program's exit status
         return status if isinstance(status, int) else 0
     except UsageError as e:
-        print(f"numaplace: error: {e}", file=sys.stderr)
+        print(error_line(e), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("numaplace: interrupted", file=sys.stderr)
@@ -766,15 +762,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = e.object if isinstance(e.object, str) else ""
         bad = [a for a in (sys.argv[1:] if argv is None else argv) if text and text in a]
         what = f"argument '{_shown(bad[0])}'" if bad else "a name or path"
-        print(f"numaplace: error: {what} is not valid UTF-8 (numaplace takes UTF-8 names and paths)", file=sys.stderr)
+        print(error_line(f"{what} is not valid UTF-8 (numaplace takes UTF-8 names and paths)"), file=sys.stderr)
         return EXIT_USAGE
     except Exception as e:  # noqa: BLE001 - the CLI's last line of defence
         if isinstance(e, NumaplaceError):
-            print(f"numaplace: error: {e}", file=sys.stderr)
+            print(error_line(e), file=sys.stderr)
             return EXIT_USAGE
         if os.environ.get("NUMAPLACE_DEBUG"):
             raise
-        print(f"numaplace: internal error: {type(e).__name__}: {e} (set NUMAPLACE_DEBUG=1 for details)", file=sys.stderr)
+        print(f"numaplace: internal error: {type(e).__name__}: {_shown(e)} (set NUMAPLACE_DEBUG=1 for details)", file=sys.stderr)
         return EXIT_INTERNAL
 
 

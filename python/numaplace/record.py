@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Sequence
 
 from numaplace._native import NumaplaceError
+from numaplace.messages import error_line, shown
 
 #: The repository (this file is python/numaplace/record.py).
 REPO = Path(__file__).resolve().parents[2]
@@ -577,7 +578,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     _print_summary(d)
     status = d["program_status"]
     if status:
-        print(f"numaplace: warning: {program[0]} exited with status {status}", file=sys.stderr)
+        print(f"numaplace: warning: {shown(program[0])} exited with status {status}", file=sys.stderr)
     return status
 
 
@@ -646,14 +647,13 @@ def _cc_entry(lang: str, parser: argparse.ArgumentParser):
                 return 0
             value = a.split("=", 1)[1] if "=" in a else (rest.pop(0) if rest else "")
             if value not in RUNTIMES:
-                print(f"numaplace: error: --openmp {value!r}: expected one of {', '.join(sorted(RUNTIMES))}",
-                      file=sys.stderr)
+                print(error_line(f"--openmp {value!r}: expected one of {', '.join(sorted(RUNTIMES))}"), file=sys.stderr)
                 return 2
             args.openmp = value
         if rest and rest[0] == "--":
             rest.pop(0)
         if not rest:
-            print(f"numaplace: error: numaplace {lang}: no compiler arguments", file=sys.stderr)
+            print(error_line(f"numaplace {lang}: no compiler arguments"), file=sys.stderr)
             return 2
         args.args = rest
         return cmd_cc(args)

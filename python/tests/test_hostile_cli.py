@@ -448,3 +448,45 @@ def test_a_run_whose_simulator_state_would_be_too_large_is_refused_before_alloca
     big.write_text(two_node_toml.replace("memory_mib = 1024", "memory_mib = 4194304").replace("memory_mib = 2048", "memory_mib = 4194304"))
     with pytest.raises(numaplace.OutOfMemoryError, match=r"a run of 900000000 pages"):
         numaplace.simulate(str(big), "stream:pages=300000000,iterations=1", threads=2, dynamic="upmlib")
+
+
+# --- user text echoed in errors (issue 37: a newline split an error, a NUL was echoed raw) -------
+
+
+def test_shown_makes_any_text_one_printable_line():
+    from numaplace.messages import shown
+
+    # Every character a terminal or str.splitlines() could break a line on or act upon.
+    hostile = "".join(map(chr, [*range(0x00, 0x100), 0x2028, 0x2029, 0xFEFF, 0x200B, *range(0xDC80, 0xDD00)]))
+    line = shown(hostile)
+    assert line.isprintable() and len(line.splitlines()) == 1
+    assert shown("a\nb\rc\0d\x1b") == "a\\nb\\rc\\x00d\\x1b"
+    assert shown(os.fsdecode(b"x\xff")) == shown(b"x\xff") == "x\\xff"
+    assert shown("plain ü × 名前") == "plain ü × 名前"  # printable text is left as it is
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("sim", "--machine", "m\nx.toml"), "m\\nx.toml"),
+        (("report", "s\r\n.json"), "s\\r\\n.json"),
+        (("trace", "info", "\x1b[31mred"), "\\x1b[31mred"),
+        (("sim", "--workload", SMALL, "--json", "d\n/x.json"), "d\\n"),
+        (("run", "--", "no such\nprogram"), "no such\\nprogram"),
+    ],
+)
+def test_control_characters_in_a_path_are_escaped_in_the_one_line_error(tmp_path, args, needle):
+    r = cli(*args, cwd=tmp_path)
+    if args[0] == "run":  # the launcher's own status for a missing program, in the same one line
+        assert r.returncode == rt.EXIT_NOT_FOUND and len(r.stderr.decode().splitlines()) == 1, r.stderr
+        assert needle in r.stderr.decode()
+        return
+    usage_error(r, needle)
+
+
+def test_a_nul_byte_read_from_a_file_is_escaped_in_the_error(tmp_path):
+    (tmp_path / "s.toml").write_text('[fixed]\nmachine = "a\\u0000b\\nc"\n')  # TOML escapes: a NUL and a newline
+    r = cli("sweep", "s.toml", "--out", "o", cwd=tmp_path)  # the run fails: the sweep warns of it
+    err = r.stderr.decode()
+    assert r.returncode == 0 and len(err.splitlines()) == 1 and "\0" not in err, err
+    assert err.startswith("numaplace: warning:") and "unknown machine 'a\\x00b c'" in err, err
