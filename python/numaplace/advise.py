@@ -780,20 +780,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def cmd_advise(args: argparse.Namespace) -> None:
     """``numaplace advise``: runs :func:`advise`, prints the advice, writes the files asked for."""
-    from numaplace.outfile import check_output, destination, write_output, write_with
+    from numaplace.outfile import check_outputs, write_output, write_with
 
     from numaplace.sweep.backends import _check_jobs
 
     _check_jobs(args.jobs, "--jobs ")
     outs = [(args.csv, "--csv"), (args.json, "--json"), (args.plot, "--plot")]
-    seen: dict[Any, str] = {}
-    for path, what in outs:
-        if path is not None:
-            check_output(path, what)
-            dest, special = destination(path, what)
-            if dest in seen and not special:
-                raise AdviceError(f"{seen[dest]} and {what} name one file ({path})")
-            seen[dest] = what
+    check_outputs(outs, [(args.trace, "the trace"), (args.machine, "--machine")])
     a = advise(
         args.trace,
         args.machine,

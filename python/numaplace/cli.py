@@ -147,12 +147,11 @@ def cmd_policy_show(args: argparse.Namespace) -> None:
 def cmd_topo(args: argparse.Namespace) -> None:
     from numaplace import _native
 
-    from numaplace.outfile import check_output, write_output
+    from numaplace.outfile import check_outputs, write_output
 
     if not args.detect:
         raise UsageError("numaplace topo: nothing to do: pass --detect")
-    if args.out is not None:
-        check_output(args.out, "--out")
+    check_outputs([(args.out, "--out")])
     text = _native.detect(
         args.sysfs, args.name, args.local_ns, args.bandwidth_gbps, args.mlp, os.sysconf("SC_PAGE_SIZE")
     )
@@ -277,25 +276,20 @@ def _run_kwargs(args: argparse.Namespace, names: Sequence[str]) -> dict:
 def cmd_sim(args: argparse.Namespace) -> None:
     import numaplace
 
-    from numaplace.outfile import check_output, destination, write_output
+    from numaplace.outfile import check_outputs, write_output
 
     if args.trace and (args.workload is not None or getattr(args, "class") is not None):
         raise UsageError("numaplace sim: --trace replays a recorded workload: drop --workload and --class")
-    # The outputs are checked before the run, so a bad path does not cost a run.
-    if args.json is not None:
-        check_output(args.json, "--json")
-    if args.decisions is not None:
-        if args.dynamic is None or args.dynamic.strip() == "none":
-            raise UsageError("numaplace sim: --decisions needs --dynamic (only a dynamic policy makes decisions)")
-        check_output(args.decisions, "--decisions")
-        decisions_dest = destination(args.decisions, "--decisions")
-        # One regular file cannot hold both; one device (/dev/null) can take both.
-        if args.json is not None and destination(args.json, "--json") == decisions_dest and not decisions_dest[1]:
-            raise UsageError(f"numaplace sim: --decisions and --json name one file ({_shown(args.json)})")
-    if args.timeline is not None:
-        if args.job_stream is None:
-            raise UsageError("numaplace sim: --timeline plots a system run's allocation: give --job-stream")
-        check_output(args.timeline, "--timeline")
+    if args.decisions is not None and (args.dynamic is None or args.dynamic.strip() == "none"):
+        raise UsageError("numaplace sim: --decisions needs --dynamic (only a dynamic policy makes decisions)")
+    if args.timeline is not None and args.job_stream is None:
+        raise UsageError("numaplace sim: --timeline plots a system run's allocation: give --job-stream")
+    # The outputs are checked before the run, so a bad path does not cost a run, and none may
+    # be another or one of the files the run reads.
+    check_outputs(
+        [(args.json, "--json"), (args.decisions, "--decisions"), (args.timeline, "--timeline")],
+        [(args.trace, "--trace"), (args.machine, "--machine"), (args.job_stream, "--job-stream")],
+    )
     r = numaplace.simulate(**_run_kwargs(args, list(numaplace.api.OPTIONS)), progress=False if args.no_progress else None)
     if args.json is not None:
         write_output(args.json, "--json", r.to_json() + "\n")
@@ -310,8 +304,9 @@ def cmd_sim(args: argparse.Namespace) -> None:
 def cmd_trace_export(args: argparse.Namespace) -> None:
     import numaplace
 
-    from numaplace.outfile import destination
+    from numaplace.outfile import check_outputs, destination
 
+    check_outputs([(args.out, "--out")], [(args.machine, "--machine")])
     numaplace.trace_export(args.out, workload=args.workload, text=args.text, **_run_kwargs(args, EXPORT_OPTIONS))
     if destination(args.out, "--out")[1]:  # a device or FIFO: nothing to read back
         print(f"wrote {_shown(args.out)}")
@@ -432,12 +427,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         dynamic = rt.validate_dynamic(args.dynamic)
         stats = None
         if args.stats is not None:
-            from numaplace.outfile import check_output, destination
+            import shutil
+
+            from numaplace.outfile import check_outputs, destination
 
             # The library writes the file by renaming a finished one into place: it is given the
             # link's target (so a link is written through, not replaced), and a device or FIFO,
             # which a rename would replace, is refused.
-            check_output(args.stats, "--stats")
+            exe = argv[0] if "/" in argv[0] else shutil.which(argv[0])
+            check_outputs([(args.stats, "--stats")], [(exe, "the program")])
             stats, special = destination(args.stats, "--stats")
             if special:
                 raise UsageError(f"--stats {_shown(args.stats)}: not a regular file (the library replaces its stats file"
@@ -523,16 +521,16 @@ def cmd_where(args: argparse.Namespace) -> None:
 
 def cmd_report(args: argparse.Namespace) -> None:
     from numaplace import runtime as rt
+    from numaplace.outfile import check_outputs, write_with
 
+    check_outputs([(args.plot, "--plot")], [(f, "input") for f in args.files])
     try:
         stats = [rt.load_stats(f) for f in args.files]
     except rt.RuntimeToolError as e:
         raise UsageError(str(e)) from None
     if args.plot is not None:
-        from numaplace.outfile import check_output, write_with
         from numaplace.plot import save_png
 
-        check_output(args.plot, "--plot")
         fig = rt.plot_stats(stats)
         write_with(args.plot, "--plot", lambda p: save_png(fig, p))
     if args.json:

@@ -31,6 +31,7 @@ from typing import Sequence
 
 from numaplace._native import NumaplaceError
 from numaplace.messages import error_line, shown
+from numaplace.outfile import check_outputs, write_output
 
 #: The repository (this file is python/numaplace/record.py).
 REPO = Path(__file__).resolve().parents[2]
@@ -363,13 +364,13 @@ def record(
         raise RecordError("no program given: numaplace record [OPTIONS] -- PROGRAM [ARGS...]")
     size, ways = parse_cache(cache)
     exe = shutil.which(program[0]) if "/" not in program[0] else program[0]
+    if exe and Path(exe).is_dir():
+        raise RecordError(f"{program[0]}: is a directory, not a program")
     if not exe or not Path(exe).is_file():
         raise RecordError(f"{program[0]}: program not found")
+    # Before anything runs: each output can be created, and none is another or the program.
+    check_outputs([(out, "--out"), (summary, "--summary"), (page_counts, "page_counts")], [(exe, "the program")])
     out = Path(out)
-    if out.is_dir():
-        raise RecordError(f"--out {out}: is a directory")
-    if not out.parent.is_dir():
-        raise RecordError(f"--out {out}: directory {out.parent} does not exist")
     windows = parse_rate(rate) if sampled else 0
     if sampled and _instrumented(exe):
         raise RecordError(
@@ -410,7 +411,9 @@ def record(
                 "build it with `numaplace cc` (or `numaplace c++`)"
             )
         status = f"exit {r.returncode}" if r.returncode >= 0 else f"signal {-r.returncode} ({signal_name(-r.returncode)})"
-        summary_path = Path(summary) if summary else work / "summary.json"
+        # The converter writes its summary in the private directory; --summary gets a copy by
+        # the outputs' rule (numaplace.outfile), as every file a command writes.
+        summary_path = work / "summary.json"
         cmd = [str(conv), str(raw), str(out), "--summary", str(summary_path), "--status", status,
                "--command", " ".join(program)]
         if iteration_marker:
@@ -435,9 +438,10 @@ def record(
                     " then `numaplace record` without --sampled): no trace written"
                 )
             raise RecordError(f"converting the recording of {program[0]}: {msg}")
-        data = json.loads(summary_path.read_text())
-        if not summary:
-            summary_path.unlink()
+        text = summary_path.read_text()
+        data = json.loads(text)
+        if summary is not None:
+            write_output(summary, "--summary", text)
     finally:
         if keep_raw and raw.exists():
             raw.replace(out.parent / f".{out.name}.{os.getpid()}.raw")
@@ -570,9 +574,10 @@ def cmd_record(args: argparse.Namespace) -> int:
         raise RecordError("--rate applies to --sampled recordings only")
     if args.cache is not None and args.sampled:
         raise RecordError("--cache does not apply to --sampled recordings (no cache model runs: docs/record.md)")
-    out = args.out or f"{Path(program[0]).name if program else 'program'}.nptrace"
+    # An empty --out or --cache is refused (by record()), not taken for the default.
+    out = args.out if args.out is not None else f"{Path(program[0]).name if program else 'program'}.nptrace"
     # A RecordError reaches the CLI's main: one `numaplace: error:` line, exit status 2.
-    d = record(program, out, cache=args.cache or DEFAULT_CACHE, iteration_marker=args.iteration_marker,
+    d = record(program, out, cache=args.cache if args.cache is not None else DEFAULT_CACHE, iteration_marker=args.iteration_marker,
                summary=args.summary, keep_raw=args.keep_raw, sampled=args.sampled,
                rate=args.rate if args.rate is not None else DEFAULT_RATE)
     _print_summary(d)

@@ -490,3 +490,101 @@ def test_a_nul_byte_read_from_a_file_is_escaped_in_the_error(tmp_path):
     err = r.stderr.decode()
     assert r.returncode == 0 and len(err.splitlines()) == 1 and "\0" not in err, err
     assert err.startswith("numaplace: warning:") and "unknown machine 'a\\x00b c'" in err, err
+
+
+# --- an output that names an input, or another output (issue 37: record --summary PROGRAM) -----
+#
+# Every command with outputs, each output against each file the command reads and against each
+# other output, named as the same path, another spelling of it, a symbolic link to it and a
+# hard link to it: refused in one line before anything is read or run, the input unchanged and
+# nothing else created. The commands run in this process (cli.main): the checks come first.
+
+
+def _inputs(tmp_path: Path) -> dict[str, Path]:
+    """One file of each kind a command reads."""
+    from conftest import TWO_NODE_TOML
+    from test_runtime_cli import write_stats
+
+    files = {
+        "machine": tmp_path / "m.toml",
+        "trace": tmp_path / "t.nptrace",
+        "swf": tmp_path / "jobs.swf",
+        "stats": tmp_path / "s.json",
+        "program": tmp_path / "prog",
+    }
+    files["machine"].write_text(TWO_NODE_TOML)
+    numaplace.trace_export(str(files["trace"]), workload=SMALL, threads=2)
+    files["swf"].write_text("; an SWF header\n1 0 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n")
+    write_stats(files["stats"])
+    shutil.copy("/bin/true", files["program"])
+    return files
+
+
+# (argv with {machine} ... {out} placeholders, the output option, the input option or None)
+OUTPUT_CLASHES = [
+    (["sim", "--machine", "{machine}", "--workload", SMALL, "--json", "{out}"], "--json", "--machine"),
+    (["sim", "--trace", "{trace}", "--json", "{out}"], "--json", "--trace"),
+    (["sim", "--trace", "{trace}", "--dynamic", "upmlib", "--decisions", "{out}"], "--decisions", "--trace"),
+    (["sim", "--job-stream", "{swf}", "--timeline", "{out}"], "--timeline", "--job-stream"),
+    (["sim", "--job-stream", "{swf}", "--timeline", "{out}", "--json", "{out}"], "--timeline", "--json"),
+    (["sim", "--workload", SMALL, "--dynamic", "upmlib", "--json", "{out}", "--decisions", "{out}"], "--json", "--decisions"),
+    (["trace", "export", "--machine", "{machine}", "--workload", SMALL, "--out", "{out}"], "--out", "--machine"),
+    (["report", "{stats}", "--plot", "{out}"], "--plot", "input"),
+    (["advise", "{trace}", "--machine", "{machine}", "--json", "{out}"], "--json", "the trace"),
+    (["advise", "{trace}", "--machine", "{machine}", "--csv", "{out}"], "--csv", "--machine"),
+    (["advise", "{trace}", "--machine", "{machine}", "--csv", "{out}", "--plot", "{out}"], "--csv", "--plot"),
+    (["record", "--summary", "{out}", "--", "{program}"], "--summary", "the program"),
+    (["record", "--out", "{out}", "--", "{program}"], "--out", "the program"),
+    (["record", "--out", "{out}", "--summary", "{out}", "--", "{program}"], "--out", "--summary"),
+    (["run", "--stats", "{out}", "--", "{program}"], "--stats", "the program"),
+]
+# What {out} is when it names an input (by the input option's kind).
+_INPUT_KIND = {"--machine": "machine", "--trace": "trace", "the trace": "trace", "--job-stream": "swf",
+               "input": "stats", "the program": "program"}
+
+
+@pytest.mark.parametrize("spelling", ["same", "dotted", "symlink", "hardlink"])
+@pytest.mark.parametrize("argv, output, other", OUTPUT_CLASHES, ids=[" ".join(a[:2]) + f" {o}={i}" for a, o, i in OUTPUT_CLASHES])
+def test_an_output_naming_an_input_or_another_output_is_refused_before_anything_runs(
+    tmp_path, monkeypatch, capsys, argv, output, other, spelling
+):
+    from numaplace.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    files = _inputs(tmp_path)
+    kind = _INPUT_KIND.get(other)
+    target = files[kind] if kind else tmp_path / "out.dat"
+    if kind is None:  # two outputs: an existing file both name
+        target.write_text("old\n")
+    named = {"same": target, "dotted": Path(".") / target.name}
+    if spelling in ("symlink", "hardlink"):
+        named[spelling] = tmp_path / f"{spelling}.out"
+        (named[spelling].symlink_to if spelling == "symlink" else named[spelling].hardlink_to)(target)
+    before = target.read_bytes()
+    names = {p.name for p in tmp_path.iterdir()}
+    monkeypatch.setattr(numaplace, "simulate", lambda *a, **k: pytest.fail("a run started"))
+    status = main([a.format(out=named[spelling], **files) for a in argv])
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.splitlines()) == 1 and err.startswith("numaplace: error:"), err
+    assert output in err and other in err, err
+    assert target.read_bytes() == before
+    assert {p.name for p in tmp_path.iterdir()} == names
+
+
+def test_outputs_that_are_one_device_are_allowed(tmp_path, capsys):
+    from numaplace.cli import main
+
+    status = main(["sim", "--workload", SMALL, "--dynamic", "upmlib", "--json", "/dev/null", "--decisions", "/dev/null"])
+    assert status == 0, capsys.readouterr().err
+
+
+def test_an_output_in_a_directory_where_nothing_can_be_created_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
+    # Before: --timeline (and every output) in /proc, or on a read-only file system, failed
+    # after the whole run ("cannot write --timeline /proc/x.png").
+    from numaplace.cli import main
+
+    monkeypatch.setattr(numaplace, "simulate", lambda *a, **k: pytest.fail("a run started"))
+    for argv in (["sim", "--job-stream", "W1", "--timeline", "/proc/x.png"], ["sim", "--workload", SMALL, "--json", "/proc/x.json"]):
+        status = main(argv)
+        err = capsys.readouterr().err
+        assert status == 2 and len(err.splitlines()) == 1 and "cannot write --" in err and "/proc/x." in err, err
