@@ -438,3 +438,48 @@ def test_a_link_at_the_lock_file_is_refused(tmp_path: Path, capsys: pytest.Captu
     assert status == 2
     _assert_one_line_error(err, f"{out / 'sweep.lock'} is a symbolic link")
     assert not (tmp_path / "victim").exists()
+
+
+# --- large specs (issue 37: two axes of 100,000 values hung for over a minute) -------------------
+
+
+def _sweep_cli(tmp_path: Path, spec_text: str) -> subprocess.CompletedProcess[str]:
+    """``numaplace sweep SPEC`` in a subprocess that must end within the issue's 20 s."""
+    spec = tmp_path / "big.toml"
+    spec.write_text(spec_text)
+    return subprocess.run(
+        [sys.executable, "-m", "numaplace", "sweep", str(spec), "--out", str(tmp_path / "out"), "--jobs", "0"],
+        capture_output=True, text=True, timeout=20,
+    )
+
+
+def test_two_axes_of_100000_values_are_refused_from_their_lengths_at_once(tmp_path: Path) -> None:
+    # Before: every value of the first axis was compared with every earlier one (quadratic)
+    # before the 10^6-configuration bound was looked at.
+    r = _sweep_cli(tmp_path, f"[axes]\nseed = {list(range(100_000))}\n\"workload.pages\" = {list(range(1, 100_001))}\n")
+    assert r.returncode == 2, r.stderr
+    _assert_one_line_error(r.stderr, "make 10000000000 configurations (100000 × 100000); at most 1000000")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("table", ["axes", "zip"])
+def test_a_value_repeated_among_200000_is_found_in_linear_time(tmp_path: Path, table: str) -> None:
+    values = [*range(200_000), 7]
+    if table == "axes":
+        r = _sweep_cli(tmp_path, f"[axes]\nseed = {values}\n")
+        needle = "[axes] seed: value 7 is listed twice"
+    else:
+        r = _sweep_cli(tmp_path, f"[[zip]]\nseed = {values}\nthreads = {[1] * len(values)}\n")
+        needle = "[[zip]] #1: values #8 and #200001 are the same"
+    assert r.returncode == 2, r.stderr
+    _assert_one_line_error(r.stderr, needle)
+
+
+def test_an_axis_of_a_million_values_inside_the_bound_is_planned_in_seconds() -> None:
+    # Before: hours (a million values compared pairwise). About 4 s on an idle machine.
+    code = (
+        "from numaplace.sweep import load_spec; "
+        f"print(load_spec({{'axes': {{'seed': list(range(1_000_000))}}, 'fixed': {{'workload': '{STREAM}'}}}}).size)"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout == "1000000\n", r.stderr
