@@ -628,9 +628,13 @@ def load_stats(path: str | Path) -> dict[str, Any]:
         RuntimeToolError: the file cannot be read, is not JSON, has another schema version,
             lacks a key or has a value of the wrong type (the message names the file and key).
     """
+    from numaplace.infile import InputError, read_input
+
     p = str(path)
     try:
-        text = Path(path).read_text()
+        text = read_input(path, "stats file")
+    except InputError as e:
+        raise RuntimeToolError(str(e)) from None
     except OSError as e:
         raise RuntimeToolError(f"{p}: cannot read: {e.strerror or e}") from None
     try:

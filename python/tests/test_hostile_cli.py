@@ -10,6 +10,7 @@ the machine's real ``/dev/null``.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import shutil
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import numaplace
+from numaplace import infile
 from numaplace import runtime as rt
 from numaplace._native import ConfigError, NumaplaceError
 
@@ -588,3 +590,99 @@ def test_an_output_in_a_directory_where_nothing_can_be_created_is_refused_before
         status = main(argv)
         err = capsys.readouterr().err
         assert status == 2 and len(err.splitlines()) == 1 and "cannot write --" in err and "/proc/x." in err, err
+
+
+# --- inputs read whole (issue 37: /dev/zero as a sweep spec or stats file ran out of memory) ----
+
+# Every input numaplace reads whole in Python, by its kind in infile.INPUT_CAPS: the command
+# line that reads FILE.
+READ_WHOLE = {
+    "sweep spec": ["sweep", "{file}", "--out", "o", "--jobs", "0"],
+    "stats file": ["report", "{file}"],
+}
+
+
+def test_every_input_read_whole_is_in_the_table():
+    assert set(READ_WHOLE) == set(infile.INPUT_CAPS)
+
+
+def _unbounded(tmp_path: Path, how: str) -> Path:
+    if how == "dev-zero":
+        return Path("/dev/zero")
+    if how == "link-to-dev-zero":
+        (tmp_path / "zero").symlink_to("/dev/zero")
+        return tmp_path / "zero"
+    big = tmp_path / "big"  # sparse: no disk used
+    with big.open("wb") as f:
+        f.truncate(max(infile.INPUT_CAPS.values()) + 1)
+    return big
+
+
+@pytest.mark.parametrize("how", ["dev-zero", "link-to-dev-zero", "a-file-past-the-cap"])
+@pytest.mark.parametrize("kind", sorted(READ_WHOLE))
+def test_an_input_past_its_cap_is_one_line_naming_the_file_and_the_cap(tmp_path, kind, how):
+    path = _unbounded(tmp_path, how)
+    argv = [a.format(file=path) for a in READ_WHOLE[kind]]
+    usage_error(cli(*argv, cwd=tmp_path), str(path), infile.cap_text(infile.INPUT_CAPS[kind]), kind)
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("kind", sorted(READ_WHOLE))
+def test_an_input_that_is_a_directory_is_one_line(tmp_path, kind):
+    (tmp_path / "d").mkdir()
+    usage_error(cli(*[a.format(file="d") for a in READ_WHOLE[kind]], cwd=tmp_path), "d:", "directory")
+
+
+@pytest.mark.parametrize("kind", sorted(READ_WHOLE))
+def test_an_input_fifo_without_a_writer_is_refused_after_the_wait(tmp_path, monkeypatch, capsys, kind):
+    from numaplace.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(infile, "FIFO_WAIT_S", 0.2)
+    os.mkfifo("f")
+    status = main([a.format(file="f") for a in READ_WHOLE[kind]])
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.splitlines()) == 1 and "f: a FIFO nothing was written to within 0.2 s" in err, err
+
+
+@pytest.mark.parametrize("kind", sorted(READ_WHOLE))
+def test_an_input_fifo_with_an_endless_writer_stops_at_the_cap(tmp_path, kind):
+    os.mkfifo(tmp_path / "f")
+    writer = subprocess.Popen(["sh", "-c", "exec yes > f"], cwd=tmp_path, stderr=subprocess.DEVNULL)
+    try:
+        usage_error(cli(*[a.format(file="f") for a in READ_WHOLE[kind]], cwd=tmp_path), "f:", "larger than")
+    finally:
+        writer.kill()
+        writer.wait()
+
+
+def test_an_input_fifo_is_read_when_it_is_written(tmp_path):
+    from test_runtime_cli import STATS
+
+    os.mkfifo(tmp_path / "f")
+    text = json.dumps(STATS)
+    writer = subprocess.Popen(["sh", "-c", f"sleep 0.5; printf '%s' '{text}' > f"], cwd=tmp_path)
+    r = cli("report", "f", "--json", cwd=tmp_path)
+    writer.wait()
+    assert r.returncode == 0, r.stderr
+
+
+def test_read_input_takes_exactly_the_cap(tmp_path, monkeypatch):
+    monkeypatch.setitem(infile.INPUT_CAPS, "stats file", 1000)
+    (tmp_path / "a").write_bytes(b"x" * 1000)
+    assert infile.read_input(tmp_path / "a", "stats file") == b"x" * 1000
+    (tmp_path / "b").write_bytes(b"x" * 1001)
+    with pytest.raises(infile.InputError, match=r"b: larger than 1,000 bytes, the most numaplace reads of a stats file"):
+        infile.read_input(tmp_path / "b", "stats file")
+
+
+def test_the_docs_state_the_declared_input_caps_and_bounds():
+    from numaplace.sweep.spec import MAX_CONFIGURATIONS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "bounds.md").read_text()
+    for kind, cap in infile.INPUT_CAPS.items():
+        rows = [line for line in doc.splitlines() if line.startswith(f"| a {kind} (")]
+        assert len(rows) == 1, kind
+        assert rows[0].split("|")[2].strip() == infile.cap_text(cap), rows[0]
+    assert f"within {infile.FIFO_WAIT_S:g} s of its opening" in doc
+    assert f"| configurations of one spec | at most {MAX_CONFIGURATIONS:,}," in doc

@@ -431,9 +431,13 @@ def _looks_like_toml(text: str) -> bool:
 
 def _read_spec_file(path: Path) -> str:
     """The text of a spec file, or a one-line error saying why it cannot be had."""
+    from numaplace.infile import InputError, read_input
+
     source = str(path)
     try:
-        data = path.read_bytes()
+        data = read_input(path, "sweep spec")
+    except InputError as e:
+        raise SweepError(str(e)) from None
     except FileNotFoundError:
         raise _err(source, "the sweep spec does not exist") from None
     except IsADirectoryError:
