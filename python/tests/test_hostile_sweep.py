@@ -483,3 +483,66 @@ def test_an_axis_of_a_million_values_inside_the_bound_is_planned_in_seconds() ->
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout == "1000000\n", r.stderr
+
+
+# --- a full disk (issue 37: "internal error: OSError") -----------------------------------------
+
+_LIMITED = (
+    "import resource, sys; n = int(sys.argv[1]); resource.setrlimit(resource.RLIMIT_FSIZE, (n, n)); "
+    "from numaplace.cli import main; sys.exit(main(sys.argv[2:]))"
+)
+
+
+def _sweep_with_file_size_limit(limit: int, spec: Path, out: Path, jobs: str = "0") -> subprocess.CompletedProcess[str]:
+    """``numaplace sweep`` whose files cannot grow past ``limit`` bytes (RLIMIT_FSIZE; Python
+    ignores SIGXFSZ, so a write past it fails with EFBIG as one on a full disk fails with ENOSPC)."""
+    return subprocess.run(
+        [sys.executable, "-c", _LIMITED, str(limit), "sweep", str(spec), "--out", str(out), "--jobs", jobs],
+        capture_output=True, text=True, timeout=120,
+    )
+
+
+@pytest.mark.parametrize("jobs", ["0", "2"])
+def test_a_checkpoint_that_cannot_grow_is_one_line_naming_it(tmp_path: Path, jobs: str) -> None:
+    out = tmp_path / "out"
+    r = _sweep_with_file_size_limit(100, _spec(tmp_path), out, jobs)  # less than one record
+    assert r.returncode == 2, r.stderr
+    _assert_one_line_error(r.stderr, f"cannot write {out / CHECKPOINT_FILE}: File too large")
+    assert {p.name for p in out.iterdir()} == {CHECKPOINT_FILE, "sweep.lock"}
+
+
+def test_a_table_that_cannot_be_written_is_one_line_naming_it_and_leaves_no_temporary(tmp_path: Path) -> None:
+    done = tmp_path / "done"
+    run_sweep(_spec(tmp_path), jobs=0, out=done)
+    checkpoint, table = (done / CHECKPOINT_FILE).stat().st_size, (done / RESULTS_FILE).stat().st_size
+    assert checkpoint < table  # a limit between the two lets the checkpoint grow, not the table
+    out = tmp_path / "out"
+    r = _sweep_with_file_size_limit((checkpoint + table) // 2, _spec(tmp_path), out)
+    assert r.returncode == 2, r.stderr
+    _assert_one_line_error(r.stderr, f"cannot write {out / RESULTS_FILE}: File too large")
+    assert {p.name for p in out.iterdir()} == {CHECKPOINT_FILE, "sweep.lock"}
+    # The runs are kept: the same sweep without the limit runs nothing again.
+    executed: list[int] = []
+    run_sweep(_spec(tmp_path), jobs=0, out=out, _on_result=lambda n, b: executed.append(n))
+    assert executed == []
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path):
+    """A directory on a 4 KiB tmpfs (root, and a kernel that lets this process mount, only)."""
+    mnt = tmp_path / "full"
+    mnt.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", str(mnt)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+    yield mnt
+    subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_a_full_disk_is_one_line_naming_the_file(tmp_path: Path, full_disk: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = full_disk / "out"
+    status, err = _cli(capsys, str(_spec(tmp_path)), "--out", str(out), "--jobs", "0")
+    assert status == 2
+    _assert_one_line_error(err, f"cannot write {out / CHECKPOINT_FILE}: No space left on device")
