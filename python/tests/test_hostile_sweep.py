@@ -546,3 +546,54 @@ def test_a_full_disk_is_one_line_naming_the_file(tmp_path: Path, full_disk: Path
     status, err = _cli(capsys, str(_spec(tmp_path)), "--out", str(out), "--jobs", "0")
     assert status == 2
     _assert_one_line_error(err, f"cannot write {out / CHECKPOINT_FILE}: No space left on device")
+
+
+# --- workers die with their sweep (issue 37: they ran on after timeout, Ctrl-C or kill -9) ------
+
+LONG = "random:accesses=100000,pages=4096,iterations=20000"  # about 2 minutes a run
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("how", ["SIGKILL to the sweep", "SIGTERM to its process group", "SIGINT to its process group"])
+def test_workers_end_with_their_sweep_however_it_is_stopped(tmp_path: Path, how: str) -> None:
+    spec = tmp_path / "long.toml"
+    spec.write_text(f'[axes]\nseed = [0, 1, 2, 3]\n[fixed]\nworkload = "{LONG}"\nthreads = 16\n')
+    sweep = subprocess.Popen(
+        [sys.executable, "-m", "numaplace", "sweep", str(spec), "--out", str(tmp_path / "out"), "--jobs", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a shell job's
+    )
+    try:
+        # Both workers busy in a run (a second of CPU: past their start-up), not still starting.
+        deadline = time.monotonic() + 120
+        while len(workers := _children(sweep.pid)) < 2 or min(map(_cpu_seconds, workers)) < 1.0:
+            assert sweep.poll() is None, sweep.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        if how == "SIGKILL to the sweep":
+            sweep.kill()
+        else:
+            os.killpg(sweep.pid, signal.SIGTERM if "SIGTERM" in how else signal.SIGINT)
+        _, err = sweep.communicate(timeout=60)
+        # Before: each worker ran on to the end of its run, minutes here.
+        deadline = time.monotonic() + 10
+        while not all(_gone(w) for w in workers):
+            assert time.monotonic() < deadline, [w for w in workers if not _gone(w)]
+            time.sleep(0.05)
+    finally:
+        if sweep.poll() is None:
+            sweep.kill()
+            sweep.wait()
+    assert "Traceback" not in err, err
+    if "SIGINT" in how:
+        assert sweep.returncode == 130 and err.splitlines()[-1] == "numaplace: interrupted", err
