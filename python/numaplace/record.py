@@ -382,11 +382,21 @@ def record(
     # The raw stream and the converter's summary go to a private directory (mode 0700, made
     # with O_EXCL semantics) beside --out, on its file system: no one else can plant a link
     # where they are written (the library also opens the stream with O_NOFOLLOW).
+    # The stream is created here, with its time stamps at 0: if the library opens it (with
+    # O_TRUNC) they change, so an empty stream tells a library that never started (a program
+    # not built for recording) from one that could not write (a full disk), and a file that
+    # cannot be created beside --out is said to be that, not blamed on the build.
     try:
         work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".record", dir=out.parent))
     except OSError as e:
-        raise RecordError(f"--out {out}: cannot create a working directory in {out.parent} ({e.strerror or e})") from None
+        raise RecordError(_cannot_create(out, e)) from None
     raw = work / "stream.raw"
+    try:
+        os.close(os.open(raw, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+        os.utime(raw, ns=(0, 0))
+    except OSError as e:
+        shutil.rmtree(work, ignore_errors=True)
+        raise RecordError(_cannot_create(out, e)) from None
     run_env = dict(os.environ if env is None else env)
     run_env["NUMAPLACE_RECORD_OUT"] = str(raw)
     run_env["NUMAPLACE_RECORD_CACHE"] = cache_variable(size, ways)
@@ -400,16 +410,20 @@ def record(
             raise RecordError(f"{program[0]}: cannot execute") from None
         except OSError as e:
             raise RecordError(f"{program[0]}: cannot execute ({e.strerror})") from None
-        if not raw.exists() and sampled:
+        st = raw.stat()
+        if st.st_size == 0 and st.st_mtime_ns == 0 and sampled:
             raise RecordError(
                 f"the recording library could not be preloaded into {program[0]} (LD_PRELOAD ignored:"
                 " a statically linked or set-user-ID program?)"
             )
-        if not raw.exists():
+        if st.st_size == 0 and st.st_mtime_ns == 0:
             raise RecordError(
                 f"{program[0]} was not built for recording (the recording library never started): "
                 "build it with `numaplace cc` (or `numaplace c++`)"
             )
+        if st.st_size == 0:  # the library started, and its first write failed
+            raise RecordError(f"the recording of {program[0]} could not be written beside --out {out}: {_write_failure(raw)}:"
+                              " no trace written")
         status = f"exit {r.returncode}" if r.returncode >= 0 else f"signal {-r.returncode} ({signal_name(-r.returncode)})"
         # The converter writes its summary in the private directory; --summary gets a copy by
         # the outputs' rule (numaplace.outfile), as every file a command writes.
@@ -423,7 +437,11 @@ def record(
         c = subprocess.run(cmd, capture_output=True, text=True)
         if c.returncode != 0:
             msg = c.stderr.strip().splitlines()[-1] if c.stderr.strip() else f"exit {c.returncode}"
-            msg = msg.removeprefix(f"{CONVERTER}: ")
+            # The private directory's names are the recorder's own business, not the user's.
+            msg = msg.removeprefix(f"{CONVERTER}: ").replace(str(raw), "the recording's stream")
+            msg = msg.replace(str(summary_path), "the recording's summary").replace(str(work), "a directory beside --out")
+            if msg.startswith(f"{out}: "):  # the trace itself could not be written (a full disk)
+                raise RecordError(f"cannot write --out {msg}")
             if r.returncode < 0:
                 raise RecordError(f"{program[0]} crashed ({status}) before any whole epoch: {msg}")
             if sampled and "no whole epoch" in msg:  # preloaded into a program without OpenMP
@@ -460,6 +478,25 @@ def record(
             f"{len(data['epochs'])} whole epochs and is marked truncated"
         )
     return data
+
+
+def _cannot_create(out: Path, e: OSError) -> str:
+    return f"--out {out}: cannot create the recording's files in {out.parent}: {e.strerror or e}"
+
+
+def _write_failure(raw: Path) -> str:
+    """Why the recording library could not write its stream: the system's words for a byte
+    written to it now (a full disk), or, if that works, the causes that touch the program only."""
+    try:
+        fd = os.open(raw, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            os.write(fd, b"\0")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        return e.strerror or str(e)
+    return "its first write failed (a file size limit, ulimit -f, or a disk full while it ran)"
 
 
 #: The converter's error when whole epochs hold no access (convert.rs: NO_ACCESS_COUNTED).

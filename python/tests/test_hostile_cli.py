@@ -686,3 +686,20 @@ def test_the_docs_state_the_declared_input_caps_and_bounds():
         assert rows[0].split("|")[2].strip() == infile.cap_text(cap), rows[0]
     assert f"within {infile.FIFO_WAIT_S:g} s of its opening" in doc
     assert f"| configurations of one spec | at most {MAX_CONFIGURATIONS:,}," in doc
+
+
+# --- record's own options, before anything is recorded (no recorder needed) ---------------------
+
+
+def test_record_refuses_an_empty_out_or_cache_and_a_directory_as_the_program(tmp_path):
+    # Before: --out "" wrote PROGRAM.nptrace over an existing one, --cache "" was the default,
+    # and a directory was "program not found".
+    shutil.copy("/bin/true", tmp_path / "prog")
+    (tmp_path / "prog.nptrace").write_text("kept\n")
+    usage_error(cli("record", "--out", "", "--", "./prog", cwd=tmp_path), "--out", "empty path")
+    usage_error(cli("record", "--cache", "", "--", "./prog", cwd=tmp_path), "--cache ''")
+    usage_error(cli("record", "--summary", "", "--", "./prog", cwd=tmp_path), "--summary", "empty path")
+    assert (tmp_path / "prog.nptrace").read_text() == "kept\n"
+    (tmp_path / "dir").mkdir()
+    usage_error(cli("record", "--", "./dir", cwd=tmp_path), "./dir: is a directory, not a program")
+    assert {p.name for p in tmp_path.iterdir()} == {"prog", "prog.nptrace", "dir"}
