@@ -427,14 +427,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         dynamic = rt.validate_dynamic(args.dynamic)
         stats = None
         if args.stats is not None:
-            import shutil
-
             from numaplace.outfile import check_outputs, destination
 
             # The library writes the file by renaming a finished one into place: it is given the
             # link's target (so a link is written through, not replaced), and a device or FIFO,
             # which a rename would replace, is refused.
-            exe = argv[0] if "/" in argv[0] else shutil.which(argv[0])
+            try:
+                exe: str | None = rt.resolve_program(argv[0], os.environ)
+            except (rt.ProgramNotFound, rt.ProgramNotExecutable):
+                exe = None  # said when it is run, below
             check_outputs([(args.stats, "--stats")], [(exe, "the program")])
             stats, special = destination(args.stats, "--stats")
             if special:
@@ -459,7 +460,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if stats is not None:
             after = _file_id(stats)
             written = after is not None and after != before
-            print(rt.stats_notice(_shown(args.stats), written, args.min_bytes, ended.signal), file=sys.stderr)
+            print(rt.stats_notice(_shown(args.stats), written, args.min_bytes, ended.signal, ended.status), file=sys.stderr)
         elif sys.stderr.isatty() and not killed:
             print(rt.RUN_HINT, file=sys.stderr)
         return ended.status

@@ -703,3 +703,40 @@ def test_record_refuses_an_empty_out_or_cache_and_a_directory_as_the_program(tmp
     (tmp_path / "dir").mkdir()
     usage_error(cli("record", "--", "./dir", cwd=tmp_path), "./dir: is a directory, not a program")
     assert {p.name for p in tmp_path.iterdir()} == {"prog", "prog.nptrace", "dir"}
+
+
+# --- run --stats when the program's process ends without writing them -----------------------------
+
+ALLOC_THEN = r"""
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    size_t n = 8 << 20;
+    char *p = malloc(n);
+    memset(p, 1, n);  /* managed: more than --min-bytes */
+    if (!strcmp(argv[1], "exec")) execl("/bin/true", "true", (char *)0);
+    if (!strcmp(argv[1], "_exit")) _exit(3);
+    return p[n - 1] - 1;
+}
+"""
+
+
+@pytest.mark.parametrize("how, said", [("exec", "status 0"), ("_exit", "status 3")])
+def test_run_stats_after_an_exec_or_exit_says_what_it_saw_not_min_bytes(tmp_path, how, said):
+    # Before: "no process of the program managed memory (no allocation of at least 1,048,576
+    # bytes: --min-bytes)", of a program that had managed 8 MiB and then exec'd or _exit'ed.
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc is not installed")
+    try:
+        rt.find_library()
+    except rt.RuntimeToolError as e:
+        pytest.skip(str(e))
+    (tmp_path / "a.c").write_text(ALLOC_THEN)
+    subprocess.run([gcc, "-O1", "-o", tmp_path / "alloc", tmp_path / "a.c"], check=True, timeout=120)
+    r = cli("run", "--stats", "s.json", "--", "./alloc", how, cwd=tmp_path)
+    notice = r.stderr.decode().splitlines()[-1]
+    assert notice.startswith("numaplace: no stats written to s.json: the program exited with " + said), notice
+    assert "_exit()" in notice and "exec'ing another program" in notice, notice
+    assert not (tmp_path / "s.json").exists()
