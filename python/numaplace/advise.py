@@ -619,7 +619,10 @@ def advise(
                 f.write(detect_host(sysfs))
         m = load_machine(check_option("machine", machine))
         nodes, cpus = len(m["nodes"]), sum(n["cpus"] for n in m["nodes"])
-        options = {"machine": machine, "trace": trace}
+        # Every replay on the page-level engine, which is what advise ranks placements and
+        # policies on: a machine with a [protocol] table would otherwise pick the protocol
+        # engine, which replays line-level traces only, and refuse the trace in its own words.
+        options = {"machine": machine, "trace": trace, "engine": "page"}
         for name, value in (("seed", seed), ("oversubscribe", oversubscribe)):
             if value is not None:
                 options[name] = check_option(name, value)

@@ -740,3 +740,22 @@ def test_run_stats_after_an_exec_or_exit_says_what_it_saw_not_min_bytes(tmp_path
     assert notice.startswith("numaplace: no stats written to s.json: the program exited with " + said), notice
     assert "_exit()" in notice and "exec'ing another program" in notice, notice
     assert not (tmp_path / "s.json").exists()
+
+
+# --- advise on a machine with a [protocol] table ------------------------------------------------
+
+
+def test_advise_on_a_protocol_machine_replays_on_the_page_level_engine(tmp_path, two_node_toml):
+    # Before: the machine's own engine (protocol) was picked for every replay, which refused the
+    # page-level trace with "replay it with the page-level engine", an option advise does not have.
+    toml = numaplace._native.machine_toml("talbot64")
+    protocol = toml[toml.index("[protocol]"):toml.index("[[nodes]]")]
+    protocol = "\n".join(line for line in protocol.splitlines() if not line.startswith("proxy_clusters"))
+    machine = tmp_path / "p2.toml"
+    # A valid protocol machine: one CPU per node, as the protocol engine runs.
+    machine.write_text(two_node_toml.replace("cpus = 4", "cpus = 1").replace("[migration]", protocol + "\n\n[migration]"))
+    assert "protocol" in numaplace.machine(str(machine))
+    trace = tmp_path / "t.nptrace"
+    numaplace.trace_export(str(trace), machine=str(machine), workload=SMALL, threads=2, engine="page")
+    a = numaplace.advise(str(trace), str(machine), jobs=0, progress=False)
+    assert len(a.table) > 2 and a.best is not None
