@@ -759,3 +759,25 @@ def test_advise_on_a_protocol_machine_replays_on_the_page_level_engine(tmp_path,
     numaplace.trace_export(str(trace), machine=str(machine), workload=SMALL, threads=2, engine="page")
     a = numaplace.advise(str(trace), str(machine), jobs=0, progress=False)
     assert len(a.table) > 2 and a.best is not None
+
+
+# Every file option of the command line, with FILE where the file goes (a directory named
+# d.toml, as machine files are told from preset names by their .toml or a /).
+EVERY_INPUT = {
+    "sim --trace": ["sim", "--trace", "./{file}"],
+    "sim --machine": ["sim", "--machine", "./{file}"],
+    "sim --job-stream": ["sim", "--job-stream", "./{file}"],
+    "trace info": ["trace", "info", "./{file}"],
+    "advise": ["advise", "./{file}"],
+    "machines": ["machines", "./{file}"],
+    "sweep": ["sweep", "./{file}", "--out", "o"],
+    "report": ["report", "./{file}"],
+    "record": ["record", "--", "./{file}"],
+}
+
+
+@pytest.mark.parametrize("option", sorted(EVERY_INPUT))
+def test_a_directory_given_for_any_input_is_one_line(tmp_path, option):
+    (tmp_path / "d.toml").mkdir()
+    usage_error(cli(*[a.format(file="d.toml") for a in EVERY_INPUT[option]], cwd=tmp_path), "d.toml", "directory")
+    assert [p.name for p in tmp_path.iterdir()] == ["d.toml"]
