@@ -313,9 +313,9 @@ def cmd_trace_export(args: argparse.Namespace) -> None:
         return
     i = numaplace.trace_info(args.out)
     if i["format"] == "line":
-        print(f"wrote {args.out}: {i['operations']:,} operations ({i['reads']:,} reads, {i['writes']:,} writes), {i['barriers']:,} barriers")
+        print(f"wrote {_shown(args.out)}: {i['operations']:,} operations ({i['reads']:,} reads, {i['writes']:,} writes), {i['barriers']:,} barriers")
         return
-    print(f"wrote {args.out}: {i['epochs']:,} epochs, {i['records']:,} records, {i['transactions']:,} transactions")
+    print(f"wrote {_shown(args.out)}: {i['epochs']:,} epochs, {i['records']:,} records, {i['transactions']:,} transactions")
 
 
 def cmd_trace_info(args: argparse.Namespace) -> None:
@@ -398,7 +398,7 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
         )
     except report.UnknownExperimentError as e:
         raise UsageError(str(e)) from None
-    print(f"wrote {Path(out) / 'index.html'}")
+    print(f"wrote {_shown(Path(out) / 'index.html')}")
 
 
 def _file_id(path: str | os.PathLike | None) -> tuple[int, int, int] | None:

@@ -11,7 +11,7 @@ not asked to write. Rust's ``numaplace_sim::run::write_decisions`` follows the s
 
 Before any work, every command hands its outputs and the files it reads to
 :func:`check_outputs`, which refuses an output that cannot be created (its directory missing,
-read-only or full of nothing creatable: found by creating and removing a temporary there), two
+read-only, or refusing new files: found by creating and removing a temporary there), two
 outputs that are one file, and an output that is one of the inputs (by path, through links,
 or as a hard link: the same device and inode) — so a run never ends by failing to write, and
 never overwrites what it read.
