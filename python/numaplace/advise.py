@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from numaplace import _native, diagnose
+from numaplace import _native, diagnose, messages
 from numaplace._native import NumaplaceError
 
 if TYPE_CHECKING:
@@ -619,7 +619,10 @@ def advise(
                 f.write(detect_host(sysfs))
         m = load_machine(check_option("machine", machine))
         nodes, cpus = len(m["nodes"]), sum(n["cpus"] for n in m["nodes"])
-        options = {"machine": machine, "trace": trace}
+        # Every replay on the page-level engine, which is what advise ranks placements and
+        # policies on: a machine with a [protocol] table would otherwise pick the protocol
+        # engine, which replays line-level traces only, and refuse the trace in its own words.
+        options = {"machine": machine, "trace": trace, "engine": "page"}
         for name, value in (("seed", seed), ("oversubscribe", oversubscribe)):
             if value is not None:
                 options[name] = check_option(name, value)
@@ -780,20 +783,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def cmd_advise(args: argparse.Namespace) -> None:
     """``numaplace advise``: runs :func:`advise`, prints the advice, writes the files asked for."""
-    from numaplace.outfile import check_output, destination, write_output, write_with
+    from numaplace.outfile import check_outputs, write_output, write_with
 
     from numaplace.sweep.backends import _check_jobs
 
     _check_jobs(args.jobs, "--jobs ")
     outs = [(args.csv, "--csv"), (args.json, "--json"), (args.plot, "--plot")]
-    seen: dict[Any, str] = {}
-    for path, what in outs:
-        if path is not None:
-            check_output(path, what)
-            dest, special = destination(path, what)
-            if dest in seen and not special:
-                raise AdviceError(f"{seen[dest]} and {what} name one file ({path})")
-            seen[dest] = what
+    check_outputs(outs, [(args.trace, "the trace"), (args.machine, "--machine")])
     a = advise(
         args.trace,
         args.machine,
@@ -818,7 +814,7 @@ def cmd_advise(args: argparse.Namespace) -> None:
     for path, what in outs:
         if path is None:
             continue
-        shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+        shown = messages.shown(path)
         if what == "--plot" and a.one_node:
             print(f"numaplace: note: --plot {shown} not written: one node, nothing to chart", file=sys.stderr)
         else:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from numaplace import _native
 from numaplace._native import ConfigError
-from numaplace.outfile import check_output
+from numaplace.outfile import check_outputs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -534,6 +534,8 @@ def simulate(
     request = request_json("simulate", given, extra)
     if progress is not None and not isinstance(progress, bool):
         raise ConfigError(f"progress = {progress!r}: expected True, False or None")
+    if decisions is not None:  # the one output of a run: not a file the run reads
+        check_outputs([(decisions, "decisions")], [(trace, "trace"), (machine, "machine"), (job_stream, "job_stream")])
     if not show_progress(progress):
         return Result.from_json(_native.simulate(request))
     bar = _RunProgress(f"simulate {job_stream or trace or workload}", unit="job" if job_stream else "iter")
@@ -571,7 +573,7 @@ def trace_export(
     request = request_json("trace_export", given, {})
     # Checked before the workload is built, so a bad path costs nothing; the Rust writer
     # follows the same rule (sim::output: links followed, devices written through).
-    check_output(out, "out")
+    check_outputs([(out, "out")], [(machine, "machine")])
     _native.trace_export(request, out, bool(text))
 
 

@@ -17,6 +17,7 @@ from typing import NoReturn, Sequence
 
 from numaplace._native import NumaplaceError
 from numaplace.grid import Grid
+from numaplace.messages import error_line, shown as _shown
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 1
@@ -73,11 +74,6 @@ def _positive_number(text: str) -> float:
     if not (math.isfinite(v) and v > 0):
         raise argparse.ArgumentTypeError(f"'{text}': expected a finite number greater than 0")
     return v
-
-
-def _shown(text: str) -> str:
-    """An argument as the user typed it: bytes that are not UTF-8 as ``\\xff``."""
-    return os.fsencode(text).decode("utf-8", "backslashreplace")
 
 
 def cmd_machines(args: argparse.Namespace) -> None:
@@ -152,12 +148,11 @@ def cmd_policy_show(args: argparse.Namespace) -> None:
 def cmd_topo(args: argparse.Namespace) -> None:
     from numaplace import _native
 
-    from numaplace.outfile import check_output, write_output
+    from numaplace.outfile import check_outputs, write_output
 
     if not args.detect:
         raise UsageError("numaplace topo: nothing to do: pass --detect")
-    if args.out is not None:
-        check_output(args.out, "--out")
+    check_outputs([(args.out, "--out")])
     text = _native.detect(
         args.sysfs, args.name, args.local_ns, args.bandwidth_gbps, args.mlp, os.sysconf("SC_PAGE_SIZE")
     )
@@ -282,25 +277,20 @@ def _run_kwargs(args: argparse.Namespace, names: Sequence[str]) -> dict:
 def cmd_sim(args: argparse.Namespace) -> None:
     import numaplace
 
-    from numaplace.outfile import check_output, destination, write_output
+    from numaplace.outfile import check_outputs, write_output
 
     if args.trace and (args.workload is not None or getattr(args, "class") is not None):
         raise UsageError("numaplace sim: --trace replays a recorded workload: drop --workload and --class")
-    # The outputs are checked before the run, so a bad path does not cost a run.
-    if args.json is not None:
-        check_output(args.json, "--json")
-    if args.decisions is not None:
-        if args.dynamic is None or args.dynamic.strip() == "none":
-            raise UsageError("numaplace sim: --decisions needs --dynamic (only a dynamic policy makes decisions)")
-        check_output(args.decisions, "--decisions")
-        decisions_dest = destination(args.decisions, "--decisions")
-        # One regular file cannot hold both; one device (/dev/null) can take both.
-        if args.json is not None and destination(args.json, "--json") == decisions_dest and not decisions_dest[1]:
-            raise UsageError(f"numaplace sim: --decisions and --json name one file ({_shown(args.json)})")
-    if args.timeline is not None:
-        if args.job_stream is None:
-            raise UsageError("numaplace sim: --timeline plots a system run's allocation: give --job-stream")
-        check_output(args.timeline, "--timeline")
+    if args.decisions is not None and (args.dynamic is None or args.dynamic.strip() == "none"):
+        raise UsageError("numaplace sim: --decisions needs --dynamic (only a dynamic policy makes decisions)")
+    if args.timeline is not None and args.job_stream is None:
+        raise UsageError("numaplace sim: --timeline plots a system run's allocation: give --job-stream")
+    # The outputs are checked before the run, so a bad path does not cost a run, and none may
+    # be another or one of the files the run reads.
+    check_outputs(
+        [(args.json, "--json"), (args.decisions, "--decisions"), (args.timeline, "--timeline")],
+        [(args.trace, "--trace"), (args.machine, "--machine"), (args.job_stream, "--job-stream")],
+    )
     r = numaplace.simulate(**_run_kwargs(args, list(numaplace.api.OPTIONS)), progress=False if args.no_progress else None)
     if args.json is not None:
         write_output(args.json, "--json", r.to_json() + "\n")
@@ -315,17 +305,18 @@ def cmd_sim(args: argparse.Namespace) -> None:
 def cmd_trace_export(args: argparse.Namespace) -> None:
     import numaplace
 
-    from numaplace.outfile import destination
+    from numaplace.outfile import check_outputs, destination
 
+    check_outputs([(args.out, "--out")], [(args.machine, "--machine")])
     numaplace.trace_export(args.out, workload=args.workload, text=args.text, **_run_kwargs(args, EXPORT_OPTIONS))
     if destination(args.out, "--out")[1]:  # a device or FIFO: nothing to read back
         print(f"wrote {_shown(args.out)}")
         return
     i = numaplace.trace_info(args.out)
     if i["format"] == "line":
-        print(f"wrote {args.out}: {i['operations']:,} operations ({i['reads']:,} reads, {i['writes']:,} writes), {i['barriers']:,} barriers")
+        print(f"wrote {_shown(args.out)}: {i['operations']:,} operations ({i['reads']:,} reads, {i['writes']:,} writes), {i['barriers']:,} barriers")
         return
-    print(f"wrote {args.out}: {i['epochs']:,} epochs, {i['records']:,} records, {i['transactions']:,} transactions")
+    print(f"wrote {_shown(args.out)}: {i['epochs']:,} epochs, {i['records']:,} records, {i['transactions']:,} transactions")
 
 
 def cmd_trace_info(args: argparse.Namespace) -> None:
@@ -408,7 +399,7 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
         )
     except report.UnknownExperimentError as e:
         raise UsageError(str(e)) from None
-    print(f"wrote {Path(out) / 'index.html'}")
+    print(f"wrote {_shown(Path(out) / 'index.html')}")
 
 
 def _file_id(path: str | os.PathLike | None) -> tuple[int, int, int] | None:
@@ -437,12 +428,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         dynamic = rt.validate_dynamic(args.dynamic)
         stats = None
         if args.stats is not None:
-            from numaplace.outfile import check_output, destination
+            from numaplace.outfile import check_outputs, destination
 
             # The library writes the file by renaming a finished one into place: it is given the
             # link's target (so a link is written through, not replaced), and a device or FIFO,
             # which a rename would replace, is refused.
-            check_output(args.stats, "--stats")
+            try:
+                exe: str | None = rt.resolve_program(argv[0], os.environ)
+            except (rt.ProgramNotFound, rt.ProgramNotExecutable):
+                exe = None  # said when it is run, below
+            check_outputs([(args.stats, "--stats")], [(exe, "the program")])
             stats, special = destination(args.stats, "--stats")
             if special:
                 raise UsageError(f"--stats {_shown(args.stats)}: not a regular file (the library replaces its stats file"
@@ -466,15 +461,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         if stats is not None:
             after = _file_id(stats)
             written = after is not None and after != before
-            print(rt.stats_notice(_shown(args.stats), written, args.min_bytes, ended.signal), file=sys.stderr)
+            print(rt.stats_notice(_shown(args.stats), written, args.min_bytes, ended.signal, ended.status), file=sys.stderr)
         elif sys.stderr.isatty() and not killed:
             print(rt.RUN_HINT, file=sys.stderr)
         return ended.status
     except rt.ProgramNotFound as e:
-        print(f"numaplace: error: {e}", file=sys.stderr)
+        print(error_line(e), file=sys.stderr)
         return rt.EXIT_NOT_FOUND
     except rt.ProgramNotExecutable as e:
-        print(f"numaplace: error: {e}", file=sys.stderr)
+        print(error_line(e), file=sys.stderr)
         return rt.EXIT_CANNOT_EXECUTE
     except rt.RuntimeToolError as e:
         raise UsageError(str(e)) from None
@@ -528,16 +523,16 @@ def cmd_where(args: argparse.Namespace) -> None:
 
 def cmd_report(args: argparse.Namespace) -> None:
     from numaplace import runtime as rt
+    from numaplace.outfile import check_outputs, write_with
 
+    check_outputs([(args.plot, "--plot")], [(f, "input") for f in args.files])
     try:
         stats = [rt.load_stats(f) for f in args.files]
     except rt.RuntimeToolError as e:
         raise UsageError(str(e)) from None
     if args.plot is not None:
-        from numaplace.outfile import check_output, write_with
         from numaplace.plot import save_png
 
-        check_output(args.plot, "--plot")
         fig = rt.plot_stats(stats)
         write_with(args.plot, "--plot", lambda p: save_png(fig, p))
     if args.json:
@@ -761,7 +756,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = args.func(args)  # `run` returns its program's exit status
         return status if isinstance(status, int) else 0
     except UsageError as e:
-        print(f"numaplace: error: {e}", file=sys.stderr)
+        print(error_line(e), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("numaplace: interrupted", file=sys.stderr)
@@ -774,15 +769,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = e.object if isinstance(e.object, str) else ""
         bad = [a for a in (sys.argv[1:] if argv is None else argv) if text and text in a]
         what = f"argument '{_shown(bad[0])}'" if bad else "a name or path"
-        print(f"numaplace: error: {what} is not valid UTF-8 (numaplace takes UTF-8 names and paths)", file=sys.stderr)
+        print(error_line(f"{what} is not valid UTF-8 (numaplace takes UTF-8 names and paths)"), file=sys.stderr)
         return EXIT_USAGE
     except Exception as e:  # noqa: BLE001 - the CLI's last line of defence
         if isinstance(e, NumaplaceError):
-            print(f"numaplace: error: {e}", file=sys.stderr)
+            print(error_line(e), file=sys.stderr)
             return EXIT_USAGE
         if os.environ.get("NUMAPLACE_DEBUG"):
             raise
-        print(f"numaplace: internal error: {type(e).__name__}: {e} (set NUMAPLACE_DEBUG=1 for details)", file=sys.stderr)
+        print(f"numaplace: internal error: {type(e).__name__}: {_shown(e)} (set NUMAPLACE_DEBUG=1 for details)", file=sys.stderr)
         return EXIT_INTERNAL
 
 

@@ -8,6 +8,13 @@ link stays); a character device, FIFO or socket is written through directly, nev
 over (so ``--json /dev/null`` works for every user and, as root, leaves the device node in
 place); a directory or an empty path is refused. No command replaces or removes a file it was
 not asked to write. Rust's ``numaplace_sim::run::write_decisions`` follows the same rule.
+
+Before any work, every command hands its outputs and the files it reads to
+:func:`check_outputs`, which refuses an output that cannot be created (its directory missing,
+read-only, or refusing new files: found by creating and removing a temporary there), two
+outputs that are one file, and an output that is one of the inputs (by path, through links,
+or as a hard link: the same device and inode) — so a run never ends by failing to write, and
+never overwrites what it read.
 """
 
 from __future__ import annotations
@@ -16,9 +23,10 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 from numaplace._native import NumaplaceError
+from numaplace.messages import shown
 
 
 class OutputError(NumaplaceError):
@@ -52,11 +60,71 @@ def destination(path: str | os.PathLike[str], what: str) -> tuple[Path, bool]:
 
 
 def check_output(path: str | os.PathLike[str], what: str) -> None:
-    """Checks before a run that ``path`` can be a destination (see :func:`destination`), so a
-    bad output path fails before the work, not after it."""
+    """Checks before a run that ``path`` can be a destination (see :func:`destination`) and
+    that a file can be created beside it (a temporary, created and removed at once), so a bad
+    output path, a read-only directory or one nothing can be created in fails before the
+    work, not after it."""
     real, special = destination(path, what)
-    if not special and not real.parent.is_dir():
+    if special:
+        return
+    if not real.parent.is_dir():
         raise OutputError(f"{what} {os.fsdecode(path)}: directory {real.parent} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
+    except OSError as e:
+        raise OutputError(f"cannot write {what} {os.fsdecode(path)}: {e.strerror or e}") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def _identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """The (device, inode) of the file ``path`` names, through links; None if there is none."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):  # ValueError: a NUL in the path
+        return None
+    return st.st_dev, st.st_ino
+
+
+def check_outputs(
+    outputs: Iterable[tuple[str | os.PathLike[str] | None, str]],
+    inputs: Iterable[tuple[str | os.PathLike[str] | None, str]] = (),
+) -> None:
+    """Checks, before anything is read or written, every output ``(path, option)`` of a
+    command (None: not asked for) by :func:`check_output`, and that no two outputs are one
+    file and no output is one of the ``inputs`` ``(path, what)`` — the same path once links
+    are resolved, or the same device and inode (a hard link). A device or FIFO written
+    through (``/dev/null``) may be named more than once. An input that names no file (a
+    preset's name, or missing: its reader says so) is not compared.
+
+    Raises:
+        OutputError: one line naming both options and the file.
+    """
+    seen: list[tuple[str, str | os.PathLike[str], Path, tuple[int, int] | None]] = []
+    for path, what in outputs:
+        if path is None:
+            continue
+        check_output(path, what)
+        real, special = destination(path, what)
+        if special:
+            continue
+        ident = _identity(real)
+        for other_what, _, other_real, other_ident in seen:
+            if real == other_real or (ident is not None and ident == other_ident):
+                raise OutputError(f"{other_what} and {what} name one file ({shown(path)}): give each its own")
+        seen.append((what, path, real, ident))
+    for path, what in inputs:
+        if path is None:
+            continue
+        ident = _identity(path)
+        if ident is None:
+            continue
+        for out_what, out_path, _, out_ident in seen:
+            if ident == out_ident:
+                raise OutputError(
+                    f"{out_what} {shown(out_path)} is {what} {shown(path)}: writing it would destroy what is read"
+                    " (give another file)"
+                )
 
 
 def write_with(path: str | os.PathLike[str], what: str, write: Callable[[Path], None]) -> None:

@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Sequence
 
 from numaplace._native import NumaplaceError
+from numaplace.messages import error_line, shown
+from numaplace.outfile import check_outputs, write_output
 
 #: The repository (this file is python/numaplace/record.py).
 REPO = Path(__file__).resolve().parents[2]
@@ -362,13 +364,13 @@ def record(
         raise RecordError("no program given: numaplace record [OPTIONS] -- PROGRAM [ARGS...]")
     size, ways = parse_cache(cache)
     exe = shutil.which(program[0]) if "/" not in program[0] else program[0]
+    if exe and Path(exe).is_dir():
+        raise RecordError(f"{program[0]}: is a directory, not a program")
     if not exe or not Path(exe).is_file():
         raise RecordError(f"{program[0]}: program not found")
+    # Before anything runs: each output can be created, and none is another or the program.
+    check_outputs([(out, "--out"), (summary, "--summary"), (page_counts, "page_counts")], [(exe, "the program")])
     out = Path(out)
-    if out.is_dir():
-        raise RecordError(f"--out {out}: is a directory")
-    if not out.parent.is_dir():
-        raise RecordError(f"--out {out}: directory {out.parent} does not exist")
     windows = parse_rate(rate) if sampled else 0
     if sampled and _instrumented(exe):
         raise RecordError(
@@ -380,11 +382,21 @@ def record(
     # The raw stream and the converter's summary go to a private directory (mode 0700, made
     # with O_EXCL semantics) beside --out, on its file system: no one else can plant a link
     # where they are written (the library also opens the stream with O_NOFOLLOW).
+    # The stream is created here, with its time stamps at 0: if the library opens it (with
+    # O_TRUNC) they change, so an empty stream tells a library that never started (a program
+    # not built for recording) from one that could not write (a full disk), and a file that
+    # cannot be created beside --out is said to be that, not blamed on the build.
     try:
         work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".record", dir=out.parent))
     except OSError as e:
-        raise RecordError(f"--out {out}: cannot create a working directory in {out.parent} ({e.strerror or e})") from None
+        raise RecordError(_cannot_create(out, e)) from None
     raw = work / "stream.raw"
+    try:
+        os.close(os.open(raw, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+        os.utime(raw, ns=(0, 0))
+    except OSError as e:
+        shutil.rmtree(work, ignore_errors=True)
+        raise RecordError(_cannot_create(out, e)) from None
     run_env = dict(os.environ if env is None else env)
     run_env["NUMAPLACE_RECORD_OUT"] = str(raw)
     run_env["NUMAPLACE_RECORD_CACHE"] = cache_variable(size, ways)
@@ -398,18 +410,24 @@ def record(
             raise RecordError(f"{program[0]}: cannot execute") from None
         except OSError as e:
             raise RecordError(f"{program[0]}: cannot execute ({e.strerror})") from None
-        if not raw.exists() and sampled:
+        st = raw.stat()
+        if st.st_size == 0 and st.st_mtime_ns == 0 and sampled:
             raise RecordError(
                 f"the recording library could not be preloaded into {program[0]} (LD_PRELOAD ignored:"
                 " a statically linked or set-user-ID program?)"
             )
-        if not raw.exists():
+        if st.st_size == 0 and st.st_mtime_ns == 0:
             raise RecordError(
                 f"{program[0]} was not built for recording (the recording library never started): "
                 "build it with `numaplace cc` (or `numaplace c++`)"
             )
+        if st.st_size == 0:  # the library started, and its first write failed
+            raise RecordError(f"the recording of {program[0]} could not be written beside --out {out}: {_write_failure(raw)}:"
+                              " no trace written")
         status = f"exit {r.returncode}" if r.returncode >= 0 else f"signal {-r.returncode} ({signal_name(-r.returncode)})"
-        summary_path = Path(summary) if summary else work / "summary.json"
+        # The converter writes its summary in the private directory; --summary gets a copy by
+        # the outputs' rule (numaplace.outfile), as every file a command writes.
+        summary_path = work / "summary.json"
         cmd = [str(conv), str(raw), str(out), "--summary", str(summary_path), "--status", status,
                "--command", " ".join(program)]
         if iteration_marker:
@@ -419,7 +437,11 @@ def record(
         c = subprocess.run(cmd, capture_output=True, text=True)
         if c.returncode != 0:
             msg = c.stderr.strip().splitlines()[-1] if c.stderr.strip() else f"exit {c.returncode}"
-            msg = msg.removeprefix(f"{CONVERTER}: ")
+            # The private directory's names are the recorder's own business, not the user's.
+            msg = msg.removeprefix(f"{CONVERTER}: ").replace(str(raw), "the recording's stream")
+            msg = msg.replace(str(summary_path), "the recording's summary").replace(str(work), "a directory beside --out")
+            if msg.startswith(f"{out}: "):  # the trace itself could not be written (a full disk)
+                raise RecordError(f"cannot write --out {msg}")
             if r.returncode < 0:
                 raise RecordError(f"{program[0]} crashed ({status}) before any whole epoch: {msg}")
             if sampled and "no whole epoch" in msg:  # preloaded into a program without OpenMP
@@ -434,9 +456,10 @@ def record(
                     " then `numaplace record` without --sampled): no trace written"
                 )
             raise RecordError(f"converting the recording of {program[0]}: {msg}")
-        data = json.loads(summary_path.read_text())
-        if not summary:
-            summary_path.unlink()
+        text = summary_path.read_text()
+        data = json.loads(text)
+        if summary is not None:
+            write_output(summary, "--summary", text)
     finally:
         if keep_raw and raw.exists():
             raw.replace(out.parent / f".{out.name}.{os.getpid()}.raw")
@@ -455,6 +478,25 @@ def record(
             f"{len(data['epochs'])} whole epochs and is marked truncated"
         )
     return data
+
+
+def _cannot_create(out: Path, e: OSError) -> str:
+    return f"--out {out}: cannot create the recording's files in {out.parent}: {e.strerror or e}"
+
+
+def _write_failure(raw: Path) -> str:
+    """Why the recording library could not write its stream: the system's words for a byte
+    written to it now (a full disk), or, if that works, the causes that touch the program only."""
+    try:
+        fd = os.open(raw, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            os.write(fd, b"\0")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        return e.strerror or str(e)
+    return "its first write failed (a file size limit, ulimit -f, or a disk full while it ran)"
 
 
 #: The converter's error when whole epochs hold no access (convert.rs: NO_ACCESS_COUNTED).
@@ -569,15 +611,16 @@ def cmd_record(args: argparse.Namespace) -> int:
         raise RecordError("--rate applies to --sampled recordings only")
     if args.cache is not None and args.sampled:
         raise RecordError("--cache does not apply to --sampled recordings (no cache model runs: docs/record.md)")
-    out = args.out or f"{Path(program[0]).name if program else 'program'}.nptrace"
+    # An empty --out or --cache is refused (by record()), not taken for the default.
+    out = args.out if args.out is not None else f"{Path(program[0]).name if program else 'program'}.nptrace"
     # A RecordError reaches the CLI's main: one `numaplace: error:` line, exit status 2.
-    d = record(program, out, cache=args.cache or DEFAULT_CACHE, iteration_marker=args.iteration_marker,
+    d = record(program, out, cache=args.cache if args.cache is not None else DEFAULT_CACHE, iteration_marker=args.iteration_marker,
                summary=args.summary, keep_raw=args.keep_raw, sampled=args.sampled,
                rate=args.rate if args.rate is not None else DEFAULT_RATE)
     _print_summary(d)
     status = d["program_status"]
     if status:
-        print(f"numaplace: warning: {program[0]} exited with status {status}", file=sys.stderr)
+        print(f"numaplace: warning: {shown(program[0])} exited with status {status}", file=sys.stderr)
     return status
 
 
@@ -646,14 +689,13 @@ def _cc_entry(lang: str, parser: argparse.ArgumentParser):
                 return 0
             value = a.split("=", 1)[1] if "=" in a else (rest.pop(0) if rest else "")
             if value not in RUNTIMES:
-                print(f"numaplace: error: --openmp {value!r}: expected one of {', '.join(sorted(RUNTIMES))}",
-                      file=sys.stderr)
+                print(error_line(f"--openmp {value!r}: expected one of {', '.join(sorted(RUNTIMES))}"), file=sys.stderr)
                 return 2
             args.openmp = value
         if rest and rest[0] == "--":
             rest.pop(0)
         if not rest:
-            print(f"numaplace: error: numaplace {lang}: no compiler arguments", file=sys.stderr)
+            print(error_line(f"numaplace {lang}: no compiler arguments"), file=sys.stderr)
             return 2
         args.args = rest
         return cmd_cc(args)

@@ -628,9 +628,13 @@ def load_stats(path: str | Path) -> dict[str, Any]:
         RuntimeToolError: the file cannot be read, is not JSON, has another schema version,
             lacks a key or has a value of the wrong type (the message names the file and key).
     """
+    from numaplace.infile import InputError, read_input
+
     p = str(path)
     try:
-        text = Path(path).read_text()
+        text = read_input(path, "stats file")
+    except InputError as e:
+        raise RuntimeToolError(str(e)) from None
     except OSError as e:
         raise RuntimeToolError(f"{p}: cannot read: {e.strerror or e}") from None
     try:
@@ -892,10 +896,13 @@ def plot_stats(all_stats: Sequence[Mapping[str, Any]], names: Sequence[str] | No
     return fig
 
 
-def stats_notice(given: str, written: bool, min_bytes: int, killed_by: int | None = None) -> str:
+def stats_notice(given: str, written: bool, min_bytes: int, killed_by: int | None = None, status: int = 0) -> str:
     """What ``numaplace run --stats FILE`` says after the program exits: where the stats went
     and the command to read them, or why there are none (``given`` as the user wrote it;
-    ``killed_by``: the signal that killed the program, if one did)."""
+    ``killed_by``: the signal that killed the program, if one did; else ``status``, its exit
+    status). The launcher sees how the program ended, not how each of its processes did: with
+    no stats and no signal it says what it saw and each way a process writes none, rather than
+    blaming one (a process that allocated enough, then exec'd or called _exit, writes none)."""
     import shlex
 
     if written:
@@ -904,8 +911,10 @@ def stats_notice(given: str, written: bool, min_bytes: int, killed_by: int | Non
     if killed_by is not None:
         return (f"numaplace: no stats written to {given}: the program was killed by {signal_name(killed_by)}"
                 " before its exit (the library writes the file at exit)")
-    return (f"numaplace: no stats written to {given}: no process of the program managed memory (no allocation"
-            f" of at least {min_bytes:,} bytes: --min-bytes), or it was killed before its exit")
+    return (f"numaplace: no stats written to {given}: the program exited with status {status} and no process of it"
+            f" wrote them; a process writes them as it ends by exit() or a return from main, if it allocated at"
+            f" least {min_bytes:,} bytes (--min-bytes), and writes none if it ends by _exit(), by exec'ing another"
+            " program or in a crash")
 
 
 RUN_HINT = "numaplace: add --stats FILE to record what was placed and moved (then: numaplace report FILE)"

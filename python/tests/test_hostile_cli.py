@@ -10,6 +10,7 @@ the machine's real ``/dev/null``.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import shutil
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import numaplace
+from numaplace import infile
 from numaplace import runtime as rt
 from numaplace._native import ConfigError, NumaplaceError
 
@@ -448,3 +450,334 @@ def test_a_run_whose_simulator_state_would_be_too_large_is_refused_before_alloca
     big.write_text(two_node_toml.replace("memory_mib = 1024", "memory_mib = 4194304").replace("memory_mib = 2048", "memory_mib = 4194304"))
     with pytest.raises(numaplace.OutOfMemoryError, match=r"a run of 900000000 pages"):
         numaplace.simulate(str(big), "stream:pages=300000000,iterations=1", threads=2, dynamic="upmlib")
+
+
+# --- user text echoed in errors (issue 37: a newline split an error, a NUL was echoed raw) -------
+
+
+def test_shown_makes_any_text_one_printable_line():
+    from numaplace.messages import shown
+
+    # Every character a terminal or str.splitlines() could break a line on or act upon.
+    hostile = "".join(map(chr, [*range(0x00, 0x100), 0x2028, 0x2029, 0xFEFF, 0x200B, *range(0xDC80, 0xDD00)]))
+    line = shown(hostile)
+    assert line.isprintable() and len(line.splitlines()) == 1
+    assert shown("a\nb\rc\0d\x1b") == "a\\nb\\rc\\x00d\\x1b"
+    assert shown(os.fsdecode(b"x\xff")) == shown(b"x\xff") == "x\\xff"
+    assert shown("plain ü × 名前") == "plain ü × 名前"  # printable text is left as it is
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("sim", "--machine", "m\nx.toml"), "m\\nx.toml"),
+        (("report", "s\r\n.json"), "s\\r\\n.json"),
+        (("trace", "info", "\x1b[31mred"), "\\x1b[31mred"),
+        (("sim", "--workload", SMALL, "--json", "d\n/x.json"), "d\\n"),
+        (("run", "--", "no such\nprogram"), "no such\\nprogram"),
+    ],
+)
+def test_control_characters_in_a_path_are_escaped_in_the_one_line_error(tmp_path, args, needle):
+    r = cli(*args, cwd=tmp_path)
+    if args[0] == "run":  # the launcher's own status for a missing program, in the same one line
+        assert r.returncode == rt.EXIT_NOT_FOUND and len(r.stderr.decode().splitlines()) == 1, r.stderr
+        assert needle in r.stderr.decode()
+        return
+    usage_error(r, needle)
+
+
+def test_a_nul_byte_read_from_a_file_is_escaped_in_the_error(tmp_path):
+    (tmp_path / "s.toml").write_text('[fixed]\nmachine = "a\\u0000b\\nc"\n')  # TOML escapes: a NUL and a newline
+    r = cli("sweep", "s.toml", "--out", "o", cwd=tmp_path)  # the run fails: the sweep warns of it
+    err = r.stderr.decode()
+    assert r.returncode == 0 and len(err.splitlines()) == 1 and "\0" not in err, err
+    assert err.startswith("numaplace: warning:") and "unknown machine 'a\\x00b c'" in err, err
+
+
+# --- an output that names an input, or another output (issue 37: record --summary PROGRAM) -----
+#
+# Every command with outputs, each output against each file the command reads and against each
+# other output, named as the same path, another spelling of it, a symbolic link to it and a
+# hard link to it: refused in one line before anything is read or run, the input unchanged and
+# nothing else created. The commands run in this process (cli.main): the checks come first.
+
+
+def _inputs(tmp_path: Path) -> dict[str, Path]:
+    """One file of each kind a command reads."""
+    from conftest import TWO_NODE_TOML
+    from test_runtime_cli import write_stats
+
+    files = {
+        "machine": tmp_path / "m.toml",
+        "trace": tmp_path / "t.nptrace",
+        "swf": tmp_path / "jobs.swf",
+        "stats": tmp_path / "s.json",
+        "program": tmp_path / "prog",
+    }
+    files["machine"].write_text(TWO_NODE_TOML)
+    numaplace.trace_export(str(files["trace"]), workload=SMALL, threads=2)
+    files["swf"].write_text("; an SWF header\n1 0 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n")
+    write_stats(files["stats"])
+    shutil.copy("/bin/true", files["program"])
+    return files
+
+
+# (argv with {machine} ... {out} placeholders, the output option, the input option or None)
+OUTPUT_CLASHES = [
+    (["sim", "--machine", "{machine}", "--workload", SMALL, "--json", "{out}"], "--json", "--machine"),
+    (["sim", "--trace", "{trace}", "--json", "{out}"], "--json", "--trace"),
+    (["sim", "--trace", "{trace}", "--dynamic", "upmlib", "--decisions", "{out}"], "--decisions", "--trace"),
+    (["sim", "--job-stream", "{swf}", "--timeline", "{out}"], "--timeline", "--job-stream"),
+    (["sim", "--job-stream", "{swf}", "--timeline", "{out}", "--json", "{out}"], "--timeline", "--json"),
+    (["sim", "--workload", SMALL, "--dynamic", "upmlib", "--json", "{out}", "--decisions", "{out}"], "--json", "--decisions"),
+    (["trace", "export", "--machine", "{machine}", "--workload", SMALL, "--out", "{out}"], "--out", "--machine"),
+    (["report", "{stats}", "--plot", "{out}"], "--plot", "input"),
+    (["advise", "{trace}", "--machine", "{machine}", "--json", "{out}"], "--json", "the trace"),
+    (["advise", "{trace}", "--machine", "{machine}", "--csv", "{out}"], "--csv", "--machine"),
+    (["advise", "{trace}", "--machine", "{machine}", "--csv", "{out}", "--plot", "{out}"], "--csv", "--plot"),
+    (["record", "--summary", "{out}", "--", "{program}"], "--summary", "the program"),
+    (["record", "--out", "{out}", "--", "{program}"], "--out", "the program"),
+    (["record", "--out", "{out}", "--summary", "{out}", "--", "{program}"], "--out", "--summary"),
+    (["run", "--stats", "{out}", "--", "{program}"], "--stats", "the program"),
+]
+# What {out} is when it names an input (by the input option's kind).
+_INPUT_KIND = {"--machine": "machine", "--trace": "trace", "the trace": "trace", "--job-stream": "swf",
+               "input": "stats", "the program": "program"}
+
+
+@pytest.mark.parametrize("spelling", ["same", "dotted", "symlink", "hardlink"])
+@pytest.mark.parametrize("argv, output, other", OUTPUT_CLASHES, ids=[" ".join(a[:2]) + f" {o}={i}" for a, o, i in OUTPUT_CLASHES])
+def test_an_output_naming_an_input_or_another_output_is_refused_before_anything_runs(
+    tmp_path, monkeypatch, capsys, argv, output, other, spelling
+):
+    from numaplace.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    files = _inputs(tmp_path)
+    kind = _INPUT_KIND.get(other)
+    target = files[kind] if kind else tmp_path / "out.dat"
+    if kind is None:  # two outputs: an existing file both name
+        target.write_text("old\n")
+    named = {"same": target, "dotted": Path(".") / target.name}
+    if spelling in ("symlink", "hardlink"):
+        named[spelling] = tmp_path / f"{spelling}.out"
+        (named[spelling].symlink_to if spelling == "symlink" else named[spelling].hardlink_to)(target)
+    before = target.read_bytes()
+    names = {p.name for p in tmp_path.iterdir()}
+    monkeypatch.setattr(numaplace, "simulate", lambda *a, **k: pytest.fail("a run started"))
+    status = main([a.format(out=named[spelling], **files) for a in argv])
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.splitlines()) == 1 and err.startswith("numaplace: error:"), err
+    assert output in err and other in err, err
+    assert target.read_bytes() == before
+    assert {p.name for p in tmp_path.iterdir()} == names
+
+
+def test_outputs_that_are_one_device_are_allowed(tmp_path, capsys):
+    from numaplace.cli import main
+
+    status = main(["sim", "--workload", SMALL, "--dynamic", "upmlib", "--json", "/dev/null", "--decisions", "/dev/null"])
+    assert status == 0, capsys.readouterr().err
+
+
+def test_an_output_in_a_directory_where_nothing_can_be_created_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
+    # Before: --timeline (and every output) in /proc, or on a read-only file system, failed
+    # after the whole run ("cannot write --timeline /proc/x.png").
+    from numaplace.cli import main
+
+    monkeypatch.setattr(numaplace, "simulate", lambda *a, **k: pytest.fail("a run started"))
+    for argv in (["sim", "--job-stream", "W1", "--timeline", "/proc/x.png"], ["sim", "--workload", SMALL, "--json", "/proc/x.json"]):
+        status = main(argv)
+        err = capsys.readouterr().err
+        assert status == 2 and len(err.splitlines()) == 1 and "cannot write --" in err and "/proc/x." in err, err
+
+
+# --- inputs read whole (issue 37: /dev/zero as a sweep spec or stats file ran out of memory) ----
+
+# Every input numaplace reads whole in Python, by its kind in infile.INPUT_CAPS: the command
+# line that reads FILE.
+READ_WHOLE = {
+    "sweep spec": ["sweep", "{file}", "--out", "o", "--jobs", "0"],
+    "stats file": ["report", "{file}"],
+}
+
+
+def test_every_input_read_whole_is_in_the_table():
+    assert set(READ_WHOLE) == set(infile.INPUT_CAPS)
+
+
+def _unbounded(tmp_path: Path, how: str) -> Path:
+    if how == "dev-zero":
+        return Path("/dev/zero")
+    if how == "link-to-dev-zero":
+        (tmp_path / "zero").symlink_to("/dev/zero")
+        return tmp_path / "zero"
+    big = tmp_path / "big"  # sparse: no disk used
+    with big.open("wb") as f:
+        f.truncate(max(infile.INPUT_CAPS.values()) + 1)
+    return big
+
+
+@pytest.mark.parametrize("how", ["dev-zero", "link-to-dev-zero", "a-file-past-the-cap"])
+@pytest.mark.parametrize("kind", sorted(READ_WHOLE))
+def test_an_input_past_its_cap_is_one_line_naming_the_file_and_the_cap(tmp_path, kind, how):
+    path = _unbounded(tmp_path, how)
+    argv = [a.format(file=path) for a in READ_WHOLE[kind]]
+    usage_error(cli(*argv, cwd=tmp_path), str(path), infile.cap_text(infile.INPUT_CAPS[kind]), kind)
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("kind", sorted(READ_WHOLE))
+def test_an_input_that_is_a_directory_is_one_line(tmp_path, kind):
+    (tmp_path / "d").mkdir()
+    usage_error(cli(*[a.format(file="d") for a in READ_WHOLE[kind]], cwd=tmp_path), "d:", "directory")
+
+
+@pytest.mark.parametrize("kind", sorted(READ_WHOLE))
+def test_an_input_fifo_without_a_writer_is_refused_after_the_wait(tmp_path, monkeypatch, capsys, kind):
+    from numaplace.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(infile, "FIFO_WAIT_S", 0.2)
+    os.mkfifo("f")
+    status = main([a.format(file="f") for a in READ_WHOLE[kind]])
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.splitlines()) == 1 and "f: a FIFO nothing was written to within 0.2 s" in err, err
+
+
+@pytest.mark.parametrize("kind", sorted(READ_WHOLE))
+def test_an_input_fifo_with_an_endless_writer_stops_at_the_cap(tmp_path, kind):
+    os.mkfifo(tmp_path / "f")
+    writer = subprocess.Popen(["sh", "-c", "exec yes > f"], cwd=tmp_path, stderr=subprocess.DEVNULL)
+    try:
+        usage_error(cli(*[a.format(file="f") for a in READ_WHOLE[kind]], cwd=tmp_path), "f:", "larger than")
+    finally:
+        writer.kill()
+        writer.wait()
+
+
+def test_an_input_fifo_is_read_when_it_is_written(tmp_path):
+    from test_runtime_cli import STATS
+
+    os.mkfifo(tmp_path / "f")
+    text = json.dumps(STATS)
+    writer = subprocess.Popen(["sh", "-c", f"sleep 0.5; printf '%s' '{text}' > f"], cwd=tmp_path)
+    r = cli("report", "f", "--json", cwd=tmp_path)
+    writer.wait()
+    assert r.returncode == 0, r.stderr
+
+
+def test_read_input_takes_exactly_the_cap(tmp_path, monkeypatch):
+    monkeypatch.setitem(infile.INPUT_CAPS, "stats file", 1000)
+    (tmp_path / "a").write_bytes(b"x" * 1000)
+    assert infile.read_input(tmp_path / "a", "stats file") == b"x" * 1000
+    (tmp_path / "b").write_bytes(b"x" * 1001)
+    with pytest.raises(infile.InputError, match=r"b: larger than 1,000 bytes, the most numaplace reads of a stats file"):
+        infile.read_input(tmp_path / "b", "stats file")
+
+
+def test_the_docs_state_the_declared_input_caps_and_bounds():
+    from numaplace.sweep.spec import MAX_CONFIGURATIONS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "bounds.md").read_text()
+    for kind, cap in infile.INPUT_CAPS.items():
+        rows = [line for line in doc.splitlines() if line.startswith(f"| a {kind} (")]
+        assert len(rows) == 1, kind
+        assert rows[0].split("|")[2].strip() == infile.cap_text(cap), rows[0]
+    assert f"within {infile.FIFO_WAIT_S:g} s of its opening" in doc
+    assert f"| configurations of one spec | at most {MAX_CONFIGURATIONS:,}," in doc
+
+
+# --- record's own options, before anything is recorded (no recorder needed) ---------------------
+
+
+def test_record_refuses_an_empty_out_or_cache_and_a_directory_as_the_program(tmp_path):
+    # Before: --out "" wrote PROGRAM.nptrace over an existing one, --cache "" was the default,
+    # and a directory was "program not found".
+    shutil.copy("/bin/true", tmp_path / "prog")
+    (tmp_path / "prog.nptrace").write_text("kept\n")
+    usage_error(cli("record", "--out", "", "--", "./prog", cwd=tmp_path), "--out", "empty path")
+    usage_error(cli("record", "--cache", "", "--", "./prog", cwd=tmp_path), "--cache ''")
+    usage_error(cli("record", "--summary", "", "--", "./prog", cwd=tmp_path), "--summary", "empty path")
+    assert (tmp_path / "prog.nptrace").read_text() == "kept\n"
+    (tmp_path / "dir").mkdir()
+    usage_error(cli("record", "--", "./dir", cwd=tmp_path), "./dir: is a directory, not a program")
+    assert {p.name for p in tmp_path.iterdir()} == {"prog", "prog.nptrace", "dir"}
+
+
+# --- run --stats when the program's process ends without writing them -----------------------------
+
+ALLOC_THEN = r"""
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    size_t n = 8 << 20;
+    char *p = malloc(n);
+    memset(p, 1, n);  /* managed: more than --min-bytes */
+    if (!strcmp(argv[1], "exec")) execl("/bin/true", "true", (char *)0);
+    if (!strcmp(argv[1], "_exit")) _exit(3);
+    return p[n - 1] - 1;
+}
+"""
+
+
+@pytest.mark.parametrize("how, said", [("exec", "status 0"), ("_exit", "status 3")])
+def test_run_stats_after_an_exec_or_exit_says_what_it_saw_not_min_bytes(tmp_path, how, said):
+    # Before: "no process of the program managed memory (no allocation of at least 1,048,576
+    # bytes: --min-bytes)", of a program that had managed 8 MiB and then exec'd or _exit'ed.
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc is not installed")
+    try:
+        rt.find_library()
+    except rt.RuntimeToolError as e:
+        pytest.skip(str(e))
+    (tmp_path / "a.c").write_text(ALLOC_THEN)
+    subprocess.run([gcc, "-O1", "-o", tmp_path / "alloc", tmp_path / "a.c"], check=True, timeout=120)
+    r = cli("run", "--stats", "s.json", "--", "./alloc", how, cwd=tmp_path)
+    notice = r.stderr.decode().splitlines()[-1]
+    assert notice.startswith("numaplace: no stats written to s.json: the program exited with " + said), notice
+    assert "_exit()" in notice and "exec'ing another program" in notice, notice
+    assert not (tmp_path / "s.json").exists()
+
+
+# --- advise on a machine with a [protocol] table ------------------------------------------------
+
+
+def test_advise_on_a_protocol_machine_replays_on_the_page_level_engine(tmp_path, two_node_toml):
+    # Before: the machine's own engine (protocol) was picked for every replay, which refused the
+    # page-level trace with "replay it with the page-level engine", an option advise does not have.
+    toml = numaplace._native.machine_toml("talbot64")
+    protocol = toml[toml.index("[protocol]"):toml.index("[[nodes]]")]
+    protocol = "\n".join(line for line in protocol.splitlines() if not line.startswith("proxy_clusters"))
+    machine = tmp_path / "p2.toml"
+    # A valid protocol machine: one CPU per node, as the protocol engine runs.
+    machine.write_text(two_node_toml.replace("cpus = 4", "cpus = 1").replace("[migration]", protocol + "\n\n[migration]"))
+    assert "protocol" in numaplace.machine(str(machine))
+    trace = tmp_path / "t.nptrace"
+    numaplace.trace_export(str(trace), machine=str(machine), workload=SMALL, threads=2, engine="page")
+    a = numaplace.advise(str(trace), str(machine), jobs=0, progress=False)
+    assert len(a.table) > 2 and a.best is not None
+
+
+# Every file option of the command line, with FILE where the file goes (a directory named
+# d.toml, as machine files are told from preset names by their .toml or a /).
+EVERY_INPUT = {
+    "sim --trace": ["sim", "--trace", "./{file}"],
+    "sim --machine": ["sim", "--machine", "./{file}"],
+    "sim --job-stream": ["sim", "--job-stream", "./{file}"],
+    "trace info": ["trace", "info", "./{file}"],
+    "advise": ["advise", "./{file}"],
+    "machines": ["machines", "./{file}"],
+    "sweep": ["sweep", "./{file}", "--out", "o"],
+    "report": ["report", "./{file}"],
+    "record": ["record", "--", "./{file}"],
+}
+
+
+@pytest.mark.parametrize("option", sorted(EVERY_INPUT))
+def test_a_directory_given_for_any_input_is_one_line(tmp_path, option):
+    (tmp_path / "d.toml").mkdir()
+    usage_error(cli(*[a.format(file="d.toml") for a in EVERY_INPUT[option]], cwd=tmp_path), "d.toml", "directory")
+    assert [p.name for p in tmp_path.iterdir()] == ["d.toml"]

@@ -438,3 +438,162 @@ def test_a_link_at_the_lock_file_is_refused(tmp_path: Path, capsys: pytest.Captu
     assert status == 2
     _assert_one_line_error(err, f"{out / 'sweep.lock'} is a symbolic link")
     assert not (tmp_path / "victim").exists()
+
+
+# --- large specs (issue 37: two axes of 100,000 values hung for over a minute) -------------------
+
+
+def _sweep_cli(tmp_path: Path, spec_text: str) -> subprocess.CompletedProcess[str]:
+    """``numaplace sweep SPEC`` in a subprocess that must end within the issue's 20 s."""
+    spec = tmp_path / "big.toml"
+    spec.write_text(spec_text)
+    return subprocess.run(
+        [sys.executable, "-m", "numaplace", "sweep", str(spec), "--out", str(tmp_path / "out"), "--jobs", "0"],
+        capture_output=True, text=True, timeout=20,
+    )
+
+
+def test_two_axes_of_100000_values_are_refused_from_their_lengths_at_once(tmp_path: Path) -> None:
+    # Before: every value of the first axis was compared with every earlier one (quadratic)
+    # before the 10^6-configuration bound was looked at.
+    r = _sweep_cli(tmp_path, f"[axes]\nseed = {list(range(100_000))}\n\"workload.pages\" = {list(range(1, 100_001))}\n")
+    assert r.returncode == 2, r.stderr
+    _assert_one_line_error(r.stderr, "make 10000000000 configurations (100000 × 100000); at most 1000000")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("table", ["axes", "zip"])
+def test_a_value_repeated_among_200000_is_found_in_linear_time(tmp_path: Path, table: str) -> None:
+    values = [*range(200_000), 7]
+    if table == "axes":
+        r = _sweep_cli(tmp_path, f"[axes]\nseed = {values}\n")
+        needle = "[axes] seed: value 7 is listed twice"
+    else:
+        r = _sweep_cli(tmp_path, f"[[zip]]\nseed = {values}\nthreads = {[1] * len(values)}\n")
+        needle = "[[zip]] #1: values #8 and #200001 are the same"
+    assert r.returncode == 2, r.stderr
+    _assert_one_line_error(r.stderr, needle)
+
+
+def test_an_axis_of_a_million_values_inside_the_bound_is_planned_in_seconds() -> None:
+    # Before: hours (a million values compared pairwise). About 4 s on an idle machine.
+    code = (
+        "from numaplace.sweep import load_spec; "
+        f"print(load_spec({{'axes': {{'seed': list(range(1_000_000))}}, 'fixed': {{'workload': '{STREAM}'}}}}).size)"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout == "1000000\n", r.stderr
+
+
+# --- a full disk (issue 37: "internal error: OSError") -----------------------------------------
+
+_LIMITED = (
+    "import resource, sys; n = int(sys.argv[1]); resource.setrlimit(resource.RLIMIT_FSIZE, (n, n)); "
+    "from numaplace.cli import main; sys.exit(main(sys.argv[2:]))"
+)
+
+
+def _sweep_with_file_size_limit(limit: int, spec: Path, out: Path, jobs: str = "0") -> subprocess.CompletedProcess[str]:
+    """``numaplace sweep`` whose files cannot grow past ``limit`` bytes (RLIMIT_FSIZE; Python
+    ignores SIGXFSZ, so a write past it fails with EFBIG as one on a full disk fails with ENOSPC)."""
+    return subprocess.run(
+        [sys.executable, "-c", _LIMITED, str(limit), "sweep", str(spec), "--out", str(out), "--jobs", jobs],
+        capture_output=True, text=True, timeout=120,
+    )
+
+
+@pytest.mark.parametrize("jobs", ["0", "2"])
+def test_a_checkpoint_that_cannot_grow_is_one_line_naming_it(tmp_path: Path, jobs: str) -> None:
+    out = tmp_path / "out"
+    r = _sweep_with_file_size_limit(100, _spec(tmp_path), out, jobs)  # less than one record
+    assert r.returncode == 2, r.stderr
+    _assert_one_line_error(r.stderr, f"cannot write {out / CHECKPOINT_FILE}: File too large")
+    assert {p.name for p in out.iterdir()} == {CHECKPOINT_FILE, "sweep.lock"}
+
+
+def test_a_table_that_cannot_be_written_is_one_line_naming_it_and_leaves_no_temporary(tmp_path: Path) -> None:
+    done = tmp_path / "done"
+    run_sweep(_spec(tmp_path), jobs=0, out=done)
+    checkpoint, table = (done / CHECKPOINT_FILE).stat().st_size, (done / RESULTS_FILE).stat().st_size
+    assert checkpoint < table  # a limit between the two lets the checkpoint grow, not the table
+    out = tmp_path / "out"
+    r = _sweep_with_file_size_limit((checkpoint + table) // 2, _spec(tmp_path), out)
+    assert r.returncode == 2, r.stderr
+    _assert_one_line_error(r.stderr, f"cannot write {out / RESULTS_FILE}: File too large")
+    assert {p.name for p in out.iterdir()} == {CHECKPOINT_FILE, "sweep.lock"}
+    # The runs are kept: the same sweep without the limit runs nothing again.
+    executed: list[int] = []
+    run_sweep(_spec(tmp_path), jobs=0, out=out, _on_result=lambda n, b: executed.append(n))
+    assert executed == []
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path):
+    """A directory on a 4 KiB tmpfs (root, and a kernel that lets this process mount, only)."""
+    mnt = tmp_path / "full"
+    mnt.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", str(mnt)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+    yield mnt
+    subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_a_full_disk_is_one_line_naming_the_file(tmp_path: Path, full_disk: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = full_disk / "out"
+    status, err = _cli(capsys, str(_spec(tmp_path)), "--out", str(out), "--jobs", "0")
+    assert status == 2
+    _assert_one_line_error(err, f"cannot write {out / CHECKPOINT_FILE}: No space left on device")
+
+
+# --- workers die with their sweep (issue 37: they ran on after timeout, Ctrl-C or kill -9) ------
+
+LONG = "random:accesses=100000,pages=4096,iterations=20000"  # about 2 minutes a run
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("how", ["SIGKILL to the sweep", "SIGTERM to its process group", "SIGINT to its process group"])
+def test_workers_end_with_their_sweep_however_it_is_stopped(tmp_path: Path, how: str) -> None:
+    spec = tmp_path / "long.toml"
+    spec.write_text(f'[axes]\nseed = [0, 1, 2, 3]\n[fixed]\nworkload = "{LONG}"\nthreads = 16\n')
+    sweep = subprocess.Popen(
+        [sys.executable, "-m", "numaplace", "sweep", str(spec), "--out", str(tmp_path / "out"), "--jobs", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a shell job's
+    )
+    try:
+        # Both workers busy in a run (a second of CPU: past their start-up), not still starting.
+        deadline = time.monotonic() + 120
+        while len(workers := _children(sweep.pid)) < 2 or min(map(_cpu_seconds, workers)) < 1.0:
+            assert sweep.poll() is None, sweep.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        if how == "SIGKILL to the sweep":
+            sweep.kill()
+        else:
+            os.killpg(sweep.pid, signal.SIGTERM if "SIGTERM" in how else signal.SIGINT)
+        _, err = sweep.communicate(timeout=60)
+        # Before: each worker ran on to the end of its run, minutes here.
+        deadline = time.monotonic() + 10
+        while not all(_gone(w) for w in workers):
+            assert time.monotonic() < deadline, [w for w in workers if not _gone(w)]
+            time.sleep(0.05)
+    finally:
+        if sweep.poll() is None:
+            sweep.kill()
+            sweep.wait()
+    assert "Traceback" not in err, err
+    if "SIGINT" in how:
+        assert sweep.returncode == 130 and err.splitlines()[-1] == "numaplace: interrupted", err

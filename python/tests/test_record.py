@@ -365,6 +365,57 @@ def test_full_disk_marks_the_trace_truncated(build, tmp_path):
     assert "truncated" in info
 
 
+def _one_line_without_internal_names(r: subprocess.CompletedProcess) -> str:
+    lines = r.stderr.splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("numaplace: error:"), r.stderr
+    assert ".record" not in lines[0] and "stream.raw" not in lines[0], lines[0]
+    return lines[0]
+
+
+def test_a_stream_that_cannot_be_written_is_not_blamed_on_the_build(build, tmp_path):
+    # Before: "was not built for recording" (the library could not write its stream), or the
+    # converter's "DIR/.OUT.XXXX.record/stream.raw: empty recording". A file size limit of 0
+    # makes the library's first write fail as on a full disk.
+    exe = build("stencil", "libgomp")
+    out = tmp_path / "t.nptrace"
+    shell = f'trap "" XFSZ; ulimit -f 0; exec "{exe}" 4096 1'
+    r = cli("record", "--out", str(out), "--", "/bin/sh", "-c", shell, check=False, env={"OMP_NUM_THREADS": "2"})
+    line = _one_line_without_internal_names(r)
+    assert f"could not be written beside --out {out}" in line and "file size limit" in line, line
+    assert "not built" not in line
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A full 8 KiB tmpfs (root, and a kernel that lets this process mount, only)."""
+    mnt = tmp_path / "full"
+    mnt.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8k", "tmpfs", str(mnt)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+    try:
+        with (mnt / "fill").open("wb") as f:
+            try:
+                f.write(b"\0" * 65536)
+            except OSError:
+                pass
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_a_full_disk_beside_out_is_said_to_be_one(build, full_disk):
+    out = full_disk / "t.nptrace"
+    r = cli("record", "--out", str(out), "--", str(build("stencil", "libgomp")), "4096", "1", check=False,
+            env={"OMP_NUM_THREADS": "2"})
+    line = _one_line_without_internal_names(r)
+    assert f"could not be written beside --out {out}: No space left on device" in line, line
+    assert sorted(p.name for p in full_disk.iterdir()) == ["fill"]
+
+
 def test_uninstrumented_program_and_other_bad_input(build, tmp_path):
     r = cli("record", "--out", str(tmp_path / "t.nptrace"), "--", "/bin/true", check=False)
     assert r.returncode != 0 and "not built for recording" in r.stderr and "numaplace cc" in r.stderr

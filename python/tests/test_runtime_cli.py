@@ -557,8 +557,9 @@ def test_run_preloads_and_sets_the_environment(stand_in, tmp_path):
     assert r.returncode == 3, r.stderr
     # The stand-in writes no stats: after the program, one line says so and why.
     assert r.stdout == "" and r.stderr.splitlines() == [
-        "numaplace: no stats written to stats.json: no process of the program managed memory (no allocation of at"
-        " least 1,048,576 bytes: --min-bytes), or it was killed before its exit"]
+        "numaplace: no stats written to stats.json: the program exited with status 3 and no process of it wrote them;"
+        " a process writes them as it ends by exit() or a return from main, if it allocated at least 1,048,576 bytes"
+        " (--min-bytes), and writes none if it ends by _exit(), by exec'ing another program or in a crash"]
     (rec,) = records(out)  # the constructor ran once: in the program, not in the launcher
     assert rec["tag"] == "A" and rec["pid"] != str(launcher) and rec["ppid"] == str(launcher)
     assert rec["NUMAPLACE_PRELOAD"] == "1"

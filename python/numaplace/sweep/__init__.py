@@ -48,8 +48,10 @@ Robustness
   the spec's cartesian order, whatever order runs complete in.
 * Local workers (pool processes, or a LocalCluster's) number at most the runs still to do
   and at most 2 per CPU (:func:`~numaplace.sweep.backends.worker_bound`); a larger ``jobs``
-  gets the bound, noted in the frame's ``attrs["workers_note"]``. A worker whose sweep died
-  exits after the run it holds, without a word.
+  gets the bound, noted in the frame's ``attrs["workers_note"]``. Pool workers are in the
+  sweep's process group and die with the sweep's process, however it ends (kill -9, a crash,
+  ``timeout``): on Linux the kernel kills them (``PR_SET_PDEATHSIG``). Ctrl-C reaches the sweep,
+  which stops its workers.
 * One sweep at a time writes to a directory: it holds an exclusive ``flock`` on
   ``DIR/sweep.lock`` (holding its pid) from before reading the checkpoint until the table is
   written, and a second sweep fails at once naming that pid. A link, a directory or a special

@@ -90,11 +90,50 @@ _FRAME = struct.Struct(">I")
 # environment takes precedence; other C libraries ignore these variables).
 _WORKER_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(256 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20)}
 
+# SIGINT first: the worker starts with it blocked (see _Worker), is in its sweep's process
+# group, and must leave Ctrl-C to the sweep, which stops its workers itself.
 _WORKER_BOOTSTRAP = (
+    "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
     "import json, os, sys; "
     "sys.path[:0] = json.loads(os.environ.pop('NUMAPLACE_WORKER_SYS_PATH', '[]')); "
     "from numaplace.sweep.backends import _worker_main; _worker_main()"
 )
+
+_PARENT_ENV = "NUMAPLACE_WORKER_PARENT"
+"""The worker's environment variable holding its sweep's process id."""
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _die_with_parent(parent: int) -> None:
+    """Makes this worker end when its sweep's process does, however that ends (kill -9, a
+    crash, ``timeout``): on Linux the kernel sends it SIGKILL (``prctl(PR_SET_PDEATHSIG)``:
+    when the thread that started it ends, which is the one that runs the sweep); elsewhere,
+    or if that fails, a thread checks every second whether its parent changed. A worker
+    whose parent is already gone exits at once."""
+    import signal
+
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            armed = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:  # it died before the kernel was told to tell us
+        os._exit(0)
+    if not armed:
+        import threading
+        import time
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(0)
+
+        threading.Thread(target=watch, name="numaplace-worker-watchdog", daemon=True).start()
 
 
 def _read_frame(stream: Any) -> Any:
@@ -118,12 +157,14 @@ def _worker_main() -> None:
     """A local worker process: reads ``(seq, options)`` frames on stdin, answers ``(seq, outcome)``.
 
     Started by :class:`_PoolBackend` as ``python -c`` (never by re-running the caller's
-    ``__main__``), in its own session so that Ctrl-C reaches only the driver. Anything the run
-    prints goes to standard error; standard output carries only the answers.
+    ``__main__``), in the sweep's process group, so that a signal to the group (``timeout``,
+    a closed terminal) reaches it too; it ignores SIGINT, leaving Ctrl-C to the sweep, which
+    then stops it. It dies with the sweep's process (:func:`_die_with_parent`). Anything the
+    run prints goes to standard error; standard output carries only the answers.
     """
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.environ.pop(_PARENT_ENV, "")
+    if parent.isdigit():
+        _die_with_parent(int(parent))
     requests = sys.stdin.buffer
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
@@ -133,10 +174,10 @@ def _worker_main() -> None:
         try:
             _write_frame(answers, (seq, outcome))
         except BrokenPipeError:
-            # The sweep is gone (kill -9, a crash): nobody wants the answer, and a traceback
-            # per worker would bury the user's terminal. Exit at once, without flushing the
-            # buffered answer again at shutdown (which would raise the same error). A worker
-            # thus outlives its sweep by at most the run it was running.
+            # The sweep is gone (and the kernel did not end this worker with it): nobody wants
+            # the answer, and a traceback per worker would bury the user's terminal. Exit at
+            # once, without flushing the buffered answer again at shutdown (which would raise
+            # the same error).
             os._exit(0)
 
 
@@ -155,17 +196,30 @@ class _Worker:
     """One worker process, its pending futures and the thread that reads its answers."""
 
     def __init__(self) -> None:
+        import signal
         import subprocess
         import threading
 
-        env = {**_WORKER_MALLOC_ENV, **os.environ, "NUMAPLACE_WORKER_SYS_PATH": json.dumps([p for p in sys.path if p])}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", _WORKER_BOOTSTRAP],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            start_new_session=os.name == "posix",
-        )
+        env = {
+            **_WORKER_MALLOC_ENV,
+            **os.environ,
+            "NUMAPLACE_WORKER_SYS_PATH": json.dumps([p for p in sys.path if p]),
+            _PARENT_ENV: str(os.getpid()),
+        }
+        # Started with SIGINT blocked (a signal mask is inherited through exec), so that a
+        # Ctrl-C before the worker ignores it cannot print a KeyboardInterrupt from its start-up.
+        sigmask = getattr(signal, "pthread_sigmask", None)
+        blocked = sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if sigmask is not None else None
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", _WORKER_BOOTSTRAP],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+            )
+        finally:
+            if sigmask is not None:
+                sigmask(signal.SIG_SETMASK, blocked)
         self.pending: dict[int, Any] = {}
         self.lock = threading.Lock()
         self.alive = True

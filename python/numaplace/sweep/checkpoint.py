@@ -64,6 +64,11 @@ def _refuse(path: Path, what: str) -> SweepError:
     return SweepError(f"{path} {what}; {_MOVE}")
 
 
+def _cannot_write(path: Path, e: OSError) -> SweepError:
+    """A failed write (a full disk, a file size limit, an I/O error) as one line naming the file."""
+    return SweepError(f"cannot write {path}: {e.strerror or e}")
+
+
 def _check_kind(path: Path, mode: int) -> None:
     """Refuses anything but a regular file (``mode`` from lstat or fstat)."""
     if stat.S_ISLNK(mode):
@@ -163,8 +168,12 @@ class OutputLock:
         except OSError as e:
             os.close(self._fd)
             raise SweepError(f"cannot lock {self.path}: {e.strerror or e}") from None
-        os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, f"{os.getpid()}\n".encode(), 0)
+        try:
+            os.ftruncate(self._fd, 0)
+            os.pwrite(self._fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError as e:
+            os.close(self._fd)
+            raise _cannot_write(self.path, e) from None
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -262,9 +271,13 @@ def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
 
     The temporary file is created exclusively under a random name (a link planted at a
     predictable name would be written through), with the mode the umask gives a new file.
-    ``path`` itself is refused if it became a link, directory or special file meanwhile.
+    ``path`` itself is refused if it became a link, directory or special file meanwhile. A
+    failed write (a full disk) is a :class:`SweepError` naming ``path``.
     """
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        raise _cannot_write(path, e) from None
     tmp = Path(name)
     try:
         umask = os.umask(0)
@@ -279,8 +292,10 @@ def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
         except FileNotFoundError:
             pass
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise _cannot_write(path, e) from None
         raise
 
 
@@ -322,24 +337,37 @@ def _record(line: str) -> Iterator[dict[str, Any]]:
 
 
 class Checkpoint:
-    """Appends one JSON line per completed run to ``DIR/checkpoint.jsonl``, flushed at once."""
+    """Appends one JSON line per completed run to ``DIR/checkpoint.jsonl``, written at once
+    (no buffer: a failed write, such as a full disk, is a :class:`SweepError` naming the file
+    when the run completes, and closing has nothing left to write)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
-        size = os.fstat(fd).st_size
-        partial = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
-        self._file = os.fdopen(fd, "a", encoding="utf-8")
-        if partial:  # a killed sweep may have left half a line: start on a fresh one
-            self._file.write("\n")
-            self._file.flush()
+        self._fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            size = os.fstat(self._fd).st_size
+            if size > 0 and os.pread(self._fd, 1, size - 1) != b"\n":
+                self._write(b"\n")  # a killed sweep may have left half a line: start on a fresh one
+        except BaseException:
+            self.close()
+            raise
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._fd, view):]
+        except OSError as e:
+            raise _cannot_write(self.path, e) from None
 
     def append(self, record: Mapping[str, Any]) -> None:
-        self._file.write(json.dumps(record, separators=(",", ":"), allow_nan=True) + "\n")
-        self._file.flush()
+        # ASCII (json.dumps escapes the rest), as read_checkpoint expects.
+        self._write((json.dumps(record, separators=(",", ":"), allow_nan=True) + "\n").encode("ascii"))
 
     def close(self) -> None:
-        self._file.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 # --- records and rows --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from numaplace._native import NumaplaceError
+from numaplace.messages import error_line, shown
 from numaplace.sweep.backends import _check_scheduler, jobs_note
 from numaplace.sweep.checkpoint import RESULTS_CSV, RESULTS_FILE
 from numaplace.sweep.driver import run_sweep
@@ -55,12 +56,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return s
 
 
-def _shown(path: Path) -> str:
-    """A path for standard output: bytes of a non-UTF-8 name (surrogate escapes) as ``\\xff``,
-    where printing them raw raises UnicodeEncodeError."""
-    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
 def cmd_sweep(args: argparse.Namespace) -> None:
     """``numaplace sweep``: runs the spec, writes the table, prints where and how many failed."""
     # Checked here too, so the messages name the options as the user typed them.
@@ -80,12 +75,12 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     failed = int((df["status"] != "ok").sum())
     out = Path(args.out)
     files = [out / RESULTS_FILE, *([out / RESULTS_CSV] if args.csv else [])]
-    print(f"wrote {' and '.join(map(_shown, files))}: {len(df)} runs, {len(df) - failed} ok, {failed} failed")
+    print(f"wrote {' and '.join(map(shown, files))}: {len(df)} runs, {len(df) - failed} ok, {failed} failed")
     if failed:
         first = df.loc[df["status"] != "ok"].iloc[0]
         print(
             f"numaplace: warning: {failed} of {len(df)} runs failed (first: run {first['run']}: "
-            f"{first['error_type']}: {first['error']}); see the error column",
+            f"{first['error_type']}: {shown(first['error'])}); see the error column",
             file=sys.stderr,
         )
 
@@ -99,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.func(args)
         return 0
     except NumaplaceError as e:
-        print(f"numaplace: error: {e}", file=sys.stderr)
+        print(error_line(e), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("numaplace: interrupted", file=sys.stderr)

@@ -16,7 +16,7 @@ import itertools
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -277,6 +277,45 @@ def _check_params(sweep: Sweep, where: Mapping[str, _Where]) -> None:
                 raise _err(sweep.source, f"{where[key]} {key}: {e}") from None
 
 
+def _key(value: Any) -> Any:
+    """``value`` as a dict key that is equal where the values are (``==``): itself if hashable."""
+    try:
+        hash(value)
+    except TypeError:
+        return ("unhashable", json.dumps(value, sort_keys=True, default=repr))
+    return value
+
+
+def _first_repeat(values: Sequence[Any]) -> tuple[int, int] | None:
+    """The indices of the first value listed again and of that repeat (by ``==``), or None; in
+    time linear in the values (a spec's axis may hold up to :data:`MAX_CONFIGURATIONS`)."""
+    first: dict[Any, int] = {}
+    for i, v in enumerate(values):
+        j = first.setdefault(_key(v), i)
+        if j != i:
+            return j, i
+    return None
+
+
+def _check_size(source: str, axes_in: Mapping[str, Any], zip_in: Sequence[Any]) -> None:
+    """Refuses a spec of more than :data:`MAX_CONFIGURATIONS` from its lists' lengths alone,
+    before any value is checked or any configuration built (a list that is not one, or a zip
+    group that is not a table, counts for one here and is refused later in its own words)."""
+    lengths = [len(v) if isinstance(v, list) else 1 for v in axes_in.values()]
+    for z in zip_in:
+        lists = [v for v in z.values() if isinstance(v, list)] if isinstance(z, Mapping) else []
+        lengths.append(max(map(len, lists), default=1))
+    size = math.prod(lengths)
+    if size > MAX_CONFIGURATIONS:
+        # Checked before the product is built: five axes of a thousand values would otherwise
+        # take all the memory there is before the first run.
+        raise _err(
+            source,
+            f"[axes] make {size} configurations ({' × '.join(map(str, lengths))}); "
+            f"at most {MAX_CONFIGURATIONS} are allowed in one sweep (split it into several --out)",
+        )
+
+
 def _parse(data: Mapping[str, Any], source: str) -> Sweep:
     if not isinstance(data, Mapping):
         raise _err(source, "a sweep spec must be a table")
@@ -296,6 +335,7 @@ def _parse(data: Mapping[str, Any], source: str) -> Sweep:
     if not isinstance(zip_in, list) or not all(isinstance(z, Mapping) for z in zip_in):
         raise _err(source, "zip must be an array of tables ([[zip]] of option = [values], the lists of one length)")
 
+    _check_size(source, axes_in, zip_in)
     where: dict[str, _Where] = {}
 
     def claim(key: str, here: _Where) -> None:
@@ -306,11 +346,9 @@ def _parse(data: Mapping[str, Any], source: str) -> Sweep:
     axes: dict[str, list[Any]] = {}
     for name, values in axes_in.items():
         checked = _check_list(source, "[axes]", name, values, "or move it to [fixed]")
-        seen: list[Any] = []
-        for v in checked:
-            if v in seen:
-                raise _err(source, f"[axes] {name}: value {v!r} is listed twice")
-            seen.append(v)
+        repeat = _first_repeat(checked)
+        if repeat is not None:
+            raise _err(source, f"[axes] {name}: value {checked[repeat[1]]!r} is listed twice")
         claim(name, "[axes]")
         axes[name] = checked
 
@@ -334,10 +372,9 @@ def _parse(data: Mapping[str, Any], source: str) -> Sweep:
         if len(set(lengths.values())) > 1:
             shown = ", ".join(f"{k} has {n}" for k, n in lengths.items())
             raise _err(source, f"{here}: the lists must have one length, to go together ({shown})")
-        rows = list(zip(*group.values()))
-        for j, row in enumerate(rows):
-            if row in rows[:j]:
-                raise _err(source, f"{here}: values #{rows.index(row) + 1} and #{j + 1} are the same")
+        repeat = _first_repeat([tuple(map(_key, row)) for row in zip(*group.values())])
+        if repeat is not None:
+            raise _err(source, f"{here}: values #{repeat[0] + 1} and #{repeat[1] + 1} are the same")
         for name in group:
             claim(name, here)
         zips.append(group)
@@ -357,15 +394,6 @@ def _parse(data: Mapping[str, Any], source: str) -> Sweep:
         exclude.append(entry)
 
     sweep = Sweep(source=source, axes=axes, fixed=fixed, exclude=exclude, zips=zips)
-    if sweep.size > MAX_CONFIGURATIONS:
-        # Checked before the product is built: five axes of a thousand values would otherwise
-        # take all the memory there is before the first run.
-        lengths = [*(len(v) for v in axes.values()), *(_zip_length(z) for z in zips)]
-        raise _err(
-            source,
-            f"[axes] make {sweep.size} configurations ({' × '.join(map(str, lengths))}); "
-            f"at most {MAX_CONFIGURATIONS} are allowed in one sweep (split it into several --out)",
-        )
     if not axes and not fixed and not zips:
         # Without this, an empty file (or a typo'd table emptied by a bad edit) would run one
         # simulation with every default, as though that had been asked for.
@@ -403,9 +431,13 @@ def _looks_like_toml(text: str) -> bool:
 
 def _read_spec_file(path: Path) -> str:
     """The text of a spec file, or a one-line error saying why it cannot be had."""
+    from numaplace.infile import InputError, read_input
+
     source = str(path)
     try:
-        data = path.read_bytes()
+        data = read_input(path, "sweep spec")
+    except InputError as e:
+        raise SweepError(str(e)) from None
     except FileNotFoundError:
         raise _err(source, "the sweep spec does not exist") from None
     except IsADirectoryError:
