@@ -742,9 +742,26 @@ def epoch_local_share(stats: Mapping[str, Any], epoch: Mapping[str, Any]) -> flo
     return epoch["local_share"]
 
 
+def sampling_cost(stats: Mapping[str, Any]) -> dict[str, Any]:
+    """What sampling cost the run, as the library measured it in the process, in seconds:
+    ``round_trips_s``, the hinting faults' trips through the kernel (``faults_handled`` x
+    the ``fault_round_trip_ns`` calibrated at start-up; 0 without hinting faults),
+    ``handler_s``, the time inside the fault handler, and ``revoking_s``, the runtime's own
+    time revoking and reopening pages and draining precise samples; ``total_s``, their sum.
+    The first two are summed over the program's threads."""
+    trip = stats["fault_round_trip_ns"]
+    parts = {
+        "round_trips_s": 0.0 if trip is None else stats["faults_handled"] * trip / 1e9,
+        "handler_s": stats["time_fault_handling_s"],
+        "revoking_s": stats["time_revoking_s"],
+    }
+    return {**parts, "total_s": sum(parts.values())}
+
+
 def summary(stats: Mapping[str, Any], path: str | Path | None = None) -> dict[str, Any]:
     """The figures ``numaplace report`` prints for one stats file, as plain data."""
     wall = stats["wall_s"]
+    cost = sampling_cost(stats)
     return {
         "file": None if path is None else str(path),
         "program": stats["program"],
@@ -762,10 +779,16 @@ def summary(stats: Mapping[str, Any], path: str | Path | None = None) -> dict[st
         "samples_local": stats["samples_local"],
         "local_share": overall_local_share(stats),
         "local_share_reason": local_share_reason(stats),
-        "time_sampling_s": stats["time_sampling_s"],
+        "faults_handled": stats["faults_handled"],
+        "fault_round_trip_ns": stats["fault_round_trip_ns"],
+        "time_fault_round_trips_s": cost["round_trips_s"],
+        "time_fault_handling_s": cost["handler_s"],
+        "time_revoking_s": cost["revoking_s"],
+        "time_sampling_s": cost["total_s"],
         "time_migrating_s": stats["time_migrating_s"],
         "wall_s": wall,
-        "overhead_share": (stats["time_sampling_s"] + stats["time_migrating_s"]) / wall if wall else None,
+        "sampling_share": cost["total_s"] / wall if wall else None,
+        "overhead_share": (cost["total_s"] + stats["time_migrating_s"]) / wall if wall else None,
         "before": list(stats["before"]),
         "after": list(stats["after"]),
         "epochs": [dict(e) for e in stats["epochs"]],
@@ -796,6 +819,15 @@ def _samples_line(s: Mapping[str, Any]) -> str:
     return f"{taken}; {_pct(s['local_share'])} local of the {s['samples_seen']:,} the decisions saw"
 
 
+def _sampling_cost_line(s: Mapping[str, Any]) -> str:
+    """The measured cost of sampling, part by part (:func:`sampling_cost`)."""
+    trip = s["fault_round_trip_ns"]
+    faults = ("no hinting faults" if trip is None else
+              f"{s['faults_handled']:,} faults x {trip:,.0f} ns round trip = {s['time_fault_round_trips_s']:.3f} s"
+              f" + fault handler {s['time_fault_handling_s']:.3f} s (in the program's threads, summed)")
+    return f"{s['time_sampling_s']:.3f} s, measured: {faults} + revoking {s['time_revoking_s']:.3f} s"
+
+
 def format_summary(stats: Mapping[str, Any], path: str | Path) -> str:
     """The text ``numaplace report`` prints for one stats file."""
     s = summary(stats, path)
@@ -812,6 +844,7 @@ def format_summary(stats: Mapping[str, Any], path: str | Path) -> str:
         f"samples       {_samples_line(s)}",
         f"time          wall {wall:.3f} s; sampling {_secs(s['time_sampling_s'], wall)};"
         f" migrating {_secs(s['time_migrating_s'], wall)}",
+        f"sampling cost {_sampling_cost_line(s)}",
         "",
     ]
     rows = [[str(n), f"{b:,}", f"{a:,}", f"{a - b:+,}"] for n, (b, a) in enumerate(zip(s["before"], s["after"]))]

@@ -152,7 +152,7 @@ def test_where_errors_without_numa_or_permission(tmp_path):
 # --- stats files and report ---------------------------------------------------------------------
 
 STATS = {
-    "numaplace_stats": 1, "program": "/opt/bench/stream", "pid": 4242, "nodes": 4, "page_size": 4096,
+    "numaplace_stats": 2, "program": "/opt/bench/stream", "pid": 4242, "nodes": 4, "page_size": 4096,
     "source": "hinting-faults", "source_reason": "perf_event: no precise memory sampling (test)",
     "placement": "first-touch", "dynamic": "sampled:mode=interval,period_ms=100",
     "regions": [{"name": "malloc#0", "address": "0x7f0000000000", "bytes": 8388608, "pages": 2048,
@@ -161,7 +161,11 @@ STATS = {
     # The decisions saw 4,096 + 3,072 samples, 25 % and 87.5 % of them local: 3,712.
     "faults_sampled": 10240, "samples_local": 3712,
     "pages_moved": 1536, "move_failures": 2, "busy_retries": 5, "fallbacks": 0,
-    "invocations": 3, "time_sampling_s": 0.125, "time_migrating_s": 0.05, "wall_s": 2.5,
+    "invocations": 3,
+    # Sampling's measured cost: 10,000 faults x 2,500 ns = 0.025 s, 0.05 s in the handler, 0.05 s
+    # revoking: 0.125 s.
+    "faults_handled": 10000, "fault_round_trip_ns": 2500.0, "time_fault_handling_s": 0.05, "time_revoking_s": 0.05,
+    "time_migrating_s": 0.05, "wall_s": 2.5,
     "epochs": [
         {"t_s": 0.5, "kind": "timer", "samples": 4096, "local_share": 0.25, "moved": 1536, "per_node": [512, 512, 512, 512]},
         {"t_s": 1.0, "kind": "timer", "samples": 3072, "local_share": 0.875, "moved": 0, "per_node": [512, 512, 512, 512]},
@@ -199,7 +203,7 @@ def test_the_fixture_is_the_schema_and_a_freed_region_loads():
     fields = {f["name"]: f for f in schema}
     assert list(STATS["regions"][0]) == [f["name"] for f in fields["regions"]["fields"]]
     assert list(STATS["epochs"][0]) == [f["name"] for f in fields["epochs"]["fields"]]
-    assert rt.STATS_VERSION == STATS["numaplace_stats"] == 1
+    assert rt.STATS_VERSION == STATS["numaplace_stats"] == 2
 
 
 def test_a_freed_region_s_null_address_loads_and_other_nulls_do_not(tmp_path):
@@ -207,6 +211,10 @@ def test_a_freed_region_s_null_address_loads_and_other_nulls_do_not(tmp_path):
     assert rt.load_stats(write_stats(tmp_path / "f.json", regions=[freed]))["regions"][0]["address"] is None
     with pytest.raises(rt.RuntimeToolError, match="'regions\\[0\\].pages' should be an integer, not null"):
         rt.load_stats(write_stats(tmp_path / "g.json", regions=[dict(freed, pages=None)]))
+    # The round trip is null where no fault was calibrated; the handler's time never is.
+    assert rt.load_stats(write_stats(tmp_path / "h.json", fault_round_trip_ns=None))["fault_round_trip_ns"] is None
+    with pytest.raises(rt.RuntimeToolError, match="'time_fault_handling_s' should be a number, not null"):
+        rt.load_stats(write_stats(tmp_path / "i.json", time_fault_handling_s=None))
 
 
 def test_report_text(cli, tmp_path):
@@ -223,6 +231,9 @@ def test_report_text(cli, tmp_path):
         # Of the samples the decisions saw (not of those taken: the last were never looked at).
         "10,240 taken; 51.8% local of the 7,168 the decisions saw",  # 3712 / 7168
         "wall 2.500 s; sampling 0.125 s (5.0% of wall); migrating 0.050 s (2.0% of wall)",
+        # The parts of that cost, as measured in the process.
+        "sampling cost 0.125 s, measured: 10,000 faults x 2,500 ns round trip = 0.025 s + fault handler 0.050 s"
+        " (in the program's threads, summed) + revoking 0.050 s",
     ]:
         assert needle in out, (needle, out)
     lines = out.splitlines()
@@ -267,7 +278,23 @@ def test_report_json(cli, tmp_path):
     assert s["local_share"] == pytest.approx(3712 / 7168) and s["local_share_reason"] is None
     assert s["samples_seen"] == 7168
     assert s["overhead_share"] == pytest.approx(0.175 / 2.5)
+    assert (s["faults_handled"], s["fault_round_trip_ns"]) == (10000, 2500.0)
+    assert s["time_fault_round_trips_s"] == pytest.approx(0.025)
+    assert (s["time_fault_handling_s"], s["time_revoking_s"]) == (0.05, 0.05)
+    assert s["time_sampling_s"] == pytest.approx(0.125) and s["sampling_share"] == pytest.approx(0.05)
     assert s["before"] == [2048, 0, 0, 0] and s["after"] == [512] * 4 and len(s["epochs"]) == 3
+
+
+def test_report_without_hinting_faults_has_no_round_trip(cli, tmp_path):
+    # Precise sampling (or none): no fault was calibrated or taken; the runtime's own time is
+    # the whole cost.
+    f = write_stats(tmp_path / "p.json", source="perf_event", faults_handled=0, fault_round_trip_ns=None,
+                    time_fault_handling_s=0.0, time_revoking_s=0.02)
+    r = cli("report", f)
+    assert r.returncode == 0, r.stderr
+    assert "sampling 0.020 s (0.8% of wall)" in r.stdout
+    assert "sampling cost 0.020 s, measured: no hinting faults + revoking 0.020 s" in r.stdout
+    assert rt.sampling_cost(rt.load_stats(f)) == {"round_trips_s": 0.0, "handler_s": 0.0, "revoking_s": 0.02, "total_s": 0.02}
 
 
 def test_runtime_tool_errors_are_numaplace_errors(tmp_path):
@@ -294,8 +321,9 @@ def test_report_not_an_object(cli, tmp_path):
 
 
 def test_report_wrong_version(cli, tmp_path):
-    assert_usage_error(cli("report", write_stats(tmp_path / "v2.json", numaplace_stats=2)),
-                       "v2.json", "'numaplace_stats'", "version 1")
+    # Version 1 had the sampler thread's time only (time_sampling_s), not the measured cost.
+    assert_usage_error(cli("report", write_stats(tmp_path / "v1.json", numaplace_stats=1)),
+                       "v1.json", "'numaplace_stats'", "version 2")
 
 
 @pytest.mark.parametrize("key", ["numaplace_stats", "program", "epochs", "wall_s", "after"])

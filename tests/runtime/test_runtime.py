@@ -157,7 +157,8 @@ def test_single_node_host_loads_the_library_and_reports_one_node(progs, tmp_path
         # Every access is local: nothing sampled, no sampler thread, said once; the program's
         # own numaplace_migrate() calls still run the policy (on no samples).
         assert local_shares(r.stdout) == [1.0, 1.0]
-        assert (s["source"], s["source_reason"], s["faults_sampled"], s["time_sampling_s"]) == ("none", ONE_NODE, 0, 0.0)
+        assert (s["source"], s["source_reason"], s["faults_sampled"], s["faults_handled"], s["fault_round_trip_ns"]) == ("none", ONE_NODE, 0, 0, None)
+        assert s["time_fault_handling_s"] == s["time_revoking_s"] == 0.0
         assert r.stderr.splitlines() == [f"numaplace: {ONE_NODE}"]
         assert s["invocations"] == len(s["epochs"]) >= 1 and all(e["samples"] == 0 for e in s["epochs"])
     else:
@@ -248,6 +249,33 @@ def test_the_static_library_links_and_runs(progs, tmp_path):
     assert json.loads(stats.read_text())["faults_sampled"] >= 128
 
 
+def test_a_sampled_run_reports_the_cost_it_measured(progs, tmp_path):
+    """The cost of sampling the stats file and `numaplace report` state is measured in the
+    process: a run sampled with hinting faults (forced on, whatever this host's node count;
+    `upmlib` in a program that never calls it: sampling, no decision) reports the faults its
+    handler took, their round trip through the kernel calibrated at start-up, the time inside
+    the handler and the runtime's revocations; a run without sampling reports none. (The
+    benchmark benchmarks/sampling_cost.py compares the figure with the time sampling adds.)"""
+    runs = {}
+    for dynamic in ("upmlib", "none"):
+        stats = tmp_path / f"{dynamic}.json"
+        env = launch_env(LIB, dynamic=dynamic, stats=stats, source="faults", force=True)
+        r = subprocess.run([progs["stencil-plain"], "plain", "256", "2", "2"], env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0 and "checksum ok" in r.stdout, r.stderr
+        runs[dynamic] = rt.load_stats(stats)
+    on, off = runs["upmlib"], runs["none"]
+    # Registration revoked both arrays: each page's first touch is a hinting fault.
+    assert on["source"] == "hinting-faults" and on["faults_handled"] >= 2 * 256
+    assert on["fault_round_trip_ns"] > 0 and on["time_fault_handling_s"] > 0 and on["time_revoking_s"] > 0
+    cost = rt.sampling_cost(on)
+    assert cost["round_trips_s"] == on["faults_handled"] * on["fault_round_trip_ns"] / 1e9 > 0
+    assert (off["faults_handled"], off["fault_round_trip_ns"], off["time_fault_handling_s"], off["time_revoking_s"]) == (0, None, 0.0, 0.0)
+    assert rt.sampling_cost(off)["total_s"] == 0.0
+    line = next(x for x in rt.format_summary(on, "on.json").splitlines() if x.startswith("sampling cost"))
+    assert re.fullmatch(r"sampling cost [0-9.]+ s, measured: [0-9,]+ faults x [0-9,]+ ns round trip = [0-9.]+ s"
+                        r" \+ fault handler [0-9.]+ s \(in the program's threads, summed\) \+ revoking [0-9.]+ s", line), line
+
+
 def numaplace_cli(*args: object, cwd: Path) -> subprocess.CompletedProcess:
     """``python -m numaplace ARGS`` with this checkout's library and no inherited settings."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMAPLACE_") and k != "LD_PRELOAD"}
@@ -267,10 +295,12 @@ def test_one_node_host_run_then_report_say_why_locality_does_not_apply(progs, tm
     # Said once (not by each forked child), then where the stats went and what to run next.
     assert r.stderr.splitlines() == [f"numaplace: {ONE_NODE}", "numaplace: stats in s.json; next: numaplace report s.json --plot s.png"]
     s = rt.load_stats(tmp_path / "s.json")
-    # No sampling overhead: no fault sampled, no sampling step or timer tick (the sampler
-    # thread's every step is timed into time_sampling_s), no policy decision.
+    # No sampling overhead: no fault sampled or handled (none calibrated), no sampling step or
+    # timer tick (the sampler thread's every step is timed into time_revoking_s), no policy
+    # decision.
     assert (s["source"], s["source_reason"]) == ("none", ONE_NODE)
-    assert (s["faults_sampled"], s["time_sampling_s"], s["invocations"], s["epochs"]) == (0, 0.0, 0, [])
+    assert (s["faults_sampled"], s["faults_handled"], s["fault_round_trip_ns"], s["invocations"], s["epochs"]) == (0, 0, None, 0, [])
+    assert s["time_fault_handling_s"] == s["time_revoking_s"] == 0.0
     assert len(s["regions"]) == 7 and sum(s["before"]) == sum(s["after"]) > 0  # still recorded
     r = numaplace_cli("report", "s.json", "--plot", "p.png", cwd=tmp_path)
     assert r.returncode == 0 and r.stderr == "wrote p.png\n", r.stderr

@@ -13,7 +13,10 @@
 use serde::{Deserialize, Serialize};
 
 /// The schema version, the value of the `numaplace_stats` key. A reader refuses other versions.
-pub const VERSION: u32 = 1;
+/// Version 2 replaced `time_sampling_s` (the sampler thread's time only) by the measured cost
+/// of sampling: `faults_handled`, `fault_round_trip_ns`, `time_fault_handling_s`,
+/// `time_revoking_s`.
+pub const VERSION: u32 = 2;
 
 /// A stats file: one run of one process under the runtime.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -54,8 +57,20 @@ pub struct StatsFile {
     pub fallbacks: u64,
     /// Policy decisions taken.
     pub invocations: u64,
-    /// Time spent revoking pages and draining samples, seconds.
-    pub time_sampling_s: f64,
+    /// Hinting faults the runtime's handler took (a sample each, or a second thread's fault on
+    /// a page being restored), in all the program's threads.
+    pub faults_handled: u64,
+    /// One hinting fault's round trip through the kernel (trap, signal delivery, `sigreturn`)
+    /// outside the handler, nanoseconds: the median of a calibration in the process at
+    /// start-up, on this machine and kernel; null when the runtime did not sample with hinting
+    /// faults.
+    pub fault_round_trip_ns: Option<f64>,
+    /// Time inside the fault handler for hinting faults (restoring the page, counting the
+    /// sample), summed over the program's threads, seconds.
+    pub time_fault_handling_s: f64,
+    /// Time the runtime spent revoking and reopening managed pages (`mprotect`, with the TLB
+    /// shoot-downs it waits for) and draining precise samples, seconds.
+    pub time_revoking_s: f64,
     /// Time spent moving pages, seconds.
     pub time_migrating_s: f64,
     /// Time from the runtime's start to the file's writing, seconds.
@@ -186,7 +201,15 @@ pub const FILE: &[Field] = &[
     f("busy_retries", Kind::Integer, "moves retried because a page was busy"),
     f("fallbacks", Kind::Integer, "pages placed on a nearer node than asked because the target was full"),
     f("invocations", Kind::Integer, "policy decisions taken"),
-    f("time_sampling_s", Kind::Number, "time spent revoking pages and draining samples, seconds"),
+    f("faults_handled", Kind::Integer, "hinting faults the runtime's handler took, in all the program's threads"),
+    null(
+        "fault_round_trip_ns",
+        Kind::Number,
+        "one hinting fault's kernel round trip (trap, signal delivery, sigreturn) outside the handler, ns: \
+the median of a calibration in the process at start-up; null when not sampled by hinting faults",
+    ),
+    f("time_fault_handling_s", Kind::Number, "time inside the fault handler for hinting faults, summed over the program's threads, seconds"),
+    f("time_revoking_s", Kind::Number, "time the runtime spent revoking and reopening pages (mprotect) and draining precise samples, seconds"),
     f("time_migrating_s", Kind::Number, "time spent moving pages, seconds"),
     f("wall_s", Kind::Number, "time from the runtime's start to the file's writing, seconds"),
     f("epochs", Kind::List(EPOCH), "one entry per policy decision, in order"),

@@ -163,7 +163,7 @@ long numaplace_undo(void);
 long numaplace_where(const void *addr, size_t len, int *nodes_out);
 
 /*
- Writes the statistics (JSON, schema `numaplace_stats` 1) to `path`.
+ Writes the statistics (JSON, the `numaplace_stats` schema of `numaplace_model::stats`) to `path`.
 
  # Safety
  `path` is NUL-terminated.

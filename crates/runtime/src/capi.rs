@@ -196,6 +196,9 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
         }
         crate::sampler::Source::Faults if wants => {
             crate::sampler::install().map_err(|e| RtError::new(Code::Sys, format!("sigaction(SIGSEGV) failed: errno {e}")))?;
+            // What one fault's trip through the kernel costs here, measured before any thread
+            // of the runtime's starts (crate::cost).
+            crate::cost::calibrate().map_err(|m| RtError::new(Code::Sys, m))?;
             rt.source = "hinting-faults";
             rt.sampling = true;
         }
@@ -406,7 +409,7 @@ pub unsafe extern "C" fn numaplace_where(addr: *const c_void, len: usize, nodes_
     })
 }
 
-/// Writes the statistics (JSON, schema `numaplace_stats` 1) to `path`.
+/// Writes the statistics (JSON, the `numaplace_stats` schema of `numaplace_model::stats`) to `path`.
 ///
 /// # Safety
 /// `path` is NUL-terminated.

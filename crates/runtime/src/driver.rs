@@ -339,16 +339,16 @@ which run it; use --dynamic sampled for unmodified programs"
         if !self.sampling {
             return;
         }
-        let t = Instant::now();
         let want = self.wants_samples();
-        for r in &self.regions {
-            if want {
-                let _ = SPACE.revoke_pages(r.slot, 0, r.pages);
-            } else {
-                SPACE.open_all(r.slot);
+        self.timed_revoking(|| {
+            for r in &self.regions {
+                if want {
+                    let _ = SPACE.revoke_pages(r.slot, 0, r.pages);
+                } else {
+                    SPACE.open_all(r.slot);
+                }
             }
-        }
-        self.stats.time_sampling += t.elapsed();
+        });
     }
 
     /// Revokes the next window of pages (the sampler thread's periodic step).
@@ -356,13 +356,13 @@ which run it; use --dynamic sampled for unmodified programs"
         if !self.sampling || !self.wants_samples() || self.regions.is_empty() {
             return;
         }
-        let t = Instant::now();
-        for (slot, from, to) in window_runs(&self.regions, self.cursor, self.cfg.window_pages) {
-            let _ = SPACE.revoke_pages(slot, from, to);
-        }
+        self.timed_revoking(|| {
+            for (slot, from, to) in window_runs(&self.regions, self.cursor, self.cfg.window_pages) {
+                let _ = SPACE.revoke_pages(slot, from, to);
+            }
+        });
         let total: usize = self.regions.iter().map(|r| r.pages).sum();
         self.cursor = (self.cursor + self.cfg.window_pages.min(total)) % total.max(1);
-        self.stats.time_sampling += t.elapsed();
     }
 
     /// Invokes the dynamic policy now: `upmlib` as at the end of an iteration, a timer
@@ -484,7 +484,7 @@ which run it; use --dynamic sampled for unmodified programs"
     pub fn tick(&mut self) -> Result<u64, RtError> {
         let t = Instant::now();
         if self.drain_perf() {
-            self.stats.time_sampling += t.elapsed();
+            self.stats.time_revoking.set(self.stats.time_revoking.get() + t.elapsed());
         }
         self.ticks += 1;
         if self.ticks >= 1 << self.backoff {

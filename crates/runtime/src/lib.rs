@@ -9,6 +9,7 @@
 //! * [`space`]: the managed regions, sample counters and revoked-page bits, readable from a
 //!   signal handler;
 //! * [`sampler`]: the hinting-fault handler and the sample-source choice;
+//! * [`cost`]: what hinting faults cost the program's threads, measured in the process;
 //! * [`perf`]: precise memory sampling (PEBS) through `perf_event_open`;
 //! * [`mover`]: batched `move_pages` with per-page status handling;
 //! * [`error`]: the runtime's errors and the C API's result codes;
@@ -24,6 +25,7 @@
 
 pub mod capi;
 pub mod config;
+pub mod cost;
 pub mod driver;
 pub mod error;
 pub mod mover;

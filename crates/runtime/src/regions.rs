@@ -69,7 +69,7 @@ impl Runtime {
         self.regions.push(Managed { name: name.to_string(), slot, start, pages, first: self.next_first, owned, before, seen });
         self.next_first += pages;
         if self.sampling && self.wants_samples() {
-            let _ = SPACE.revoke_pages(slot, 0, pages);
+            self.timed_revoking(|| SPACE.revoke_pages(slot, 0, pages)).ok();
         }
         self.say_sampling_off();
         Ok(slot)
@@ -88,7 +88,7 @@ impl Runtime {
             .or_else(|| self.regions.iter().position(|r| addr < r.start && addr >= r.start.saturating_sub(ps)))?;
         let (before, after) = self.before_after(&self.regions[i]);
         let r = self.regions.remove(i);
-        SPACE.remove(r.slot);
+        self.timed_revoking(|| SPACE.remove(r.slot));
         self.stats.retired.push(RegionStats {
             name: r.name.clone(),
             address: None,
@@ -158,9 +158,11 @@ impl Runtime {
     /// `move_pages` does not see a `PROT_NONE` page (it answers `-ENOENT`, as for a page never
     /// touched), so the runtime ends a sampling interval before it queries or moves pages.
     pub(crate) fn unprotect_all(&self) {
-        for r in &self.regions {
-            SPACE.open_all(r.slot);
-        }
+        self.timed_revoking(|| {
+            for r in &self.regions {
+                SPACE.open_all(r.slot);
+            }
+        });
     }
 
     /// Runs `f` with every protected managed page briefly accessible (so `move_pages` sees
@@ -184,9 +186,11 @@ impl Runtime {
         }
         self.unprotect_all();
         let out = f();
-        for &(slot, p, q) in &runs {
-            let _ = SPACE.revoke_pages(slot, p, q);
-        }
+        self.timed_revoking(|| {
+            for &(slot, p, q) in &runs {
+                let _ = SPACE.revoke_pages(slot, p, q);
+            }
+        });
         out
     }
 }

@@ -64,9 +64,15 @@ fn leak(act: libc::sigaction) -> *mut libc::sigaction {
 }
 
 extern "C" fn on_segv(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    // The time inside the handler of a fault it claims is part of sampling's cost (crate::cost).
+    let entered = crate::cost::now_ns();
     // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
     let addr = unsafe { (*info).si_addr() } as usize;
     if SPACE.claim_fault(addr) {
+        crate::cost::fault_handled(entered);
+        return;
+    }
+    if crate::cost::claim_scratch(addr, entered) {
         return;
     }
     // Not ours: what the application asked for.

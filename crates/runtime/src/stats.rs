@@ -7,7 +7,9 @@ use crate::error::{Code, RtError};
 use crate::mover::MoveReport;
 use crate::space::SPACE;
 use numaplace_model::stats::{EpochStats, RegionStats, StatsFile, VERSION};
-use std::time::Duration;
+use std::sync::atomic::Ordering::Relaxed;
+use std::cell::Cell;
+use std::time::{Duration, Instant};
 
 /// Counters of the whole run.
 #[derive(Clone, Debug, Default)]
@@ -19,7 +21,10 @@ pub struct Stats {
     pub busy_retries: u64,
     pub fallbacks: u64,
     pub invocations: u64,
-    pub time_sampling: Duration,
+    /// The runtime's own time for sampling: revoking and reopening pages while sampling with
+    /// hinting faults ([`Runtime::timed_revoking`]), draining precise samples. A cell: the
+    /// snapshot paths that reopen pages borrow the runtime shared.
+    pub time_revoking: Cell<Duration>,
     pub time_migrating: Duration,
     pub epochs: Vec<EpochStats>,
     /// Regions already freed (no address: it may be reused).
@@ -27,6 +32,19 @@ pub struct Stats {
 }
 
 impl Runtime {
+    /// Runs `f`, a change of page protections made for sampling (revoking pages, reopening
+    /// them), and adds its time to [`Stats::time_revoking`] when sampling with hinting faults
+    /// is on (otherwise no page is ever revoked, and reopening costs nothing sampling caused).
+    pub(crate) fn timed_revoking<T>(&self, f: impl FnOnce() -> T) -> T {
+        if !self.sampling {
+            return f();
+        }
+        let t = Instant::now();
+        let out = f();
+        self.stats.time_revoking.set(self.stats.time_revoking.get() + t.elapsed());
+        out
+    }
+
     pub(crate) fn account(&mut self, rep: &MoveReport) {
         self.stats.pages_moved += rep.moved;
         self.stats.move_failures += rep.failed;
@@ -90,14 +108,17 @@ impl Runtime {
             regions,
             before,
             after,
-            faults_sampled: SPACE.samples.load(std::sync::atomic::Ordering::Relaxed),
+            faults_sampled: SPACE.samples.load(Relaxed),
             samples_local: self.stats.samples_local,
             pages_moved: self.stats.pages_moved,
             move_failures: self.stats.move_failures,
             busy_retries: self.stats.busy_retries,
             fallbacks: self.stats.fallbacks,
             invocations: self.stats.invocations,
-            time_sampling_s: self.stats.time_sampling.as_secs_f64(),
+            faults_handled: crate::cost::FAULTS.load(Relaxed),
+            fault_round_trip_ns: crate::cost::round_trip_ns().map(|ns| ns as f64),
+            time_fault_handling_s: crate::cost::HANDLER_NS.load(Relaxed) as f64 / 1e9,
+            time_revoking_s: self.stats.time_revoking.get().as_secs_f64(),
             time_migrating_s: self.stats.time_migrating.as_secs_f64(),
             wall_s: self.started.elapsed().as_secs_f64(),
             epochs: self.stats.epochs.clone(),
@@ -185,7 +206,7 @@ mod tests {
         rt.stats_write(d.join("link.json").to_str().unwrap()).unwrap();
         assert!(std::fs::symlink_metadata(d.join("link.json")).unwrap().file_type().is_symlink(), "the link stays");
         let written: Value = serde_json::from_str(&std::fs::read_to_string(d.join("target.json")).unwrap()).unwrap();
-        assert_eq!(written["numaplace_stats"], 1);
+        assert_eq!(written["numaplace_stats"], numaplace_model::stats::VERSION);
         rt.stats_write("/dev/null").unwrap();
         assert!(!std::fs::metadata("/dev/null").unwrap().is_file(), "a device is written through, not replaced");
         std::fs::create_dir(d.join("dir.json")).unwrap();
