@@ -1,0 +1,63 @@
+//! Hostile input to the protocol engine (issue 37): a declared size that is never touched costs
+//! nothing, and touching more than the engine's bound is one line naming it.
+
+use numaplace_model::{placement, Machine, Spec};
+use numaplace_sim::protocol::lines::{CHUNK_LINES, MAX_LINES};
+use numaplace_sim::protocol::params::small_machine;
+use numaplace_sim::protocol::program::LineOp::{self, *};
+use numaplace_sim::protocol::program::LineRegion;
+use numaplace_sim::protocol::script::Script;
+use numaplace_sim::protocol::{run, ProtocolOptions, ProtocolParams, ProtocolResult};
+
+const LINE: u64 = 64;
+
+fn go(m: &Machine, region_bytes: u64, threads: Vec<Vec<LineOp>>) -> Result<ProtocolResult, String> {
+    let mut prog = Script::new("script", vec![LineRegion { name: "data".into(), base: 0, bytes: region_bytes, proxy: false }], threads);
+    let (pl, _) = placement::build(&Spec::parse("first-touch").unwrap(), m, 1).unwrap();
+    let p = ProtocolParams { proxy_clusters: 2, ..ProtocolParams::default() };
+    run(m, &p, &mut prog, pl.as_ref(), "first-touch", &ProtocolOptions { invariants: true, ..ProtocolOptions::default() })
+        .map_err(|e| e.to_string())
+}
+
+/// The process's peak resident memory, bytes (`VmHWM`).
+fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kb: u64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap().trim().trim_end_matches("kB").trim().parse().unwrap();
+    kb << 10
+}
+
+#[test]
+fn a_16_gib_region_read_in_four_lines_costs_what_four_lines_do() {
+    let m = small_machine(4);
+    // Four threads, each reads one line 3 GiB apart, then a barrier; the region declares 16 GiB
+    // (2^28 lines, the engine's address space), which used to cost 32-44 bytes a line.
+    let threads = || (0..4u64).map(|t| vec![Read(t * (3 << 30)), Barrier, Write(t * (3 << 30) + LINE)]).collect::<Vec<_>>();
+    let big = go(&m, 16 << 30, threads()).unwrap();
+    assert!(peak_rss() < 1 << 30, "peak RSS {} MiB", peak_rss() >> 20);
+    assert_eq!(big.lines_accessed, 8);
+    // The same accesses in a region just large enough give the same result, byte for byte.
+    let small = go(&m, (9 << 30) + 8192, threads()).unwrap();
+    assert_eq!(serde_json::to_string(&big).unwrap(), serde_json::to_string(&small).unwrap());
+}
+
+#[test]
+fn touching_more_lines_than_the_bound_is_one_line_naming_it() {
+    let m = small_machine(2);
+    // One store a chunk in the initialisation, one chunk more than the bound holds.
+    let chunks = MAX_LINES / CHUNK_LINES as u64 + 1;
+    let mut t0: Vec<LineOp> = (0..chunks).map(|c| Write(c * CHUNK_LINES as u64 * LINE)).collect();
+    t0.extend([Barrier, EndInit]);
+    let e = go(&m, chunks * CHUNK_LINES as u64 * LINE, vec![t0, vec![Barrier, EndInit]]).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "program script: the lines it touches need more than the protocol engine's bound of {MAX_LINES} lines of state ({} MiB of memory at 64-byte lines, held in chunks of {CHUNK_LINES} lines)",
+            (MAX_LINES * LINE) >> 20
+        )
+    );
+    // At the bound itself the run goes on (the error is the program's, not the bound's).
+    let mut t0: Vec<LineOp> = (0..chunks - 1).map(|c| Write(c * CHUNK_LINES as u64 * LINE)).collect();
+    t0.extend([Barrier, EndInit, Read(0)]);
+    let r = go(&m, chunks * CHUNK_LINES as u64 * LINE, vec![t0, vec![Barrier, EndInit]]).unwrap();
+    assert_eq!(r.lines_accessed, 1);
+}
