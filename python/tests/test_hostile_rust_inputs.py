@@ -138,3 +138,9 @@ def test_a_program_touching_more_lines_than_the_engine_holds_is_refused(tmp_path
     # GE at n = 40000 (inside its parameter's range) writes 12.8 GB of matrix in its
     # initialisation: refused when it passes the engine's bound, within a second or two.
     one_line(cli("sim", "--machine", "talbot64", "--workload", "ge:n=40000"), "program ge:", "protocol engine's bound of 8388608 lines")
+
+
+def test_proxy_clusters_beyond_the_nodes_are_refused(tmp_path: Path) -> None:
+    machine = protocol_machine(tmp_path, proxy_clusters=1000)
+    one_line(cli("sim", "--machine", machine, "--workload", "ge:n=64"), "protocol.proxy_clusters = 1000", "4 nodes")
+    ok(cli("sim", "--machine", protocol_machine(tmp_path, proxy_clusters=4), "--workload", "ge:n=16"))

@@ -1,5 +1,6 @@
 //! Hostile input to the protocol engine (issue 37): a declared size that is never touched costs
-//! nothing, and touching more than the engine's bound is one line naming it.
+//! nothing, touching more than the engine's bound is one line naming it, and the `[protocol]`
+//! table's proxy clusters are checked against the machine.
 
 use numaplace_model::{placement, Machine, Spec};
 use numaplace_sim::protocol::lines::{CHUNK_LINES, MAX_LINES};
@@ -60,4 +61,30 @@ fn touching_more_lines_than_the_bound_is_one_line_naming_it() {
     t0.extend([Barrier, EndInit, Read(0)]);
     let r = go(&m, chunks * CHUNK_LINES as u64 * LINE, vec![t0, vec![Barrier, EndInit]]).unwrap();
     assert_eq!(r.lines_accessed, 1);
+}
+
+#[test]
+fn proxy_clusters_beyond_the_nodes_are_refused_in_one_line() {
+    let m = small_machine(4);
+    for (clusters, ok) in [(0, false), (1, true), (4, true), (5, false), (1000, false), (u32::MAX, false)] {
+        let p = ProtocolParams { proxy_clusters: clusters, ..ProtocolParams::default() };
+        match p.validate(&m) {
+            Ok(()) => assert!(ok, "{clusters} accepted"),
+            Err(e) => {
+                let e = e.to_string();
+                assert!(!ok, "{clusters}: {e}");
+                assert_eq!(
+                    e,
+                    format!("machine protocol-test-4: protocol.proxy_clusters = {clusters}: must be 1 .. the machine's 4 nodes (a proxy cluster is a set of nodes)")
+                );
+            }
+        }
+    }
+    // Through a machine file's [protocol] table.
+    let talbot = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../machines/talbot64.toml")).unwrap();
+    let text = talbot.replace("proxy_clusters = 3 ", "proxy_clusters = 1000 ");
+    assert_ne!(text, talbot);
+    let m = Machine::from_toml_str(&text, "t.toml").unwrap();
+    let e = ProtocolParams::from_machine(&m).unwrap_err().to_string();
+    assert!(e.contains("protocol.proxy_clusters = 1000: must be 1 .. the machine's 64 nodes") && !e.contains('\n'), "{e}");
 }

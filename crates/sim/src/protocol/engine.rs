@@ -466,7 +466,7 @@ pub fn run_observed(
         limit,
         iface: opts.interface,
         proxies: opts.proxies,
-        clusters: (params.proxy_clusters as usize).min(n),
+        clusters: params.proxy_clusters as usize,
         invariants: opts.invariants,
         stall: opts.stall_cycles.max(1),
         line_shift: line.trailing_zeros(),
