@@ -144,3 +144,25 @@ def test_proxy_clusters_beyond_the_nodes_are_refused(tmp_path: Path) -> None:
     machine = protocol_machine(tmp_path, proxy_clusters=1000)
     one_line(cli("sim", "--machine", machine, "--workload", "ge:n=64"), "protocol.proxy_clusters = 1000", "4 nodes")
     ok(cli("sim", "--machine", protocol_machine(tmp_path, proxy_clusters=4), "--workload", "ge:n=16"))
+
+
+# --- time steps whose event count is unbounded ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (("--quantum-ns", "1"), ("quantum_ns = 1", "[1000, ")),
+        (("--quantum-ns", "999"), ("quantum_ns = 999", "[1000, ")),
+        (("--job-stream", "W1", "--job-count", "1", "--quantum-ns", "1000"), ("quantum_ns = 1000", "at least 100000 ns")),
+        (("--job-stream", "W1", "--job-count", "1", "--scheduler", "irix:quantum_ms=0.001"), ("quantum_ms", "[1, ")),
+        (("--job-stream", "W1", "--job-count", "1", "--scheduler", "linux:numa_period_ms=0.01"), ("numa_period_ms", "[1, ")),
+    ],
+    ids=["quantum-1ns", "quantum-999ns", "system-quantum-1us", "irix-quantum-1us", "linux-period-10us"],
+)
+def test_time_steps_below_their_floor_are_refused(args: tuple[str, ...], needles: tuple[str, ...]) -> None:
+    one_line(cli("sim", "--machine", "origin2000-64" if "--job-stream" in args else "origin2000", *args), *needles)
+
+
+def test_the_smallest_page_quantum_runs_in_seconds() -> None:
+    ok(cli("sim", "--workload", "stream:pages=1024,iterations=2", "--quantum-ns", "1000"))

@@ -11,7 +11,7 @@
 use crate::error::SimError;
 use crate::request::{check_applies, RunKind};
 use crate::run::{simulate_on, RunConfig};
-use crate::system::{simulate_system_on, SystemConfig, SystemProgress, SystemResult};
+use crate::system::{check_config, simulate_system_on, SystemConfig, SystemProgress, SystemResult};
 use numaplace_model::jobs::{mix, swf, JobStream};
 use numaplace_model::topology::RawMachine;
 use numaplace_model::{Machine, ModelError};
@@ -188,7 +188,6 @@ pub fn run_system(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&
         return Err(ModelError::Config("engine = protocol: a system run's jobs run on the page engine".into()).into());
     }
     let jobs = cfg.job_stream.as_deref().expect("a system run names its job stream");
-    let (stream, config) = stream(machine, cfg, jobs)?;
     let sys = SystemConfig {
         scheduler: cfg.scheduler.clone(),
         placement: cfg.placement.clone(),
@@ -197,6 +196,9 @@ pub fn run_system(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&
         quantum_ns: cfg.quantum_ns,
         init: cfg.init,
     };
+    // Before a mix's applications are measured alone, at this quantum.
+    check_config(machine, &sys)?;
+    let (stream, config) = stream(machine, cfg, jobs)?;
     let result = simulate_system_on(machine, &stream, &sys, observer)?;
     Ok(SystemRun { config, result })
 }
