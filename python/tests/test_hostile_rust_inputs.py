@@ -166,3 +166,45 @@ def test_time_steps_below_their_floor_are_refused(args: tuple[str, ...], needles
 
 def test_the_smallest_page_quantum_runs_in_seconds() -> None:
     ok(cli("sim", "--workload", "stream:pages=1024,iterations=2", "--quantum-ns", "1000"))
+
+
+# --- user text in errors: one short line ----------------------------------------------------------
+
+DIGITS = "9" * 300
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--workload", f"stream:pages={DIGITS}"),
+        ("--workload", f"random:accesses={DIGITS}"),
+        ("--dynamic", f"kernel:threshold={DIGITS}"),
+        ("--workload", f"stream:{DIGITS}={DIGITS}"),
+        ("--workload", f"x{DIGITS}"),
+    ],
+    ids=["param-value", "param-value-2", "policy-value", "param-name", "workload-name"],
+)
+def test_a_300_digit_number_is_cut_in_the_error(args: tuple[str, ...]) -> None:
+    line = one_line(cli("sim", *args), "…(")
+    assert DIGITS not in line and len(line) < 400, line
+
+
+@pytest.mark.parametrize("option", ["--machine", "--trace", "--job-stream"])
+def test_a_newline_in_a_path_stays_in_one_line(tmp_path: Path, option: str) -> None:
+    path = str(tmp_path / "a\nb.toml")
+    extra = ("--machine", "origin2000-64") if option == "--job-stream" else ()
+    one_line(cli("sim", *extra, option, path), "a\\nb.toml")
+    one_line(cli("trace", "info", path), "a\\nb.toml")
+
+
+def test_a_nul_byte_in_a_file_is_escaped_in_the_error(tmp_path: Path) -> None:
+    machine = tmp_path / "m.toml"
+    machine.write_bytes(b'name = "a\x00b"\n')
+    r = cli("sim", "--machine", machine)
+    assert b"\x00" not in r.stderr
+    one_line(r, "m.toml:1", "\\u{0}")
+    trace = tmp_path / "t.txt"
+    trace.write_bytes(b"numaplace-trace 1\npage_size 4096\nline_size 64\nthreads 1\nregion a\x00 0 1\nregion a\x00 1 1\n")
+    r = cli("trace", "info", trace)
+    assert b"\x00" not in r.stderr
+    one_line(r, "t.txt", "\\u{0}")

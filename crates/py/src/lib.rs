@@ -29,7 +29,9 @@ create_exception!(_native, FileError, NumaplaceError, "A file could not be read 
 create_exception!(_native, TraceError, NumaplaceError, "A trace file is malformed (the message names the byte or line).");
 
 fn to_py(e: SimError) -> PyErr {
-    let msg = e.to_string();
+    // Its parts that quote a user were cut and escaped where they were written
+    // (`numaplace_model::error::shown`); the whole message is one line whatever it holds.
+    let msg = numaplace_model::error::one_line(&e.to_string());
     match e {
         SimError::Io { .. } => FileError::new_err(msg),
         SimError::Trace { .. } => TraceError::new_err(msg),

@@ -304,7 +304,7 @@ enum Typed {
 }
 
 fn bad(o: &RunOption, value: &Value, why: String) -> SimError {
-    ModelError::Config(format!("{} = {value}: {why}", o.name)).into()
+    ModelError::Config(format!("{} = {}: {why}", o.name, numaplace_model::error::shown(&value.to_string()))).into()
 }
 
 /// Checks one JSON value against its option.

@@ -8,6 +8,7 @@
 //! mode and seed, no dynamic policy: its simulated time (initialisation included, as a job
 //! runs it) times the CPUs requested.
 
+use numaplace_model::error::shown_path;
 use crate::error::SimError;
 use crate::request::{check_applies, RunKind};
 use crate::run::{simulate_on, RunConfig};
@@ -105,11 +106,12 @@ fn stream(machine: &Machine, cfg: &RunConfig, jobs: &str) -> Result<(JobStream, 
             return Err(ModelError::Config(format!("load = {}: a load is a generated mix's (W1..W4); an SWF file's jobs arrive when it says", cfg.load)).into());
         }
         let path = Path::new(jobs);
+        let shown = shown_path(path);
         if !(jobs.contains('/') || jobs.ends_with(".swf")) {
             return Err(ModelError::unknown("job mix", jobs, mix::MIXES.iter().map(|m| m.name)).into());
         }
         let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
-        let log = swf::parse(&text).map_err(|e| ModelError::Config(format!("{jobs}: {e}")))?;
+        let log = swf::parse(&text).map_err(|e| ModelError::Config(format!("{shown}: {e}")))?;
         let apps = match &cfg.apps {
             Some(a) => swf::AppMap::parse(a)?,
             None => swf::AppMap::default(),
@@ -117,9 +119,9 @@ fn stream(machine: &Machine, cfg: &RunConfig, jobs: &str) -> Result<(JobStream, 
         out.apps = cfg.apps.clone().unwrap_or_else(|| swf::DEFAULT_APPS.join(";"));
         let max_cpus = Some(u32::try_from(machine.cpus()).unwrap_or(u32::MAX));
         let opts = swf::StreamOptions { first: 0, limit: cfg.job_count.map(|n| n as usize), apps, max_cpus };
-        let s = swf::to_stream(&log, &opts).map_err(|e| ModelError::Config(format!("{jobs}: {e}")))?;
+        let s = swf::to_stream(&log, &opts).map_err(|e| ModelError::Config(format!("{shown}: {e}")))?;
         if s.stream.jobs.is_empty() {
-            return Err(ModelError::Config(format!("{jobs}: no job with a processor count")).into());
+            return Err(ModelError::Config(format!("{shown}: no job with a processor count")).into());
         }
         if let Some(&(line, job, cpus)) = s.clamped.first() {
             out.clamped_jobs = Some(format!(

@@ -17,7 +17,7 @@
 //! comment is skipped wherever it is; text after a `;` that starts a job line is not allowed.
 
 use super::{Job, JobStream};
-use crate::error::ModelError;
+use crate::error::{shown, ModelError};
 use crate::units::{Ps, MAX_TIME_PS};
 use std::fmt;
 
@@ -202,15 +202,6 @@ fn set_int(h: &mut SwfHeader, key: &str, v: i64) {
     }
 }
 
-/// A field's text as an error shows it: at most 40 characters, control characters escaped,
-/// so that the error stays one line.
-fn shown(s: &str) -> String {
-    let mut out: String = s.chars().take(40).flat_map(|c| c.escape_debug()).collect();
-    if s.chars().count() > 40 {
-        out.push_str("...");
-    }
-    out
-}
 
 /// Parses a log's text.
 ///

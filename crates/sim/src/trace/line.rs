@@ -15,6 +15,7 @@
 //! before every thread's `EndInit`. Every malformed input is a one-line error naming the file
 //! and the position; the reader never panics and never trusts a count it has not checked.
 
+use numaplace_model::error::{shown, shown_path};
 use super::binary::{flush_block, put_str, put_uvarint, unzigzag, write_end, write_frame, zigzag, BlockReader, Cursor, Next};
 use super::{MAX_REGIONS, VERSION};
 use crate::error::SimError;
@@ -133,7 +134,7 @@ impl LineTraceHeader {
             let flags_at = c.pos;
             let flags = c.u8("a region's flags")?;
             if flags & !REGION_PROXY != 0 {
-                return Err((flags_at, format!("region '{name}': unknown flags {flags:#04x}")));
+                return Err((flags_at, format!("region '{}': unknown flags {flags:#04x}", shown(&name))));
             }
             regions.push(LineRegion { name, base, bytes, proxy: flags & REGION_PROXY != 0 });
         }
@@ -168,7 +169,7 @@ impl<W: Write> LineTraceWriter<W> {
     /// # Errors
     /// An invalid header, or a write error (`path` names the destination).
     pub fn new(mut out: W, header: &LineTraceHeader, path: &Path) -> Result<Self, SimError> {
-        header.validate().map_err(|m| SimError::Trace { path: path.display().to_string(), at: "header".into(), message: m })?;
+        header.validate().map_err(|m| SimError::Trace { path: shown_path(path), at: "header".into(), message: m })?;
         write_frame(&mut out, VERSION_LINE, &header.body(), path)?;
         Ok(LineTraceWriter {
             out,
@@ -321,7 +322,7 @@ impl LineTrace {
     /// An unreadable file, bad magic, another version, a truncated or corrupt header.
     pub fn open(path: &Path) -> Result<Self, SimError> {
         let file = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
-        Self::from_reader(Box::new(file), &path.display().to_string())
+        Self::from_reader(Box::new(file), &shown_path(path))
     }
 
     /// Reads a line-level trace from any byte stream; `name` stands for the file in messages.

@@ -17,6 +17,7 @@ mod text;
 pub use binary::{export, BinaryTrace, TraceWriter};
 pub use text::{write_text, TextTrace};
 
+use numaplace_model::error::shown_path;
 use crate::error::SimError;
 use crate::workload::{Epoch, Workload, WorkloadCtx, WorkloadInfo};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
@@ -160,7 +161,7 @@ pub fn open(path: &Path) -> Result<Box<dyn TraceSource>, SimError> {
         return Ok(t);
     }
     let (format, input) = open_input(path)?;
-    open_reader(format, input, &path.display().to_string())
+    open_reader(format, input, &shown_path(path))
 }
 
 /// Reads a trace of `format` from `input`; `name` stands for the file in messages.
@@ -223,7 +224,7 @@ fn open_input(path: &Path) -> Result<(Format, Box<dyn Read + Send>), SimError> {
         Format::Text
     } else {
         return Err(SimError::Trace {
-            path: path.display().to_string(),
+            path: shown_path(path),
             at: "byte 0".into(),
             message: format!("expected the magic \"NUMAPTRC\" or a first line \"{TEXT_MAGIC} 1\""),
         });
@@ -250,7 +251,7 @@ pub fn header(path: &Path) -> Result<TraceHeader, SimError> {
         return Ok(h);
     }
     let (format, input) = open_input(path)?;
-    let name = path.display().to_string();
+    let name = shown_path(path);
     match format {
         Format::Binary => BinaryTrace::header_from_reader(input, &name),
         Format::Text => Ok(TextTrace::from_reader(input, &name)?.header().clone()),
@@ -340,7 +341,7 @@ fn build_workload(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, 
 /// [`ModelError::Config`] naming the file and the mismatch.
 pub fn check_fits(h: &TraceHeader, path: &str, machine: &str, page_size: u64, line_size: u64, threads: usize) -> Result<(), ModelError> {
     let mismatch = |what: &str, trace: u64, run: u64, hint: &str| {
-        Err(ModelError::Config(format!("{path}: the trace's {what} is {trace} but {hint} {run}")))
+        Err(ModelError::Config(format!("{}: the trace's {what} is {trace} but {hint} {run}", shown_path(Path::new(path)))))
     };
     if h.page_size != page_size {
         return mismatch("page size", h.page_size, page_size, &format!("{machine} has"));
