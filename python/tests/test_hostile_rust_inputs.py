@@ -208,3 +208,45 @@ def test_a_nul_byte_in_a_file_is_escaped_in_the_error(tmp_path: Path) -> None:
     r = cli("trace", "info", trace)
     assert b"\x00" not in r.stderr
     one_line(r, "t.txt", "\\u{0}")
+
+
+# --- SWF files and other inputs read whole ---------------------------------------------------------
+
+
+def swf_line(job: int, submit: int, cpus: int) -> str:
+    return f"{job} {submit} 0 10 {cpus} -1 -1 {cpus} -1 -1 1 1 1 1 1 1 -1 -1\n"
+
+
+def test_an_swf_jobs_error_names_the_files_line_and_job_number(tmp_path: Path) -> None:
+    log = tmp_path / "bad-app.swf"
+    log.write_text("; Version: 2.2\n;\n" + swf_line(7, 0, 2) + swf_line(9, 5, 2))
+    one_line(cli("sim", "--machine", "origin2000-64", "--job-stream", log, "--apps", "stream:pages=x"), "job 0 (swf line 3, job 7): workload 'stream'")
+
+
+def test_swf_max_procs_is_compared_with_the_machine(tmp_path: Path) -> None:
+    log = tmp_path / "maxprocs.swf"
+    log.write_text("; MaxProcs: 128\n" + swf_line(1, 0, 2))
+    out = tmp_path / "r.json"
+    ok(cli("sim", "--machine", "origin2000-64", "--job-stream", log, "--apps", "stream:pages=4,iterations=1", "--json", out))
+    assert "the log's machine had 128 processors (MaxProcs), machine 'origin2000-64' has 64" in out.read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (("sim", "--machine", "origin2000-64", "--job-stream", "/dev/zero"), ("/dev/zero: more than 268435456 bytes (256 MiB), the bound on SWF files",)),
+        (("sim", "--machine", "/dev/zero"), ("/dev/zero: more than 16777216 bytes (16 MiB), the bound on machine files",)),
+    ],
+    ids=["swf", "machine"],
+)
+def test_an_endless_input_is_read_to_its_bound(args: tuple[str, ...], needles: tuple[str, ...]) -> None:
+    one_line(cli(*args), *needles)
+
+
+def test_an_endless_sysfs_file_is_read_to_its_bound(tmp_path: Path) -> None:
+    node = tmp_path / "node" / "node0"
+    node.mkdir(parents=True)
+    (node / "cpulist").symlink_to("/dev/zero")
+    (node / "meminfo").write_text("Node 0 MemTotal:       1048576 kB\n")
+    (node / "distance").write_text("10\n")
+    one_line(cli("topo", "--detect", "--sysfs", tmp_path / "node"), "cpulist: more than 1048576 bytes (1 MiB), the bound on sysfs files")

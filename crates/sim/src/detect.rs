@@ -20,7 +20,7 @@ use std::path::Path;
 pub use numaplace_model::topology::HostOptions as DetectOptions;
 
 fn read(path: &Path) -> Result<String, SimError> {
-    std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))
+    crate::input::read_text(path, crate::input::SYSFS_FILE)
 }
 
 fn bad(path: &Path, what: String) -> SimError {

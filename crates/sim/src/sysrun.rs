@@ -42,6 +42,10 @@ pub struct SystemRunConfig {
     /// in words (absent when none did).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clamped_jobs: Option<String>,
+    /// An SWF file whose header's `MaxProcs` (the processors of the machine the log was taken
+    /// on) is not the machine's CPU count, in words (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_procs: Option<String>,
     pub seed: u64,
     pub numaplace_version: &'static str,
 }
@@ -97,6 +101,7 @@ fn stream(machine: &Machine, cfg: &RunConfig, jobs: &str) -> Result<(JobStream, 
         demand_s: Vec::new(),
         mean_interarrival_s: None,
         clamped_jobs: None,
+        max_procs: None,
         seed: cfg.seed,
         numaplace_version: env!("CARGO_PKG_VERSION"),
     };
@@ -110,7 +115,7 @@ fn stream(machine: &Machine, cfg: &RunConfig, jobs: &str) -> Result<(JobStream, 
         if !(jobs.contains('/') || jobs.ends_with(".swf")) {
             return Err(ModelError::unknown("job mix", jobs, mix::MIXES.iter().map(|m| m.name)).into());
         }
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+        let text = crate::input::read_text(path, crate::input::SWF_FILE)?;
         let log = swf::parse(&text).map_err(|e| ModelError::Config(format!("{shown}: {e}")))?;
         let apps = match &cfg.apps {
             Some(a) => swf::AppMap::parse(a)?,
@@ -122,6 +127,10 @@ fn stream(machine: &Machine, cfg: &RunConfig, jobs: &str) -> Result<(JobStream, 
         let s = swf::to_stream(&log, &opts).map_err(|e| ModelError::Config(format!("{shown}: {e}")))?;
         if s.stream.jobs.is_empty() {
             return Err(ModelError::Config(format!("{shown}: no job with a processor count")).into());
+        }
+        // The log's own machine, where its header says (`MaxProcs`), against this one.
+        if let Some(p) = log.header.max_procs.filter(|&p| p > 0 && p as u64 != machine.cpus() as u64) {
+            out.max_procs = Some(format!("the log's machine had {p} processors (MaxProcs), machine '{}' has {}", machine.name(), machine.cpus()));
         }
         if let Some(&(line, job, cpus)) = s.clamped.first() {
             out.clamped_jobs = Some(format!(

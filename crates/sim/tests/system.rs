@@ -7,7 +7,7 @@ use numaplace_sim::system::{simulate_system, SystemConfig, SystemResult};
 const SWEEP: &str = "stream:pages=256,iterations=8";
 
 fn job(id: u32, arrival_ms: f64, cpus: u32, workload: &str) -> Job {
-    Job { id, arrival: (arrival_ms * 1e9) as u64, cpus, workload: workload.into() }
+    Job { id, arrival: (arrival_ms * 1e9) as u64, cpus, workload: workload.into(), origin: None }
 }
 
 fn run(jobs: Vec<Job>, scheduler: &str, dynamic: Option<&str>) -> SystemResult {

@@ -26,7 +26,7 @@ use crate::error::SimError;
 use crate::presets::load_machine;
 use crate::workload::Init;
 use job::{JobSpec, Live, Step};
-use numaplace_model::jobs::JobStream;
+use numaplace_model::jobs::{job_name, JobStream};
 use numaplace_model::rng::derive;
 use numaplace_model::sched::{self, JobInfo, Report, Scheduler};
 use numaplace_model::units::ns_to_ps;
@@ -143,6 +143,7 @@ pub fn simulate_system_on(
         let j = &stream.jobs[i];
         JobSpec {
             id: j.id,
+            origin: j.origin,
             workload: &j.workload,
             request: j.cpus.max(1),
             placement: &cfg.placement,
@@ -403,7 +404,8 @@ fn start_admitted<'m, 's>(
         let footprints: u64 = live.iter().map(Live::footprint).sum::<u64>() + l.footprint();
         if footprints > machine.capacity_total() {
             return Err(ModelError::Config(format!(
-                "job {id}: the running jobs' footprints ({footprints} pages) exceed machine '{}''s memory ({} pages)",
+                "{}: the running jobs' footprints ({footprints} pages) exceed machine '{}''s memory ({} pages)",
+                job_name(id, spec.origin),
                 machine.name(),
                 machine.capacity_total()
             ))
