@@ -250,3 +250,18 @@ def test_an_endless_sysfs_file_is_read_to_its_bound(tmp_path: Path) -> None:
     (node / "meminfo").write_text("Node 0 MemTotal:       1048576 kB\n")
     (node / "distance").write_text("10\n")
     one_line(cli("topo", "--detect", "--sysfs", tmp_path / "node"), "cpulist: more than 1048576 bytes (1 MiB), the bound on sysfs files")
+
+
+# --- one open per input ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", ["line", "page"])
+def test_trace_info_reads_a_trace_from_a_pipe(tmp_path: Path, level: str) -> None:
+    trace = tmp_path / "t.nptrace"
+    if level == "line":
+        ok(cli("trace", "export", "--machine", "talbot64", "--workload", "ge:n=16", "--out", trace))
+    else:
+        ok(cli("trace", "export", "--workload", "stream:pages=64,iterations=2", "--out", trace))
+    from_file = ok(cli("trace", "info", trace))
+    assert ("format        line" in from_file) == (level == "line")
+    assert ok(cli("trace", "info", "/dev/stdin", stdin=trace.read_bytes())) == from_file

@@ -148,12 +148,9 @@ fn trace_export(py: Python<'_>, request_json: &str, out: String, text: bool) -> 
 /// Summarises a trace file, as JSON.
 #[pyfunction]
 fn trace_info(py: Python<'_>, path: String) -> PyResult<String> {
+    // One open for either level: the trace may come from a pipe.
     let p = std::path::Path::new(&path);
-    if numaplace_sim::trace::line::version_of(p) == Some(numaplace_sim::trace::line::VERSION_LINE) {
-        let i = py.allow_threads(|| numaplace_sim::trace::line::info(p)).map_err(to_py)?;
-        return Ok(serde_json::to_string(&i).expect("serialise"));
-    }
-    let i = py.allow_threads(|| numaplace_sim::trace::info(p)).map_err(to_py)?;
+    let i = py.allow_threads(|| numaplace_sim::trace::info_any(p)).map_err(to_py)?;
     Ok(serde_json::to_string(&i).expect("serialise"))
 }
 

@@ -638,7 +638,17 @@ pub fn summarise(p: &mut dyn LineProgram) -> Result<LineTraceInfo, SimError> {
 /// # Errors
 /// Any malformed part of the file.
 pub fn info(path: &Path) -> Result<LineTraceInfo, SimError> {
-    let mut t = LineTrace::open(path)?;
+    let file = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
+    info_from_reader(Box::new(file), &shown_path(path))
+}
+
+/// Reads a line-level trace from a byte stream and summarises it; `name` stands for the file in
+/// messages.
+///
+/// # Errors
+/// Any malformed part of the stream.
+pub fn info_from_reader(input: Box<dyn Read + Send>, name: &str) -> Result<LineTraceInfo, SimError> {
+    let mut t = LineTrace::from_reader(input, name)?;
     let h = t.header().clone();
     let mut info = summarise(&mut t)?;
     info.page_size = h.page_size;
@@ -649,6 +659,8 @@ pub fn info(path: &Path) -> Result<LineTraceInfo, SimError> {
 
 /// The version of the trace at `path` from its header's first bytes: 1 for a page-level trace,
 /// 2 for a line-level one; `None` for a text trace (page level) or what is no trace at all.
+/// This opens the file: to read a trace of either level from a pipe, use
+/// [`super::info_any`], which opens it once.
 pub fn version_of(path: &Path) -> Option<u16> {
     let mut f = std::fs::File::open(path).ok()?;
     let mut first = [0u8; 10];
