@@ -7,6 +7,7 @@
 //! resolved spec prints back in canonical form with every default filled in — the form written
 //! next to every result so a run can be repeated exactly.
 
+use crate::error::shown;
 use crate::error::ModelError;
 use std::fmt;
 
@@ -120,25 +121,21 @@ impl Spec {
             None => (text, None),
         };
         if name.is_empty() {
-            return Err(ModelError::Spec(format!("'{text}': missing name before ':'")));
+            return Err(ModelError::Spec(format!("'{}': missing name before ':'", shown(text))));
         }
         let mut params: Vec<(String, String)> = Vec::new();
         if let Some(rest) = rest {
             for pair in rest.split(',') {
                 let pair = pair.trim();
                 let Some((k, v)) = pair.split_once('=') else {
-                    return Err(ModelError::Spec(format!(
-                        "'{text}': parameter '{pair}' is not of the form key=value"
-                    )));
+                    return Err(ModelError::Spec(format!("'{}': parameter '{}' is not of the form key=value", shown(text), shown(pair))));
                 };
                 let (k, v) = (k.trim(), v.trim());
                 if k.is_empty() || v.is_empty() {
-                    return Err(ModelError::Spec(format!(
-                        "'{text}': parameter '{pair}' needs both a key and a value"
-                    )));
+                    return Err(ModelError::Spec(format!("'{}': parameter '{}' needs both a key and a value", shown(text), shown(pair))));
                 }
                 if params.iter().any(|(pk, _)| pk == k) {
-                    return Err(ModelError::Spec(format!("'{text}': key '{k}' given twice")));
+                    return Err(ModelError::Spec(format!("'{}': key '{}' given twice", shown(text), shown(k))));
                 }
                 params.push((k.to_string(), v.to_string()));
             }
@@ -159,10 +156,7 @@ impl Spec {
                 } else {
                     format!("valid keys: {}", decls.iter().map(|d| d.name).collect::<Vec<_>>().join(", "))
                 };
-                return Err(ModelError::Spec(format!(
-                    "{kind} '{}': unknown parameter '{k}' ({valid})",
-                    self.name
-                )));
+                return Err(ModelError::Spec(format!("{kind} '{}': unknown parameter '{}' ({valid})", shown(&self.name), shown(k))));
             }
         }
         let mut values = Vec::with_capacity(decls.len());
@@ -170,7 +164,7 @@ impl Spec {
             let given = self.params.iter().find(|(k, _)| k == d.name).map(|(_, v)| v.as_str());
             let text = given.unwrap_or(d.default);
             let v = parse_value(d, text).map_err(|why| {
-                ModelError::Spec(format!("{kind} '{}': {}={text}: {why}", self.name, d.name))
+                ModelError::Spec(format!("{kind} '{}': {}={}: {why}", shown(&self.name), d.name, shown(text)))
             })?;
             values.push((d.name, v));
         }

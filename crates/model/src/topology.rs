@@ -144,7 +144,7 @@ fn toml_error(origin: &str, text: &str, e: &toml::de::Error) -> ModelError {
         Some(span) => {
             let line_no = text[..span.start.min(text.len())].matches('\n').count() + 1;
             let line = text.lines().nth(line_no - 1).unwrap_or("").trim();
-            err(&format!("{origin}:{line_no}"), format!("`{line}`: {msg}"))
+            err(&format!("{origin}:{line_no}"), format!("`{}`: {}", crate::error::shown(line), crate::error::one_line(&msg)))
         }
         None => err(origin, msg),
     }

@@ -100,7 +100,7 @@ fn every_malformed_field_is_a_one_line_error_naming_line_and_field() {
     }
     // A long field is cut in the message.
     let e = parse(&with_field(3, &"9".repeat(100))).unwrap_err().to_string();
-    assert!(e.len() < 120 && e.contains("...'"), "{e}");
+    assert!(e.len() < 120 && e.contains("…(60 more characters)'"), "{e}");
 }
 
 #[test]
@@ -174,5 +174,51 @@ proptest! {
             }
         }
         check_error(&text, r);
+    }
+}
+
+mod hostile {
+    use numaplace_model::jobs::swf::{parse, to_stream, StreamOptions};
+    use proptest::prelude::*;
+
+    /// A field: a plain number, a huge one, a fraction, a word, control characters or nothing.
+    fn field() -> impl Strategy<Value = String> {
+        prop_oneof![
+            (-2i64..200).prop_map(|v| v.to_string()),
+            "[0-9]{19,300}",
+            "-?[0-9]{1,5}\\.[0-9]{1,3}",
+            "[a-z;:]{1,8}",
+            "[\\x00-\\x1f\\x7f]{1,4}",
+            Just(String::new()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        /// Whatever a log holds, parsing and streaming it end in a result or in one short line
+        /// naming the line (no field is echoed whole).
+        #[test]
+        fn any_log_is_a_result_or_one_short_line(
+            lines in prop::collection::vec(prop::collection::vec(field(), 0..20), 0..6),
+            header in prop::option::of("[ -~]{0,60}"),
+        ) {
+            let mut text = header.map(|h| format!(";{h}\n")).unwrap_or_default();
+            for l in &lines {
+                text.push_str(&l.join(" "));
+                text.push('\n');
+            }
+            let checked = |e: String| {
+                assert!(!e.contains('\n') && !e.contains('\0') && e.chars().count() < 200, "{e:?}");
+            };
+            match parse(&text) {
+                Err(e) => checked(e.to_string()),
+                Ok(log) => {
+                    if let Err(e) = to_stream(&log, &StreamOptions { max_cpus: Some(64), ..StreamOptions::default() }) {
+                        checked(e.to_string());
+                    }
+                }
+            }
+        }
     }
 }

@@ -29,7 +29,9 @@ create_exception!(_native, FileError, NumaplaceError, "A file could not be read 
 create_exception!(_native, TraceError, NumaplaceError, "A trace file is malformed (the message names the byte or line).");
 
 fn to_py(e: SimError) -> PyErr {
-    let msg = e.to_string();
+    // Its parts that quote a user were cut and escaped where they were written
+    // (`numaplace_model::error::shown`); the whole message is one line whatever it holds.
+    let msg = numaplace_model::error::one_line(&e.to_string());
     match e {
         SimError::Io { .. } => FileError::new_err(msg),
         SimError::Trace { .. } => TraceError::new_err(msg),
@@ -146,12 +148,9 @@ fn trace_export(py: Python<'_>, request_json: &str, out: String, text: bool) -> 
 /// Summarises a trace file, as JSON.
 #[pyfunction]
 fn trace_info(py: Python<'_>, path: String) -> PyResult<String> {
+    // One open for either level: the trace may come from a pipe.
     let p = std::path::Path::new(&path);
-    if numaplace_sim::trace::line::version_of(p) == Some(numaplace_sim::trace::line::VERSION_LINE) {
-        let i = py.allow_threads(|| numaplace_sim::trace::line::info(p)).map_err(to_py)?;
-        return Ok(serde_json::to_string(&i).expect("serialise"));
-    }
-    let i = py.allow_threads(|| numaplace_sim::trace::info(p)).map_err(to_py)?;
+    let i = py.allow_threads(|| numaplace_sim::trace::info_any(p)).map_err(to_py)?;
     Ok(serde_json::to_string(&i).expect("serialise"))
 }
 

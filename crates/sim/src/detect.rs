@@ -20,11 +20,11 @@ use std::path::Path;
 pub use numaplace_model::topology::HostOptions as DetectOptions;
 
 fn read(path: &Path) -> Result<String, SimError> {
-    std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))
+    crate::input::read_text(path, crate::input::SYSFS_FILE)
 }
 
 fn bad(path: &Path, what: String) -> SimError {
-    SimError::Io { path: path.display().to_string(), message: what }
+    SimError::Io { path: numaplace_model::error::shown_path(path), message: what }
 }
 
 /// The access classes read, best first: CPU initiators (newer kernels), then any initiator.
@@ -104,7 +104,7 @@ pub fn detect_host(root: &Path, opts: &DetectOptions) -> Result<HostMachine, Sim
         nodes.push(HostNode { cpus, memory_kib, distance });
         perf.push(hmat(&dir, &ids)?);
     }
-    host_machine_hmat(&nodes, &perf, opts, &root.display().to_string()).map_err(SimError::from)
+    host_machine_hmat(&nodes, &perf, opts, &numaplace_model::error::shown_path(root)).map_err(SimError::from)
 }
 
 /// Builds a machine from a sysfs node directory; [`detect_host`] without the notes.

@@ -27,6 +27,6 @@ impl SimError {
             std::io::ErrorKind::NotFound => "no such file".to_string(),
             _ => e.to_string(),
         };
-        SimError::Io { path: path.display().to_string(), message }
+        SimError::Io { path: numaplace_model::error::shown_path(path), message }
     }
 }

@@ -24,6 +24,7 @@ pub mod detect;
 pub mod engine;
 pub mod error;
 pub mod hotloop;
+pub mod input;
 pub mod inspect;
 pub mod linerun;
 pub mod oracle;

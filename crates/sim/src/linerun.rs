@@ -3,6 +3,7 @@
 //! line-level program ([`crate::protocol::programs`], or a version 2 trace) in place of the
 //! workload.
 
+use numaplace_model::error::shown_path;
 use crate::error::SimError;
 use crate::protocol::engine;
 use crate::protocol::params::{BufferMode, ProtocolOptions, ProtocolParams, ProxyMode};
@@ -86,7 +87,7 @@ pub fn program(machine: &Machine, cfg: &RunConfig) -> Result<(Box<dyn LineProgra
         let t = LineTrace::open(Path::new(&path))?;
         let h = t.header();
         let mismatch = |what: &str, trace: u64, machine_has: u64| {
-            ModelError::Config(format!("{path}: the trace's {what} is {trace} but machine '{}' has {machine_has}", machine.name()))
+            ModelError::Config(format!("{}: the trace's {what} is {trace} but machine '{}' has {machine_has}", shown_path(Path::new(&path)), machine.name()))
         };
         if h.page_size != m.page_size {
             return Err(mismatch("page size", h.page_size, m.page_size).into());

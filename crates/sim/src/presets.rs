@@ -36,8 +36,8 @@ pub fn preset(name: &str) -> Result<Machine, SimError> {
 pub fn load_machine(arg: &str) -> Result<Machine, SimError> {
     if arg.contains('/') || arg.ends_with(".toml") {
         let path = Path::new(arg);
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
-        Ok(Machine::from_toml_str(&text, arg)?)
+        let text = crate::input::read_text(path, crate::input::MACHINE_FILE)?;
+        Ok(Machine::from_toml_str(&text, &numaplace_model::error::shown_path(path))?)
     } else {
         preset(arg)
     }

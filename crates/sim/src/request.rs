@@ -85,6 +85,17 @@ pub struct RunOption {
 /// small beside the transactions, short beside any epoch of interest.
 pub const DEFAULT_QUANTUM_NS: f64 = 200_000.0;
 
+/// The shortest interleaving quantum, ns: 1 µs, about one miss of the slowest preset. Each
+/// quantum costs a timing solve of O(threads × nodes) however few records it holds, so the
+/// cost of a run grows as 1 / quantum: the default run took over 90 s at 1 ns, and takes 1.8 s
+/// at this bound (0.5 s at the default).
+pub const MIN_QUANTUM_NS: f64 = 1_000.0;
+
+/// The shortest quantum of a system run, ns: 100 µs. A system simulates minutes of its jobs,
+/// each job's threads solved every quantum: a stream of two W1 jobs takes 10 s at the default,
+/// 27 s at this bound and 100 s at 20 µs.
+pub const MIN_SYSTEM_QUANTUM_NS: f64 = 100_000.0;
+
 /// Every option of a run, in the order listings show them.
 pub const OPTIONS: &[RunOption] = &[
     RunOption {
@@ -242,9 +253,9 @@ pub const OPTIONS: &[RunOption] = &[
     },
     RunOption {
         name: "quantum_ns",
-        kind: OptKind::Float { min: 1.0, max: 1e12 },
+        kind: OptKind::Float { min: MIN_QUANTUM_NS, max: 1e12 },
         default: Some("200000"),
-        doc: "interleaving quantum of simulated time, ns",
+        doc: "interleaving quantum of simulated time, ns (at least 1000; 100000 for a system run: each quantum costs a timing solve)",
         input: true,
         python: None,
         applies: PAGE_AND_SYSTEM,
@@ -293,7 +304,7 @@ enum Typed {
 }
 
 fn bad(o: &RunOption, value: &Value, why: String) -> SimError {
-    ModelError::Config(format!("{} = {value}: {why}", o.name)).into()
+    ModelError::Config(format!("{} = {}: {why}", o.name, numaplace_model::error::shown(&value.to_string()))).into()
 }
 
 /// Checks one JSON value against its option.
@@ -503,8 +514,9 @@ mod tests {
         assert_eq!(e(json!({"threads": 4.0})), "threads = 4.0: expected an integer in [1, 65535]");
         assert_eq!(e(json!({"threads": true})), "threads = true: expected an integer in [1, 65535]");
         assert_eq!(e(json!({"seed": -1})), "seed = -1: expected an integer in [0, 18446744073709551615]");
-        assert_eq!(e(json!({"quantum_ns": 0.5})), "quantum_ns = 0.5: expected a number in [1, 1000000000000]");
-        assert_eq!(e(json!({"quantum_ns": 1e17})), "quantum_ns = 1e+17: expected a number in [1, 1000000000000]");
+        assert_eq!(e(json!({"quantum_ns": 1})), "quantum_ns = 1: expected a number in [1000, 1000000000000]");
+        assert_eq!(e(json!({"quantum_ns": 999.9})), "quantum_ns = 999.9: expected a number in [1000, 1000000000000]");
+        assert_eq!(e(json!({"quantum_ns": 1e17})), "quantum_ns = 1e+17: expected a number in [1000, 1000000000000]");
         assert_eq!(e(json!({"oversubscribe": 1})), "oversubscribe = 1: expected true or false");
         assert_eq!(e(json!({"machine": 3})), "machine = 3: expected a string");
         assert_eq!(e(json!({"workload": ""})), "workload = \"\": expected a non-empty string");

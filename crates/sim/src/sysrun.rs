@@ -8,10 +8,11 @@
 //! mode and seed, no dynamic policy: its simulated time (initialisation included, as a job
 //! runs it) times the CPUs requested.
 
+use numaplace_model::error::shown_path;
 use crate::error::SimError;
 use crate::request::{check_applies, RunKind};
 use crate::run::{simulate_on, RunConfig};
-use crate::system::{simulate_system_on, SystemConfig, SystemProgress, SystemResult};
+use crate::system::{check_config, simulate_system_on, SystemConfig, SystemProgress, SystemResult};
 use numaplace_model::jobs::{mix, swf, JobStream};
 use numaplace_model::topology::RawMachine;
 use numaplace_model::{Machine, ModelError};
@@ -41,6 +42,10 @@ pub struct SystemRunConfig {
     /// in words (absent when none did).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clamped_jobs: Option<String>,
+    /// An SWF file whose header's `MaxProcs` (the processors of the machine the log was taken
+    /// on) is not the machine's CPU count, in words (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_procs: Option<String>,
     pub seed: u64,
     pub numaplace_version: &'static str,
 }
@@ -96,6 +101,7 @@ fn stream(machine: &Machine, cfg: &RunConfig, jobs: &str) -> Result<(JobStream, 
         demand_s: Vec::new(),
         mean_interarrival_s: None,
         clamped_jobs: None,
+        max_procs: None,
         seed: cfg.seed,
         numaplace_version: env!("CARGO_PKG_VERSION"),
     };
@@ -105,11 +111,12 @@ fn stream(machine: &Machine, cfg: &RunConfig, jobs: &str) -> Result<(JobStream, 
             return Err(ModelError::Config(format!("load = {}: a load is a generated mix's (W1..W4); an SWF file's jobs arrive when it says", cfg.load)).into());
         }
         let path = Path::new(jobs);
+        let shown = shown_path(path);
         if !(jobs.contains('/') || jobs.ends_with(".swf")) {
             return Err(ModelError::unknown("job mix", jobs, mix::MIXES.iter().map(|m| m.name)).into());
         }
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
-        let log = swf::parse(&text).map_err(|e| ModelError::Config(format!("{jobs}: {e}")))?;
+        let text = crate::input::read_text(path, crate::input::SWF_FILE)?;
+        let log = swf::parse(&text).map_err(|e| ModelError::Config(format!("{shown}: {e}")))?;
         let apps = match &cfg.apps {
             Some(a) => swf::AppMap::parse(a)?,
             None => swf::AppMap::default(),
@@ -117,9 +124,13 @@ fn stream(machine: &Machine, cfg: &RunConfig, jobs: &str) -> Result<(JobStream, 
         out.apps = cfg.apps.clone().unwrap_or_else(|| swf::DEFAULT_APPS.join(";"));
         let max_cpus = Some(u32::try_from(machine.cpus()).unwrap_or(u32::MAX));
         let opts = swf::StreamOptions { first: 0, limit: cfg.job_count.map(|n| n as usize), apps, max_cpus };
-        let s = swf::to_stream(&log, &opts).map_err(|e| ModelError::Config(format!("{jobs}: {e}")))?;
+        let s = swf::to_stream(&log, &opts).map_err(|e| ModelError::Config(format!("{shown}: {e}")))?;
         if s.stream.jobs.is_empty() {
-            return Err(ModelError::Config(format!("{jobs}: no job with a processor count")).into());
+            return Err(ModelError::Config(format!("{shown}: no job with a processor count")).into());
+        }
+        // The log's own machine, where its header says (`MaxProcs`), against this one.
+        if let Some(p) = log.header.max_procs.filter(|&p| p > 0 && p as u64 != machine.cpus() as u64) {
+            out.max_procs = Some(format!("the log's machine had {p} processors (MaxProcs), machine '{}' has {}", machine.name(), machine.cpus()));
         }
         if let Some(&(line, job, cpus)) = s.clamped.first() {
             out.clamped_jobs = Some(format!(
@@ -188,7 +199,6 @@ pub fn run_system(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&
         return Err(ModelError::Config("engine = protocol: a system run's jobs run on the page engine".into()).into());
     }
     let jobs = cfg.job_stream.as_deref().expect("a system run names its job stream");
-    let (stream, config) = stream(machine, cfg, jobs)?;
     let sys = SystemConfig {
         scheduler: cfg.scheduler.clone(),
         placement: cfg.placement.clone(),
@@ -197,6 +207,9 @@ pub fn run_system(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&
         quantum_ns: cfg.quantum_ns,
         init: cfg.init,
     };
+    // Before a mix's applications are measured alone, at this quantum.
+    check_config(machine, &sys)?;
+    let (stream, config) = stream(machine, cfg, jobs)?;
     let result = simulate_system_on(machine, &stream, &sys, observer)?;
     Ok(SystemRun { config, result })
 }

@@ -11,8 +11,9 @@ use numaplace_sim::protocol::{run, BufferMode, InterfaceModel, ProtocolOptions, 
 const PAGE: u64 = 8192;
 const LINE: u64 = 64;
 
-fn params() -> ProtocolParams {
-    ProtocolParams::default()
+fn params(m: &Machine) -> ProtocolParams {
+    // Seed 004's three proxy clusters, or one a node on a smaller machine (a cluster needs a node).
+    ProtocolParams { proxy_clusters: 3.min(m.nodes() as u32), ..ProtocolParams::default() }
 }
 
 fn go(m: &Machine, p: &ProtocolParams, threads: Vec<Vec<LineOp>>, place: &str, opts: ProtocolOptions, proxy_marked: bool) -> ProtocolResult {
@@ -38,7 +39,7 @@ fn a(pg: u64, i: u64) -> u64 {
 fn read_miss_clean_at_home() {
     let m = small_machine(2);
     // Thread 0 homes page 0 (first touch) by writing it; after a barrier thread 1 reads it.
-    let r = go(&m, &params(), vec![vec![Write(a(0, 0)), Barrier], vec![Barrier, Read(a(0, 0))]], "first-touch", checked(), false);
+    let r = go(&m, &params(&m), vec![vec![Write(a(0, 0)), Barrier], vec![Barrier, Read(a(0, 0))]], "first-touch", checked(), false);
     // Thread 1's read: a fwd_read to the owner (0), data to 1, sharing write-back to home 0 -
     // here home and owner are the same node, so the forward and write-back are local.
     assert_eq!(msg(&r, "read_req"), 1);
@@ -51,7 +52,7 @@ fn read_miss_clean_at_home() {
 fn read_of_a_clean_line_is_two_messages() {
     let m = small_machine(2);
     // Thread 1 first touches page 0 with a read: home 1, clean. Thread 0 then reads it.
-    let r = go(&m, &params(), vec![vec![Barrier, Read(a(0, 0))], vec![Read(a(0, 0)), Barrier]], "first-touch", checked(), false);
+    let r = go(&m, &params(&m), vec![vec![Barrier, Read(a(0, 0))], vec![Read(a(0, 0)), Barrier]], "first-touch", checked(), false);
     assert_eq!(r.messages - msg(&r, "barrier_arrive") - msg(&r, "barrier_release"), 2);
     assert_eq!((msg(&r, "read_req"), msg(&r, "data")), (1, 1));
 }
@@ -63,7 +64,7 @@ fn read_of_a_dirty_remote_line_is_forwarded() {
     let t0 = vec![Read(a(0, 0)), Barrier, Barrier];
     let t1 = vec![Barrier, Write(a(0, 0)), Barrier];
     let t2 = vec![Barrier, Barrier, Read(a(0, 0))];
-    let r = go(&m, &params(), vec![t0, t1, t2], "first-touch", checked(), false);
+    let r = go(&m, &params(&m), vec![t0, t1, t2], "first-touch", checked(), false);
     assert_eq!(msg(&r, "fwd_read"), 1);
     assert_eq!(msg(&r, "sharing_wb"), 1);
     // Node 1's write invalidated node 0's copy (home-local: the inval is a local message).
@@ -81,7 +82,7 @@ fn write_miss_walks_the_sharing_list() {
         th.push(vec![Barrier, Read(a(0, 0)), Barrier]);
     }
     th.push(vec![Barrier, Barrier, Write(a(0, 0))]);
-    let r = go(&m, &params(), th, "first-touch", checked(), false);
+    let r = go(&m, &params(&m), th, "first-touch", checked(), false);
     // List 3 -> 2 -> 1 -> 0: the walk is home 0 -> 3 -> 2 -> 1 -> 0, four network hops; the
     // tail is the home itself, so its acknowledgement is local.
     assert_eq!(msg(&r, "inval"), 4, "one inval per hop of the list");
@@ -92,7 +93,7 @@ fn write_miss_walks_the_sharing_list() {
 #[test]
 fn upgrade_needs_no_data() {
     let m = small_machine(2);
-    let r = go(&m, &params(), vec![vec![Read(a(0, 0)), Barrier], vec![Barrier, Read(a(0, 0)), Write(a(0, 0))]], "first-touch", checked(), false);
+    let r = go(&m, &params(&m), vec![vec![Read(a(0, 0)), Barrier], vec![Barrier, Read(a(0, 0)), Write(a(0, 0))]], "first-touch", checked(), false);
     assert_eq!(msg(&r, "upgrade_req"), 1);
     assert_eq!(msg(&r, "upgrade_ack") + msg(&r, "data_ex"), 1);
 }
@@ -100,7 +101,7 @@ fn upgrade_needs_no_data() {
 #[test]
 fn dirty_victims_are_written_back_and_shared_ones_replaced() {
     let m = small_machine(2);
-    let mut p = params();
+    let mut p = params(&m);
     p.flc_bytes = 64;
     p.slc_bytes = 128; // two frames: lines 0 and 2 collide
     // Page 0 homed on 1; node 0 writes line 0 then reads line 2 (same frame): write-back.
@@ -116,7 +117,7 @@ fn dirty_victims_are_written_back_and_shared_ones_replaced() {
 #[test]
 fn sharer_leaving_invalidates_the_lower_list() {
     let m = small_machine(4);
-    let mut p = params();
+    let mut p = params(&m);
     p.flc_bytes = 64;
     p.slc_bytes = 128;
     // Page 0 homed on 0 (its read). Node 1 reads line 0, then node 2, then node 3: list
@@ -144,7 +145,7 @@ fn msg_opts(proxies: ProxyMode, limit: Option<u32>) -> ProtocolOptions {
 #[test]
 fn a_pending_proxy_chain_serves_the_first_client_last() {
     let m = small_machine(8);
-    let p = ProtocolParams { proxy_clusters: 2, ..params() };
+    let p = ProtocolParams { proxy_clusters: 2, ..params(&m) };
     // Clusters {0..3} and {4..7}; line 0's proxy for the first cluster is node 0. Node 7 homes
     // page 0 with a clean read; then nodes 1, 2, 3 read line 0, a few cycles apart, while node
     // 0's fetch from the home is outstanding.
@@ -175,7 +176,7 @@ fn basic_proxies_leave_unmarked_data_alone() {
     let mut th: Vec<Vec<LineOp>> = (0..8).map(|_| vec![Barrier, Barrier]).collect();
     th[7] = vec![Read(a(0, 0)), Barrier, Barrier];
     th[1] = vec![Barrier, Read(a(0, 0)), Barrier];
-    let r = go(&m, &params(), th, "first-touch", msg_opts(ProxyMode::Basic, None), false);
+    let r = go(&m, &params(&m), th, "first-touch", msg_opts(ProxyMode::Basic, None), false);
     assert_eq!(r.proxy_reads, 0);
 }
 
@@ -193,10 +194,10 @@ fn hot_home() -> Vec<Vec<LineOp>> {
 #[test]
 fn full_buffers_bounce_read_requests_which_are_retried() {
     let m = small_machine(8);
-    let inf = go(&m, &params(), hot_home(), "first-touch", msg_opts(ProxyMode::None, None), false);
+    let inf = go(&m, &params(&m), hot_home(), "first-touch", msg_opts(ProxyMode::None, None), false);
     assert_eq!(inf.bounces, 0);
     assert!(inf.queue_len_max >= 3, "seven readers queue at the home: {}", inf.queue_len_max);
-    let fin = go(&m, &params(), hot_home(), "first-touch", msg_opts(ProxyMode::None, Some(1)), false);
+    let fin = go(&m, &params(&m), hot_home(), "first-touch", msg_opts(ProxyMode::None, Some(1)), false);
     assert!(fin.bounces > 0);
     assert_eq!(msg(&fin, "bounce"), fin.bounces);
     assert_eq!(fin.remote_reads, 28, "every read completes");
@@ -208,7 +209,7 @@ fn full_buffers_bounce_read_requests_which_are_retried() {
     // Without it (`InterfaceModel::IDEAL`) a read is accepted only if the queue then holds at
     // most the limit: never more than the limit waiting (plus the one in service).
     let legacy = ProtocolOptions { interface: InterfaceModel::IDEAL, ..msg_opts(ProxyMode::None, Some(1)) };
-    let old = go(&m, &params(), hot_home(), "first-touch", legacy, false);
+    let old = go(&m, &params(&m), hot_home(), "first-touch", legacy, false);
     assert!(old.bounces > 0 && old.remote_reads == 28);
     assert!(old.queue_len_max <= 2, "{}", old.queue_len_max);
 }
@@ -219,18 +220,18 @@ fn full_buffers_bounce_read_requests_which_are_retried() {
 fn receives_are_spaced_by_the_gap() {
     let m = small_machine(8);
     let th: Vec<Vec<LineOp>> = (0..8).map(|_| vec![Barrier]).collect();
-    let with = go(&m, &params(), th.clone(), "first-touch", checked(), false);
+    let with = go(&m, &params(&m), th.clone(), "first-touch", checked(), false);
     let legacy = ProtocolOptions { interface: InterfaceModel { receive_gap: false, ..InterfaceModel::default() }, ..checked() };
-    let without = go(&m, &params(), th, "first-touch", legacy, false);
-    assert_eq!(with.cycles, without.cycles + 6 * params().gap, "{} vs {}", with.cycles, without.cycles);
+    let without = go(&m, &params(&m), th, "first-touch", legacy, false);
+    assert_eq!(with.cycles, without.cycles + 6 * params(&m).gap, "{} vs {}", with.cycles, without.cycles);
 }
 
 #[test]
 fn reactive_proxies_trigger_only_on_bounces() {
     let m = small_machine(8);
-    let quiet = go(&m, &params(), hot_home(), "first-touch", msg_opts(ProxyMode::Reactive, None), false);
+    let quiet = go(&m, &params(&m), hot_home(), "first-touch", msg_opts(ProxyMode::Reactive, None), false);
     assert_eq!((quiet.bounces, quiet.proxy_reads), (0, 0), "infinite buffers never bounce, so never proxy");
-    let r = go(&m, &params(), hot_home(), "first-touch", msg_opts(ProxyMode::Reactive, Some(1)), false);
+    let r = go(&m, &params(&m), hot_home(), "first-touch", msg_opts(ProxyMode::Reactive, Some(1)), false);
     assert!(r.bounces > 0);
     assert!(r.reactive_proxy_reads > 0);
     assert_eq!(r.proxy_reads, r.reactive_proxy_reads);
@@ -244,7 +245,7 @@ fn locks_serialise_their_critical_sections() {
     let l = a(1, 0);
     let th: Vec<Vec<LineOp>> =
         (0..4).map(|t| vec![Lock(l), Read(a(0, 0)), Write(a(0, 0)), Compute(20), Unlock(l), Read(a(0, t + 1))]).collect();
-    let r = go(&m, &params(), th, "round-robin", checked(), false);
+    let r = go(&m, &params(&m), th, "round-robin", checked(), false);
     assert_eq!(r.line_accesses, 4 * 5);
     assert!(r.loads_checked >= 8);
 }
@@ -252,7 +253,7 @@ fn locks_serialise_their_critical_sections() {
 fn err(m: &Machine, th: Vec<Vec<LineOp>>, opts: ProtocolOptions) -> String {
     let mut prog = Script::new("script", Script::one_region(4 * PAGE, false), th);
     let (pl, _) = placement::build(&Spec::parse("first-touch").unwrap(), m, 1).unwrap();
-    run(m, &params(), &mut prog, pl.as_ref(), "first-touch", &opts).unwrap_err().to_string()
+    run(m, &params(&m), &mut prog, pl.as_ref(), "first-touch", &opts).unwrap_err().to_string()
 }
 
 #[test]
@@ -405,7 +406,7 @@ fn a_failing_program_reports_its_own_error() {
     let m = small_machine(2);
     let mut prog = Broken(Script::new("b", Script::one_region(PAGE, false), vec![vec![Read(0), Barrier], vec![Barrier]]), false);
     let (pl, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m, 1).unwrap();
-    let e = run(&m, &params(), &mut prog, pl.as_ref(), "first-touch", &ProtocolOptions::default()).unwrap_err().to_string();
+    let e = run(&m, &params(&m), &mut prog, pl.as_ref(), "first-touch", &ProtocolOptions::default()).unwrap_err().to_string();
     assert_eq!(e, "t.nptrace: block 2: bad crc");
 }
 
@@ -418,7 +419,7 @@ fn an_observer_sees_every_barrier_and_can_stop_the_run() {
     let (pl, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m, 1).unwrap();
     let mut seen: Vec<ProtocolProgress> = Vec::new();
     let mut prog = Script::new("script", Script::one_region(16 * PAGE, false), threads());
-    let watched = run_observed(&m, &params(), &mut prog, pl.as_ref(), "first-touch", &checked(), &mut |p| {
+    let watched = run_observed(&m, &params(&m), &mut prog, pl.as_ref(), "first-touch", &checked(), &mut |p| {
         seen.push(*p);
         true
     })
@@ -428,11 +429,11 @@ fn an_observer_sees_every_barrier_and_can_stop_the_run() {
     assert!(seen.windows(2).all(|w| w[0].simulated_ns <= w[1].simulated_ns && w[0].line_accesses <= w[1].line_accesses));
     assert_eq!(seen[2].line_accesses, 6);
     // Watching changes nothing.
-    let plain = go(&m, &params(), threads(), "first-touch", checked(), false);
+    let plain = go(&m, &params(&m), threads(), "first-touch", checked(), false);
     assert_eq!(serde_json::to_string(&watched).unwrap(), serde_json::to_string(&plain).unwrap());
     // Returning false stops it.
     let mut prog = Script::new("script", Script::one_region(16 * PAGE, false), threads());
-    let stopped = run_observed(&m, &params(), &mut prog, pl.as_ref(), "first-touch", &checked(), &mut |p| p.barriers < 2);
+    let stopped = run_observed(&m, &params(&m), &mut prog, pl.as_ref(), "first-touch", &checked(), &mut |p| p.barriers < 2);
     assert!(matches!(stopped, Err(SimError::Stopped)), "{stopped:?}");
 }
 
@@ -441,9 +442,9 @@ fn pages_homed_per_node_are_reported() {
     let m = small_machine(2);
     // Thread 0 first touches pages 0, 1 and 2, thread 1 page 3 (after the barrier, page 0 again).
     let th = vec![vec![Read(a(0, 0)), Write(a(1, 3)), Read(a(2, 1)), Barrier], vec![Read(a(3, 0)), Barrier, Read(a(0, 0))]];
-    let r = go(&m, &params(), th.clone(), "first-touch", checked(), false);
+    let r = go(&m, &params(&m), th.clone(), "first-touch", checked(), false);
     assert_eq!(r.per_node_pages, vec![3, 1]);
-    let r = go(&m, &params(), th, "round-robin", checked(), false);
+    let r = go(&m, &params(&m), th, "round-robin", checked(), false);
     assert_eq!(r.per_node_pages.iter().sum::<u64>(), 4);
     assert_eq!(r.per_node_pages, vec![2, 2]);
 }

@@ -7,7 +7,7 @@ use numaplace_sim::system::{simulate_system, SystemConfig, SystemResult};
 const SWEEP: &str = "stream:pages=256,iterations=8";
 
 fn job(id: u32, arrival_ms: f64, cpus: u32, workload: &str) -> Job {
-    Job { id, arrival: (arrival_ms * 1e9) as u64, cpus, workload: workload.into() }
+    Job { id, arrival: (arrival_ms * 1e9) as u64, cpus, workload: workload.into(), origin: None }
 }
 
 fn run(jobs: Vec<Job>, scheduler: &str, dynamic: Option<&str>) -> SystemResult {
@@ -181,7 +181,7 @@ fn random_streams_keep_the_invariants() {
                 job(id, t, 1 + rng.below(20) as u32, workloads[rng.below(3) as usize])
             })
             .collect();
-        let scheduler = ["irix:quantum_ms=0.5", "equipartition:mpl=2", "pdpa:step=2", "linux:numa_period_ms=1"][round % 4];
+        let scheduler = ["irix:quantum_ms=1", "equipartition:mpl=2", "pdpa:step=2", "linux:numa_period_ms=1"][round % 4];
         let dynamic = if round % 3 == 0 { None } else { Some("kernel") };
         let r = run(jobs.clone(), scheduler, dynamic);
         assert_eq!(r.jobs.len(), jobs.len());
@@ -260,4 +260,26 @@ fn a_dropped_thread_taken_back_elsewhere_is_a_process_migration() {
     assert_eq!(r.jobs[0].process_migrations, 2);
     // Jobs 1 and 2 only shrink or take threads they never ran: no migration.
     assert_eq!((r.jobs[1].process_migrations, r.jobs[2].process_migrations), (0, 0));
+}
+
+#[test]
+fn time_steps_below_their_floors_are_refused_naming_the_option_and_the_bound() {
+    use numaplace_model::sched::MIN_PERIOD_MS;
+    use numaplace_sim::request::MIN_SYSTEM_QUANTUM_NS;
+    let stream = || JobStream { jobs: vec![job(0, 0.0, 2, SWEEP)] };
+    // A quantum a page run takes (at least 1 us) but a system run does not.
+    let cfg = SystemConfig { quantum_ns: 20_000.0, ..Default::default() };
+    let e = simulate_system("origin2000", &stream(), &cfg).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        format!("quantum_ns = 20000: a system run's quantum is at least {MIN_SYSTEM_QUANTUM_NS} ns (each quantum costs a timing solve for every running job)")
+    );
+    let cfg = SystemConfig { quantum_ns: MIN_SYSTEM_QUANTUM_NS, ..Default::default() };
+    simulate_system("origin2000", &stream(), &cfg).unwrap();
+    // A scheduler's tick period (irix 0.001 ms made a two-job stream take 98 s instead of 11).
+    for (spec, key) in [("irix:quantum_ms=0.001", "quantum_ms"), ("linux:numa_period_ms=0.5", "numa_period_ms")] {
+        let cfg = SystemConfig { scheduler: spec.into(), ..Default::default() };
+        let e = simulate_system("origin2000", &stream(), &cfg).unwrap_err().to_string();
+        assert!(e.contains(key) && e.contains(&format!("[{MIN_PERIOD_MS}, ")) && !e.contains('\n'), "{spec}: {e}");
+    }
 }

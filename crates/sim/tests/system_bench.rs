@@ -21,7 +21,7 @@ fn w3(workloads: &[String], jobs: u32, gap_ps: f64, seed: u64) -> JobStream {
     let jobs = (0..jobs)
         .map(|id| {
             let w = id as usize % workloads.len();
-            let job = Job { id, arrival: t as u64, cpus: if w == 3 { 2 } else { 32 }, workload: workloads[w].clone() };
+            let job = Job { id, arrival: t as u64, cpus: if w == 3 { 2 } else { 32 }, workload: workloads[w].clone(), origin: None };
             t += -gap_ps * (1.0 - rng.unit()).ln();
             job
         })
@@ -45,7 +45,7 @@ fn w3_at_full_load() {
     // Estimated from each application alone on its request (equipartition, no other job).
     let mut demand = 0.0;
     for (w, spec) in workloads.iter().enumerate() {
-        let alone = JobStream { jobs: vec![Job { id: 0, arrival: 0, cpus: if w == 3 { 2 } else { 32 }, workload: spec.clone() }] };
+        let alone = JobStream { jobs: vec![Job { id: 0, arrival: 0, cpus: if w == 3 { 2 } else { 32 }, workload: spec.clone(), origin: None }] };
         let r = simulate_system_on(&machine, &alone, &SystemConfig::default(), &mut |_| true).unwrap();
         println!("{spec}: alone {:.1} ms on {:.0} CPUs, one CPU {:.1} ms", r.jobs[0].execution_ns / 1e6, r.jobs[0].mean_cpus, r.jobs[0].one_cpu_ns / 1e6);
         demand += r.jobs[0].cpu_time_ns * 1e3 / workloads.len() as f64;

@@ -353,3 +353,34 @@ fn records_that_expand_beyond_the_split_bound_are_refused() {
     assert!(e.contains(&format!("more than {MAX_SPLIT_TRANSACTIONS} transactions beyond one per record")), "{e}");
     assert!(e.contains(": line "), "{e}");
 }
+
+#[test]
+fn trace_info_of_either_level_reads_a_fifo_once() {
+    // `numaplace trace info` (`trace::info_any`) told the levels apart by opening the file a
+    // first time, then read it again: a pipe's first bytes were gone, and a FIFO waited for a
+    // second writer.
+    let dir = tmpdir();
+    let line = dir.join("ge.npline");
+    let talbot = preset("talbot64").unwrap();
+    let cfg = RunConfig { machine: "talbot64".into(), workload: "ge:n=16".into(), given: vec!["workload"], ..RunConfig::default() };
+    numaplace_sim::run::export_trace(&talbot, &cfg, &line, false).unwrap();
+    let mut files: Vec<PathBuf> = valid_traces(&dir).into_iter().map(|(p, _)| p).collect();
+    files.push(line);
+    for file in files {
+        let expected = serde_json::to_string(&trace::info_any(&file).unwrap()).unwrap();
+        let fifo = dir.join("info-fifo");
+        let _ = std::fs::remove_file(&fifo);
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success(), "mkfifo failed");
+        let bytes = std::fs::read(&file).unwrap();
+        let w = fifo.clone();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new().write(true).open(&w).unwrap();
+            let _ = f.write_all(&bytes);
+        });
+        let p = fifo.clone();
+        let got = within_a_minute("trace info of a FIFO", move || trace::info_any(&p).map(|i| serde_json::to_string(&i).unwrap()));
+        writer.join().unwrap();
+        assert_eq!(got.unwrap_or_else(|e| panic!("{}: {e}", file.display())), expected, "{}", file.display());
+    }
+}

@@ -239,7 +239,7 @@ pub fn generate(req: &MixRequest) -> Result<JobStream, ModelError> {
             )));
         }
         let workload = req.workloads.iter().find(|(n, _)| *n == a.name).map_or(a.workload, |(_, w)| w);
-        jobs.push(Job { id: i as u32, arrival: arrival_ps.round() as Ps, cpus: a.cpus, workload: workload.to_string() });
+        jobs.push(Job { id: i as u32, arrival: arrival_ps.round() as Ps, cpus: a.cpus, workload: workload.to_string(), origin: None });
     }
     Ok(JobStream { jobs })
 }

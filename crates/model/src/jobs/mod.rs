@@ -13,6 +13,30 @@ pub mod mix;
 pub mod swf;
 
 use crate::units::Ps;
+use std::fmt;
+
+/// Where a job of a stream came from, for messages: its log's line (from 1) and its job number
+/// there (field 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobOrigin {
+    pub line: usize,
+    pub number: i64,
+}
+
+impl fmt::Display for JobOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "swf line {}, job {}", self.line, self.number)
+    }
+}
+
+/// How messages name job `id` of a stream: `job 3`, or with where it came from, `job 3 (swf
+/// line 17, job 12)`.
+pub fn job_name(id: u32, origin: Option<JobOrigin>) -> String {
+    match origin {
+        Some(o) => format!("job {id} ({o})"),
+        None => format!("job {id}"),
+    }
+}
 
 /// One job of a stream: a workload instance with an arrival time and a requested CPU count.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,6 +50,15 @@ pub struct Job {
     /// The workload, as a spec the simulator's workload registry resolves (`swim`,
     /// `nas-bt:class=W`, ...).
     pub workload: String,
+    /// The log line and job number it came from (an SWF log), or `None` (a generated mix).
+    pub origin: Option<JobOrigin>,
+}
+
+impl Job {
+    /// The job as messages name it ([`job_name`]).
+    pub fn name(&self) -> String {
+        job_name(self.id, self.origin)
+    }
 }
 
 /// Jobs sorted by arrival (ties by id).
@@ -57,7 +90,7 @@ mod tests {
 
     #[test]
     fn from_jobs_sorts_stably_and_numbers() {
-        let j = |id, arrival, w: &str| Job { id, arrival, cpus: 1, workload: w.into() };
+        let j = |id, arrival, w: &str| Job { id, arrival, cpus: 1, workload: w.into(), origin: None };
         let s = JobStream::from_jobs(vec![j(9, 5, "a"), j(9, 1, "b"), j(9, 5, "c:x=1")]);
         let got: Vec<(u32, Ps, &str)> = s.jobs.iter().map(|j| (j.id, j.arrival, j.workload.as_str())).collect();
         assert_eq!(got, vec![(0, 1, "b"), (1, 5, "a"), (2, 5, "c:x=1")]);

@@ -16,8 +16,8 @@
 //! `swf line 17: field 5 (allocated processors) is 'x', not an integer`. A blank line or a
 //! comment is skipped wherever it is; text after a `;` that starts a job line is not allowed.
 
-use super::{Job, JobStream};
-use crate::error::ModelError;
+use super::{Job, JobOrigin, JobStream};
+use crate::error::{shown, ModelError};
 use crate::units::{Ps, MAX_TIME_PS};
 use std::fmt;
 
@@ -202,15 +202,6 @@ fn set_int(h: &mut SwfHeader, key: &str, v: i64) {
     }
 }
 
-/// A field's text as an error shows it: at most 40 characters, control characters escaped,
-/// so that the error stays one line.
-fn shown(s: &str) -> String {
-    let mut out: String = s.chars().take(40).flat_map(|c| c.escape_debug()).collect();
-    if s.chars().count() > 40 {
-        out.push_str("...");
-    }
-    out
-}
 
 /// Parses a log's text.
 ///
@@ -462,7 +453,8 @@ pub fn to_stream(log: &SwfLog, opts: &StreamOptions) -> Result<SwfStream, ModelE
             .into());
         }
         let arrival: Ps = rel * PS_PER_S;
-        jobs.push(Job { id: 0, arrival, cpus: cpus as u32, workload: opts.apps.workload(r.executable).to_string() });
+        let origin = Some(JobOrigin { line: r.line, number: r.job });
+        jobs.push(Job { id: 0, arrival, cpus: cpus as u32, workload: opts.apps.workload(r.executable).to_string(), origin });
     }
     Ok(SwfStream { stream: JobStream::from_jobs(jobs), skipped, clamped })
 }

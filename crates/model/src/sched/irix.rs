@@ -27,7 +27,7 @@ use std::collections::VecDeque;
 const PARAMS: &[ParamDecl] = &[
     ParamDecl {
         name: "quantum_ms",
-        kind: ParamKind::Float { min: 0.001, max: 1e6 },
+        kind: ParamKind::Float { min: super::MIN_PERIOD_MS, max: 1e6 },
         default: "100",
         doc: "time between dispatches of every thread (assumption: a time slice of the order of IRIX's; seed 002 gives only the bursts)",
     },

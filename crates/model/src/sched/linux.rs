@@ -23,7 +23,7 @@ use std::collections::VecDeque;
 const PARAMS: &[ParamDecl] = &[
     ParamDecl {
         name: "numa_period_ms",
-        kind: ParamKind::Float { min: 0.001, max: 1e7 },
+        kind: ParamKind::Float { min: super::MIN_PERIOD_MS, max: 1e7 },
         default: "1000",
         doc: "period of NUMA task placement and load balancing (kernel/sched/fair.c sysctl_numa_balancing_scan_period_min: 1000 ms)",
     },

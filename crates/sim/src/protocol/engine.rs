@@ -10,6 +10,7 @@
 
 use super::params::{BufferMode, InterfaceModel, ProtocolOptions, ProtocolParams, ProxyMode};
 use super::program::{LineOp, LineProgram, CHUNK};
+use super::lines::{Lines, CHUNK_LINES, MAX_LINES};
 use super::list::SharingList;
 use super::result::{Hist, ProtocolResult};
 use crate::error::SimError;
@@ -293,11 +294,14 @@ struct Eng<'a> {
     slc_val: Vec<u64>,
     nodes: Vec<Node>,
     cpus: Vec<Cpu>,
-    dir_list: Vec<SharingList>,
-    dir_mod: Vec<bool>,
-    mem_val: Vec<u64>,
-    latest: Vec<u64>,
-    accessed: Vec<bool>,
+    /// The per-line tables, allocated by chunk when a line is first touched ([`Eng::hold`]).
+    dir_list: Lines<SharingList>,
+    dir_mod: Lines<bool>,
+    mem_val: Lines<u64>,
+    latest: Lines<u64>,
+    accessed: Lines<bool>,
+    /// Chunks of the per-line tables allocated (at most `MAX_LINES / CHUNK_LINES`).
+    chunks_held: u64,
     touched: Vec<u32>,
     /// Transactions in progress, by line (few at a time: a small table the host keeps cached).
     busy: LineMap<Txn>,
@@ -462,7 +466,7 @@ pub fn run_observed(
         limit,
         iface: opts.interface,
         proxies: opts.proxies,
-        clusters: (params.proxy_clusters as usize).min(n),
+        clusters: params.proxy_clusters as usize,
         invariants: opts.invariants,
         stall: opts.stall_cycles.max(1),
         line_shift: line.trailing_zeros(),
@@ -475,11 +479,12 @@ pub fn run_observed(
         slc_val: vec![0; n * slc_frames],
         nodes: (0..n).map(|_| Node::default()).collect(),
         cpus: (0..n).map(|_| Cpu { ops: Vec::with_capacity(CHUNK), pos: 0, t: 0, state: CpuState::Run, finish: 0 }).collect(),
-        dir_list: vec![SharingList::default(); lines],
-        dir_mod: vec![false; lines],
-        mem_val: vec![0; lines],
-        latest: vec![0; lines],
-        accessed: vec![false; lines],
+        dir_list: Lines::new(lines),
+        dir_mod: Lines::new(lines),
+        mem_val: Lines::new(lines),
+        latest: Lines::new(lines),
+        accessed: Lines::new(lines),
+        chunks_held: 0,
         touched: Vec::new(),
         busy: LineMap::default(),
         events: EventQueue::new(),
@@ -613,6 +618,38 @@ impl<'a> Eng<'a> {
         self.fail(format!("program {}: thread {c} accessed address {a:#x}, outside every region", self.program_name));
     }
 
+    /// Makes the per-line tables hold `line` (its chunk allocated when a line of it is first
+    /// touched), within [`MAX_LINES`]; the error is one line naming the bound.
+    #[inline]
+    fn hold(&mut self, line: u32) -> Result<(), String> {
+        if self.accessed.has(line as usize) {
+            return Ok(());
+        }
+        self.hold_chunk(line)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn hold_chunk(&mut self, line: u32) -> Result<(), String> {
+        if (self.chunks_held + 1) * CHUNK_LINES as u64 > MAX_LINES {
+            let bytes = MAX_LINES << self.line_shift;
+            return Err(format!(
+                "program {}: the lines it touches need more than the protocol engine's bound of {MAX_LINES} lines of state ({} MiB of memory at {}-byte lines, held in chunks of {CHUNK_LINES} lines)",
+                self.program_name,
+                bytes >> 20,
+                1u64 << self.line_shift
+            ));
+        }
+        self.chunks_held += 1;
+        let li = line as usize;
+        self.dir_list.alloc(li);
+        self.dir_mod.alloc(li);
+        self.mem_val.alloc(li);
+        self.latest.alloc(li);
+        self.accessed.alloc(li);
+        Ok(())
+    }
+
     /// Checks that `line` lies in a region and homes its page on first touch by `node`.
     fn touch(&mut self, c: usize, a: u64) -> Option<u32> {
         let line = self.bounded_line(c, a)?;
@@ -626,6 +663,10 @@ impl<'a> Eng<'a> {
             let req = PlaceRequest { page: PageNo(pg as u32), region, toucher: numaplace_model::NodeId(c as u8) };
             let want = self.placement.place(&req);
             self.table.place(PageNo(pg as u32), want, self.machine);
+        }
+        if let Err(e) = self.hold(line) {
+            self.fail(e);
+            return None;
         }
         if !self.accessed[line as usize] {
             self.accessed[line as usize] = true;
@@ -652,6 +693,7 @@ impl<'a> Eng<'a> {
                                     self.program_name
                                 )));
                             }
+                            self.hold(line).map_err(cfg)?;
                             self.store_seq += 1;
                             self.latest[line as usize] = self.store_seq;
                             self.mem_val[line as usize] = self.store_seq;
@@ -776,10 +818,9 @@ impl<'a> Eng<'a> {
         let flc = &mut self.flc[c * self.flc_frames..][..fmask + 1];
         let tags = &self.slc_tag[c * self.slc_frames..][..smask + 1];
         let vals = &mut self.slc_val[c * self.slc_frames..][..smask + 1];
-        let latest = &mut self.latest[..];
-        // Every address below `end` has a line below `latest.len()` (`run_observed` sizes the
-        // per-line tables to the regions' end); the frame counts are powers of two.
-        debug_assert!(((end - 1) >> shift) < latest.len() as u64);
+        // A line a cache holds was touched, so its chunk of `latest` is allocated; the frame
+        // counts are powers of two.
+        let latest = &mut self.latest;
         let cpu = &mut self.cpus[c];
         let pos0 = cpu.pos;
         let ops = &cpu.ops[pos0..];
@@ -806,8 +847,7 @@ impl<'a> Eng<'a> {
                     let line = (a >> shift) as u32;
                     let (si, fi, li) = (line as usize & smask, line as usize & fmask, line as usize);
                     // SAFETY: `si` and `fi` are masked to the frame counts, which are the
-                    // lengths of `tags`, `vals` and `flc`; `li < latest.len()` because `a < end`
-                    // (the debug assertion above).
+                    // lengths of `tags`, `vals` and `flc`.
                     unsafe {
                         if *flc.get_unchecked(fi) == line {
                             t += 1;
@@ -821,7 +861,7 @@ impl<'a> Eng<'a> {
                             free = t;
                             *flc.get_unchecked_mut(fi) = line;
                         }
-                        if *vals.get_unchecked(si) != *latest.get_unchecked(li) {
+                        if *vals.get_unchecked(si) != latest[li] {
                             // The general path counts it, and reports the mismatch.
                             break Turn::Slow;
                         }
@@ -844,7 +884,7 @@ impl<'a> Eng<'a> {
                         t = start + 1;
                         store_seq += 1;
                         *vals.get_unchecked_mut(si) = store_seq;
-                        *latest.get_unchecked_mut(li) = store_seq;
+                        latest[li] = store_seq;
                     }
                 }
                 _ => break Turn::Slow,

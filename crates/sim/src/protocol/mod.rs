@@ -10,6 +10,7 @@
 //! The message flows, state machines and invariants are documented in `docs/protocol.md`.
 
 pub mod engine;
+pub mod lines;
 pub mod list;
 pub mod params;
 pub mod program;

@@ -144,8 +144,15 @@ impl ProtocolParams {
         if self.input_buffer_reads == 0 {
             return Err(perr(&origin, "protocol.input_buffer_reads = 0: must be at least 1".into()));
         }
-        if self.proxy_clusters == 0 {
-            return Err(perr(&origin, "protocol.proxy_clusters = 0: must be at least 1".into()));
+        if self.proxy_clusters == 0 || self.proxy_clusters as usize > machine.nodes() {
+            return Err(perr(
+                &origin,
+                format!(
+                    "protocol.proxy_clusters = {}: must be 1 .. the machine's {} nodes (a proxy cluster is a set of nodes)",
+                    self.proxy_clusters,
+                    machine.nodes()
+                ),
+            ));
         }
         if machine.nodes() > u16::MAX as usize || machine.raw.nodes.iter().any(|n| n.cpus != 1) {
             return Err(perr(&origin, "the protocol engine runs one CPU per node: every [[nodes]] entry needs cpus = 1".into()));

@@ -16,6 +16,7 @@ use crate::engine::Engine;
 use crate::error::SimError;
 use crate::workload::{block_range, Epoch, Init, ThreadWork, Workload, WorkloadCtx};
 use crate::workloads;
+use numaplace_model::jobs::{job_name, JobOrigin};
 use numaplace_model::placement;
 use numaplace_model::units::PS_PER_NS;
 use numaplace_model::{dynamic, CpuId, Machine, ModelError, Ps, Spec};
@@ -27,6 +28,8 @@ const FAULT_SAMPLE: usize = 64;
 /// What a job is built from.
 pub(super) struct JobSpec<'a> {
     pub id: u32,
+    /// Where the job came from (an SWF log's line and job number), for messages.
+    pub origin: Option<JobOrigin>,
     pub workload: &'a str,
     pub request: u32,
     pub placement: &'a str,
@@ -39,6 +42,7 @@ pub(super) struct JobSpec<'a> {
 /// A job in progress.
 pub(super) struct Live<'m> {
     pub id: u32,
+    pub origin: Option<JobOrigin>,
     pub request: u32,
     pub workload: String,
     engine: Engine<'m>,
@@ -99,7 +103,7 @@ impl<'m> Live<'m> {
     /// A bad workload, placement or policy spec, or a footprint the machine cannot hold; each
     /// message names the job.
     pub fn new(machine: &'m Machine, spec: &JobSpec<'_>, placed: Vec<Placed>, now: Ps, sample_faults: bool) -> Result<Self, SimError> {
-        let named = |e: ModelError| -> SimError { ModelError::Spec(format!("job {}: {e}", spec.id)).into() };
+        let named = |e: ModelError| -> SimError { ModelError::Spec(format!("{}: {e}", job_name(spec.id, spec.origin))).into() };
         let ctx = WorkloadCtx {
             threads: spec.request.max(1) as usize,
             page_size: machine.raw.page_size,
@@ -122,6 +126,7 @@ impl<'m> Live<'m> {
         let p = placed.len() as u32;
         Ok(Live {
             id: spec.id,
+            origin: spec.origin,
             request: spec.request.max(1),
             workload: resolved.to_string(),
             engine,
@@ -296,7 +301,7 @@ impl<'m> Live<'m> {
     /// The job's record, at its end (system time `self.clock`); the threads' last bursts end.
     pub fn finish(mut self, arrival: Ps, one_cpu: Ps) -> Result<JobRecord, SimError> {
         if let Some(d) = &self.engine.dynamic {
-            d.check_finished().map_err(|e| ModelError::Spec(format!("job {}: {e}", self.id)))?;
+            d.check_finished().map_err(|e| ModelError::Spec(format!("{}: {e}", job_name(self.id, self.origin))))?;
         }
         self.bursts += self.cpus.len() as u64;
         let nn = self.served.len();

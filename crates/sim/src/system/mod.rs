@@ -26,7 +26,7 @@ use crate::error::SimError;
 use crate::presets::load_machine;
 use crate::workload::Init;
 use job::{JobSpec, Live, Step};
-use numaplace_model::jobs::JobStream;
+use numaplace_model::jobs::{job_name, JobStream};
 use numaplace_model::rng::derive;
 use numaplace_model::sched::{self, JobInfo, Report, Scheduler};
 use numaplace_model::units::ns_to_ps;
@@ -86,6 +86,32 @@ pub fn simulate_system(machine: &str, stream: &JobStream, cfg: &SystemConfig) ->
 /// iteration.
 type OneCpu = BTreeMap<(String, u32), (Ps, Ps)>;
 
+/// Checks `cfg`'s quantum, against the bound of a system run ([`MIN_SYSTEM_QUANTUM_NS`]), and
+/// its scheduler, placement and policy specs, before anything runs (a stream's jobs measured
+/// alone, say).
+///
+/// [`MIN_SYSTEM_QUANTUM_NS`]: crate::request::MIN_SYSTEM_QUANTUM_NS
+///
+/// # Errors
+/// The first bad value, in one line naming it.
+pub fn check_config(machine: &Machine, cfg: &SystemConfig) -> Result<(), SimError> {
+    crate::request::check_value("quantum_ns", &serde_json::Value::from(cfg.quantum_ns))?;
+    if cfg.quantum_ns < crate::request::MIN_SYSTEM_QUANTUM_NS {
+        return Err(ModelError::Config(format!(
+            "quantum_ns = {}: a system run's quantum is at least {} ns (each quantum costs a timing solve for every running job)",
+            cfg.quantum_ns,
+            crate::request::MIN_SYSTEM_QUANTUM_NS
+        ))
+        .into());
+    }
+    sched::build(&Spec::parse(&cfg.scheduler)?, machine, 0)?;
+    numaplace_model::placement::resolve(&Spec::parse(&cfg.placement)?)?;
+    if let Some(text) = &cfg.dynamic {
+        numaplace_model::dynamic::resolve(&Spec::parse(text)?)?;
+    }
+    Ok(())
+}
+
 /// Runs `stream` on `machine` under `cfg`, calling `observer` after each job's completion
 /// (returning `false` stops the run).
 ///
@@ -99,7 +125,7 @@ pub fn simulate_system_on(
     cfg: &SystemConfig,
     observer: &mut dyn FnMut(&SystemProgress) -> bool,
 ) -> Result<SystemResult, SimError> {
-    crate::request::check_value("quantum_ns", &serde_json::Value::from(cfg.quantum_ns))?;
+    check_config(machine, cfg)?;
     let (mut scheduler, sched_resolved) = sched::build(&Spec::parse(&cfg.scheduler)?, machine, derive(cfg.seed, 0x5C4E))?;
     let caps = sched::REGISTRY.get(&sched_resolved.name)?.caps;
     let (_, pl_resolved) = numaplace_model::placement::resolve(&Spec::parse(&cfg.placement)?)?;
@@ -117,6 +143,7 @@ pub fn simulate_system_on(
         let j = &stream.jobs[i];
         JobSpec {
             id: j.id,
+            origin: j.origin,
             workload: &j.workload,
             request: j.cpus.max(1),
             placement: &cfg.placement,
@@ -377,7 +404,8 @@ fn start_admitted<'m, 's>(
         let footprints: u64 = live.iter().map(Live::footprint).sum::<u64>() + l.footprint();
         if footprints > machine.capacity_total() {
             return Err(ModelError::Config(format!(
-                "job {id}: the running jobs' footprints ({footprints} pages) exceed machine '{}''s memory ({} pages)",
+                "{}: the running jobs' footprints ({footprints} pages) exceed machine '{}''s memory ({} pages)",
+                job_name(id, spec.origin),
                 machine.name(),
                 machine.capacity_total()
             ))

@@ -1,5 +1,6 @@
 //! The binary trace form: writer and streaming reader. Layout in `docs/trace-format.md`.
 
+use numaplace_model::error::shown_path;
 use super::{
     check_iteration, check_iterations_meta, intern, think_ok, Format, TraceHeader, TraceSource, MAGIC, MAX_HEADER_BYTES,
     MAX_REGIONS, MAX_SPLIT_TRANSACTIONS, MAX_THINK_NS, VERSION,
@@ -458,7 +459,7 @@ impl BinaryTrace {
     /// An unreadable file, bad magic, an unknown version, a truncated or corrupt header.
     pub fn open(path: &Path) -> Result<Self, SimError> {
         let file = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
-        Self::from_reader(Box::new(file), &path.display().to_string())
+        Self::from_reader(Box::new(file), &shown_path(path))
     }
 
     /// Reads only the header of the binary trace at `path`: no block is read or decoded and no
@@ -468,7 +469,7 @@ impl BinaryTrace {
     /// As [`BinaryTrace::open`].
     pub fn read_header(path: &Path) -> Result<TraceHeader, SimError> {
         let file = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
-        Self::header_from_reader(Box::new(file), &path.display().to_string())
+        Self::header_from_reader(Box::new(file), &shown_path(path))
     }
 
     /// Reads only the header from a byte stream; `name` stands for the file in messages.

@@ -15,6 +15,7 @@
 //! before every thread's `EndInit`. Every malformed input is a one-line error naming the file
 //! and the position; the reader never panics and never trusts a count it has not checked.
 
+use numaplace_model::error::{shown, shown_path};
 use super::binary::{flush_block, put_str, put_uvarint, unzigzag, write_end, write_frame, zigzag, BlockReader, Cursor, Next};
 use super::{MAX_REGIONS, VERSION};
 use crate::error::SimError;
@@ -133,7 +134,7 @@ impl LineTraceHeader {
             let flags_at = c.pos;
             let flags = c.u8("a region's flags")?;
             if flags & !REGION_PROXY != 0 {
-                return Err((flags_at, format!("region '{name}': unknown flags {flags:#04x}")));
+                return Err((flags_at, format!("region '{}': unknown flags {flags:#04x}", shown(&name))));
             }
             regions.push(LineRegion { name, base, bytes, proxy: flags & REGION_PROXY != 0 });
         }
@@ -168,7 +169,7 @@ impl<W: Write> LineTraceWriter<W> {
     /// # Errors
     /// An invalid header, or a write error (`path` names the destination).
     pub fn new(mut out: W, header: &LineTraceHeader, path: &Path) -> Result<Self, SimError> {
-        header.validate().map_err(|m| SimError::Trace { path: path.display().to_string(), at: "header".into(), message: m })?;
+        header.validate().map_err(|m| SimError::Trace { path: shown_path(path), at: "header".into(), message: m })?;
         write_frame(&mut out, VERSION_LINE, &header.body(), path)?;
         Ok(LineTraceWriter {
             out,
@@ -321,7 +322,7 @@ impl LineTrace {
     /// An unreadable file, bad magic, another version, a truncated or corrupt header.
     pub fn open(path: &Path) -> Result<Self, SimError> {
         let file = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
-        Self::from_reader(Box::new(file), &path.display().to_string())
+        Self::from_reader(Box::new(file), &shown_path(path))
     }
 
     /// Reads a line-level trace from any byte stream; `name` stands for the file in messages.
@@ -637,7 +638,17 @@ pub fn summarise(p: &mut dyn LineProgram) -> Result<LineTraceInfo, SimError> {
 /// # Errors
 /// Any malformed part of the file.
 pub fn info(path: &Path) -> Result<LineTraceInfo, SimError> {
-    let mut t = LineTrace::open(path)?;
+    let file = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
+    info_from_reader(Box::new(file), &shown_path(path))
+}
+
+/// Reads a line-level trace from a byte stream and summarises it; `name` stands for the file in
+/// messages.
+///
+/// # Errors
+/// Any malformed part of the stream.
+pub fn info_from_reader(input: Box<dyn Read + Send>, name: &str) -> Result<LineTraceInfo, SimError> {
+    let mut t = LineTrace::from_reader(input, name)?;
     let h = t.header().clone();
     let mut info = summarise(&mut t)?;
     info.page_size = h.page_size;
@@ -648,6 +659,8 @@ pub fn info(path: &Path) -> Result<LineTraceInfo, SimError> {
 
 /// The version of the trace at `path` from its header's first bytes: 1 for a page-level trace,
 /// 2 for a line-level one; `None` for a text trace (page level) or what is no trace at all.
+/// This opens the file: to read a trace of either level from a pipe, use
+/// [`super::info_any`], which opens it once.
 pub fn version_of(path: &Path) -> Option<u16> {
     let mut f = std::fs::File::open(path).ok()?;
     let mut first = [0u8; 10];

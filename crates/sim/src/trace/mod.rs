@@ -17,6 +17,7 @@ mod text;
 pub use binary::{export, BinaryTrace, TraceWriter};
 pub use text::{write_text, TextTrace};
 
+use numaplace_model::error::shown_path;
 use crate::error::SimError;
 use crate::workload::{Epoch, Workload, WorkloadCtx, WorkloadInfo};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
@@ -159,8 +160,8 @@ pub fn open(path: &Path) -> Result<Box<dyn TraceSource>, SimError> {
     if let Some(t) = pending::take(path) {
         return Ok(t);
     }
-    let (format, input) = open_input(path)?;
-    open_reader(format, input, &path.display().to_string())
+    let o = open_input(path)?;
+    open_reader(o.format, o.input, &shown_path(path))
 }
 
 /// Reads a trace of `format` from `input`; `name` stands for the file in messages.
@@ -194,18 +195,27 @@ impl Format {
 /// # Errors
 /// An unreadable file, or neither magic.
 pub fn sniff(path: &Path) -> Result<Format, SimError> {
-    Ok(open_input(path)?.0)
+    Ok(open_input(path)?.format)
 }
 
-/// Opens `path` once and tells its form from its first eight bytes, which stay in the
-/// returned reader (put back in front of the rest of the file), so that nothing is read
-/// twice and a pipe works as a file does.
+/// An input opened once, its first bytes read and put back.
+struct Opened {
+    format: Format,
+    /// A binary trace's version (the two bytes after the magic), if the file holds them.
+    version: Option<u16>,
+    /// The whole file, its first bytes included.
+    input: Box<dyn Read + Send>,
+}
+
+/// Opens `path` once and tells its form from its first eight bytes (and a binary trace's
+/// version from the next two), which stay in the returned reader (put back in front of the
+/// rest of the file), so that nothing is read twice and a pipe works as a file does.
 ///
 /// # Errors
 /// An unreadable file, or neither magic.
-fn open_input(path: &Path) -> Result<(Format, Box<dyn Read + Send>), SimError> {
+fn open_input(path: &Path) -> Result<Opened, SimError> {
     let mut f = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
-    let mut first = [0u8; 8];
+    let mut first = [0u8; 10];
     let mut n = 0;
     // A short read is not the end of the file (a pipe hands over what its writer wrote so
     // far): read until 8 bytes or the end of the file.
@@ -217,19 +227,20 @@ fn open_input(path: &Path) -> Result<(Format, Box<dyn Read + Send>), SimError> {
             Err(e) => return Err(SimError::io(path, e)),
         }
     }
-    let format = if n == 8 && &first == MAGIC {
+    let format = if n >= 8 && &first[..8] == MAGIC {
         Format::Binary
     } else if first[..n].starts_with(&TEXT_MAGIC.as_bytes()[..n.min(TEXT_MAGIC.len())]) && n > 0 {
         Format::Text
     } else {
         return Err(SimError::Trace {
-            path: path.display().to_string(),
+            path: shown_path(path),
             at: "byte 0".into(),
             message: format!("expected the magic \"NUMAPTRC\" or a first line \"{TEXT_MAGIC} 1\""),
         });
     };
+    let version = (format == Format::Binary && n == 10).then(|| u16::from_le_bytes([first[8], first[9]]));
     let input: Box<dyn Read + Send> = Box::new(std::io::Cursor::new(first[..n].to_vec()).chain(f));
-    Ok((format, input))
+    Ok(Opened { format, version, input })
 }
 
 /// The header of the trace at `path`, checked, without decoding its body (a text trace, the
@@ -249,11 +260,11 @@ pub fn header(path: &Path) -> Result<TraceHeader, SimError> {
         pending::keep(path, t);
         return Ok(h);
     }
-    let (format, input) = open_input(path)?;
-    let name = path.display().to_string();
-    match format {
-        Format::Binary => BinaryTrace::header_from_reader(input, &name),
-        Format::Text => Ok(TextTrace::from_reader(input, &name)?.header().clone()),
+    let o = open_input(path)?;
+    let name = shown_path(path);
+    match o.format {
+        Format::Binary => BinaryTrace::header_from_reader(o.input, &name),
+        Format::Text => Ok(TextTrace::from_reader(o.input, &name)?.header().clone()),
     }
 }
 
@@ -340,7 +351,7 @@ fn build_workload(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, 
 /// [`ModelError::Config`] naming the file and the mismatch.
 pub fn check_fits(h: &TraceHeader, path: &str, machine: &str, page_size: u64, line_size: u64, threads: usize) -> Result<(), ModelError> {
     let mismatch = |what: &str, trace: u64, run: u64, hint: &str| {
-        Err(ModelError::Config(format!("{path}: the trace's {what} is {trace} but {hint} {run}")))
+        Err(ModelError::Config(format!("{}: the trace's {what} is {trace} but {hint} {run}", shown_path(Path::new(path)))))
     };
     if h.page_size != page_size {
         return mismatch("page size", h.page_size, page_size, &format!("{machine} has"));
@@ -400,7 +411,37 @@ pub struct TraceInfo {
 /// # Errors
 /// Any malformed part of the file.
 pub fn info(path: &Path) -> Result<TraceInfo, SimError> {
-    let mut t = open(path)?;
+    summarise(open(path)?)
+}
+
+/// A trace's summary, page-level or line-level: what `numaplace trace info` prints.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(untagged)]
+pub enum AnyInfo {
+    Page(TraceInfo),
+    Line(line::LineTraceInfo),
+}
+
+/// Reads the trace at `path`, of either level (a version 2 binary trace is line-level), and
+/// summarises it. The file is opened once and its level told from the bytes read for its form,
+/// so a pipe works (docs/trace-format.md, "Reading from pipes").
+///
+/// # Errors
+/// Any malformed part of the file.
+pub fn info_any(path: &Path) -> Result<AnyInfo, SimError> {
+    if let Some(t) = pending::take(path) {
+        return Ok(AnyInfo::Page(summarise(t)?));
+    }
+    let o = open_input(path)?;
+    let name = shown_path(path);
+    if o.version == Some(line::VERSION_LINE) {
+        return Ok(AnyInfo::Line(line::info_from_reader(o.input, &name)?));
+    }
+    Ok(AnyInfo::Page(summarise(open_reader(o.format, o.input, &name)?)?))
+}
+
+/// Reads the rest of a page-level trace and summarises it.
+fn summarise(mut t: Box<dyn TraceSource>) -> Result<TraceInfo, SimError> {
     let format = t.format().name();
     let h = t.header().clone();
     let mut epoch = Epoch::default();

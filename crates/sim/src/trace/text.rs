@@ -22,6 +22,7 @@
 //! distinct, and an epoch's `mlp` and `think` lines come before its records. The whole file is
 //! read at once (text traces are small: at most [`MAX_TEXT_BYTES`]).
 
+use numaplace_model::error::{shown, shown_path};
 use super::{
     check_iteration, check_iterations_meta, intern, push_record, think_ok, Format, TraceHeader, TraceSource, MAX_REGIONS,
     MAX_SPLIT_TRANSACTIONS, MAX_THINK_NS, TEXT_MAGIC, VERSION,
@@ -53,7 +54,7 @@ impl TextTrace {
     /// An unreadable file, or a malformed line (named by its number, with what was expected).
     pub fn open(path: &Path) -> Result<Self, SimError> {
         let file = std::fs::File::open(path).map_err(|e| SimError::io(path, e))?;
-        Self::from_reader(Box::new(file), &path.display().to_string())
+        Self::from_reader(Box::new(file), &shown_path(path))
     }
 
     /// Reads and parses a text trace from a byte stream (at most [`MAX_TEXT_BYTES`]); `origin`
@@ -113,7 +114,7 @@ impl TextTrace {
             .filter(|(_, l)| !l.is_empty());
         let (n, first) = lines.next().ok_or_else(|| err(1, format!("expected \"{TEXT_MAGIC} {VERSION}\", found an empty file")))?;
         if first != format!("{TEXT_MAGIC} {VERSION}") {
-            return Err(err(n, format!("expected \"{TEXT_MAGIC} {VERSION}\", found \"{first}\"")));
+            return Err(err(n, format!("expected \"{TEXT_MAGIC} {VERSION}\", found \"{}\"", shown(first))));
         }
         let mut h = TraceHeader { page_size: 0, line_size: 0, threads: 0, regions: Vec::new(), meta: Vec::new() };
         let mut epochs = VecDeque::new();
@@ -122,7 +123,7 @@ impl TextTrace {
         let mut header_done = false;
         fn num<T: std::str::FromStr>(s: Option<&str>, what: &str, line: usize, err: &dyn Fn(usize, String) -> SimError) -> Result<T, SimError> {
             let s = s.ok_or_else(|| err(line, format!("expected {what}, found the end of the line")))?;
-            s.parse().map_err(|_| err(line, format!("expected {what}, found \"{s}\"")))
+            s.parse().map_err(|_| err(line, format!("expected {what}, found \"{}\"", shown(s))))
         }
         let mut pages = 0u64;
         // What is left of the trace's allowance of transactions beyond one per record.
@@ -141,7 +142,7 @@ impl TextTrace {
             }
             if !header_done && matches!(word, "page_size" | "line_size" | "threads") {
                 if let Some(first) = said.insert(word, n) {
-                    return Err(err(n, format!("\"{word}\" given twice (first on line {first})")));
+                    return Err(err(n, format!("\"{}\" given twice (first on line {first})", shown(word))));
                 }
             }
             match (word, header_done) {
@@ -165,7 +166,7 @@ impl TextTrace {
                         return Err(err(n, format!("more than {MAX_REGIONS} regions")));
                     }
                     if let Some(first) = region_lines.insert(name, n) {
-                        return Err(err(n, format!("region name \"{name}\" given twice (first on line {first})")));
+                        return Err(err(n, format!("region name \"{}\" given twice (first on line {first})", shown(name))));
                     }
                     let first_page = num(f.next(), "a first page", n, &err)?;
                     let count = num(f.next(), "a page count", n, &err)?;
@@ -185,9 +186,9 @@ impl TextTrace {
                     current = Some((e, 0));
                 }
                 ("mlp" | "think", true) => {
-                    let (e, records) = current.as_mut().ok_or_else(|| err(n, format!("\"{word}\" outside an epoch")))?;
+                    let (e, records) = current.as_mut().ok_or_else(|| err(n, format!("\"{}\" outside an epoch", shown(word))))?;
                     if *records > 0 {
-                        return Err(err(n, format!("\"{word}\" after the epoch's records: expected it before the first record")));
+                        return Err(err(n, format!("\"{}\" after the epoch's records: expected it before the first record", shown(word))));
                     }
                     let t: usize = num(f.next(), "a thread", n, &err)?;
                     let v: f64 = num(f.next(), "a number", n, &err)?;
@@ -234,11 +235,11 @@ impl TextTrace {
                     } else {
                         "\"page_size\", \"line_size\", \"threads\", \"meta\", \"region\" or \"epoch\""
                     };
-                    return Err(err(n, format!("expected {expected}, found \"{line}\"")));
+                    return Err(err(n, format!("expected {expected}, found \"{}\"", shown(line))));
                 }
             }
             if let Some(extra) = f.next() {
-                return Err(err(n, format!("unexpected \"{extra}\" at the end of the line")));
+                return Err(err(n, format!("unexpected \"{}\" at the end of the line", shown(extra))));
             }
         }
         if current.is_some() {
