@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from numaplace import _native
 from numaplace._native import ConfigError
 from numaplace.outfile import check_outputs
+from numaplace.messages import shown_value
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,14 +55,14 @@ def check_option(name: str, value: Any, *, booleans: str = "True or False") -> A
         check_text(name, value)
     elif ty == "integer":
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{name} = {value!r}: expected an integer")
+            raise ConfigError(f"{name} = {shown_value(repr(value))}: expected an integer")
         if not kind["min"] <= value <= kind["max"]:
-            raise ConfigError(f"{name} = {value}: expected an integer in [{kind['min']}, {kind['max']}]")
+            raise ConfigError(f"{name} = {shown_value(value)}: expected an integer in [{kind['min']}, {kind['max']}]")
     elif ty == "number":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{name} = {value!r}: expected a number")
+            raise ConfigError(f"{name} = {shown_value(repr(value))}: expected a number")
         if not kind["min"] <= value <= kind["max"]:
-            raise ConfigError(f"{name} = {value}: expected a number in [{kind['min']:g}, {kind['max']:g}]")
+            raise ConfigError(f"{name} = {shown_value(value)}: expected a number in [{kind['min']:g}, {kind['max']:g}]")
     elif ty == "bool":
         if not isinstance(value, bool):
             raise ConfigError(f"{name} = {value!r}: expected {booleans}")

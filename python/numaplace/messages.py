@@ -39,6 +39,18 @@ def shown(text: object) -> str:
     return "".join(ch if ch.isprintable() else _escaped(ch) for ch in s)
 
 
+SHOWN_CHARS = 40
+"""Characters of a value a message quotes before it is cut, as the simulator's errors cut them
+(``model::error::SHOWN_CHARS``; a test checks they agree)."""
+
+
+def shown_value(value: object) -> str:
+    """``value`` as :func:`shown` writes it, cut after :data:`SHOWN_CHARS` characters with how
+    many were left out: a 300-digit number is not echoed whole."""
+    s = shown(value)
+    return s if len(s) <= SHOWN_CHARS else f"{s[:SHOWN_CHARS]}…({len(s) - SHOWN_CHARS} more characters)"
+
+
 def error_line(message: object) -> str:
     """The line the command line prints for an error: ``numaplace: error: MESSAGE``."""
     return f"numaplace: error: {shown(message)}"

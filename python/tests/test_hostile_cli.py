@@ -781,3 +781,16 @@ def test_a_directory_given_for_any_input_is_one_line(tmp_path, option):
     (tmp_path / "d.toml").mkdir()
     usage_error(cli(*[a.format(file="d.toml") for a in EVERY_INPUT[option]], cwd=tmp_path), "d.toml", "directory")
     assert [p.name for p in tmp_path.iterdir()] == ["d.toml"]
+
+
+def test_a_300_digit_number_is_cut_in_its_one_line_error(capsys):
+    """An option's value is quoted as the simulator quotes values: at most SHOWN_CHARS
+    characters, then how many were left out (the issue's 300-digit seed was echoed whole)."""
+    from numaplace import cli
+    from numaplace.messages import SHOWN_CHARS
+
+    assert cli.main(["sim", "--workload", "stream", "--seed", "9" * 300]) == 2
+    err = capsys.readouterr().err
+    assert err == f"numaplace: error: seed = {'9' * SHOWN_CHARS}…({300 - SHOWN_CHARS} more characters): expected an integer in [0, 18446744073709551615]\n"
+    rust = (Path(__file__).resolve().parents[2] / "crates" / "model" / "src" / "error.rs").read_text()
+    assert f"pub const SHOWN_CHARS: usize = {SHOWN_CHARS};" in rust
