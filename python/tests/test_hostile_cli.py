@@ -491,7 +491,7 @@ def test_a_nul_byte_read_from_a_file_is_escaped_in_the_error(tmp_path):
     r = cli("sweep", "s.toml", "--out", "o", cwd=tmp_path)  # the run fails: the sweep warns of it
     err = r.stderr.decode()
     assert r.returncode == 0 and len(err.splitlines()) == 1 and "\0" not in err, err
-    assert err.startswith("numaplace: warning:") and "unknown machine 'a\\x00b c'" in err, err
+    assert err.startswith("numaplace: warning:") and "unknown machine 'a\\x00b\\nc'" in err, err
 
 
 # --- an output that names an input, or another output (issue 37: record --summary PROGRAM) -----

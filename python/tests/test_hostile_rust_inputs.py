@@ -202,12 +202,12 @@ def test_a_nul_byte_in_a_file_is_escaped_in_the_error(tmp_path: Path) -> None:
     machine.write_bytes(b'name = "a\x00b"\n')
     r = cli("sim", "--machine", machine)
     assert b"\x00" not in r.stderr
-    one_line(r, "m.toml:1", "\\u{0}")
+    one_line(r, "m.toml:1", "\\x00")
     trace = tmp_path / "t.txt"
     trace.write_bytes(b"numaplace-trace 1\npage_size 4096\nline_size 64\nthreads 1\nregion a\x00 0 1\nregion a\x00 1 1\n")
     r = cli("trace", "info", trace)
     assert b"\x00" not in r.stderr
-    one_line(r, "t.txt", "\\u{0}")
+    one_line(r, "t.txt", "\\x00")
 
 
 # --- SWF files and other inputs read whole ---------------------------------------------------------

@@ -11,7 +11,7 @@ pub const SHOWN_CHARS: usize = 40;
 pub const SHOWN_PATH_CHARS: usize = 256;
 
 /// User text as an error shows it, the one place errors quote what a user gave: control
-/// characters (a newline, a NUL, an escape) are written as `\n`, `\0`, `\u{1b}`, so that the
+/// characters (a newline, a NUL, an escape) are written as `\n`, `\x00`, `\x1b`, so that the
 /// error stays one line and the terminal sees no control byte, and text longer than
 /// [`SHOWN_CHARS`] characters is cut, saying how much was left out
 /// (`99999999…(260 more characters)`).
@@ -41,13 +41,28 @@ fn shown_max(text: &str, max: usize) -> String {
             break;
         }
         if c.is_control() {
-            out.extend(c.escape_default());
+            push_escaped(&mut out, c);
         } else {
             out.push(c);
         }
         count += 1;
     }
     out
+}
+
+/// A control character as the command line's messages write it (`numaplace.messages.shown`):
+/// `\n`, `\r`, `\t`, else `\xNN` up to U+00FF, `\uNNNN`, `\UNNNNNNNN`; one convention
+/// whichever layer quotes the text.
+fn push_escaped(out: &mut String, c: char) {
+    use std::fmt::Write;
+    let _ = match c {
+        '\n' => write!(out, "\\n"),
+        '\r' => write!(out, "\\r"),
+        '\t' => write!(out, "\\t"),
+        c if (c as u32) <= 0xFF => write!(out, "\\x{:02x}", c as u32),
+        c if (c as u32) <= 0xFFFF => write!(out, "\\u{:04x}", c as u32),
+        c => write!(out, "\\U{:08x}", c as u32),
+    };
 }
 
 /// An error from parsing or validating model inputs, or from placing a page.
@@ -95,7 +110,7 @@ mod tests {
     #[test]
     fn user_text_is_one_short_line() {
         assert_eq!(shown("stream:pages=4"), "stream:pages=4");
-        assert_eq!(shown("a\nb\0c\u{1b}[2Jd\t"), "a\\nb\\u{0}c\\u{1b}[2Jd\\t");
+        assert_eq!(shown("a\nb\0c\u{1b}[2Jd\t\u{85}"), "a\\nb\\x00c\\x1b[2Jd\\t\\x85");
         let digits = "9".repeat(300);
         assert_eq!(shown(&digits), format!("{}…(260 more characters)", "9".repeat(40)));
         assert_eq!(shown(&"é".repeat(41)), format!("{}…(1 more characters)", "é".repeat(40)));

@@ -91,7 +91,7 @@ fn every_malformed_field_is_a_one_line_error_naming_line_and_field() {
         (with_field(1, "99999999999999999999"), "swf line 1: field 2 (submit time) is '99999999999999999999', not an integer"),
         (with_field(7, &(MAX_JOB_CPUS + 1).to_string()), "swf line 1: field 8 (requested processors) is 1048577, more than the bound of 1048576 processors"),
         (with_field(13, "a\tb"), "swf line 1: 19 fields, expected 18"),
-        (with_field(13, "\u{1b}[2J"), "swf line 1: field 14 (executable number) is '\\u{1b}[2J', not an integer"),
+        (with_field(13, "\u{1b}[2J"), "swf line 1: field 14 (executable number) is '\\x1b[2J', not an integer"),
         (format!("{}\n; MaxProcs: 1e3\n", with_field(0, "1")), "swf line 2: header MaxProcs is '1e3', not an integer"),
     ] {
         let e = parse(&text).unwrap_err().to_string();
