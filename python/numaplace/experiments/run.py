@@ -34,6 +34,7 @@ on the quick grid, A on the full one).
 
 from __future__ import annotations
 
+import collections
 import sys
 import time
 from collections.abc import Sequence
@@ -155,7 +156,7 @@ def _run_stage(
     first, and appends each run's row to its experiment's rows, numbered on, in planned order."""
     outcomes: list[dict[str, Any] | None] = [None] * len(planned)
     order = sorted(range(len(planned)), key=lambda i: -expected_s(planned[i][1]))  # stable
-    left = {e: sum(1 for x, _ in planned if x == e) for e, _ in planned}
+    left = collections.Counter(e for e, _ in planned)
     cost = [expected_s(kwargs) for _, kwargs in planned]
     total, done = sum(cost), [0.0, 0]
 
