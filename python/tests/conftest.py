@@ -148,3 +148,27 @@ def sysfs(tmp_path: Path) -> Path:
         (d / "meminfo").write_text(f"Node {n} MemTotal:        4194304 kB\nNode {n} MemFree:  1000 kB\n")
         (d / "distance").write_text(dist + "\n")
     return root
+
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path: Path):
+    """A function mounting a tmpfs of a given size (e.g. ``"4k"``) on a new directory under
+    ``tmp_path`` and returning it; skips the test without root or where this process may not
+    mount. Unmounted at teardown."""
+    mounted: list[Path] = []
+
+    def mount(size: str) -> Path:
+        where = tmp_path / f"tmpfs-{len(mounted)}"
+        where.mkdir()
+        if os.geteuid() != 0:
+            pytest.skip("mounting a tmpfs needs root")
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, text=True)
+        if r.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+        mounted.append(where)
+        return where
+
+    yield mount
+    for where in mounted:
+        subprocess.run(["umount", str(where)], check=True)

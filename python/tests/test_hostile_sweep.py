@@ -528,17 +528,9 @@ def test_a_table_that_cannot_be_written_is_one_line_naming_it_and_leaves_no_temp
 
 
 @pytest.fixture
-def full_disk(tmp_path: Path):
+def full_disk(tiny_tmpfs):
     """A directory on a 4 KiB tmpfs (root, and a kernel that lets this process mount, only)."""
-    mnt = tmp_path / "full"
-    mnt.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", str(mnt)], capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
-    yield mnt
-    subprocess.run(["umount", str(mnt)], check=True)
+    return tiny_tmpfs("4k")
 
 
 def test_a_full_disk_is_one_line_naming_the_file(tmp_path: Path, full_disk: Path, capsys: pytest.CaptureFixture[str]) -> None:

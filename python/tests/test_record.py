@@ -387,24 +387,15 @@ def test_a_stream_that_cannot_be_written_is_not_blamed_on_the_build(build, tmp_p
 
 
 @pytest.fixture
-def full_disk(tmp_path):
+def full_disk(tiny_tmpfs):
     """A full 8 KiB tmpfs (root, and a kernel that lets this process mount, only)."""
-    mnt = tmp_path / "full"
-    mnt.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8k", "tmpfs", str(mnt)], capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
-    try:
-        with (mnt / "fill").open("wb") as f:
-            try:
-                f.write(b"\0" * 65536)
-            except OSError:
-                pass
-        yield mnt
-    finally:
-        subprocess.run(["umount", str(mnt)], check=True)
+    mnt = tiny_tmpfs("8k")
+    with (mnt / "fill").open("wb") as f:
+        try:
+            f.write(b"\0" * 65536)
+        except OSError:
+            pass
+    return mnt
 
 
 def test_a_full_disk_beside_out_is_said_to_be_one(build, full_disk):
