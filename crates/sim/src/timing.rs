@@ -69,6 +69,8 @@ pub struct Timing {
     /// each with its share `v` and `b = share · v / mlp`), in compressed rows: node `h`'s are
     /// `node_start[h]..node_start[h + 1]`.
     node_start: Vec<usize>,
+    /// Scratch of the same: the next free place in each node's row while they are filled.
+    node_fill: Vec<usize>,
     node_thread: Vec<u32>,
     node_v: Vec<f64>,
     node_b: Vec<f64>,
@@ -113,6 +115,7 @@ impl Timing {
             background: vec![0.0; nn],
             thread_nodes: vec![Vec::new(); nt],
             node_start: vec![0; nn + 1],
+            node_fill: vec![0; nn],
             node_thread: Vec::new(),
             node_v: Vec::new(),
             node_b: Vec::new(),
@@ -271,7 +274,7 @@ impl Timing {
         self.node_thread.resize(pairs, 0);
         self.node_v.resize(pairs, 0.0);
         self.node_b.resize(pairs, 0.0);
-        let mut fill = self.node_start[..nn].to_vec();
+        self.node_fill.copy_from_slice(&self.node_start[..nn]);
         for t in 0..self.nt {
             if !self.active[t] {
                 continue;
@@ -279,8 +282,8 @@ impl Timing {
             for &h in &self.thread_nodes[t] {
                 let h = h as usize;
                 let v = self.mix[t * nn + h];
-                let k = fill[h];
-                fill[h] += 1;
+                let k = self.node_fill[h];
+                self.node_fill[h] += 1;
                 self.node_thread[k] = t as u32;
                 self.node_v[k] = v;
                 self.node_b[k] = self.share[t] * v * self.inv_mlp[t];
