@@ -10,7 +10,7 @@ use numaplace_model::spec::{ParamDecl, ParamKind, Spec};
 use numaplace_model::ModelError;
 use numaplace_sim::detect::{detect_host, detected_toml, to_toml, DetectOptions};
 use numaplace_sim::presets::{load_machine as load, PRESETS};
-use numaplace_sim::request::OptKind;
+use numaplace_sim::run::request::OptKind;
 use numaplace_sim::{bench, RunConfig, SimError};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -51,16 +51,16 @@ fn model(e: ModelError) -> PyErr {
     to_py(SimError::Model(e))
 }
 
-/// A run request (a JSON object of options, `numaplace_sim::request::OPTIONS`) resolved.
+/// A run request (a JSON object of options, `numaplace_sim::run::request::OPTIONS`) resolved.
 fn request(text: &str) -> PyResult<RunConfig> {
-    numaplace_sim::request::resolve_json(text).map_err(to_py)
+    numaplace_sim::run::request::resolve_json(text).map_err(to_py)
 }
 
 /// The run options as JSON: name, kind (type, range or names), default, doc, whether a sweep
 /// may vary it, and the keyword `numaplace.simulate` takes it as.
 #[pyfunction]
 fn run_options() -> String {
-    let v: Vec<Value> = numaplace_sim::request::OPTIONS
+    let v: Vec<Value> = numaplace_sim::run::request::OPTIONS
         .iter()
         .map(|o| {
             let kind = match o.kind {

@@ -7,7 +7,8 @@
 
 use crate::binding::bind;
 use crate::error::SimError;
-use crate::run::{build_workload, RunConfig};
+use crate::run::config::RunConfig;
+use crate::run::source::build_workload;
 use crate::workload::{Epoch, Op};
 use numaplace_model::Machine;
 use serde::Serialize;
@@ -46,7 +47,7 @@ pub struct WorkloadInfo {
 /// # Errors
 /// A bad configuration.
 pub fn inspect(machine: &Machine, cfg: &RunConfig) -> Result<WorkloadInfo, SimError> {
-    let cfg = &crate::run::settle_threads(cfg)?;
+    let cfg = &crate::run::source::settle_threads(cfg)?;
     let placed = bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
     let (mut wl, resolved) = build_workload(machine, cfg)?;
     let pages = wl.pages();

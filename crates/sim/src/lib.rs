@@ -8,13 +8,14 @@
 //! * [`timing`]: latency, memory-level parallelism and memory-controller queueing.
 //! * [`engine`]: the quantum-interleaved epoch loop; [`hotloop`]: the hot path, one loop
 //!   specialised per dynamic policy's observer.
-//! * [`request`]: the run request, every option declared once; [`run`]: configuration → result; [`bench`]: the speed and footprint benchmarks.
+//! * [`run`]: the run layer — the request (every option declared once), the kind of run chosen
+//!   once (page, protocol, system), each kind behind one trait, the dispatcher;
+//!   [`bench`]: the speed and footprint benchmarks.
 //! * [`output`]: the one rule every written file follows (temporary and rename, links
 //!   followed, devices written through, directories refused).
-//! * [`protocol`]: the line-level protocol engine (seed 004) and its programs; [`linerun`]: a
-//!   run of it from a run configuration.
+//! * [`protocol`]: the line-level protocol engine (seed 004) and its programs.
 //! * [`system`]: multiprogrammed systems (seed 002): job streams, processor schedulers, jobs on
-//!   per-job engines; [`sysrun`]: a system run from a run configuration.
+//!   per-job engines.
 //! * [`trace`]: the trace format (writer, streaming reader, text form); [`inspect`]: a
 //!   workload's shape without timing it.
 
@@ -26,14 +27,10 @@ pub mod error;
 pub mod hotloop;
 pub mod input;
 pub mod inspect;
-pub mod linerun;
-pub mod oracle;
 pub mod output;
 pub mod presets;
 pub mod protocol;
-pub mod request;
 pub mod run;
-pub mod sysrun;
 pub mod system;
 pub mod timing;
 pub mod trace;

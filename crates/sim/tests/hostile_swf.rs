@@ -4,7 +4,7 @@
 use numaplace_sim::input::{MACHINE_FILE, SWF_FILE};
 use numaplace_sim::presets::{load_machine, preset};
 use numaplace_sim::run::RunConfig;
-use numaplace_sim::sysrun::{run_system, SystemRun};
+use numaplace_sim::run::system::{run_system, SystemRun};
 use std::path::PathBuf;
 
 /// A file in a directory of this test process's own.

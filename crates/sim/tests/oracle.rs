@@ -56,7 +56,7 @@ fn bound(c: &RunConfig) -> f64 {
     let m = load_machine(&c.machine).unwrap();
     let threads = bind(&m, c.threads, c.binding, c.oversubscribe).unwrap();
     let (wl, _) = build_workload(&m, c).unwrap();
-    let counts = numaplace_sim::oracle::profile(&m, c, &threads, None, wl.regions(), &mut |_| true).unwrap();
+    let counts = numaplace_sim::run::oracle::profile(&m, c, &threads, None, wl.regions(), &mut |_| true).unwrap();
     let nn = m.nodes();
     let best: u64 = counts.chunks_exact(nn).map(|row| row.iter().copied().max().unwrap()).sum();
     best as f64 / counts.iter().sum::<u64>() as f64

@@ -265,7 +265,7 @@ fn a_dropped_thread_taken_back_elsewhere_is_a_process_migration() {
 #[test]
 fn time_steps_below_their_floors_are_refused_naming_the_option_and_the_bound() {
     use numaplace_model::sched::MIN_PERIOD_MS;
-    use numaplace_sim::request::MIN_SYSTEM_QUANTUM_NS;
+    use numaplace_sim::run::request::MIN_SYSTEM_QUANTUM_NS;
     let stream = || JobStream { jobs: vec![job(0, 0.0, 2, SWEEP)] };
     // A quantum a page run takes (at least 1 us) but a system run does not.
     let cfg = SystemConfig { quantum_ns: 20_000.0, ..Default::default() };

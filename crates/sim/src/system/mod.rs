@@ -60,7 +60,7 @@ impl Default for SystemConfig {
             placement: "first-touch".into(),
             dynamic: None,
             seed: 0,
-            quantum_ns: crate::request::DEFAULT_QUANTUM_NS,
+            quantum_ns: crate::run::request::DEFAULT_QUANTUM_NS,
             init: Init::Parallel,
         }
     }
@@ -90,17 +90,17 @@ type OneCpu = BTreeMap<(String, u32), (Ps, Ps)>;
 /// its scheduler, placement and policy specs, before anything runs (a stream's jobs measured
 /// alone, say).
 ///
-/// [`MIN_SYSTEM_QUANTUM_NS`]: crate::request::MIN_SYSTEM_QUANTUM_NS
+/// [`MIN_SYSTEM_QUANTUM_NS`]: crate::run::request::MIN_SYSTEM_QUANTUM_NS
 ///
 /// # Errors
 /// The first bad value, in one line naming it.
 pub fn check_config(machine: &Machine, cfg: &SystemConfig) -> Result<(), SimError> {
-    crate::request::check_value("quantum_ns", &serde_json::Value::from(cfg.quantum_ns))?;
-    if cfg.quantum_ns < crate::request::MIN_SYSTEM_QUANTUM_NS {
+    crate::run::request::check_value("quantum_ns", &serde_json::Value::from(cfg.quantum_ns))?;
+    if cfg.quantum_ns < crate::run::request::MIN_SYSTEM_QUANTUM_NS {
         return Err(ModelError::Config(format!(
             "quantum_ns = {}: a system run's quantum is at least {} ns (each quantum costs a timing solve for every running job)",
             cfg.quantum_ns,
-            crate::request::MIN_SYSTEM_QUANTUM_NS
+            crate::run::request::MIN_SYSTEM_QUANTUM_NS
         ))
         .into());
     }

@@ -3,7 +3,7 @@
 use numaplace_model::error::shown_path;
 use super::{
     check_iteration, check_iterations_meta, intern, think_ok, Format, TraceHeader, TraceSource, MAGIC, MAX_HEADER_BYTES,
-    MAX_REGIONS, MAX_SPLIT_TRANSACTIONS, MAX_THINK_NS, VERSION,
+    MAX_REGIONS, MAX_SPLIT_TRANSACTIONS, MAX_THINK_NS, VERSION, VERSION_LINE,
 };
 use crate::error::SimError;
 use crate::workload::{Epoch, Op, Workload};
@@ -296,7 +296,7 @@ impl BlockReader {
         if version != expect {
             let m = match version {
                 VERSION => format!("format version {version} is a page-level trace: replay it with the page-level engine"),
-                super::line::VERSION_LINE => {
+                VERSION_LINE => {
                     format!("format version {version} is a line-level trace: replay it with the protocol engine (engine = protocol)")
                 }
                 _ => format!("format version {version}, this numaplace reads version {expect}"),

@@ -17,15 +17,13 @@
 
 use numaplace_model::error::{shown, shown_path};
 use super::binary::{flush_block, put_str, put_uvarint, unzigzag, write_end, write_frame, zigzag, BlockReader, Cursor, Next};
-use super::{MAX_REGIONS, VERSION};
+use super::{MAX_REGIONS, VERSION, VERSION_LINE};
 use crate::error::SimError;
 use crate::protocol::program::{Addr, LineOp, LineProgram, LineRegion, CHUNK};
 use std::collections::VecDeque;
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 
-/// The format version of line-level traces.
-pub const VERSION_LINE: u16 = 2;
 /// The most operations a reader holds for threads that have not asked for them yet.
 /// 2^24 operations are 256 MiB.
 pub const MAX_BUFFERED_OPS: usize = 1 << 24;

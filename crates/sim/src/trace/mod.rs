@@ -32,8 +32,10 @@ use std::sync::Mutex;
 pub const MAGIC: &[u8; 8] = b"NUMAPTRC";
 /// The first line of the text form.
 pub const TEXT_MAGIC: &str = "numaplace-trace";
-/// The format version this code reads and writes.
+/// The format version of page-level traces, which this code reads and writes.
 pub const VERSION: u16 = 1;
+/// The format version of line-level traces ([`line`]), which this code reads and writes.
+pub const VERSION_LINE: u16 = 2;
 
 /// The largest iteration number a trace may carry (and the largest `iterations` metadata
 /// value). A run keeps a few numbers per iteration (its time, its traffic), indexed by the
@@ -434,7 +436,7 @@ pub fn info_any(path: &Path) -> Result<AnyInfo, SimError> {
     }
     let o = open_input(path)?;
     let name = shown_path(path);
-    if o.version == Some(line::VERSION_LINE) {
+    if o.version == Some(VERSION_LINE) {
         return Ok(AnyInfo::Line(line::info_from_reader(o.input, &name)?));
     }
     Ok(AnyInfo::Page(summarise(open_reader(o.format, o.input, &name)?)?))

@@ -8,7 +8,7 @@
 //!
 //! * **Timed lines** per page and node: the transactions of iterations 1 and up, by the node of
 //!   the thread that made them — the table the `oracle` placement is built from
-//!   ([`crate::oracle`]), so the **bound** here is the oracle's local share.
+//!   ([`crate::run::oracle`]), so the **bound** here is the oracle's local share.
 //! * **First touch** per page: the first epoch with a record of the page and, within it, the
 //!   thread whose record of it comes earliest relative to the length of its work (the replay
 //!   interleaves the threads' records; a page two threads reach in the same epoch goes to the

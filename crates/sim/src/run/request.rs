@@ -13,7 +13,7 @@
 
 use crate::binding::Binding;
 use crate::error::SimError;
-use crate::run::RunConfig;
+use crate::run::config::{RunConfig, RunKind};
 use crate::workload::Init;
 use numaplace_model::ModelError;
 use serde_json::{Map, Value};
@@ -30,31 +30,6 @@ pub enum OptKind {
     Bool,
     /// One of these names; another is an unknown-name error that lists them.
     Name { what: &'static str, names: &'static [&'static str] },
-}
-
-/// What a run simulates, and so which options it takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RunKind {
-    /// One program on the page-level engine (the default engine).
-    Page,
-    /// One line-level program on the protocol engine (seed 004; docs/protocol.md).
-    Protocol,
-    /// A multiprogrammed system: a job stream under a processor scheduler, every job on the
-    /// page-level engine (seed 002; docs/multiprogramming.md). A run is one when `job_stream` is set.
-    System,
-}
-
-impl RunKind {
-    /// The `engine` option's names for each kind.
-    pub const ENGINES: &'static [&'static str] = &["auto", "page", "protocol"];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            RunKind::Page => "page",
-            RunKind::Protocol => "protocol",
-            RunKind::System => "system",
-        }
-    }
 }
 
 /// Every kind of run.
@@ -288,6 +263,14 @@ pub const OPTIONS: &[RunOption] = &[
         applies: PAGE,
     },
 ];
+
+impl Default for RunConfig {
+    /// Every option's declared default ([`OPTIONS`]).
+    fn default() -> Self {
+        resolve(&serde_json::Map::new()).expect("the declared defaults are valid")
+    }
+}
+
 
 /// The option named `name`.
 pub fn option(name: &str) -> Option<&'static RunOption> {

@@ -10,8 +10,10 @@
 
 use numaplace_model::error::shown_path;
 use crate::error::SimError;
-use crate::request::{check_applies, RunKind};
-use crate::run::{simulate_on, RunConfig};
+use crate::run::config::{RunConfig, RunKind};
+use crate::run::kind::{KindOfRun, Progress};
+use crate::run::page::simulate_on;
+use crate::run::request::check_applies;
 use crate::system::{check_config, simulate_system_on, SystemConfig, SystemProgress, SystemResult};
 use numaplace_model::jobs::{mix, swf, JobStream};
 use numaplace_model::topology::RawMachine;
@@ -64,11 +66,6 @@ impl SystemRun {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("results serialise")
     }
-}
-
-/// Whether `cfg` is a system run (it names a job stream).
-pub fn is_system(cfg: &RunConfig) -> bool {
-    cfg.job_stream.is_some()
 }
 
 /// A mix's application map, `app=spec;...`, checked against the mix's applications.
@@ -185,6 +182,23 @@ fn stream(machine: &Machine, cfg: &RunConfig, jobs: &str) -> Result<(JobStream, 
     out.apps = workloads.iter().filter(|(a, _)| m.shares.iter().any(|(n, _)| n == a)).map(|(a, s)| format!("{a}={s}")).collect::<Vec<_>>().join(";");
     out.demand_s = demand;
     Ok((s, out))
+}
+
+/// The system kind of run ([`KindOfRun`]). Its progress: a job's completion, as the fraction of
+/// the stream's jobs in place of iterations (the simulated time is the system's).
+pub struct System;
+
+impl KindOfRun for System {
+    const KIND: RunKind = RunKind::System;
+    type Output = SystemRun;
+
+    fn run(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<SystemRun, SimError> {
+        let mut sys_observer = |p: &SystemProgress| {
+            let at = Progress { iteration: p.done as u32, iterations: p.jobs as u32, epochs: p.done as u64, simulated_ns: p.simulated_ns };
+            observer(&at)
+        };
+        run_system(machine, cfg, &mut sys_observer)
+    }
 }
 
 /// Runs the system `cfg` names on `machine`, reporting each job's completion to `observer`.

@@ -29,7 +29,9 @@
 
 use crate::binding::Placed;
 use crate::error::SimError;
-use crate::run::{build_workload, Progress, RunConfig};
+use crate::run::config::RunConfig;
+use crate::run::kind::Progress;
+use crate::run::source::build_workload;
 use crate::trace;
 use crate::workload::{Epoch, Workload};
 use numaplace_model::pagetable::check_state_bytes;

@@ -10,8 +10,10 @@ use crate::protocol::params::{BufferMode, ProtocolOptions, ProtocolParams, Proxy
 use crate::protocol::program::{LineCtx, LineProgram};
 use crate::protocol::programs;
 use crate::protocol::result::ProtocolResult;
-use crate::request::{check_applies, RunKind};
-use crate::run::RunConfig;
+use crate::run::config::{RunConfig, RunKind};
+use crate::run::kind::{KindOfRun, Progress};
+use crate::run::request::check_applies;
+use crate::run::source::trace_path;
 use crate::trace::line::LineTrace;
 use numaplace_model::placement;
 use numaplace_model::topology::RawMachine;
@@ -52,29 +54,6 @@ impl ProtocolRun {
     }
 }
 
-/// Whether `cfg` runs on the protocol engine on `machine`: `engine = protocol`, or `auto` on a
-/// machine with a `[protocol]` table.
-pub fn is_protocol(machine: &Machine, cfg: &RunConfig) -> bool {
-    match cfg.engine.as_str() {
-        "protocol" => true,
-        "page" => false,
-        _ => machine.raw.protocol.is_some(),
-    }
-}
-
-/// The trace file a protocol run replays, if any (`trace`, or the workload `trace:file=`).
-fn trace_path(cfg: &RunConfig) -> Result<Option<String>, SimError> {
-    if let Some(t) = &cfg.trace {
-        return Ok(Some(t.clone()));
-    }
-    if crate::request::is_trace_spec(&cfg.workload) {
-        let spec = Spec::parse(&cfg.workload)?;
-        let (_, r) = crate::workloads::REGISTRY.resolve(&spec)?;
-        return Ok(Some(r.text("file").to_string()));
-    }
-    Ok(None)
-}
-
 /// The line-level program of `cfg` on `machine`, with the spec it resolved to and the trace
 /// it came from.
 ///
@@ -109,6 +88,23 @@ pub fn program(machine: &Machine, cfg: &RunConfig) -> Result<(Box<dyn LineProgra
     let ctx = LineCtx { threads: machine.nodes(), page_size: m.page_size, line_size: m.line_size, seed: cfg.seed };
     let (p, resolved) = programs::build(&Spec::parse(&cfg.workload)?, &ctx)?;
     Ok((p, resolved.to_string(), None))
+}
+
+/// The protocol kind of run ([`KindOfRun`]). Its progress: global barriers passed, the total
+/// unknown (`iterations` 0).
+pub struct Protocol;
+
+impl KindOfRun for Protocol {
+    const KIND: RunKind = RunKind::Protocol;
+    type Output = ProtocolRun;
+
+    fn run(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<ProtocolRun, SimError> {
+        let mut line_observer = |p: &engine::ProtocolProgress| {
+            let at = Progress { iteration: p.barriers.min(u64::from(u32::MAX)) as u32, iterations: 0, epochs: p.barriers, simulated_ns: p.simulated_ns };
+            observer(&at)
+        };
+        run_protocol_observed(machine, cfg, &mut line_observer)
+    }
 }
 
 /// Runs `cfg` on the protocol engine on `machine`.

@@ -1,75 +1,23 @@
-//! One simulation from a configuration to a result: resolve the machine, bind the threads,
-//! build the workload and placement, run the engine over every epoch, summarise.
+//! A page-level run: one program on the page-level engine, from a configuration to a result —
+//! resolve the machine, bind the threads, build the workload and placement, run the engine
+//! over every epoch, summarise.
 
-use crate::binding::{bind, Binding};
+use crate::binding::bind;
 use crate::engine::{Engine, Traffic};
 use crate::error::SimError;
 use crate::presets::load_machine;
+use crate::run::config::{RunConfig, RunKind};
+use crate::run::kind::{KindOfRun, Progress};
+use crate::run::request::{check_applies, check_value};
+use crate::run::source::{build_workload, settle_threads, trace_path, with_threads_of};
 use crate::trace;
-use crate::workload::{Epoch, Init, Workload, WorkloadCtx};
-use crate::workloads;
+use crate::workload::{Epoch, Workload};
 use numaplace_model::dynamic;
 use numaplace_model::topology::RawMachine;
 use numaplace_model::units::{ns_to_ps, PS_PER_NS};
-use numaplace_model::{Machine, ModelError, Ps, Resolved, Spec};
+use numaplace_model::{Machine, ModelError, Ps, Spec};
 use serde::Serialize;
 
-/// Everything that determines a simulation.
-#[derive(Clone, Debug)]
-pub struct RunConfig {
-    /// A preset name or a path to a machine file.
-    pub machine: String,
-    /// `NAME:key=value,...`
-    pub workload: String,
-    /// `NAME:key=value,...`
-    pub placement: String,
-    pub threads: usize,
-    pub binding: Binding,
-    pub init: Init,
-    pub seed: u64,
-    /// Length of the interleaving quantum, ns.
-    pub quantum_ns: f64,
-    pub oversubscribe: bool,
-    /// Replay this trace file instead of generating `workload` (whose text is then ignored;
-    /// init comes from the trace): the same as the workload `trace:file=PATH`, for any path.
-    pub trace: Option<String>,
-    /// A problem class (`S`, `W`, `A`, `B`) added to the workload's spec as `class=...`.
-    pub class: Option<String>,
-    /// A dynamic policy, `NAME:key=value,...`.
-    pub dynamic: Option<String>,
-    /// Write every policy decision here (`.csv`, else JSON Lines).
-    pub decisions: Option<String>,
-    /// The workload is a trace and the request gave no thread count: take the trace's.
-    pub threads_from_trace: bool,
-    /// `auto`, `page` or `protocol` (`crate::request::RunKind::ENGINES`).
-    pub engine: String,
-    /// The protocol engine's proxy mode (`none`, `basic`, `reactive`).
-    pub proxies: String,
-    /// The protocol engine's input buffers (`infinite`, `finite`).
-    pub buffers: String,
-    /// A job stream (`W1`..`W4`, or an SWF file): the run is a multiprogrammed system.
-    pub job_stream: Option<String>,
-    /// A generated mix's offered load.
-    pub load: f64,
-    /// Jobs in the stream (a mix's count; an SWF file's first jobs).
-    pub job_count: Option<u32>,
-    /// What the jobs run (an application map).
-    pub apps: Option<String>,
-    /// A system run's processor scheduler, `NAME:key=value,...`.
-    pub scheduler: String,
-    /// The options the request set (given with a value other than their default): each must
-    /// apply to the kind of run made ([`crate::request::check_applies`]).
-    pub given: Vec<&'static str>,
-}
-
-impl Default for RunConfig {
-    /// Every option's declared default ([`crate::request::OPTIONS`]).
-    fn default() -> Self {
-        crate::request::resolve(&serde_json::Map::new()).expect("the declared defaults are valid")
-    }
-}
-
-pub use crate::request::DEFAULT_QUANTUM_NS;
 
 /// The configuration as resolved: every default filled in, the machine written out in full,
 /// so that a run can be repeated exactly from it.
@@ -219,19 +167,6 @@ pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
     run_on_observed(machine, cfg, &mut |_| true)
 }
 
-/// Where a run is, reported to an observer at each epoch boundary.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Progress {
-    /// The iteration of the epoch just finished: 0 is the (untimed) initialisation.
-    pub iteration: u32,
-    /// The workload's timed iterations (0 when unknown: a protocol run counts barriers).
-    pub iterations: u32,
-    /// Epochs finished so far, the initialisation's included.
-    pub epochs: u64,
-    /// Simulated time so far, ns.
-    pub simulated_ns: f64,
-}
-
 /// [`run`] with an observer called after every epoch; returning `false` stops the run
 /// ([`SimError::Stopped`]). The observer sees the run and never changes it: a run it lets
 /// finish gives the same result as [`run`].
@@ -243,52 +178,16 @@ pub fn run_observed(cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool
     run_on_observed(&machine, cfg, observer)
 }
 
-/// A finished run of either engine.
-pub enum Outcome {
-    Page(Run),
-    Protocol(crate::linerun::ProtocolRun),
-    System(crate::sysrun::SystemRun),
-}
+/// The page-level kind of run ([`KindOfRun`]).
+pub struct Page;
 
-impl Outcome {
-    /// The result as pretty JSON (byte-identical for identical runs).
-    pub fn to_json(&self) -> String {
-        match self {
-            Outcome::Page(r) => r.result.to_json(),
-            Outcome::Protocol(r) => r.to_json(),
-            Outcome::System(r) => r.to_json(),
-        }
-    }
-}
+impl KindOfRun for Page {
+    const KIND: RunKind = RunKind::Page;
+    type Output = Run;
 
-/// Runs `cfg` on the engine it asks for (`engine`; `auto`: the machine's), with an observer
-/// as [`run_observed`]: called at a page-level run's epoch boundaries, at a system run's job
-/// completions (`iteration` of `iterations`: jobs done of the stream's), and at a protocol
-/// run's global barriers and every `protocol::PROGRESS_EVENTS` events (`iteration`: barriers
-/// passed; `iterations` 0, the total being unknown).
-///
-/// # Errors
-/// As [`simulate`], [`crate::linerun::run_protocol`], and [`SimError::Stopped`].
-pub fn run_any_observed(cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Outcome, SimError> {
-    let machine = load_machine(&cfg.machine)?;
-    if crate::sysrun::is_system(cfg) {
-        // Progress: a job's completion, as the fraction of the stream's jobs in place of
-        // iterations (the simulated time is the system's).
-        let mut sys_observer = |p: &crate::system::SystemProgress| {
-            let at = Progress { iteration: p.done as u32, iterations: p.jobs as u32, epochs: p.done as u64, simulated_ns: p.simulated_ns };
-            observer(&at)
-        };
-        return Ok(Outcome::System(crate::sysrun::run_system(&machine, cfg, &mut sys_observer)?));
+    fn run(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Run, SimError> {
+        run_on_observed(machine, cfg, observer)
     }
-    if crate::linerun::is_protocol(&machine, cfg) {
-        // Progress: global barriers passed, the total unknown (`iterations` 0).
-        let mut line_observer = |p: &crate::protocol::ProtocolProgress| {
-            let at = Progress { iteration: p.barriers.min(u64::from(u32::MAX)) as u32, iterations: 0, epochs: p.barriers, simulated_ns: p.simulated_ns };
-            observer(&at)
-        };
-        return Ok(Outcome::Protocol(crate::linerun::run_protocol_observed(&machine, cfg, &mut line_observer)?));
-    }
-    Ok(Outcome::Page(run_on_observed(&machine, cfg, observer)?))
 }
 
 /// [`run_observed`] on an already loaded machine.
@@ -296,7 +195,7 @@ pub fn run_any_observed(cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> 
 /// # Errors
 /// As [`run_observed`]; a configuration for the protocol engine.
 pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Run, SimError> {
-    if crate::linerun::is_protocol(machine, cfg) {
+    if RunKind::of(machine, cfg) == RunKind::Protocol {
         return Err(ModelError::Config(format!(
             "machine '{}' with engine = {} runs on the protocol engine: run it with run_any_observed",
             machine.name(),
@@ -304,9 +203,9 @@ pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn Fn
         ))
         .into());
     }
-    crate::request::check_applies(cfg, crate::request::RunKind::Page)?;
+    check_applies(cfg, RunKind::Page)?;
     // A RunConfig built in Rust skips the request: its quantum meets the declared range here.
-    crate::request::check_value("quantum_ns", &serde_json::Value::from(cfg.quantum_ns))?;
+    check_value("quantum_ns", &serde_json::Value::from(cfg.quantum_ns))?;
     // A trace is opened once (it may be a pipe): its header gives the thread count when the
     // request gave none, and the same source is replayed.
     let trace_path = trace_path(cfg)?;
@@ -335,8 +234,8 @@ pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn Fn
     // The simulator's own per-page state, checked before it is allocated.
     let state = numaplace_model::pagetable::run_state_bytes(needed, machine.nodes(), cfg.dynamic.is_some());
     numaplace_model::pagetable::check_state_bytes(&format!("a run of {needed} pages"), state)?;
-    // A placement that needs a profile of the run (`oracle`) gets it here: crate::oracle.
-    let (place, pl_resolved) = crate::oracle::placement(machine, cfg, &threads, trace_path.as_deref(), wl.regions(), observer)?;
+    // A placement that needs a profile of the run (`oracle`) gets it here: run::oracle.
+    let (place, pl_resolved) = crate::run::oracle::placement(machine, cfg, &threads, trace_path.as_deref(), wl.regions(), observer)?;
     let mut engine = Engine::new(machine, &threads, wl.regions().to_vec(), place, ns_to_ps(cfg.quantum_ns));
     let dynamic = match &cfg.dynamic {
         Some(text) => {
@@ -403,94 +302,14 @@ pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn Fn
     Ok(Run { result, decisions: engine.dynamic.take().map(|d| d.decisions) })
 }
 
-/// The workload context a configuration implies on `machine`.
-pub fn workload_ctx(machine: &Machine, cfg: &RunConfig) -> WorkloadCtx {
-    WorkloadCtx {
-        threads: cfg.threads,
-        page_size: machine.raw.page_size,
-        line_size: machine.raw.line_size,
-        seed: cfg.seed,
-        init: cfg.init,
-    }
-}
-
-/// Builds the workload of a configuration (not a trace) with its resolved spec.
-///
-/// # Errors
-/// An unknown workload or a bad parameter.
-pub fn build_workload(machine: &Machine, cfg: &RunConfig) -> Result<(Box<dyn Workload>, Resolved), SimError> {
-    let mut spec = Spec::parse(&cfg.workload)?;
-    if let Some(class) = &cfg.class {
-        if spec.params.iter().any(|(k, _)| k == "class") {
-            return Err(ModelError::Spec(format!(
-                "workload '{}': class given twice (in the spec and as --class {class})",
-                spec.name
-            ))
-            .into());
-        }
-        spec.params.push(("class".into(), class.clone()));
-    }
-    Ok(workloads::build(&spec, &workload_ctx(machine, cfg))?)
-}
-
-/// `cfg` with its thread count settled: a trace's own (from its header, its body not read)
-/// when the workload is a trace and the request gave none.
-///
-/// # Errors
-/// A bad trace workload spec, or a trace whose header cannot be read.
-pub fn settle_threads(cfg: &RunConfig) -> Result<RunConfig, SimError> {
-    let header = match (trace_path(cfg)?, cfg.threads_from_trace) {
-        (Some(path), true) => Some(trace::header(std::path::Path::new(&path))?),
-        _ => None,
-    };
-    Ok(with_threads_of(cfg, header.as_ref()))
-}
-
-/// `cfg` with the thread count of `header` (a trace's) when it asks for it.
-fn with_threads_of(cfg: &RunConfig, header: Option<&trace::TraceHeader>) -> RunConfig {
-    let threads = match (header, cfg.threads_from_trace) {
-        (Some(h), true) => h.threads,
-        _ => cfg.threads,
-    };
-    RunConfig { threads, threads_from_trace: false, ..cfg.clone() }
-}
-
-/// The trace a configuration replays: its `trace` path, or the `file` of a `trace:file=PATH`
-/// workload (checked against the trace workload's declared parameters).
-///
-/// # Errors
-/// A trace workload spec with a bad or missing key, or a `class` given with a trace.
-fn trace_path(cfg: &RunConfig) -> Result<Option<String>, SimError> {
-    let path = match &cfg.trace {
-        Some(p) => p.clone(),
-        None if crate::request::is_trace_spec(&cfg.workload) => {
-            let (_, r) = crate::workloads::REGISTRY.resolve(&Spec::parse(&cfg.workload)?)?;
-            r.text("file").to_string()
-        }
-        None => return Ok(None),
-    };
-    if let Some(class) = &cfg.class {
-        return Err(ModelError::Spec(format!("workload 'trace': class given ({class}), but a trace was recorded at its own size")).into());
-    }
-    if path.is_empty() {
-        return Err(ModelError::Spec("workload 'trace': file= names no file".into()).into());
-    }
-    Ok(Some(path))
-}
-
-/// Writes the workload of `cfg` on `machine` as a trace at `path` (text form if `text`),
-/// with the metadata that lets a replay reproduce the run.
+/// Writes the page-level workload of `cfg` on `machine` as a trace at `path` (text form if
+/// `text`), with the metadata that lets a replay reproduce the run (`run::export_trace` is the
+/// entry point for every kind).
 ///
 /// # Errors
 /// A bad configuration or a write error.
-pub fn export_trace(machine: &Machine, cfg: &RunConfig, path: &std::path::Path, text: bool) -> Result<(), SimError> {
-    if crate::linerun::is_protocol(machine, cfg) {
-        if text {
-            return Err(ModelError::Config("a line-level program has no text trace form: write the binary form (drop text)".into()).into());
-        }
-        return crate::linerun::export(machine, cfg, path).map(|_| ());
-    }
-    crate::request::check_applies(cfg, crate::request::RunKind::Page)?;
+pub fn export(machine: &Machine, cfg: &RunConfig, path: &std::path::Path, text: bool) -> Result<(), SimError> {
+    check_applies(cfg, RunKind::Page)?;
     let cfg = &settle_threads(cfg)?;
     bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
     let (mut wl, resolved) = build_workload(machine, cfg)?;
@@ -610,7 +429,7 @@ mod tests {
     use super::*;
 
     fn cfg() -> RunConfig {
-        crate::request::resolve_json(r#"{"workload": "nas-cg", "class": "S", "threads": 4, "dynamic": "upmlib"}"#).unwrap()
+        crate::run::request::resolve_json(r#"{"workload": "nas-cg", "class": "S", "threads": 4, "dynamic": "upmlib"}"#).unwrap()
     }
 
     #[test]
