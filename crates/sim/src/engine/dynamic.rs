@@ -1,0 +1,439 @@
+//! A dynamic policy attached to a page-level run: its counters, sampler, revoked pages and
+//! replicas' staleness, the hot loop it runs in, how its actions are applied and charged, and
+//! what it reports ([`PolicyStats`], [`Decision`]).
+
+use super::memory::{view, Memory};
+use crate::hotloop::ThreadSampler;
+use crate::workload::Epoch;
+use numaplace_model::counters::PageCounters;
+use numaplace_model::dynamic::{Action, DynamicCaps, DynamicPolicy, Observes, Sampling};
+use numaplace_model::{Machine, NodeId, PageNo, Ps};
+
+/// The sampler of a sampled policy.
+pub struct Sampler {
+    pub(super) mode: Sampling,
+    pub threads: Vec<ThreadSampler>,
+    /// Max-rate mode: each thread's fraction of a sample carried to the next quantum.
+    pub(super) carry: Vec<f64>,
+}
+
+/// The hot loop a dynamic policy runs in, chosen once when it is attached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum HotLoop {
+    /// Counting every access while the policy [`DynamicPolicy::counts`]; the plain loop once it
+    /// stops.
+    Counted,
+    /// Sampling transactions into the counters.
+    Sampled,
+    /// Taking hinting faults while some page's access is revoked; otherwise as `Counted`.
+    Faulting,
+    /// Counting, serving reads from replicas and keeping them coherent.
+    Replicated,
+}
+
+impl HotLoop {
+    /// The loop for a policy whose registry entry has `caps`. What it observes decides; the
+    /// instance only says whether a replicating policy replicates at all (`wildfire` with
+    /// `replication=off` only counts).
+    pub(super) fn choose(caps: &DynamicCaps, policy: &dyn DynamicPolicy) -> HotLoop {
+        match caps.observes {
+            Observes::Counters => HotLoop::Counted,
+            Observes::Samples => HotLoop::Sampled,
+            Observes::HintingFaults => HotLoop::Faulting,
+            Observes::Replicas if policy.replicates() => HotLoop::Replicated,
+            Observes::Replicas => HotLoop::Counted,
+        }
+    }
+}
+
+/// A dynamic policy attached to a run, with its counters and its record.
+pub struct Dynamic {
+    pub(super) policy: Box<dyn DynamicPolicy>,
+    pub(super) hot: HotLoop,
+    pub(super) counters: PageCounters,
+    pub(super) threshold: Option<u16>,
+    pub(super) timer: Option<(Ps, Ps)>,
+    /// CPUs that may cache a page's translation (the process's threads): TLB shootdown cost.
+    pub(super) sharing_cpus: usize,
+    /// The sampler, for policies that observe a sample of the accesses.
+    pub sampler: Option<Sampler>,
+    /// Pages whose access is revoked (fault-driven policies), and how many are.
+    pub(super) revoked: Vec<bool>,
+    pub(super) revoked_count: u64,
+    pub faults: u64,
+    /// Writes to each page while replicated that invalidated lines of a replica, since the
+    /// last timer tick (replicating policies).
+    pub(super) replica_writes: Vec<u32>,
+    /// Stale lines of each copy of a replicated page, `[page * nodes + node]` (replicating
+    /// policies; see `hotloop::Replicating`).
+    pub(super) stale: Vec<u16>,
+    /// Nodes of the machine and lines per page (for `stale`).
+    pub(super) nodes: usize,
+    pub(super) page_lines: u16,
+    pub replications: u64,
+    pub collapses: u64,
+    pub migrations: u64,
+    pub interrupts: u64,
+    pub overhead_ps: Ps,
+    pub decisions: Vec<Decision>,
+    /// Times the policy was asked to decide, and how many of those it acted on
+    /// ([`Dynamic::decided`]).
+    pub(super) decision_points: u64,
+    pub(super) decisions_acted: u64,
+    /// Whether the barrier after the last timed iteration was withheld from the policy
+    /// ([`Engine::finish`]).
+    pub(super) final_barrier_withheld: bool,
+}
+
+/// A dynamic policy's activity in one run ([`Dynamic::stats`]); all zero without a policy.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PolicyStats {
+    pub migrations: u64,
+    pub replications: u64,
+    /// Replicated pages collapsed back to one copy.
+    pub collapses: u64,
+    /// Time the policy's handlers and actions cost the threads, ps.
+    pub overhead_ps: Ps,
+    /// Counter interrupts raised (counter-based policies).
+    pub interrupts: u64,
+    /// Hinting faults taken (fault-driven policies).
+    pub hinting_faults: u64,
+    pub frozen_pages: u64,
+    /// Share of the migrations decided at a repeatedly invoked policy's first invocation.
+    pub first_invocation_fraction: Option<f64>,
+    /// Seed 003's sampling distance per thread, and its mean (sampled policies).
+    pub sampling_distance: Option<Vec<f64>>,
+    pub sampling_distance_mean: Option<f64>,
+    /// Times the policy was asked to decide: iteration ends (of a policy that decides there),
+    /// timer ticks, counter interrupts, hinting faults, and epoch barriers at which it acted (an epoch hook a policy does not
+    /// use returns nothing and is not counted).
+    pub decision_points: u64,
+    /// Decision points at which the policy returned at least one action.
+    pub decisions_acted: u64,
+    /// The barrier after the last timed iteration was not given to the policy: nothing
+    /// follows it, so nothing could repay an action there (issue: "policies that never lose").
+    pub final_barrier_withheld: bool,
+    /// Moves the policy's cost-aware gate refused, by reason.
+    pub refused: numaplace_model::dynamic::cost::Refusals,
+}
+
+/// One action taken by a dynamic policy, for `--decisions`.
+#[derive(Clone, Debug, serde::Serialize, PartialEq)]
+pub struct Decision {
+    pub time_ns: f64,
+    pub page: u32,
+    pub region: String,
+    pub from: u8,
+    pub to: u8,
+    pub action: &'static str,
+    pub reason: &'static str,
+    /// The page's counters (one per node) when the decision was taken.
+    pub counts: Vec<u16>,
+}
+
+impl Dynamic {
+    /// Attaches `policy`, whose registry entry has `caps`, to a run over `pages` pages of
+    /// `machine` with `threads` threads.
+    pub fn new(policy: Box<dyn DynamicPolicy>, caps: &DynamicCaps, machine: &Machine, pages: usize, threads: usize) -> Self {
+        debug_assert_eq!(caps.check(policy.as_ref()), Ok(()), "a dynamic policy disagrees with its capabilities");
+        let hot = HotLoop::choose(caps, policy.as_ref());
+        let timer = policy.timer_period().map(|p| (p.max(1), p.max(1)));
+        // The sampling mode is the instance's parameter.
+        let sampling = (hot == HotLoop::Sampled).then(|| policy.sampling().expect("a policy that observes samples has a sampling mode"));
+        // Samples are counted in full 16-bit counters; access counters have the machine's width.
+        let bits = if sampling.is_some() { 16 } else { machine.raw.counter_bits };
+        let sampler = sampling.map(|mode| {
+            let interval = match mode {
+                Sampling::Interval(n) => n.max(1),
+                Sampling::MaxRate(_) => 1,
+            };
+            // Each thread starts at a different point of its interval (deterministic), so
+            // that threads with the same pattern are not sampled in lockstep.
+            // Max-rate mode: nothing recorded until the first quantum boundary sets budgets.
+            let budget = match mode {
+                Sampling::Interval(_) => u64::MAX,
+                Sampling::MaxRate(_) => 0,
+            };
+            let samplers = (0..threads)
+                .map(|t| ThreadSampler { countdown: 1 + (t as u64 * 7919) % interval, interval, lines: 0, samples: 0, budget })
+                .collect();
+            Sampler { mode, threads: samplers, carry: vec![0.0; threads] }
+        });
+        Dynamic {
+            threshold: policy.interrupt_threshold(),
+            sampler,
+            revoked: Vec::new(),
+            revoked_count: 0,
+            faults: 0,
+            replica_writes: if hot == HotLoop::Replicated { vec![0; pages] } else { Vec::new() },
+            stale: if hot == HotLoop::Replicated { vec![0; pages * machine.nodes()] } else { Vec::new() },
+            nodes: machine.nodes(),
+            page_lines: (machine.raw.page_size / machine.raw.line_size.max(1)).clamp(1, u16::MAX as u64) as u16,
+            replications: 0,
+            collapses: 0,
+            policy,
+            hot,
+            counters: PageCounters::new(pages, machine.nodes(), bits),
+            timer,
+            sharing_cpus: threads,
+            migrations: 0,
+            interrupts: 0,
+            overhead_ps: 0,
+            decisions: Vec::new(),
+            decision_points: 0,
+            decisions_acted: 0,
+            final_barrier_withheld: false,
+        }
+    }
+
+    /// In max-rate mode (seed 003 §4.1: "the maximum number of transactions the
+    /// instrumentation software can record bounds the number of samples that can be taken for
+    /// a processor"), gives each running thread the next quantum's share of the sample budget
+    /// (rate × quantum, shared equally) as a hard cap: a thread that issues fewer lines than
+    /// its share has all of them recorded, a faster one only its share, and an unused share
+    /// is lost (the software cannot read ahead). The interval spreads a thread's samples over
+    /// the quantum, predicted from the lines it issued in the last one.
+    pub(super) fn sampler_quantum(&mut self, q_lines: &[u64], nn: usize, quantum: Ps, cursor: &[usize], epoch: &Epoch) {
+        let Some(sm) = self.sampler.as_mut() else { return };
+        let Sampling::MaxRate(rate) = sm.mode else { return };
+        let running = (0..sm.threads.len()).filter(|&t| cursor[t] < epoch.threads[t].txns.len()).count().max(1);
+        let share = (rate * quantum as f64 / 1e12 / running as f64).max(1e-9);
+        for (t, s) in sm.threads.iter_mut().enumerate() {
+            let issued: u64 = q_lines[t * nn..(t + 1) * nn].iter().sum();
+            let interval = ((issued as f64 / share).ceil() as u64).max(1);
+            s.countdown = s.countdown.min(interval);
+            s.interval = interval;
+            let credit = sm.carry[t] + share;
+            s.budget = credit.floor() as u64;
+            sm.carry[t] = credit - credit.floor();
+        }
+    }
+
+    /// Seed 003's sampling distance per thread, `|P_sample − P_all| / P_all` with `P` a
+    /// thread's share of the samples and of all transactions; `None` without a sampler.
+    pub fn sampling_distance(&self) -> Option<Vec<f64>> {
+        let sm = self.sampler.as_ref()?;
+        let all: u64 = sm.threads.iter().map(|s| s.lines).sum();
+        let taken: u64 = sm.threads.iter().map(|s| s.samples).sum();
+        Some(
+            sm.threads
+                .iter()
+                .filter(|s| s.lines > 0)
+                .map(|s| {
+                    let p_all = s.lines as f64 / all as f64;
+                    let p_sample = if taken == 0 { 0.0 } else { s.samples as f64 / taken as f64 };
+                    (p_sample - p_all).abs() / p_all
+                })
+                .collect(),
+        )
+    }
+
+    /// Pages the policy froze.
+    pub fn frozen_pages(&self) -> u64 {
+        self.policy.frozen_pages()
+    }
+
+    /// Share of the migrations decided at the policy's first invocation, if it has them.
+    pub fn first_invocation_fraction(&self) -> Option<f64> {
+        let first = self.policy.first_invocation_migrations()?;
+        Some(if self.migrations == 0 { 0.0 } else { first as f64 / self.migrations as f64 })
+    }
+
+    /// The policy's end-of-run check of its parameters against what the run had
+    /// ([`DynamicPolicy::check_finished`]: a phase the workload never had).
+    ///
+    /// # Errors
+    /// The policy's one-line message.
+    pub fn check_finished(&self) -> Result<(), String> {
+        self.policy.check_finished()
+    }
+
+    /// What the policy did and what it cost, as this driver counted it: the policy's part of
+    /// the result, reported by the component that knows it.
+    pub fn stats(&self) -> PolicyStats {
+        let sampling_distance = self.sampling_distance();
+        PolicyStats {
+            migrations: self.migrations,
+            replications: self.replications,
+            collapses: self.collapses,
+            overhead_ps: self.overhead_ps,
+            interrupts: self.interrupts,
+            hinting_faults: self.faults,
+            frozen_pages: self.frozen_pages(),
+            first_invocation_fraction: self.first_invocation_fraction(),
+            sampling_distance_mean: sampling_distance
+                .as_ref()
+                .filter(|v| !v.is_empty())
+                .map(|v| v.iter().sum::<f64>() / v.len() as f64),
+            sampling_distance,
+            decision_points: self.decision_points,
+            decisions_acted: self.decisions_acted,
+            final_barrier_withheld: self.final_barrier_withheld,
+            refused: self.policy.refusals(),
+        }
+    }
+
+    /// The run's threads are now `threads` (a multiprogrammed system changed them at a
+    /// barrier): the TLB shootdown reaches that many CPUs, and the sampler has one entry per
+    /// thread (new threads start as [`Dynamic::new`] starts them; dropped threads' counts go).
+    pub(super) fn resize_threads(&mut self, threads: usize) {
+        self.sharing_cpus = threads;
+        if let Some(sm) = self.sampler.as_mut() {
+            let (mode, old) = (sm.mode, sm.threads.len());
+            sm.threads.truncate(threads);
+            for t in old..threads {
+                let interval = match mode {
+                    Sampling::Interval(n) => n.max(1),
+                    Sampling::MaxRate(_) => 1,
+                };
+                let budget = match mode {
+                    Sampling::Interval(_) => u64::MAX,
+                    Sampling::MaxRate(_) => 0,
+                };
+                sm.threads.push(ThreadSampler { countdown: 1 + (t as u64 * 7919) % interval, interval, lines: 0, samples: 0, budget });
+            }
+            sm.carry.resize(threads, 0.0);
+        }
+    }
+
+    /// Counts one decision point; `acted` when the policy returned an action there.
+    pub(super) fn decided(&mut self, acted: bool) {
+        self.decision_points += 1;
+        self.decisions_acted += u64::from(acted);
+    }
+
+    /// Applies actions at time `now`; returns their cost in ps.
+    pub(super) fn apply(&mut self, mem: &mut Memory<'_>, actions: Vec<Action>, now: Ps) -> Ps {
+        let mut cost = 0;
+        let actions_len = actions.len();
+        let mut migrated_in_batch = 0u64;
+        for a in actions {
+            match a {
+                Action::Replicate { page, node, reason } => {
+                    if mem.pt.replicate(page, node) {
+                        // A fresh copy: every line valid.
+                        self.clear_stale(page, Some(node));
+                        // A page copy to one node; only that node's mapping changes.
+                        cost = Ps::saturating_add(cost, mem.machine.migration_cost_ps(1));
+                        self.replications += 1;
+                        let home = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
+                        self.log(mem, now.saturating_add(cost), page, home, node.0, "replicate", reason);
+                    }
+                }
+                Action::Collapse { page, reason } => {
+                    if mem.pt.collapse(page) > 0 {
+                        self.clear_stale(page, None);
+                        // Invalidate the replicas' mappings everywhere (a TLB shootdown).
+                        let m = &mem.machine.raw.migration;
+                        cost = Ps::saturating_add(cost, numaplace_model::units::ns_to_ps(m.fixed_ns + m.tlb_shootdown_ns_per_cpu * self.sharing_cpus as f64));
+                        self.collapses += 1;
+                        if let Some(w) = self.replica_writes.get_mut(page.0 as usize) {
+                            *w = 0;
+                        }
+                        let home = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
+                        self.log(mem, now.saturating_add(cost), page, home, home, "collapse", reason);
+                    }
+                }
+                Action::Migrate { page, to, reason } => {
+                    mem.pt.collapse(page);
+                    self.clear_stale(page, None);
+                    let from = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
+                    let counts = self.counters.row(page).to_vec();
+                    if let Some(node) = mem.pt.migrate(page, to, mem.machine) {
+                        // A batch of moves (a barrier's, a timer's) flushes the TLBs once, as
+                        // a range migration or Linux's batched migrate_pages does; a single
+                        // move (an interrupt, a fault) pays its own shootdown.
+                        let shootdowns = if migrated_in_batch == 0 || actions_len == 1 { self.sharing_cpus } else { 0 };
+                        migrated_in_batch += 1;
+                        let c = mem.machine.migration_cost_ps(shootdowns);
+                        cost = Ps::saturating_add(cost, c);
+                        self.migrations += 1;
+                        self.counters.reset_page(page);
+                        let idx = mem.regions.partition_point(|r| r.first_page <= page.0) - 1;
+                        self.decisions.push(Decision {
+                            time_ns: now.saturating_add(cost) as f64 / 1000.0,
+                            page: page.0,
+                            region: mem.regions[idx].name.clone(),
+                            from,
+                            to: node.0,
+                            action: "migrate",
+                            reason,
+                            counts,
+                        });
+                    }
+                }
+            }
+        }
+        self.overhead_ps = self.overhead_ps.saturating_add(cost);
+        cost
+    }
+
+    /// A page's copies become fully valid: one node's (a new replica), or all (the page is back
+    /// to a single copy, whose lines are written back to it).
+    pub(super) fn clear_stale(&mut self, page: PageNo, node: Option<NodeId>) {
+        if self.stale.is_empty() {
+            return;
+        }
+        let start = page.0 as usize * self.nodes;
+        match node {
+            Some(n) => self.stale[start + n.index()] = 0,
+            None => self.stale[start..start + self.nodes].fill(0),
+        }
+    }
+
+    /// Records a replication or collapse decision.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn log(&mut self, mem: &Memory<'_>, at: Ps, page: PageNo, from: u8, to: u8, action: &'static str, reason: &'static str) {
+        let idx = mem.regions.partition_point(|r| r.first_page <= page.0) - 1;
+        self.decisions.push(Decision {
+            time_ns: at as f64 / 1000.0,
+            page: page.0,
+            region: mem.regions[idx].name.clone(),
+            from,
+            to,
+            action,
+            reason,
+            counts: self.counters.row(page).to_vec(),
+        });
+    }
+
+    /// A hinting fault at `now` from `node` on `page`: access is restored, the policy decides.
+    /// Returns the time charged to the faulting thread.
+    pub(super) fn fault(&mut self, mem: &mut Memory<'_>, page: u32, node: usize, now: Ps) -> Ps {
+        self.revoked[page as usize] = false;
+        self.revoked_count -= 1;
+        self.faults += 1;
+        let free = mem.pt.free_per_node();
+        let action = self.policy.on_fault(&view(&self.counters, mem, &free, &self.replica_writes, now, self.overhead_ps), PageNo(page), NodeId(node as u8));
+        self.decided(action.is_some());
+        let cost = self.policy.fault_cost();
+        self.overhead_ps = self.overhead_ps.saturating_add(cost);
+        cost.saturating_add(action.map_or(0, |a| self.apply(mem, vec![a], now)))
+    }
+
+    /// A counter interrupt at `now` from `node` for `page`: the trap and its handler run
+    /// (`trap_ns`, or `fixed_ns` where the machine does not give the trap separately), the
+    /// policy decides, the page's counters are reset whether or not it moves (so a refused
+    /// page must earn its next interrupt). Returns the time charged to the thread.
+    pub(super) fn interrupt(&mut self, mem: &mut Memory<'_>, page: u32, node: usize, now: Ps) -> Ps {
+        self.interrupts += 1;
+        let free = mem.pt.free_per_node();
+        let action = self.policy.on_interrupt(&view(&self.counters, mem, &free, &self.replica_writes, now, self.overhead_ps), PageNo(page), NodeId(node as u8));
+        self.decided(action.is_some());
+        self.counters.reset_page(PageNo(page));
+        let m = &mem.machine.raw.migration;
+        match action {
+            // A move pays the page's own cost (which includes `fixed_ns`) after the trap.
+            Some(a) => {
+                let trap = numaplace_model::units::ns_to_ps(m.trap_ns);
+                self.overhead_ps = self.overhead_ps.saturating_add(trap);
+                trap.saturating_add(self.apply(mem, vec![a], now.saturating_add(trap)))
+            }
+            None => {
+                let c = numaplace_model::units::ns_to_ps(if m.trap_ns > 0.0 { m.trap_ns } else { m.fixed_ns });
+                self.overhead_ps = self.overhead_ps.saturating_add(c);
+                c
+            }
+        }
+    }
+}
