@@ -30,6 +30,10 @@ DEFAULT_QUANTUM_NS: float = _native.DEFAULT_QUANTUM_NS
 #: ``input`` (a sweep may vary it) and ``python`` (the keyword :func:`simulate` takes it as).
 OPTIONS: dict[str, dict[str, Any]] = {o["name"]: o for o in json.loads(_native.run_options())}
 
+#: A sweep's own columns, first in its table before the options (:mod:`numaplace.sweep.checkpoint`
+#: writes them; :meth:`Result.from_row` leaves them out). Declared here, below the sweep.
+SWEEP_LEAD = ("run", "run_id", "status", "error_type", "error", "attempts")
+
 
 def option_default(name: str) -> Any:
     """The declared default of run option ``name`` as a Python value (None if unset)."""
@@ -210,8 +214,6 @@ class Result:
         Raises:
             ValueError: the row is of a run that failed (it has no result).
         """
-        from numaplace.sweep.checkpoint import _LEAD
-
         items = dict(row.items() if hasattr(row, "items") else row)
         if items.get("status", "ok") != "ok":
             raise ValueError(f"run {items.get('run')} failed ({items.get('error_type')}: {items.get('error')}): it has no result")
@@ -219,7 +221,7 @@ class Result:
             return None if v is None or (isinstance(v, float) and v != v) else v  # NaN: a null
 
         config = {k.removeprefix("config."): value(v) for k, v in items.items() if k.startswith("config.")}
-        sweep_columns = set(_LEAD) | set(OPTIONS)
+        sweep_columns = set(SWEEP_LEAD) | set(OPTIONS)
         data: dict[str, Any] = {"config": config}
         data.update((k, value(v)) for k, v in items.items() if "." not in k and k not in sweep_columns)
         # A system run's record, flattened by to_row as system.<key>.

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from numaplace._native import __version__ as _VERSION
+from numaplace.api import SWEEP_LEAD
 from numaplace.sweep.errors import SweepError
 from numaplace.sweep.spec import Sweep
 
@@ -188,7 +189,9 @@ class OutputLock:
 
 # --- the table -------------------------------------------------------------------------------
 
-_LEAD = ("run", "run_id", "status", "error_type", "error", "attempts")
+_LEAD = SWEEP_LEAD
+"""The sweep's own columns, first in its table (declared in :mod:`numaplace.api`, whose
+:meth:`~numaplace.api.Result.from_row` leaves them out)."""
 
 
 def _arrow_type(values: list[Any]) -> tuple[pa.DataType, bool]:
