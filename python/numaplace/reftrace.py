@@ -29,6 +29,7 @@ from typing import Sequence
 
 from numaplace import record as rec
 from numaplace._native import NumaplaceError
+from numaplace.outfile import write_output
 
 REPO = Path(__file__).resolve().parents[2]
 TOOL_SOURCE = REPO / "tools" / "reftrace"
@@ -562,7 +563,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         res = record_and_compare(prog, d, cache=a.cache, threads=a.threads, regions_=a.region,
                                  reference_program=refprog)
     if a.json:
-        Path(a.json).write_text(json.dumps(res, indent=1))
+        write_output(a.json, "--json", json.dumps(res, indent=1))
     print(format_comparison(res))
     return 0
 

@@ -16,6 +16,7 @@ from numaplace._native import NumaplaceError
 from numaplace.advice.plan import BASELINE, NO_POLICY, AdviceError, Plan, plan, runnable
 from numaplace.advice.render import combo
 from numaplace.advice.result import COLUMNS, Advice
+from numaplace.outfile import write_output
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -92,8 +93,7 @@ def advise(
         detected = machine is None
         if detected:
             machine = os.path.join(tmp, "this-host.toml")
-            with open(machine, "w", encoding="utf-8") as f:
-                f.write(detect_host(sysfs))
+            write_output(machine, "the detected machine file", detect_host(sysfs))
         m = load_machine(check_option("machine", machine))
         nodes, cpus = len(m["nodes"]), sum(n["cpus"] for n in m["nodes"])
         # Every replay on the page-level engine, which is what advise ranks placements and

@@ -38,7 +38,7 @@ def add_advise(subparsers: Any) -> argparse.ArgumentParser:
 def cmd_advise(args: argparse.Namespace) -> None:
     """``numaplace advise``: runs :func:`advise`, prints the advice, writes the files asked for."""
     from numaplace.advice import advise
-    from numaplace.outfile import check_outputs, write_output, write_with
+    from numaplace.outfile import check_outputs, write_output
     from numaplace.sweep.backends import _check_jobs
 
     _check_jobs(args.jobs, "--jobs ")
@@ -64,7 +64,7 @@ def cmd_advise(args: argparse.Namespace) -> None:
         from numaplace.plot import save_png
 
         fig = a.plot()
-        write_with(args.plot, "--plot", lambda p: save_png(fig, p))
+        save_png(fig, args.plot, "--plot")
     for path, what in outs:
         if path is None:
             continue

@@ -147,7 +147,7 @@ def cmd_where(args: argparse.Namespace) -> None:
 
 def cmd_report(args: argparse.Namespace) -> None:
     from numaplace import runtime as rt
-    from numaplace.outfile import check_outputs, write_with
+    from numaplace.outfile import check_outputs
 
     check_outputs([(args.plot, "--plot")], [(f, "input") for f in args.files])
     try:
@@ -158,7 +158,7 @@ def cmd_report(args: argparse.Namespace) -> None:
         from numaplace.plot import save_png
 
         fig = rt.plot_stats(stats)
-        write_with(args.plot, "--plot", lambda p: save_png(fig, p))
+        save_png(fig, args.plot, "--plot")
     if args.json:
         print(json.dumps([rt.summary(s, f) for s, f in zip(stats, args.files)], indent=2))
     else:
