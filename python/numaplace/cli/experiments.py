@@ -27,7 +27,9 @@ def cmd_bench(args: argparse.Namespace) -> None:
 
 def cmd_reproduce(args: argparse.Namespace) -> None:
     from numaplace import report
+    from numaplace.outfile import check_output_dir
 
+    check_output_dir(args.out, "--out")
     try:
         out = report.reproduce(
             out_dir=args.out,

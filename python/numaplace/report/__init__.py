@@ -45,7 +45,7 @@ import pyarrow.parquet as pq
 
 from numaplace import plot
 from numaplace.experiments import Experiment, Grid, Simulate, UnknownExperimentError, run_experiments, select
-from numaplace.outfile import write_output, write_with
+from numaplace.outfile import check_output_dir, write_output, write_with
 from numaplace.report.pages import (
     EPOCHS_PARQUET,
     FIDELITY_CSV,
@@ -84,10 +84,13 @@ def reproduce(
     Raises:
         UnknownExperimentError: an id is not in :data:`numaplace.experiments.EXPERIMENTS` (raised before any run).
         ValueError: ``experiments`` is empty, or ``grid`` is not a grid.
+        numaplace.outfile.OutputError: ``out_dir`` is not a directory files can be written in
+            (raised before any run).
         numaplace.sweep.SweepError: a run failed, or ``jobs``/``scheduler`` are unusable
             (raised before anything is written).
     """
     selected = select(experiments)
+    check_output_dir(out_dir, "out_dir")  # before the runs, which a bad directory would waste
     results = run_experiments(
         [e.id for e in selected], grid=grid, simulate=simulate, progress=progress, scheduler=scheduler, jobs=jobs
     )
