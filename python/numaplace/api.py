@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from numaplace import _native
-from numaplace._native import ConfigError
+from numaplace._native import ConfigError, NumaplaceError
 from numaplace.outfile import check_outputs
 from numaplace.messages import shown_value
 
@@ -145,6 +145,12 @@ seconds between reports at epoch boundaries, so that a run shorter than this dra
 (declared in Rust, ``crates/py``)."""
 
 
+class ResultError(NumaplaceError, ValueError):
+    """A question a result cannot answer: the jobs of a run that is not a system run, or the
+    result of a sweep row whose run failed. Also a ValueError, as it was before it joined the
+    NumaplaceError hierarchy, so that code catching ValueError keeps catching it."""
+
+
 class _RunProgress:
     """A simulation's progress bar (``tqdm.auto``: a widget in a notebook, text on a terminal),
     fed by the Rust engine at epoch boundaries (at most every :data:`PROGRESS_PERIOD_S`, so a
@@ -212,11 +218,11 @@ class Result:
         known by name only (``to_row`` drops ``config.machine_spec``).
 
         Raises:
-            ValueError: the row is of a run that failed (it has no result).
+            ResultError: the row is of a run that failed (it has no result).
         """
         items = dict(row.items() if hasattr(row, "items") else row)
         if items.get("status", "ok") != "ok":
-            raise ValueError(f"run {items.get('run')} failed ({items.get('error_type')}: {items.get('error')}): it has no result")
+            raise ResultError(f"run {items.get('run')} failed ({items.get('error_type')}: {items.get('error')}): it has no result")
         def value(v: Any) -> Any:
             return None if v is None or (isinstance(v, float) and v != v) else v  # NaN: a null
 
@@ -255,7 +261,7 @@ class Result:
         ``local_fraction``, ``pages_migrated``, ...; docs/multiprogramming.md).
 
         Raises:
-            ValueError: the result is not of a system run.
+            ResultError: the result is not of a system run.
         """
         import pandas as pd
 
@@ -266,7 +272,7 @@ class Result:
         thread count from that time on; 0 at its end).
 
         Raises:
-            ValueError: the result is not of a system run.
+            ResultError: the result is not of a system run.
         """
         import pandas as pd
 
@@ -274,7 +280,7 @@ class Result:
 
     def _system_field(self, name: str) -> Any:
         if self.kind != "system":
-            raise ValueError(f"Result.{'per_job' if name == 'jobs' else name}: a {self.kind} run has no jobs (give job_stream= for a system run)")
+            raise ResultError(f"Result.{'per_job' if name == 'jobs' else name}: a {self.kind} run has no jobs (give job_stream= for a system run)")
         return self._data[name]
 
     def __repr__(self) -> str:
