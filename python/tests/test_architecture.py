@@ -1,6 +1,6 @@
 """The package's shape, read from its source (nothing is imported): no import cycle between its
-files, no file or function too long to read, and every file it writes written by the one writer
-(:mod:`numaplace.outfile`).
+files and no import of a higher layer (the command line on top), no file or function too long to
+read, and every file it writes written by the one writer (:mod:`numaplace.outfile`).
 
 Each check parses every module of ``python/numaplace`` with :mod:`ast`, so it sees what a
 reader sees: the imports at the top of a module and those inside functions (and under
@@ -369,3 +369,42 @@ class C:
         ("a", "write_text"), ("a", "open"), ("a", "to_csv"), ("a", "savefig"), ("a", "replace"),
         ("handed", "to_parquet"), ("C.b", "open"), ("C.b", "write"),
     ]
+
+
+# --- the layers ---------------------------------------------------------------------------------
+
+#: The package's layers, lowest first; a module imports only modules of its own layer or below
+#: (a name ending in "." covers a package and everything in it). Every module is in one.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("shared pieces", ("numaplace.messages", "numaplace.grid", "numaplace.outfile", "numaplace.infile", "numaplace.topo")),
+    ("the Python API", ("numaplace.api",)),
+    ("sweeps", ("numaplace.sweep", "numaplace.sweep.")),
+    ("tools over runs", ("numaplace.plot", "numaplace.diagnose", "numaplace.record", "numaplace.reftrace",
+                         "numaplace.runtime", "numaplace.runtime.")),
+    ("advice and experiments", ("numaplace.advice", "numaplace.advice.", "numaplace.experiments", "numaplace.experiments.")),
+    ("the report", ("numaplace.report", "numaplace.report.")),
+    ("the package's face", ("numaplace",)),
+    ("the command line", ("numaplace.cli", "numaplace.cli.", "numaplace.__main__")),
+)
+
+
+def layer_of(name: str) -> int | None:
+    for i, (_, names) in enumerate(LAYERS):
+        if any(name == n or (n.endswith(".") and name.startswith(n)) for n in names):
+            return i
+    return None
+
+
+def test_every_module_imports_only_its_layer_and_below() -> None:
+    """The command line is on top and nothing imports it back; the report above the
+    experiments, the advice and experiments above the sweep, the sweep above the API."""
+    known, graph = import_graph()
+    unplaced = sorted(m for m in known if layer_of(m) is None)
+    assert unplaced == [], f"modules in no layer (add them to LAYERS): {unplaced}"
+    upward = [
+        f"{known[m].rel}:{line} imports {t} ({LAYERS[layer_of(t)][0]}, above {LAYERS[layer_of(m)][0]})"  # type: ignore[index]
+        for m, edges in sorted(graph.items())
+        for t, line in sorted(edges.items())
+        if layer_of(t) > layer_of(m)  # type: ignore[operator]
+    ]
+    assert upward == [], "imports of a higher layer:\n" + "\n".join(upward)
