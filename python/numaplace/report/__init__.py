@@ -83,7 +83,8 @@ def reproduce(
 
     Raises:
         UnknownExperimentError: an id is not in :data:`numaplace.experiments.EXPERIMENTS` (raised before any run).
-        ValueError: ``experiments`` is empty, or ``grid`` is not a grid.
+        numaplace.experiments.SelectionError: ``experiments`` is empty, or ``grid`` is not a
+            grid (a ValueError too).
         numaplace.outfile.OutputError: ``out_dir`` is not a directory files can be written in
             (raised before any run).
         numaplace.sweep.SweepError: a run failed, or ``jobs``/``scheduler`` are unusable
