@@ -46,9 +46,8 @@ from numaplace.api import (
 # package, as it once did.
 import numaplace.sweep as sweep
 from numaplace.sweep import SweepError
-# Callable too, as numaplace.sweep is: numaplace.advise(trace) runs numaplace.advise.advise.
-import numaplace.advise as advise
-from numaplace.advise import Advice
+# A plain function; its package is numaplace.advice.
+from numaplace.advice import Advice, advise
 
 __all__ = [
     "Advice",

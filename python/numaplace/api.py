@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from numaplace import _native
-from numaplace._native import ConfigError
+from numaplace._native import ConfigError, NumaplaceError
 from numaplace.outfile import check_outputs
 from numaplace.messages import shown_value
 
@@ -29,6 +29,10 @@ DEFAULT_QUANTUM_NS: float = _native.DEFAULT_QUANTUM_NS
 #: ``choices``), ``default`` (text, or None for an option unset unless given), ``doc``,
 #: ``input`` (a sweep may vary it) and ``python`` (the keyword :func:`simulate` takes it as).
 OPTIONS: dict[str, dict[str, Any]] = {o["name"]: o for o in json.loads(_native.run_options())}
+
+#: A sweep's own columns, first in its table before the options (:mod:`numaplace.sweep.checkpoint`
+#: writes them; :meth:`Result.from_row` leaves them out). Declared here, below the sweep.
+SWEEP_LEAD = ("run", "run_id", "status", "error_type", "error", "attempts")
 
 
 def option_default(name: str) -> Any:
@@ -141,6 +145,12 @@ seconds between reports at epoch boundaries, so that a run shorter than this dra
 (declared in Rust, ``crates/py``)."""
 
 
+class ResultError(NumaplaceError, ValueError):
+    """A question a result cannot answer: the jobs of a run that is not a system run, or the
+    result of a sweep row whose run failed. Also a ValueError, as it was before it joined the
+    NumaplaceError hierarchy, so that code catching ValueError keeps catching it."""
+
+
 class _RunProgress:
     """A simulation's progress bar (``tqdm.auto``: a widget in a notebook, text on a terminal),
     fed by the Rust engine at epoch boundaries (at most every :data:`PROGRESS_PERIOD_S`, so a
@@ -208,18 +218,16 @@ class Result:
         known by name only (``to_row`` drops ``config.machine_spec``).
 
         Raises:
-            ValueError: the row is of a run that failed (it has no result).
+            ResultError: the row is of a run that failed (it has no result).
         """
-        from numaplace.sweep.checkpoint import _LEAD
-
         items = dict(row.items() if hasattr(row, "items") else row)
         if items.get("status", "ok") != "ok":
-            raise ValueError(f"run {items.get('run')} failed ({items.get('error_type')}: {items.get('error')}): it has no result")
+            raise ResultError(f"run {items.get('run')} failed ({items.get('error_type')}: {items.get('error')}): it has no result")
         def value(v: Any) -> Any:
             return None if v is None or (isinstance(v, float) and v != v) else v  # NaN: a null
 
         config = {k.removeprefix("config."): value(v) for k, v in items.items() if k.startswith("config.")}
-        sweep_columns = set(_LEAD) | set(OPTIONS)
+        sweep_columns = set(SWEEP_LEAD) | set(OPTIONS)
         data: dict[str, Any] = {"config": config}
         data.update((k, value(v)) for k, v in items.items() if "." not in k and k not in sweep_columns)
         # A system run's record, flattened by to_row as system.<key>.
@@ -253,7 +261,7 @@ class Result:
         ``local_fraction``, ``pages_migrated``, ...; docs/multiprogramming.md).
 
         Raises:
-            ValueError: the result is not of a system run.
+            ResultError: the result is not of a system run.
         """
         import pandas as pd
 
@@ -264,7 +272,7 @@ class Result:
         thread count from that time on; 0 at its end).
 
         Raises:
-            ValueError: the result is not of a system run.
+            ResultError: the result is not of a system run.
         """
         import pandas as pd
 
@@ -272,7 +280,7 @@ class Result:
 
     def _system_field(self, name: str) -> Any:
         if self.kind != "system":
-            raise ValueError(f"Result.{'per_job' if name == 'jobs' else name}: a {self.kind} run has no jobs (give job_stream= for a system run)")
+            raise ResultError(f"Result.{'per_job' if name == 'jobs' else name}: a {self.kind} run has no jobs (give job_stream= for a system run)")
         return self._data[name]
 
     def __repr__(self) -> str:

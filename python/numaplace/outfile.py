@@ -77,6 +77,38 @@ def check_output(path: str | os.PathLike[str], what: str) -> None:
     os.unlink(tmp)
 
 
+def check_output_dir(path: str | os.PathLike[str], what: str) -> None:
+    """Checks before a run that ``path`` can be the directory a command writes its files into:
+    a directory, or a path whose nearest existing ancestor is one, where something can be
+    created (a temporary directory, created and removed at once). Nothing is created.
+
+    Raises:
+        OutputError: a file (or a special file) at the path or an ancestor, or a directory
+            nothing can be created in.
+    """
+    name = os.fsdecode(path)
+    target = Path(name or ".")
+    probe = target
+    while True:
+        try:
+            st = os.stat(probe)
+            break
+        except (FileNotFoundError, NotADirectoryError):  # missing, or under a file: look above
+            if probe.parent == probe:
+                raise OutputError(f"{what} {name}: no such directory") from None
+            probe = probe.parent
+        except OSError as e:
+            raise OutputError(f"{what} {name}: {e.strerror or e}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        if probe != target:
+            raise OutputError(f"{what} {name}: {os.fsdecode(probe)} is not a directory")
+        raise OutputError(f"{what} {name}: not a directory (give a directory for the files)")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".numaplace-", dir=probe))
+    except OSError as e:
+        raise OutputError(f"cannot write {what} {name}: {e.strerror or e}") from None
+
+
 def _identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
     """The (device, inode) of the file ``path`` names, through links; None if there is none."""
     try:

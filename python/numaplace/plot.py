@@ -72,13 +72,16 @@ def new_axes() -> tuple[Figure, Axes]:
     return fig, fig.add_subplot()
 
 
-def save_png(fig: Figure, path: str | Path) -> None:
-    """Writes ``fig`` to ``path`` as a PNG with fixed resolution and no software metadata."""
-    fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+def save_png(fig: Figure, path: str | Path, what: str = "PNG") -> None:
+    """Writes ``fig`` to ``path`` as a PNG with fixed resolution and no software metadata, by
+    the one writer (:func:`numaplace.outfile.write_output`; ``what`` names the file in its errors)."""
+    from numaplace.outfile import write_output
+
+    write_output(path, what, png_bytes(fig))
 
 
 def png_bytes(fig: Figure) -> bytes:
-    """``fig`` as the PNG bytes :func:`save_png` writes."""
+    """``fig`` as PNG bytes (what :func:`save_png` writes): fixed resolution, no software metadata."""
     import io
 
     buf = io.BytesIO()

@@ -29,6 +29,7 @@ from typing import Sequence
 
 from numaplace import record as rec
 from numaplace._native import NumaplaceError
+from numaplace.outfile import write_output
 
 REPO = Path(__file__).resolve().parents[2]
 TOOL_SOURCE = REPO / "tools" / "reftrace"
@@ -307,6 +308,69 @@ def _strip(name: str) -> str:
     return re.sub(r"#\d+$", "", name)
 
 
+_Key = tuple[str, int]
+"""A page by (region name, page index in the region): how the two sides' pages are matched."""
+
+
+def _recorded_pages(summary: dict, pc: dict) -> tuple[list[dict], dict[_Key, dict[int, list[int]]], list[int], dict[_Key, tuple[int, int]]]:
+    """The recording's tracked regions (by first page), its counts by page and thread ([reads,
+    writes]), its total [reads, writes] over every page, and each page's first touch (thread, epoch)."""
+    rec_regions = sorted((r for r in summary["regions"] if r["tracked"]), key=lambda r: r["first_page"])
+    starts = [r["first_page"] for r in rec_regions]
+
+    def rec_key(page: int):
+        i = bisect.bisect_right(starts, page) - 1
+        if i < 0 or page >= rec_regions[i]["first_page"] + rec_regions[i]["pages"]:
+            return None
+        return rec_regions[i]["name"], page - rec_regions[i]["first_page"]
+
+    rec_counts: dict[tuple[str, int], dict[int, list[int]]] = {}
+    rec_total = [0, 0]
+    for page, t, r, w in pc["counts"]:
+        rec_total[0] += r
+        rec_total[1] += w
+        k = rec_key(page)
+        if k is None:
+            continue
+        c = rec_counts.setdefault(k, {}).setdefault(t, [0, 0])
+        c[0] += r
+        c[1] += w
+    rec_ft: dict[tuple[str, int], tuple[int, int]] = {}
+    for page, n, t, e in summary["first_touch_runs"]:
+        for p in range(page, page + n):
+            k = rec_key(p)
+            if k is not None:
+                rec_ft[k] = (t, e)
+    return rec_regions, rec_counts, rec_total, rec_ft
+
+
+def _reference_pages(ref: Reference, iteration, program_sources: Sequence[str] | None):  # noqa: ANN001, ANN202
+    """The reference's regions, its counts by page and thread, by (region, thread, timed or
+    init), its total [reads, writes] over every page, and each page's first touch."""
+    ref_regions = regions(ref, program_sources=program_sources)
+    ref_index: dict[int, tuple[str, int]] = {}
+    for reg in ref_regions:
+        for i, v in enumerate(reg.pages):
+            ref_index[v] = (reg.name, i)
+    ref_counts: dict[tuple[str, int], dict[int, list[int]]] = {}
+    ref_iter: dict[tuple[str, int, bool], list[int]] = {}
+    ref_total = [0, 0]
+    for (v, t, e), (r, w) in ref.counts.items():
+        ref_total[0] += r
+        ref_total[1] += w
+        k = ref_index.get(v)
+        if k is None:
+            continue
+        c = ref_counts.setdefault(k, {}).setdefault(t, [0, 0])
+        c[0] += r
+        c[1] += w
+        ci = ref_iter.setdefault((k[0], t, iteration(e) > 0), [0, 0])
+        ci[0] += r
+        ci[1] += w
+    ref_ft = {ref_index[v]: te for v, te in ref.first_touch.items() if v in ref_index}
+    return ref_regions, ref_counts, ref_iter, ref_total, ref_ft
+
+
 def compare(recording: tuple[dict, dict], ref: Reference, *, regions_: Sequence[str] | None = None,
             tolerance: float = 0.05, program_sources: Sequence[str] | None = None) -> dict:
     """Compares a recording with the reference, page by page and thread by thread.
@@ -335,56 +399,8 @@ def compare(recording: tuple[dict, dict], ref: Reference, *, regions_: Sequence[
     threads = max(summary["threads"], 1 + max((t for (_, t, _) in ref.counts), default=0))
     iteration = _iteration_of(summary)
 
-    # Recorder: (region name, page index) -> thread -> [reads, writes]; first touch likewise.
-    rec_regions = sorted((r for r in summary["regions"] if r["tracked"]), key=lambda r: r["first_page"])
-    starts = [r["first_page"] for r in rec_regions]
-
-    def rec_key(page: int):
-        i = bisect.bisect_right(starts, page) - 1
-        if i < 0 or page >= rec_regions[i]["first_page"] + rec_regions[i]["pages"]:
-            return None
-        return rec_regions[i]["name"], page - rec_regions[i]["first_page"]
-
-    rec_counts: dict[tuple[str, int], dict[int, list[int]]] = {}
-    rec_total = [0, 0]
-    for page, t, r, w in pc["counts"]:
-        rec_total[0] += r
-        rec_total[1] += w
-        k = rec_key(page)
-        if k is None:
-            continue
-        c = rec_counts.setdefault(k, {}).setdefault(t, [0, 0])
-        c[0] += r
-        c[1] += w
-    rec_ft: dict[tuple[str, int], tuple[int, int]] = {}
-    for page, n, t, e in summary["first_touch_runs"]:
-        for p in range(page, page + n):
-            k = rec_key(p)
-            if k is not None:
-                rec_ft[k] = (t, e)
-
-    # Reference: the same keys.
-    ref_regions = regions(ref, program_sources=program_sources)
-    ref_index: dict[int, tuple[str, int]] = {}
-    for reg in ref_regions:
-        for i, v in enumerate(reg.pages):
-            ref_index[v] = (reg.name, i)
-    ref_counts: dict[tuple[str, int], dict[int, list[int]]] = {}
-    ref_iter: dict[tuple[str, int, bool], list[int]] = {}
-    ref_total = [0, 0]
-    for (v, t, e), (r, w) in ref.counts.items():
-        ref_total[0] += r
-        ref_total[1] += w
-        k = ref_index.get(v)
-        if k is None:
-            continue
-        c = ref_counts.setdefault(k, {}).setdefault(t, [0, 0])
-        c[0] += r
-        c[1] += w
-        ci = ref_iter.setdefault((k[0], t, iteration(e) > 0), [0, 0])
-        ci[0] += r
-        ci[1] += w
-    ref_ft = {ref_index[v]: te for v, te in ref.first_touch.items() if v in ref_index}
+    rec_regions, rec_counts, rec_total, rec_ft = _recorded_pages(summary, pc)
+    ref_regions, ref_counts, ref_iter, ref_total, ref_ft = _reference_pages(ref, iteration, program_sources)
 
     # Which regions: named, or the program's on both sides.
     rec_names = {r["name"] for r in rec_regions}
@@ -547,7 +563,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         res = record_and_compare(prog, d, cache=a.cache, threads=a.threads, regions_=a.region,
                                  reference_program=refprog)
     if a.json:
-        Path(a.json).write_text(json.dumps(res, indent=1))
+        write_output(a.json, "--json", json.dumps(res, indent=1))
     print(format_comparison(res))
     return 0
 

@@ -19,7 +19,7 @@ import pytest
 import numaplace
 from numaplace import _native, cli
 from numaplace import runtime as rt
-from numaplace.advise import COST_AWARE, NO_POLICY, plan
+from numaplace.advice import COST_AWARE, NO_POLICY, plan
 
 GOLDEN = Path(__file__).resolve().parents[2] / "tests" / "golden"
 UPDATE = os.environ.get("NUMAPLACE_UPDATE_GOLDEN") == "1"

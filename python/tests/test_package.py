@@ -6,6 +6,8 @@ import importlib
 import inspect
 import pkgutil
 
+import pytest
+
 import numaplace
 
 def _exported_exceptions() -> dict[str, type[BaseException]]:
@@ -39,8 +41,33 @@ def test_every_exported_exception_derives_from_numaplace_error() -> None:
 
 def test_exceptions_that_joined_numaplace_error_keep_their_builtin_base() -> None:
     """Code that caught them by their old builtin base still catches them."""
-    from numaplace.experiments import UnknownExperimentError
+    from numaplace.api import ResultError
+    from numaplace.experiments import SelectionError, UnknownExperimentError
     from numaplace.sweep import WorkerLostError
 
     assert issubclass(UnknownExperimentError, ValueError)
     assert issubclass(WorkerLostError, RuntimeError)
+    assert issubclass(ResultError, ValueError)
+    assert issubclass(SelectionError, ValueError)
+
+
+def test_a_selection_of_no_experiments_or_of_no_grid_is_a_numaplace_error(tmp_path) -> None:  # noqa: ANN001
+    """Not a bare ValueError, and raised before anything runs or is written."""
+    from numaplace.experiments import run_experiments
+    from numaplace.report import reproduce
+
+    with pytest.raises(numaplace.NumaplaceError, match="^no experiments selected$"):
+        reproduce(out_dir=tmp_path / "report", experiments=[], progress=False)
+    with pytest.raises(numaplace.NumaplaceError, match=r"^unknown grid 'tiny' \(known: test, quick, full\)$"):
+        run_experiments(["seed003-table2"], grid="tiny", progress=False, jobs=0)
+    assert not (tmp_path / "report").exists()
+
+
+def test_a_question_a_result_cannot_answer_is_a_numaplace_error() -> None:
+    """Not a bare ValueError: the jobs of a page run, the result of a failed sweep row."""
+    r = numaplace.simulate(workload="stream:pages=64,iterations=1", threads=1)
+    for ask in (r.per_job, r.timeline):
+        with pytest.raises(numaplace.NumaplaceError, match=r"a page run has no jobs \(give job_stream= for a system run\)$"):
+            ask()
+    with pytest.raises(numaplace.NumaplaceError, match=r"^run 0 failed \(X: y\): it has no result$"):
+        numaplace.Result.from_row({"status": "failed", "run": 0, "error_type": "X", "error": "y"})

@@ -438,7 +438,7 @@ def test_sweep_command_user_errors_are_one_line_exit_2(tmp_path: Path, capsys: p
 
 def test_numaplace_cli_wires_the_sweep_command(small_spec: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     if _sweep_command()[1] != "-m":
-        pytest.skip("numaplace.cli does not register `sweep` yet (cli.py: sweep.add_parser(sub))")
+        pytest.skip("numaplace.cli does not register `sweep` yet (cli/parser.py: sweep.add_parser)")
     assert cli.main(["sweep", str(small_spec), "--out", str(tmp_path), "--jobs", "0", "--no-progress"]) == 0
     assert "10 runs, 6 ok, 4 failed" in capsys.readouterr().out
     assert cli.main(["sweep", str(tmp_path / "missing.toml"), "--out", str(tmp_path)]) == 2

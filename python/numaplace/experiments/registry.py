@@ -57,6 +57,11 @@ class UnknownExperimentError(NumaplaceError, ValueError):
     """
 
 
+class SelectionError(NumaplaceError, ValueError):
+    """A request for experiments that names none, or a grid that is not one (the message lists
+    the grids). Also a ValueError, as it was before it joined the NumaplaceError hierarchy."""
+
+
 def get_experiment(experiment_id: str) -> Experiment:
     """Returns the experiment named ``experiment_id``.
 
@@ -75,9 +80,9 @@ def select(experiment_ids: Sequence[str] | None) -> list[Experiment]:
 
     Raises:
         UnknownExperimentError: an id is not in :data:`EXPERIMENTS`.
-        ValueError: ``experiment_ids`` is empty.
+        SelectionError: ``experiment_ids`` is empty.
     """
     ids = list(EXPERIMENTS) if experiment_ids is None else list(experiment_ids)
     if not ids:
-        raise ValueError("no experiments selected")
+        raise SelectionError("no experiments selected")
     return [get_experiment(i) for i in ids]

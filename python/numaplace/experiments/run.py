@@ -44,7 +44,7 @@ import pandas as pd
 
 from numaplace.experiments._frames import flatten
 from numaplace.experiments.base import Grid, RunConfig, Simulate
-from numaplace.experiments.registry import select
+from numaplace.experiments.registry import SelectionError, select
 from numaplace.sweep import SweepError, execute, make_backend, run_id
 from numaplace.sweep.backends import Backend
 
@@ -73,7 +73,7 @@ def run_experiments(
 
     Raises:
         UnknownExperimentError: an id is not in :data:`EXPERIMENTS` (raised before any run).
-        ValueError: ``experiment_ids`` is empty, or ``grid`` is not a grid.
+        SelectionError: ``experiment_ids`` is empty, or ``grid`` is not a grid.
         numaplace.sweep.SweepError: a run failed (the message names it and gives its error),
             or ``jobs``/``scheduler`` are unusable.
     """
@@ -98,11 +98,11 @@ def run_experiments(
 
 
 def _grid(grid: Grid | str) -> Grid:
-    """``grid`` as a :class:`Grid`; a ValueError naming the grids if it is none."""
+    """``grid`` as a :class:`Grid`; a :class:`SelectionError` naming the grids if it is none."""
     try:
         return Grid(grid)
     except ValueError:
-        raise ValueError(f"unknown grid {grid!r} (known: {', '.join(g.value for g in Grid)})") from None
+        raise SelectionError(f"unknown grid {grid!r} (known: {', '.join(g.value for g in Grid)})") from None
 
 
 EXPECTED_S = {"system": 20.0, "protocol": 1.0, "page": 0.1}

@@ -45,6 +45,7 @@ import pyarrow.parquet as pq
 
 from numaplace import plot
 from numaplace.experiments import Experiment, Grid, Simulate, UnknownExperimentError, run_experiments, select
+from numaplace.outfile import check_output_dir, write_output, write_with
 from numaplace.report.pages import (
     EPOCHS_PARQUET,
     FIDELITY_CSV,
@@ -82,11 +83,15 @@ def reproduce(
 
     Raises:
         UnknownExperimentError: an id is not in :data:`numaplace.experiments.EXPERIMENTS` (raised before any run).
-        ValueError: ``experiments`` is empty, or ``grid`` is not a grid.
+        numaplace.experiments.SelectionError: ``experiments`` is empty, or ``grid`` is not a
+            grid (a ValueError too).
+        numaplace.outfile.OutputError: ``out_dir`` is not a directory files can be written in
+            (raised before any run).
         numaplace.sweep.SweepError: a run failed, or ``jobs``/``scheduler`` are unusable
             (raised before anything is written).
     """
     selected = select(experiments)
+    check_output_dir(out_dir, "out_dir")  # before the runs, which a bad directory would waste
     results = run_experiments(
         [e.id for e in selected], grid=grid, simulate=simulate, progress=progress, scheduler=scheduler, jobs=jobs
     )
@@ -105,29 +110,34 @@ def write_report(out: Path, selected: Sequence[Experiment], results: pd.DataFram
         runs = results.loc[results["experiment"] == e.id].reset_index(drop=True)
         table, fig = e.analyse(runs)
         image = f"{e.id}.png"
-        plot.save_png(fig, out / image)
+        plot.save_png(fig, out / image, "the report's figure")
         claims = tuple(e.claims(runs)) if e.claims else ()
         fidelity = tuple(e.fidelity(runs)) if e.fidelity else ()
         sections.append(Section(e, table, resolved_configs(runs), image, fig, claims, fidelity))
-    (out / RESULTS_CSV).write_text(results_csv(results), encoding="utf-8")
-    (out / FIDELITY_CSV).write_text(fidelity_csv(sections), encoding="utf-8")
+    write_output(out / RESULTS_CSV, "the report's results", results_csv(results))
+    write_output(out / FIDELITY_CSV, "the report's fidelity table", fidelity_csv(sections))
     write_parquet(epochs_table(results), out / EPOCHS_PARQUET)
-    (out / "index.html").write_text(html_page(sections, grid), encoding="utf-8")
-    (out / "README.md").write_text(markdown_page(sections, grid), encoding="utf-8")
+    write_output(out / "index.html", "the report's page", html_page(sections, grid))
+    write_output(out / "README.md", "the report's Markdown page", markdown_page(sections, grid))
     return sections
 
 
 def write_parquet(table: pa.Table, path: Path) -> None:
     """Writes ``table`` as Parquet with fixed settings (zstd, dictionary-encoded, one row
     group, statistics), so the same table gives the same bytes (pyarrow writes no timestamps;
-    its version is in the file's ``created_by``, as matplotlib's is not in the PNGs)."""
-    pq.write_table(
-        table,
-        path,
-        compression="zstd",
-        compression_level=9,
-        use_dictionary=True,
-        write_statistics=True,
-        row_group_size=max(1, table.num_rows),
-        store_schema=False,
-    )
+    its version is in the file's ``created_by``, as matplotlib's is not in the PNGs), by the one
+    writer (:func:`numaplace.outfile.write_with`)."""
+
+    def write(p: Path) -> None:
+        pq.write_table(
+            table,
+            p,
+            compression="zstd",
+            compression_level=9,
+            use_dictionary=True,
+            write_statistics=True,
+            row_group_size=max(1, table.num_rows),
+            store_schema=False,
+        )
+
+    write_with(path, "the report's epochs", write)

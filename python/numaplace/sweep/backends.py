@@ -21,33 +21,10 @@ import re
 import struct
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from numaplace.sweep.errors import SweepError, WorkerLostError, one_line
-from numaplace.sweep.executor import run_one
-
-
-class Backend(Protocol):
-    """What the executor needs of a backend.
-
-    ``submit`` returns a future of a :func:`run_one` outcome; the future raises if the run's
-    worker (or the link to it) was lost. ``capacity`` bounds the runs in flight; ``generation``
-    changes when the backend replaces its workers wholesale, so that one loss is not recovered
-    from twice; ``recover`` is called once per lost run of the current generation.
-    """
-
-    capacity: int
-    generation: int
-
-    def submit(self, options: Mapping[str, Any], run: str) -> Any: ...
-
-    def wait(self, futures: Sequence[Any]) -> Iterable[Any]: ...
-
-    def recover(self) -> None: ...
-
-    def pids(self) -> list[int]: ...
-
-    def close(self, cancel: bool = False) -> None: ...
+from numaplace.sweep.executor import Backend, run_one
 
 # --- backends: where run_one runs --------------------------------------------------------------
 

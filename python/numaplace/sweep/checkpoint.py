@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from numaplace._native import __version__ as _VERSION
+from numaplace.api import SWEEP_LEAD
 from numaplace.sweep.errors import SweepError
 from numaplace.sweep.spec import Sweep
 
@@ -188,7 +189,9 @@ class OutputLock:
 
 # --- the table -------------------------------------------------------------------------------
 
-_LEAD = ("run", "run_id", "status", "error_type", "error", "attempts")
+_LEAD = SWEEP_LEAD
+"""The sweep's own columns, first in its table (declared in :mod:`numaplace.api`, whose
+:meth:`~numaplace.api.Result.from_row` leaves them out)."""
 
 
 def _arrow_type(values: list[Any]) -> tuple[pa.DataType, bool]:
@@ -306,7 +309,8 @@ def read_checkpoint(path: Path) -> Iterator[dict[str, Any]]:
     """Records of a checkpoint file; lines that are not whole JSON objects are skipped.
 
     A file that is not text (a NUL byte, or bytes that are not UTF-8; a sweep writes ASCII)
-    is no sweep's checkpoint: refused in one line rather than appended to.
+    is no sweep's checkpoint: refused in one line rather than appended to. So is a record of
+    this version (a whole line with a run id) whose fields no sweep writes (:func:`_damage`).
     """
     f = _open_existing(path)
     if f is None:
@@ -314,7 +318,7 @@ def read_checkpoint(path: Path) -> Iterator[dict[str, Any]]:
     with f:
         # Line by line, so that memory holds the records kept, not the whole file.
         offset = 0
-        for raw in f:
+        for number, raw in enumerate(f, 1):
             bad = raw.find(b"\0")
             try:
                 line = raw.decode("utf-8")
@@ -323,7 +327,12 @@ def read_checkpoint(path: Path) -> Iterator[dict[str, Any]]:
             if bad >= 0:
                 raise _refuse(path, f"is not a sweep checkpoint (binary data: byte {offset + bad} is 0x{raw[bad]:02x})")
             offset += len(raw)
-            yield from _record(line)
+            for record in _record(line):
+                # A record of another version is not reused (the runs are redone): not read further.
+                damage = _damage(record) if record.get("numaplace_version") == _VERSION else None
+                if damage is not None:
+                    raise _refuse(path, f"is not a sweep checkpoint (line {number}: {damage})")
+                yield record
 
 
 def _record(line: str) -> Iterator[dict[str, Any]]:
@@ -334,6 +343,32 @@ def _record(line: str) -> Iterator[dict[str, Any]]:
         return
     if isinstance(record, dict) and isinstance(record.get("run_id"), str):
         yield record
+
+
+def _damage(record: Mapping[str, Any]) -> str | None:
+    """What in a checkpoint record no sweep writes (None: nothing): the fields the table is made
+    of with the wrong type, or a result value no table column holds (an integer past 64 bits)."""
+    from numaplace.messages import shown_value
+
+    def kind(v: Any) -> str:
+        return {dict: "a table", list: "a list", str: "text", bool: "a boolean", type(None): "null"}.get(type(v), "a number")
+
+    for name, types, expected in (
+        ("status", (str,), "text"),
+        ("error_type", (str, type(None)), "text or null"),
+        ("error", (str, type(None)), "text or null"),
+        ("attempts", (int,), "an integer"),
+        ("row", (dict, type(None)), "a table or null"),
+    ):
+        if name not in record:
+            return f"the record has no {name}"
+        v = record[name]
+        if not isinstance(v, types) or (name == "attempts" and isinstance(v, bool)):
+            return f"{name} is {kind(v)}, not {expected}"
+    for key, v in (record["row"] or {}).items():
+        if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**64:
+            return f"row {shown_value(key)} = {shown_value(v)}: an integer past 64 bits"
+    return None
 
 
 class Checkpoint:

@@ -9,20 +9,40 @@ import collections
 import dataclasses
 import inspect
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 from numaplace.sweep.errors import UnsupportedOptionError, one_line
 from numaplace.sweep.spec import KEYWORD_ALIASES
-
-if TYPE_CHECKING:
-    from numaplace.sweep.backends import Backend
 
 MAX_ATTEMPTS = 2
 """A run whose worker is lost is submitted at most this many times (one retry)."""
 
 WORKER_LOST = "WorkerLost"
 """``error_type`` of a run whose worker was lost on every attempt."""
+
+
+class Backend(Protocol):
+    """What the executor needs of a backend (the backends are in :mod:`numaplace.sweep.backends`).
+
+    ``submit`` returns a future of a :func:`run_one` outcome; the future raises if the run's
+    worker (or the link to it) was lost. ``capacity`` bounds the runs in flight; ``generation``
+    changes when the backend replaces its workers wholesale, so that one loss is not recovered
+    from twice; ``recover`` is called once per lost run of the current generation.
+    """
+
+    capacity: int
+    generation: int
+
+    def submit(self, options: Mapping[str, Any], run: str) -> Any: ...
+
+    def wait(self, futures: Sequence[Any]) -> Iterable[Any]: ...
+
+    def recover(self) -> None: ...
+
+    def pids(self) -> list[int]: ...
+
+    def close(self, cancel: bool = False) -> None: ...
 
 # --- the executor: one configuration → one outcome --------------------------------------------
 
