@@ -697,8 +697,8 @@ def test_run_passes_sigterm_on_and_waits(stand_in, tmp_path):
 
 def test_policies_lists_what_each_policy_observes_and_where_it_runs(cli):
     out = cli("policies").stdout
-    assert "    observes samples; runs in: simulator, runtime" in out
-    assert "    observes hinting-faults; runs in: simulator" in out
+    assert "    observes samples; acts on: timer; runs in: simulator, runtime" in out
+    assert "    observes hinting-faults; acts on: timer, hinting-fault; runs in: simulator" in out
     listed = {p["name"]: p for p in numaplace.policies()}
     assert {n for n, p in listed.items() if "runtime" in p["drivers"]} == {"upmlib", "sampled", "adaptive"}
     assert all(p["why_not"] for p in listed.values() if "runtime" not in p["drivers"])

@@ -29,6 +29,7 @@ pub mod spec;
 pub mod stats;
 pub mod topology;
 pub mod units;
+pub mod watermarks;
 
 pub use error::ModelError;
 pub use pagetable::PageTable;

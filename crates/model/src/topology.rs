@@ -35,6 +35,10 @@ pub struct RawMachine {
     pub nodes: Vec<RawNode>,
     /// What moving a page costs.
     pub migration: RawMigration,
+    /// Each node's free-memory watermarks (`crate::watermarks`), an optional table: without
+    /// it no node is ever low on memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watermarks: Option<crate::watermarks::RawWatermarks>,
     /// Parameters of the line-level protocol engine (seed 004), an optional table the
     /// page-level engine ignores; parsed and validated by `numaplace_sim::protocol::params`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -256,6 +260,10 @@ impl Machine {
             in_range(origin, key, v, range, unit)?;
         }
 
+        if let Some(w) = &raw.watermarks {
+            w.check().map_err(|e| err(origin, e))?;
+        }
+
         // At most MAX_CPUS entries (checked above).
         let mut cpu_node = Vec::with_capacity(cpus as usize);
         for (i, nd) in raw.nodes.iter().enumerate() {
@@ -283,6 +291,11 @@ impl Machine {
             .map(|nd| if nd.memory_mib == 0 { 0.0 } else { raw.line_size as f64 / nd.bandwidth_gbps * 1000.0 })
             .collect();
         Ok(Machine { raw, cpu_node, capacity_pages, nearest, latency_ps, service_ps })
+    }
+
+    /// Node `node`'s free-memory watermarks in pages, if the machine declares them.
+    pub fn watermarks(&self, node: usize) -> Option<crate::watermarks::Watermarks> {
+        self.raw.watermarks.map(|w| w.pages(self.capacity_pages[node]))
     }
 
     /// The machine's name.
@@ -598,6 +611,7 @@ pub fn host_machine_hmat(nodes: &[HostNode], perf: &[HostPerf], opts: &HostOptio
             })
             .collect(),
         migration: LINUX_MIGRATION,
+        watermarks: None,
         protocol: None,
     };
     Ok(HostMachine { machine: Machine::from_raw(raw, origin)?, notes })

@@ -46,9 +46,11 @@ fn leaves(root: &Value) -> Vec<Vec<String>> {
             out.push(vec![k.clone()]);
         }
     }
-    for (k, v) in table["migration"].as_table().unwrap() {
-        if v.is_integer() || v.is_float() {
-            out.push(vec!["migration".into(), k.clone()]);
+    for section in ["migration", "watermarks"] {
+        for (k, v) in table.get(section).and_then(Value::as_table).into_iter().flatten() {
+            if v.is_integer() || v.is_float() {
+                out.push(vec![section.into(), k.clone()]);
+            }
         }
     }
     let nodes = table["nodes"].as_array().unwrap();
@@ -99,6 +101,7 @@ fn every_numeric_key_of_every_preset_survives_hostile_values() {
         let t = root.as_table_mut().unwrap();
         t.entry("counter_bits").or_insert(Value::Integer(11));
         t["migration"].as_table_mut().unwrap().entry("trap_ns").or_insert(Value::Float(0.0));
+        t.entry("watermarks").or_insert_with(|| toml::from_str("min_permille = 0.5\nlow_permille = 1.5\nhigh_permille = 2.5").unwrap());
         for path in leaves(&root) {
             let key = path.last().unwrap().as_str();
             let key = if path[0] == "latency_ns" { "latency_ns" } else { key };

@@ -26,7 +26,7 @@ def _print_plugins(items: list[dict]) -> None:
     for it in items:
         print(f"{it['name']}: {it['doc']}")
         if "drivers" in it:  # a dynamic policy's capabilities
-            print(f"    observes {it['observes']}; runs in: {', '.join(it['drivers'])}")
+            print(f"    observes {it['observes']}; acts on: {', '.join(it['triggers'])}; runs in: {', '.join(it['drivers'])}")
         for p in it["params"]:
             kind = p["kind"]
             ty = {"integer": "integer", "word": "word", "text": "text", "number": f"number in [{kind.get('min')}, {kind.get('max')}]"}.get(

@@ -21,7 +21,7 @@
 //! gives the reasoning.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, BOTH};
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, BOTH, Trigger};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 use std::collections::{HashMap, HashSet};
@@ -46,7 +46,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     name: "adaptive",
     doc: "cost-aware migration that sets its own period and threshold: decides at iteration ends or on an adaptive timer, backs off pages that bounce (numaplace's own)",
     params: ADAPTIVE_PARAMS,
-    caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "", needs_program_calls: false },
+    caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "", needs_program_calls: false, triggers: &[Trigger::IterationEnd, Trigger::Timer] },
     build: |r, _, threads| Ok(Box::new(Adaptive::new(r, threads))),
 };
 

@@ -4,7 +4,7 @@
 //! two-fault filter that decides migrations; the period adapts to the share of local faults.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY};
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY, Trigger};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
 use crate::units::{NodeId, PageNo, Ps};
@@ -46,6 +46,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         drivers: SIM_ONLY,
         why_not: "it is Linux's own NUMA balancing: on a real host turn that on instead (sysctl kernel.numa_balancing=1)",
         needs_program_calls: false,
+        triggers: &[Trigger::Timer, Trigger::HintingFault],
     },
     build: |r, m, threads| Ok(Box::new(AutoNuma::new(r, m, threads))),
 };

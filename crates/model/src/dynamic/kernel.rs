@@ -4,7 +4,7 @@
 //! limits, room on the target) and migrates. Counters age on a timer.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY};
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY, Trigger};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
 use crate::units::{NodeId, PageNo, Ps};
@@ -46,6 +46,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         drivers: SIM_ONLY,
         why_not: "it needs per-frame hardware reference counters that interrupt the kernel (the Origin2000's), which Linux does not give user space",
         needs_program_calls: false,
+        triggers: &[Trigger::CounterInterrupt, Trigger::Timer, Trigger::IterationEnd],
     },
     build: |r, m, threads| Ok(Box::new(Kernel::new(r, m, threads))),
 };

@@ -199,6 +199,21 @@ pub trait DynamicPolicy: Send {
         None
     }
 
+    /// A node's free memory fell below its low watermark ([`Trigger::LowMemory`]): the policy
+    /// may free room there (demote pages to another node). Raised once when `node` crosses the
+    /// watermark, again only after its free memory is back at the high watermark. The actions
+    /// are applied as a timer tick's: every running thread waits for them.
+    fn on_low_memory(&mut self, _view: &View<'_>, _node: NodeId) -> Vec<Action> {
+        Vec::new()
+    }
+
+    /// A first touch of `page` wanted `wanted`, which was full, and placed the page on `got`
+    /// ([`Trigger::AllocationFailure`]). The touching thread pays for the actions (as an
+    /// allocation that reclaims synchronously does).
+    fn on_allocation_failure(&mut self, _view: &View<'_>, _page: PageNo, _wanted: NodeId, _got: NodeId) -> Vec<Action> {
+        Vec::new()
+    }
+
     /// Cost of one hinting fault, ps.
     fn fault_cost(&self) -> Ps {
         0
@@ -261,6 +276,59 @@ impl Observes {
     }
 }
 
+/// When a driver asks a policy to decide: every trigger, declared once. A policy's registry
+/// entry lists the triggers it acts on ([`DynamicCaps::triggers`]); a driver raises only those
+/// (and refuses a policy whose triggers it cannot raise), and [`DynamicCaps::check`] holds the
+/// list against what the instance asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    /// A page's counter from a remote node passed the home node's by the policy's threshold
+    /// ([`DynamicPolicy::on_interrupt`]); the accessing thread takes the trap.
+    CounterInterrupt,
+    /// A timed iteration ended, at its barrier ([`DynamicPolicy::on_iteration_end`]).
+    IterationEnd,
+    /// An epoch is about to start, or has ended, at its barrier
+    /// ([`DynamicPolicy::on_epoch_start`], [`DynamicPolicy::on_epoch_end`]).
+    EpochBoundary,
+    /// The policy's periodic timer ([`DynamicPolicy::on_timer`]).
+    Timer,
+    /// An access to a page whose access the policy revoked ([`DynamicPolicy::on_fault`]).
+    HintingFault,
+    /// A node's free memory fell below its low watermark (`crate::watermarks`; the machine
+    /// declares them) ([`DynamicPolicy::on_low_memory`]).
+    LowMemory,
+    /// A first touch could not place its page where the placement wanted it (the node was
+    /// full) and the page went to the nearest node with room
+    /// ([`DynamicPolicy::on_allocation_failure`]).
+    AllocationFailure,
+}
+
+impl Trigger {
+    /// Every trigger, in listing order.
+    pub const ALL: [Trigger; 7] = [
+        Trigger::CounterInterrupt,
+        Trigger::IterationEnd,
+        Trigger::EpochBoundary,
+        Trigger::Timer,
+        Trigger::HintingFault,
+        Trigger::LowMemory,
+        Trigger::AllocationFailure,
+    ];
+
+    /// The word listings and JSON use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Trigger::CounterInterrupt => "counter-interrupt",
+            Trigger::IterationEnd => "iteration-end",
+            Trigger::EpochBoundary => "epoch-boundary",
+            Trigger::Timer => "timer",
+            Trigger::HintingFault => "hinting-fault",
+            Trigger::LowMemory => "low-memory",
+            Trigger::AllocationFailure => "allocation-failure",
+        }
+    }
+}
+
 /// A program that runs policies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Driver {
@@ -292,12 +360,19 @@ pub struct DynamicCaps {
     /// the program calls `numaplace_migrate()` (or `upmlib_migrate_memory()`), so an unmodified
     /// program run under it is left as placed (`numaplace advise` does not offer it for one).
     pub needs_program_calls: bool,
+    /// The triggers it acts on: the driver raises these and no others.
+    pub triggers: &'static [Trigger],
 }
 
 impl DynamicCaps {
     /// Whether `driver` can run the policy.
     pub fn runs_on(&self, driver: Driver) -> bool {
         self.drivers.contains(&driver)
+    }
+
+    /// Whether the policy acts on `trigger`.
+    pub fn acts_on(&self, trigger: Trigger) -> bool {
+        self.triggers.contains(&trigger)
     }
 
     /// Checks that `policy`, built from the entry these capabilities belong to, asks for what
@@ -323,6 +398,23 @@ impl DynamicCaps {
         // Access is revoked only by a timer tick.
         if self.observes == Observes::HintingFaults && policy.timer_period().is_none() {
             return Err(format!("observes {observes} but has no timer to revoke access with"));
+        }
+        // What the instance asks for must be among the declared triggers (an instance may use
+        // fewer: `kernel` without aging has no timer), and a policy that observes hinting
+        // faults acts on them.
+        let uses = [
+            (Trigger::CounterInterrupt, policy.interrupt_threshold().is_some()),
+            (Trigger::Timer, policy.timer_period().is_some()),
+            (Trigger::IterationEnd, policy.decides_at_iteration_end()),
+            (Trigger::HintingFault, self.observes == Observes::HintingFaults),
+        ];
+        for (trigger, used) in uses {
+            if used && !self.acts_on(trigger) {
+                return Err(format!("it uses the {} trigger, which its capabilities do not list", trigger.name()));
+            }
+        }
+        if self.acts_on(Trigger::HintingFault) && self.observes != Observes::HintingFaults {
+            return Err(format!("observes {observes} but lists the hinting-fault trigger"));
         }
         let calls = policy.decides_at_iteration_end() && policy.timer_period().is_none();
         if calls != self.needs_program_calls {
@@ -498,11 +590,11 @@ mod tests {
         let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
         let (kernel, _) = build(&Spec::parse("kernel").unwrap(), &machine, 2).unwrap();
         let (sampled, _) = build(&Spec::parse("sampled").unwrap(), &machine, 2).unwrap();
-        let samples = DynamicCaps { observes: Observes::Samples, drivers: SIM_ONLY, why_not: "", needs_program_calls: false };
-        let counters = DynamicCaps { observes: Observes::Counters, drivers: SIM_ONLY, why_not: "", needs_program_calls: false };
+        let samples = DynamicCaps { observes: Observes::Samples, drivers: SIM_ONLY, why_not: "", needs_program_calls: false, triggers: &[] };
+        let counters = DynamicCaps { observes: Observes::Counters, drivers: SIM_ONLY, why_not: "", needs_program_calls: false, triggers: &[Trigger::CounterInterrupt, Trigger::IterationEnd, Trigger::Timer] };
         assert_eq!(samples.check(kernel.as_ref()), Err("observes samples but sampling() is None".to_string()));
         assert!(counters.check(sampled.as_ref()).unwrap_err().starts_with("observes counters but sampling() is Some("));
-        let faults = DynamicCaps { observes: Observes::HintingFaults, drivers: SIM_ONLY, why_not: "", needs_program_calls: false };
+        let faults = DynamicCaps { observes: Observes::HintingFaults, drivers: SIM_ONLY, why_not: "", needs_program_calls: false, triggers: &[] };
         assert_eq!(faults.check(kernel.as_ref()), Err("observes hinting-faults but has an interrupt threshold".to_string()));
         // UPMlib decides only at iteration ends, with no timer: it needs the program's calls.
         let (upmlib, _) = build(&Spec::parse("upmlib").unwrap(), &machine, 2).unwrap();
@@ -511,5 +603,15 @@ mod tests {
             Err("needs_program_calls is false but the policy has no timer and decides at iteration ends".to_string())
         );
         assert_eq!(DynamicCaps { needs_program_calls: true, ..counters }.check(upmlib.as_ref()), Ok(()));
+        // A trigger the instance uses must be listed; hinting faults only by a policy that
+        // observes them.
+        assert_eq!(
+            DynamicCaps { needs_program_calls: true, triggers: &[Trigger::Timer], ..counters }.check(upmlib.as_ref()),
+            Err("it uses the iteration-end trigger, which its capabilities do not list".to_string())
+        );
+        assert_eq!(
+            DynamicCaps { needs_program_calls: true, triggers: &[Trigger::IterationEnd, Trigger::HintingFault], ..counters }.check(upmlib.as_ref()),
+            Err("observes counters but lists the hinting-fault trigger".to_string())
+        );
     }
 }

@@ -5,7 +5,7 @@
 
 use super::cost;
 use super::upmlib::{Upmlib, UPMLIB_PARAMS};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, View, SIM_ONLY};
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, View, SIM_ONLY, Trigger};
 use crate::spec::{ParamDecl, ParamKind, Resolved, Spec};
 use crate::units::{NodeId, PageNo};
 
@@ -36,6 +36,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         drivers: SIM_ONLY,
         why_not: "on real processes record-replay is driven by the program's numaplace_record/numaplace_replay calls (upmlib_record, upmlib_replay), not chosen as the run's policy",
         needs_program_calls: true,
+        triggers: &[Trigger::IterationEnd, Trigger::EpochBoundary],
     },
     build: |r, _, threads| Ok(Box::new(RecRep::new(r, threads))),
 };

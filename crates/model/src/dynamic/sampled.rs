@@ -4,7 +4,7 @@
 //! pages that keep moving.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, View, BOTH};
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, View, BOTH, Trigger};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 
@@ -42,7 +42,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     name: "sampled",
     doc: "profile-driven migration from sampled transactions, every period, with freezing (seed 003 §3)",
     params: SAMPLED_PARAMS,
-    caps: DynamicCaps { observes: Observes::Samples, drivers: BOTH, why_not: "", needs_program_calls: false },
+    caps: DynamicCaps { observes: Observes::Samples, drivers: BOTH, why_not: "", needs_program_calls: false, triggers: &[Trigger::Timer] },
     build: |r, _, threads| Ok(Box::new(Sampled::new(r, threads))),
 };
 

@@ -4,7 +4,7 @@
 //! itself once an invocation moves nothing.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, View, BOTH};
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, View, BOTH, Trigger};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 use crate::Region;
@@ -29,7 +29,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     name: "upmlib",
     doc: "UPMlib iterative migration at iteration ends until nothing moves; freezes bouncing pages (seed 000 §3.2)",
     params: UPMLIB_PARAMS,
-    caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "", needs_program_calls: true },
+    caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "", needs_program_calls: true, triggers: &[Trigger::IterationEnd] },
     build: |r, _, threads| Ok(Box::new(Upmlib::new(r, threads))),
 };
 

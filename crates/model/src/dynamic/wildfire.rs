@@ -4,7 +4,7 @@
 //! nodes' writes invalidate too much of them.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY};
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY, Trigger};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 
@@ -47,6 +47,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         drivers: SIM_ONLY,
         why_not: "it replicates pages and counts remote accesses per page in hardware, which Linux does not offer user space",
         needs_program_calls: false,
+        triggers: &[Trigger::Timer],
     },
     build: |r, _, threads| Ok(Box::new(Wildfire::new(r, threads))),
 };

@@ -6,7 +6,7 @@ use super::memory::{view, Memory};
 use crate::hotloop::ThreadSampler;
 use crate::workload::Epoch;
 use numaplace_model::counters::PageCounters;
-use numaplace_model::dynamic::{Action, DynamicCaps, DynamicPolicy, Observes, Sampling};
+use numaplace_model::dynamic::{Action, DynamicCaps, DynamicPolicy, Observes, Sampling, Trigger};
 use numaplace_model::{Machine, NodeId, PageNo, Ps};
 
 /// The sampler of a sampled policy.
@@ -83,6 +83,14 @@ pub struct Dynamic {
     /// Whether the barrier after the last timed iteration was withheld from the policy
     /// ([`Engine::finish`]).
     pub(super) final_barrier_withheld: bool,
+    /// The triggers the policy acts on (its registry entry's): the engine raises only these.
+    pub(super) triggers: &'static [Trigger],
+    /// Nodes whose low-memory trigger was raised and not yet re-armed (free memory back at
+    /// the high watermark); empty unless the policy acts on [`Trigger::LowMemory`].
+    pub(super) low: Vec<bool>,
+    /// Low-memory and allocation-failure triggers raised.
+    pub(super) low_memory_events: u64,
+    pub(super) allocation_failures: u64,
 }
 
 /// A dynamic policy's activity in one run ([`Dynamic::stats`]); all zero without a policy.
@@ -115,6 +123,11 @@ pub struct PolicyStats {
     pub final_barrier_withheld: bool,
     /// Moves the policy's cost-aware gate refused, by reason.
     pub refused: numaplace_model::dynamic::cost::Refusals,
+    /// Times a node fell below its low watermark and the policy was told
+    /// ([`Trigger::LowMemory`]), and first touches that fell back from a full node while the
+    /// policy listened ([`Trigger::AllocationFailure`]).
+    pub low_memory_events: u64,
+    pub allocation_failures: u64,
 }
 
 /// One action taken by a dynamic policy, for `--decisions`.
@@ -183,6 +196,10 @@ impl Dynamic {
             decision_points: 0,
             decisions_acted: 0,
             final_barrier_withheld: false,
+            triggers: caps.triggers,
+            low: if caps.acts_on(Trigger::LowMemory) { vec![false; machine.nodes()] } else { Vec::new() },
+            low_memory_events: 0,
+            allocation_failures: 0,
         }
     }
 
@@ -270,6 +287,8 @@ impl Dynamic {
             decisions_acted: self.decisions_acted,
             final_barrier_withheld: self.final_barrier_withheld,
             refused: self.policy.refusals(),
+            low_memory_events: self.low_memory_events,
+            allocation_failures: self.allocation_failures,
         }
     }
 
@@ -294,6 +313,11 @@ impl Dynamic {
             }
             sm.carry.resize(threads, 0.0);
         }
+    }
+
+    /// Whether the policy acts on `trigger`.
+    pub(super) fn acts_on(&self, trigger: Trigger) -> bool {
+        self.triggers.contains(&trigger)
     }
 
     /// Counts one decision point; `acted` when the policy returned an action there.
@@ -409,6 +433,17 @@ impl Dynamic {
         let cost = self.policy.fault_cost();
         self.overhead_ps = self.overhead_ps.saturating_add(cost);
         cost.saturating_add(action.map_or(0, |a| self.apply(mem, vec![a], now)))
+    }
+
+    /// A first touch of `page` at `now` wanted `wanted`, which was full, and got `got`: the
+    /// policy decides, and the touching thread pays for its actions (as an allocation that
+    /// reclaims synchronously). Returns the time charged to the thread.
+    pub(super) fn allocation_failure(&mut self, mem: &mut Memory<'_>, page: u32, wanted: NodeId, got: NodeId, now: Ps) -> Ps {
+        self.allocation_failures += 1;
+        let free = mem.pt.free_per_node();
+        let actions = self.policy.on_allocation_failure(&view(&self.counters, mem, &free, &self.replica_writes, now, self.overhead_ps), PageNo(page), wanted, got);
+        self.decided(!actions.is_empty());
+        self.apply(mem, actions, now)
     }
 
     /// A counter interrupt at `now` from `node` for `page`: the trap and its handler run

@@ -49,9 +49,11 @@ impl Memory<'_> {
 
     #[cold]
     #[inline(never)]
-    pub(super) fn first_touch(&mut self, page: u32, toucher: NodeId) -> usize {
+    /// Places `page`, first touched by `toucher`: where the placement wants it, or, that node
+    /// being full, on the nearest with room. Returns the node wanted and the node it got.
+    pub(super) fn first_touch(&mut self, page: u32, toucher: NodeId) -> (NodeId, NodeId) {
         let want = self.wanted(page, toucher);
-        self.pt.place(PageNo(page), want, self.machine).index()
+        (want, self.pt.place(PageNo(page), want, self.machine))
     }
 
     /// The node that will serve `page` if `toucher` accesses it now: its home, or for an

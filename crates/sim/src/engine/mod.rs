@@ -23,7 +23,7 @@ use crate::timing::Timing;
 use crate::workload::{Epoch, Txn};
 use dynamic::HotLoop;
 use memory::{view, Memory};
-use numaplace_model::dynamic::{DynamicCaps, DynamicPolicy};
+use numaplace_model::dynamic::{DynamicCaps, DynamicPolicy, Trigger};
 use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::placement::Placement;
 use numaplace_model::{Machine, NodeId, PageTable, Ps, Region, MAX_TIME_PS};
@@ -198,7 +198,7 @@ impl<'m> Engine<'m> {
     /// The policy's hook before (`start`) or after an epoch, at the barrier; returns the cost
     /// of its actions, which every thread waits for.
     fn epoch_hook(&mut self, epoch: &Epoch, start: bool) -> Ps {
-        let Some(d) = self.dynamic.as_mut() else { return 0 };
+        let Some(d) = self.dynamic.as_mut().filter(|d| d.acts_on(Trigger::EpochBoundary)) else { return 0 };
         let free = self.mem.pt.free_per_node();
         let v = view(&d.counters, &self.mem, &free, &d.replica_writes, self.now, d.overhead_ps);
         let actions = if start {
@@ -241,8 +241,12 @@ impl<'m> Engine<'m> {
     pub fn end_iteration(&mut self, iteration: u32) {
         self.mem.completed = iteration;
         let Some(d) = self.dynamic.as_mut() else { return };
-        let free = self.mem.pt.free_per_node();
-        let actions = d.policy.on_iteration_end(&view(&d.counters, &self.mem, &free, &d.replica_writes, self.now, d.overhead_ps), iteration);
+        let actions = if d.acts_on(Trigger::IterationEnd) {
+            let free = self.mem.pt.free_per_node();
+            d.policy.on_iteration_end(&view(&d.counters, &self.mem, &free, &d.replica_writes, self.now, d.overhead_ps), iteration)
+        } else {
+            Vec::new()
+        };
         if d.policy.decides_at_iteration_end() {
             d.decided(!actions.is_empty());
         }
@@ -400,7 +404,13 @@ impl<'m> Engine<'m> {
                 // Cold path: a first touch. Place the page, then resume the hot loop, which
                 // re-reads the record and now finds its home.
                 Stop::Untouched => {
-                    self.mem.first_touch(txns[i].page, NodeId(node as u8));
+                    let page = txns[i].page;
+                    let (wanted, got) = self.mem.first_touch(page, NodeId(node as u8));
+                    if wanted != got {
+                        if let Some(d) = self.dynamic.as_mut().filter(|d| d.acts_on(Trigger::AllocationFailure)) {
+                            clock = clock.saturating_add(d.allocation_failure(&mut self.mem, page, wanted, got, clock));
+                        }
+                    }
                 }
                 // Cold path: the interrupted thread runs the handler.
                 Stop::Interrupt(page) => {
@@ -432,6 +442,7 @@ impl<'m> Engine<'m> {
         // until the node could have served the quantum's lines.
         bandwidth_guard(&self.q_lines, &mut self.clocks, &self.mem.machine.service_ps, qend - self.quantum_ps, &mut self.node_lines);
         self.timer_tick(epoch, qend);
+        self.low_memory(epoch, qend);
         if let Some(d) = self.dynamic.as_mut() {
             d.sampler_quantum(&self.q_lines, self.nn, self.quantum_ps, &self.cursor, epoch);
         }
@@ -456,6 +467,38 @@ impl<'m> Engine<'m> {
             }
             self.timing.observe(t, lines);
             lines.fill(0);
+        }
+    }
+
+    /// The low-memory trigger, for a policy that acts on it: each node whose free pages are
+    /// below its low watermark (the machine's `[watermarks]`) and was not already signalled is
+    /// given to the policy, whose actions every running thread waits for (as a timer tick's);
+    /// a node is re-armed once its free pages are back at its high watermark.
+    fn low_memory(&mut self, epoch: &Epoch, qend: Ps) {
+        let Some(d) = self.dynamic.as_mut().filter(|d| !d.low.is_empty()) else { return };
+        let mut free = self.mem.pt.free_per_node();
+        for n in 0..self.nn {
+            let Some(w) = self.mem.machine.watermarks(n) else { return };
+            if free[n] >= w.high {
+                d.low[n] = false;
+            }
+            if d.low[n] || free[n] >= w.low || self.mem.machine.capacity_pages[n] == 0 {
+                continue;
+            }
+            d.low[n] = true;
+            d.low_memory_events += 1;
+            let actions = d.policy.on_low_memory(&view(&d.counters, &self.mem, &free, &d.replica_writes, qend, d.overhead_ps), NodeId(n as u8));
+            d.decided(!actions.is_empty());
+            if actions.is_empty() {
+                continue;
+            }
+            let cost = d.apply(&mut self.mem, actions, qend);
+            for (t, clock) in self.clocks.iter_mut().enumerate() {
+                if self.cursor[t] < epoch.threads[t].txns.len() {
+                    *clock = (*clock).max(qend).saturating_add(cost);
+                }
+            }
+            free = self.mem.pt.free_per_node();
         }
     }
 
