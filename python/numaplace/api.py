@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 DEFAULT_QUANTUM_NS: float = _native.DEFAULT_QUANTUM_NS
 
-#: The run request's options, declared once in Rust (``numaplace_sim::request::OPTIONS``), by
+#: The run request's options, declared once in Rust (``numaplace_sim::run::request::OPTIONS``), by
 #: name: ``kind`` (``type`` text, integer, number, bool or name, with ``min``/``max`` or
 #: ``choices``), ``default`` (text, or None for an option unset unless given), ``doc``,
 #: ``input`` (a sweep may vary it) and ``python`` (the keyword :func:`simulate` takes it as).

@@ -25,6 +25,7 @@ import pytest
 
 import numaplace
 from numaplace import _native, cli, plot
+from numaplace.sweep.spec import PARAM_OPTIONS
 from numaplace.sweep import (
     CHECKPOINT_FILE,
     OPTIONS,
@@ -611,6 +612,16 @@ def test_a_parameter_of_an_unset_option_joins_its_default() -> None:
     assert config == {"workload": "stream:pages=48"}
     (config,) = load_spec({"fixed": {"placement": "bind", "placement.node": 1}}).configurations()
     assert config == {"placement": "bind:node=1"}
+
+
+def test_every_spec_option_the_request_declares_can_be_varied_by_parameter() -> None:
+    # Which options take a registry's specs is declared once, in the run request (`registry`);
+    # the scheduler was left out when the sweep kept its own list.
+    assert PARAM_OPTIONS == ("workload", "placement", "dynamic", "scheduler")
+    sweep = load_spec({"axes": {"scheduler.mpl": [1, 2]}, "fixed": {"job_stream": "W1"}})
+    assert [c["scheduler"] for c in sweep.configurations()] == ["equipartition:mpl=1", "equipartition:mpl=2"]
+    with pytest.raises(SweepError, match=r"scheduler 'equipartition': unknown parameter 'mlp'"):
+        load_spec({"axes": {"scheduler.mlp": [1, 2]}})
 
 
 @pytest.mark.parametrize(

@@ -78,6 +78,7 @@ fn run_options() -> String {
                 "input": o.input,
                 "python": o.python.unwrap_or(o.name),
                 "applies": o.applies.iter().map(|k| k.name()).collect::<Vec<_>>(),
+                "registry": o.registry,
             })
         })
         .collect();
@@ -312,6 +313,7 @@ fn policies() -> String {
         .iter()
         .map(|p| {
             let drivers: Vec<&str> = p.caps.drivers.iter().map(|d| d.name()).collect();
+            let triggers: Vec<&str> = p.caps.triggers.iter().map(|t| t.name()).collect();
             json!({
                 "name": p.name,
                 "doc": p.doc,
@@ -320,6 +322,7 @@ fn policies() -> String {
                 "drivers": drivers,
                 "why_not": p.caps.why_not,
                 "needs_program_calls": p.caps.needs_program_calls,
+                "triggers": triggers,
             })
         })
         .collect();
@@ -353,6 +356,7 @@ fn check_spec(kind: &str, text: &str, driver: Option<&str>) -> PyResult<String> 
             resolved
         }
         "workload" => numaplace_sim::workloads::REGISTRY.resolve(&spec).map_err(model)?.1,
+        "scheduler" => numaplace_model::sched::REGISTRY.resolve(&spec).map_err(model)?.1,
         "dynamic" => {
             let (info, resolved) = dynamic::resolve(&spec).map_err(model)?;
             if let Some(d) = driver {
@@ -360,7 +364,7 @@ fn check_spec(kind: &str, text: &str, driver: Option<&str>) -> PyResult<String> 
             }
             resolved
         }
-        _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("check_spec: kind '{kind}': expected workload, placement or dynamic"))),
+        _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("check_spec: kind '{kind}': expected workload, placement, dynamic or scheduler"))),
     };
     let values: serde_json::Map<String, Value> = resolved.values.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();
     Ok(json!({"name": resolved.name, "values": values}).to_string())

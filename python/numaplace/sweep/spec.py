@@ -76,9 +76,10 @@ run it is also a quarter of an hour of runs, and real runs take far longer.
 """
 
 
-PARAM_OPTIONS: tuple[str, ...] = ("workload", "placement", "dynamic")
-"""The options whose values are ``NAME:key=value,...`` specs of a registry, so that a spec
-may vary one parameter at a time (``"workload.pages" = [1024, 4096]``)."""
+PARAM_OPTIONS: tuple[str, ...] = tuple(name for name, o in API_OPTIONS.items() if o["registry"])
+"""The options whose values are ``NAME:key=value,...`` specs of a registry (the run request
+declares which, ``registry``), so that a spec may vary one parameter at a time
+(``"workload.pages" = [1024, 4096]``, ``"scheduler.mpl" = [1, 2]``)."""
 
 #: Where a key of the spec was set, for messages: ``[axes]``, ``[fixed]`` or ``[[zip]] #N``.
 _Where = str

@@ -54,6 +54,10 @@ pub struct RunOption {
     pub python: Option<&'static str>,
     /// The kinds of run that take it: giving it to another kind is an error naming both.
     pub applies: &'static [RunKind],
+    /// The plug-in registry whose `NAME[:key=value,...]` specs it takes (`workload`,
+    /// `placement`, `dynamic`, `scheduler`), `None` for any other option: a sweep may vary such
+    /// an option one parameter at a time (`scheduler.mpl`).
+    pub registry: Option<&'static str>,
 }
 
 /// Default interleaving quantum, ns: long enough that the per-quantum work (a timing solve) is
@@ -81,6 +85,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: ALL,
+        registry: None,
     },
     RunOption {
         name: "engine",
@@ -90,6 +95,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: ALL,
+        registry: None,
     },
     RunOption {
         name: "workload",
@@ -99,6 +105,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: PAGE_AND_PROTOCOL,
+        registry: Some("workload"),
     },
     RunOption {
         name: "class",
@@ -108,6 +115,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: Some("problem_class"),
         applies: PAGE,
+        registry: None,
     },
     RunOption {
         name: "threads",
@@ -117,6 +125,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: PAGE_AND_PROTOCOL,
+        registry: None,
     },
     RunOption {
         name: "placement",
@@ -126,6 +135,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: ALL,
+        registry: Some("placement"),
     },
     RunOption {
         name: "init",
@@ -135,6 +145,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: PAGE_AND_SYSTEM,
+        registry: None,
     },
     RunOption {
         name: "dynamic",
@@ -144,6 +155,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: PAGE_AND_SYSTEM,
+        registry: Some("dynamic"),
     },
     RunOption {
         name: "binding",
@@ -153,6 +165,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: PAGE,
+        registry: None,
     },
     RunOption {
         name: "proxies",
@@ -162,6 +175,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: PROTOCOL,
+        registry: None,
     },
     RunOption {
         name: "buffers",
@@ -171,6 +185,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: PROTOCOL,
+        registry: None,
     },
     RunOption {
         name: "job_stream",
@@ -180,6 +195,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: SYSTEM,
+        registry: None,
     },
     RunOption {
         name: "load",
@@ -189,6 +205,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: SYSTEM,
+        registry: None,
     },
     RunOption {
         name: "job_count",
@@ -198,6 +215,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: SYSTEM,
+        registry: None,
     },
     RunOption {
         name: "apps",
@@ -207,6 +225,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: SYSTEM,
+        registry: None,
     },
     RunOption {
         name: "scheduler",
@@ -216,6 +235,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: SYSTEM,
+        registry: Some("scheduler"),
     },
     RunOption {
         name: "seed",
@@ -225,6 +245,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: ALL,
+        registry: None,
     },
     RunOption {
         name: "quantum_ns",
@@ -234,6 +255,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: PAGE_AND_SYSTEM,
+        registry: None,
     },
     RunOption {
         name: "oversubscribe",
@@ -243,6 +265,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: PAGE,
+        registry: None,
     },
     RunOption {
         name: "trace",
@@ -252,6 +275,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: true,
         python: None,
         applies: PAGE_AND_PROTOCOL,
+        registry: None,
     },
     RunOption {
         name: "decisions",
@@ -261,6 +285,7 @@ pub const OPTIONS: &[RunOption] = &[
         input: false,
         python: None,
         applies: PAGE,
+        registry: None,
     },
 ];
 
@@ -567,5 +592,8 @@ mod tests {
         assert_eq!(renamed, ["class"]);
         let outputs: Vec<&str> = OPTIONS.iter().filter(|o| !o.input).map(|o| o.name).collect();
         assert_eq!(outputs, ["decisions"]);
+        let specs: Vec<(&str, &str)> = OPTIONS.iter().filter_map(|o| o.registry.map(|r| (o.name, r))).collect();
+        assert_eq!(specs, [("workload", "workload"), ("placement", "placement"), ("dynamic", "dynamic"), ("scheduler", "scheduler")]);
+        assert!(OPTIONS.iter().all(|o| o.registry.is_none() || (o.input && o.kind == OptKind::Text)), "a spec option is a text input");
     }
 }
