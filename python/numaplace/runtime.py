@@ -653,8 +653,10 @@ def load_stats(path: str | Path) -> dict[str, Any]:
         raise RuntimeToolError(f"{p}: missing key 'numaplace_stats' (not a numaplace stats file?)")
     version = data["numaplace_stats"]
     if version != STATS_VERSION or isinstance(version, bool):
+        older = isinstance(version, int) and not isinstance(version, bool) and 0 < version < STATS_VERSION
         raise RuntimeToolError(
             f"{p}: key 'numaplace_stats' is {json.dumps(version)}: this numaplace reads version {STATS_VERSION}"
+            + ("; an older libnumaplace wrote it: run the program again under this one" if older else "")
         )
     fields = STATS_SCHEMA["fields"]
     # The node count first: every per-node list is checked against it.
@@ -742,20 +744,37 @@ def epoch_local_share(stats: Mapping[str, Any], epoch: Mapping[str, Any]) -> flo
     return epoch["local_share"]
 
 
+def thread_costs(stats: Mapping[str, Any]) -> list[float]:
+    """Each faulting thread's cost of hinting faults, in seconds, in the file's order: its
+    faults x the calibrated round trip + its time in the handler (empty without hinting
+    faults)."""
+    trip = stats["fault_round_trip_ns"]
+    if trip is None:
+        return []
+    return [t["faults"] * trip / 1e9 + t["handler_s"] for t in stats["threads"]]
+
+
 def sampling_cost(stats: Mapping[str, Any]) -> dict[str, Any]:
     """What sampling cost the run, as the library measured it in the process, in seconds:
     ``round_trips_s``, the hinting faults' trips through the kernel (``faults_handled`` x
     the ``fault_round_trip_ns`` calibrated at start-up; 0 without hinting faults),
-    ``handler_s``, the time inside the fault handler, and ``revoking_s``, the runtime's own
-    time revoking and reopening pages and draining precise samples; ``total_s``, their sum.
-    The first two are summed over the program's threads."""
+    ``handler_s``, the time inside the fault handler, both summed over the program's threads;
+    ``revoking_s``, the runtime's own time revoking and reopening pages and draining precise
+    samples; ``summed_s``, the three added (CPU time: what the threads lost between them);
+    ``critical_s``, the faults' cost on the critical path (``time_fault_critical_s``: per
+    sampling interval, the slowest thread's); and ``total_s``, the estimate of the wall time
+    sampling added: ``critical_s`` + ``revoking_s``. For one thread ``total_s`` equals
+    ``summed_s``. The revoking is counted whole: the sampler thread's ``mprotect`` holds the
+    process's memory map lock, which the faulting threads' own ``mprotect`` waits for, and
+    its TLB shoot-downs interrupt them (docs/runtime.md, "What sampling costs, measured")."""
     trip = stats["fault_round_trip_ns"]
     parts = {
         "round_trips_s": 0.0 if trip is None else stats["faults_handled"] * trip / 1e9,
         "handler_s": stats["time_fault_handling_s"],
         "revoking_s": stats["time_revoking_s"],
     }
-    return {**parts, "total_s": sum(parts.values())}
+    critical = stats["time_fault_critical_s"]
+    return {**parts, "summed_s": sum(parts.values()), "critical_s": critical, "total_s": critical + parts["revoking_s"]}
 
 
 def summary(stats: Mapping[str, Any], path: str | Path | None = None) -> dict[str, Any]:
@@ -784,7 +803,11 @@ def summary(stats: Mapping[str, Any], path: str | Path | None = None) -> dict[st
         "time_fault_round_trips_s": cost["round_trips_s"],
         "time_fault_handling_s": cost["handler_s"],
         "time_revoking_s": cost["revoking_s"],
+        "time_fault_critical_s": cost["critical_s"],
+        "time_sampling_summed_s": cost["summed_s"],
         "time_sampling_s": cost["total_s"],
+        "threads_faulting": len(stats["threads"]),
+        "thread_cost_s": _spread(thread_costs(stats)),
         "time_migrating_s": stats["time_migrating_s"],
         "wall_s": wall,
         "sampling_share": cost["total_s"] / wall if wall else None,
@@ -819,13 +842,33 @@ def _samples_line(s: Mapping[str, Any]) -> str:
     return f"{taken}; {_pct(s['local_share'])} local of the {s['samples_seen']:,} the decisions saw"
 
 
-def _sampling_cost_line(s: Mapping[str, Any]) -> str:
-    """The measured cost of sampling, part by part (:func:`sampling_cost`)."""
+def _spread(costs: Sequence[float]) -> dict[str, float] | None:
+    """The least, median and largest of per-thread costs (None for no thread)."""
+    if not costs:
+        return None
+    c = sorted(costs)
+    mid = len(c) // 2
+    return {"min": c[0], "median": c[mid] if len(c) % 2 else (c[mid - 1] + c[mid]) / 2, "max": c[-1]}
+
+
+def _sampling_cost_lines(s: Mapping[str, Any]) -> list[str]:
+    """The measured cost of sampling: the wall-time estimate and its parts, then what the
+    threads' faults cost, summed and per thread (:func:`sampling_cost`)."""
     trip = s["fault_round_trip_ns"]
-    faults = ("no hinting faults" if trip is None else
-              f"{s['faults_handled']:,} faults x {trip:,.0f} ns round trip = {s['time_fault_round_trips_s']:.3f} s"
-              f" + fault handler {s['time_fault_handling_s']:.3f} s (in the program's threads, summed)")
-    return f"{s['time_sampling_s']:.3f} s, measured: {faults} + revoking {s['time_revoking_s']:.3f} s"
+    head = f"{s['time_sampling_s']:.3f} s of wall time, estimated: "
+    if trip is None:
+        return [head + f"no hinting faults + revoking {s['time_revoking_s']:.3f} s"]
+    spread = s["thread_cost_s"]
+    n = s["threads_faulting"]
+    each = "" if spread is None else (
+        f"{spread['max']:.3f} s" if n == 1 else
+        f"{spread['min']:.3f}-{spread['max']:.3f} s each, median {spread['median']:.3f} s")
+    return [
+        head + f"faults on the critical path {s['time_fault_critical_s']:.3f} s + revoking {s['time_revoking_s']:.3f} s",
+        f"              measured: {s['faults_handled']:,} faults x {trip:,.0f} ns round trip = {s['time_fault_round_trips_s']:.3f} s"
+        f" + fault handler {s['time_fault_handling_s']:.3f} s, in {n:,} thread{'s' * (n != 1)}"
+        f"{f' ({each})' if each else ''}; with revoking {s['time_sampling_summed_s']:.3f} s summed over threads",
+    ]
 
 
 def format_summary(stats: Mapping[str, Any], path: str | Path) -> str:
@@ -844,7 +887,7 @@ def format_summary(stats: Mapping[str, Any], path: str | Path) -> str:
         f"samples       {_samples_line(s)}",
         f"time          wall {wall:.3f} s; sampling {_secs(s['time_sampling_s'], wall)};"
         f" migrating {_secs(s['time_migrating_s'], wall)}",
-        f"sampling cost {_sampling_cost_line(s)}",
+        *(f"sampling cost {x}" if i == 0 else x for i, x in enumerate(_sampling_cost_lines(s))),
         "",
     ]
     rows = [[str(n), f"{b:,}", f"{a:,}", f"{a - b:+,}"] for n, (b, a) in enumerate(zip(s["before"], s["after"]))]

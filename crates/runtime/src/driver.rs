@@ -340,6 +340,8 @@ which run it; use --dynamic sampled for unmodified programs"
             return;
         }
         let want = self.wants_samples();
+        // Every page revoked at once: a new interval of the critical-path estimate.
+        self.stats.critical.close();
         self.timed_revoking(|| {
             for r in &self.regions {
                 if want {
@@ -482,6 +484,8 @@ which run it; use --dynamic sampled for unmodified programs"
     /// # Errors
     /// A failed system call.
     pub fn tick(&mut self) -> Result<u64, RtError> {
+        // Each period is an interval of the critical-path estimate (crate::cost::Critical).
+        self.stats.critical.close();
         let t = Instant::now();
         if self.drain_perf() {
             self.stats.time_revoking.set(self.stats.time_revoking.get() + t.elapsed());

@@ -6,7 +6,7 @@ use crate::driver::{Runtime, Snapshot};
 use crate::error::{Code, RtError};
 use crate::mover::MoveReport;
 use crate::space::SPACE;
-use numaplace_model::stats::{EpochStats, RegionStats, StatsFile, VERSION};
+use numaplace_model::stats::{EpochStats, RegionStats, StatsFile, ThreadStats, VERSION};
 use std::sync::atomic::Ordering::Relaxed;
 use std::cell::Cell;
 use std::time::{Duration, Instant};
@@ -25,6 +25,9 @@ pub struct Stats {
     /// hinting faults ([`Runtime::timed_revoking`]), draining precise samples. A cell: the
     /// snapshot paths that reopen pages borrow the runtime shared.
     pub time_revoking: Cell<Duration>,
+    /// The hinting faults' cost on the critical path, interval by interval
+    /// ([`crate::cost::Critical`]).
+    pub critical: crate::cost::Critical,
     pub time_migrating: Duration,
     pub epochs: Vec<EpochStats>,
     /// Regions already freed (no address: it may be reused).
@@ -95,6 +98,8 @@ impl Runtime {
                 after: a,
             });
         }
+        let threads = crate::cost::threads();
+        let (faults, handler_ns) = threads.iter().fold((0, 0), |(f, h), (_, t)| (f + t.faults, h + t.handler_ns));
         StatsFile {
             numaplace_stats: VERSION,
             program: std::env::args().next().unwrap_or_default(),
@@ -115,9 +120,14 @@ impl Runtime {
             busy_retries: self.stats.busy_retries,
             fallbacks: self.stats.fallbacks,
             invocations: self.stats.invocations,
-            faults_handled: crate::cost::FAULTS.load(Relaxed),
+            faults_handled: faults,
             fault_round_trip_ns: crate::cost::round_trip_ns().map(|ns| ns as f64),
-            time_fault_handling_s: crate::cost::HANDLER_NS.load(Relaxed) as f64 / 1e9,
+            time_fault_handling_s: handler_ns as f64 / 1e9,
+            time_fault_critical_s: self.stats.critical.total_ns() as f64 / 1e9,
+            threads: threads
+                .iter()
+                .map(|(_, t)| ThreadStats { tid: t.tid.into(), faults: t.faults, handler_s: t.handler_ns as f64 / 1e9 })
+                .collect(),
             time_revoking_s: self.stats.time_revoking.get().as_secs_f64(),
             time_migrating_s: self.stats.time_migrating.as_secs_f64(),
             wall_s: self.started.elapsed().as_secs_f64(),
