@@ -62,7 +62,7 @@ pub fn now_ns() -> u64 {
 }
 
 /// The calling thread's id (`gettid(2)`: a system call, async-signal-safe).
-fn gettid() -> u32 {
+pub(crate) fn gettid() -> u32 {
     // SAFETY: gettid takes no argument and cannot fail.
     unsafe { libc::syscall(libc::SYS_gettid) as u32 }
 }
@@ -194,6 +194,12 @@ pub fn claim_scratch(addr: usize, entered: u64) -> bool {
     true
 }
 
+/// The calibration's scratch page while it runs, else 0.
+#[cfg(test)]
+pub(crate) fn scratch_page() -> usize {
+    SCRATCH.load(Acquire)
+}
+
 /// Measures one hinting fault's round trip outside the handler (trap, signal delivery,
 /// `sigreturn`, the access retried), in ns: [`CALIBRATION_FAULTS`] faults on a private scratch
 /// page, each timed around the access minus the handler's own time, the median. Stores it in
@@ -260,7 +266,6 @@ pub fn round_trip_ns() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::space::SPACE;
 
     #[test]
     fn an_interval_costs_its_slowest_thread_and_intervals_add_up() {
@@ -277,7 +282,7 @@ mod tests {
 
     #[test]
     fn each_thread_counts_its_faults_in_its_own_slot() {
-        let _space = crate::driver::testing::hold_space();
+        let _space = crate::space::testing::hold_space();
         let before: Vec<_> = threads();
         // Alive at once, so that no two have the same id.
         let barrier = std::sync::Arc::new(std::sync::Barrier::new(4));
@@ -304,42 +309,5 @@ mod tests {
         slots.sort_unstable();
         slots.dedup();
         assert_eq!(slots.len(), 4, "four slots for four threads");
-    }
-
-    #[test]
-    fn the_calibration_faults_through_the_handler_and_counts_no_sample() {
-        let _space = crate::driver::testing::hold_space(); // no other test's samples meanwhile
-        crate::sampler::install().unwrap();
-        let samples = SPACE.samples.load(Relaxed);
-        let ns = calibrate().unwrap();
-        assert!(ns > 0);
-        assert_eq!(round_trip_ns(), Some(ns));
-        assert_eq!(SPACE.samples.load(Relaxed), samples, "a calibration fault is no sample");
-        assert_eq!(SCRATCH.load(Relaxed), 0, "the scratch page is forgotten");
-    }
-
-    #[test]
-    fn a_hinting_fault_through_the_handler_is_counted_and_timed() {
-        let _space = crate::driver::testing::hold_space();
-        crate::sampler::install().unwrap();
-        SPACE.configure(1, 4096, &[Some(0)]);
-        // SAFETY: a fresh anonymous private mapping, unmapped below.
-        let base = unsafe { libc::mmap(std::ptr::null_mut(), 4 * 4096, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) } as usize;
-        let slot = SPACE.add(base, 4, 0).unwrap();
-        let (faults, handler) = totals();
-        let mine = threads().into_iter().find(|(_, t)| t.tid == gettid()).map(|(_, t)| t).unwrap_or_default();
-        SPACE.revoke_pages(slot, 0, 4).unwrap();
-        for p in 0..4 {
-            // SAFETY: our mapping; each page faults once, and the handler restores it.
-            unsafe { std::ptr::write_volatile((base + p * 4096) as *mut u64, p as u64) };
-        }
-        assert!(totals().0 >= faults + 4);
-        assert!(totals().1 > handler);
-        let after = threads().into_iter().find(|(_, t)| t.tid == gettid()).map(|(_, t)| t).unwrap();
-        assert_eq!(after.faults, mine.faults + 4, "counted in this thread's slot");
-        assert!(after.handler_ns > mine.handler_ns);
-        SPACE.remove(slot);
-        // SAFETY: the mapping made above.
-        unsafe { libc::munmap(base as *mut libc::c_void, 4 * 4096) };
     }
 }
