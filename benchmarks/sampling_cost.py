@@ -73,6 +73,11 @@ def run_native(exe: Path, args: argparse.Namespace, mode: str, threads: int, sta
     """One run of the stencil under `numaplace run` in `mode`; its times and reported cost."""
     env = dict(os.environ, NUMAPLACE_LIB=str(rt.find_library()), NUMAPLACE_SAMPLE_PERIOD_MS=str(args.period_ms),
                NUMAPLACE_WINDOW_PAGES=str(args.window_pages), STENCIL_THREADS=str(threads))
+    if args.realtime:
+        # The sampler thread has the program's FIFO priority: it runs only when a CPU is free,
+        # so the program's threads must sleep at their barriers, not spin, or with as many
+        # threads as CPUs it would never run during the parallel sweeps.
+        env["OMP_WAIT_POLICY"] = "passive"
     cmd = [*(["chrt", "--fifo", "1"] if args.realtime else []), sys.executable, "-m", "numaplace", "run", "--force",
            "--placement", "first-touch", "--dynamic", MODES[mode], "--stats", str(stats), "--",
            str(exe), "plain", str(args.pages), str(args.iters), str(args.sweeps)]
@@ -168,7 +173,8 @@ def main() -> int:
     ap.add_argument("--period-ms", type=float, default=float(rt.RUNTIME_OPTIONS["sample_period_ms"]["default"]))
     ap.add_argument("--window-pages", type=int, default=int(rt.RUNTIME_OPTIONS["window_pages"]["default"]))
     ap.add_argument("--realtime", action="store_true",
-                    help="natively, run the launcher and the program SCHED_FIFO (chrt --fifo 1; root or CAP_SYS_NICE): on a "
+                    help="natively, run the launcher and the program SCHED_FIFO (chrt --fifo 1; root or CAP_SYS_NICE), "
+                    "the program's threads sleeping at barriers (OMP_WAIT_POLICY=passive, so that the sampler thread runs): on a "
                     "shared machine other jobs then do not stretch their wall time")
     ap.add_argument("--vm", action="store_true", help="run everything in one boot of the 4-node qemu VM (vm/numavm.py)")
     ap.add_argument("--vm-timeout", type=float, default=3600)
