@@ -1,6 +1,6 @@
 //! What hinting-fault sampling costs the program's own threads, measured in the process.
 //!
-//! The runtime times its own revocations ([`crate::stats::Stats::time_revoking`]). A
+//! The runtime times its own revocations ([`crate::sampling::Sampling::time_revoking`]). A
 //! hinting fault costs the thread that takes it two more things, which this module measures:
 //!
 //! * **the handler**: the time inside the `SIGSEGV` handler for a fault it claims (restoring
