@@ -36,6 +36,7 @@ struct Slot {
     handler_ns: AtomicU64,
 }
 
+#[allow(clippy::declare_interior_mutable_const)] // only the initialiser of SLOTS
 const FREE: Slot = Slot { tid: AtomicU32::new(0), faults: AtomicU64::new(0), handler_ns: AtomicU64::new(0) };
 
 /// [`THREAD_SLOTS`] slots, then the overflow slot.

@@ -42,10 +42,12 @@ pub struct Regions {
 }
 
 impl Regions {
-    /// Registers `[addr, addr+len)` (rounded inward to whole pages) as a hot region.
+    /// Registers `[addr, addr+len)` (rounded inward to whole pages) as a hot region, its
+    /// pages revoked at once when `revoke` (sampling with hinting faults, samples wanted).
     ///
     /// # Errors
     /// A null or empty range, or too many regions.
+    #[allow(clippy::too_many_arguments)] // the parts it reads, then the C API's arguments
     pub fn register(&mut self, host: &Host, sampling: &Sampling, revoke: bool, addr: usize, len: usize, name: &str, owned: Option<usize>) -> Result<usize, RtError> {
         let ps = host.page_size();
         if addr == 0 || len == 0 {
