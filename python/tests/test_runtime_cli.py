@@ -152,7 +152,7 @@ def test_where_errors_without_numa_or_permission(tmp_path):
 # --- stats files and report ---------------------------------------------------------------------
 
 STATS = {
-    "numaplace_stats": 2, "program": "/opt/bench/stream", "pid": 4242, "nodes": 4, "page_size": 4096,
+    "numaplace_stats": 3, "program": "/opt/bench/stream", "pid": 4242, "nodes": 4, "page_size": 4096,
     "source": "hinting-faults", "source_reason": "perf_event: no precise memory sampling (test)",
     "placement": "first-touch", "dynamic": "sampled:mode=interval,period_ms=100",
     "regions": [{"name": "malloc#0", "address": "0x7f0000000000", "bytes": 8388608, "pages": 2048,
@@ -163,8 +163,13 @@ STATS = {
     "pages_moved": 1536, "move_failures": 2, "busy_retries": 5, "fallbacks": 0,
     "invocations": 3,
     # Sampling's measured cost: 10,000 faults x 2,500 ns = 0.025 s, 0.05 s in the handler, 0.05 s
-    # revoking: 0.125 s.
-    "faults_handled": 10000, "fault_round_trip_ns": 2500.0, "time_fault_handling_s": 0.05, "time_revoking_s": 0.05,
+    # revoking: 0.125 s summed over threads. Per thread (faults x 2,500 ns + handler): 0.03,
+    # 0.0225, 0.015, 0.0075 s; on the critical path 0.04 s, so 0.09 s of wall time with revoking.
+    "faults_handled": 10000, "fault_round_trip_ns": 2500.0, "time_fault_handling_s": 0.05,
+    "time_fault_critical_s": 0.04,
+    "threads": [{"tid": 101, "faults": 4000, "handler_s": 0.02}, {"tid": 102, "faults": 3000, "handler_s": 0.015},
+                {"tid": 103, "faults": 2000, "handler_s": 0.01}, {"tid": 104, "faults": 1000, "handler_s": 0.005}],
+    "time_revoking_s": 0.05,
     "time_migrating_s": 0.05, "wall_s": 2.5,
     "epochs": [
         {"t_s": 0.5, "kind": "timer", "samples": 4096, "local_share": 0.25, "moved": 1536, "per_node": [512, 512, 512, 512]},
@@ -203,7 +208,8 @@ def test_the_fixture_is_the_schema_and_a_freed_region_loads():
     fields = {f["name"]: f for f in schema}
     assert list(STATS["regions"][0]) == [f["name"] for f in fields["regions"]["fields"]]
     assert list(STATS["epochs"][0]) == [f["name"] for f in fields["epochs"]["fields"]]
-    assert rt.STATS_VERSION == STATS["numaplace_stats"] == 2
+    assert list(STATS["threads"][0]) == [f["name"] for f in fields["threads"]["fields"]]
+    assert rt.STATS_VERSION == STATS["numaplace_stats"] == 3
 
 
 def test_a_freed_region_s_null_address_loads_and_other_nulls_do_not(tmp_path):
@@ -230,10 +236,12 @@ def test_report_text(cli, tmp_path):
         "1,536 (2 failures, 5 busy retries, 0 fallbacks) in 3 invocations",
         # Of the samples the decisions saw (not of those taken: the last were never looked at).
         "10,240 taken; 51.8% local of the 7,168 the decisions saw",  # 3712 / 7168
-        "wall 2.500 s; sampling 0.125 s (5.0% of wall); migrating 0.050 s (2.0% of wall)",
-        # The parts of that cost, as measured in the process.
-        "sampling cost 0.125 s, measured: 10,000 faults x 2,500 ns round trip = 0.025 s + fault handler 0.050 s"
-        " (in the program's threads, summed) + revoking 0.050 s",
+        # Sampling's wall-time estimate: the critical path (0.04 s) + revoking (0.05 s).
+        "wall 2.500 s; sampling 0.090 s (3.6% of wall); migrating 0.050 s (2.0% of wall)",
+        "sampling cost 0.090 s of wall time, estimated: faults on the critical path 0.040 s + revoking 0.050 s",
+        # The parts of that cost, as measured in the process, and the spread over threads.
+        "measured: 10,000 faults x 2,500 ns round trip = 0.025 s + fault handler 0.050 s, in 4 threads"
+        " (0.007-0.030 s each, median 0.019 s); with revoking 0.125 s summed over threads",
     ]:
         assert needle in out, (needle, out)
     lines = out.splitlines()
@@ -277,11 +285,14 @@ def test_report_json(cli, tmp_path):
     assert s["program"] == "/opt/bench/stream" and s["pages_moved"] == 1536
     assert s["local_share"] == pytest.approx(3712 / 7168) and s["local_share_reason"] is None
     assert s["samples_seen"] == 7168
-    assert s["overhead_share"] == pytest.approx(0.175 / 2.5)
+    assert s["overhead_share"] == pytest.approx(0.14 / 2.5)
     assert (s["faults_handled"], s["fault_round_trip_ns"]) == (10000, 2500.0)
     assert s["time_fault_round_trips_s"] == pytest.approx(0.025)
-    assert (s["time_fault_handling_s"], s["time_revoking_s"]) == (0.05, 0.05)
-    assert s["time_sampling_s"] == pytest.approx(0.125) and s["sampling_share"] == pytest.approx(0.05)
+    assert (s["time_fault_handling_s"], s["time_revoking_s"], s["time_fault_critical_s"]) == (0.05, 0.05, 0.04)
+    assert s["time_sampling_summed_s"] == pytest.approx(0.125)
+    assert s["time_sampling_s"] == pytest.approx(0.09) and s["sampling_share"] == pytest.approx(0.036)
+    assert s["threads_faulting"] == 4
+    assert s["thread_cost_s"] == pytest.approx({"min": 0.0075, "median": 0.01875, "max": 0.03})
     assert s["before"] == [2048, 0, 0, 0] and s["after"] == [512] * 4 and len(s["epochs"]) == 3
 
 
@@ -289,12 +300,24 @@ def test_report_without_hinting_faults_has_no_round_trip(cli, tmp_path):
     # Precise sampling (or none): no fault was calibrated or taken; the runtime's own time is
     # the whole cost.
     f = write_stats(tmp_path / "p.json", source="perf_event", faults_handled=0, fault_round_trip_ns=None,
-                    time_fault_handling_s=0.0, time_revoking_s=0.02)
+                    time_fault_handling_s=0.0, time_fault_critical_s=0.0, threads=[], time_revoking_s=0.02)
     r = cli("report", f)
     assert r.returncode == 0, r.stderr
     assert "sampling 0.020 s (0.8% of wall)" in r.stdout
-    assert "sampling cost 0.020 s, measured: no hinting faults + revoking 0.020 s" in r.stdout
-    assert rt.sampling_cost(rt.load_stats(f)) == {"round_trips_s": 0.0, "handler_s": 0.0, "revoking_s": 0.02, "total_s": 0.02}
+    assert "sampling cost 0.020 s of wall time, estimated: no hinting faults + revoking 0.020 s" in r.stdout
+    assert rt.sampling_cost(rt.load_stats(f)) == {"round_trips_s": 0.0, "handler_s": 0.0, "revoking_s": 0.02,
+                                                  "summed_s": 0.02, "critical_s": 0.0, "total_s": 0.02}
+    assert rt.thread_costs(rt.load_stats(f)) == []
+
+
+def test_one_thread_s_wall_estimate_is_its_whole_cost_and_the_report_says_one_thread(cli, tmp_path):
+    # One thread: the critical path is the thread's whole cost (0.075 s), the estimate the sum.
+    f = write_stats(tmp_path / "one.json", time_fault_critical_s=0.075, threads=[{"tid": 7, "faults": 10000, "handler_s": 0.05}])
+    cost = rt.sampling_cost(rt.load_stats(f))
+    assert cost["total_s"] == pytest.approx(cost["summed_s"]) == pytest.approx(0.125)
+    r = cli("report", f)
+    assert r.returncode == 0, r.stderr
+    assert "fault handler 0.050 s, in 1 thread (0.075 s); with revoking 0.125 s summed over threads" in r.stdout
 
 
 def test_runtime_tool_errors_are_numaplace_errors(tmp_path):
@@ -323,7 +346,16 @@ def test_report_not_an_object(cli, tmp_path):
 def test_report_wrong_version(cli, tmp_path):
     # Version 1 had the sampler thread's time only (time_sampling_s), not the measured cost.
     assert_usage_error(cli("report", write_stats(tmp_path / "v1.json", numaplace_stats=1)),
-                       "v1.json", "'numaplace_stats'", "version 2")
+                       "v1.json", "'numaplace_stats'", "version 3", "an older libnumaplace wrote it")
+    # Version 2 had the sampling cost summed over threads only (no threads, no critical path).
+    v2 = {k: v for k, v in STATS.items() if k not in ("threads", "time_fault_critical_s")}
+    (tmp_path / "v2.json").write_text(json.dumps(dict(v2, numaplace_stats=2)))
+    assert_usage_error(cli("report", tmp_path / "v2.json"), "v2.json", "is 2: this numaplace reads version 3",
+                       "an older libnumaplace wrote it: run the program again")
+    # A version from the future is refused without that advice.
+    r = cli("report", write_stats(tmp_path / "v9.json", numaplace_stats=9))
+    assert_usage_error(r, "v9.json", "is 9: this numaplace reads version 3")
+    assert "older" not in r.stderr
 
 
 @pytest.mark.parametrize("key", ["numaplace_stats", "program", "epochs", "wall_s", "after"])

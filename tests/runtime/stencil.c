@@ -11,6 +11,9 @@
  *                                      with LD_PRELOAD, or with Linux's NUMA balancing)
  *   stencil forked PAGES ITERS SWEEPS  as plain, in a child the program forks (no exec), as
  *                                      Python's multiprocessing and MPI launchers do
+ *
+ * STENCIL_THREADS=T runs T threads instead of one per node, unpinned, block t on node t % nodes
+ * (benchmarks/sampling_cost.py measures sampling's cost with 1, 2 and 4 threads on any host).
  */
 #include "common.h"
 #include <omp.h>
@@ -65,16 +68,19 @@ int main(int argc, char **argv) {
 #else
     if (api) { fprintf(stderr, "built without numaplace\n"); return 2; }
 #endif
-    omp_set_num_threads(nodes);
+    int threads = nodes;
+    const char *threads_env = getenv("STENCIL_THREADS");
+    if (threads_env && atoi(threads_env) > 0) threads = atoi(threads_env);
+    omp_set_num_threads(threads);
     int *status = malloc(sizeof(int) * pages);
     long moved = 1;
     (void)moved;
     for (long it = 1; it <= iters; it++) {
         #pragma omp parallel
         {
-            int t = omp_get_thread_num();
-            if (it == 1) pin_to_node(t);
-            long lo = (pages * t / nodes) * per_page, hi = (pages * (t + 1) / nodes) * per_page;
+            int t = omp_get_thread_num(), nt = omp_get_num_threads();
+            if (it == 1 && nt == nodes) pin_to_node(t);
+            long lo = (pages * t / nt) * per_page, hi = (pages * (t + 1) / nt) * per_page;
             for (long s = 0; s < sweeps; s++) {
                 sweep(a, b, lo, hi, n);
                 #pragma omp barrier

@@ -158,7 +158,7 @@ def test_single_node_host_loads_the_library_and_reports_one_node(progs, tmp_path
         # own numaplace_migrate() calls still run the policy (on no samples).
         assert local_shares(r.stdout) == [1.0, 1.0]
         assert (s["source"], s["source_reason"], s["faults_sampled"], s["faults_handled"], s["fault_round_trip_ns"]) == ("none", ONE_NODE, 0, 0, None)
-        assert s["time_fault_handling_s"] == s["time_revoking_s"] == 0.0
+        assert s["time_fault_handling_s"] == s["time_revoking_s"] == s["time_fault_critical_s"] == 0.0 and s["threads"] == []
         assert r.stderr.splitlines() == [f"numaplace: {ONE_NODE}"]
         assert s["invocations"] == len(s["epochs"]) >= 1 and all(e["samples"] == 0 for e in s["epochs"])
     else:
@@ -270,10 +270,40 @@ def test_a_sampled_run_reports_the_cost_it_measured(progs, tmp_path):
     cost = rt.sampling_cost(on)
     assert cost["round_trips_s"] == on["faults_handled"] * on["fault_round_trip_ns"] / 1e9 > 0
     assert (off["faults_handled"], off["fault_round_trip_ns"], off["time_fault_handling_s"], off["time_revoking_s"]) == (0, None, 0.0, 0.0)
-    assert rt.sampling_cost(off)["total_s"] == 0.0
-    line = next(x for x in rt.format_summary(on, "on.json").splitlines() if x.startswith("sampling cost"))
-    assert re.fullmatch(r"sampling cost [0-9.]+ s, measured: [0-9,]+ faults x [0-9,]+ ns round trip = [0-9.]+ s"
-                        r" \+ fault handler [0-9.]+ s \(in the program's threads, summed\) \+ revoking [0-9.]+ s", line), line
+    assert rt.sampling_cost(off)["total_s"] == 0.0 and off["threads"] == [] and off["time_fault_critical_s"] == 0.0
+    # Per thread: the threads' faults and handler time add up to the totals, and the critical
+    # path lies between the slowest thread's cost and the sum (one thread: its whole cost).
+    assert on["threads"] and all(t["faults"] > 0 and t["tid"] > 0 for t in on["threads"])
+    assert sum(t["faults"] for t in on["threads"]) == on["faults_handled"]
+    assert sum(t["handler_s"] for t in on["threads"]) == pytest.approx(on["time_fault_handling_s"], rel=1e-6)
+    per_thread = rt.thread_costs(on)
+    assert max(per_thread) * (1 - 1e-6) <= on["time_fault_critical_s"] <= sum(per_thread) * (1 + 1e-6)
+    if len(per_thread) == 1:
+        assert cost["total_s"] == pytest.approx(cost["summed_s"], rel=1e-6)
+    lines = rt.format_summary(on, "on.json").splitlines()
+    i = next(i for i, x in enumerate(lines) if x.startswith("sampling cost"))
+    assert re.fullmatch(r"sampling cost [0-9.]+ s of wall time, estimated: faults on the critical path [0-9.]+ s"
+                        r" \+ revoking [0-9.]+ s", lines[i]), lines[i]
+    assert re.fullmatch(r" +measured: [0-9,]+ faults x [0-9,]+ ns round trip = [0-9.]+ s \+ fault handler [0-9.]+ s,"
+                        r" in [0-9,]+ threads? \([0-9.]+(-[0-9.]+ s each, median [0-9.]+)? s\); with revoking [0-9.]+ s"
+                        r" summed over threads", lines[i + 1]), lines[i + 1]
+
+
+def test_two_threads_faulting_in_the_same_intervals_cost_less_wall_time_than_their_sum(progs, tmp_path):
+    """The per-thread view: two threads (STENCIL_THREADS=2) sampled every 5 ms fault in the same
+    sampling intervals, so the faults' cost on the critical path is at least the slower
+    thread's and less than the two threads' summed; each thread has its own entry."""
+    stats = tmp_path / "two.json"
+    env = {**launch_env(LIB, dynamic="upmlib", stats=stats, source="faults", force=True),
+           "STENCIL_THREADS": "2", "NUMAPLACE_SAMPLE_PERIOD_MS": "5"}
+    r = subprocess.run([progs["stencil-plain"], "plain", "256", "4", "100"], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "checksum ok" in r.stdout, r.stderr
+    s = rt.load_stats(stats)
+    per_thread = rt.thread_costs(s)
+    assert len(per_thread) == 2 and len({t["tid"] for t in s["threads"]}) == 2, s["threads"]
+    assert max(per_thread) * (1 - 1e-6) <= s["time_fault_critical_s"] < sum(per_thread), (per_thread, s["time_fault_critical_s"])
+    cost = rt.sampling_cost(s)
+    assert cost["total_s"] < cost["summed_s"]
 
 
 def numaplace_cli(*args: object, cwd: Path) -> subprocess.CompletedProcess:

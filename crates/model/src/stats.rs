@@ -15,8 +15,10 @@ use serde::{Deserialize, Serialize};
 /// The schema version, the value of the `numaplace_stats` key. A reader refuses other versions.
 /// Version 2 replaced `time_sampling_s` (the sampler thread's time only) by the measured cost
 /// of sampling: `faults_handled`, `fault_round_trip_ns`, `time_fault_handling_s`,
-/// `time_revoking_s`.
-pub const VERSION: u32 = 2;
+/// `time_revoking_s`. Version 3 added the per-thread view of that cost: `threads` (each
+/// thread's faults and handler time) and `time_fault_critical_s` (the faults' cost on the
+/// critical path, the wall-time estimate for a parallel program).
+pub const VERSION: u32 = 3;
 
 /// A stats file: one run of one process under the runtime.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -68,6 +70,13 @@ pub struct StatsFile {
     /// Time inside the fault handler for hinting faults (restoring the page, counting the
     /// sample), summed over the program's threads, seconds.
     pub time_fault_handling_s: f64,
+    /// The hinting faults' cost on the program's critical path, seconds: per sampling interval
+    /// (a tick of the sampler thread, or a revocation of every page), the largest over the
+    /// threads of that thread's faults × `fault_round_trip_ns` + its handler time in the
+    /// interval, summed over the intervals. Equal to the sum over threads for one thread.
+    pub time_fault_critical_s: f64,
+    /// Every thread that took a hinting fault, in the order of the runtime's table.
+    pub threads: Vec<ThreadStats>,
     /// Time the runtime spent revoking and reopening managed pages (`mprotect`, with the TLB
     /// shoot-downs it waits for) and draining precise samples, seconds.
     pub time_revoking_s: f64,
@@ -92,6 +101,17 @@ pub struct RegionStats {
     pub before: Vec<u64>,
     /// Pages per node at exit, or when freed.
     pub after: Vec<u64>,
+}
+
+/// One thread of a [`StatsFile`] that took hinting faults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadStats {
+    /// Its thread id (`gettid()`); 0 pools the threads beyond the runtime's table (256).
+    pub tid: u64,
+    /// Hinting faults its handler took.
+    pub faults: u64,
+    /// Time inside the fault handler for them, seconds.
+    pub handler_s: f64,
 }
 
 /// One policy decision of a [`StatsFile`].
@@ -170,6 +190,13 @@ pub const REGION: &[Field] = &[
     f("after", Kind::PerNode, "pages per node at exit, or when freed"),
 ];
 
+/// The keys of a [`ThreadStats`], in the order written.
+pub const THREAD: &[Field] = &[
+    f("tid", Kind::Integer, "its thread id (gettid); 0 pools the threads beyond the runtime's table of 256"),
+    f("faults", Kind::Integer, "hinting faults its handler took"),
+    f("handler_s", Kind::Number, "time inside the fault handler for them, seconds"),
+];
+
 /// The keys of an [`EpochStats`], in the order written.
 pub const EPOCH: &[Field] = &[
     f("t_s", Kind::Number, "seconds since the runtime started"),
@@ -209,6 +236,13 @@ pub const FILE: &[Field] = &[
 the median of a calibration in the process at start-up; null when not sampled by hinting faults",
     ),
     f("time_fault_handling_s", Kind::Number, "time inside the fault handler for hinting faults, summed over the program's threads, seconds"),
+    f(
+        "time_fault_critical_s",
+        Kind::Number,
+        "the hinting faults' cost on the critical path, seconds: per sampling interval, the largest over the threads of \
+faults x fault_round_trip_ns + handler time, summed over intervals",
+    ),
+    f("threads", Kind::List(THREAD), "every thread that took a hinting fault: tid, faults, handler_s"),
     f("time_revoking_s", Kind::Number, "time the runtime spent revoking and reopening pages (mprotect) and draining precise samples, seconds"),
     f("time_migrating_s", Kind::Number, "time spent moving pages, seconds"),
     f("wall_s", Kind::Number, "time from the runtime's start to the file's writing, seconds"),
@@ -221,7 +255,7 @@ mod tests {
 
     #[test]
     fn tables_name_each_key_once() {
-        for table in [FILE, REGION, EPOCH] {
+        for table in [FILE, REGION, EPOCH, THREAD] {
             let mut names: Vec<_> = table.iter().map(|f| f.name).collect();
             names.sort_unstable();
             let n = names.len();

@@ -13,12 +13,14 @@
 //! * [`perf`]: precise memory sampling (PEBS) through `perf_event_open`;
 //! * [`mover`]: batched `move_pages` with per-page status handling;
 //! * [`error`]: the runtime's errors and the C API's result codes;
+//! * [`guard`]: the panic guard every `extern "C" fn` runs through;
 //! * [`config`]: settings from the option string and `NUMAPLACE_*` variables;
-//! * [`driver`]: the process's [`driver::Runtime`]: the policy driver and sampling control;
-//! * [`regions`]: the managed regions;
-//! * [`place`]: placements applied to address ranges;
-//! * [`recrep`]: record-replay phases;
-//! * [`stats`]: the run's statistics and the stats file;
+//! * [`runtime`]: the process's [`runtime::Runtime`], composed of typed parts, each in its
+//!   own module: [`host`] (kernel, machine, configuration), [`regions`] (the managed regions),
+//!   [`sampling`] (the sample source, the pace, sampling's own cost), [`driver`] (the policy
+//!   driver), [`recrep`] (record-replay phases), [`stats`] (the run's statistics and the stats
+//!   file); [`parts`] borrows the data parts together for an operation that needs several,
+//!   [`snapshot`] is what a decision reads, [`place`] applies placements to address ranges;
 //! * [`capi`]: the C ABI, including UPMlib's names;
 //! * [`preload`]: interposed allocation, buffer system calls and signal functions;
 //! * [`real`]: the C library's own definitions of what `preload` interposes, resolved at load.
@@ -28,14 +30,22 @@ pub mod config;
 pub mod cost;
 pub mod driver;
 pub mod error;
+pub mod guard;
+pub mod host;
 pub mod mover;
+pub mod parts;
 pub mod perf;
 pub mod place;
 pub mod preload;
 pub mod real;
 pub mod recrep;
 pub mod regions;
+pub mod runtime;
 pub mod sampler;
+pub mod sampling;
+#[cfg(test)]
+mod scenarios;
+pub mod snapshot;
 pub mod space;
 pub mod stats;
 pub mod sys;

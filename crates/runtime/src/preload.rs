@@ -26,7 +26,7 @@
 //! file (`NUMAPLACE_STATS`) when the process managed any memory, so that in a process tree
 //! (a shell running the program) the file describes the process that did the work. That
 //! process is also warned at exit when its policy is one only the API runs (`upmlib`) and the
-//! program never called it ([`crate::driver::Runtime::idle_policy_warning`]).
+//! program never called it ([`crate::runtime::Runtime::idle_policy_warning`]).
 
 // The interposers are left out of unit-test builds (they would replace the test harness's own
 // malloc and signal functions); the helpers only they use are then unused.
@@ -135,8 +135,8 @@ fn big_alloc(size: usize) -> Option<*mut c_void> {
     let mut g = capi::lock();
     if let Some(rt) = g.as_mut() {
         let name = format!("malloc#{}", NEXT_ID.fetch_add(1, Relaxed));
-        if rt.register(p as usize, len, &name, Some(len)).is_ok() && !rt.placement_caps.kernel_default {
-            let spec = rt.cfg.placement.clone();
+        if rt.register(p as usize, len, &name, Some(len)).is_ok() && !rt.host.placement_caps.kernel_default {
+            let spec = rt.host.cfg.placement.clone();
             let _ = rt.place(p as usize, len, &spec);
         }
     }
@@ -186,111 +186,163 @@ unsafe fn real_usable_size(p: *mut c_void) -> Option<usize> {
 #[cfg(not(test))]
 mod hooks {
     use super::*;
+    use crate::guard::guard;
     use libc::{iovec, off_t, size_t, ssize_t};
+
+    /// A failed allocation: null, `errno` `ENOMEM`.
+    unsafe fn enomem() -> *mut c_void {
+        *libc::__errno_location() = libc::ENOMEM;
+        std::ptr::null_mut()
+    }
 
     #[no_mangle]
     pub unsafe extern "C" fn malloc(size: size_t) -> *mut c_void {
-        big_alloc(size).unwrap_or_else(|| __libc_malloc(size))
+        guard(
+            || __libc_malloc(size),
+            || {
+                big_alloc(size).unwrap_or_else(|| __libc_malloc(size))
+            },
+        )
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn calloc(n: size_t, size: size_t) -> *mut c_void {
-        match n.checked_mul(size) {
-            Some(total) => big_alloc(total).unwrap_or_else(|| __libc_calloc(n, size)),
-            None => {
-                *libc::__errno_location() = libc::ENOMEM;
-                std::ptr::null_mut()
-            }
-        }
+        guard(
+            || __libc_calloc(n, size),
+            || {
+                match n.checked_mul(size) {
+                    Some(total) => big_alloc(total).unwrap_or_else(|| __libc_calloc(n, size)),
+                    None => {
+                        *libc::__errno_location() = libc::ENOMEM;
+                        std::ptr::null_mut()
+                    }
+                }
+            },
+        )
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn free(p: *mut c_void) {
-        if p.is_null() || big_free(p) {
-            return;
-        }
-        forget_libc_block(p);
-        __libc_free(p)
+        guard(
+            || () /* leaked: whose block it is is unknown */,
+            || {
+                if p.is_null() || big_free(p) {
+                    return;
+                }
+                forget_libc_block(p);
+                __libc_free(p)
+            },
+        )
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn realloc(p: *mut c_void, size: size_t) -> *mut c_void {
-        if p.is_null() {
-            return malloc(size);
-        }
-        let old = owned_len(p as usize).map(|(_, l)| l);
-        if old.is_none() && (size < MIN_BYTES.load(Relaxed) || !MANAGE.load(Relaxed)) {
-            forget_libc_block(p);
-            return __libc_realloc(p, size);
-        }
-        let q = malloc(size);
-        if q.is_null() {
-            return q;
-        }
-        let Some(have) = old.or_else(|| real_usable_size(p)) else {
-            // glibc's block of unknown size (inside a symbol's resolution): glibc reallocates it.
-            free(q);
-            return __libc_realloc(p, size);
-        };
-        std::ptr::copy_nonoverlapping(p as *const u8, q as *mut u8, have.min(size));
-        free(p);
-        q
+        guard(
+            || enomem(),
+            || {
+                if p.is_null() {
+                    return malloc(size);
+                }
+                let old = owned_len(p as usize).map(|(_, l)| l);
+                if old.is_none() && (size < MIN_BYTES.load(Relaxed) || !MANAGE.load(Relaxed)) {
+                    forget_libc_block(p);
+                    return __libc_realloc(p, size);
+                }
+                let q = malloc(size);
+                if q.is_null() {
+                    return q;
+                }
+                let Some(have) = old.or_else(|| real_usable_size(p)) else {
+                    // glibc's block of unknown size (inside a symbol's resolution): glibc reallocates it.
+                    free(q);
+                    return __libc_realloc(p, size);
+                };
+                std::ptr::copy_nonoverlapping(p as *const u8, q as *mut u8, have.min(size));
+                free(p);
+                q
+            },
+        )
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn reallocarray(p: *mut c_void, n: size_t, size: size_t) -> *mut c_void {
-        match n.checked_mul(size) {
-            Some(total) => realloc(p, total),
-            None => {
-                *libc::__errno_location() = libc::ENOMEM;
-                std::ptr::null_mut()
-            }
-        }
+        guard(
+            || enomem(),
+            || {
+                match n.checked_mul(size) {
+                    Some(total) => realloc(p, total),
+                    None => {
+                        *libc::__errno_location() = libc::ENOMEM;
+                        std::ptr::null_mut()
+                    }
+                }
+            },
+        )
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn posix_memalign(out: *mut *mut c_void, align: size_t, size: size_t) -> c_int {
-        if align <= page() {
-            if let Some(p) = big_alloc(size) {
+        guard(
+            || libc::ENOMEM,
+            || {
+                if align <= page() {
+                    if let Some(p) = big_alloc(size) {
+                        *out = p;
+                        return 0;
+                    }
+                }
+                if align < std::mem::size_of::<*mut c_void>() || !align.is_power_of_two() {
+                    return libc::EINVAL;
+                }
+                let p = __libc_memalign(align, size);
+                if p.is_null() {
+                    return libc::ENOMEM;
+                }
                 *out = p;
-                return 0;
-            }
-        }
-        if align < std::mem::size_of::<*mut c_void>() || !align.is_power_of_two() {
-            return libc::EINVAL;
-        }
-        let p = __libc_memalign(align, size);
-        if p.is_null() {
-            return libc::ENOMEM;
-        }
-        *out = p;
-        0
+                0
+            },
+        )
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn aligned_alloc(align: size_t, size: size_t) -> *mut c_void {
-        memalign(align, size)
+        guard(
+            || __libc_memalign(align, size),
+            || {
+                memalign(align, size)
+            },
+        )
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn memalign(align: size_t, size: size_t) -> *mut c_void {
-        if align <= page() {
-            if let Some(p) = big_alloc(size) {
-                return p;
-            }
-        }
-        __libc_memalign(align, size)
+        guard(
+            || __libc_memalign(align, size),
+            || {
+                if align <= page() {
+                    if let Some(p) = big_alloc(size) {
+                        return p;
+                    }
+                }
+                __libc_memalign(align, size)
+            },
+        )
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn malloc_usable_size(p: *mut c_void) -> size_t {
-        if p.is_null() {
-            return 0;
-        }
-        match owned_len(p as usize) {
-            Some((_, l)) => l,
-            None => real_usable_size(p).unwrap_or(0),
-        }
+        guard(
+            || 0,
+            || {
+                if p.is_null() {
+                    return 0;
+                }
+                match owned_len(p as usize) {
+                    Some((_, l)) => l,
+                    None => real_usable_size(p).unwrap_or(0),
+                }
+            },
+        )
     }
 
     /// How many times a call that failed with `EFAULT` on managed memory is made again. Pins
@@ -385,7 +437,7 @@ mod hooks {
             #[no_mangle]
             pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
                 let f: unsafe extern "C" fn($($ty),*) -> $ret = real::$name.must();
-                buffered(|p| p.add($buf as usize, $len), || f($($arg),*))
+                guard(|| f($($arg),*), || buffered(|p| p.add($buf as usize, $len), || f($($arg),*)))
             }
         };
     }
@@ -440,7 +492,7 @@ mod hooks {
             #[no_mangle]
             pub unsafe extern "C" fn $name(fd: c_int, iov: *const iovec, n: c_int $(, $arg: $ty)*) -> ssize_t {
                 let f: unsafe extern "C" fn(c_int, *const iovec, c_int $(, $ty)*) -> ssize_t = real::$name.must();
-                buffered(|p| add_iov(p, iov, n), || f(fd, iov, n $(, $arg)*))
+                guard(|| f(fd, iov, n $(, $arg)*), || buffered(|p| add_iov(p, iov, n), || f(fd, iov, n $(, $arg)*)))
             }
         };
     }
@@ -456,14 +508,14 @@ mod hooks {
 
     #[no_mangle]
     pub unsafe extern "C" fn recvmsg(fd: c_int, m: *mut libc::msghdr, flags: c_int) -> ssize_t {
-let f: unsafe extern "C" fn(c_int, *mut libc::msghdr, c_int) -> ssize_t = real::recvmsg.must();
-        buffered(|p| add_msg(p, m), || f(fd, m, flags))
+        let f: unsafe extern "C" fn(c_int, *mut libc::msghdr, c_int) -> ssize_t = real::recvmsg.must();
+        guard(|| f(fd, m, flags), || buffered(|p| add_msg(p, m), || f(fd, m, flags)))
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn sendmsg(fd: c_int, m: *const libc::msghdr, flags: c_int) -> ssize_t {
-let f: unsafe extern "C" fn(c_int, *const libc::msghdr, c_int) -> ssize_t = real::sendmsg.must();
-        buffered(|p| add_msg(p, m), || f(fd, m, flags))
+        let f: unsafe extern "C" fn(c_int, *const libc::msghdr, c_int) -> ssize_t = real::sendmsg.must();
+        guard(|| f(fd, m, flags), || buffered(|p| add_msg(p, m), || f(fd, m, flags)))
     }
 
     unsafe fn add_mmsg(pins: &mut Pins, v: *const libc::mmsghdr, n: libc::c_uint) {
@@ -477,14 +529,14 @@ let f: unsafe extern "C" fn(c_int, *const libc::msghdr, c_int) -> ssize_t = real
 
     #[no_mangle]
     pub unsafe extern "C" fn recvmmsg(fd: c_int, v: *mut libc::mmsghdr, n: libc::c_uint, flags: c_int, t: *mut libc::timespec) -> c_int {
-let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int, *mut libc::timespec) -> c_int = real::recvmmsg.must();
-        buffered(|p| add_mmsg(p, v, n), || f(fd, v, n, flags, t))
+        let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int, *mut libc::timespec) -> c_int = real::recvmmsg.must();
+        guard(|| f(fd, v, n, flags, t), || buffered(|p| add_mmsg(p, v, n), || f(fd, v, n, flags, t)))
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn sendmmsg(fd: c_int, v: *mut libc::mmsghdr, n: libc::c_uint, flags: c_int) -> c_int {
-let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int) -> c_int = real::sendmmsg.must();
-        buffered(|p| add_mmsg(p, v, n), || f(fd, v, n, flags))
+        let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int) -> c_int = real::sendmmsg.must();
+        guard(|| f(fd, v, n, flags), || buffered(|p| add_mmsg(p, v, n), || f(fd, v, n, flags)))
     }
 
     // stdio moves large requests straight between the caller's buffer and the file with
@@ -495,9 +547,14 @@ let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int) -> c
             #[no_mangle]
             pub unsafe extern "C" fn $name(buf: $buf, size: size_t, n: size_t, stream: *mut libc::FILE) -> size_t {
                 let f: unsafe extern "C" fn($buf, size_t, size_t, *mut libc::FILE) -> size_t = real::$name.must();
-                let mut pins = Pins::new(true);
-                pins.add(buf as usize, size.saturating_mul(n));
-                f(buf, size, n, stream)
+                guard(
+                    || f(buf, size, n, stream),
+                    || {
+                        let mut pins = Pins::new(true);
+                        pins.add(buf as usize, size.saturating_mul(n));
+                        f(buf, size, n, stream)
+                    },
+                )
             }
         };
     }
@@ -509,60 +566,80 @@ let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int) -> c
 
     #[no_mangle]
     pub unsafe extern "C" fn sigaction(sig: c_int, act: *const libc::sigaction, old: *mut libc::sigaction) -> c_int {
-        match sampler::app_sigaction(sig, act, old) {
-            Some(rc) => rc,
-            None => sampler::real_sigaction()(sig, act, old),
-        }
+        guard(
+            || sampler::real_sigaction()(sig, act, old),
+            || {
+                match sampler::app_sigaction(sig, act, old) {
+                    Some(rc) => rc,
+                    None => sampler::real_sigaction()(sig, act, old),
+                }
+            },
+        )
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn signal(sig: c_int, handler: libc::sighandler_t) -> libc::sighandler_t {
-        let mut act: libc::sigaction = std::mem::zeroed();
-        act.sa_sigaction = handler;
-        act.sa_flags = libc::SA_RESTART;
-        libc::sigemptyset(&mut act.sa_mask);
-        let mut old: libc::sigaction = std::mem::zeroed();
-        if sigaction(sig, &act, &mut old) != 0 {
-            return libc::SIG_ERR;
-        }
-        old.sa_sigaction
+        guard(
+            || libc::SIG_ERR,
+            || {
+                let mut act: libc::sigaction = std::mem::zeroed();
+                act.sa_sigaction = handler;
+                act.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut act.sa_mask);
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if sigaction(sig, &act, &mut old) != 0 {
+                    return libc::SIG_ERR;
+                }
+                old.sa_sigaction
+            },
+        )
     }
 
     extern "C" fn on_load() {
-        // Before anything else: no hook may resolve a symbol lazily (see `crate::real`).
-        real::resolve_all();
-        MIN_BYTES.store(usize::MAX, Relaxed);
-        if std::env::var("NUMAPLACE_PRELOAD").as_deref() != Ok("1") {
-            return;
-        }
-        if let Err(e) = capi::init_with(None, true) {
-            eprintln!("numaplace: {}", e.message);
-            // SAFETY: terminating before the program starts; nothing to flush.
-            unsafe { libc::_exit(2) };
-        }
-        if let Some(rt) = capi::lock().as_ref() {
-            MIN_BYTES.store(rt.cfg.min_bytes.max(1), Relaxed);
-        }
-        MANAGE.store(true, Release);
+        guard(
+            || (),
+            || {
+                // Before anything else: no hook may resolve a symbol lazily (see `crate::real`).
+                real::resolve_all();
+                MIN_BYTES.store(usize::MAX, Relaxed);
+                if std::env::var("NUMAPLACE_PRELOAD").as_deref() != Ok("1") {
+                    return;
+                }
+                if let Err(e) = capi::init_with(None, true) {
+                    eprintln!("numaplace: {}", e.message);
+                    // SAFETY: terminating before the program starts; nothing to flush.
+                    unsafe { libc::_exit(2) };
+                }
+                if let Some(rt) = capi::lock().as_ref() {
+                    MIN_BYTES.store(rt.host.cfg.min_bytes.max(1), Relaxed);
+                }
+                MANAGE.store(true, Release);
+            },
+        )
     }
 
     extern "C" fn on_unload() {
-        let preloaded = MANAGE.swap(false, AcqRel);
-        let g = capi::lock();
-        if let Some(rt) = g.as_ref() {
-            if preloaded {
-                if let Some(w) = rt.idle_policy_warning() {
-                    eprintln!("numaplace: {w}");
-                }
-            }
-            if let Some(path) = &rt.cfg.stats {
-                if rt.stats.invocations > 0 || !rt.regions.is_empty() || !rt.stats.retired.is_empty() {
-                    if let Err(e) = rt.stats_write(path) {
-                        eprintln!("numaplace: {}", e.message);
+        guard(
+            || (),
+            || {
+                let preloaded = MANAGE.swap(false, AcqRel);
+                let g = capi::lock();
+                if let Some(rt) = g.as_ref() {
+                    if preloaded {
+                        if let Some(w) = rt.idle_policy_warning() {
+                            eprintln!("numaplace: {w}");
+                        }
+                    }
+                    if let Some(path) = &rt.host.cfg.stats {
+                        if rt.stats.invocations > 0 || !rt.regions.list.is_empty() || !rt.regions.retired.is_empty() {
+                            if let Err(e) = rt.stats_write(path) {
+                                eprintln!("numaplace: {}", e.message);
+                            }
+                        }
                     }
                 }
-            }
-        }
+            },
+        )
     }
 
     #[used]

@@ -1,8 +1,13 @@
-//! Record-replay on real pages (UPMlib's `record`/`compare_counters`/`replay`/`undo`): one
-//! `upmlib-recrep` policy instance per named phase, driven through the model's epoch hooks.
+//! The record-replay part of the [`crate::runtime::Runtime`], [`Phases`]: record-replay on
+//! real pages (UPMlib's `record`/`compare_counters`/`replay`/`undo`): one `upmlib-recrep`
+//! policy instance per named phase, driven through the model's epoch hooks. `counts` in the
+//! calls below says whether the dynamic policy wants samples (then revoking every page again
+//! after a call starts a new interval, whatever the phases want).
 
-use crate::driver::Runtime;
 use crate::error::{Code, RtError};
+use crate::host::Host;
+use crate::parts::Parts;
+use std::collections::HashMap;
 use numaplace_model::dynamic::{self, Action, DynamicPolicy, View};
 use numaplace_model::Spec;
 
@@ -14,34 +19,52 @@ pub(crate) struct Phase {
     pub(crate) replaying: bool,
 }
 
-impl Runtime {
-    pub(crate) fn phase(&mut self, name: &str) -> Result<&mut Phase, RtError> {
-        if !self.phases.contains_key(name) {
+/// The named phases, and which one UPMlib's calls (which name none) act on.
+pub struct Phases {
+    pub(crate) map: HashMap<String, Phase>,
+    /// Which phase `upmlib_record` etc. act on (UPMlib's API names no phase).
+    pub default_phase: String,
+}
+
+impl Default for Phases {
+    fn default() -> Phases {
+        Phases { map: HashMap::new(), default_phase: "phase".into() }
+    }
+}
+
+impl Phases {
+    /// Whether a phase is being recorded (between its two `record` calls): it wants samples.
+    pub fn recording(&self) -> bool {
+        self.map.values().any(|p| p.records == 1)
+    }
+
+    pub(crate) fn phase(&mut self, host: &Host, name: &str) -> Result<&mut Phase, RtError> {
+        if !self.map.contains_key(name) {
             let mut text = format!("upmlib-recrep:phase={name}");
-            if !self.cfg.recrep.is_empty() {
+            if !host.cfg.recrep.is_empty() {
                 text.push(',');
-                text.push_str(&self.cfg.recrep);
+                text.push_str(&host.cfg.recrep);
             }
             let spec = Spec::parse(&text).map_err(|e| RtError::new(Code::Spec, format!("record-replay: {e}")))?;
-            let (policy, _) = dynamic::build(&spec, &self.machine, 1).map_err(|e| RtError::new(Code::Spec, format!("record-replay: {e}")))?;
-            self.phases.insert(name.to_string(), Phase { policy, records: 0, compared: false, replaying: false });
+            let (policy, _) = dynamic::build(&spec, &host.machine, 1).map_err(|e| RtError::new(Code::Spec, format!("record-replay: {e}")))?;
+            self.map.insert(name.to_string(), Phase { policy, records: 0, compared: false, replaying: false });
         }
-        Ok(self.phases.get_mut(name).expect("inserted above"))
+        Ok(self.map.get_mut(name).expect("inserted above"))
     }
 
     /// Runs one record-replay hook of `phase`'s policy on a fresh snapshot and applies its
     /// actions.
-    pub(crate) fn phase_hook(&mut self, name: &str, kind: &'static str, hook: impl FnOnce(&mut dyn DynamicPolicy, &View<'_>) -> Vec<Action>) -> Result<u64, RtError> {
-        let mut phase = self.phases.remove(name).expect("phase exists");
+    fn phase_hook(&mut self, parts: &mut Parts, name: &str, kind: &'static str, hook: impl FnOnce(&mut dyn DynamicPolicy, &View<'_>) -> Vec<Action>) -> Result<u64, RtError> {
+        let mut phase = self.map.remove(name).expect("phase exists");
         let result = (|| {
-            let snap = self.snapshot()?;
-            let view = snap.view(&self.machine, self.now());
+            let snap = parts.snapshot()?;
+            let view = snap.view(&parts.host.machine, parts.host.now());
             let actions = hook(phase.policy.as_mut(), &view);
-            let (rep, per_node) = self.apply(&snap, &actions)?;
-            self.log(kind, &snap, rep.moved, per_node);
+            let (rep, per_node) = parts.apply(&snap, &actions)?;
+            parts.log(kind, &snap, rep.moved, per_node);
             Ok(rep.moved)
         })();
-        self.phases.insert(name.to_string(), phase);
+        self.map.insert(name.to_string(), phase);
         result
     }
 
@@ -51,20 +74,19 @@ impl Runtime {
     ///
     /// # Errors
     /// A third call, or a failed system call.
-    pub fn record(&mut self, name: &str) -> Result<(), RtError> {
-        self.api_calls += 1;
-        let records = self.phase(name)?.records;
+    pub fn record(&mut self, parts: &mut Parts, counts: bool, name: &str) -> Result<(), RtError> {
+                let records = self.phase(parts.host, name)?.records;
         match records {
             0 => {
-                self.phase(name)?.records = 1;
-                self.clear_samples();
-                self.phase_hook(name, "record", |p, v| p.on_epoch_start(v, 2, name))?;
-                self.rearm();
+                self.phase(parts.host, name)?.records = 1;
+                parts.regions.clear_samples();
+                self.phase_hook(parts, name, "record", |p, v| p.on_epoch_start(v, 2, name))?;
+                parts.rearm(counts || self.recording());
             }
             1 => {
-                self.phase_hook(name, "record", |p, v| p.on_epoch_end(v, 2, name))?;
-                self.phase(name)?.records = 2;
-                self.rearm();
+                self.phase_hook(parts, name, "record", |p, v| p.on_epoch_end(v, 2, name))?;
+                self.phase(parts.host, name)?.records = 2;
+                parts.rearm(counts || self.recording());
             }
             _ => return Err(RtError::new(Code::State, format!("record '{name}': already recorded (start and end)"))),
         }
@@ -75,13 +97,12 @@ impl Runtime {
     ///
     /// # Errors
     /// The phase was not recorded start and end.
-    pub fn compare(&mut self, name: &str) -> Result<(), RtError> {
-        self.api_calls += 1;
-        if self.phase(name)?.records != 2 {
+    pub fn compare(&mut self, parts: &mut Parts, name: &str) -> Result<(), RtError> {
+                if self.phase(parts.host, name)?.records != 2 {
             return Err(RtError::new(Code::State, format!("compare '{name}': record the phase's start and end first")));
         }
-        self.phase_hook(name, "record", |p, v| p.on_iteration_end(v, 2))?;
-        self.phase(name)?.compared = true;
+        self.phase_hook(parts, name, "record", |p, v| p.on_iteration_end(v, 2))?;
+        self.phase(parts.host, name)?.compared = true;
         Ok(())
     }
 
@@ -89,17 +110,16 @@ impl Runtime {
     ///
     /// # Errors
     /// Out of order, or a failed system call.
-    pub fn replay(&mut self, name: &str) -> Result<u64, RtError> {
-        self.api_calls += 1;
-        if self.phase(name)?.records == 2 && !self.phase(name)?.compared {
-            self.compare(name)?;
+    pub fn replay(&mut self, parts: &mut Parts, counts: bool, name: &str) -> Result<u64, RtError> {
+                if self.phase(parts.host, name)?.records == 2 && !self.phase(parts.host, name)?.compared {
+            self.compare(parts, name)?;
         }
-        if !self.phase(name)?.compared {
+        if !self.phase(parts.host, name)?.compared {
             return Err(RtError::new(Code::State, format!("replay '{name}': the phase was not recorded (call record before and after it first)")));
         }
-        self.phase(name)?.replaying = true;
-        let moved = self.phase_hook(name, "replay", |p, v| p.on_epoch_start(v, 3, name));
-        self.rearm();
+        self.phase(parts.host, name)?.replaying = true;
+        let moved = self.phase_hook(parts, name, "replay", |p, v| p.on_epoch_start(v, 3, name));
+        parts.rearm(counts || self.recording());
         moved
     }
 
@@ -107,49 +127,15 @@ impl Runtime {
     ///
     /// # Errors
     /// A failed system call.
-    pub fn undo(&mut self) -> Result<u64, RtError> {
-        self.api_calls += 1;
-        let names: Vec<String> = self.phases.iter().filter(|(_, p)| p.replaying).map(|(n, _)| n.clone()).collect();
+    pub fn undo(&mut self, parts: &mut Parts, counts: bool) -> Result<u64, RtError> {
+                let names: Vec<String> = self.map.iter().filter(|(_, p)| p.replaying).map(|(n, _)| n.clone()).collect();
         let mut moved = 0;
         for name in names {
-            self.phase(&name)?.replaying = false;
-            moved += self.phase_hook(&name, "undo", |p, v| p.on_epoch_end(v, 3, &name))?;
+            self.phase(parts.host, &name)?.replaying = false;
+            moved += self.phase_hook(parts, &name, "undo", |p, v| p.on_epoch_end(v, 3, &name))?;
         }
-        self.rearm();
+        parts.rearm(counts || self.recording());
         Ok(moved)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::driver::testing::rt;
-    use crate::sys::Sys;
-
-    #[test]
-    fn record_replay_moves_the_phase_pages_and_undo_restores_them() {
-        let (mut rt, fake, _space) = rt("none");
-        rt.cfg.recrep = "n=100".into();
-        let base = 0x5000_0000;
-        let pages = 32;
-        fake.touch(base, pages * 4096);
-        let slot = rt.register(base, pages * 4096, "u", None).unwrap();
-        assert_eq!(rt.replay("z").unwrap_err().code, Code::State);
-        rt.record("z").unwrap();
-        // In the phase, node 3 uses the second half.
-        for p in pages / 2..pages {
-            crate::space::SPACE.inject(slot, p, 3, 2);
-        }
-        rt.record("z").unwrap();
-        assert_eq!(rt.record("z").unwrap_err().code, Code::State);
-        rt.compare("z").unwrap();
-        assert_eq!(rt.replay("z").unwrap(), 16);
-        assert!((pages / 2..pages).all(|p| fake.node_of(base + p * 4096) == Some(3)));
-        assert_eq!(rt.undo().unwrap(), 16);
-        assert!((0..pages).all(|p| fake.node_of(base + p * 4096) == Some(0)));
-        // Replayed again in the next iteration.
-        assert_eq!(rt.replay("z").unwrap(), 16);
-        assert_eq!(rt.undo().unwrap(), 16);
-        rt.unregister(base);
-    }
-}

@@ -64,6 +64,14 @@ fn leak(act: libc::sigaction) -> *mut libc::sigaction {
 }
 
 extern "C" fn on_segv(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    // A panic here would be a bug; the guard turns it into abort() rather than an unwind out
+    // of a signal handler. Catching costs nothing while nothing panics (async-signal-safe).
+    // SAFETY: abort is async-signal-safe.
+    crate::guard::guard(|| unsafe { libc::abort() }, || handle_segv(sig, info, ctx))
+}
+
+/// The body of [`on_segv`].
+fn handle_segv(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
     // The time inside the handler of a fault it claims is part of sampling's cost (crate::cost).
     let entered = crate::cost::now_ns();
     // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
@@ -183,5 +191,49 @@ pub fn choose(wanted: &str, cpus: &[(usize, usize)]) -> Result<(Source, String),
         }
         Err(why) if wanted == "perf" => Err(format!("NUMAPLACE_SOURCE=perf: {why}")),
         Err(why) => Ok((Source::Faults, why)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cost;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    #[test]
+    fn the_calibration_faults_through_the_handler_and_counts_no_sample() {
+        let _space = crate::space::testing::hold_space(); // no other test's samples meanwhile
+        install().unwrap();
+        let samples = SPACE.samples.load(Relaxed);
+        let ns = cost::calibrate().unwrap();
+        assert!(ns > 0);
+        assert_eq!(cost::round_trip_ns(), Some(ns));
+        assert_eq!(SPACE.samples.load(Relaxed), samples, "a calibration fault is no sample");
+        assert_eq!(cost::scratch_page(), 0, "the scratch page is forgotten");
+    }
+
+    #[test]
+    fn a_hinting_fault_through_the_handler_is_counted_and_timed() {
+        let _space = crate::space::testing::hold_space();
+        install().unwrap();
+        SPACE.configure(1, 4096, &[Some(0)]);
+        // SAFETY: a fresh anonymous private mapping, unmapped below.
+        let base = unsafe { libc::mmap(std::ptr::null_mut(), 4 * 4096, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) } as usize;
+        let slot = SPACE.add(base, 4, 0).unwrap();
+        let (faults, handler) = cost::totals();
+        let mine = cost::threads().into_iter().find(|(_, t)| t.tid == cost::gettid()).map(|(_, t)| t).unwrap_or_default();
+        SPACE.revoke_pages(slot, 0, 4).unwrap();
+        for p in 0..4 {
+            // SAFETY: our mapping; each page faults once, and the handler restores it.
+            unsafe { std::ptr::write_volatile((base + p * 4096) as *mut u64, p as u64) };
+        }
+        assert!(cost::totals().0 >= faults + 4);
+        assert!(cost::totals().1 > handler);
+        let after = cost::threads().into_iter().find(|(_, t)| t.tid == cost::gettid()).map(|(_, t)| t).unwrap();
+        assert_eq!(after.faults, mine.faults + 4, "counted in this thread's slot");
+        assert!(after.handler_ns > mine.handler_ns);
+        SPACE.remove(slot);
+        // SAFETY: the mapping made above.
+        unsafe { libc::munmap(base as *mut libc::c_void, 4 * 4096) };
     }
 }

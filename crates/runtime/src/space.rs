@@ -575,6 +575,20 @@ impl Space {
     }
 }
 
+/// What tests that configure or sample [`SPACE`] share.
+#[cfg(test)]
+pub(crate) mod testing {
+    /// [`super::SPACE`] is one per process, and `numaplace_init` (the C API's test) configures
+    /// it for this host's nodes: a test that configures it for the fake 4-node kernel and
+    /// injects samples holds this lock throughout, so no other test reconfigures it in between.
+    static SPACE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// Holds [`super::SPACE`] for one test (a failed test's poisoning does not fail the others).
+    pub(crate) fn hold_space() -> std::sync::MutexGuard<'static, ()> {
+        SPACE_LOCK.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,101 @@
+//! [`Parts`]: the data parts of the [`crate::runtime::Runtime`] (its host, regions, sampler
+//! and stats) borrowed together, and the steps of a policy decision that need several of them:
+//! a snapshot, applying a policy's actions, revoking every page again, logging an epoch. The
+//! policy driver ([`crate::driver`]), record-replay ([`crate::recrep`]) and placements
+//! ([`crate::place`]) work through them.
+
+use crate::error::RtError;
+use crate::host::Host;
+use crate::mover::{self, MoveReport};
+use crate::regions::Regions;
+use crate::sampling::Sampling;
+use crate::snapshot::Snapshot;
+use crate::stats::Stats;
+use numaplace_model::dynamic::Action;
+use std::time::Instant;
+
+/// The runtime's data parts, borrowed for one operation.
+pub struct Parts<'a> {
+    pub host: &'a Host,
+    pub regions: &'a mut Regions,
+    pub sampling: &'a mut Sampling,
+    pub stats: &'a mut Stats,
+}
+
+impl Parts<'_> {
+    /// Reads homes and sample counts of every managed page, ending the sampling interval.
+    pub(crate) fn snapshot(&self) -> Result<Snapshot, RtError> {
+        self.regions.unprotect_all(self.sampling);
+        Snapshot::read(self.host, self.regions)
+    }
+
+    /// Reads homes and sample counts without disturbing sampling: pages under sampling stay
+    /// so (a look, for a timer check the policy may let pass).
+    pub(crate) fn snapshot_peek(&self) -> Result<Snapshot, RtError> {
+        self.regions.peek(self.sampling, || Snapshot::read(self.host, self.regions))
+    }
+
+    /// Revokes every managed page when `want` (samples are wanted: a new interval), or
+    /// restores them all.
+    pub(crate) fn rearm(&mut self, want: bool) {
+        self.regions.rearm(self.sampling, want);
+    }
+
+    /// Records a decision as an epoch.
+    pub(crate) fn log(&mut self, kind: &'static str, snap: &Snapshot, moved: u64, per_node: Vec<u64>) {
+        self.stats.log(self.host.started, kind, snap, moved, per_node);
+    }
+
+    /// Applies a policy's actions; returns the mover's report. `NUMAPLACE_DEBUG=2` prints each
+    /// decision with the samples behind it.
+    pub(crate) fn apply(&mut self, snap: &Snapshot, actions: &[Action]) -> Result<(MoveReport, Vec<u64>), RtError> {
+        // Pages present for the first time count, where they are, in their region's "before".
+        let nodes = self.host.nodes();
+        for r in &mut self.regions.list {
+            for (p, &h) in snap.homes[r.first..r.first + r.pages].iter().enumerate() {
+                if (h as usize) < nodes && !r.seen[p] {
+                    r.seen[p] = true;
+                    r.before[h as usize] += 1;
+                }
+            }
+        }
+        if std::env::var("NUMAPLACE_DEBUG").as_deref() == Ok("2") {
+            eprintln!("numaplace: {} action(s) on {} sample(s)", actions.len(), snap.samples);
+            for a in actions {
+                if let Action::Migrate { page, to, reason } = a {
+                    eprintln!("numaplace: page {} home {} -> {} ({reason}); samples {:?}", page.0, snap.homes[page.0 as usize], to.0, snap.counters.row(*page));
+                }
+            }
+        }
+        let (mut pages, mut targets, mut index) = (Vec::new(), Vec::new(), Vec::new());
+        for a in actions {
+            if let Action::Migrate { page, to, .. } = a {
+                let g = page.0 as usize;
+                if g < snap.addr.len() && snap.addr[g] != 0 {
+                    pages.push(snap.addr[g]);
+                    targets.push(to.index());
+                    index.push(g);
+                }
+            }
+        }
+        let t = Instant::now();
+        let rep = mover::move_pages(self.host.sys.as_ref(), &pages, &targets, &self.host.nearest)?;
+        self.stats.time_migrating += t.elapsed();
+        self.stats.account(&rep);
+        // Pages per node after the decision: the snapshot's homes with the mover's results.
+        let mut per_node = vec![0u64; nodes];
+        for &h in &snap.homes {
+            if (h as usize) < nodes {
+                per_node[h as usize] += 1;
+            }
+        }
+        for (&g, &now) in index.iter().zip(&rep.result) {
+            let was = snap.homes[g] as usize;
+            if now >= 0 && was < nodes && now as usize != was {
+                per_node[was] -= 1;
+                per_node[now as usize] += 1;
+            }
+        }
+        Ok((rep, per_node))
+    }
+}

@@ -1,0 +1,54 @@
+"""Where ``libnumaplace.so`` is (``$NUMAPLACE_LIB``, the venv, ``target/release``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Mapping
+
+from numaplace.runtime.base import LIB_NAME, RuntimeToolError
+
+def library_candidates(prefix: str | Path | None = None, repo: str | Path | None = None) -> list[Path]:
+    """The default places of the library, in search order: ``<prefix>/lib/numaplace/`` (the
+    installed copy; ``prefix`` defaults to ``sys.prefix``), then ``<repo>/target/release/``
+    (a checkout's build; ``repo`` defaults to two directories above the ``numaplace`` package)."""
+    prefix = Path(sys.prefix if prefix is None else prefix)
+    repo = Path(__file__).resolve().parents[3] if repo is None else Path(repo)
+    return [prefix / "lib" / "numaplace" / LIB_NAME, repo / "target" / "release" / LIB_NAME]
+
+
+def find_library(
+    env: Mapping[str, str] | None = None, prefix: str | Path | None = None, repo: str | Path | None = None
+) -> Path:
+    """The absolute path of ``libnumaplace.so``: ``$NUMAPLACE_LIB`` if set (it must exist),
+    else the first of :func:`library_candidates` that exists.
+
+    Raises:
+        RuntimeToolError: ``$NUMAPLACE_LIB`` names no file, or no candidate exists.
+    """
+    env = os.environ if env is None else env
+    given = env.get("NUMAPLACE_LIB")
+    if given:
+        p = Path(given)
+        if p.is_dir():
+            raise RuntimeToolError(f"NUMAPLACE_LIB={given}: is a directory (give the path of {LIB_NAME})")
+        if not p.is_file():
+            raise RuntimeToolError(f"NUMAPLACE_LIB={given}: no such file")
+        return _preloadable(p)
+    tried = library_candidates(prefix, repo)
+    for p in tried:
+        if p.is_file():
+            return _preloadable(p)
+    raise RuntimeToolError(
+        f"runtime library {LIB_NAME} not found (tried {', '.join(map(str, tried))}); "
+        "`make run` builds it, or set NUMAPLACE_LIB to its path"
+    )
+
+
+def _preloadable(p: Path) -> Path:
+    p = p.resolve()
+    if any(c in str(p) for c in ": \t\n"):
+        # ld.so splits LD_PRELOAD at colons and white space.
+        raise RuntimeToolError(f"{p}: a library path in LD_PRELOAD cannot contain ':' or white space")
+    return p
