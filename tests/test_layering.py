@@ -33,8 +33,6 @@ SIZE_DEBT: dict[tuple[str, str | None], int] = {
     ("crates/sim/src/protocol/engine.rs", None): 2193,
     ("crates/sim/src/engine.rs", None): 1197,
     ("crates/sim/src/engine.rs", "run_epoch"): 208,
-    ("crates/record/src/convert.rs", None): 955,
-    ("crates/record/src/convert.rs", "convert"): 291,
     ("crates/sim/src/trace/binary.rs", None): 899,
     ("crates/model/src/dynamic/cost.rs", None): 867,
     ("crates/model/src/topology.rs", None): 833,
