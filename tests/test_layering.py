@@ -33,7 +33,6 @@ SIZE_DEBT: dict[tuple[str, str | None], int] = {
     ("crates/sim/src/protocol/engine.rs", None): 2193,
     ("crates/sim/src/engine.rs", None): 1197,
     ("crates/sim/src/engine.rs", "run_epoch"): 208,
-    ("crates/sim/src/trace/objects.rs", "objects"): 151,
 }
 
 _BLANKED = re.compile(
