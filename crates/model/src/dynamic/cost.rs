@@ -84,9 +84,18 @@
 //!
 //! A driver that does not count lines (`View::done` stays 0: the runtime) gets no audit.
 
-use super::{Action, View};
+use super::View;
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
+
+mod payback;
+mod saving;
+
+pub use payback::PAYBACK_TOLERANCE;
+pub use saving::{expected_benefit, saving, utilisation_from_counts, utilisation_from_queue, Evidence};
+
+use payback::Payback;
+use saving::SATURATED;
 
 /// The parameter every migrating policy takes; `default` is `off` for the seeds' policies
 /// (their published behaviour) and `on` for `adaptive`.
@@ -116,17 +125,6 @@ pub enum Verdict {
     Probation,
 }
 
-/// What one window showed of a page: per-node counts and what a count stands for.
-#[derive(Clone, Copy, Debug)]
-pub struct Evidence<'a> {
-    /// Per-node counts over the window.
-    pub counts: &'a [u16],
-    /// Transactions one count stands for (1 for counters; the sampling interval for samples).
-    pub scale: f64,
-    /// Length of the window the counts cover, ps (at least 1).
-    pub window: Ps,
-}
-
 /// Counts of refused moves, reported in the run's result.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Refusals {
@@ -145,89 +143,6 @@ impl std::ops::Add for Refusals {
     fn add(self, o: Refusals) -> Refusals {
         Refusals { unstable: self.unstable + o.unstable, costly: self.costly + o.costly, withdrawn: self.withdrawn + o.withdrawn, probation: self.probation + o.probation, undone: self.undone + o.undone }
     }
-}
-
-/// How much slower than the baseline's time per line the pages, or the run, may get before the
-/// gate withdraws (measured payback). A choice: above the simulator's window-to-window
-/// variation of a regular program's time per line (none) and of a timer window's (a few
-/// tenths of a percent on the built-in kernels), below the 5 % the cost model is held to.
-pub const PAYBACK_TOLERANCE: f64 = 0.02;
-
-impl Payback {
-    /// Whether a move proposed now must wait: the gate's first batch is in force and not yet
-    /// measured long enough to tell whether it pays (one experiment at a time). Never where
-    /// the driver counts no lines (no measurement will come).
-    fn on_probation(&self, view: &View<'_>) -> bool {
-        self.moved && !self.proven && view.done > 0 && self.first_move != Some(view.now)
-    }
-
-    /// Adds the time (the policy's own overhead left out) and lines since the previous fold to
-    /// the baseline, or, after the first move, to the record since (with the overhead);
-    /// nothing where the driver counts no lines.
-    fn fold(&mut self, view: &View<'_>) {
-        if view.now <= view.started || view.done == 0 {
-            return;
-        }
-        let (t0, d0, o0) = self.mark.unwrap_or((view.started, 0, 0));
-        let lines = view.done.saturating_sub(d0) as f64;
-        if lines == 0.0 {
-            return;
-        }
-        self.mark = Some((view.now, view.done, view.overhead));
-        // The policy's work, left out; a stall longer than the interval (a batch of moves
-        // made at a tick, whose threads resume after later ticks) is left out of the next.
-        let overhead = view.overhead.saturating_sub(o0) as f64 + std::mem::take(&mut self.unpaid);
-        let time = view.now.saturating_sub(t0) as f64 - overhead;
-        if time < 0.0 {
-            self.unpaid = -time;
-        }
-        let time = time.max(0.0);
-        if self.first == 0.0 {
-            self.first = lines;
-        }
-        if self.moved {
-            self.after.0 += time;
-            self.after.1 += lines;
-        } else {
-            self.base.push_back((time, lines));
-            while self.base.len() > 2 && self.baseline().1 - self.base[0].1 >= self.first {
-                self.base.pop_front();
-            }
-        }
-    }
-
-    /// Time and lines of the baseline intervals together.
-    fn baseline(&self) -> (f64, f64) {
-        self.base.iter().fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
-    }
-}
-
-/// The gate's check of its moves against the clock (measured payback).
-#[derive(Default)]
-struct Payback {
-    /// Time (overhead excluded) and lines of the latest intervals before the gate's first move,
-    /// oldest first: the last two, and more as long as they hold fewer lines than the first
-    /// interval (the program's time per line just before the moves, not at its start, which
-    /// may differ: a shrinking elimination's first step is slower per line than its later
-    /// ones; two, so that windows that alternate between two kinds are compared as pairs).
-    base: std::collections::VecDeque<(f64, f64)>,
-    /// Lines of the first interval.
-    first: f64,
-    /// Time (overhead excluded) and lines of the windows since the first move, or since the
-    /// last block of them was judged.
-    after: (f64, f64),
-    /// `(now, done, overhead)` at the previous fold.
-    mark: Option<(Ps, u64, Ps)>,
-    /// Overhead not yet left out: it exceeded the interval it was charged in.
-    unpaid: f64,
-    moved: bool,
-    /// When the first move was let through: the moves of that decision point are its batch.
-    first_move: Option<Ps>,
-    /// The first batch has been measured and did not make the gate withdraw.
-    proven: bool,
-    withdrawn: bool,
-    /// Per page, its home before the gate first let it move (`u8::MAX`: never moved).
-    origin: Vec<u8>,
 }
 
 /// Who waits while a move is made: the hook the policy moves pages from decides it.
@@ -340,80 +255,6 @@ impl Gate {
         (looked as f64 + 1.0) / ((looked - agreed) as f64 + 1.0)
     }
 
-    /// Notes a move let through: the baseline ends (at the first move, wherever in a window
-    /// it falls), and the page's home before the gate first moved it is kept.
-    fn paid(&mut self, view: &View<'_>, page: PageNo, home: NodeId) {
-        let p = &mut self.payback;
-        if !p.moved {
-            p.fold(view);
-        }
-        p.moved = true;
-        p.first_move.get_or_insert(view.now);
-        let i = page.0 as usize;
-        if p.origin.len() <= i {
-            p.origin.resize(i + 1, u8::MAX);
-        }
-        if p.origin[i] == u8::MAX {
-            p.origin[i] = home.0;
-        }
-    }
-
-    /// Whether the gate has withdrawn: its moves did not pay, and it lets none through.
-    pub fn withdrawn(&self) -> bool {
-        self.payback.withdrawn
-    }
-
-    /// Measured payback, at one of the policy's decision points (before it judges the
-    /// window's moves): folds the time and lines since the previous audit into the baseline
-    /// (before the gate's first move) or the record since; withdraws when the moves are not
-    /// paying (module documentation). `None` while the gate stands: the policy decides as
-    /// usual. Once it has withdrawn, `Some` of the moves the policy makes instead of deciding:
-    /// at the withdrawal, every page the gate moved that is not at its old home goes back;
-    /// afterwards, nothing.
-    pub fn audit(&mut self, view: &View<'_>) -> Option<Vec<Action>> {
-        if !self.on {
-            return None;
-        }
-        if self.payback.withdrawn {
-            return Some(Vec::new());
-        }
-        self.payback.fold(view);
-        let p = &mut self.payback;
-        let elapsed = view.now.saturating_sub(view.started) as f64;
-        let base = p.baseline();
-        if !p.moved || base.1 == 0.0 || p.after.1 < base.1 {
-            return None;
-        }
-        let (before, with) = (base.0 / base.1, p.after.0 / p.after.1);
-        // The pages are worse where the gate put them than where they were, the policy's
-        // work left out of both.
-        let worse = with > before * (1.0 + PAYBACK_TOLERANCE);
-        // Or the run so far, the policy's work included, is slower than every line at the
-        // baseline's pace.
-        let slower = elapsed > before * view.done as f64 * (1.0 + PAYBACK_TOLERANCE);
-        if !worse && !slower {
-            // Each block of windows is judged on its own: a state that was faster once may
-            // not stay so (rows that drift away from the nodes they were moved to).
-            p.proven = true;
-            p.after = (0.0, 0.0);
-            return None;
-        }
-        p.withdrawn = true;
-        if !worse {
-            // The pages are no worse where they are; what does not pay is the policy's work.
-            return Some(Vec::new());
-        }
-        let back: Vec<Action> = p
-            .origin
-            .iter()
-            .enumerate()
-            .filter(|&(page, &o)| o != u8::MAX && view.homes.get(page).is_some_and(|&h| h != o && (h as usize) < view.machine.nodes()))
-            .map(|(page, &o)| Action::Migrate { page: PageNo(page as u32), to: NodeId(o), reason: "measured payback: moved back" })
-            .collect();
-        self.refused.undone += back.len() as u64;
-        Some(back)
-    }
-
     /// Judges a proposed move of `page` (at home on `home`) to `to`, with `extra` cost beyond
     /// one page migration; notes `to` as the page's target either way.
     pub fn judge(&mut self, view: &View<'_>, page: PageNo, home: NodeId, to: NodeId, ev: Evidence<'_>, extra: Ps) -> Verdict {
@@ -464,91 +305,6 @@ impl Gate {
     }
 }
 
-/// Each memory controller's utilisation as the view's measured queueing implies it (the M/M/1
-/// model: `ρ = W / (S + W)`); empty where the driver measures none.
-pub fn utilisation_from_queue(view: &View<'_>) -> Vec<f64> {
-    let s = &view.machine.service_ps;
-    view.queue.iter().zip(s).map(|(&w, &s)| if s > 0.0 { w / (s + w) } else { 0.0 }).collect()
-}
-
-/// Each memory controller's utilisation over a window of `window` ps, from the lines the
-/// counters say it served (each count standing for `scale` lines): `ρ = lines · S / window`,
-/// capped below saturation.
-pub fn utilisation_from_counts(view: &View<'_>, window: Ps, scale: f64) -> Vec<f64> {
-    let m = view.machine;
-    let nodes = m.nodes();
-    let mut lines = vec![0.0; nodes];
-    for (page, &home) in view.homes.iter().enumerate() {
-        if (home as usize) < nodes {
-            lines[home as usize] += view.counters.row(PageNo(page as u32)).iter().map(|&c| c as f64).sum::<f64>() * scale;
-        }
-    }
-    lines.iter().zip(&m.service_ps).map(|(&l, &s)| (l * s / window.max(1) as f64).min(SATURATED)).collect()
-}
-
-/// The utilisation past which a controller counts as saturated.
-const SATURATED: f64 = 0.99;
-
-/// What moving a page from `home` to `to` saves over one window of `window` ps whose per-node
-/// counts are `counts` (each standing for `scale` transactions), ps; negative when the move
-/// makes the page farther for its accessors or loads the target's memory controller more than
-/// it relieves the home's.
-///
-/// With the controllers' utilisations `rho` (empty: latency only), the move's load is weighed
-/// with the simulator's own M/M/1 model (docs/timing.md): a controller with service time `S`
-/// at utilisation `ρ` delays each line `S ρ / (1 − ρ)` and serves `ρ / S` lines per ps; the
-/// page's `λ` lines per ps leave the home's `ρ` and join the target's, and every other line a
-/// controller serves pays or saves the change in its delay. A move that would saturate the
-/// target saves nothing.
-pub fn saving(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, counts: impl IntoIterator<Item = f64>, scale: f64, window: Ps) -> f64 {
-    let m = view.machine;
-    let lines: Vec<f64> = counts.into_iter().map(|c| c * scale).collect();
-    let total: f64 = lines.iter().sum();
-    let window = window.max(1) as f64;
-    let rate = total / window;
-    // (delay before, delay after, change borne by the controller's other lines per window).
-    let load = |node: NodeId, delta: f64| -> Option<(f64, f64, f64)> {
-        let rho = *rho.get(node.index())?;
-        let s = *m.service_ps.get(node.index())?;
-        if s <= 0.0 {
-            return None;
-        }
-        let after = (rho + delta * s).max(0.0);
-        if after >= SATURATED {
-            return Some((0.0, f64::INFINITY, f64::INFINITY));
-        }
-        let (w, w2) = (s * rho / (1.0 - rho), s * after / (1.0 - after));
-        let others = (rho / s * window - if delta < 0.0 { total } else { 0.0 }).max(0.0);
-        Some((w, w2, others * (w2 - w)))
-    };
-    let (w_home, _, home_others) = load(home, -rate).unwrap_or((0.0, 0.0, 0.0));
-    let (_, w_to, to_others) = load(to, rate).unwrap_or((0.0, 0.0, 0.0));
-    if !w_to.is_finite() {
-        return f64::NEG_INFINITY;
-    }
-    let mut saved = 0.0;
-    for (n, &c) in lines.iter().enumerate() {
-        if c == 0.0 {
-            continue;
-        }
-        let from = NodeId(n as u8);
-        saved += c * (m.latency(from, home) as f64 + w_home - m.latency(from, to) as f64 - w_to);
-    }
-    // The home's other lines wait less (`home_others` is negative), the target's more.
-    saved -= home_others + to_others;
-    saved / m.raw.mlp.max(1.0)
-}
-
-/// What moving a page from `home` to `to` is expected to save over the rest of the run, ps:
-/// the window's saving times the windows the run is expected still to last (what the
-/// program's declared iterations imply, `View::remaining`; else as many again as have
-/// passed), at most `tenure` windows.
-pub fn expected_benefit(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, ev: Evidence<'_>, tenure: f64) -> f64 {
-    let saved = saving(view, rho, home, to, ev.counts.iter().map(|&c| c as f64), ev.scale, ev.window);
-    let left = view.remaining.unwrap_or_else(|| view.now.saturating_sub(view.started)) as f64;
-    saved * (left / ev.window.max(1) as f64).min(tenure)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::fixture::Fixture;
@@ -588,127 +344,6 @@ mod tests {
         assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Move);
         assert_eq!(g.refused, Refusals { unstable: 1, costly: 1, ..Default::default() });
     }
-
-    /// Payback fixtures: a first window of `LINES` lines in `W` ps, then page 0 (at home on
-    /// node 0, hammered from node 1) let through to node 1 and moved there.
-    const W: Ps = 1_000_000_000;
-    const LINES: u64 = 100_000;
-
-    fn moved_after_one_window(f: &mut Fixture) -> Gate {
-        let mut g = Gate::with(true, 2, Payer::EveryThread);
-        f.now = W;
-        f.done = LINES;
-        assert_eq!(g.audit(&f.view()), None, "nothing moved: nothing to judge");
-        let counts = [0, u16::MAX];
-        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Unstable);
-        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
-        f.homes[0] = 1;
-        g
-    }
-
-    /// The window after the move: `LINES` lines taking `per_line` of the first window's time
-    /// per line, after the move's own cost (the policy's overhead).
-    fn next_window(f: &mut Fixture, per_line: f64) {
-        let stall = f.machine.migration_cost_ps(2);
-        f.overhead += stall;
-        f.now += stall + (W as f64 * per_line) as Ps;
-        f.done += LINES;
-    }
-
-    #[test]
-    fn moves_that_make_each_line_slower_are_withdrawn_and_undone() {
-        let mut f = Fixture::new(2);
-        let mut g = moved_after_one_window(&mut f);
-        next_window(&mut f, 1.0 + 2.0 * PAYBACK_TOLERANCE);
-        let back = vec![Action::Migrate { page: PageNo(0), to: NodeId(0), reason: "measured payback: moved back" }];
-        assert_eq!(g.audit(&f.view()), Some(back), "the page goes back where it was");
-        assert!(g.withdrawn());
-        assert_eq!(g.refused.undone, 1);
-        // Nothing more moves, however good it looks, and nothing is undone twice.
-        f.homes[0] = 0;
-        let counts = [0, u16::MAX];
-        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Withdrawn);
-        assert_eq!(g.refused.withdrawn, 1);
-        next_window(&mut f, 1.0);
-        assert_eq!(g.audit(&f.view()), Some(Vec::new()));
-    }
-
-    #[test]
-    fn moves_that_pay_per_line_stand_and_their_cost_is_weighed_over_the_run() {
-        let mut f = Fixture::new(2);
-        let mut g = moved_after_one_window(&mut f);
-        // As fast per line as before, the move's cost left out; the cost is within the
-        // tolerance over the run so far.
-        assert!((f.machine.migration_cost_ps(2) as f64) < PAYBACK_TOLERANCE * 2.0 * W as f64);
-        next_window(&mut f, 1.0);
-        assert_eq!(g.audit(&f.view()), None);
-        next_window(&mut f, 0.8);
-        assert_eq!(g.audit(&f.view()), None);
-        assert!(!g.withdrawn());
-        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&[0, u16::MAX], W), 0), Verdict::Unstable, "still judging");
-    }
-
-    #[test]
-    fn payback_waits_for_as_many_lines_as_the_baseline_held() {
-        let mut f = Fixture::new(2);
-        let mut g = moved_after_one_window(&mut f);
-        // Half the baseline's lines, much slower: not yet evidence.
-        f.overhead += f.machine.migration_cost_ps(2);
-        f.now += f.machine.migration_cost_ps(2) + W;
-        f.done += LINES / 2;
-        assert_eq!(g.audit(&f.view()), None);
-        assert!(!g.withdrawn());
-        f.now += W;
-        f.done += LINES / 2;
-        assert_eq!(g.audit(&f.view()).map(|back| back.len()), Some(1));
-    }
-
-    #[test]
-    fn a_policy_whose_work_costs_more_than_its_moves_save_withdraws_and_leaves_the_pages() {
-        let mut f = Fixture::new(2);
-        let mut g = moved_after_one_window(&mut f);
-        // The lines are 1 % faster, but the policy's work (interrupts that came to nothing)
-        // took a tenth of the window.
-        f.overhead += W / 10;
-        f.now += W / 10 + (W as f64 * 0.99) as Ps;
-        f.done += LINES;
-        assert_eq!(g.audit(&f.view()), Some(Vec::new()), "the pages stay: they are no worse where they are");
-        assert!(g.withdrawn());
-        assert_eq!(g.refused.undone, 0);
-    }
-
-    #[test]
-    fn later_moves_wait_until_the_first_batch_has_been_measured() {
-        let mut f = Fixture::new(3);
-        let mut g = moved_after_one_window(&mut f);
-        let counts = [0, u16::MAX];
-        // The rest of the first batch (same decision point) goes through.
-        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Unstable);
-        g.note(PageNo(2), NodeId(1));
-        assert_eq!(g.judge(&f.view(), PageNo(2), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
-        // A later decision point waits for the measurement.
-        f.now += 1;
-        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Probation);
-        assert_eq!(g.refused.probation, 1);
-        next_window(&mut f, 1.0);
-        assert_eq!(g.audit(&f.view()), None);
-        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move, "measured: moves go on");
-    }
-
-    #[test]
-    fn a_driver_that_counts_no_lines_gets_no_audit() {
-        let mut f = Fixture::new(2);
-        let mut g = Gate::with(true, 2, Payer::EveryThread);
-        f.now = W;
-        let counts = [0, u16::MAX];
-        g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0);
-        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
-        f.homes[0] = 1;
-        f.now = 10 * W;
-        assert_eq!(g.audit(&f.view()), None);
-        assert!(!g.withdrawn());
-    }
-
     #[test]
     fn a_move_the_declared_rest_of_the_run_cannot_repay_is_refused() {
         let mut f = Fixture::new(2);
@@ -811,32 +446,6 @@ mod tests {
         g.note(PageNo(0), NodeId(1));
         assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&[500, 500], 1_000_000), 0), Verdict::Costly);
     }
-
-    #[test]
-    fn queueing_at_the_home_counts_as_benefit_and_a_saturated_target_refuses() {
-        let mut f = Fixture::new(1);
-        let w = 1_000_000; // 1 µs windows
-        f.now = 2 * w;
-        let counts = [0u16, 10];
-        let plain = expected_benefit(&f.view(), &[], NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY);
-        // Node 0 (S = 10 ns) queues 40 ns: utilisation 0.8, 80 lines a µs; node 1 is idle.
-        let queue = [40_000.0, 0.0];
-        let mut v = f.view();
-        v.queue = &queue;
-        let loaded = expected_benefit(&v, &utilisation_from_queue(&v), NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY);
-        assert!(loaded > plain + 10.0 * 40_000.0 * 2.0 / f.machine.raw.mlp, "the page's own lines stop queueing: {plain} {loaded}");
-        // The other way round, onto the busy node: its 70 other lines a µs would wait longer,
-        // and the move costs more than the latency it saves.
-        f.homes = vec![1];
-        let mut v = f.view();
-        v.queue = &queue;
-        let toward = [10u16, 0];
-        assert!(expected_benefit(&v, &utilisation_from_queue(&v), NodeId(1), NodeId(0), ev(&toward, w), f64::INFINITY) < 0.0);
-        // Enough lines to saturate it: never worth it.
-        let flood = [0u16, 30];
-        assert_eq!(saving(&v, &utilisation_from_queue(&v), NodeId(1), NodeId(0), flood.iter().map(|&c| c as f64), 1.0, w), f64::NEG_INFINITY);
-    }
-
     #[test]
     fn a_window_that_moves_many_pages_to_one_node_sees_the_load_it_adds() {
         // 40 pages on node 1, each read 30 times a µs window from node 0 (S = 10 ns there):

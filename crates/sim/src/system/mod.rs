@@ -133,11 +133,7 @@ pub fn simulate_system_on(
         Some(text) => Some(numaplace_model::dynamic::resolve(&Spec::parse(text)?)?.1.to_string()),
         None => None,
     };
-    for w in stream.jobs.windows(2) {
-        if (w[1].arrival, w[1].id) < (w[0].arrival, w[0].id) {
-            return Err(ModelError::Config(format!("job stream: job {} arrives before job {} but comes after it", w[1].id, w[0].id)).into());
-        }
-    }
+    let index = index_jobs(stream)?;
     let quantum_ps = ns_to_ps(cfg.quantum_ns);
     let spec_of = |i: usize| {
         let j = &stream.jobs[i];
@@ -153,10 +149,6 @@ pub fn simulate_system_on(
             quantum_ps,
         }
     };
-    let index: BTreeMap<u32, usize> = stream.jobs.iter().enumerate().map(|(i, j)| (j.id, i)).collect();
-    if index.len() != stream.jobs.len() {
-        return Err(ModelError::Config("job stream: two jobs have the same id".into()).into());
-    }
     let mut one_cpu = OneCpu::new();
     let mut live: Vec<Live<'_>> = Vec::new();
     let mut records: Vec<Option<JobRecord>> = vec![None; stream.jobs.len()];
@@ -235,18 +227,7 @@ pub fn simulate_system_on(
                     if live[i].cpus.len() != old {
                         timeline.push(AllocationPoint { time_ns: ns(now), job: l_id, cpus: live[i].cpus.len() as u32 });
                     }
-                    // Other jobs' traffic and memory.
-                    let mut background = vec![0.0; nn];
-                    let mut used = vec![0u64; nn];
-                    for (k, o) in live.iter().enumerate() {
-                        if k != i {
-                            for h in 0..nn {
-                                background[h] += o.rate[h];
-                                used[h] += o.pages_per_node()[h];
-                            }
-                        }
-                    }
-                    let capacity: Vec<u64> = machine.capacity_pages.iter().zip(&used).map(|(c, u)| c.saturating_sub(*u)).collect();
+                    let (background, capacity) = beside(machine, &live, i);
                     live[i].run(&background, &capacity);
                     if live[i].overran() {
                         return Err(time_bound().into());
@@ -268,17 +249,65 @@ pub fn simulate_system_on(
     }
     let jobs: Vec<JobRecord> = records.into_iter().map(|r| r.expect("every job finished")).collect();
     timeline.sort_by(|a, b| a.time_ns.total_cmp(&b.time_ns).then(a.job.cmp(&b.job)));
+    let system = system_record(machine, cfg, sched_resolved.to_string(), pl_resolved.to_string(), dyn_resolved, &jobs, max_running);
+    Ok(SystemResult { system, jobs, timeline })
+}
+
+/// The jobs of `stream` by id, each with its index in the stream, checked: the stream is in
+/// arrival order (ties by id) and no two jobs share an id.
+fn index_jobs(stream: &JobStream) -> Result<BTreeMap<u32, usize>, SimError> {
+    for w in stream.jobs.windows(2) {
+        if (w[1].arrival, w[1].id) < (w[0].arrival, w[0].id) {
+            return Err(ModelError::Config(format!("job stream: job {} arrives before job {} but comes after it", w[1].id, w[0].id)).into());
+        }
+    }
+    let index: BTreeMap<u32, usize> = stream.jobs.iter().enumerate().map(|(i, j)| (j.id, i)).collect();
+    if index.len() != stream.jobs.len() {
+        return Err(ModelError::Config("job stream: two jobs have the same id".into()).into());
+    }
+    Ok(index)
+}
+
+/// Other jobs' traffic and memory, as job `i` of `live` runs beside them: per node, their line
+/// rates (background load at the node's memory controller) and the pages they leave free.
+fn beside(machine: &Machine, live: &[Live<'_>], i: usize) -> (Vec<f64>, Vec<u64>) {
+    let nn = machine.nodes();
+    let mut background = vec![0.0; nn];
+    let mut used = vec![0u64; nn];
+    for (k, o) in live.iter().enumerate() {
+        if k != i {
+            for h in 0..nn {
+                background[h] += o.rate[h];
+                used[h] += o.pages_per_node()[h];
+            }
+        }
+    }
+    let capacity: Vec<u64> = machine.capacity_pages.iter().zip(&used).map(|(c, u)| c.saturating_sub(*u)).collect();
+    (background, capacity)
+}
+
+/// The system's summary from its finished `jobs`, under the resolved `scheduler`, `placement`
+/// and `dynamic` specs, with at most `max_running` jobs running at once.
+fn system_record(
+    machine: &Machine,
+    cfg: &SystemConfig,
+    scheduler: String,
+    placement: String,
+    dynamic: Option<String>,
+    jobs: &[JobRecord],
+    max_running: usize,
+) -> SystemRecord {
     let makespan = jobs.iter().map(|j| j.end_ns).fold(0.0, f64::max);
     let cpu_time: f64 = jobs.iter().map(|j| j.cpu_time_ns).sum();
     let bursts: u64 = jobs.iter().map(|j| j.bursts).sum();
     let lines: u64 = jobs.iter().map(|j| j.transactions).sum();
     let local: f64 = jobs.iter().map(|j| j.local_fraction * j.transactions as f64).sum();
     let cpus = machine.cpus();
-    let system = SystemRecord {
+    SystemRecord {
         machine: machine.name().to_string(),
-        scheduler: sched_resolved.to_string(),
-        placement: pl_resolved.to_string(),
-        dynamic: dyn_resolved,
+        scheduler,
+        placement,
+        dynamic,
         seed: cfg.seed,
         quantum_ns: cfg.quantum_ns,
         init: cfg.init.name().to_string(),
@@ -296,8 +325,7 @@ pub fn simulate_system_on(
         mean_response_ns: if jobs.is_empty() { 0.0 } else { jobs.iter().map(|j| j.response_ns).sum::<f64>() / jobs.len() as f64 },
         max_running,
         numaplace_version: env!("CARGO_PKG_VERSION"),
-    };
-    Ok(SystemResult { system, jobs, timeline })
+    }
 }
 
 fn ns(ps: Ps) -> f64 {

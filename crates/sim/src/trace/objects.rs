@@ -24,7 +24,7 @@ use crate::error::SimError;
 use crate::trace;
 use crate::workload::{Epoch, Op};
 use numaplace_model::pagetable::check_state_bytes;
-use numaplace_model::Machine;
+use numaplace_model::{Machine, Region};
 use std::path::Path;
 
 /// Page buckets of an object's heat map (fewer when it has fewer pages).
@@ -58,6 +58,29 @@ pub struct Object {
     pub reads_after_last_write: u64,
     /// Lines per (epoch bucket, page bucket, node), epoch buckets of `heat_epoch_width` epochs.
     pub heat: Vec<Vec<Vec<u64>>>,
+}
+
+impl Object {
+    /// Region `r` of a trace of `threads` threads, before the pass counts anything.
+    fn of(r: &Region, threads: usize) -> Object {
+        Object {
+            name: r.name.clone(),
+            first_page: r.first_page,
+            pages: r.pages,
+            init_lines: vec![0; threads],
+            timed_lines: vec![0; threads],
+            timed_writes: 0,
+            local_first_touch: 0,
+            local_interleaved: 0,
+            local_bound: 0,
+            first_touch_pages: vec![0; threads],
+            first_touch_epochs: None,
+            first_touch_serial_pages: 0,
+            last_write_epoch: None,
+            reads_after_last_write: 0,
+            heat: Vec::new(),
+        }
+    }
 }
 
 /// The epochs of a trace as the diagnosis names them.
@@ -106,27 +129,7 @@ pub fn objects(path: &Path, machine: &Machine, binding: Binding, oversubscribe: 
         }
         v
     };
-    let mut objs: Vec<Object> = h
-        .regions
-        .iter()
-        .map(|r| Object {
-            name: r.name.clone(),
-            first_page: r.first_page,
-            pages: r.pages,
-            init_lines: vec![0; h.threads],
-            timed_lines: vec![0; h.threads],
-            timed_writes: 0,
-            local_first_touch: 0,
-            local_interleaved: 0,
-            local_bound: 0,
-            first_touch_pages: vec![0; h.threads],
-            first_touch_epochs: None,
-            first_touch_serial_pages: 0,
-            last_write_epoch: None,
-            reads_after_last_write: 0,
-            heat: Vec::new(),
-        })
-        .collect();
+    let mut objs: Vec<Object> = h.regions.iter().map(|r| Object::of(r, h.threads)).collect();
     // Reads after the last write: per object, timed reads since its last written epoch.
     let mut reads_since_write = vec![0u64; objs.len()];
     let mut epochs = Vec::new();

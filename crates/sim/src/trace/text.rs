@@ -121,10 +121,6 @@ impl TextTrace {
         let mut current: Option<(Epoch, usize)> = None;
         let mut last_iteration = 0u32;
         let mut header_done = false;
-        fn num<T: std::str::FromStr>(s: Option<&str>, what: &str, line: usize, err: &dyn Fn(usize, String) -> SimError) -> Result<T, SimError> {
-            let s = s.ok_or_else(|| err(line, format!("expected {what}, found the end of the line")))?;
-            s.parse().map_err(|_| err(line, format!("expected {what}, found \"{}\"", shown(s))))
-        }
         let mut pages = 0u64;
         // What is left of the trace's allowance of transactions beyond one per record.
         let mut split_left = MAX_SPLIT_TRANSACTIONS;
@@ -192,18 +188,7 @@ impl TextTrace {
                     }
                     let t: usize = num(f.next(), "a thread", n, &err)?;
                     let v: f64 = num(f.next(), "a number", n, &err)?;
-                    let w = e.threads.get_mut(t).ok_or_else(|| err(n, format!("thread {t} out of range (the trace has {} threads)", h.threads)))?;
-                    if word == "mlp" {
-                        if !(v >= 1.0) {
-                            return Err(err(n, format!("mlp {v:e}: expected a number >= 1 or inf")));
-                        }
-                        w.mlp = v;
-                    } else {
-                        if !think_ok(v) {
-                            return Err(err(n, format!("think {v:e}: expected a finite number of ns in 0..={MAX_THINK_NS:e}")));
-                        }
-                        w.think_ns = v;
-                    }
+                    set_thread(e, h.threads, word, t, v).map_err(|m| err(n, m))?;
                 }
                 ("end", true) => {
                     let (e, _) = current.take().ok_or_else(|| err(n, "\"end\" outside an epoch".into()))?;
@@ -215,15 +200,7 @@ impl TextTrace {
                     let page: u64 = num(f.next(), "a page", n, &err)?;
                     let reads: u64 = num(f.next(), "a read count", n, &err)?;
                     let writes: u64 = num(f.next(), "a write count", n, &err)?;
-                    if t >= h.threads {
-                        return Err(err(n, format!("thread {t} out of range (the trace has {} threads)", h.threads)));
-                    }
-                    if page >= pages {
-                        return Err(err(n, format!("page {page} out of range (the trace has {pages} pages)")));
-                    }
-                    if reads == 0 && writes == 0 || reads > u32::MAX as u64 || writes > u32::MAX as u64 {
-                        return Err(err(n, format!("reads={reads} writes={writes}: expected 1..2^32 lines in all")));
-                    }
+                    check_record(t, page, reads, writes, h.threads, pages).map_err(|m| err(n, m))?;
                     let pieces = reads.div_ceil(u16::MAX as u64) + writes.div_ceil(u16::MAX as u64);
                     super::binary::take_split(pieces - 1, &mut split_left).map_err(|m| err(n, m))?;
                     push_record(e, t, page as u32, reads, writes);
@@ -255,6 +232,45 @@ impl TextTrace {
         let declared = h.meta("iterations").and_then(|v| check_iterations_meta(v).ok());
         Ok(TextTrace { header: h, epochs, iterations: declared.unwrap_or(last_iteration), declared })
     }
+}
+
+/// A number, the next field of a line (`None`: the line ended); `what` names it in errors.
+fn num<T: std::str::FromStr>(s: Option<&str>, what: &str, line: usize, err: &dyn Fn(usize, String) -> SimError) -> Result<T, SimError> {
+    let s = s.ok_or_else(|| err(line, format!("expected {what}, found the end of the line")))?;
+    s.parse().map_err(|_| err(line, format!("expected {what}, found \"{}\"", shown(s))))
+}
+
+/// Sets thread `t`'s `mlp` or `think` (the line's `word`) in epoch `e` of a trace of `threads`
+/// threads to `v`, or says why not.
+fn set_thread(e: &mut Epoch, threads: usize, word: &str, t: usize, v: f64) -> Result<(), String> {
+    let w = e.threads.get_mut(t).ok_or_else(|| format!("thread {t} out of range (the trace has {threads} threads)"))?;
+    if word == "mlp" {
+        if !(v >= 1.0) {
+            return Err(format!("mlp {v:e}: expected a number >= 1 or inf"));
+        }
+        w.mlp = v;
+    } else {
+        if !think_ok(v) {
+            return Err(format!("think {v:e}: expected a finite number of ns in 0..={MAX_THINK_NS:e}"));
+        }
+        w.think_ns = v;
+    }
+    Ok(())
+}
+
+/// Checks a record of thread `t` for `page` against a trace of `threads` threads and `pages`
+/// pages, and its counts (one line at least, each below 2^32), or says why not.
+fn check_record(t: usize, page: u64, reads: u64, writes: u64, threads: usize, pages: u64) -> Result<(), String> {
+    if t >= threads {
+        return Err(format!("thread {t} out of range (the trace has {threads} threads)"));
+    }
+    if page >= pages {
+        return Err(format!("page {page} out of range (the trace has {pages} pages)"));
+    }
+    if reads == 0 && writes == 0 || reads > u32::MAX as u64 || writes > u32::MAX as u64 {
+        return Err(format!("reads={reads} writes={writes}: expected 1..2^32 lines in all"));
+    }
+    Ok(())
 }
 
 impl Workload for TextTrace {
