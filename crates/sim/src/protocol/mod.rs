@@ -9,15 +9,30 @@
 //!
 //! The message flows, state machines and invariants are documented in `docs/protocol.md`.
 
+mod caches;
+mod cpu;
+mod ctrl;
+mod dir;
 pub mod engine;
+mod exec;
+mod home;
+mod invariants;
 pub mod lines;
 pub mod list;
+mod msg;
+mod net;
 pub mod params;
 pub mod program;
 pub mod programs;
+mod proxies;
+mod proxy;
 mod queue;
+mod remote;
 pub mod result;
 pub mod script;
+mod serve;
+mod state;
+mod stats;
 
 pub use engine::{run, run_observed, run_on, ProtocolProgress, PROGRESS_EVENTS};
 pub use params::{BufferMode, InterfaceModel, ProtocolOptions, ProtocolParams, ProxyMode};
