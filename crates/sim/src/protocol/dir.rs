@@ -47,15 +47,25 @@ impl Hasher for LineHasher {
     }
 }
 
+/// A line's directory entry at its home, with the memory's value of the line: one record (48
+/// bytes), so that a request at the home finds what it needs in one host cache line or two.
+#[derive(Clone, Default)]
+pub(super) struct Entry {
+    /// The sharing list, head first (the owner alone when modified).
+    pub list: SharingList,
+    pub mem_val: u64,
+    pub modified: bool,
+    /// The line has been accessed (it is in `Directory::touched`).
+    pub accessed: bool,
+}
+
 /// The directory and the per-line tables, allocated by chunk when a line is first touched
 /// ([`Directory::hold`]).
 pub(super) struct Directory {
-    /// Sharing lists, head first (the owner alone when modified).
-    pub list: Lines<SharingList>,
-    pub modified: Lines<bool>,
-    pub mem_val: Lines<u64>,
+    pub lines: Lines<Entry>,
+    /// The value checker's latest store of each line, apart from the entries: the CPUs' hit
+    /// loop reads it for every load, along the lines it sweeps.
     pub latest: Lines<u64>,
-    pub accessed: Lines<bool>,
     /// Chunks of the per-line tables allocated (at most `MAX_LINES / CHUNK_LINES`).
     pub chunks_held: u64,
     /// Lines accessed, in first-access order.
@@ -68,11 +78,8 @@ pub(super) struct Directory {
 impl Directory {
     pub(super) fn new(lines: usize) -> Directory {
         Directory {
-            list: Lines::new(lines),
-            modified: Lines::new(lines),
-            mem_val: Lines::new(lines),
+            lines: Lines::new(lines),
             latest: Lines::new(lines),
-            accessed: Lines::new(lines),
             chunks_held: 0,
             touched: Vec::new(),
             busy: LineMap::default(),
@@ -84,7 +91,7 @@ impl Directory {
     /// touched), within [`MAX_LINES`]; the error is one line naming the bound.
     #[inline]
     pub(super) fn hold(&mut self, line: u32, program: &str, line_shift: u32) -> Result<(), String> {
-        if self.accessed.has(line as usize) {
+        if self.lines.has(line as usize) {
             return Ok(());
         }
         self.hold_chunk(line, program, line_shift)
@@ -103,11 +110,8 @@ impl Directory {
         }
         self.chunks_held += 1;
         let li = line as usize;
-        self.list.alloc(li);
-        self.modified.alloc(li);
-        self.mem_val.alloc(li);
+        self.lines.alloc(li);
         self.latest.alloc(li);
-        self.accessed.alloc(li);
         Ok(())
     }
 
@@ -115,5 +119,16 @@ impl Directory {
     pub(super) fn new_tid(&mut self) -> u32 {
         self.next_tid = self.next_tid.wrapping_add(1).max(1);
         self.next_tid
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::lines::STATE_BYTES_PER_LINE;
+
+    #[test]
+    fn an_entry_and_the_latest_store_are_the_state_bytes_per_line() {
+        assert_eq!(std::mem::size_of::<Entry>() as u64 + 8, STATE_BYTES_PER_LINE);
     }
 }

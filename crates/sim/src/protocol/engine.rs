@@ -228,7 +228,7 @@ impl Eng<'_> {
                             self.hold(line).map_err(cfg)?;
                             self.store_seq += 1;
                             self.dir.latest[line as usize] = self.store_seq;
-                            self.dir.mem_val[line as usize] = self.store_seq;
+                            self.dir.lines[line as usize].mem_val = self.store_seq;
                         }
                         _ => {}
                     }

@@ -27,38 +27,38 @@ impl Eng<'_> {
         let (look, acc) = (self.p.dram_lookup, self.p.dram_line_access);
         match m.kind {
             K::ReadReq => {
-                if self.dir.modified[li] {
-                    let o = self.dir.list[li][0] as usize;
+                if self.dir.lines[li].modified {
+                    let o = self.dir.lines[li].list[0] as usize;
                     debug_assert_ne!(o, r);
                     self.mem_op(cx, look);
                     let tid = self.dir.new_tid();
                     self.dir.busy.insert(line, Txn { tid, kind: TKind::Read, req: r as u16, waiting: VecDeque::new() });
-                    self.dir.list[li].set(&[r as u16, o as u16]);
+                    self.dir.lines[li].list.set(&[r as u16, o as u16]);
                     let mut f = Msg::new(K::FwdRead, o, r, line);
                     f.tid = tid;
                     self.send(cx, f);
                 } else {
                     self.mem_op(cx, look + acc);
-                    self.dir.list[li].insert(0, r as u16);
+                    self.dir.lines[li].list.insert(0, r as u16);
                     let mut d = Msg::new(K::Data, r, r, line);
-                    d.val = self.dir.mem_val[li];
+                    d.val = self.dir.lines[li].mem_val;
                     self.send(cx, d);
                 }
             }
             K::WriteReq | K::UpgradeReq => {
-                if self.dir.modified[li] {
-                    let o = self.dir.list[li][0] as usize;
+                if self.dir.lines[li].modified {
+                    let o = self.dir.lines[li].list[0] as usize;
                     debug_assert_ne!(o, r);
                     self.mem_op(cx, look);
                     let tid = self.dir.new_tid();
                     self.dir.busy.insert(line, Txn { tid, kind: TKind::Write { need_data: true }, req: r as u16, waiting: VecDeque::new() });
-                    self.dir.list[li].set(&[r as u16]);
+                    self.dir.lines[li].list.set(&[r as u16]);
                     let mut f = Msg::new(K::FwdWrite, o, r, line);
                     f.tid = tid;
                     self.send(cx, f);
                     return;
                 }
-                let list = &mut self.dir.list[li];
+                let list = &mut self.dir.lines[li].list;
                 let had = match list.iter().position(|&x| x as usize == r) {
                     Some(i) => {
                         list.remove(i);
@@ -84,7 +84,7 @@ impl Eng<'_> {
             K::Replace => {
                 let x = m.src as usize;
                 self.mem_op(cx, look);
-                if !self.dir.modified[li] && self.dir.list[li].iter().any(|&y| y as usize == x) {
+                if !self.dir.lines[li].modified && self.dir.lines[li].list.iter().any(|&y| y as usize == x) {
                     // Stanford DD: the lower part of the list, from the leaving node down, is
                     // invalidated; the walk starts at the leaving node.
                     let tid = self.dir.new_tid();
@@ -102,10 +102,10 @@ impl Eng<'_> {
 
     pub(super) fn grant_exclusive(&mut self, cx: &mut Cx, line: u32, r: usize, need_data: bool) {
         let li = line as usize;
-        self.dir.list[li].set(&[r as u16]);
-        self.dir.modified[li] = true;
+        self.dir.lines[li].list.set(&[r as u16]);
+        self.dir.lines[li].modified = true;
         let mut g = Msg::new(if need_data { K::DataEx } else { K::UpgradeAck }, r, r, line);
-        g.val = self.dir.mem_val[li];
+        g.val = self.dir.lines[li].mem_val;
         self.send(cx, g);
     }
 
@@ -125,8 +125,8 @@ impl Eng<'_> {
         let (look, acc) = (self.p.dram_lookup, self.p.dram_line_access);
         match (m.kind, t.kind) {
             (K::InvalAck, TKind::Write { need_data }) => {
-                if !self.dir.list[li].is_empty() {
-                    self.fail(format!("line {line:#x}: invalidation walk ended with sharers {:?} left", &*self.dir.list[li]));
+                if !self.dir.lines[li].list.is_empty() {
+                    self.fail(format!("line {line:#x}: invalidation walk ended with sharers {:?} left", &*self.dir.lines[li].list));
                     return;
                 }
                 self.mem_op(cx, if need_data { look + acc } else { look });
@@ -137,11 +137,11 @@ impl Eng<'_> {
             }
             (K::SharingWb, TKind::Read) => {
                 self.mem_op(cx, look + acc);
-                self.dir.mem_val[li] = m.val;
-                self.dir.modified[li] = false;
+                self.dir.lines[li].mem_val = m.val;
+                self.dir.lines[li].modified = false;
                 if m.flags & F_NOT_RETAINED != 0 {
                     let o = m.src;
-                    self.dir.list[li].retain(|&x| x != o);
+                    self.dir.lines[li].list.retain(|&x| x != o);
                 }
             }
             (K::OwnerAck, TKind::Write { .. }) => {
@@ -175,10 +175,10 @@ impl Eng<'_> {
             t.waiting.push_back(m);
             return;
         }
-        if self.dir.modified[li] && self.dir.list[li].first() == Some(&x) {
-            self.dir.mem_val[li] = m.val;
-            self.dir.modified[li] = false;
-            self.dir.list[li].clear();
+        if self.dir.lines[li].modified && self.dir.lines[li].list.first() == Some(&x) {
+            self.dir.lines[li].mem_val = m.val;
+            self.dir.lines[li].modified = false;
+            self.dir.lines[li].list.clear();
         }
         // Otherwise stale: a forward took the line from the write-back buffer.
         let a = Msg::new(K::WbAck, x as usize, x as usize, m.line);

@@ -65,7 +65,7 @@ impl Eng<'_> {
             if owners > 0 && valid.len() > 1 {
                 return Err(format!("line {line:#x}: modified at one node while nodes {valid:?} hold copies"));
             }
-            let list: &[u16] = &self.dir.list[li];
+            let list: &[u16] = &self.dir.lines[li].list;
             let mut sorted = list.to_vec();
             sorted.sort_unstable();
             sorted.dedup();
@@ -79,7 +79,7 @@ impl Eng<'_> {
                 let n = &self.nodes[nd];
                 n.leaving.contains(&line) || n.pend.iter().any(|p| p.line == line) || n.wb.iter().any(|&(l, _)| l == line)
             };
-            if self.dir.modified[li] {
+            if self.dir.lines[li].modified {
                 if list.len() != 1 {
                     return Err(format!("line {line:#x}: modified with list {list:?}"));
                 }
@@ -91,8 +91,8 @@ impl Eng<'_> {
                 if owners > 0 {
                     return Err(format!("line {line:#x}: a modified copy exists but the home's state is shared"));
                 }
-                if self.dir.mem_val[li] != self.dir.latest[li] && !self.nodes.iter().any(|n| n.wb.iter().any(|&(l, _)| l == line)) {
-                    return Err(format!("line {line:#x}: memory holds store #{}, the latest is #{}", self.dir.mem_val[li], self.dir.latest[li]));
+                if self.dir.lines[li].mem_val != self.dir.latest[li] && !self.nodes.iter().any(|n| n.wb.iter().any(|&(l, _)| l == line)) {
+                    return Err(format!("line {line:#x}: memory holds store #{}, the latest is #{}", self.dir.lines[li].mem_val, self.dir.latest[li]));
                 }
                 for &x in list {
                     let x = x as usize;

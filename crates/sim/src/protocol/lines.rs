@@ -13,16 +13,17 @@ pub const CHUNK_LINES: usize = 1 << CHUNK_SHIFT;
 const CHUNK_MASK: usize = CHUNK_LINES - 1;
 
 /// The most lines the protocol engine holds state for, counted in whole chunks: 2^23, 512 MiB
-/// of touched memory at 64-byte lines, at [`STATE_BYTES_PER_LINE`] (50) bytes a line
-/// near 420 MB of tables. Seed 004's programs at their defaults touch at most 160 K lines
+/// of touched memory at 64-byte lines, at [`STATE_BYTES_PER_LINE`] (56) bytes a line
+/// near 470 MB of tables. Seed 004's programs at their defaults touch at most 160 K lines
 /// (Ocean), Ocean at its largest grid about 2.5 M. A run whose touched chunks would pass the
 /// bound is refused when it first touches one more, in one line naming the bound (a program
 /// that writes 2^23 lines in its initialisation, `ge:n=40000`, in about a second).
 pub const MAX_LINES: u64 = 1 << 23;
 
-/// Bytes of engine state per line held: the sharing list, the memory value, the latest store,
-/// the modified and accessed flags.
-pub const STATE_BYTES_PER_LINE: u64 = (std::mem::size_of::<super::list::SharingList>() + 8 + 8 + 1 + 1) as u64;
+/// Bytes of engine state per line held: the directory entry (the sharing list, the memory
+/// value, the modified and accessed flags, padded to 8 bytes: `dir::Entry`) and the latest
+/// store.
+pub const STATE_BYTES_PER_LINE: u64 = ((std::mem::size_of::<super::list::SharingList>() + 8 + 1 + 1).next_multiple_of(8) + 8) as u64;
 
 /// One per-line table, by line number, allocated by chunk ([`Lines::alloc`]). Indexing a line
 /// whose chunk is not allocated panics: the engine allocates a line's chunk when the line is
@@ -89,7 +90,7 @@ mod tests {
     #[test]
     fn docs_protocol_states_these_bounds() {
         let doc = include_str!("../../../../docs/protocol.md");
-        assert_eq!(STATE_BYTES_PER_LINE, 50);
+        assert_eq!(STATE_BYTES_PER_LINE, 56);
         for fact in [
             format!("at most 2^{} lines' worth of chunks", MAX_LINES.trailing_zeros()),
             format!("chunks of {CHUNK_LINES} lines"),

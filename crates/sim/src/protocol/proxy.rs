@@ -99,7 +99,7 @@ impl Eng<'_> {
     /// Links `client` into the sharing list directly after `node` (a local pointer update at
     /// `node`: the client takes the node's next pointer).
     pub(super) fn link_after(&mut self, node: usize, client: usize, line: u32) {
-        let list = &mut self.dir.list[line as usize];
+        let list = &mut self.dir.lines[line as usize].list;
         match list.iter().position(|&x| x as usize == node) {
             Some(p) => list.insert(p + 1, client as u16),
             None => self.err = self.err.take().or(Some(format!("proxy {node} serves line {line:#x} but is not in its sharing list"))),

@@ -94,7 +94,7 @@ impl Eng<'_> {
             self.nodes[me].deferred.push(m);
             return;
         }
-        let list = &mut self.dir.list[li];
+        let list = &mut self.dir.lines[li].list;
         let next = match list.iter().position(|&x| x as usize == me) {
             Some(p) => {
                 list.remove(p);

@@ -146,8 +146,8 @@ impl Eng<'_> {
             self.fail(e);
             return None;
         }
-        if !self.dir.accessed[line as usize] {
-            self.dir.accessed[line as usize] = true;
+        if !self.dir.lines[line as usize].accessed {
+            self.dir.lines[line as usize].accessed = true;
             self.dir.touched.push(line);
         }
         Some(line)
