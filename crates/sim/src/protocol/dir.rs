@@ -2,7 +2,7 @@
 //! modified bit at its home, the memory's value, and the value checker's latest store; the
 //! lines touched; and the transactions in progress at the homes. A leaf of the engine's parts.
 
-use super::lines::{Lines, CHUNK_LINES, MAX_LINES};
+use super::lines::{Lines, Zeroed, CHUNK_LINES, MAX_LINES};
 use super::list::SharingList;
 use super::msg::Msg;
 use std::collections::{HashMap, VecDeque};
@@ -58,6 +58,11 @@ pub(super) struct Entry {
     /// The line has been accessed (it is in `Directory::touched`).
     pub accessed: bool,
 }
+
+// SAFETY: all-zero bytes are an `Entry`'s default: an empty sharing list (a length of 0, zero
+// entries, no heap list: `Option<Box<_>>`'s `None` is the null pointer), memory value 0, and
+// both flags false.
+unsafe impl Zeroed for Entry {}
 
 /// The directory and the per-line tables, allocated by chunk when a line is first touched
 /// ([`Directory::hold`]).
@@ -130,5 +135,18 @@ mod tests {
     #[test]
     fn an_entry_and_the_latest_store_are_the_state_bytes_per_line() {
         assert_eq!(std::mem::size_of::<Entry>() as u64 + 8, STATE_BYTES_PER_LINE);
+    }
+
+    #[test]
+    fn a_zeroed_chunk_of_entries_holds_empty_entries_that_work() {
+        let mut t: Lines<Entry> = Lines::new(2 * CHUNK_LINES);
+        t.alloc(CHUNK_LINES + 3);
+        let e = &mut t[CHUNK_LINES + 3];
+        assert!(e.list.is_empty() && e.mem_val == 0 && !e.modified && !e.accessed);
+        for x in 0..12u16 {
+            e.list.push(x);
+        }
+        assert_eq!(&*e.list, &(0..12).collect::<Vec<u16>>()[..]);
+        assert_eq!(t[2 * CHUNK_LINES - 1].list.len(), 0);
     }
 }

@@ -33,7 +33,40 @@ pub struct Lines<T> {
     chunks: Vec<Box<[T]>>,
 }
 
-impl<T: Clone + Default> Lines<T> {
+/// A type whose all-zero bytes are a valid value, its `Default`: a table of it allocates its
+/// chunks as zeroed memory, which the host maps (and zeroes) a page at a time as the lines are
+/// first used, where writing every default value at once would pass the whole chunk through
+/// the host's caches before its first line is used.
+///
+/// # Safety
+/// All-zero bytes must be a valid value of the type, equal to `T::default()`.
+pub unsafe trait Zeroed: Default {}
+
+// SAFETY: zero is the integer 0 and `false`, their defaults.
+unsafe impl Zeroed for u64 {}
+// SAFETY: as above.
+unsafe impl Zeroed for bool {}
+
+/// A chunk of [`CHUNK_LINES`] values, all zero bytes (`T::default()`).
+fn zeroed_chunk<T: Zeroed>() -> Box<[T]> {
+    let layout = std::alloc::Layout::array::<T>(CHUNK_LINES).expect("a chunk fits the address space");
+    if layout.size() == 0 {
+        return (0..CHUNK_LINES).map(|_| T::default()).collect();
+    }
+    // SAFETY: `layout` is not zero-sized, so `alloc_zeroed` may be called with it; a null
+    // result is handed to `handle_alloc_error`. The memory holds `CHUNK_LINES` values of `T`,
+    // each all-zero bytes, which `T: Zeroed` makes valid; the box owns it with the layout a
+    // boxed slice of `CHUNK_LINES` `T`s is freed with (`Layout::array::<T>(CHUNK_LINES)`).
+    unsafe {
+        let p = std::alloc::alloc_zeroed(layout).cast::<T>();
+        if p.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, CHUNK_LINES))
+    }
+}
+
+impl<T: Zeroed> Lines<T> {
     /// A table for lines `0 .. lines`, with no chunk allocated (a pointer pair per chunk).
     pub fn new(lines: usize) -> Self {
         Lines { chunks: (0..lines.div_ceil(CHUNK_LINES)).map(|_| Box::default()).collect() }
@@ -49,7 +82,7 @@ impl<T: Clone + Default> Lines<T> {
     pub fn alloc(&mut self, line: usize) {
         let c = &mut self.chunks[line >> CHUNK_SHIFT];
         if c.is_empty() {
-            *c = vec![T::default(); CHUNK_LINES].into_boxed_slice();
+            *c = zeroed_chunk();
         }
     }
 }
