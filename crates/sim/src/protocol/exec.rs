@@ -349,6 +349,8 @@ impl Eng<'_> {
         self.push_local(t, c, m);
     }
 
+    /// Sends `m` from `node`'s CPU to its own controller at `t` (never on the network).
+    #[inline]
     pub(super) fn push_local(&mut self, t: u64, node: usize, mut m: Msg) {
         m.src = node as u16;
         m.dst = node as u16;

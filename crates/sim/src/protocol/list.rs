@@ -29,11 +29,14 @@ impl Deref for SharingList {
 }
 
 impl SharingList {
+    #[inline]
     pub fn insert(&mut self, i: usize, x: u16) {
         match &mut self.heap {
             None if (self.n as usize) < INLINE => {
                 let len = self.n as usize;
-                self.inline.copy_within(i..len, i + 1);
+                if i < len {
+                    self.inline.copy_within(i..len, i + 1);
+                }
                 self.inline[i] = x;
                 self.n += 1;
             }
@@ -46,11 +49,13 @@ impl SharingList {
         }
     }
 
+    #[inline]
     pub fn push(&mut self, x: u16) {
         let len = self.len();
         self.insert(len, x);
     }
 
+    #[inline]
     pub fn remove(&mut self, i: usize) -> u16 {
         match &mut self.heap {
             None => {

@@ -225,8 +225,17 @@ impl Eng<'_> {
         }
     }
 
-    /// Puts the messages deferred for `line` at `node` back at the head of its queue, in order.
+    /// Puts the messages deferred for `line` at `node` back at the head of its queue, in order
+    /// (at every fill: inline, and nothing to do when nothing is deferred, the common case).
+    #[inline]
     pub(super) fn requeue_deferred(&mut self, node: usize, line: u32) {
+        if !self.nodes[node].deferred.is_empty() {
+            self.requeue_deferred_of(node, line);
+        }
+    }
+
+    #[inline(never)]
+    fn requeue_deferred_of(&mut self, node: usize, line: u32) {
         let nd = &mut self.nodes[node];
         if nd.deferred.iter().any(|d| d.line == line) {
             let (mine, rest): (Vec<Msg>, Vec<Msg>) = nd.deferred.drain(..).partition(|d| d.line == line);
