@@ -6,6 +6,14 @@
 //! * [`params`]: the machine's `[protocol]` table and a run's options.
 //! * [`engine`]: the engine ([`engine::run`]); [`result`]: what a run reports; `queue`: its
 //!   event queue (a timing wheel).
+//! * The engine's state by component, each a typed part the engine owns and none importing
+//!   the engine: `msg` (messages, their slab, event payloads), `caches` (FLC and SLC frames,
+//!   the SLC bus), `dir` (directory entries and per-line tables, over [`lines`] and [`list`]),
+//!   `ctrl` (node controllers, buffers, MSHRs), `net` (the LogP network), `proxies`, `cpu`,
+//!   `stats`; `state` gathers them into the engine (`Eng`).
+//! * Its handlers, `impl Eng` blocks by component: `exec` (the CPUs' hit loop and general
+//!   path), `serve` (arrivals, queues, service, sends), `home` (the home side), `remote` (the
+//!   cache side), `proxy`, `invariants`. Only [`engine`] builds and runs an `Eng`.
 //!
 //! The message flows, state machines and invariants are documented in `docs/protocol.md`.
 
