@@ -8,15 +8,13 @@
 //! and while its clock is not ahead of the next pending event; a miss, a barrier or a lock
 //! hand-off goes through the event queue.
 //!
-//! The engine's state is split by component, each a typed part of [`state::Eng`]'s (its
+//! The engine's state is split by component, each a typed part that `state::Eng` owns (their
 //! files import none of the engine's others): `msg` (messages and their slab), `caches`,
 //! `dir` (the directory and per-line tables), `ctrl` (node controllers and their buffers),
 //! `net` (the LogP network), `proxies`, `cpu` and `stats`. The handlers are `impl Eng` blocks
 //! by component: `exec` (the CPUs' hit loop and general path), `serve` (controllers, queues and
 //! sends), `home`, `remote` (the cache side), `proxy` and `invariants`. This file builds the
 //! engine, runs its event loop and makes the result.
-//!
-//! [`state::Eng`]: super::state
 
 use super::caches::Caches;
 use super::cpu::{Cpu, CpuState};
