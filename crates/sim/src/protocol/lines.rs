@@ -13,16 +13,17 @@ pub const CHUNK_LINES: usize = 1 << CHUNK_SHIFT;
 const CHUNK_MASK: usize = CHUNK_LINES - 1;
 
 /// The most lines the protocol engine holds state for, counted in whole chunks: 2^23, 512 MiB
-/// of touched memory at 64-byte lines, at [`STATE_BYTES_PER_LINE`] (50) bytes a line
-/// near 420 MB of tables. Seed 004's programs at their defaults touch at most 160 K lines
+/// of touched memory at 64-byte lines, at [`STATE_BYTES_PER_LINE`] (56) bytes a line
+/// near 470 MB of tables. Seed 004's programs at their defaults touch at most 160 K lines
 /// (Ocean), Ocean at its largest grid about 2.5 M. A run whose touched chunks would pass the
 /// bound is refused when it first touches one more, in one line naming the bound (a program
 /// that writes 2^23 lines in its initialisation, `ge:n=40000`, in about a second).
 pub const MAX_LINES: u64 = 1 << 23;
 
-/// Bytes of engine state per line held: the sharing list, the memory value, the latest store,
-/// the modified and accessed flags.
-pub const STATE_BYTES_PER_LINE: u64 = (std::mem::size_of::<super::list::SharingList>() + 8 + 8 + 1 + 1) as u64;
+/// Bytes of engine state per line held: the directory entry (the sharing list, the memory
+/// value, the modified and accessed flags, padded to 8 bytes: `dir::Entry`) and the latest
+/// store.
+pub const STATE_BYTES_PER_LINE: u64 = ((std::mem::size_of::<super::list::SharingList>() + 8 + 1 + 1).next_multiple_of(8) + 8) as u64;
 
 /// One per-line table, by line number, allocated by chunk ([`Lines::alloc`]). Indexing a line
 /// whose chunk is not allocated panics: the engine allocates a line's chunk when the line is
@@ -32,7 +33,40 @@ pub struct Lines<T> {
     chunks: Vec<Box<[T]>>,
 }
 
-impl<T: Clone + Default> Lines<T> {
+/// A type whose all-zero bytes are a valid value, its `Default`: a table of it allocates its
+/// chunks as zeroed memory, which the host maps (and zeroes) a page at a time as the lines are
+/// first used, where writing every default value at once would pass the whole chunk through
+/// the host's caches before its first line is used.
+///
+/// # Safety
+/// All-zero bytes must be a valid value of the type, equal to `T::default()`.
+pub unsafe trait Zeroed: Default {}
+
+// SAFETY: zero is the integer 0 and `false`, their defaults.
+unsafe impl Zeroed for u64 {}
+// SAFETY: as above.
+unsafe impl Zeroed for bool {}
+
+/// A chunk of [`CHUNK_LINES`] values, all zero bytes (`T::default()`).
+fn zeroed_chunk<T: Zeroed>() -> Box<[T]> {
+    let layout = std::alloc::Layout::array::<T>(CHUNK_LINES).expect("a chunk fits the address space");
+    if layout.size() == 0 {
+        return (0..CHUNK_LINES).map(|_| T::default()).collect();
+    }
+    // SAFETY: `layout` is not zero-sized, so `alloc_zeroed` may be called with it; a null
+    // result is handed to `handle_alloc_error`. The memory holds `CHUNK_LINES` values of `T`,
+    // each all-zero bytes, which `T: Zeroed` makes valid; the box owns it with the layout a
+    // boxed slice of `CHUNK_LINES` `T`s is freed with (`Layout::array::<T>(CHUNK_LINES)`).
+    unsafe {
+        let p = std::alloc::alloc_zeroed(layout).cast::<T>();
+        if p.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, CHUNK_LINES))
+    }
+}
+
+impl<T: Zeroed> Lines<T> {
     /// A table for lines `0 .. lines`, with no chunk allocated (a pointer pair per chunk).
     pub fn new(lines: usize) -> Self {
         Lines { chunks: (0..lines.div_ceil(CHUNK_LINES)).map(|_| Box::default()).collect() }
@@ -48,7 +82,7 @@ impl<T: Clone + Default> Lines<T> {
     pub fn alloc(&mut self, line: usize) {
         let c = &mut self.chunks[line >> CHUNK_SHIFT];
         if c.is_empty() {
-            *c = vec![T::default(); CHUNK_LINES].into_boxed_slice();
+            *c = zeroed_chunk();
         }
     }
 }
@@ -89,7 +123,7 @@ mod tests {
     #[test]
     fn docs_protocol_states_these_bounds() {
         let doc = include_str!("../../../../docs/protocol.md");
-        assert_eq!(STATE_BYTES_PER_LINE, 50);
+        assert_eq!(STATE_BYTES_PER_LINE, 56);
         for fact in [
             format!("at most 2^{} lines' worth of chunks", MAX_LINES.trailing_zeros()),
             format!("chunks of {CHUNK_LINES} lines"),

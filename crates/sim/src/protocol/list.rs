@@ -1,66 +1,72 @@
 //! A sharing list as the home sees it, head first: up to [`INLINE`] entries in place, longer
 //! lists on the heap. Most lines have few sharers, so a machine's worth of lists costs no
-//! allocation (and no freeing) in the common case.
+//! allocation (and no freeing) in the common case. An empty list is all-zero bytes, so the
+//! directory's chunks of entries start as zeroed memory (`lines::Zeroed`).
 
 use std::ops::Deref;
 
 /// Entries held without allocating.
 pub const INLINE: usize = 10;
 
-#[derive(Clone, Debug)]
-pub enum SharingList {
-    Inline(u8, [u16; INLINE]),
-    Heap(Vec<u16>),
-}
-
-impl Default for SharingList {
-    fn default() -> Self {
-        SharingList::Inline(0, [0; INLINE])
-    }
+#[derive(Clone, Debug, Default)]
+pub struct SharingList {
+    /// Entries in `inline` (when `heap` is `None`).
+    n: u8,
+    inline: [u16; INLINE],
+    /// A list longer than [`INLINE`] entries, once it has been. Boxed: `None` is then the null
+    /// pointer, so an empty list is zero bytes, and the field takes 8 bytes instead of 24.
+    #[allow(clippy::box_collection)]
+    heap: Option<Box<Vec<u16>>>,
 }
 
 impl Deref for SharingList {
     type Target = [u16];
+    #[inline]
     fn deref(&self) -> &[u16] {
-        match self {
-            SharingList::Inline(n, a) => &a[..*n as usize],
-            SharingList::Heap(v) => v,
+        match &self.heap {
+            None => &self.inline[..self.n as usize],
+            Some(v) => v,
         }
     }
 }
 
 impl SharingList {
+    #[inline]
     pub fn insert(&mut self, i: usize, x: u16) {
-        match self {
-            SharingList::Inline(n, a) if (*n as usize) < INLINE => {
-                let len = *n as usize;
-                a.copy_within(i..len, i + 1);
-                a[i] = x;
-                *n += 1;
+        match &mut self.heap {
+            None if (self.n as usize) < INLINE => {
+                let len = self.n as usize;
+                if i < len {
+                    self.inline.copy_within(i..len, i + 1);
+                }
+                self.inline[i] = x;
+                self.n += 1;
             }
-            SharingList::Inline(n, a) => {
-                let mut v = a[..*n as usize].to_vec();
+            None => {
+                let mut v = self.inline[..self.n as usize].to_vec();
                 v.insert(i, x);
-                *self = SharingList::Heap(v);
+                self.heap = Some(Box::new(v));
             }
-            SharingList::Heap(v) => v.insert(i, x),
+            Some(v) => v.insert(i, x),
         }
     }
 
+    #[inline]
     pub fn push(&mut self, x: u16) {
         let len = self.len();
         self.insert(len, x);
     }
 
+    #[inline]
     pub fn remove(&mut self, i: usize) -> u16 {
-        match self {
-            SharingList::Inline(n, a) => {
-                let x = a[i];
-                a.copy_within(i + 1..*n as usize, i);
-                *n -= 1;
+        match &mut self.heap {
+            None => {
+                let x = self.inline[i];
+                self.inline.copy_within(i + 1..self.n as usize, i);
+                self.n -= 1;
                 x
             }
-            SharingList::Heap(v) => v.remove(i),
+            Some(v) => v.remove(i),
         }
     }
 

@@ -72,7 +72,9 @@ impl EventQueue {
         self.on_wheel == 0 && self.far.is_empty() && self.past.is_empty()
     }
 
-    #[inline]
+    /// Queues payload `p` at time `t`. Inlined into the engine's few push sites (a CPU, a
+    /// message, a controller's next service): a call's set-up was a fifth of its cost.
+    #[inline(always)]
     pub fn push(&mut self, t: u64, p: u32) {
         self.seq += 1;
         if t.wrapping_sub(self.cursor) < WHEEL as u64 {

@@ -4,7 +4,8 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// The result of one [`super::engine::run`].
+/// The result of one run of the engine (`engine::run`; the engine imports this module, so it
+/// names it without a link).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ProtocolResult {
     pub program: String,

@@ -1,6 +1,6 @@
-//! The spatial trees of the N-body programs ([`super::barnes`]: an octree, [`super::fmm`]: a
-//! quadtree), built on the host from the bodies' positions, and the partitioning SPLASH-2
-//! calls *cost zones*.
+//! The spatial trees of the N-body programs (`barnes`: an octree, `fmm`: a quadtree; both
+//! import this module, so it names them without a link), built on the host from the bodies'
+//! positions, and the partitioning SPLASH-2 calls *cost zones*.
 //!
 //! A node with more than `max_per_leaf` bodies is a cell divided into `2^dims` equal
 //! sub-cubes (empty ones omitted); the others are leaves. Nodes are numbered in depth-first
