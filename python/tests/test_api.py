@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
@@ -90,7 +91,7 @@ def test_api_result_equals_cli_json(cli, tmp_path):
 
 def test_machine_and_listings():
     names = [m["name"] for m in numaplace.machines()]
-    assert sorted(names) == sorted(["origin2000", "origin2000-64", "wildfire", "sunfire6800", "modern-2s", "cxl-tiered", "talbot64"])
+    assert names == sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "machines").glob("*.toml"))
     o = numaplace.machine("origin2000")
     assert len(o["nodes"]) == 8 and o["page_size"] == 16384
     assert {w["name"] for w in numaplace.workloads()} >= {

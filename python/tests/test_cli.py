@@ -19,7 +19,8 @@ from numaplace import cli as cli_module
 
 SMALL_STREAM = "stream:pages=64,iterations=2"
 SMALL_RANDOM = "random:accesses=500"
-PRESETS = ["origin2000", "origin2000-64", "wildfire", "sunfire6800", "modern-2s", "cxl-tiered", "talbot64"]
+# The shipped presets are the files of machines/ (crates/sim/build.rs), in name order.
+PRESETS = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "machines").glob("*.toml"))
 WORKLOADS = ["stream", "random", "traverse"]
 PLACEMENTS = ["first-touch", "round-robin", "random", "worst-case", "bind", "block", "oracle"]
 
