@@ -230,11 +230,20 @@ class Result:
         sweep_columns = set(SWEEP_LEAD) | set(OPTIONS)
         data: dict[str, Any] = {"config": config}
         data.update((k, value(v)) for k, v in items.items() if "." not in k and k not in sweep_columns)
-        # A system run's record, flattened by to_row as system.<key>.
+        # A nested record (a system run's `system`, a policy's `policy`), flattened by to_row as
+        # <record>.<key>. In a table of several runs a record's columns are the union of the
+        # runs' records: a record whose every column is missing in this row was empty or absent
+        # in this run (a run without a policy has an empty `policy`).
+        nested: dict[str, dict[str, Any]] = {}
         for k, v in items.items():
             head, dot, sub = k.partition(".")
             if dot and head != "config" and head not in sweep_columns:
-                data.setdefault(head, {})[sub] = value(v)
+                nested.setdefault(head, {})[sub] = value(v)
+        for head, record in nested.items():
+            if all(v is None for v in record.values()) and head != "system":
+                record = {}
+            if record or head not in data:
+                data[head] = record
         return cls(data)
 
     def __getattr__(self, name: str) -> Any:

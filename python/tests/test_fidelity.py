@@ -125,7 +125,7 @@ def _migration_results() -> pd.DataFrame:
                 "total_time_ns": time,
                 "per_iteration_time_ns": [time / 5, time / 5, time / 5, 2 * time / 5],
                 "migrations": 10 if dynamic == "upmlib" else 0,
-                "migrations_first_invocation_fraction": 0.9 if dynamic == "upmlib" else math.nan,
+                "policy.first_invocation_fraction": 0.9 if dynamic == "upmlib" else math.nan,
             }
         )
     return pd.DataFrame(rows)

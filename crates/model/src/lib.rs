@@ -22,6 +22,7 @@ pub mod jobs;
 pub mod pagetable;
 pub mod placement;
 pub mod registry;
+pub mod report;
 pub mod rng;
 pub mod rtconfig;
 pub mod sched;

@@ -314,6 +314,7 @@ fn policies() -> String {
         .map(|p| {
             let drivers: Vec<&str> = p.caps.drivers.iter().map(|d| d.name()).collect();
             let triggers: Vec<&str> = p.caps.triggers.iter().map(|t| t.name()).collect();
+            let stats: Vec<Value> = p.caps.statistics().iter().map(|s| json!({"name": s.name, "unit": s.unit, "doc": s.doc})).collect();
             json!({
                 "name": p.name,
                 "doc": p.doc,
@@ -323,6 +324,7 @@ fn policies() -> String {
                 "why_not": p.caps.why_not,
                 "needs_program_calls": p.caps.needs_program_calls,
                 "triggers": triggers,
+                "stats": stats,
             })
         })
         .collect();

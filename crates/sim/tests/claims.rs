@@ -197,8 +197,8 @@ fn irix_migration_keeps_its_harm_on_ft_and_the_cost_model_curbs_it() {
     let (harm, curbed) = (seed.total_time_ns / none.total_time_ns, aware.total_time_ns / none.total_time_ns);
     assert!(harm > 1.01, "IRIX migration no longer hurts FT: {harm:.3}");
     assert!(curbed < harm && curbed <= 1.05, "cost-aware {curbed:.3} against {harm:.3}");
-    assert!(aware.migrations < seed.migrations && aware.policy_refused_unstable + aware.policy_refused_costly > 0);
-    assert_eq!(seed.policy_refused_unstable + seed.policy_refused_costly, 0, "off means the seed's policy");
+    assert!(aware.migrations < seed.migrations && aware.policy.count_of("refused_unstable") + aware.policy.count_of("refused_costly") > 0);
+    assert_eq!(seed.policy.count_of("refused_unstable") + seed.policy.count_of("refused_costly"), 0, "off means the seed's policy");
 }
 
 #[test]
@@ -228,6 +228,6 @@ fn measured_payback_keeps_cost_aware_policies_within_5_percent_where_locality_lo
             assert!(slowdown <= 1.05, "{workload} from {placement}, {policy}: {slowdown:.3} of no policy's time");
         }
         let upmlib = simulate(&cfg(workload, placement, Some("upmlib:cost_aware=on"))).unwrap();
-        assert!(upmlib.policy_undone > 0, "{workload} from {placement}: UPMlib's gate moved nothing back");
+        assert!(upmlib.policy.count_of("undone") > 0, "{workload} from {placement}: UPMlib's gate moved nothing back");
     }
 }

@@ -1,10 +1,20 @@
 //! Dynamic policies on hand-made traces: each test states the accesses and the decision the
 //! policy's rule implies.
 
+use numaplace_model::report::StatValue;
 use numaplace_sim::{simulate, RunConfig, SimResult};
 
 /// Runs a text trace (2 threads: thread 0 on node 0, thread 1 on node 1 of the Origin2000)
 /// with region `a` over pages 0-1.
+
+/// The number a policy reported as `name` in its record.
+fn number(r: &SimResult, name: &str) -> f64 {
+    match r.policy.get(name) {
+        Some(StatValue::Number(Some(v))) => *v,
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
 fn run(body: &str, dynamic: &str) -> SimResult {
     try_run("region a 0 2\n", body, dynamic).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -81,7 +91,7 @@ fn upmlib_migrates_after_iteration_one_then_deactivates() {
     let r = run(&body, "upmlib");
     assert_eq!(r.migrations, 1);
     assert_eq!(r.per_node_pages, vec![1, 1, 0, 0, 0, 0, 0, 0]);
-    assert_eq!(r.migrations_first_invocation_fraction, Some(1.0));
+    assert_eq!(r.policy.get("first_invocation_fraction"), Some(&StatValue::Number(Some(1.0))));
     assert_eq!(r.per_iteration_local_fraction, vec![0.0, 1.0, 0.0]);
 }
 
@@ -92,7 +102,7 @@ fn upmlib_freezes_a_page_that_bounces_between_two_nodes() {
     // (Iteration 3 follows, so that the end of iteration 2 is a decision point.)
     let body = format!("{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n0 0 300 0\nend\nepoch 3 a\n0 0 1 0\nend\n");
     let r = run(&body, "upmlib");
-    assert_eq!((r.migrations, r.frozen_pages), (1, 1));
+    assert_eq!((r.migrations, r.policy.count_of("frozen_pages")), (1, 1));
 }
 
 #[test]
@@ -174,7 +184,7 @@ fn migration_recovers_worst_case_stream() {
     let overhead = up.policy_overhead_ns + wc.per_iteration_time_ns[0];
     assert!((up.total_time_ns - ft.total_time_ns - overhead).abs() < 0.05 * ft.total_time_ns);
     assert!(up.total_time_ns < 0.5 * wc.total_time_ns, "{} vs {}", up.total_time_ns, wc.total_time_ns);
-    assert!(up.migrations_first_invocation_fraction.unwrap() >= 0.75);
+    assert!(number(&up, "first_invocation_fraction") >= 0.75);
 }
 
 #[test]
@@ -211,7 +221,7 @@ fn sampled_policy_samples_every_nth_line_and_moves_to_the_most_sampled_node() {
     let r = run(&format!("{INIT}{epochs}"), "sampled:interval=100,period_ms=1");
     assert_eq!(r.migrations, 1);
     assert_eq!(r.per_node_pages[1], 1);
-    let d = r.sampling_distance.unwrap();
+    let Some(StatValue::Numbers(Some(d))) = r.policy.get("sampling_distance").cloned() else { panic!("no sampling distance") };
     assert_eq!(d.len(), 2);
     assert!(d.iter().all(|&x| x < 0.01), "{d:?}");
 }
@@ -224,7 +234,7 @@ fn sampled_policy_freezes_a_page_that_moves_in_three_consecutive_intervals() {
         .map(|i| format!("epoch {i} a\n{} 0 4000 0\nend\n", if i % 2 == 1 { 1 } else { 0 }))
         .collect();
     let r = run(&format!("{INIT}{epochs}"), "sampled:interval=10,period_ms=0.5");
-    assert_eq!(r.frozen_pages, 1);
+    assert_eq!(r.policy.count_of("frozen_pages"), 1);
     assert!(r.migrations >= 3 && r.migrations <= 4, "{}", r.migrations);
 }
 
@@ -254,7 +264,7 @@ fn max_rate_sampling_favours_the_slow_thread() {
     let body = format!("{INIT}{epochs}");
     let biased = run(&body, "sampled:mode=max-rate,max_rate=200000,period_ms=1000");
     let fair = run(&body, "sampled:interval=64,period_ms=1000");
-    let mean = |r: &SimResult| r.sampling_distance_mean.unwrap();
+    let mean = |r: &SimResult| number(r, "sampling_distance_mean");
     assert!(mean(&biased) > 0.3, "max-rate distance {}", mean(&biased));
     assert!(mean(&fair) < 0.05, "interval distance {}", mean(&fair));
 }
@@ -377,14 +387,14 @@ fn cost_aware_moves_the_stable_page_and_leaves_the_one_whose_accessor_changes() 
     // The seed's UPMlib moves both after iteration 1; the changing page, asked back after
     // iteration 2, is frozen where it went (on node 1, away from half its accesses).
     let seed = run(&body, "upmlib");
-    assert_eq!((seed.migrations, seed.frozen_pages), (2, 1));
+    assert_eq!((seed.migrations, seed.policy.count_of("frozen_pages")), (2, 1));
     assert_eq!(seed.per_node_pages[..2], [0, 2]);
     for spec in ["upmlib:cost_aware=on", "adaptive"] {
         let r = run(&body, spec);
         // Page 0 ends on node 1, page 1 stays home on node 0: one migration.
         assert_eq!(r.migrations, 1, "{spec}");
         assert_eq!(r.per_node_pages[..2], [1, 1], "{spec}");
-        assert!(r.policy_refused_unstable > 0, "{spec}: the changing page was never refused as unstable");
+        assert!(r.policy.count_of("refused_unstable") > 0, "{spec}: the changing page was never refused as unstable");
         assert!(r.policy_final_barrier_withheld, "{spec}");
         assert!(r.total_time_ns < seed.total_time_ns, "{spec}: no faster than the seed's UPMlib");
     }

@@ -33,6 +33,8 @@ def _print_plugins(items: list[dict]) -> None:
                 kind["type"], "|".join(kind.get("choices", []))
             )
             print(f"    {p['name']}={p['default']} ({ty}): {p['doc']}")
+        if it.get("stats"):  # what a run of the policy reports in its `policy` record
+            print("    reports: " + ", ".join(f"{s['name']} ({s['unit']})" for s in it["stats"]))
 
 
 def cmd_workloads(args: argparse.Namespace) -> None:

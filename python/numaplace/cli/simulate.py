@@ -25,17 +25,21 @@ def _decided(r) -> str:  # noqa: ANN001 - a numaplace.Result
         return ""
     if r.policy_decision_points == 0:
         return "; never asked to decide (no decision point in the run: its period is longer, or one iteration)"
-    refused = r.policy_refused_unstable + r.policy_refused_costly + r.policy_refused_probation
+    # The cost gate's statistics, where the policy has one (its record: `numaplace policies`).
+    p = r.policy
+    unstable, costly, probation = (p.get(k, 0) for k in ("refused_unstable", "refused_costly", "refused_probation"))
+    refused = unstable + costly + probation
     held = (
-        f"; the cost model held back {refused:,} moves ({r.policy_refused_unstable:,} unstable,"
-        f" {r.policy_refused_costly:,} not worth their cost, {r.policy_refused_probation:,} while its first moves were measured)"
+        f"; the cost model held back {refused:,} moves ({unstable:,} unstable,"
+        f" {costly:,} not worth their cost, {probation:,} while its first moves were measured)"
         if refused
         else ""
     )
-    if r.policy_undone or r.policy_refused_withdrawn:
+    undone, withdrawn = p.get("undone", 0), p.get("refused_withdrawn", 0)
+    if undone or withdrawn:
         held += (
-            f"; its moves did not pay in measured time per line, so it withdrew: {r.policy_undone:,} pages moved back,"
-            f" {r.policy_refused_withdrawn:,} moves refused since"
+            f"; its moves did not pay in measured time per line, so it withdrew: {undone:,} pages moved back,"
+            f" {withdrawn:,} moves refused since"
         )
     return f"; acted at {r.policy_decisions_acted:,} of {r.policy_decision_points:,} decision points{held}"
 

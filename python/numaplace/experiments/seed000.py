@@ -313,7 +313,7 @@ def _frame(results: pd.DataFrame) -> pd.DataFrame:
             "dynamic": _dynamic(results),
             "total_time_ns": results["total_time_ns"],
             "migrations": results["migrations"],
-            "first_fraction": results["migrations_first_invocation_fraction"],
+            "first_fraction": results.get("policy.first_invocation_fraction"),  # upmlib runs report it
         }
     )
 

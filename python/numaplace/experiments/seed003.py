@@ -313,7 +313,7 @@ def _frame(results: pd.DataFrame) -> pd.DataFrame:
             "time_ms": results["total_time_ns"] / 1e6,
             "overhead_ms": results["policy_overhead_ns"] / 1e6,
             "migrations": results["migrations"],
-            "distance": results["sampling_distance_mean"],
+            "distance": results.get("policy.sampling_distance_mean"),  # sampled runs report it
             "init": results["request.init"],
         }
     )

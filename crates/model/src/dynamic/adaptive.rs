@@ -21,7 +21,8 @@
 //! gives the reasoning.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, BOTH, Trigger};
+use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, BOTH, Trigger, Applied, FROZEN_PAGES};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 use std::collections::{HashMap, HashSet};
@@ -46,7 +47,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     name: "adaptive",
     doc: "cost-aware migration that sets its own period and threshold: decides at iteration ends or on an adaptive timer, backs off pages that bounce (numaplace's own)",
     params: ADAPTIVE_PARAMS,
-    caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "", needs_program_calls: false, triggers: &[Trigger::IterationEnd, Trigger::Timer] },
+    caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "", needs_program_calls: false, triggers: &[Trigger::IterationEnd, Trigger::Timer], stats: &[&[FROZEN_PAGES], cost::GATE_STATS] },
     build: |r, _, threads| Ok(Box::new(Adaptive::new(r, threads))),
 };
 
@@ -189,12 +190,9 @@ impl DynamicPolicy for Adaptive {
         Timer { reset: true, actions, next_period: Some(self.period), ..Timer::default() }
     }
 
-    fn frozen_pages(&self) -> u64 {
-        self.frozen.len() as u64
-    }
-
-    fn refusals(&self) -> cost::Refusals {
-        self.gate.refused
+    fn report(&self, _applied: &Applied, out: &mut Report) {
+        out.count(FROZEN_PAGES.name, self.frozen.len() as u64);
+        self.gate.refused.report(out);
     }
 }
 
@@ -222,7 +220,9 @@ mod tests {
         f.now = 2 * w;
         busy(&mut f);
         assert_eq!(a.on_iteration_end(&f.view(), 2), vec![Action::Migrate { page: PageNo(0), to: NodeId(0), reason: "adaptive: expected benefit exceeds cost" }]);
-        assert_eq!(a.refusals(), cost::Refusals { unstable: 1, ..Default::default() });
+        let mut out = crate::report::Report::default();
+        a.report(&Applied::default(), &mut out);
+        assert_eq!((out.count_of("refused_unstable"), out.count_of("refused_costly"), out.count_of("frozen_pages")), (1, 0, 0));
     }
 
     #[test]

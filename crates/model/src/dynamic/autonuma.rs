@@ -4,7 +4,8 @@
 //! two-fault filter that decides migrations; the period adapts to the share of local faults.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY, Trigger};
+use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY, Trigger, Applied};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
 use crate::units::{NodeId, PageNo, Ps};
@@ -47,6 +48,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         why_not: "it is Linux's own NUMA balancing: on a real host turn that on instead (sysctl kernel.numa_balancing=1)",
         needs_program_calls: false,
         triggers: &[Trigger::Timer, Trigger::HintingFault],
+        stats: &[cost::GATE_STATS],
     },
     build: |r, m, threads| Ok(Box::new(AutoNuma::new(r, m, threads))),
 };
@@ -165,8 +167,8 @@ impl DynamicPolicy for AutoNuma {
         Some(Action::Migrate { page, to: node, reason: "two consecutive hinting faults from this node" })
     }
 
-    fn refusals(&self) -> cost::Refusals {
-        self.gate.refused
+    fn report(&self, _applied: &Applied, out: &mut Report) {
+        self.gate.refused.report(out);
     }
 }
 

@@ -85,6 +85,7 @@
 //! A driver that does not count lines (`View::done` stays 0: the runtime) gets no audit.
 
 use super::View;
+use crate::report::{Report, StatDecl};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 
@@ -123,6 +124,26 @@ pub enum Verdict {
     Withdrawn,
     /// The gate's first moves have not yet been measured long enough (measured payback).
     Probation,
+}
+
+/// What the gate reports in a policy's record ([`Gate::report`]).
+pub const GATE_STATS: &[StatDecl] = &[
+    StatDecl { name: "refused_unstable", unit: "moves", doc: "moves the cost-aware gate refused because the page's target changed since its previous window" },
+    StatDecl { name: "refused_costly", unit: "moves", doc: "moves refused because their expected benefit did not cover their cost" },
+    StatDecl { name: "refused_withdrawn", unit: "moves", doc: "moves refused after the gate withdrew, its earlier moves having not paid in measured time per line (docs/timing.md, \"Measured payback\")" },
+    StatDecl { name: "refused_probation", unit: "moves", doc: "moves held back while the gate's first moves were being measured" },
+    StatDecl { name: "undone", unit: "pages", doc: "pages moved back to where they were, on withdrawing" },
+];
+
+impl Refusals {
+    /// Reports the counts as [`GATE_STATS`] declares them.
+    pub fn report(&self, out: &mut Report) {
+        out.count("refused_unstable", self.unstable);
+        out.count("refused_costly", self.costly);
+        out.count("refused_withdrawn", self.withdrawn);
+        out.count("refused_probation", self.probation);
+        out.count("undone", self.undone);
+    }
 }
 
 /// Counts of refused moves, reported in the run's result.

@@ -4,7 +4,8 @@
 //! limits, room on the target) and migrates. Counters age on a timer.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY, Trigger};
+use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY, Trigger, Applied};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
 use crate::units::{NodeId, PageNo, Ps};
@@ -47,6 +48,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         why_not: "it needs per-frame hardware reference counters that interrupt the kernel (the Origin2000's), which Linux does not give user space",
         needs_program_calls: false,
         triggers: &[Trigger::CounterInterrupt, Trigger::Timer, Trigger::IterationEnd],
+        stats: &[cost::GATE_STATS],
     },
     build: |r, m, threads| Ok(Box::new(Kernel::new(r, m, threads))),
 };
@@ -144,8 +146,8 @@ impl DynamicPolicy for Kernel {
         self.gate.audit(view).unwrap_or_default()
     }
 
-    fn refusals(&self) -> cost::Refusals {
-        self.gate.refused
+    fn report(&self, _applied: &Applied, out: &mut Report) {
+        self.gate.refused.report(out);
     }
 }
 

@@ -21,6 +21,7 @@
 use crate::counters::PageCounters;
 use crate::error::ModelError;
 use crate::registry::{Info, Registry};
+use crate::report::{Report, StatDecl};
 use crate::spec::{Resolved, Spec};
 use crate::topology::Machine;
 use crate::units::{NodeId, PageNo, Ps};
@@ -231,22 +232,26 @@ pub trait DynamicPolicy: Send {
         None
     }
 
-    /// Pages frozen (never to migrate again) so far.
-    fn frozen_pages(&self) -> u64 {
-        0
-    }
-
-    /// Migrations decided at the first invocation, for policies that are invoked repeatedly.
-    fn first_invocation_migrations(&self) -> Option<u64> {
-        None
-    }
-
-    /// Moves the policy's cost-aware gate refused ([`cost::Gate`]); zero when it has none or
-    /// it is off.
-    fn refusals(&self) -> cost::Refusals {
-        cost::Refusals::default()
-    }
+    /// Reports the policy's own statistics for the run, each declared in its registry entry
+    /// ([`DynamicCaps::stats`]), in declaration order; `applied` is what the driver did of
+    /// what it asked.
+    fn report(&self, _applied: &Applied, _out: &mut Report) {}
 }
+
+/// What a driver applied of a policy's actions, for the policy's own statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    pub migrations: u64,
+}
+
+/// Pages a freezing policy froze (never to migrate again) by the run's end.
+pub const FROZEN_PAGES: StatDecl = StatDecl { name: "frozen_pages", unit: "pages", doc: "pages the policy froze (never to migrate again) by the run's end" };
+
+/// What the engine's sampler reports for a policy that observes samples (seed 003 §4.1).
+pub const SAMPLER_STATS: &[StatDecl] = &[
+    StatDecl { name: "sampling_distance", unit: "share", doc: "per thread, |P_sample - P_all| / P_all, P a thread's share of the samples and of all transactions (seed 003 Table 1's D)" },
+    StatDecl { name: "sampling_distance_mean", unit: "share", doc: "the mean of sampling_distance over the threads" },
+];
 
 /// What a dynamic policy observes of the accesses: the simulator picks the hot loop that
 /// gathers it once, when the policy is attached, and a driver that cannot gather it refuses
@@ -315,6 +320,19 @@ impl Trigger {
         Trigger::AllocationFailure,
     ];
 
+    /// The count of this trigger the engine reports in the policy's record, for the triggers
+    /// no shipped policy acted on before the tiering work (the others' counts are the result's
+    /// own: `interrupts`, `hinting_faults`, `policy_decision_points`).
+    pub fn stat(self) -> Option<&'static StatDecl> {
+        const LOW: StatDecl = StatDecl { name: "low_memory_events", unit: "events", doc: "times a node fell below its low watermark and the policy was told" };
+        const FAILED: StatDecl = StatDecl { name: "allocation_failures", unit: "pages", doc: "first touches that fell back from a full node, each told to the policy" };
+        match self {
+            Trigger::LowMemory => Some(&LOW),
+            Trigger::AllocationFailure => Some(&FAILED),
+            _ => None,
+        }
+    }
+
     /// The word listings and JSON use.
     pub fn name(self) -> &'static str {
         match self {
@@ -362,6 +380,9 @@ pub struct DynamicCaps {
     pub needs_program_calls: bool,
     /// The triggers it acts on: the driver raises these and no others.
     pub triggers: &'static [Trigger],
+    /// The statistics it reports ([`DynamicPolicy::report`]), in groups (its own, the cost
+    /// gate's [`cost::GATE_STATS`]).
+    pub stats: &'static [&'static [StatDecl]],
 }
 
 impl DynamicCaps {
@@ -373,6 +394,15 @@ impl DynamicCaps {
     /// Whether the policy acts on `trigger`.
     pub fn acts_on(&self, trigger: Trigger) -> bool {
         self.triggers.contains(&trigger)
+    }
+
+    /// Every statistic a run of the policy reports in its `policy` record, in order: its own
+    /// ([`DynamicCaps::stats`]), the sampler's if it observes samples, and a count per trigger
+    /// it lists that the engine counts ([`Trigger::stat`]).
+    pub fn statistics(&self) -> Vec<&'static StatDecl> {
+        let sampler = if self.observes == Observes::Samples { SAMPLER_STATS } else { &[] };
+        let own = self.stats.iter().flat_map(|g| g.iter());
+        own.chain(sampler).chain(self.triggers.iter().filter_map(|t| t.stat())).collect()
     }
 
     /// Checks that `policy`, built from the entry these capabilities belong to, asks for what
@@ -564,6 +594,25 @@ mod tests {
         assert_eq!(checked, REGISTRY.iter().count() + variants.len());
     }
 
+    /// Each policy reports exactly its own declared statistics, in order (the sampler's and
+    /// the triggers' are the engine's to report).
+    #[test]
+    fn every_policy_reports_what_its_entry_declares() {
+        let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
+        for info in REGISTRY.iter() {
+            let (policy, _) = build(&Spec::parse(info.name).unwrap(), &machine, 2).unwrap();
+            let mut out = Report::default();
+            policy.report(&Applied { migrations: 3 }, &mut out);
+            let declared: Vec<&str> = info.caps.stats.iter().flat_map(|g| g.iter()).map(|s| s.name).collect();
+            assert_eq!(out.names().collect::<Vec<_>>(), declared, "{}", info.name);
+            let all: Vec<&str> = info.caps.statistics().iter().map(|s| s.name).collect();
+            let mut unique = all.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), all.len(), "{}: a statistic declared twice: {all:?}", info.name);
+        }
+    }
+
     #[test]
     fn counts_that_mean_nothing_at_zero_are_refused() {
         // Each was accepted; `sampled:interval=0` behaved as 1 but was recorded as 0.
@@ -590,11 +639,11 @@ mod tests {
         let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
         let (kernel, _) = build(&Spec::parse("kernel").unwrap(), &machine, 2).unwrap();
         let (sampled, _) = build(&Spec::parse("sampled").unwrap(), &machine, 2).unwrap();
-        let samples = DynamicCaps { observes: Observes::Samples, drivers: SIM_ONLY, why_not: "", needs_program_calls: false, triggers: &[] };
-        let counters = DynamicCaps { observes: Observes::Counters, drivers: SIM_ONLY, why_not: "", needs_program_calls: false, triggers: &[Trigger::CounterInterrupt, Trigger::IterationEnd, Trigger::Timer] };
+        let samples = DynamicCaps { observes: Observes::Samples, drivers: SIM_ONLY, why_not: "", needs_program_calls: false, triggers: &[], stats: &[] };
+        let counters = DynamicCaps { observes: Observes::Counters, drivers: SIM_ONLY, why_not: "", needs_program_calls: false, triggers: &[Trigger::CounterInterrupt, Trigger::IterationEnd, Trigger::Timer], stats: &[] };
         assert_eq!(samples.check(kernel.as_ref()), Err("observes samples but sampling() is None".to_string()));
         assert!(counters.check(sampled.as_ref()).unwrap_err().starts_with("observes counters but sampling() is Some("));
-        let faults = DynamicCaps { observes: Observes::HintingFaults, drivers: SIM_ONLY, why_not: "", needs_program_calls: false, triggers: &[] };
+        let faults = DynamicCaps { observes: Observes::HintingFaults, drivers: SIM_ONLY, why_not: "", needs_program_calls: false, triggers: &[], stats: &[] };
         assert_eq!(faults.check(kernel.as_ref()), Err("observes hinting-faults but has an interrupt threshold".to_string()));
         // UPMlib decides only at iteration ends, with no timer: it needs the program's calls.
         let (upmlib, _) = build(&Spec::parse("upmlib").unwrap(), &machine, 2).unwrap();

@@ -5,7 +5,8 @@
 
 use super::cost;
 use super::upmlib::{Upmlib, UPMLIB_PARAMS};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, View, SIM_ONLY, Trigger};
+use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, View, SIM_ONLY, Trigger, Applied};
 use crate::spec::{ParamDecl, ParamKind, Resolved, Spec};
 use crate::units::{NodeId, PageNo};
 
@@ -37,6 +38,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         why_not: "on real processes record-replay is driven by the program's numaplace_record/numaplace_replay calls (upmlib_record, upmlib_replay), not chosen as the run's policy",
         needs_program_calls: true,
         triggers: &[Trigger::IterationEnd, Trigger::EpochBoundary],
+        stats: &[cost::GATE_STATS],
     },
     build: |r, _, threads| Ok(Box::new(RecRep::new(r, threads))),
 };
@@ -239,9 +241,9 @@ impl DynamicPolicy for RecRep {
         distributed
     }
 
-    fn refusals(&self) -> cost::Refusals {
-        let d = self.distribute.as_ref().map(|u| u.refusals()).unwrap_or_default();
-        self.refused + d
+    fn report(&self, _applied: &Applied, out: &mut Report) {
+        let d = self.distribute.as_ref().map(|u| u.refused()).unwrap_or_default();
+        (self.refused + d).report(out);
     }
 }
 

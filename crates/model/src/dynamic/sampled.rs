@@ -4,7 +4,8 @@
 //! pages that keep moving.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, View, BOTH, Trigger};
+use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, View, BOTH, Trigger, Applied, FROZEN_PAGES};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 
@@ -42,7 +43,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     name: "sampled",
     doc: "profile-driven migration from sampled transactions, every period, with freezing (seed 003 §3)",
     params: SAMPLED_PARAMS,
-    caps: DynamicCaps { observes: Observes::Samples, drivers: BOTH, why_not: "", needs_program_calls: false, triggers: &[Trigger::Timer] },
+    caps: DynamicCaps { observes: Observes::Samples, drivers: BOTH, why_not: "", needs_program_calls: false, triggers: &[Trigger::Timer], stats: &[&[FROZEN_PAGES], cost::GATE_STATS] },
     build: |r, _, threads| Ok(Box::new(Sampled::new(r, threads))),
 };
 
@@ -162,12 +163,9 @@ impl DynamicPolicy for Sampled {
         Timer { reset: true, actions, ..Timer::default() }
     }
 
-    fn frozen_pages(&self) -> u64 {
-        self.frozen.len() as u64
-    }
-
-    fn refusals(&self) -> cost::Refusals {
-        self.gate.refused
+    fn report(&self, _applied: &Applied, out: &mut Report) {
+        out.count(FROZEN_PAGES.name, self.frozen.len() as u64);
+        self.gate.refused.report(out);
     }
 }
 
@@ -192,6 +190,8 @@ mod tests {
             let want = if tick <= 2 { vec![moved.clone()] } else { Vec::new() };
             assert_eq!(t.actions, want, "interval {tick}");
         }
-        assert_eq!(s.frozen_pages(), 1);
+        let mut out = crate::report::Report::default();
+        s.report(&Applied::default(), &mut out);
+        assert_eq!(out.count_of("frozen_pages"), 1);
     }
 }

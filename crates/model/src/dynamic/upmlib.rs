@@ -4,7 +4,8 @@
 //! itself once an invocation moves nothing.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, View, BOTH, Trigger};
+use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, View, BOTH, Trigger, Applied, FROZEN_PAGES};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 use crate::Region;
@@ -29,7 +30,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     name: "upmlib",
     doc: "UPMlib iterative migration at iteration ends until nothing moves; freezes bouncing pages (seed 000 §3.2)",
     params: UPMLIB_PARAMS,
-    caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "", needs_program_calls: true, triggers: &[Trigger::IterationEnd] },
+    caps: DynamicCaps { observes: Observes::Counters, drivers: BOTH, why_not: "", needs_program_calls: true, triggers: &[Trigger::IterationEnd], stats: &[&[FROZEN_PAGES, FIRST_INVOCATION], cost::GATE_STATS] },
     build: |r, _, threads| Ok(Box::new(Upmlib::new(r, threads))),
 };
 
@@ -57,6 +58,11 @@ pub(super) struct Upmlib {
 }
 
 impl Upmlib {
+    /// The moves its cost gate refused (for `upmlib-recrep`, which distributes with it).
+    pub(super) fn refused(&self) -> cost::Refusals {
+        self.gate.refused
+    }
+
     pub(super) fn new(r: &Resolved, threads: usize) -> Self {
         let regions = r.text("regions");
         Upmlib {
@@ -154,18 +160,21 @@ impl DynamicPolicy for Upmlib {
         true
     }
 
-    fn frozen_pages(&self) -> u64 {
-        self.frozen.len() as u64
-    }
-
-    fn first_invocation_migrations(&self) -> Option<u64> {
-        self.first
-    }
-
-    fn refusals(&self) -> cost::Refusals {
-        self.gate.refused
+    fn report(&self, applied: &Applied, out: &mut Report) {
+        out.count(FROZEN_PAGES.name, self.frozen.len() as u64);
+        let first = self.first.map(|f| if applied.migrations == 0 { 0.0 } else { f as f64 / applied.migrations as f64 });
+        out.number(FIRST_INVOCATION.name, first);
+        self.gate.refused.report(out);
     }
 }
+
+/// The share of the run's migrations decided at the first invocation (seed 000 §5's "most
+/// migrations happen at the first invocation").
+pub(super) const FIRST_INVOCATION: crate::report::StatDecl = crate::report::StatDecl {
+    name: "first_invocation_fraction",
+    unit: "share",
+    doc: "share of the run's migrations decided at the policy's first invocation (seed 000 §5)",
+};
 
 #[cfg(test)]
 mod tests {
@@ -184,7 +193,10 @@ mod tests {
         f.counters.add(1, 0, 2);
         let moves = u.on_iteration_end(&f.view(), 1);
         assert_eq!(moves, vec![Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "competitive criterion" }]);
-        assert_eq!(u.first_invocation_migrations(), Some(1));
+        // One migration at the first invocation: half of a run's two.
+        let mut out = crate::report::Report::default();
+        u.report(&Applied { migrations: 2 }, &mut out);
+        assert_eq!(out.get("first_invocation_fraction"), Some(&crate::report::StatValue::Number(Some(0.5))));
         assert!(u.counts());
         f.counters.reset_all();
         assert!(u.on_iteration_end(&f.view(), 2).is_empty());

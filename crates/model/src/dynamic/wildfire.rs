@@ -4,7 +4,8 @@
 //! nodes' writes invalidate too much of them.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY, Trigger};
+use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY, Trigger, Applied};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 
@@ -48,6 +49,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         why_not: "it replicates pages and counts remote accesses per page in hardware, which Linux does not offer user space",
         needs_program_calls: false,
         triggers: &[Trigger::Timer],
+        stats: &[cost::GATE_STATS],
     },
     build: |r, _, threads| Ok(Box::new(Wildfire::new(r, threads))),
 };
@@ -180,8 +182,8 @@ impl DynamicPolicy for Wildfire {
         Timer { reset: true, actions, ..Timer::default() }
     }
 
-    fn refusals(&self) -> cost::Refusals {
-        self.gate.refused
+    fn report(&self, _applied: &Applied, out: &mut Report) {
+        self.gate.refused.report(out);
     }
 }
 

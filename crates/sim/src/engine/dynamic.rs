@@ -6,8 +6,21 @@ use super::memory::{view, Memory};
 use crate::hotloop::ThreadSampler;
 use crate::workload::Epoch;
 use numaplace_model::counters::PageCounters;
-use numaplace_model::dynamic::{Action, DynamicCaps, DynamicPolicy, Observes, Sampling, Trigger};
+use numaplace_model::dynamic::{Action, Applied, DynamicCaps, DynamicPolicy, Observes, Sampling, Trigger};
+use numaplace_model::report::Report;
 use numaplace_model::{Machine, NodeId, PageNo, Ps};
+
+/// Thread `t`'s sampler as a run (or a thread added to it) starts. Each thread starts at a
+/// different point of its interval (deterministic), so that threads with the same pattern are
+/// not sampled in lockstep; in max-rate mode nothing is recorded until the first quantum
+/// boundary sets the budgets.
+fn thread_sampler(mode: Sampling, t: usize) -> ThreadSampler {
+    let (interval, budget) = match mode {
+        Sampling::Interval(n) => (n.max(1), u64::MAX),
+        Sampling::MaxRate(_) => (1, 0),
+    };
+    ThreadSampler { countdown: 1 + (t as u64 * 7919) % interval, interval, lines: 0, samples: 0, budget }
+}
 
 /// The sampler of a sampled policy.
 pub struct Sampler {
@@ -106,12 +119,6 @@ pub struct PolicyStats {
     pub interrupts: u64,
     /// Hinting faults taken (fault-driven policies).
     pub hinting_faults: u64,
-    pub frozen_pages: u64,
-    /// Share of the migrations decided at a repeatedly invoked policy's first invocation.
-    pub first_invocation_fraction: Option<f64>,
-    /// Seed 003's sampling distance per thread, and its mean (sampled policies).
-    pub sampling_distance: Option<Vec<f64>>,
-    pub sampling_distance_mean: Option<f64>,
     /// Times the policy was asked to decide: iteration ends (of a policy that decides there),
     /// timer ticks, counter interrupts, hinting faults, and epoch barriers at which it acted (an epoch hook a policy does not
     /// use returns nothing and is not counted).
@@ -121,13 +128,11 @@ pub struct PolicyStats {
     /// The barrier after the last timed iteration was not given to the policy: nothing
     /// follows it, so nothing could repay an action there (issue: "policies that never lose").
     pub final_barrier_withheld: bool,
-    /// Moves the policy's cost-aware gate refused, by reason.
-    pub refused: numaplace_model::dynamic::cost::Refusals,
-    /// Times a node fell below its low watermark and the policy was told
-    /// ([`Trigger::LowMemory`]), and first touches that fell back from a full node while the
-    /// policy listened ([`Trigger::AllocationFailure`]).
-    pub low_memory_events: u64,
-    pub allocation_failures: u64,
+    /// The policy's own record: what it reports ([`DynamicPolicy::report`]), the sampler's
+    /// statistics if it observes samples, and the counts of the triggers it lists that have
+    /// one ([`Trigger::stat`]) — each declared beside its component
+    /// ([`DynamicCaps::statistics`]).
+    pub report: Report,
 }
 
 /// One action taken by a dynamic policy, for `--decisions`.
@@ -156,20 +161,7 @@ impl Dynamic {
         // Samples are counted in full 16-bit counters; access counters have the machine's width.
         let bits = if sampling.is_some() { 16 } else { machine.raw.counter_bits };
         let sampler = sampling.map(|mode| {
-            let interval = match mode {
-                Sampling::Interval(n) => n.max(1),
-                Sampling::MaxRate(_) => 1,
-            };
-            // Each thread starts at a different point of its interval (deterministic), so
-            // that threads with the same pattern are not sampled in lockstep.
-            // Max-rate mode: nothing recorded until the first quantum boundary sets budgets.
-            let budget = match mode {
-                Sampling::Interval(_) => u64::MAX,
-                Sampling::MaxRate(_) => 0,
-            };
-            let samplers = (0..threads)
-                .map(|t| ThreadSampler { countdown: 1 + (t as u64 * 7919) % interval, interval, lines: 0, samples: 0, budget })
-                .collect();
+            let samplers = (0..threads).map(|t| thread_sampler(mode, t)).collect();
             Sampler { mode, threads: samplers, carry: vec![0.0; threads] }
         });
         Dynamic {
@@ -245,17 +237,6 @@ impl Dynamic {
         )
     }
 
-    /// Pages the policy froze.
-    pub fn frozen_pages(&self) -> u64 {
-        self.policy.frozen_pages()
-    }
-
-    /// Share of the migrations decided at the policy's first invocation, if it has them.
-    pub fn first_invocation_fraction(&self) -> Option<f64> {
-        let first = self.policy.first_invocation_migrations()?;
-        Some(if self.migrations == 0 { 0.0 } else { first as f64 / self.migrations as f64 })
-    }
-
     /// The policy's end-of-run check of its parameters against what the run had
     /// ([`DynamicPolicy::check_finished`]: a phase the workload never had).
     ///
@@ -268,7 +249,21 @@ impl Dynamic {
     /// What the policy did and what it cost, as this driver counted it: the policy's part of
     /// the result, reported by the component that knows it.
     pub fn stats(&self) -> PolicyStats {
-        let sampling_distance = self.sampling_distance();
+        let mut report = Report::default();
+        self.policy.report(&Applied { migrations: self.migrations }, &mut report);
+        if let Some(distance) = self.sampling_distance() {
+            let mean = (!distance.is_empty()).then(|| distance.iter().sum::<f64>() / distance.len() as f64);
+            report.numbers("sampling_distance", Some(distance));
+            report.number("sampling_distance_mean", mean);
+        }
+        for t in self.triggers {
+            match t.stat().map(|s| s.name) {
+                Some(name @ "low_memory_events") => report.count(name, self.low_memory_events),
+                Some(name @ "allocation_failures") => report.count(name, self.allocation_failures),
+                Some(name) => unreachable!("the engine counts no trigger statistic '{name}'"),
+                None => {}
+            }
+        }
         PolicyStats {
             migrations: self.migrations,
             replications: self.replications,
@@ -276,19 +271,10 @@ impl Dynamic {
             overhead_ps: self.overhead_ps,
             interrupts: self.interrupts,
             hinting_faults: self.faults,
-            frozen_pages: self.frozen_pages(),
-            first_invocation_fraction: self.first_invocation_fraction(),
-            sampling_distance_mean: sampling_distance
-                .as_ref()
-                .filter(|v| !v.is_empty())
-                .map(|v| v.iter().sum::<f64>() / v.len() as f64),
-            sampling_distance,
             decision_points: self.decision_points,
             decisions_acted: self.decisions_acted,
             final_barrier_withheld: self.final_barrier_withheld,
-            refused: self.policy.refusals(),
-            low_memory_events: self.low_memory_events,
-            allocation_failures: self.allocation_failures,
+            report,
         }
     }
 
@@ -301,15 +287,7 @@ impl Dynamic {
             let (mode, old) = (sm.mode, sm.threads.len());
             sm.threads.truncate(threads);
             for t in old..threads {
-                let interval = match mode {
-                    Sampling::Interval(n) => n.max(1),
-                    Sampling::MaxRate(_) => 1,
-                };
-                let budget = match mode {
-                    Sampling::Interval(_) => u64::MAX,
-                    Sampling::MaxRate(_) => 0,
-                };
-                sm.threads.push(ThreadSampler { countdown: 1 + (t as u64 * 7919) % interval, interval, lines: 0, samples: 0, budget });
+                sm.threads.push(thread_sampler(mode, t));
             }
             sm.carry.resize(threads, 0.0);
         }

@@ -81,14 +81,8 @@ pub struct SimResult {
     pub interrupts: u64,
     /// Hinting faults taken (fault-driven policies).
     pub hinting_faults: u64,
-    pub frozen_pages: u64,
-    /// Share of the migrations decided at a repeatedly invoked policy's first invocation.
-    pub migrations_first_invocation_fraction: Option<f64>,
     /// Local share of each timed iteration's transactions.
     pub per_iteration_local_fraction: Vec<f64>,
-    /// Seed 003's sampling distance per thread (sampled policies).
-    pub sampling_distance: Option<Vec<f64>>,
-    pub sampling_distance_mean: Option<f64>,
     /// Times the dynamic policy was asked to decide (iteration ends of a policy that decides
     /// there, timer ticks, counter
     /// interrupts, hinting faults, epoch barriers at which it acted); 0 without a policy, and
@@ -100,19 +94,11 @@ pub struct SimResult {
     /// The barrier after the last timed iteration was not given to the policy (nothing
     /// follows it to repay an action); false without a policy.
     pub policy_final_barrier_withheld: bool,
-    /// Moves a cost-aware policy refused because the page's target changed since its previous
-    /// window (`cost_aware=on`; 0 otherwise).
-    pub policy_refused_unstable: u64,
-    /// Moves a cost-aware policy refused because their expected benefit did not cover their
-    /// cost.
-    pub policy_refused_costly: u64,
-    /// Moves a cost-aware policy refused after withdrawing, its earlier moves having not paid
-    /// in measured time per line (docs/timing.md, "Measured payback").
-    pub policy_refused_withdrawn: u64,
-    /// Moves a cost-aware policy held back while its first moves were being measured.
-    pub policy_refused_probation: u64,
-    /// Pages a cost-aware policy moved back to where they were, on withdrawing.
-    pub policy_undone: u64,
+    /// The dynamic policy's own record (empty without one): the statistics its registry entry
+    /// declares (`numaplace policies` lists them; `DynamicCaps::statistics`), as it reported
+    /// them — frozen pages, the cost gate's refusals, seed 003's sampling distance, the
+    /// low-memory events of a tiering policy...
+    pub policy: numaplace_model::report::Report,
 }
 
 impl SimResult {
@@ -404,18 +390,10 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
         policy_overhead_ns: ns(policy.overhead_ps),
         interrupts: policy.interrupts,
         hinting_faults: policy.hinting_faults,
-        frozen_pages: policy.frozen_pages,
-        migrations_first_invocation_fraction: policy.first_invocation_fraction,
-        sampling_distance: policy.sampling_distance,
-        sampling_distance_mean: policy.sampling_distance_mean,
         policy_decision_points: policy.decision_points,
         policy_decisions_acted: policy.decisions_acted,
         policy_final_barrier_withheld: policy.final_barrier_withheld,
-        policy_refused_unstable: policy.refused.unstable,
-        policy_refused_costly: policy.refused.costly,
-        policy_refused_withdrawn: policy.refused.withdrawn,
-        policy_refused_probation: policy.refused.probation,
-        policy_undone: policy.refused.undone,
+        policy: policy.report,
         per_iteration_local_fraction: engine
             .iteration_traffic
             .iter()
