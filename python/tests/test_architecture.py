@@ -14,7 +14,6 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "numaplace"
 
@@ -23,7 +22,6 @@ MAX_FUNCTION_LINES = 150
 
 #: Files exempt from the size limits, each with why. runtime.py is being split by another
 #: change (issue 33), which removes this entry.
-SIZE_EXEMPT: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -192,7 +190,7 @@ def test_relative_and_function_local_imports_are_seen(tmp_path: Path) -> None:
 
 def _sized() -> list[Module]:
     known, _ = modules()
-    return [m for m in known.values() if m.rel not in SIZE_EXEMPT]
+    return list(known.values())
 
 
 def test_no_source_file_over_the_limit() -> None:
@@ -209,11 +207,6 @@ def test_no_function_over_the_limit() -> None:
                 if lines > MAX_FUNCTION_LINES:
                     long[f"{m.rel}:{node.lineno} {node.name}"] = lines
     assert long == {}, f"functions over {MAX_FUNCTION_LINES} lines: {long}"
-
-
-@pytest.mark.parametrize("name", sorted(SIZE_EXEMPT))
-def test_size_exemptions_name_files_that_exist(name: str) -> None:
-    assert (PACKAGE / name).is_file()
 
 
 # --- every file numaplace writes goes through the one writer ----------------------------------
