@@ -447,7 +447,8 @@ SAMPLED = Experiment(
     title="Profile-driven page migration on a Sun Fire 6800 (seed 003 §4.1, §5)",
     description=(
         "Seed 003 samples interconnect transactions on a Sun Fire 6800 and migrates each page, every "
-        "interval, to the board whose processors sampled it most, freezing pages that keep moving. "
+        "interval, to the board whose processors sampled it most, freezing pages that moved "
+        "recently (for the three intervals after a move, §3). "
         "It runs the NAS kernels with 12 threads on 6 boards and reports lower non-local shares with "
         "migration, and compares sampling techniques by the distance between the sampled and the "
         "true per-processor shares (Table 1). We run nas-bt, nas-sp, nas-cg, nas-mg, nas-ft and "

@@ -244,8 +244,12 @@ pub struct Applied {
     pub migrations: u64,
 }
 
-/// Pages a freezing policy froze (never to migrate again) by the run's end.
-pub const FROZEN_PAGES: StatDecl = StatDecl { name: "frozen_pages", unit: "pages", doc: "pages the policy froze (never to migrate again) by the run's end" };
+/// Pages a freezing policy's freeze held (its doc says how).
+pub const FROZEN_PAGES: StatDecl = StatDecl {
+    name: "frozen_pages",
+    unit: "pages",
+    doc: "pages the policy's freeze held: frozen for good by the run's end, or, under sampled's temporary freeze, held back at least once",
+};
 
 /// What the engine's sampler reports for a policy that observes samples (seed 003 §4.1).
 pub const SAMPLER_STATS: &[StatDecl] = &[

@@ -1,7 +1,7 @@
 //! `sampled`: seed 003's profile-driven migration (seed 003 §3, §4.1, §5). The driver samples
 //! transactions (every N-th, or at most R per second) into per-page, per-node sample counts;
 //! every period a migration thread moves pages to the node with the most samples and freezes
-//! pages that keep moving.
+//! pages that moved recently.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
 use crate::report::Report;
@@ -35,7 +35,13 @@ const SAMPLED_PARAMS: &[ParamDecl] = &[
         default: "1.8",
         doc: "with period_ms=auto: samples per placed page that end an interval (seed 003's 5 s intervals held 0.4 to 8.7 per page, median 1.8: Tables 4 and 6 with the NPB class B/C footprints, docs/timing.md)",
     },
-    ParamDecl { name: "freeze", kind: ParamKind::COUNT, default: "3", doc: "freeze a page that migrated in each of the last this many intervals (seed 003 §3)" },
+    ParamDecl { name: "freeze", kind: ParamKind::COUNT, default: "3", doc: "F: the freeze's intervals (seed 003 §3: \"we freeze memory pages that have been migrated recently for a fixed number of page migration iterations (We currently freeze a page if it migrated during the last 3 consecutive intervals)\")" },
+    ParamDecl {
+        name: "freeze_mode",
+        kind: ParamKind::Choice(&["temporary", "permanent"]),
+        default: "temporary",
+        doc: "temporary (seed 003 §3 as written): a page that migrated in any of the last F intervals is not a candidate; permanent (this project's earlier reading): a page that migrated in each of the last F intervals never moves again",
+    },
     cost::COST_AWARE,
 ];
 
@@ -53,8 +59,13 @@ const SAMPLED_CHECK_PS: Ps = 10_000_000_000;
 
 /// Seed 003's engine: a profiler samples transactions into per-page, per-node sample counts;
 /// every period a migration thread stops the application, moves every page to the node with
-/// the most samples (no minimum count, seed 003 §3), freezes pages that migrated in each of
-/// the last `freeze` intervals, and clears the samples.
+/// the most samples (no minimum count, seed 003 §3), skips pages the freeze holds, and clears
+/// the samples. The freeze (§3): "we freeze memory pages that have been migrated recently for a
+/// fixed number of page migration iterations (We currently freeze a page if it migrated during
+/// the last 3 consecutive intervals)" — read as written (`freeze_mode=temporary`), a page that
+/// migrated in any of the last `freeze` intervals is not a candidate, and may move again after;
+/// `freeze_mode=permanent` keeps the earlier reading, a page that migrated in each of the last
+/// `freeze` intervals frozen for good.
 ///
 /// The period: seed 003 §5 uses T = 5 s on runs of 31 s to 65 min and found 1 s to 50 s
 /// equally good. Our runs are 10 to 1000 times shorter and sample at different rates, so a
@@ -71,9 +82,13 @@ struct Sampled {
     period: Option<Ps>,
     per_page: f64,
     freeze: u32,
+    /// `freeze_mode=permanent`.
+    permanent: bool,
     tick: u32,
     /// Per page that has migrated: the consecutive intervals (ending at `tick`) it moved in.
     streak: std::collections::HashMap<u32, (u32, u32)>,
+    /// Permanent: the pages frozen for good. Temporary: the pages the freeze held back at least
+    /// once (what `frozen_pages` reports).
     frozen: std::collections::HashSet<u32>,
     gate: Gate,
     /// When the previous interval ended.
@@ -90,6 +105,7 @@ impl Sampled {
             period: (!r.is_auto("period_ms")).then(|| ((r.float("period_ms") * 1e9) as Ps).max(1)),
             per_page: r.float("samples_per_page"),
             freeze: r.uint("freeze") as u32,
+            permanent: r.choice("freeze_mode") == "permanent",
             tick: 0,
             streak: std::collections::HashMap::new(),
             frozen: std::collections::HashSet::new(),
@@ -134,7 +150,7 @@ impl DynamicPolicy for Sampled {
         let mut actions = Vec::new();
         self.gate.begin_window(view, window, scale);
         for (page, &home) in view.homes.iter().enumerate() {
-            if home as usize >= nodes || self.frozen.contains(&(page as u32)) {
+            if home as usize >= nodes || (self.permanent && self.frozen.contains(&(page as u32))) {
                 continue;
             }
             let p = PageNo(page as u32);
@@ -146,16 +162,22 @@ impl DynamicPolicy for Sampled {
                 self.gate.note(p, best);
                 continue;
             }
+            let previous = self.streak.get(&p.0).copied();
+            // Temporary freeze: moved in one of the last `freeze` intervals (this is `tick`).
+            if !self.permanent && previous.is_some_and(|(last, _)| self.tick - last <= self.freeze) {
+                self.frozen.insert(p.0);
+                continue;
+            }
             let ev = Evidence { counts: view.counters.row(p), scale, window };
             if self.gate.judge(view, p, NodeId(home), best, ev, 0) != Verdict::Move {
                 continue;
             }
-            let run = match self.streak.get(&p.0) {
-                Some(&(last, n)) if last + 1 == self.tick => n + 1,
+            let run = match previous {
+                Some((last, n)) if last + 1 == self.tick => n + 1,
                 _ => 1,
             };
             self.streak.insert(p.0, (self.tick, run));
-            if self.freeze > 0 && run >= self.freeze {
+            if self.permanent && self.freeze > 0 && run >= self.freeze {
                 self.frozen.insert(p.0);
             }
             actions.push(Action::Migrate { page: p, to: best, reason: "most samples in the interval" });
@@ -176,9 +198,23 @@ mod tests {
     use crate::units::NodeId;
 
     #[test]
+    fn a_temporary_freeze_holds_a_page_for_its_intervals_then_lets_it_move() {
+        let mut f = Fixture::new(1);
+        let mut s = f.policy("sampled:period_ms=1");
+        f.counters.add(0, 1, 3);
+        // Moved in interval 1 (the page stays at home in this fixture, so it asks again):
+        // held in 2, 3 and 4 (it moved within the last three), free to move in 5, held after.
+        let acted: Vec<bool> = (1..=9).map(|_| !s.on_timer(&f.view()).actions.is_empty()).collect();
+        assert_eq!(acted, [true, false, false, false, true, false, false, false, true]);
+        let mut out = crate::report::Report::default();
+        s.report(&Applied::default(), &mut out);
+        assert_eq!(out.count_of("frozen_pages"), 1, "held back at least once");
+    }
+
+    #[test]
     fn moves_to_the_most_sampled_node_and_freezes_a_page_that_keeps_moving() {
         let mut f = Fixture::new(1);
-        let mut s = f.policy("sampled:period_ms=1,freeze=2");
+        let mut s = f.policy("sampled:period_ms=1,freeze=2,freeze_mode=permanent");
         assert_eq!(s.sampling(), Some(Sampling::Interval(1024)));
         assert_eq!(s.timer_period(), Some(1_000_000_000));
         f.counters.add(0, 1, 3);
