@@ -1,19 +1,11 @@
-//! The crate's structure, read from its source (`src/*.rs`):
-//!
-//! * the modules' `crate::…` paths form no cycle (each module file names only modules below
-//!   it; comments are not read, `super::` in a module's nested `mod tests` is the module
-//!   itself). `lib.rs`, the root, declares the modules and is left out;
-//! * no file is over 800 lines, no function over 150;
-//! * every `extern "C" fn` the crate defines calls the panic guard (`crate::guard`: "a panic
-//!   never crosses the C ABI").
-//!
-//! Each check is also run on a small source with the fault it looks for, to show it fails.
+//! The crate's structure, read from its source (`src/*.rs`): every `extern "C" fn` the crate
+//! defines calls the panic guard (`crate::guard`: "a panic never crosses the C ABI"). The check
+//! is also run on a small source with the fault it looks for, to show it fails. The import
+//! graph and the sizes (no cycle between files, no file over 800 lines, no function over 150)
+//! are held for every crate by `tests/test_layering.py`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
-
-const MAX_FILE_LINES: usize = 800;
-const MAX_FN_LINES: usize = 150;
 
 /// Every `src/*.rs` file: module name -> text.
 fn sources() -> BTreeMap<String, String> {
@@ -58,84 +50,6 @@ fn code(text: &str) -> String {
         let ch = text[i..].chars().next().unwrap();
         out.push(ch);
         i += ch.len_utf8();
-    }
-    out
-}
-
-/// The modules of `modules` each one names by a `crate::NAME` path (itself left out).
-fn edges(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
-    let mut out = BTreeMap::new();
-    for (name, text) in modules {
-        let c = code(text);
-        let mut to = BTreeSet::new();
-        for (at, _) in c.match_indices("crate::") {
-            if at > 0 && (c.as_bytes()[at - 1].is_ascii_alphanumeric() || c.as_bytes()[at - 1] == b'_') {
-                continue; // `numaplace_crate::`, not a path from this crate's root
-            }
-            let rest = &c[at + "crate::".len()..];
-            let target: String = rest.chars().take_while(|ch| ch.is_ascii_alphanumeric() || *ch == '_').collect();
-            if target != *name && modules.contains_key(&target) {
-                to.insert(target);
-            }
-        }
-        out.insert(name.clone(), to);
-    }
-    out
-}
-
-/// A cycle of `graph` (its modules in order, the first repeated at the end), if there is one.
-fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
-    // Depth-first search: 0 unvisited, 1 on the current path, 2 done.
-    fn visit(n: &str, g: &BTreeMap<String, BTreeSet<String>>, state: &mut BTreeMap<String, u8>, path: &mut Vec<String>) -> Option<Vec<String>> {
-        state.insert(n.to_string(), 1);
-        path.push(n.to_string());
-        for m in g.get(n).into_iter().flatten() {
-            match state.get(m.as_str()).copied().unwrap_or(0) {
-                1 => {
-                    let from = path.iter().position(|p| p == m).unwrap();
-                    let mut c = path[from..].to_vec();
-                    c.push(m.clone());
-                    return Some(c);
-                }
-                0 => {
-                    if let Some(c) = visit(m, g, state, path) {
-                        return Some(c);
-                    }
-                }
-                _ => {}
-            }
-        }
-        path.pop();
-        state.insert(n.to_string(), 2);
-        None
-    }
-    let mut state = BTreeMap::new();
-    for n in graph.keys() {
-        if state.get(n.as_str()).copied().unwrap_or(0) == 0 {
-            if let Some(c) = visit(n, graph, &mut state, &mut Vec::new()) {
-                return Some(c);
-            }
-        }
-    }
-    None
-}
-
-/// Each function of `text` (comments removed) longer than `max` lines: `name (N lines)`.
-fn long_functions(text: &str, max: usize) -> Vec<String> {
-    let c = code(text);
-    let mut out = Vec::new();
-    for (at, _) in c.match_indices("fn ") {
-        if at > 0 && (c.as_bytes()[at - 1].is_ascii_alphanumeric() || c.as_bytes()[at - 1] == b'_') {
-            continue;
-        }
-        let name: String = c[at + 3..].chars().take_while(|ch| ch.is_ascii_alphanumeric() || *ch == '_' || *ch == '$').collect();
-        if name.is_empty() {
-            continue; // a function-pointer type, `fn(…)`
-        }
-        let Some(len) = body(&c, at).map(|(open, close)| c[open..close].lines().count()) else { continue };
-        if len > max {
-            out.push(format!("{name} ({len} lines)"));
-        }
     }
     out
 }
@@ -199,39 +113,6 @@ fn unguarded(text: &str) -> Vec<String> {
 }
 
 #[test]
-fn the_modules_paths_form_no_cycle() {
-    let mut modules = sources();
-    modules.remove("lib");
-    let graph = edges(&modules);
-    if let Some(c) = cycle(&graph) {
-        panic!("an import cycle between the files of crates/runtime/src: {}", c.join(" -> "));
-    }
-    // The order, bottom up, for the record (cargo test -- --nocapture).
-    let mut done: Vec<String> = Vec::new();
-    while done.len() < graph.len() {
-        let next: Vec<String> =
-            graph.iter().filter(|(n, to)| !done.contains(n) && to.iter().all(|t| done.contains(t))).map(|(n, _)| n.clone()).collect();
-        println!("{}", next.join(" "));
-        done.extend(next);
-    }
-}
-
-#[test]
-fn no_file_is_over_800_lines_and_no_function_over_150() {
-    let mut faults = Vec::new();
-    for (name, text) in sources() {
-        let lines = text.lines().count();
-        if lines > MAX_FILE_LINES {
-            faults.push(format!("src/{name}.rs: {lines} lines (at most {MAX_FILE_LINES})"));
-        }
-        for f in long_functions(&text, MAX_FN_LINES) {
-            faults.push(format!("src/{name}.rs: fn {f} (at most {MAX_FN_LINES})"));
-        }
-    }
-    assert!(faults.is_empty(), "{}", faults.join("; "));
-}
-
-#[test]
 fn every_extern_c_fn_goes_through_the_panic_guard() {
     let mut faults = Vec::new();
     let mut seen = 0;
@@ -246,25 +127,7 @@ fn every_extern_c_fn_goes_through_the_panic_guard() {
 }
 
 #[test]
-fn the_checks_fail_on_the_faults_they_look_for() {
-    // A cycle a -> b -> a (a path in a comment is no edge).
-    let m: BTreeMap<String, String> = [
-        ("a", "use crate::b::X;\n// crate::c\n"),
-        ("b", "fn f() { crate::a::g() }"),
-        ("c", "use crate::a;"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let g = edges(&m);
-    assert_eq!(g["a"], BTreeSet::from(["b".to_string()]));
-    assert_eq!(cycle(&g), Some(vec!["a".to_string(), "b".to_string(), "a".to_string()]));
-    let mut acyclic = m.clone();
-    acyclic.insert("b".into(), "fn f() {}".into());
-    assert_eq!(cycle(&edges(&acyclic)), None);
-    // A long function.
-    let long = format!("fn long() {{\n{}}}\nfn short() {{ 1 }}\n", "    x();\n".repeat(200));
-    assert_eq!(long_functions(&long, 150), ["long (202 lines)"]);
+fn the_check_fails_on_the_fault_it_looks_for() {
     // An unguarded extern "C" fn, beside a guarded one, a type and a declaration.
     let src = r#"
         type F = unsafe extern "C" fn(i32) -> i32;
