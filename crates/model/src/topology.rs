@@ -46,6 +46,10 @@ pub struct RawMachine {
     /// it no node is ever low on memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watermarks: Option<crate::watermarks::RawWatermarks>,
+    /// The transparent huge page size in bytes (2 MiB on x86-64), where the machine has huge
+    /// pages: a policy that manages memory in huge pages (HeMem's 2 MiB pages) needs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub huge_page_size: Option<u64>,
     /// Parameters of the line-level protocol engine (seed 004), an optional table the
     /// page-level engine ignores; parsed and validated by `numaplace_sim::protocol::params`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,6 +71,51 @@ pub struct RawNode {
     /// Sustainable bandwidth of the node's memory controller in GB/s (10^9 bytes per second).
     /// The service rate in lines per second is `bandwidth / line_size`.
     pub bandwidth_gbps: f64,
+    /// The kind of memory the node has, which ranks it in a memory tier ([`MemoryKind::tier`]);
+    /// DRAM unless written.
+    #[serde(default, skip_serializing_if = "MemoryKind::is_dram")]
+    pub memory: MemoryKind,
+}
+
+/// The kind of a node's memory. Linux ranks memory into tiers by an abstract distance derived
+/// from each device's performance (mm/memory-tiers.c: DRAM at `MEMTIER_ADISTANCE_DRAM`; a CXL
+/// or persistent-memory device registered by dax/kmem further out), and demotes from a tier to
+/// the next slower one. Here the kind alone gives the tier: a machine declares what each node
+/// is, and latency and bandwidth stay the node's own numbers.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryKind {
+    /// Local DRAM: the top tier.
+    #[default]
+    Dram,
+    /// A CXL Type-3 memory expander (CXL.mem), exposed as a CPU-less node.
+    Cxl,
+    /// Persistent memory in memory mode (Intel Optane DC PMM under dax/kmem).
+    Pmem,
+}
+
+impl MemoryKind {
+    /// The tier the kind ranks in, 0 the fastest: DRAM 0, CXL 1, persistent memory 2.
+    pub fn tier(self) -> u8 {
+        match self {
+            MemoryKind::Dram => 0,
+            MemoryKind::Cxl => 1,
+            MemoryKind::Pmem => 2,
+        }
+    }
+
+    /// The word machine files and listings use.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryKind::Dram => "dram",
+            MemoryKind::Cxl => "cxl",
+            MemoryKind::Pmem => "pmem",
+        }
+    }
+
+    fn is_dram(&self) -> bool {
+        *self == MemoryKind::Dram
+    }
 }
 
 /// Migration cost parameters of a [`RawMachine`].
@@ -104,6 +153,13 @@ pub struct Machine {
     pub latency_ps: Vec<Ps>,
     /// Memory-controller service time of one line in ps (0 for a memory-less node).
     pub service_ps: Vec<f64>,
+    /// Each node's memory tier ([`MemoryKind::tier`]), renumbered densely over the tiers the
+    /// machine has: 0 is the fastest present, and a machine of one kind has only tier 0.
+    pub tier: Vec<u8>,
+    /// Each node's demotion target: the nearest node with memory (by latency from it) in the
+    /// next slower tier the machine has, as Linux's `establish_demotion_targets`
+    /// (mm/memory-tiers.c) prefers the nearest lower-tier node; `None` in the slowest tier.
+    pub demotion: Vec<Option<NodeId>>,
 }
 
 /// The ranges of a machine's timing quantities and sizes. Every value a machine file may hold is
@@ -133,6 +189,16 @@ pub mod bounds {
     pub const MAX_NODE_MEMORY_MIB: u64 = 1 << 30;
     /// CPUs of the whole machine (CPU ids are 16 bits).
     pub const MAX_CPUS: u64 = u16::MAX as u64;
+    /// The largest huge page, bytes: 1 GiB, x86-64's largest (PUD-mapped) page.
+    pub const MAX_HUGE_PAGE: u64 = 1 << 30;
+}
+
+/// Each node's tier, renumbered densely over the kinds present (0 the fastest).
+fn dense_tiers(nodes: &[RawNode]) -> Vec<u8> {
+    let mut present: Vec<u8> = nodes.iter().map(|nd| nd.memory.tier()).collect();
+    present.sort_unstable();
+    present.dedup();
+    nodes.iter().map(|nd| present.iter().position(|&t| t == nd.memory.tier()).unwrap_or(0) as u8).collect()
 }
 
 /// Refuses `v` outside `[lo, hi]` (or not finite), naming the key, the value and the unit.
@@ -270,6 +336,19 @@ impl Machine {
         if let Some(w) = &raw.watermarks {
             w.check().map_err(|e| err(origin, e))?;
         }
+        if let Some(h) = raw.huge_page_size {
+            if !h.is_power_of_two() || h <= raw.page_size || h > bounds::MAX_HUGE_PAGE {
+                return Err(err(
+                    origin,
+                    format!("huge_page_size = {h}: must be a power of two above page_size ({}) and at most {} (1 GiB)", raw.page_size, bounds::MAX_HUGE_PAGE),
+                ));
+            }
+        }
+        let tier = dense_tiers(&raw.nodes);
+        let top_memory: u64 = raw.nodes.iter().zip(&tier).filter(|(_, &t)| t == 0).map(|(nd, _)| nd.memory_mib).sum();
+        if tier.iter().any(|&t| t > 0) && top_memory == 0 {
+            return Err(err(origin, "nodes: the fastest tier has no memory (memory_mib = 0 on every node of it): a tiered machine needs a fast tier"));
+        }
 
         // At most MAX_CPUS entries (checked above).
         let mut cpu_node = Vec::with_capacity(cpus as usize);
@@ -279,7 +358,7 @@ impl Machine {
         // memory_mib <= 2^30 (checked above), so the product fits in 50 bits.
         let capacity_pages: Vec<u64> =
             raw.nodes.iter().map(|nd| nd.memory_mib * (1 << 20) / raw.page_size).collect();
-        let nearest = (0..n)
+        let nearest: Vec<Vec<NodeId>> = (0..n)
             .map(|from| {
                 let mut order: Vec<NodeId> =
                     (0..n).filter(|&j| capacity_pages[j] > 0).map(|j| NodeId(j as u8)).collect();
@@ -297,7 +376,29 @@ impl Machine {
             .iter()
             .map(|nd| if nd.memory_mib == 0 { 0.0 } else { raw.line_size as f64 / nd.bandwidth_gbps * 1000.0 })
             .collect();
-        Ok(Machine { raw, cpu_node, capacity_pages, nearest, latency_ps, service_ps })
+        let demotion = (0..n)
+            .map(|from| {
+                let below = (0..n).filter(|&j| tier[j] > tier[from] && capacity_pages[j] > 0).map(|j| tier[j]).min()?;
+                nearest[from].iter().copied().find(|d| tier[d.index()] == below)
+            })
+            .collect();
+        Ok(Machine { raw, cpu_node, capacity_pages, nearest, latency_ps, service_ps, tier, demotion })
+    }
+
+    /// Whether `node` is in the fastest tier (Linux's `node_is_toptier`): a tiering policy
+    /// promotes to such nodes and demotes from them.
+    pub fn is_toptier(&self, node: NodeId) -> bool {
+        self.tier[node.index()] == 0
+    }
+
+    /// Whether the machine has more than one memory tier.
+    pub fn is_tiered(&self) -> bool {
+        self.tier.iter().any(|&t| t > 0)
+    }
+
+    /// Pages per huge page, where the machine declares huge pages.
+    pub fn pages_per_huge(&self) -> Option<u32> {
+        self.raw.huge_page_size.map(|h| (h / self.raw.page_size) as u32)
     }
 
     /// Node `node`'s free-memory watermarks in pages, if the machine declares them.
@@ -407,6 +508,62 @@ tlb_shootdown_ns_per_cpu = 500.0
 
     fn refused(text: &str) -> String {
         Machine::from_toml_str(text, "bad.toml").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn tiers_come_from_the_memory_kinds_and_slow_nodes_demote_to_the_nearest_slower_one() {
+        // Two DRAM sockets, a CXL node near socket 0 and a PMEM node near socket 1.
+        let text = r#"
+name = "t4"
+page_size = 4096
+line_size = 64
+mlp = 2.0
+huge_page_size = 2097152
+latency_ns = [[100.0, 200.0, 250.0, 400.0], [200.0, 100.0, 380.0, 300.0], [250.0, 380.0, 250.0, 500.0], [400.0, 300.0, 500.0, 300.0]]
+[[nodes]]
+cpus = 2
+memory_mib = 1
+bandwidth_gbps = 6.4
+[[nodes]]
+cpus = 2
+memory_mib = 1
+bandwidth_gbps = 6.4
+[[nodes]]
+cpus = 0
+memory_mib = 4
+bandwidth_gbps = 3.2
+memory = "cxl"
+[[nodes]]
+cpus = 0
+memory_mib = 4
+bandwidth_gbps = 3.2
+memory = "pmem"
+[migration]
+fixed_ns = 1000.0
+copy_gbps = 4.096
+tlb_shootdown_ns_per_cpu = 500.0
+"#;
+        let m = Machine::from_toml_str(text, "t4.toml").unwrap();
+        assert_eq!(m.tier, vec![0, 0, 1, 2]);
+        assert_eq!(m.demotion, vec![Some(NodeId(2)), Some(NodeId(2)), Some(NodeId(3)), None]);
+        assert!(m.is_tiered() && m.is_toptier(NodeId(1)) && !m.is_toptier(NodeId(2)));
+        assert_eq!(m.pages_per_huge(), Some(512));
+        // Without CXL the PMEM node is tier 1, the next below DRAM.
+        let no_cxl = Machine::from_toml_str(&text.replace("memory = \"cxl\"", ""), "t4.toml").unwrap();
+        assert_eq!(no_cxl.tier, vec![0, 0, 0, 1]);
+        assert_eq!(no_cxl.demotion, vec![Some(NodeId(3)), Some(NodeId(3)), Some(NodeId(3)), None]);
+        // A machine of one kind has one tier and demotes nowhere; the echo omits the kind.
+        let flat = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
+        assert!(!flat.is_tiered());
+        assert_eq!(flat.demotion, vec![None, None]);
+        assert!(!toml::to_string(&flat.raw).unwrap().contains("memory ="));
+        // A fast tier without memory, an unknown kind, a huge page that is not one.
+        let e = refused(&text.replace("cpus = 2\nmemory_mib = 1\n", "cpus = 2\nmemory_mib = 0\n"));
+        assert!(e.contains("the fastest tier has no memory"), "{e}");
+        let e = refused(&text.replace("\"pmem\"", "\"hbm\""));
+        assert!(e.contains("unknown variant `hbm`"), "{e}");
+        let e = refused(&text.replace("2097152", "3000000"));
+        assert!(e.contains("huge_page_size = 3000000: must be a power of two above page_size (4096)"), "{e}");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! rule (docs/machines.md, "Detecting this host"). Text in, machine out: the callers read the
 //! files.
 
-use super::{bounds, default_counter_bits, Machine, RawMachine, RawMigration, RawNode};
+use super::{bounds, default_counter_bits, Machine, MemoryKind, RawMachine, RawMigration, RawNode};
 use crate::error::ModelError;
 
 /// The node numbers among the entry names of a sysfs node directory (`node0`, `node2`, ...;
@@ -255,10 +255,12 @@ pub fn host_machine_hmat(nodes: &[HostNode], perf: &[HostPerf], opts: &HostOptio
                 cpus: nd.cpus,
                 memory_mib: if nd.memory_kib == 0 { 0 } else { (nd.memory_kib / 1024).max(1) },
                 bandwidth_gbps: bw,
+                memory: MemoryKind::Dram,
             })
             .collect(),
         migration: LINUX_MIGRATION,
         watermarks: None,
+        huge_page_size: None,
         protocol: None,
     };
     Ok(HostMachine { machine: Machine::from_raw(raw, origin)?, notes })
