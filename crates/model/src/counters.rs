@@ -70,13 +70,17 @@ impl PageCounters {
     /// All of a page's counts, one per node.
     pub fn row(&self, page: PageNo) -> &[u16] {
         let i = page.0 as usize * self.nodes;
-        &self.c[i..i + self.nodes]
+        // Counters of no pages (a driver keeps none for a policy that does not count) have
+        // empty rows.
+        self.c.get(i..i + self.nodes).unwrap_or(&[])
     }
 
     /// Clears one page's counters (after it migrated).
     pub fn reset_page(&mut self, page: PageNo) {
         let i = page.0 as usize * self.nodes;
-        self.c[i..i + self.nodes].fill(0);
+        if let Some(row) = self.c.get_mut(i..i + self.nodes) {
+            row.fill(0);
+        }
     }
 
     /// Clears every counter.

@@ -10,6 +10,8 @@
 
 use crate::workload::{Op, Txn};
 use numaplace_model::counters::PageCounters;
+use numaplace_model::dynamic::Sample;
+use numaplace_model::{NodeId, PageNo};
 use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::Ps;
 
@@ -221,16 +223,86 @@ pub fn hot_loop_sampled(
     run_records(txns, i, homes, row, lines, clock, qend, writes, node, &mut Sampling { samples, s })
 }
 
-/// An access to a page whose access was revoked stops the loop with a fault.
-struct Faulting<'a> {
-    revoked: &'a [bool],
+/// Every `interval`-th line of the thread is a sample with its page, node and kind, appended
+/// to the stream a PEBS-like policy reads ([`numaplace_model::dynamic::Observes::AddressSamples`]).
+struct AddressSampling<'a> {
+    samples: &'a mut Vec<Sample>,
+    s: &'a mut ThreadSampler,
 }
 
-impl Observe for Faulting<'_> {
+impl Observe for AddressSampling<'_> {
+    #[inline(always)]
+    fn after(&mut self, tx: Txn, _h: usize, node: usize, _row: &[Ps]) -> (Ps, bool) {
+        let (c, s) = (tx.count as u64, &mut *self.s);
+        s.lines += c;
+        if c >= s.countdown {
+            let k = 1 + (c - s.countdown) / s.interval;
+            let sample = Sample { page: PageNo(tx.page), node: NodeId(node as u8), write: tx.op == Op::Write };
+            self.samples.extend(std::iter::repeat(sample).take(k as usize));
+            s.samples += k;
+            s.countdown = s.interval - (c - s.countdown) % s.interval;
+        } else {
+            s.countdown -= c;
+        }
+        (0, false)
+    }
+}
+
+/// The hot loop of policies that read a stream of address samples.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub fn hot_loop_address_sampled(
+    txns: &[Txn],
+    i: &mut usize,
+    homes: &[u8],
+    row: &[Ps],
+    lines: &mut [u64],
+    clock: &mut Ps,
+    qend: Ps,
+    writes: &mut u64,
+    samples: &mut Vec<Sample>,
+    node: usize,
+    s: &mut ThreadSampler,
+) -> Stop {
+    run_records(txns, i, homes, row, lines, clock, qend, writes, node, &mut AddressSampling { samples, s })
+}
+
+/// An access to a page whose access was revoked stops the loop with a fault; with `MARK`,
+/// every access also sets the page's referenced byte (the page-table entry's accessed bit,
+/// which a reclaiming policy reads).
+struct Faulting<'a, const MARK: bool> {
+    revoked: &'a [bool],
+    referenced: &'a mut [u8],
+}
+
+impl<const MARK: bool> Observe for Faulting<'_, MARK> {
     #[inline(always)]
     fn after(&mut self, tx: Txn, _h: usize, _node: usize, _row: &[Ps]) -> (Ps, bool) {
+        if MARK {
+            self.referenced[tx.page as usize] = 1;
+        }
         (0, self.revoked[tx.page as usize])
     }
+}
+
+/// The hot loop of fault-driven policies that also read referenced bits: every access marks
+/// its page, and one to a revoked page faults (the handler clears the page's flag). `revoked`
+/// and `referenced` have one entry per page.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub fn hot_loop_faulting_marked(
+    txns: &[Txn],
+    i: &mut usize,
+    homes: &[u8],
+    row: &[Ps],
+    lines: &mut [u64],
+    clock: &mut Ps,
+    qend: Ps,
+    writes: &mut u64,
+    revoked: &[bool],
+    referenced: &mut [u8],
+) -> Stop {
+    run_records(txns, i, homes, row, lines, clock, qend, writes, 0, &mut Faulting::<true> { revoked, referenced })
 }
 
 /// The hot loop of fault-driven policies (the handler clears the page's flag).
@@ -247,7 +319,7 @@ pub fn hot_loop_faulting(
     writes: &mut u64,
     revoked: &[bool],
 ) -> Stop {
-    run_records(txns, i, homes, row, lines, clock, qend, writes, 0, &mut Faulting { revoked })
+    run_records(txns, i, homes, row, lines, clock, qend, writes, 0, &mut Faulting::<false> { revoked, referenced: &mut [] })
 }
 
 /// Replicas as seed 001 §2 describes Wildfire's: a "shadow" page on the replica's node

@@ -6,7 +6,7 @@
 //! that needs a new trigger and reports two new counters touches its own file and its
 //! registry line only").
 
-use numaplace_model::dynamic::{Action, Applied, DynamicCaps, DynamicPolicy, Observes, Trigger, View};
+use numaplace_model::dynamic::{Action, Applied, DynamicCaps, DynamicPolicy, Observes, Timer, Trigger, View};
 use numaplace_model::report::{Report, StatDecl};
 use numaplace_model::placement;
 use numaplace_model::{Machine, NodeId, PageNo, Region, Spec};
@@ -28,12 +28,12 @@ impl DynamicPolicy for Demoter {
         false
     }
 
-    fn on_low_memory(&mut self, view: &View<'_>, node: NodeId) -> Vec<Action> {
+    fn on_low_memory(&mut self, view: &View<'_>, node: NodeId) -> Timer {
         self.low.push((node.0, view.free[node.index()]));
         let on_node = view.homes.iter().enumerate().filter(|&(_, &h)| h == node.0).map(|(p, _)| p as u32);
         let actions: Vec<Action> = on_node.take(self.batch).map(|p| Action::Migrate { page: PageNo(p), to: NodeId(1), reason: "demote" }).collect();
         self.demoted += actions.len() as u64;
-        actions
+        Timer { actions, ..Timer::default() }
     }
 
     fn report(&self, _applied: &Applied, out: &mut Report) {
@@ -101,7 +101,7 @@ fn the_caps_agree_with_the_policy() {
 }
 
 #[test]
-fn a_node_below_its_low_watermark_is_told_once_and_its_demotions_apply() {
+fn a_node_below_its_low_watermark_is_told_until_balanced_and_its_demotions_apply() {
     // 240 pages first touched on node 0 (256 pages): free drops below low (39) after 217.
     let (stats, per_node) = run(&machine(true), 240, 64);
     assert_eq!(stats.report.count_of("low_memory_events"), 1, "raised once, not re-armed: free never got back to high (52) before demotion");
@@ -113,7 +113,12 @@ fn a_node_below_its_low_watermark_is_told_once_and_its_demotions_apply() {
     assert_eq!(stats.migrations, 64);
     assert_eq!(per_node, vec![240 - 64, 64]);
     assert_eq!(stats.report.count_of("allocation_failures"), 0, "no first touch fell back");
-    assert_eq!(stats.decision_points, 1);
+    assert_eq!(stats.decision_points, 1, "64 pages brought it back above high at once");
+    // One page at a time does not: it is told again at each quantum boundary (kswapd goes on
+    // reclaiming) while it stays below high, still within one low-memory event.
+    let (stats, _) = run(&machine(true), 240, 1);
+    assert_eq!(stats.report.count_of("low_memory_events"), 1);
+    assert!(stats.decision_points > 1 && stats.decision_points == stats.report.count_of("demoted"), "{stats:?}");
 }
 
 #[test]

@@ -17,6 +17,13 @@
 //! * `sampled`: migration from sampled transactions (seed 003 §3).
 //! * `autonuma`: Linux's automatic NUMA balancing (kernel/sched/fair.c).
 //! * `wildfire`: Sun Wildfire's migration and replication (seed 001 §2).
+//! * `numab-tiering`: Linux NUMA balancing's memory-tiering mode (`numa_balancing=2`).
+//! * `tpp`: Transparent Page Placement (Meta, ASPLOS'23).
+//! * `hemem`: HeMem's PEBS-sampled hot/cold tiering (SOSP'21).
+//!
+//! `tiering` holds what the tiering policies share: the promotion and demotion counts, and the
+//! reclaimer that demotes cold pages from a fast node that runs low (Linux's kswapd with
+//! demotion enabled).
 
 use crate::counters::PageCounters;
 use crate::error::ModelError;
@@ -30,9 +37,13 @@ use crate::Region;
 mod adaptive;
 mod autonuma;
 pub mod cost;
+mod hemem;
 mod kernel;
+mod numab;
 mod recrep;
 mod sampled;
+pub mod tiering;
+mod tpp;
 mod upmlib;
 mod wildfire;
 
@@ -58,8 +69,28 @@ pub struct Timer {
     /// Revoke access to these pages: the next access to each takes a hinting fault
     /// ([`DynamicPolicy::on_fault`]).
     pub revoke: Option<std::ops::Range<u32>>,
+    /// Revoke only the pages of [`Timer::revoke`] that are off the fastest tier (NUMA
+    /// balancing's memory-tiering mode does not scan top-tier pages).
+    pub revoke_skip_toptier: bool,
     /// When the next tick should come, if the policy changes its period.
     pub next_period: Option<Ps>,
+    /// The actions are done by a background thread (a kernel daemon such as kswapd, or a
+    /// policy's own migration thread on a core of its own): no application thread waits for
+    /// them, but their page copies load the memory controllers of both nodes.
+    pub background: bool,
+    /// Pages whose referenced bit ([`View::referenced`]) the driver clears once the actions
+    /// are applied: what a reclaimer's scan looked at.
+    pub clear_referenced: Vec<u32>,
+}
+
+/// One sampled access, as a precise-event sampler (Intel PEBS) reports a load miss or a store
+/// with its data address ([`Observes::AddressSamples`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    pub page: PageNo,
+    /// The node of the accessing CPU.
+    pub node: NodeId,
+    pub write: bool,
 }
 
 /// Sampled observation (seed 003 §3, §4.1): the counters then hold samples, not accesses.
@@ -105,6 +136,13 @@ pub struct View<'a> {
     /// How much longer the run will last, where the program declared its iterations (the
     /// mean iteration so far times the iterations left); `None` where the driver cannot know.
     pub remaining: Option<Ps>,
+    /// Whether each page was accessed since its bit was last cleared ([`Timer::clear_referenced`]):
+    /// the page-table entry's accessed bit, kept for a policy that observes hinting faults and
+    /// reclaims (empty otherwise). Nonzero means referenced.
+    pub referenced: &'a [u8],
+    /// The address samples taken since the policy's last timer tick, in the order taken
+    /// (empty unless the policy observes [`Observes::AddressSamples`]).
+    pub samples: &'a [Sample],
 }
 
 /// Decides when pages move.
@@ -200,12 +238,21 @@ pub trait DynamicPolicy: Send {
         None
     }
 
-    /// A node's free memory fell below its low watermark ([`Trigger::LowMemory`]): the policy
-    /// may free room there (demote pages to another node). Raised once when `node` crosses the
-    /// watermark, again only after its free memory is back at the high watermark. The actions
-    /// are applied as a timer tick's: every running thread waits for them.
-    fn on_low_memory(&mut self, _view: &View<'_>, _node: NodeId) -> Vec<Action> {
-        Vec::new()
+    /// A node's free memory is below its low watermark ([`Trigger::LowMemory`];
+    /// [`DynamicPolicy::watermarks`]): the policy may free room there (demote pages to another
+    /// node), as kswapd does. Raised when `node` crosses the low watermark and then at every
+    /// quantum boundary (the driver's scheduling step) while it stays below its high watermark
+    /// — kswapd keeps reclaiming until the node is balanced — and not again until it has been
+    /// back at the high watermark. The answer is applied as a timer tick's: stop-the-world
+    /// unless [`Timer::background`]; its period and counter fields are ignored.
+    fn on_low_memory(&mut self, _view: &View<'_>, _node: NodeId) -> Timer {
+        Timer::default()
+    }
+
+    /// Node `node`'s watermarks as this policy's reclaim uses them: the machine's (the
+    /// default), or the policy's own (TPP wakes its demotion at a higher watermark).
+    fn watermarks(&self, machine: &Machine, node: usize) -> Option<crate::watermarks::Watermarks> {
+        machine.watermarks(node)
     }
 
     /// A first touch of `page` wanted `wanted`, which was full, and placed the page on `got`
@@ -242,6 +289,14 @@ pub trait DynamicPolicy: Send {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Applied {
     pub migrations: u64,
+    /// Migrations from a slower tier to the fastest ([`Machine::is_toptier`]).
+    pub promotions: u64,
+    /// Migrations from the fastest tier to a slower one.
+    pub demotions: u64,
+    /// Migrations asked toward the fastest tier that did not land there (the node was full).
+    pub promotion_failures: u64,
+    /// Time the policy's background work took ([`Timer::background`]), ps.
+    pub background_ps: Ps,
 }
 
 /// Pages a freezing policy's freeze held (its doc says how).
@@ -271,6 +326,10 @@ pub enum Observes {
     HintingFaults,
     /// Counters, with read replicas the driver keeps coherent line by line.
     Replicas,
+    /// A stream of sampled accesses with their addresses and kinds ([`View::samples`]), as
+    /// Intel PEBS reports load misses and stores: every `n`-th line of each thread
+    /// ([`DynamicPolicy::sampling`], interval mode only).
+    AddressSamples,
 }
 
 impl Observes {
@@ -281,6 +340,7 @@ impl Observes {
             Observes::Samples => "samples",
             Observes::HintingFaults => "hinting-faults",
             Observes::Replicas => "replicas",
+            Observes::AddressSamples => "address-samples",
         }
     }
 }
@@ -419,8 +479,12 @@ impl DynamicCaps {
     /// The first disagreement, in words.
     pub fn check(&self, policy: &dyn DynamicPolicy) -> Result<(), String> {
         let observes = self.observes.name();
-        if policy.sampling().is_some() != (self.observes == Observes::Samples) {
+        let samples = matches!(self.observes, Observes::Samples | Observes::AddressSamples);
+        if policy.sampling().is_some() != samples {
             return Err(format!("observes {observes} but sampling() is {:?}", policy.sampling()));
+        }
+        if self.observes == Observes::AddressSamples && !matches!(policy.sampling(), Some(Sampling::Interval(_))) {
+            return Err(format!("observes {observes} but sampling() is not an interval"));
         }
         if policy.replicates() && self.observes != Observes::Replicas {
             return Err(format!("observes {observes} but replicates()"));
@@ -473,7 +537,8 @@ pub type DynamicInfo = Info<Build, DynamicCaps>;
 pub const REGISTRY: Registry<Build, DynamicCaps> = Registry { kind: "dynamic policy", groups: &[POLICIES] };
 
 /// In listing order (`numaplace policies`, the unknown-name error).
-const POLICIES: &[DynamicInfo] = &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO];
+const POLICIES: &[DynamicInfo] =
+    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO];
 
 
 /// Builds the policy named by `spec` for `machine` and a run of `threads` threads.
@@ -571,6 +636,8 @@ pub(crate) mod fixture {
                 done: self.done,
                 overhead: self.overhead,
                 remaining: self.remaining,
+                referenced: &[],
+                samples: &[],
             }
         }
     }
@@ -581,10 +648,17 @@ mod tests {
     use super::*;
     use crate::topology::tests::TWO_NODES;
 
+    /// The test machine with its CPU-less node made CXL and huge pages of two base pages: every
+    /// policy builds on it (HeMem needs huge pages).
+    fn tiered_machine() -> Machine {
+        let text = TWO_NODES.replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n").replace("mlp = 2.0\n", "mlp = 2.0\nhuge_page_size = 8192\n");
+        Machine::from_toml_str(&text, "t2c.toml").unwrap()
+    }
+
     /// Every policy's defaults, and the parameters that change what an instance observes.
     #[test]
     fn every_instance_agrees_with_its_capabilities() {
-        let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
+        let machine = tiered_machine();
         let variants = ["wildfire:replication=off", "wildfire:migration=off,replication=off", "sampled:mode=max-rate", "upmlib-recrep:distribute=off"];
         let specs = REGISTRY.names().map(str::to_string).chain(variants.iter().map(|v| v.to_string()));
         let mut checked = 0;
@@ -602,11 +676,11 @@ mod tests {
     /// the triggers' are the engine's to report).
     #[test]
     fn every_policy_reports_what_its_entry_declares() {
-        let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
+        let machine = tiered_machine();
         for info in REGISTRY.iter() {
             let (policy, _) = build(&Spec::parse(info.name).unwrap(), &machine, 2).unwrap();
             let mut out = Report::default();
-            policy.report(&Applied { migrations: 3 }, &mut out);
+            policy.report(&Applied { migrations: 3, ..Applied::default() }, &mut out);
             let declared: Vec<&str> = info.caps.stats.iter().flat_map(|g| g.iter()).map(|s| s.name).collect();
             assert_eq!(out.names().collect::<Vec<_>>(), declared, "{}", info.name);
             let all: Vec<&str> = info.caps.statistics().iter().map(|s| s.name).collect();

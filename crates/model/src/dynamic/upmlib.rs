@@ -195,7 +195,7 @@ mod tests {
         assert_eq!(moves, vec![Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "competitive criterion" }]);
         // One migration at the first invocation: half of a run's two.
         let mut out = crate::report::Report::default();
-        u.report(&Applied { migrations: 2 }, &mut out);
+        u.report(&Applied { migrations: 2, ..Applied::default() }, &mut out);
         assert_eq!(out.get("first_invocation_fraction"), Some(&crate::report::StatValue::Number(Some(0.5))));
         assert!(u.counts());
         f.counters.reset_all();

@@ -3,10 +3,19 @@
 //! what it reports ([`PolicyStats`], [`Decision`]).
 
 use super::memory::{view, Memory};
+
+/// What a policy's view borrows of an attached policy's state, field by field (so that the
+/// policy itself can be borrowed mutably beside it).
+macro_rules! observed {
+    ($d:expr) => {
+        crate::engine::memory::Observed { counters: &$d.counters, replica_writes: &$d.replica_writes, referenced: &$d.referenced, samples: &$d.samples }
+    };
+}
+pub(super) use observed;
 use crate::hotloop::ThreadSampler;
 use crate::workload::Epoch;
 use numaplace_model::counters::PageCounters;
-use numaplace_model::dynamic::{Action, Applied, DynamicCaps, DynamicPolicy, Observes, Sampling, Trigger};
+use numaplace_model::dynamic::{Action, Applied, DynamicCaps, DynamicPolicy, Observes, Sample, Sampling, Timer, Trigger};
 use numaplace_model::report::Report;
 use numaplace_model::{Machine, NodeId, PageNo, Ps};
 
@@ -42,6 +51,8 @@ pub(super) enum HotLoop {
     Faulting,
     /// Counting, serving reads from replicas and keeping them coherent.
     Replicated,
+    /// Appending every `n`-th line of each thread to a stream of address samples.
+    AddressSampled,
 }
 
 impl HotLoop {
@@ -55,6 +66,7 @@ impl HotLoop {
             Observes::HintingFaults => HotLoop::Faulting,
             Observes::Replicas if policy.replicates() => HotLoop::Replicated,
             Observes::Replicas => HotLoop::Counted,
+            Observes::AddressSamples => HotLoop::AddressSampled,
         }
     }
 }
@@ -104,6 +116,22 @@ pub struct Dynamic {
     /// Low-memory and allocation-failure triggers raised.
     pub(super) low_memory_events: u64,
     pub(super) allocation_failures: u64,
+    /// Each page's referenced byte (the accessed bit), kept for a policy that observes
+    /// hinting faults and acts on low memory (it reclaims by them); empty otherwise.
+    pub(super) referenced: Vec<u8>,
+    /// The address samples taken since the policy's last timer tick (a policy that observes
+    /// address samples).
+    pub(super) samples: Vec<Sample>,
+    /// Moves between tiers, and promotions that did not land on the fastest tier.
+    pub(super) promotions: u64,
+    pub(super) demotions: u64,
+    pub(super) promotion_failures: u64,
+    /// Time the policy's background work took (copies by a kernel daemon or a policy thread,
+    /// which no application thread waits for), ps.
+    pub(super) background_ps: Ps,
+    /// Lines the background copies read and wrote at each node since the last quantum
+    /// boundary: load on the memory controllers ([`Dynamic::take_copy_lines`]).
+    pub(super) copy_lines: Vec<u64>,
 }
 
 /// A dynamic policy's activity in one run ([`Dynamic::stats`]); all zero without a policy.
@@ -157,14 +185,26 @@ impl Dynamic {
         let hot = HotLoop::choose(caps, policy.as_ref());
         let timer = policy.timer_period().map(|p| (p.max(1), p.max(1)));
         // The sampling mode is the instance's parameter.
-        let sampling = (hot == HotLoop::Sampled).then(|| policy.sampling().expect("a policy that observes samples has a sampling mode"));
+        let sampled = matches!(hot, HotLoop::Sampled | HotLoop::AddressSampled);
+        let sampling = sampled.then(|| policy.sampling().expect("a policy that observes samples has a sampling mode"));
         // Samples are counted in full 16-bit counters; access counters have the machine's width.
         let bits = if sampling.is_some() { 16 } else { machine.raw.counter_bits };
         let sampler = sampling.map(|mode| {
             let samplers = (0..threads).map(|t| thread_sampler(mode, t)).collect();
             Sampler { mode, threads: samplers, carry: vec![0.0; threads] }
         });
+        // Counters only for a policy that reads them: one that counts (at first; it may stop),
+        // samples into them, or replicates.
+        let counted = policy.counts() || matches!(hot, HotLoop::Sampled | HotLoop::Replicated);
+        let reclaims = hot == HotLoop::Faulting && caps.acts_on(Trigger::LowMemory);
         Dynamic {
+            referenced: if reclaims { vec![0; pages] } else { Vec::new() },
+            samples: Vec::new(),
+            promotions: 0,
+            demotions: 0,
+            promotion_failures: 0,
+            background_ps: 0,
+            copy_lines: vec![0; machine.nodes()],
             threshold: policy.interrupt_threshold(),
             sampler,
             revoked: Vec::new(),
@@ -178,7 +218,7 @@ impl Dynamic {
             collapses: 0,
             policy,
             hot,
-            counters: PageCounters::new(pages, machine.nodes(), bits),
+            counters: PageCounters::new(if counted { pages } else { 0 }, machine.nodes(), bits),
             timer,
             sharing_cpus: threads,
             migrations: 0,
@@ -250,8 +290,15 @@ impl Dynamic {
     /// the result, reported by the component that knows it.
     pub fn stats(&self) -> PolicyStats {
         let mut report = Report::default();
-        self.policy.report(&Applied { migrations: self.migrations }, &mut report);
-        if let Some(distance) = self.sampling_distance() {
+        let applied = Applied {
+            migrations: self.migrations,
+            promotions: self.promotions,
+            demotions: self.demotions,
+            promotion_failures: self.promotion_failures,
+            background_ps: self.background_ps,
+        };
+        self.policy.report(&applied, &mut report);
+        if let Some(distance) = self.sampling_distance().filter(|_| self.hot == HotLoop::Sampled) {
             let mean = (!distance.is_empty()).then(|| distance.iter().sum::<f64>() / distance.len() as f64);
             report.numbers("sampling_distance", Some(distance));
             report.number("sampling_distance_mean", mean);
@@ -341,7 +388,9 @@ impl Dynamic {
                     self.clear_stale(page, None);
                     let from = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
                     let counts = self.counters.row(page).to_vec();
-                    if let Some(node) = mem.pt.migrate(page, to, mem.machine) {
+                    let moved = mem.pt.migrate(page, to, mem.machine);
+                    self.count_tiers(mem.machine, from, to, moved);
+                    if let Some(node) = moved {
                         // A batch of moves (a barrier's, a timer's) flushes the TLBs once, as
                         // a range migration or Linux's batched migrate_pages does; a single
                         // move (an interrupt, a fault) pays its own shootdown.
@@ -368,6 +417,68 @@ impl Dynamic {
         }
         self.overhead_ps = self.overhead_ps.saturating_add(cost);
         cost
+    }
+
+    /// Counts a move of a page from node `from` asked toward `to` that landed on `moved`: a
+    /// promotion, a demotion, or a promotion that failed.
+    fn count_tiers(&mut self, machine: &Machine, from: u8, to: NodeId, moved: Option<NodeId>) {
+        if from == u8::MAX || !machine.is_tiered() {
+            return;
+        }
+        let from_top = machine.is_toptier(NodeId(from));
+        match moved {
+            Some(n) if !from_top && machine.is_toptier(n) => self.promotions += 1,
+            Some(n) if from_top && !machine.is_toptier(n) => self.demotions += 1,
+            _ if !from_top && machine.is_toptier(to) => self.promotion_failures += 1,
+            _ => {}
+        }
+    }
+
+    /// Applies a tick's answer (a timer's or a low-memory trigger's) at `now`: its actions,
+    /// then its referenced bits cleared. Returns the time the running threads wait for it: its
+    /// cost, or nothing when a background thread does the work (whose copies then load the
+    /// memory controllers of both ends, [`Dynamic::take_copy_lines`]).
+    pub(super) fn apply_tick(&mut self, mem: &mut Memory<'_>, tick: &mut Timer, now: Ps) -> Ps {
+        let actions = std::mem::take(&mut tick.actions);
+        let wait = if tick.background {
+            let homes: Vec<(PageNo, u8)> = actions.iter().filter_map(|a| match a {
+                Action::Migrate { page, .. } => Some((*page, mem.pt.home(*page).map_or(u8::MAX, |n| n.0))),
+                _ => None,
+            }).collect();
+            let overhead = self.overhead_ps;
+            let cost = self.apply(mem, actions, now);
+            // Background work is not the threads' overhead.
+            self.overhead_ps = overhead;
+            self.background_ps = self.background_ps.saturating_add(cost);
+            let lines = mem.machine.lines_per_page();
+            for (page, from) in homes {
+                if let (Some(to), true) = (mem.pt.home(page), from != u8::MAX) {
+                    if to.0 != from {
+                        self.copy_lines[from as usize] += lines;
+                        self.copy_lines[to.index()] += lines;
+                    }
+                }
+            }
+            0
+        } else {
+            self.apply(mem, actions, now)
+        };
+        for &p in &tick.clear_referenced {
+            if let Some(r) = self.referenced.get_mut(p as usize) {
+                *r = 0;
+            }
+        }
+        wait
+    }
+
+    /// The lines background copies moved at each node since the last call, cleared.
+    pub(super) fn take_copy_lines(&mut self) -> Option<Vec<u64>> {
+        if self.copy_lines.iter().all(|&l| l == 0) {
+            return None;
+        }
+        let out = self.copy_lines.clone();
+        self.copy_lines.fill(0);
+        Some(out)
     }
 
     /// A page's copies become fully valid: one node's (a new replica), or all (the page is back
@@ -406,7 +517,7 @@ impl Dynamic {
         self.revoked_count -= 1;
         self.faults += 1;
         let free = mem.pt.free_per_node();
-        let action = self.policy.on_fault(&view(&self.counters, mem, &free, &self.replica_writes, now, self.overhead_ps), PageNo(page), NodeId(node as u8));
+        let action = self.policy.on_fault(&view(observed!(self), mem, &free, now, self.overhead_ps), PageNo(page), NodeId(node as u8));
         self.decided(action.is_some());
         let cost = self.policy.fault_cost();
         self.overhead_ps = self.overhead_ps.saturating_add(cost);
@@ -419,7 +530,7 @@ impl Dynamic {
     pub(super) fn allocation_failure(&mut self, mem: &mut Memory<'_>, page: u32, wanted: NodeId, got: NodeId, now: Ps) -> Ps {
         self.allocation_failures += 1;
         let free = mem.pt.free_per_node();
-        let actions = self.policy.on_allocation_failure(&view(&self.counters, mem, &free, &self.replica_writes, now, self.overhead_ps), PageNo(page), wanted, got);
+        let actions = self.policy.on_allocation_failure(&view(observed!(self), mem, &free, now, self.overhead_ps), PageNo(page), wanted, got);
         self.decided(!actions.is_empty());
         self.apply(mem, actions, now)
     }
@@ -431,7 +542,7 @@ impl Dynamic {
     pub(super) fn interrupt(&mut self, mem: &mut Memory<'_>, page: u32, node: usize, now: Ps) -> Ps {
         self.interrupts += 1;
         let free = mem.pt.free_per_node();
-        let action = self.policy.on_interrupt(&view(&self.counters, mem, &free, &self.replica_writes, now, self.overhead_ps), PageNo(page), NodeId(node as u8));
+        let action = self.policy.on_interrupt(&view(observed!(self), mem, &free, now, self.overhead_ps), PageNo(page), NodeId(node as u8));
         self.decided(action.is_some());
         self.counters.reset_page(PageNo(page));
         let m = &mem.machine.raw.migration;

@@ -2,7 +2,7 @@
 //! the placement, the regions, and the run's progress as a policy may weigh it.
 
 use numaplace_model::counters::PageCounters;
-use numaplace_model::dynamic::View;
+use numaplace_model::dynamic::{Sample, View};
 use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::placement::{PlaceRequest, Placement};
 use numaplace_model::{Machine, NodeId, PageNo, PageTable, Ps, Region};
@@ -66,13 +66,21 @@ impl Memory<'_> {
     }
 }
 
-/// What a policy sees: the counters and the memory state at `now`.
-pub(super) fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'a [u64], replica_writes: &'a [u32], now: Ps, overhead: Ps) -> View<'a> {
+/// What a policy observes of the accesses, as the attached policy keeps it (`observed!`).
+pub(super) struct Observed<'a> {
+    pub(super) counters: &'a PageCounters,
+    pub(super) replica_writes: &'a [u32],
+    pub(super) referenced: &'a [u8],
+    pub(super) samples: &'a [Sample],
+}
+
+/// What a policy sees: what it observed and the memory state at `now`.
+pub(super) fn view<'a>(o: Observed<'a>, mem: &'a Memory<'_>, free: &'a [u64], now: Ps, overhead: Ps) -> View<'a> {
     View {
         machine: mem.machine,
-        counters,
+        counters: o.counters,
         replicas: mem.pt.replica_masks(),
-        replica_writes,
+        replica_writes: o.replica_writes,
         homes: mem.pt.homes(),
         free,
         regions: &mem.regions,
@@ -82,5 +90,7 @@ pub(super) fn view<'a>(counters: &'a PageCounters, mem: &'a Memory<'_>, free: &'
         done: mem.done,
         overhead,
         remaining: mem.remaining(now),
+        referenced: o.referenced,
+        samples: o.samples,
     }
 }

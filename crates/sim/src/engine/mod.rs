@@ -16,9 +16,12 @@ mod dynamic;
 mod memory;
 
 pub use dynamic::{Decision, Dynamic, PolicyStats, Sampler};
+use dynamic::observed;
 
 use crate::binding::Placed;
-use crate::hotloop::{hot_loop, hot_loop_counted, hot_loop_faulting, hot_loop_replicated, hot_loop_sampled, Stop};
+use crate::hotloop::{
+    hot_loop, hot_loop_address_sampled, hot_loop_counted, hot_loop_faulting, hot_loop_faulting_marked, hot_loop_replicated, hot_loop_sampled, Stop,
+};
 use crate::timing::Timing;
 use crate::workload::{Epoch, Txn};
 use dynamic::HotLoop;
@@ -114,6 +117,12 @@ pub struct Engine<'m> {
     pub dynamic: Option<Dynamic>,
     /// Local and total lines of each timed iteration (for the per-iteration local fraction).
     pub iteration_traffic: Vec<(u64, u64)>,
+    /// The line rate each node serves to others than this run's threads (other jobs of a
+    /// multiprogrammed system, [`Engine::set_background`]), before the policy's background
+    /// copies are added to it.
+    background: Vec<f64>,
+    /// Whether the last quantum's background copies were added to the timing model's load.
+    copy_load: bool,
 }
 
 impl<'m> Engine<'m> {
@@ -142,6 +151,8 @@ impl<'m> Engine<'m> {
             cursor: vec![0; nt],
             dynamic: None,
             iteration_traffic: Vec::new(),
+            background: vec![0.0; nn],
+            copy_load: false,
         }
     }
 
@@ -181,7 +192,28 @@ impl<'m> Engine<'m> {
     /// The line rate (lines per ps) each node serves to other programs sharing the machine
     /// ([`Timing::set_background`]); zero unless a multiprogrammed system sets it.
     pub fn set_background(&mut self, lines_per_ps: &[f64]) {
+        self.background = lines_per_ps.to_vec();
         self.timing.set_background(lines_per_ps);
+    }
+
+    /// Adds the policy's background copies of the quantum that just ended to the memory
+    /// controllers' load for the next one (lines read at the source and written at the
+    /// destination, spread over a quantum), or takes them away once there are none.
+    fn copy_load(&mut self) {
+        let Some(d) = self.dynamic.as_mut() else { return };
+        match d.take_copy_lines() {
+            Some(lines) => {
+                let q = self.quantum_ps as f64;
+                let load: Vec<f64> = self.background.iter().zip(&lines).map(|(&b, &l)| b + l as f64 / q).collect();
+                self.timing.set_background(&load);
+                self.copy_load = true;
+            }
+            None if self.copy_load => {
+                self.timing.set_background(&self.background);
+                self.copy_load = false;
+            }
+            None => {}
+        }
     }
 
     /// The pages each node may hold for this run's address space
@@ -200,7 +232,7 @@ impl<'m> Engine<'m> {
     fn epoch_hook(&mut self, epoch: &Epoch, start: bool) -> Ps {
         let Some(d) = self.dynamic.as_mut().filter(|d| d.acts_on(Trigger::EpochBoundary)) else { return 0 };
         let free = self.mem.pt.free_per_node();
-        let v = view(&d.counters, &self.mem, &free, &d.replica_writes, self.now, d.overhead_ps);
+        let v = view(observed!(d), &self.mem, &free, self.now, d.overhead_ps);
         let actions = if start {
             d.policy.on_epoch_start(&v, epoch.iteration, epoch.phase)
         } else {
@@ -243,7 +275,7 @@ impl<'m> Engine<'m> {
         let Some(d) = self.dynamic.as_mut() else { return };
         let actions = if d.acts_on(Trigger::IterationEnd) {
             let free = self.mem.pt.free_per_node();
-            d.policy.on_iteration_end(&view(&d.counters, &self.mem, &free, &d.replica_writes, self.now, d.overhead_ps), iteration)
+            d.policy.on_iteration_end(&view(observed!(d), &self.mem, &free, self.now, d.overhead_ps), iteration)
         } else {
             Vec::new()
         };
@@ -390,6 +422,18 @@ impl<'m> Engine<'m> {
                     d.page_lines,
                     node,
                 ),
+                Some(d) if d.hot == HotLoop::AddressSampled => {
+                    let sm = d.sampler.as_mut().expect("an address-sampled loop has a sampler");
+                    hot_loop_address_sampled(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes, &mut d.samples, node, &mut sm.threads[t])
+                }
+                // A reclaiming policy's referenced bits are kept whether or not pages are
+                // revoked.
+                Some(d) if d.hot == HotLoop::Faulting && !d.referenced.is_empty() => {
+                    if d.revoked.len() != homes.len() {
+                        d.revoked = vec![false; homes.len()];
+                    }
+                    hot_loop_faulting_marked(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes, &d.revoked, &mut d.referenced)
+                }
                 Some(d) if d.hot == HotLoop::Faulting && d.revoked_count > 0 => {
                     hot_loop_faulting(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes, &d.revoked)
                 }
@@ -443,6 +487,7 @@ impl<'m> Engine<'m> {
         bandwidth_guard(&self.q_lines, &mut self.clocks, &self.mem.machine.service_ps, qend - self.quantum_ps, &mut self.node_lines);
         self.timer_tick(epoch, qend);
         self.low_memory(epoch, qend);
+        self.copy_load();
         if let Some(d) = self.dynamic.as_mut() {
             d.sampler_quantum(&self.q_lines, self.nn, self.quantum_ps, &self.cursor, epoch);
         }
@@ -470,31 +515,39 @@ impl<'m> Engine<'m> {
         }
     }
 
-    /// The low-memory trigger, for a policy that acts on it: each node whose free pages are
-    /// below its low watermark (the machine's `[watermarks]`) and was not already signalled is
-    /// given to the policy, whose actions every running thread waits for (as a timer tick's);
-    /// a node is re-armed once its free pages are back at its high watermark.
+    /// The low-memory trigger, for a policy that acts on it: a node whose free pages fell
+    /// below its low watermark (the policy's, [`DynamicPolicy::watermarks`]; by default the
+    /// machine's `[watermarks]`) is given to the policy, and given again at every quantum
+    /// boundary while it stays below its high watermark (kswapd reclaims until the node is
+    /// balanced); it is re-armed once its free pages are back at the high watermark. The
+    /// answer is applied as a timer tick's: stop-the-world, unless it runs in the background.
     fn low_memory(&mut self, epoch: &Epoch, qend: Ps) {
         let Some(d) = self.dynamic.as_mut().filter(|d| !d.low.is_empty()) else { return };
         let mut free = self.mem.pt.free_per_node();
         for n in 0..self.nn {
-            let Some(w) = self.mem.machine.watermarks(n) else { return };
+            if self.mem.machine.capacity_pages[n] == 0 {
+                continue;
+            }
+            let Some(w) = d.policy.watermarks(self.mem.machine, n) else { continue };
             if free[n] >= w.high {
                 d.low[n] = false;
-            }
-            if d.low[n] || free[n] >= w.low || self.mem.machine.capacity_pages[n] == 0 {
                 continue;
             }
-            d.low[n] = true;
-            d.low_memory_events += 1;
-            let actions = d.policy.on_low_memory(&view(&d.counters, &self.mem, &free, &d.replica_writes, qend, d.overhead_ps), NodeId(n as u8));
-            d.decided(!actions.is_empty());
-            if actions.is_empty() {
+            if !d.low[n] {
+                if free[n] >= w.low {
+                    continue;
+                }
+                d.low[n] = true;
+                d.low_memory_events += 1;
+            }
+            let mut tick = d.policy.on_low_memory(&view(observed!(d), &self.mem, &free, qend, d.overhead_ps), NodeId(n as u8));
+            d.decided(!tick.actions.is_empty());
+            if tick.actions.is_empty() && tick.clear_referenced.is_empty() {
                 continue;
             }
-            let cost = d.apply(&mut self.mem, actions, qend);
+            let cost = d.apply_tick(&mut self.mem, &mut tick, qend);
             for (t, clock) in self.clocks.iter_mut().enumerate() {
-                if self.cursor[t] < epoch.threads[t].txns.len() {
+                if cost > 0 && self.cursor[t] < epoch.threads[t].txns.len() {
                     *clock = (*clock).max(qend).saturating_add(cost);
                 }
             }
@@ -512,11 +565,13 @@ impl<'m> Engine<'m> {
             return;
         }
         let free = self.mem.pt.free_per_node();
-        let tick = d.policy.on_timer(&view(&d.counters, &self.mem, &free, &d.replica_writes, qend, d.overhead_ps));
+        let mut tick = d.policy.on_timer(&view(observed!(d), &self.mem, &free, qend, d.overhead_ps));
+        // The samples are the policy's once it has seen them.
+        d.samples.clear();
         d.decided(!tick.actions.is_empty());
-        let cost = d.apply(&mut self.mem, tick.actions, qend);
+        let cost = d.apply_tick(&mut self.mem, &mut tick, qend);
         for (t, clock) in self.clocks.iter_mut().enumerate() {
-            if self.cursor[t] < epoch.threads[t].txns.len() {
+            if cost > 0 && self.cursor[t] < epoch.threads[t].txns.len() {
                 *clock = (*clock).max(qend).saturating_add(cost);
             }
         }
@@ -533,9 +588,12 @@ impl<'m> Engine<'m> {
             if d.revoked.len() != self.mem.pt.homes().len() {
                 d.revoked = vec![false; self.mem.pt.homes().len()];
             }
+            let homes = self.mem.pt.homes();
+            let machine = self.mem.machine;
             for p in range {
-                let placed = self.mem.pt.homes()[p as usize] != UNTOUCHED;
-                if placed && !d.revoked[p as usize] {
+                let h = homes[p as usize];
+                let scanned = h != UNTOUCHED && !(tick.revoke_skip_toptier && machine.is_toptier(NodeId(h)));
+                if scanned && !d.revoked[p as usize] {
                     d.revoked[p as usize] = true;
                     d.revoked_count += 1;
                 }
@@ -681,9 +739,12 @@ mod tests {
             ("wildfire:replication=off", HotLoop::Counted),
             ("upmlib", HotLoop::Counted),
             ("adaptive", HotLoop::Counted),
+            ("numab-tiering", HotLoop::Faulting),
+            ("tpp", HotLoop::Faulting),
+            ("hemem:page=4k", HotLoop::AddressSampled),
         ];
         for name in dynamic::REGISTRY.names() {
-            assert!(cases.iter().any(|&(text, _)| text == name), "no case for '{name}'");
+            assert!(cases.iter().any(|&(text, _)| text.split(':').next() == Some(name)), "no case for '{name}'");
         }
         for (text, want) in cases {
             let spec = Spec::parse(text).unwrap();
@@ -691,7 +752,11 @@ mod tests {
             let (policy, _) = dynamic::build(&spec, &m2, 2).unwrap();
             let d = Dynamic::new(policy, &info.caps, &m2, 4, 2);
             assert_eq!(d.hot, want, "{text}");
-            assert_eq!(d.sampler.is_some(), want == HotLoop::Sampled, "{text}");
+            assert_eq!(d.sampler.is_some(), matches!(want, HotLoop::Sampled | HotLoop::AddressSampled), "{text}");
+            // Counters only for a policy that reads them; referenced bits only for one that
+            // reclaims by them.
+            assert_eq!(d.counters.row(PageNo(0)).is_empty(), !(info.caps.observes != dynamic::Observes::HintingFaults && want != HotLoop::AddressSampled), "{text}");
+            assert_eq!(d.referenced.len(), if text == "numab-tiering" || text == "tpp" { 4 } else { 0 }, "{text}");
             assert_eq!(d.replica_writes.len(), if want == HotLoop::Replicated { 4 } else { 0 }, "{text}");
         }
     }

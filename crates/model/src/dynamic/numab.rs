@@ -1,0 +1,332 @@
+//! `numab-tiering`: Linux NUMA balancing in memory-tiering mode (`kernel.numa_balancing=2`),
+//! as in Linux 6.1 (kernel/sched/fair.c `should_numa_migrate_memory`,
+//! `numa_promotion_adjust_threshold`, `numa_promotion_rate_limit`, `pgdat_free_space_enough`;
+//! mm/mprotect.c; mm/vmscan.c `pgdat_balanced`; mm/page_alloc.c `WMARK_PROMO`).
+//!
+//! * **Sensing.** The scanner makes the next 256 MB window of the address space fault every
+//!   scan period, skipping top-tier pages ([`tiering::Scanner`]). Faults on top-tier pages are
+//!   not taken at all in this mode, so the policy sees only slow-tier pages, and only the first
+//!   access after each scan.
+//! * **Promotion** (in the fault, synchronous: the faulting thread pays the fault and the move).
+//!   When the faulting CPU's node has "enough" free memory — above its promotion watermark
+//!   plus the larger of 1 GiB and 1/16 of the node — every faulting slow page is promoted and
+//!   the threshold is reset. Otherwise a page is promoted only if its hint-fault latency (fault
+//!   time minus scan time) is below the hot threshold (1000 ms), and while the promotion
+//!   candidates of the current second stay below the rate limit (MB/s). Every scan-period-max
+//!   (60 s) the threshold moves by 1/8 of the default, down when the candidates of the period
+//!   exceeded the rate limit's share by 10 %, up (to at most twice the default) when they fell
+//!   10 % short. A promotion also needs the node above its high watermark plus the page
+//!   (`migrate_balanced_pgdat`); otherwise it is deferred (counted) and kswapd wakes.
+//! * **Demotion** (with `demotion=on`, `/sys/kernel/mm/numa/demotion_enabled`): kswapd
+//!   reclaims a top-tier node that fell below its watermark until it is back at the promotion
+//!   watermark (`WMARK_PROMO`, the high watermark plus the low–min gap), demoting the coldest
+//!   pages by the LRU ([`tiering::Reclaim`]), in the background.
+//!
+//! Modelling choices, written down: the scan period stays at its minimum (faults on slow-tier
+//! pages are never local to the faulting CPU, so `update_task_scan_period` never lengthens it);
+//! kswapd is woken when free memory drops below the high watermark — a failed promotion wakes it
+//! there in Linux, and a workload with hot slow pages fails promotions continually; the
+//! `hot_selection=off` and `auto_threshold=off` switches give the patch series' earlier steps
+//! (the base tiering mode promotes on every fault; a fixed threshold).
+
+use super::tiering::{self, Reclaim, Scanner};
+use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View, SIM_ONLY};
+use crate::report::{Report, StatDecl};
+use crate::spec::{ParamDecl, ParamKind, Resolved};
+use crate::topology::Machine;
+use crate::units::{NodeId, PageNo, Ps};
+use crate::watermarks::Watermarks;
+
+const ON_OFF: ParamKind = ParamKind::Choice(&["on", "off"]);
+
+const PARAMS: &[ParamDecl] = &[
+    ParamDecl { name: "scan_delay_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "time before the first scan (sysctl numa_balancing_scan_delay_ms: 1000)" },
+    ParamDecl { name: "scan_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "scan period (numa_balancing_scan_period_min_ms: 1000; see the module doc for why it stays there)" },
+    ParamDecl { name: "scan_size_mb", kind: ParamKind::Float { min: 0.001, max: 1e9 }, default: "256", doc: "address space made to fault per scan (numa_balancing_scan_size_mb: 256)" },
+    ParamDecl { name: "hot_threshold_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "hint-fault latency below which a slow page is hot (numa_balancing_hot_threshold_ms: MSEC_PER_SEC)" },
+    ParamDecl { name: "rate_limit_mbps", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "65536", doc: "promotion candidates per second, MB/s (numa_balancing_promote_rate_limit_MBps: 65536)" },
+    ParamDecl { name: "threshold_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e8 }, default: "60000", doc: "how often the hot threshold is adjusted (numa_balancing_scan_period_max_ms: 60000)" },
+    ParamDecl { name: "hot_selection", kind: ON_OFF, default: "on", doc: "choose hot pages by hint-fault latency (off: the base tiering mode, promote on every fault)" },
+    ParamDecl { name: "auto_threshold", kind: ON_OFF, default: "on", doc: "adjust the hot threshold to the rate limit (numa_promotion_adjust_threshold)" },
+    ParamDecl { name: "demotion", kind: ON_OFF, default: "on", doc: "kswapd demotes to the next tier (/sys/kernel/mm/numa/demotion_enabled; Linux's default is off, the tiering mode is evaluated with it on)" },
+    ParamDecl { name: "fault_ns", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "1000", doc: "cost of one hinting fault (assumption: a minor fault, about 1 µs)" },
+];
+
+const OWN_STATS: &[StatDecl] = &[
+    StatDecl { name: "promotions_deferred", unit: "pages", doc: "hot slow pages not promoted because the fast node was below its high watermark (migrate_balanced_pgdat), kswapd woken instead" },
+    StatDecl { name: "rate_limited", unit: "pages", doc: "hot slow pages not promoted because the second's candidates reached the rate limit" },
+    StatDecl { name: "hot_threshold_ms", unit: "ms", doc: "the hot threshold at the run's end (auto-adjusted)" },
+];
+
+pub(super) const INFO: DynamicInfo = DynamicInfo {
+    name: "numab-tiering",
+    doc: "Linux NUMA balancing, memory-tiering mode (numa_balancing=2, Linux 6.1): hint faults on slow pages, promotion by hint-fault latency under a rate limit, kswapd demotion",
+    params: PARAMS,
+    caps: DynamicCaps {
+        observes: Observes::HintingFaults,
+        drivers: SIM_ONLY,
+        why_not: "it is Linux's own tiering mode: on a real host set kernel.numa_balancing=2 and /sys/kernel/mm/numa/demotion_enabled",
+        needs_program_calls: false,
+        triggers: &[Trigger::Timer, Trigger::HintingFault, Trigger::LowMemory],
+        stats: &[tiering::TIER_STATS, OWN_STATS],
+    },
+    build: |r, m, _| Ok(Box::new(NumabTiering::new(r, m))),
+};
+
+const MS: f64 = 1e9;
+
+struct NumabTiering {
+    scanner: Scanner,
+    delay: Ps,
+    started: bool,
+    fault_cost: Ps,
+    default_th: Ps,
+    /// The adjusted threshold (0: the default).
+    threshold: Ps,
+    rate_limit_pages: u64,
+    th_period: Ps,
+    hot_selection: bool,
+    auto_threshold: bool,
+    demotion: bool,
+    /// Promotion candidates so far, and the count at the start of the rate limit's second and
+    /// of the threshold's period, with when those started.
+    candidates: u64,
+    rl_start: Ps,
+    rl_base: u64,
+    th_start: Ps,
+    th_base: u64,
+    reclaim: Reclaim,
+    deferred: u64,
+    rate_limited: u64,
+}
+
+impl NumabTiering {
+    fn new(r: &Resolved, m: &Machine) -> Self {
+        let page = m.raw.page_size as f64;
+        NumabTiering {
+            scanner: Scanner::new((r.float("scan_period_ms") * MS) as Ps, ((r.float("scan_size_mb") * 1048576.0) / page).ceil().max(1.0) as u32),
+            delay: (r.float("scan_delay_ms") * MS) as Ps,
+            started: false,
+            fault_cost: (r.float("fault_ns") * 1000.0) as Ps,
+            default_th: (r.float("hot_threshold_ms") * MS) as Ps,
+            threshold: 0,
+            rate_limit_pages: ((r.float("rate_limit_mbps") * 1048576.0) / page).ceil() as u64,
+            th_period: (r.float("threshold_period_ms") * MS) as Ps,
+            hot_selection: r.choice("hot_selection") == "on",
+            auto_threshold: r.choice("auto_threshold") == "on",
+            demotion: r.choice("demotion") == "on",
+            candidates: 0,
+            rl_start: 0,
+            rl_base: 0,
+            th_start: 0,
+            th_base: 0,
+            reclaim: Reclaim::default(),
+            deferred: 0,
+            rate_limited: 0,
+        }
+    }
+
+    /// `numa_promotion_adjust_threshold`: once per threshold period, compare the candidates
+    /// of the period with what the rate limit allows in it.
+    fn adjust_threshold(&mut self, now: Ps) {
+        if now.saturating_sub(self.th_start) <= self.th_period {
+            return;
+        }
+        self.th_start = now;
+        let reference = (self.rate_limit_pages as f64 * self.th_period as f64 / 1e12) as u64;
+        let diff = self.candidates - self.th_base;
+        let unit = self.default_th * 2 / 16;
+        let th = if self.threshold == 0 { self.default_th } else { self.threshold };
+        self.threshold = if diff > reference * 11 / 10 {
+            th.saturating_sub(unit).max(unit)
+        } else if diff < reference * 9 / 10 {
+            (th + unit).min(self.default_th * 2)
+        } else {
+            th
+        };
+        self.th_base = self.candidates;
+    }
+
+    /// `numa_promotion_rate_limit`: counts the candidate, and says whether this second's
+    /// candidates reached the limit.
+    fn rate_limit(&mut self, now: Ps) -> bool {
+        self.candidates += 1;
+        if now.saturating_sub(self.rl_start) > 1_000_000_000_000 {
+            self.rl_start = now;
+            self.rl_base = self.candidates - 1;
+        }
+        self.candidates - self.rl_base >= self.rate_limit_pages
+    }
+}
+
+/// Linux's watermarks for `node`: the machine's, or, where it declares none, what Linux
+/// computes for a node of that size (`min_free_kbytes` ≈ 0.05 %, then low and high 0.1 % and
+/// 0.2 % above it with `watermark_scale_factor` 10; crate::watermarks).
+pub(super) fn linux_watermarks(machine: &Machine, node: usize) -> Watermarks {
+    machine.watermarks(node).unwrap_or_else(|| {
+        let w = crate::watermarks::RawWatermarks { min_permille: 0.5, low_permille: 1.5, high_permille: 2.5 };
+        w.pages(machine.capacity_pages[node])
+    })
+}
+
+/// The promotion watermark (`WMARK_PROMO`): the high watermark plus the low–min gap.
+fn promo_watermark(w: &Watermarks) -> u64 {
+    w.high + (w.low - w.min)
+}
+
+impl DynamicPolicy for NumabTiering {
+    fn counts(&self) -> bool {
+        false
+    }
+
+    fn timer_period(&self) -> Option<Ps> {
+        Some(self.delay.max(1))
+    }
+
+    fn fault_cost(&self) -> Ps {
+        self.fault_cost
+    }
+
+    fn on_timer(&mut self, view: &View<'_>) -> Timer {
+        self.started = true;
+        self.scanner.scan(view.homes.len() as u32, view.now)
+    }
+
+    fn on_fault(&mut self, view: &View<'_>, page: PageNo, node: NodeId) -> Option<Action> {
+        if !tiering::on_slow_tier(view, page) || !view.machine.is_toptier(node) {
+            return None;
+        }
+        let w = linux_watermarks(view.machine, node.index());
+        let free = view.free[node.index()];
+        let enough = (1u64 << 30) / view.machine.raw.page_size;
+        let enough = enough.max(view.machine.capacity_pages[node.index()] / 16);
+        if free > promo_watermark(&w) + enough {
+            // Workload changed: reset the threshold (pgdat_free_space_enough).
+            self.threshold = 0;
+        } else if self.hot_selection {
+            if self.auto_threshold {
+                self.adjust_threshold(view.now);
+            }
+            let th = if self.threshold == 0 { self.default_th } else { self.threshold };
+            let latency = view.now.saturating_sub(self.scanner.scanned_at(page));
+            if latency >= th {
+                return None;
+            }
+            if self.rate_limit(view.now) {
+                self.rate_limited += 1;
+                return None;
+            }
+        }
+        if free <= w.high + 1 {
+            self.deferred += 1;
+            return None;
+        }
+        Some(Action::Migrate { page, to: node, reason: "hint fault on a slow page: promoted" })
+    }
+
+    fn watermarks(&self, machine: &Machine, node: usize) -> Option<Watermarks> {
+        let w = linux_watermarks(machine, node);
+        // kswapd woken below high (a failed promotion wakes it), balanced at WMARK_PROMO.
+        Some(Watermarks { min: w.min, low: w.high, high: promo_watermark(&w) })
+    }
+
+    fn on_low_memory(&mut self, view: &View<'_>, node: NodeId) -> Timer {
+        if !self.demotion || !view.machine.is_toptier(node) {
+            return Timer::default();
+        }
+        let w = self.watermarks(view.machine, node.index()).expect("always some");
+        let want = tiering::shortfall(view, node, w.high);
+        self.reclaim.demote(view, node, want, want.saturating_mul(16) + 4096, "kswapd: cold page of a fast node below its watermark")
+    }
+
+    fn report(&self, applied: &Applied, out: &mut Report) {
+        tiering::report_moves(applied, out);
+        out.count("promotions_deferred", self.deferred);
+        out.count("rate_limited", self.rate_limited);
+        let th = if self.threshold == 0 { self.default_th } else { self.threshold };
+        out.number("hot_threshold_ms", Some(th as f64 / MS));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamic::fixture::Fixture;
+
+    /// The fixture's machine with node 1 (CPU-less) made CXL: a fast node 0 of 256 pages and a
+    /// slow node 1 of 512.
+    fn tiered() -> Fixture {
+        let mut f = Fixture::new(8);
+        let text = crate::topology::tests::TWO_NODES.replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n");
+        f.machine = Machine::from_toml_str(&text, "t2c.toml").unwrap();
+        f.homes = vec![1; 8];
+        f.free = vec![250, 500];
+        f
+    }
+
+    #[test]
+    fn promotes_every_faulting_slow_page_while_the_fast_node_has_room_then_only_hot_ones() {
+        let mut f = tiered();
+        let mut p = f.policy("numab-tiering:scan_size_mb=0.015625");
+        assert_eq!(p.timer_period(), Some(1_000_000_000_000));
+        f.now = 1_000_000_000_000;
+        let t = p.on_timer(&f.view());
+        assert_eq!((t.revoke, t.revoke_skip_toptier), (Some(0..4), true));
+        // 256 pages hold less than 1 GiB: "enough" free space never holds; free 250 is above
+        // the high watermark (1 page), so a hot page is promoted...
+        f.now += 500_000_000_000;
+        assert!(matches!(p.on_fault(&f.view(), PageNo(1), NodeId(0)), Some(Action::Migrate { to: NodeId(0), .. })));
+        // ...one faulting 1.5 s after its scan is not hot...
+        f.now += 1_000_000_000_000;
+        assert_eq!(p.on_fault(&f.view(), PageNo(2), NodeId(0)), None);
+        // ...a fast page never faults into a promotion, and a full fast node defers.
+        f.homes[3] = 0;
+        assert_eq!(p.on_fault(&f.view(), PageNo(3), NodeId(0)), None);
+        let mut f2 = tiered();
+        f2.free = vec![1, 500];
+        let mut p2 = f2.policy("numab-tiering:hot_selection=off");
+        assert_eq!(p2.on_fault(&f2.view(), PageNo(0), NodeId(0)), None);
+        let mut out = Report::default();
+        p2.report(&Applied::default(), &mut out);
+        assert_eq!(out.names().collect::<Vec<_>>(), ["promotions", "demotions", "promotion_failures", "background_ms", "promotions_deferred", "rate_limited", "hot_threshold_ms"]);
+    }
+
+    #[test]
+    fn the_rate_limit_stops_promotion_within_a_second_and_the_threshold_follows_it() {
+        let mut f = tiered();
+        // One page a second (4 KiB/s) at most.
+        let mut p = NumabTiering::new(&crate::dynamic::resolve(&crate::Spec::parse("numab-tiering:rate_limit_mbps=0.00390625,threshold_period_ms=2000").unwrap()).unwrap().1, &f.machine);
+        p.on_timer(&f.view());
+        f.now = 10;
+        assert_eq!(p.on_fault(&f.view(), PageNo(0), NodeId(0)), None, "the first candidate reaches a limit of one");
+        assert_eq!(p.rate_limited, 1);
+        // Five more hot candidates in the next second, all limited...
+        f.now = 1_400_000_000_000;
+        p.on_timer(&f.view());
+        for k in 0..5 {
+            f.now = 1_500_000_000_000 + k;
+            assert_eq!(p.on_fault(&f.view(), PageNo(1), NodeId(0)), None);
+        }
+        assert_eq!((p.rate_limited, p.candidates), (6, 6));
+        // ...so when the 2 s period is over, six candidates against two allowed: the
+        // threshold goes down by 1/8 of the default, and a page 1.6 s from its scan is cold.
+        f.now = 3_000_000_000_000;
+        assert_eq!(p.on_fault(&f.view(), PageNo(2), NodeId(0)), None);
+        assert_eq!(p.threshold, 1_000_000_000_000 - 125_000_000_000);
+    }
+
+    #[test]
+    fn kswapd_demotes_cold_pages_of_the_fast_node_in_the_background() {
+        let mut f = tiered();
+        f.homes = vec![0; 8];
+        f.free = vec![0, 500];
+        let mut p = f.policy("numab-tiering");
+        let t = p.on_low_memory(&f.view(), NodeId(0));
+        assert!(t.background);
+        // The promotion watermark of 256 pages: high 1 + (low 1 − min 1) = 1 page short.
+        assert_eq!(t.actions, vec![Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "kswapd: cold page of a fast node below its watermark" }]);
+        // Off: nothing.
+        let mut off = f.policy("numab-tiering:demotion=off");
+        assert_eq!(off.on_low_memory(&f.view(), NodeId(0)), Timer::default());
+    }
+}

@@ -1,0 +1,225 @@
+//! What the tiering policies share: the promotion and demotion counts they report, the
+//! NUMA-balancing scanner that makes slow-tier pages fault, and the reclaimer that demotes
+//! cold pages from a fast node running low on free memory (Linux's kswapd with
+//! `/sys/kernel/mm/numa/demotion_enabled`).
+//!
+//! Per page the reclaimer keeps one byte of flags ([`Flags`]), the policy's own: the LRU list
+//! the page is on (active or inactive), whether a reference was already seen (Linux's
+//! `PG_referenced`), and whether the page was demoted (for TPP's thrash count). With the
+//! engine's home byte, its revoked flag and the page-table entry's referenced bit, a tiered run
+//! keeps four bytes per page.
+
+use super::{Action, Applied, Timer, View};
+use crate::report::{Report, StatDecl};
+use crate::topology::Machine;
+use crate::units::{NodeId, PageNo, Ps};
+use crate::pagetable::UNTOUCHED;
+
+/// The moves a tiering policy reports, counted by the driver ([`Applied`]).
+pub const TIER_STATS: &[StatDecl] = &[
+    StatDecl { name: "promotions", unit: "pages", doc: "pages moved from a slower tier to the fastest (Linux's pgpromote_success)" },
+    StatDecl { name: "demotions", unit: "pages", doc: "pages moved from the fastest tier to a slower one (Linux's pgdemote_kswapd)" },
+    StatDecl { name: "promotion_failures", unit: "pages", doc: "promotions asked that did not land on the fastest tier: its node was full" },
+    StatDecl { name: "background_ms", unit: "ms", doc: "time the background threads (kswapd, the policy's migration thread) spent moving pages, which no application thread waited for" },
+];
+
+/// Reports [`TIER_STATS`] from what the driver applied.
+pub fn report_moves(applied: &Applied, out: &mut Report) {
+    out.count("promotions", applied.promotions);
+    out.count("demotions", applied.demotions);
+    out.count("promotion_failures", applied.promotion_failures);
+    out.number("background_ms", Some(applied.background_ps as f64 / 1e9));
+}
+
+/// A page's reclaim flags, one byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flags;
+
+impl Flags {
+    /// On the active LRU list.
+    pub const ACTIVE: u8 = 1;
+    /// A reference was seen once already (`PG_referenced`): the next makes the page active.
+    pub const REFERENCED: u8 = 2;
+    /// Demoted at least once (TPP counts a demoted page that becomes a promotion candidate
+    /// again as thrashing).
+    pub const DEMOTED: u8 = 4;
+}
+
+/// Marks `flags` accessed as Linux's `mark_page_accessed` does: an inactive unreferenced page
+/// becomes referenced, an inactive referenced page becomes active (`folio_mark_accessed`,
+/// mm/swap.c). Returns whether the page is active afterwards.
+pub fn mark_accessed(flags: &mut u8) -> bool {
+    if *flags & Flags::ACTIVE != 0 {
+        *flags |= Flags::REFERENCED;
+    } else if *flags & Flags::REFERENCED != 0 {
+        *flags = (*flags | Flags::ACTIVE) & !Flags::REFERENCED;
+    } else {
+        *flags |= Flags::REFERENCED;
+    }
+    *flags & Flags::ACTIVE != 0
+}
+
+/// The NUMA-balancing scanner in a tiering mode: every `period` it makes the next window of
+/// `window` pages of the address space fault on their next access — only pages off the
+/// fastest tier, as `change_pte_range` skips top-tier pages when NUMA balancing runs in
+/// memory-tiering mode only (mm/mprotect.c) — and remembers when each window was scanned (the
+/// hint-fault latency is the fault's time minus its page's scan time, kernel/sched/fair.c
+/// `numa_hint_fault_latency`; the kernel keeps the scan time in the page's `last_cpupid` bits,
+/// here one time per window).
+#[derive(Clone, Debug)]
+pub struct Scanner {
+    pub period: Ps,
+    pub window: u32,
+    next: u32,
+    /// When each window (`page / window`) was last scanned.
+    scanned: Vec<Ps>,
+}
+
+impl Scanner {
+    pub fn new(period: Ps, window: u32) -> Self {
+        Scanner { period, window: window.max(1), next: 0, scanned: Vec::new() }
+    }
+
+    /// The next scan at `now`: the timer tick that revokes the next window.
+    pub fn scan(&mut self, pages: u32, now: Ps) -> Timer {
+        let windows = pages.div_ceil(self.window) as usize;
+        if self.scanned.len() != windows {
+            self.scanned = vec![0; windows];
+        }
+        let start = if self.next >= pages { 0 } else { self.next };
+        let end = start.saturating_add(self.window).min(pages);
+        self.next = end;
+        if let Some(t) = self.scanned.get_mut((start / self.window) as usize) {
+            *t = now;
+        }
+        Timer { revoke: Some(start..end), revoke_skip_toptier: true, next_period: Some(self.period), ..Timer::default() }
+    }
+
+    /// When `page`'s window was last scanned.
+    pub fn scanned_at(&self, page: PageNo) -> Ps {
+        self.scanned.get((page.0 / self.window) as usize).copied().unwrap_or(0)
+    }
+}
+
+/// The reclaimer: demotes cold pages of a fast node to its demotion target
+/// ([`Machine::demotion`]), choosing them as Linux's two LRU lists do, approximated by a clock
+/// over the node's pages in page order (pages enter the lists in first-touch order, which for
+/// the workloads here is mostly page order). Each page the hand passes:
+///
+/// * referenced since the last pass: its bit is cleared, and an inactive page that was
+///   referenced before becomes active, one referenced for the first time is marked
+///   (`folio_check_references`, mm/vmscan.c: a mapped page must be referenced twice to be
+///   activated);
+/// * not referenced and active: deactivated (`shrink_active_list` moves it to the inactive
+///   list);
+/// * not referenced and inactive: demoted (`demote_folio_list`).
+#[derive(Clone, Debug, Default)]
+pub struct Reclaim {
+    /// Where the hand stands, per node.
+    hand: Vec<u32>,
+    /// Each page's [`Flags`].
+    pub flags: Vec<u8>,
+    /// Pages the hand examined.
+    pub scanned: u64,
+}
+
+impl Reclaim {
+    /// The flags of every page of `view`, allocated on first use.
+    pub fn flags_for(&mut self, pages: usize) -> &mut [u8] {
+        if self.flags.len() != pages {
+            self.flags = vec![0; pages];
+        }
+        &mut self.flags
+    }
+
+    /// Demotes up to `want` pages of `node` (a fast node with a demotion target), examining at
+    /// most `budget` page numbers; the answer runs in the background (kswapd) and clears the
+    /// referenced bits it read.
+    pub fn demote(&mut self, view: &View<'_>, node: NodeId, want: u64, budget: u64, reason: &'static str) -> Timer {
+        let mut tick = Timer { background: true, ..Timer::default() };
+        let Some(to) = view.machine.demotion[node.index()] else { return tick };
+        let pages = view.homes.len() as u32;
+        if pages == 0 || want == 0 {
+            return tick;
+        }
+        let nodes = view.machine.nodes();
+        if self.hand.len() != nodes {
+            self.hand = vec![0; nodes];
+        }
+        self.flags_for(pages as usize);
+        let room = view.free[to.index()];
+        let want = want.min(room);
+        let mut p = self.hand[node.index()] % pages;
+        let mut looked = 0u64;
+        while (tick.actions.len() as u64) < want && looked < budget {
+            looked += 1;
+            let page = p;
+            p = if p + 1 >= pages { 0 } else { p + 1 };
+            if view.homes[page as usize] != node.0 {
+                continue;
+            }
+            self.scanned += 1;
+            let f = &mut self.flags[page as usize];
+            if view.referenced.get(page as usize).is_some_and(|&r| r != 0) {
+                tick.clear_referenced.push(page);
+                if *f & Flags::ACTIVE == 0 {
+                    if *f & Flags::REFERENCED != 0 {
+                        *f = (*f | Flags::ACTIVE) & !Flags::REFERENCED;
+                    } else {
+                        *f |= Flags::REFERENCED;
+                    }
+                }
+            } else if *f & Flags::ACTIVE != 0 {
+                *f &= !(Flags::ACTIVE | Flags::REFERENCED);
+            } else {
+                *f = (*f | Flags::DEMOTED) & !Flags::REFERENCED;
+                tick.actions.push(Action::Migrate { page: PageNo(page), to, reason });
+            }
+        }
+        self.hand[node.index()] = p;
+        tick
+    }
+}
+
+/// The pages a node must free to be back at `high`, or 0.
+pub fn shortfall(view: &View<'_>, node: NodeId, high: u64) -> u64 {
+    high.saturating_sub(view.free[node.index()])
+}
+
+/// The fastest-tier node nearest to `node` that has memory (itself when it is one).
+pub fn nearest_toptier(machine: &Machine, node: NodeId) -> Option<NodeId> {
+    machine.nearest[node.index()].iter().copied().find(|&n| machine.is_toptier(n))
+}
+
+/// Whether `page` is placed off the fastest tier.
+pub fn on_slow_tier(view: &View<'_>, page: PageNo) -> bool {
+    let h = view.homes[page.0 as usize];
+    h != UNTOUCHED && !view.machine.is_toptier(NodeId(h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_is_activated_by_its_second_reference() {
+        let mut f = 0u8;
+        assert!(!mark_accessed(&mut f));
+        assert_eq!(f, Flags::REFERENCED);
+        assert!(mark_accessed(&mut f));
+        assert_eq!(f, Flags::ACTIVE);
+        assert!(mark_accessed(&mut f));
+        assert_eq!(f, Flags::ACTIVE | Flags::REFERENCED);
+    }
+
+    #[test]
+    fn the_scanner_revokes_windows_in_turn_and_remembers_when() {
+        let mut s = Scanner::new(1_000, 4);
+        let t = s.scan(10, 5);
+        assert_eq!((t.revoke, t.revoke_skip_toptier, t.next_period), (Some(0..4), true, Some(1_000)));
+        assert_eq!(s.scan(10, 7).revoke, Some(4..8));
+        assert_eq!(s.scan(10, 9).revoke, Some(8..10));
+        assert_eq!(s.scan(10, 11).revoke, Some(0..4));
+        assert_eq!((s.scanned_at(PageNo(1)), s.scanned_at(PageNo(5)), s.scanned_at(PageNo(9))), (11, 7, 9));
+    }
+}
