@@ -5,12 +5,15 @@
 //! * [`nas`]: kernels modelled on the NAS Parallel Benchmarks (BT, SP, LU, MG, CG, FT, EP, IS).
 //! * [`splash`]: SHALLOW, SPLASH-2 Ocean and Gaussian elimination.
 //! * [`spec95`]: seed 002's SPEC CFP95 programs swim, hydro2d and apsi, with a per-CPU cache.
+//! * [`tiering`]: the memory-tiering papers' GUPS with a hot set, a YCSB key-value store, GAPBS
+//!   PageRank and betweenness centrality on a Kronecker graph, and pmbench.
 
 pub mod nas;
 pub mod random;
 pub mod spec95;
 pub mod splash;
 pub mod stream;
+pub mod tiering;
 pub mod traverse;
 
 use crate::workload::{Build, Workload, WorkloadCtx, WorkloadInfo};
@@ -24,7 +27,7 @@ pub const BASIC: &[WorkloadInfo] = &[stream::INFO, random::INFO, traverse::INFO]
 /// Every workload, keyed by the name users type, in listing order: the generated ones, then
 /// the trace of a recorded program (`trace:file=PATH`).
 pub const REGISTRY: Registry<Build> =
-    Registry { kind: "workload", groups: &[BASIC, nas::INFOS, splash::INFOS, spec95::INFOS, &[crate::trace::INFO]] };
+    Registry { kind: "workload", groups: &[BASIC, nas::INFOS, splash::INFOS, spec95::INFOS, tiering::INFOS, &[crate::trace::INFO]] };
 
 /// Builds the workload named by `spec`, returning it with its resolved spec.
 ///
