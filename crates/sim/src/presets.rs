@@ -77,11 +77,27 @@ mod tests {
     }
 
     #[test]
+    fn cxl_ratio_presets_are_one_socket_and_a_cxl_node_at_their_exact_ratio() {
+        use numaplace_model::topology::MemoryKind::{Cxl, Dram};
+        for k in [2u64, 4, 8, 32] {
+            let m = preset(&format!("cxl-1to{k}")).unwrap();
+            assert_eq!((m.nodes(), m.cpus()), (2, 32), "cxl-1to{k}");
+            let (fast, slow) = (&m.raw.nodes[0], &m.raw.nodes[1]);
+            assert_eq!((fast.memory, slow.memory, slow.cpus), (Dram, Cxl, 0));
+            assert_eq!(slow.memory_mib, k * fast.memory_mib, "cxl-1to{k}: fast:slow must be exactly 1:{k}");
+            assert_eq!(fast.memory_mib + slow.memory_mib, 1980, "cxl-1to{k}: the four share one total");
+            assert_eq!(m.demotion[0], Some(numaplace_model::NodeId(1)));
+            assert_eq!(m.pages_per_huge(), Some(512));
+            assert!(m.watermarks(0).is_some());
+        }
+    }
+
+    #[test]
     fn unknown_machine_lists_presets() {
         let e = load_machine("origin3000").unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown machine 'origin3000' (known: cxl-tiered, modern-2s, origin2000, origin2000-64, sunfire6800, talbot64, wildfire)"
+            "unknown machine 'origin3000' (known: cxl-1to2, cxl-1to32, cxl-1to4, cxl-1to8, cxl-tiered, modern-2s, origin2000, origin2000-64, sunfire6800, talbot64, wildfire)"
         );
     }
 
