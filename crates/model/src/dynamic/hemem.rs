@@ -66,7 +66,10 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         triggers: &[Trigger::Timer],
         stats: &[tiering::TIER_STATS, OWN_STATS],
     },
-    build: |r, m, _| Ok(Box::new(HeMem::new(r, m)?)),
+    build: |r, m, _| {
+        tiering::require_tiers("hemem", m)?;
+        Ok(Box::new(HeMem::new(r, m)?))
+    },
 };
 
 /// Which list a unit is on.

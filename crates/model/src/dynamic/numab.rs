@@ -70,7 +70,10 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         triggers: &[Trigger::Timer, Trigger::HintingFault, Trigger::LowMemory],
         stats: &[tiering::TIER_STATS, OWN_STATS],
     },
-    build: |r, m, _| Ok(Box::new(NumabTiering::new(r, m))),
+    build: |r, m, _| {
+        tiering::require_tiers("numab-tiering", m)?;
+        Ok(Box::new(NumabTiering::new(r, m)))
+    },
 };
 
 const MS: f64 = 1e9;

@@ -191,6 +191,20 @@ pub fn nearest_toptier(machine: &Machine, node: NodeId) -> Option<NodeId> {
     machine.nearest[node.index()].iter().copied().find(|&n| machine.is_toptier(n))
 }
 
+/// Refuses a tiering policy on a machine of one memory tier, where it could only do nothing.
+///
+/// # Errors
+/// [`ModelError::Config`] naming the policy and the machine.
+pub fn require_tiers(policy: &str, machine: &Machine) -> Result<(), crate::error::ModelError> {
+    if machine.is_tiered() {
+        return Ok(());
+    }
+    Err(crate::error::ModelError::Config(format!(
+        "dynamic policy '{policy}' moves pages between memory tiers, and machine '{}' has one (give a node memory = \"cxl\" or \"pmem\", e.g. the cxl-tiered preset)",
+        machine.name()
+    )))
+}
+
 /// Whether `page` is placed off the fastest tier.
 pub fn on_slow_tier(view: &View<'_>, page: PageNo) -> bool {
     let h = view.homes[page.0 as usize];
@@ -210,6 +224,15 @@ mod tests {
         assert_eq!(f, Flags::ACTIVE);
         assert!(mark_accessed(&mut f));
         assert_eq!(f, Flags::ACTIVE | Flags::REFERENCED);
+    }
+
+    #[test]
+    fn a_tiering_policy_refuses_a_machine_of_one_tier() {
+        let flat = Machine::from_toml_str(crate::topology::tests::TWO_NODES, "t2.toml").unwrap();
+        for name in ["numab-tiering", "tpp", "hemem"] {
+            let e = crate::dynamic::build(&crate::Spec::parse(name).unwrap(), &flat, 2).err().unwrap().to_string();
+            assert_eq!(e, format!("dynamic policy '{name}' moves pages between memory tiers, and machine 't2' has one (give a node memory = \"cxl\" or \"pmem\", e.g. the cxl-tiered preset)"));
+        }
     }
 
     #[test]

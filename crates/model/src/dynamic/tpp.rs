@@ -56,7 +56,10 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
         triggers: &[Trigger::Timer, Trigger::HintingFault, Trigger::LowMemory],
         stats: &[tiering::TIER_STATS, OWN_STATS],
     },
-    build: |r, m, _| Ok(Box::new(Tpp::new(r, m))),
+    build: |r, m, _| {
+        tiering::require_tiers("tpp", m)?;
+        Ok(Box::new(Tpp::new(r, m)))
+    },
 };
 
 struct Tpp {

@@ -728,8 +728,9 @@ mod tests {
 
     #[test]
     fn the_hot_loop_follows_the_capabilities() {
-        // Every registry entry, and wildfire without replication, which observes counters only.
-        let m2 = two_cpu_machine();
+        // Every registry entry, and wildfire without replication, which observes counters only,
+        // on a tiered machine (the tiering policies refuse others).
+        let m2 = crate::presets::preset("cxl-tiered").unwrap();
         let cases = [
             ("kernel", HotLoop::Counted),
             ("upmlib-recrep", HotLoop::Counted),
