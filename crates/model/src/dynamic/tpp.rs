@@ -41,7 +41,7 @@ const PARAMS: &[ParamDecl] = &[
 const OWN_STATS: &[StatDecl] = &[
     StatDecl { name: "promotions_deferred", unit: "pages", doc: "active slow pages not promoted because the fast node was below its high watermark" },
     StatDecl { name: "activations", unit: "pages", doc: "faulting slow pages that were only marked accessed (not active yet): TPP's hysteresis at work" },
-    StatDecl { name: "thrash", unit: "faults", doc: "hint faults on demoted pages: pages demoted that became promotion candidates again (TPP patch 1/5)" },
+    StatDecl { name: "thrash", unit: "pages", doc: "demoted pages that became promotion candidates again, once per demotion (TPP patch 1/5)" },
 ];
 
 pub(super) const INFO: DynamicInfo = DynamicInfo {
@@ -111,20 +111,22 @@ impl DynamicPolicy for Tpp {
             return None;
         }
         let flags = &mut self.reclaim.flags_for(view.homes.len())[page.0 as usize];
-        if *flags & Flags::DEMOTED != 0 {
-            self.thrash += 1;
-        }
         if *flags & Flags::ACTIVE == 0 {
             mark_accessed(flags);
             self.activations += 1;
             return None;
+        }
+        // A promotion candidate: one that was demoted before is thrashing (counted once per
+        // demotion).
+        if *flags & Flags::DEMOTED != 0 {
+            self.thrash += 1;
+            *flags &= !Flags::DEMOTED;
         }
         let w = linux_watermarks(view.machine, node.index());
         if view.free[node.index()] <= w.high + 1 {
             self.deferred += 1;
             return None;
         }
-        *flags &= !Flags::DEMOTED;
         Some(Action::Migrate { page, to: node, reason: "hint fault on an active slow page: promoted" })
     }
 
@@ -191,10 +193,14 @@ mod tests {
         let t = p.on_low_memory(&f.view(), NodeId(0));
         assert!(t.background);
         assert_eq!(t.actions.len(), 2, "from 4 free pages back to 6");
-        // The demoted page 0, once on the slow node, faults: thrash.
+        // The demoted page 0, once on the slow node, faults until it is a promotion candidate
+        // (inactive after its demotion: twice to become active, the third promotes): thrash,
+        // once.
         f.homes[0] = 1;
         f.free = vec![250, 500];
-        p.on_fault(&f.view(), PageNo(0), NodeId(0));
+        for _ in 0..4 {
+            p.on_fault(&f.view(), PageNo(0), NodeId(0));
+        }
         let mut out = Report::default();
         p.report(&Applied::default(), &mut out);
         assert_eq!(out.count_of("thrash"), 1);

@@ -132,6 +132,10 @@ pub struct Dynamic {
     /// Lines the background copies read and wrote at each node since the last quantum
     /// boundary: load on the memory controllers ([`Dynamic::take_copy_lines`]).
     pub(super) copy_lines: Vec<u64>,
+    /// Until when the background thread is busy with the work it was last given: one thread
+    /// (kswapd, a policy's migration thread) does one thing at a time, so the next background
+    /// tick waits for it.
+    pub(super) busy_until: Ps,
 }
 
 /// A dynamic policy's activity in one run ([`Dynamic::stats`]); all zero without a policy.
@@ -205,6 +209,7 @@ impl Dynamic {
             promotion_failures: 0,
             background_ps: 0,
             copy_lines: vec![0; machine.nodes()],
+            busy_until: 0,
             threshold: policy.interrupt_threshold(),
             sampler,
             revoked: Vec::new(),
@@ -450,6 +455,7 @@ impl Dynamic {
             // Background work is not the threads' overhead.
             self.overhead_ps = overhead;
             self.background_ps = self.background_ps.saturating_add(cost);
+            self.busy_until = now.max(self.busy_until).saturating_add(cost);
             let lines = mem.machine.lines_per_page();
             for (page, from) in homes {
                 if let (Some(to), true) = (mem.pt.home(page), from != u8::MAX) {

@@ -522,7 +522,8 @@ impl<'m> Engine<'m> {
     /// balanced); it is re-armed once its free pages are back at the high watermark. The
     /// answer is applied as a timer tick's: stop-the-world, unless it runs in the background.
     fn low_memory(&mut self, epoch: &Epoch, qend: Ps) {
-        let Some(d) = self.dynamic.as_mut().filter(|d| !d.low.is_empty()) else { return };
+        // kswapd still busy with its last batch is not woken again.
+        let Some(d) = self.dynamic.as_mut().filter(|d| !d.low.is_empty() && d.busy_until <= qend) else { return };
         let mut free = self.mem.pt.free_per_node();
         for n in 0..self.nn {
             if self.mem.machine.capacity_pages[n] == 0 {
@@ -600,7 +601,9 @@ impl<'m> Engine<'m> {
             }
         }
         let period = tick.next_period.unwrap_or(period).max(1);
-        d.timer = Some((period, qend.saturating_add(period)));
+        // A background thread's next pass starts when it has finished this one.
+        let next = qend.saturating_add(period);
+        d.timer = Some((period, if tick.background { next.max(d.busy_until) } else { next }));
     }
 }
 
