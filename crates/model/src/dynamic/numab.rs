@@ -229,8 +229,9 @@ impl DynamicPolicy for NumabTiering {
 
     fn watermarks(&self, machine: &Machine, node: usize) -> Option<Watermarks> {
         let w = linux_watermarks(machine, node);
-        // kswapd woken below high (a failed promotion wakes it), balanced at WMARK_PROMO.
-        Some(Watermarks { min: w.min, low: w.high, high: promo_watermark(&w) })
+        // kswapd is woken where a promotion is deferred (free at most high + 1: a failed
+        // promotion wakes it), and balances the node to WMARK_PROMO.
+        Some(Watermarks { min: w.min, low: w.high + 2, high: promo_watermark(&w).max(w.high + 2) })
     }
 
     fn on_low_memory(&mut self, view: &View<'_>, node: NodeId) -> Timer {
@@ -326,8 +327,11 @@ mod tests {
         let mut p = f.policy("numab-tiering");
         let t = p.on_low_memory(&f.view(), NodeId(0));
         assert!(t.background);
-        // The promotion watermark of 256 pages: high 1 + (low 1 − min 1) = 1 page short.
-        assert_eq!(t.actions, vec![Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "kswapd: cold page of a fast node below its watermark" }]);
+        // Linux's watermarks of 256 pages are one page each: kswapd wakes where a promotion is
+        // deferred (free at most high + 1 = 2) and balances to max(promo 1, high + 2): 3 pages.
+        assert_eq!(p.watermarks(&f.machine, 0), Some(Watermarks { min: 1, low: 3, high: 3 }));
+        assert_eq!(t.actions.len(), 3);
+        assert_eq!(t.actions[0], Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "kswapd: cold page of a fast node below its watermark" });
         // Off: nothing.
         let mut off = f.policy("numab-tiering:demotion=off");
         assert_eq!(off.on_low_memory(&f.view(), NodeId(0)), Timer::default());
