@@ -3,7 +3,7 @@
  *   gups_hot [-m MiB] [-u updates] [-n slow_node] [-h hot_percent] [-p hot_share_percent]
  *            [-r rounds] [-s sleep_ms]
  *
- * An array of MiB mebibytes of 64-bit words is first touched on the slow node (mbind
+ * An array of MiB mebibytes of 64-bit words (one large allocation) is first touched on the slow node (mbind
  * MPOL_BIND before the first touch, then the policy is reset to the default without moving
  * anything, so the kernel's and the runtime's migrations are free to act).  A hot set, the
  * hot_percent % of the pages in the middle of the array, receives hot_share_percent % of the
@@ -14,7 +14,7 @@
  * The updates run in `rounds` rounds with `sleep_ms` between them (time for a sampler to
  * look).
  *
- * It prints where the hot set's and the cold pages are before the updates and after them
+ * It prints where the hot set's and all pages are before the updates and after them
  * (move_pages(2) with nodes == NULL queries each page's node): "hot before: 0=0.000
  * 1=1.000" gives the share of hot pages per node, then the checksum.  Exit 0, or 1 with one
  * line naming the failing call.
@@ -52,12 +52,17 @@ static uint64_t xorshift(uint64_t *s) {
 static int where(char *base, size_t first, size_t count, size_t ps, double *share) {
     void **pages = malloc(count * sizeof *pages);
     int *status = malloc(count * sizeof *status);
-    long per[MAX_NODES] = {0};
+    long per[MAX_NODES + 1] = {0};
     int top = 0;
     if (!pages || !status)
         die("malloc");
-    for (size_t i = 0; i < count; i++)
+    /* A read of each page first: a page a sampler has just revoked (PROT_NONE) answers
+     * -ENOENT, not its node; the read's fault restores it.  Pages revoked again before the
+     * query are counted as on no node ("?"). */
+    for (size_t i = 0; i < count; i++) {
         pages[i] = base + (first + i) * ps;
+        (void)*(volatile char *)pages[i];
+    }
     if (syscall(SYS_move_pages, 0, count, pages, NULL, status, 0) != 0)
         die("move_pages (query)");
     for (size_t i = 0; i < count; i++)
@@ -65,8 +70,10 @@ static int where(char *base, size_t first, size_t count, size_t ps, double *shar
             per[status[i]]++;
             if (status[i] + 1 > top)
                 top = status[i] + 1;
+        } else {
+            per[MAX_NODES]++;
         }
-    for (int n = 0; n < MAX_NODES; n++)
+    for (int n = 0; n <= MAX_NODES; n++)
         share[n] = (double)per[n] / (double)count;
     free(pages);
     free(status);
@@ -74,13 +81,15 @@ static int where(char *base, size_t first, size_t count, size_t ps, double *shar
 }
 
 static void report(const char *what, char *base, size_t first, size_t count, size_t ps, int nodes) {
-    double share[MAX_NODES];
+    double share[MAX_NODES + 1];
     int top = where(base, first, count, ps, share);
     if (top > nodes)
         nodes = top;
     printf("%s:", what);
     for (int n = 0; n < nodes; n++)
         printf(" %d=%.3f", n, share[n]);
+    if (share[MAX_NODES] > 0)
+        printf(" ?=%.3f", share[MAX_NODES]);
     printf("\n");
 }
 
@@ -117,9 +126,12 @@ int main(int argc, char **argv) {
     size_t hot_pages = pages * hot_pct / 100, hot_first = (pages - hot_pages) / 2;
     size_t per_page = ps / 8, hot_words = hot_pages * per_page, hot_word0 = hot_first * per_page;
 
-    uint64_t *a = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (a == MAP_FAILED)
-        die("mmap");
+    /* A large allocation (malloc's own mmap, untouched): what numaplace run's preloaded
+     * library manages. */
+    uint64_t *a = NULL;
+    errno = posix_memalign((void **)&a, ps, bytes);
+    if (errno != 0)
+        die("posix_memalign");
     /* Page-granular placement: no transparent huge page (see vm/README.md). */
     if (madvise(a, bytes, MADV_NOHUGEPAGE) != 0)
         die("madvise(MADV_NOHUGEPAGE)");
@@ -167,6 +179,6 @@ int main(int argc, char **argv) {
         sum = sum * 1099511628211ULL + a[i];
     printf("updates: %lld in %.2f s (%.2f M/s)\n", updates, secs, (double)updates / secs / 1e6);
     printf("checksum: %016llx\n", (unsigned long long)sum);
-    munmap(a, bytes);
+    free(a);
     return 0;
 }
