@@ -86,7 +86,7 @@ impl Driver {
             .and_then(|p| p.timer_period())
             .map(|ps| Duration::from_nanos(ps / 1000).max(Duration::from_secs_f64(host.cfg.sample_period_ms / 1000.0)));
         let acts = |t| caps.is_some_and(|c| c.acts_on(t));
-        let low = acts(Trigger::LowMemory).then(|| LowMemory::new(&host.machine, host.sys.as_ref()));
+        let low = acts(Trigger::LowMemory).then(|| LowMemory::new(&host.machine, host.sys.watermarks()));
         if acts(Trigger::HintingFault) {
             FAULTS.on.store(true, std::sync::atomic::Ordering::Relaxed);
         }

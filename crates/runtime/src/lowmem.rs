@@ -13,7 +13,6 @@
 //!
 //! Texts in, numbers out where possible: the parsers are plain functions, tested here.
 
-use crate::sys::Sys;
 use numaplace_model::topology::parse_cpulist;
 use numaplace_model::watermarks::Watermarks;
 use numaplace_model::Machine;
@@ -92,13 +91,14 @@ pub struct LowMemory {
 }
 
 impl LowMemory {
-    /// The watermarks of `machine` (its `[watermarks]` table) or, without one, of the kernel.
-    pub fn new(machine: &Machine, sys: &dyn Sys) -> LowMemory {
+    /// The watermarks of `machine` (its `[watermarks]` table) or, without one, the kernel's
+    /// (`kernel`: `Sys::watermarks`).
+    pub fn new(machine: &Machine, kernel: Option<Vec<Watermarks>>) -> LowMemory {
         let n = machine.nodes();
         let (marks, source) = if machine.raw.watermarks.is_some() {
             ((0..n).map(|i| machine.watermarks(i).unwrap_or(Watermarks { min: 0, low: 0, high: 0 })).collect(), "machine")
         } else {
-            match sys.watermarks() {
+            match kernel {
                 Some(m) if m.len() == n => (m, "zoneinfo"),
                 _ => (Vec::new(), "none"),
             }
