@@ -268,7 +268,7 @@ export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 /bin/busybox cp -a /tmp/. /numavm/tmpfs/
 /bin/busybox mount -o move /numavm/tmpfs /tmp
 echo {numa_balancing} > /proc/sys/kernel/numa_balancing
-export HOME=/root TMPDIR=/tmp
+{kmem_setup}export HOME=/root TMPDIR=/tmp
 {ld_path}
 cd /
 echo {begin}
@@ -280,8 +280,42 @@ printf '\n{end} rc=%d\n' "$rc"
 """
 
 
-def _build_initramfs(script: str, files: dict[str, str], numa_balancing: bool,
-                     begin: str, end: str) -> bytes:
+# The CPU-less nodes' soft-reserved RAM becomes system RAM through dax/kmem, as a CXL
+# expander's or an Optane DIMM's does: dax_hmem makes a device-dax instance per soft-reserved
+# range (on the range's node), kmem hot-adds it (memhp_default_state=online_movable onlines
+# it) and ranks the node in a memory tier below DRAM (drivers/dax/kmem.c).  What happened is
+# in /numavm/kmem.log; a failure also says so on the console.
+_KMEM_SETUP = r"""(
+for m in device_dax dax_hmem kmem; do
+    /bin/busybox insmod /numavm/modules/$m.ko || echo "numavm: insmod $m.ko failed"
+done
+for d in /sys/bus/dax/devices/dax*; do
+    [ -e "$d" ] || { echo "numavm: no dax device (dax_hmem claimed no soft-reserved range)"; break; }
+    n=${d##*/}
+    [ -e $d/driver ] && echo $n > $d/driver/unbind
+    echo $n > /sys/bus/dax/drivers/kmem/new_id || echo "numavm: kmem did not take $n"
+    echo "$n: node $(cat $d/target_node), $(cat $d/size) bytes, driver $(/bin/busybox readlink $d/driver)"
+done
+for t in /sys/devices/virtual/memory_tiering/memory_tier*; do echo "${t##*/}: $(cat $t/nodelist)"; done
+) > /numavm/kmem.log 2>&1
+/bin/busybox grep numavm: /numavm/kmem.log
+"""
+
+KMEM_MODULES = ("device_dax", "dax_hmem", "kmem")
+
+
+def _missing_kmem() -> str | None:
+    mods = cache_dir() / "modules"
+    absent = [m for m in KMEM_MODULES if not (mods / f"{m}.ko").is_file()]
+    if absent:
+        why = (mods / "none").read_text().strip() if (mods / "none").is_file() else "not extracted"
+        return (f"kmem: kernel module(s) {', '.join(a + '.ko' for a in absent)} missing from {mods} "
+                f"({why}); vm/setup.sh extracts them from the kernel package")
+    return None
+
+
+def _build_initramfs(script: str, files: dict[str, str], numa_balancing: int,
+                     begin: str, end: str, kmem: bool = False) -> bytes:
     cache = cache_dir()
     busybox = cache / "busybox"
     entries: dict[str, tuple[str, object]] = {}  # guest path (no leading /) -> (kind, payload)
@@ -307,8 +341,11 @@ def _build_initramfs(script: str, files: dict[str, str], numa_balancing: bool,
         entries[guest.lstrip("/")] = ("host", host)
 
     ld_path = f"export LD_LIBRARY_PATH={':'.join(lib_dirs)}" if lib_dirs else ""
-    init = _INIT.format(numa_balancing=1 if numa_balancing else 0, ld_path=ld_path,
-                        begin=begin, end=end)
+    if kmem:
+        for m in KMEM_MODULES:
+            entries[f"numavm/modules/{m}.ko"] = ("host", str(cache / "modules" / f"{m}.ko"))
+    init = _INIT.format(numa_balancing=int(numa_balancing), ld_path=ld_path, begin=begin, end=end,
+                        kmem_setup=_KMEM_SETUP if kmem else "")
     entries["init"] = ("data", (init.encode(), 0o755))
     entries["numavm/script.sh"] = ("data", (script.encode(), 0o755))
 
@@ -344,21 +381,45 @@ def _build_initramfs(script: str, files: dict[str, str], numa_balancing: bool,
 # qemu
 
 
+def _kmem_cmdline(mem: list[int], cpuless: tuple[int, ...]) -> str:
+    """Kernel arguments that make the CPU-less nodes' RAM soft-reserved (E820 type
+    0xefffffff), so it is not system RAM at boot and dax_hmem + kmem bring it up later."""
+    args, at = [], 4096
+    for k in cpuless:
+        args.append(f"memmap={mem[k]}M%{at}M+0xefffffff")
+        at += mem[k]
+    return " ".join(args)
+
+
 def _qemu_argv(kernel: Path, initrd: Path, nodes: int, cpus_per_node: int, mem: list[int],
                numa_balancing: bool, distances: list[list[int]] | None, append: str,
-               mttcg: bool = False) -> list[str]:
-    ncpu = nodes * cpus_per_node
+               mttcg: bool = False, cpuless: tuple[int, ...] = (), kmem: bool = False) -> list[str]:
+    with_cpus = [k for k in range(nodes) if k not in cpuless]
+    machine = "pc"
+    if kmem:
+        # The CPU-less nodes (the last ones) live above 4 GiB, 2 MiB-aligned and clear of
+        # the firmware's ACPI tables at the top of low RAM; their RAM is turned into "soft
+        # reserved" memory that only dax_hmem claims (memmap=SIZE%START+0xefffffff).
+        low = sum(mem[k] for k in with_cpus)
+        machine += f",max-ram-below-4g={low}M"
+        append = (append + " " + _kmem_cmdline(mem, cpuless) + " memhp_default_state=online_movable").strip()
+    ncpu = len(with_cpus) * cpus_per_node
     # thread=single runs all vCPUs round-robin on one host thread: the guest
     # still has ncpu CPUs, and on a small shared host it boots faster and
     # burns about half the CPU time of multi-threaded TCG.
-    argv = [QEMU, "-accel", f"tcg,thread={'multi' if mttcg else 'single'}", "-machine", "pc", "-cpu", "max",
-            "-smp", f"{ncpu},sockets={nodes},cores={cpus_per_node},threads=1",
+    argv = [QEMU, "-accel", f"tcg,thread={'multi' if mttcg else 'single'}", "-machine", machine, "-cpu", "max",
+            "-smp", f"{ncpu},sockets={len(with_cpus)},cores={cpus_per_node},threads=1",
             "-m", f"{sum(mem)}M"]
     for k in range(nodes):
-        lo, hi = k * cpus_per_node, (k + 1) * cpus_per_node - 1
+        argv += ["-object", f"memory-backend-ram,size={mem[k]}M,id=m{k}"]
+        if k in cpuless:
+            # memory and no CPUs: what Linux shows for a CXL memory expander
+            argv += ["-numa", f"node,nodeid={k},memdev=m{k}"]
+            continue
+        i = with_cpus.index(k)
+        lo, hi = i * cpus_per_node, (i + 1) * cpus_per_node - 1
         cpus = f"{lo}" if lo == hi else f"{lo}-{hi}"
-        argv += ["-object", f"memory-backend-ram,size={mem[k]}M,id=m{k}",
-                 "-numa", f"node,nodeid={k},cpus={cpus},memdev=m{k}"]
+        argv += ["-numa", f"node,nodeid={k},cpus={cpus},memdev=m{k}"]
     if distances is not None:
         for i in range(nodes):
             for j in range(nodes):
@@ -378,10 +439,11 @@ def _qemu_argv(kernel: Path, initrd: Path, nodes: int, cpus_per_node: int, mem: 
 
 
 def run(script: str, files: dict[str, str] | None = None, *, nodes: int = 4,
-        cpus_per_node: int = 1, mem_per_node_mb: int = 256, numa_balancing: bool = False,
+        cpus_per_node: int = 1, mem_per_node_mb: int = 256, numa_balancing: bool | int = False,
         timeout: float = 120, node_mem_mb: list[int] | None = None,
         distances: list[list[int]] | None = None, append: str = "",
-        mttcg: bool = False) -> Result:
+        mttcg: bool = False, cpuless: list[int] | tuple[int, ...] = (),
+        kmem: bool = False) -> Result:
     """Boot a `nodes`-node VM, run `script` with /bin/sh (busybox) inside, power off.
 
     files: guest path -> host path to copy in; dynamic ELF files bring their
@@ -391,6 +453,13 @@ def run(script: str, files: dict[str, str] | None = None, *, nodes: int = 4,
     append: extra kernel command-line arguments.
     mttcg: one host thread per vCPU (real parallelism, more host CPU) instead
     of all vCPUs taking turns on one host thread (the default).
+    numa_balancing: False/True, or the sysctl's mode (2: memory tiering, 3: both).
+    cpuless: nodes with memory and no CPUs (Linux's view of a CXL memory
+    expander); in 6.1 such a node still ranks in the DRAM tier.
+    kmem: bring the CPU-less nodes (the last nodes, whole 128 MiB blocks) up
+    through dax/kmem instead, so the kernel ranks them in a slower memory tier
+    (needs the modules vm/setup.sh extracts; VMUnavailable names what is
+    missing).  The setup's log is /numavm/kmem.log in the guest.
 
     Returns Result(rc, output, boot_seconds, total_seconds): output is what
     the script wrote to stdout/stderr (console CRs removed), boot_seconds the
@@ -406,6 +475,21 @@ def run(script: str, files: dict[str, str] | None = None, *, nodes: int = 4,
     mem = list(node_mem_mb) if node_mem_mb is not None else [mem_per_node_mb] * nodes
     if len(mem) != nodes:
         raise ValueError(f"node_mem_mb has {len(mem)} entries for {nodes} nodes")
+    cpuless = tuple(sorted(set(cpuless)))
+    if any(not 0 <= k < nodes for k in cpuless):
+        raise ValueError(f"cpuless names a node outside 0..{nodes - 1}: {list(cpuless)}")
+    if len(cpuless) == nodes:
+        raise ValueError("cpuless: every node would be CPU-less; at least one node needs CPUs")
+    if kmem:
+        if not cpuless:
+            raise ValueError("kmem needs CPU-less nodes (cpuless=...) to bring up through dax/kmem")
+        if list(cpuless) != list(range(nodes - len(cpuless), nodes)):
+            raise ValueError(f"kmem: the CPU-less nodes must be the last ones (got {list(cpuless)} of {nodes})")
+        if any(mem[k] % 128 for k in cpuless):
+            raise ValueError("kmem: a CPU-less node's memory must be a multiple of 128 MiB (a memory block)")
+        why = _missing_kmem()
+        if why:
+            raise VMUnavailable(why)
     if distances is not None and (len(distances) != nodes or any(len(r) != nodes for r in distances)):
         raise ValueError(f"distances must be a {nodes}x{nodes} matrix")
 
@@ -414,9 +498,9 @@ def run(script: str, files: dict[str, str] | None = None, *, nodes: int = 4,
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="numavm-") as tmp:
         initrd = Path(tmp) / "initramfs.cpio"
-        initrd.write_bytes(_build_initramfs(script, files or {}, numa_balancing, begin, end))
+        initrd.write_bytes(_build_initramfs(script, files or {}, numa_balancing, begin, end, kmem))
         argv = _qemu_argv(prepare_kernel(), initrd, nodes, cpus_per_node, mem,
-                          numa_balancing, distances, append, mttcg)
+                          bool(numa_balancing), distances, append, mttcg, cpuless, kmem)
         console, boot_at, timed_out, qrc, qerr = _boot(argv, begin, end, timeout, t0)
     total = time.monotonic() - t0
 
@@ -511,7 +595,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mem-per-node", type=int, default=256, metavar="MB")
     ap.add_argument("--node-mem", default=None, metavar="MB,MB,...",
                     help="per-node memory (overrides --mem-per-node)")
-    ap.add_argument("--numa-balancing", action="store_true")
+    ap.add_argument("--numa-balancing", nargs="?", type=int, const=1, default=0, metavar="MODE",
+                    help="kernel.numa_balancing: 1 (the default with the flag), 2 = memory tiering, 3 = both")
+    ap.add_argument("--cpuless", default=None, metavar="N,N,...",
+                    help="nodes with memory and no CPUs (a CXL memory expander's view)")
+    ap.add_argument("--kmem", action="store_true",
+                    help="bring the CPU-less nodes' memory up through dax/kmem: a memory tier below DRAM")
     ap.add_argument("--file", action="append", default=[], metavar="HOST[:GUEST]",
                     help="copy a host file in (default guest path: same absolute path)")
     ap.add_argument("--timeout", type=float, default=120)
@@ -539,10 +628,14 @@ def main(argv: list[str] | None = None) -> int:
         files[guest or os.path.abspath(host)] = host
     node_mem = [int(x) for x in a.node_mem.split(",")] if a.node_mem else None
     try:
+        cpuless = [int(x) for x in a.cpuless.split(",")] if a.cpuless else []
+    except ValueError:
+        ap.error(f"--cpuless {a.cpuless!r}: expected node numbers separated by commas")
+    try:
         res = run(" ".join(cmd), files, nodes=a.nodes, cpus_per_node=a.cpus_per_node,
                   mem_per_node_mb=a.mem_per_node, node_mem_mb=node_mem,
                   numa_balancing=a.numa_balancing, timeout=a.timeout, append=a.append,
-                  mttcg=a.mttcg)
+                  mttcg=a.mttcg, cpuless=cpuless, kmem=a.kmem)
     except VMError as e:
         print(f"numavm: {e}", file=sys.stderr)
         if e.detail:

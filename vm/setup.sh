@@ -25,8 +25,16 @@ have_busybox() { [ -x "$cache/busybox" ]; }
 # made by numavm.py from vmlinuz, which it falls back to if this is missing.
 have_vmlinux() { [ -s "$cache/vmlinux" ] || ! command -v python3 >/dev/null 2>&1; }
 
+# The dax/kmem modules a tiered VM loads (numavm.run(kmem=True)); optional: "none" in the
+# directory records why they could not be had, so a later run does not try again.
+kmods="device_dax dax_hmem kmem"
+have_modules() {
+    [ -s "$cache/modules/none" ] && return 0
+    local m; for m in $kmods; do [ -s "$cache/modules/$m.ko" ] || return 1; done
+}
+
 # Fast path: everything already in place.
-if have_qemu && have_kernel && have_busybox && have_vmlinux; then
+if have_qemu && have_kernel && have_busybox && have_vmlinux && have_modules; then
     exit 0
 fi
 
@@ -108,6 +116,35 @@ if ! have_kernel; then
     echo "$pkg $(dpkg-deb -f "$deb" Version)" >"$cache/kernel-version"
     cp "$vmlinuz" "$cache/vmlinuz.tmp" && mv "$cache/vmlinuz.tmp" "$cache/vmlinuz" ||
         die "kernel missing: cannot copy vmlinuz into $cache"
+fi
+
+# The dax/kmem modules, from the same kernel package (downloaded again if the kernel was
+# already there); uncompressed .ko (busybox insmod), or .ko.xz unpacked here.
+extract_modules() {
+    local pkg ver deb m f
+    ver="$(awk '{print $1}' "$cache/kernel-version" 2>/dev/null)"
+    [ -n "$ver" ] || { echo "kernel package unknown (no $cache/kernel-version)"; return 1; }
+    if [ ! -d "$tmp/kernel" ]; then
+        download "$ver" || { echo "apt-get download $ver failed"; return 1; }
+        deb="$(ls "$tmp"/"$ver"_*.deb 2>/dev/null | head -n1)"
+        [ -n "$deb" ] && dpkg-deb -x "$deb" "$tmp/kernel" >>"$log" 2>&1 || { echo "cannot extract $ver"; return 1; }
+    fi
+    mkdir -p "$cache/modules.tmp"
+    for m in $kmods; do
+        f="$(find "$tmp/kernel/lib/modules" -name "$m.ko" -o -name "$m.ko.xz" 2>/dev/null | head -n1)"
+        [ -n "$f" ] || { echo "$m.ko not in $ver (CONFIG_DEV_DAX_KMEM/DEV_DAX_HMEM not =m)"; return 1; }
+        case "$f" in
+            *.xz) xz -dc "$f" >"$cache/modules.tmp/$m.ko" || { echo "cannot unpack $f"; return 1; } ;;
+            *) cp "$f" "$cache/modules.tmp/$m.ko" ;;
+        esac
+    done
+    rm -rf "$cache/modules" && mv "$cache/modules.tmp" "$cache/modules"
+}
+if ! have_modules; then
+    if ! why="$(extract_modules)"; then
+        rm -rf "$cache/modules.tmp"; mkdir -p "$cache/modules"; echo "$why" >"$cache/modules/none"
+        echo "vm/setup.sh: note: no dax/kmem modules ($why): tiered VMs (kmem=True) are unavailable" >&2
+    fi
 fi
 
 if ! have_busybox; then

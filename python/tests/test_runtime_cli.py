@@ -152,7 +152,7 @@ def test_where_errors_without_numa_or_permission(tmp_path):
 # --- stats files and report ---------------------------------------------------------------------
 
 STATS = {
-    "numaplace_stats": 3, "program": "/opt/bench/stream", "pid": 4242, "nodes": 4, "page_size": 4096,
+    "numaplace_stats": 4, "program": "/opt/bench/stream", "pid": 4242, "nodes": 4, "tier": [0, 0, 0, 0], "page_size": 4096,
     "source": "hinting-faults", "source_reason": "perf_event: no precise memory sampling (test)",
     "placement": "first-touch", "dynamic": "sampled:mode=interval,period_ms=100",
     "regions": [{"name": "malloc#0", "address": "0x7f0000000000", "bytes": 8388608, "pages": 2048,
@@ -162,6 +162,7 @@ STATS = {
     "faults_sampled": 10240, "samples_local": 3712,
     "pages_moved": 1536, "move_failures": 2, "busy_retries": 5, "fallbacks": 0,
     "invocations": 3,
+    "promotions": 0, "demotions": 0, "low_memory_events": 0, "faults_forwarded": 0, "faults_dropped": 0,
     # Sampling's measured cost: 10,000 faults x 2,500 ns = 0.025 s, 0.05 s in the handler, 0.05 s
     # revoking: 0.125 s summed over threads. Per thread (faults x 2,500 ns + handler): 0.03,
     # 0.0225, 0.015, 0.0075 s; on the critical path 0.04 s, so 0.09 s of wall time with revoking.
@@ -209,7 +210,7 @@ def test_the_fixture_is_the_schema_and_a_freed_region_loads():
     assert list(STATS["regions"][0]) == [f["name"] for f in fields["regions"]["fields"]]
     assert list(STATS["epochs"][0]) == [f["name"] for f in fields["epochs"]["fields"]]
     assert list(STATS["threads"][0]) == [f["name"] for f in fields["threads"]["fields"]]
-    assert rt.STATS_VERSION == STATS["numaplace_stats"] == 3
+    assert rt.STATS_VERSION == STATS["numaplace_stats"] == 4
 
 
 def test_a_freed_region_s_null_address_loads_and_other_nulls_do_not(tmp_path):
@@ -346,15 +347,21 @@ def test_report_not_an_object(cli, tmp_path):
 def test_report_wrong_version(cli, tmp_path):
     # Version 1 had the sampler thread's time only (time_sampling_s), not the measured cost.
     assert_usage_error(cli("report", write_stats(tmp_path / "v1.json", numaplace_stats=1)),
-                       "v1.json", "'numaplace_stats'", "version 3", "an older libnumaplace wrote it")
+                       "v1.json", "'numaplace_stats'", "version 4", "an older libnumaplace wrote it")
     # Version 2 had the sampling cost summed over threads only (no threads, no critical path).
     v2 = {k: v for k, v in STATS.items() if k not in ("threads", "time_fault_critical_s")}
     (tmp_path / "v2.json").write_text(json.dumps(dict(v2, numaplace_stats=2)))
-    assert_usage_error(cli("report", tmp_path / "v2.json"), "v2.json", "is 2: this numaplace reads version 3",
+    assert_usage_error(cli("report", tmp_path / "v2.json"), "v2.json", "is 2: this numaplace reads version 4",
+                       "an older libnumaplace wrote it: run the program again")
+    # Version 3 had no memory tiers (no tier, promotions, demotions, ...).
+    v3 = {k: v for k, v in STATS.items() if k not in ("tier", "promotions", "demotions", "low_memory_events",
+                                                       "faults_forwarded", "faults_dropped")}
+    (tmp_path / "v3.json").write_text(json.dumps(dict(v3, numaplace_stats=3)))
+    assert_usage_error(cli("report", tmp_path / "v3.json"), "v3.json", "is 3: this numaplace reads version 4",
                        "an older libnumaplace wrote it: run the program again")
     # A version from the future is refused without that advice.
     r = cli("report", write_stats(tmp_path / "v9.json", numaplace_stats=9))
-    assert_usage_error(r, "v9.json", "is 9: this numaplace reads version 3")
+    assert_usage_error(r, "v9.json", "is 9: this numaplace reads version 4")
     assert "older" not in r.stderr
 
 
@@ -804,10 +811,31 @@ def test_run_without_stats_hints_on_a_terminal_only(stand_in, tmp_path):
 ONE_NODE_REASON = ("this host has one NUMA node: every access is local, nothing to place or move; sampling off"
                    " (NUMAPLACE_FORCE=1 / numaplace run --force samples anyway)")
 ONE_NODE = dict(
-    nodes=1, source="none", source_reason=ONE_NODE_REASON, faults_sampled=0, samples_local=0, pages_moved=0,
+    nodes=1, tier=[0], source="none", source_reason=ONE_NODE_REASON, faults_sampled=0, samples_local=0, pages_moved=0,
     move_failures=0, busy_retries=0, invocations=0, epochs=[], before=[2048], after=[2048],
     regions=[dict(STATS["regions"][0], address=None, before=[2048], after=[2048])],
 )
+
+
+def test_report_shows_moves_between_tiers_only_where_there_are_tiers(cli, tmp_path):
+    assert "tiers " not in cli("report", write_stats(tmp_path / "flat.json")).stdout
+    f = write_stats(tmp_path / "tiered.json", tier=[0, 0, 1, 1], promotions=1200, demotions=336, low_memory_events=2,
+                    faults_forwarded=5000, faults_dropped=7)
+    out = cli("report", f).stdout
+    assert "tiers         promotions 1,200, demotions 336; slow nodes 2,3" in out.splitlines(), out
+    assert "              low-memory events 2; hinting faults to the policy 5,000 (7 dropped)" in out.splitlines(), out
+    (s,) = json.loads(cli("report", f, "--json").stdout)
+    assert (s["tier"], s["promotions"], s["demotions"], s["low_memory_events"]) == ([0, 0, 1, 1], 1200, 336, 2)
+    bad = write_stats(tmp_path / "bad.json", tier=[0, 1])
+    assert cli("report", bad).returncode == 2
+
+
+def test_run_passes_slow_nodes_on_and_refuses_a_bad_list():
+    env = rt.launch_env("/lib/n.so", slow_nodes="2-3", base={"NUMAPLACE_SLOW_NODES": "stale"})
+    assert env["NUMAPLACE_SLOW_NODES"] == "2-3"
+    assert "NUMAPLACE_SLOW_NODES" not in rt.launch_env("/lib/n.so", base={"NUMAPLACE_SLOW_NODES": "stale"})
+    with pytest.raises(rt.RuntimeToolError, match="slow-nodes 'two': expected a node list such as 2 or 2-3"):
+        rt.launch_env("/lib/n.so", slow_nodes="two", base={})
 
 
 def test_report_on_one_node_says_local_share_is_not_applicable_and_why(cli, tmp_path):

@@ -17,8 +17,11 @@ use serde::{Deserialize, Serialize};
 /// of sampling: `faults_handled`, `fault_round_trip_ns`, `time_fault_handling_s`,
 /// `time_revoking_s`. Version 3 added the per-thread view of that cost: `threads` (each
 /// thread's faults and handler time) and `time_fault_critical_s` (the faults' cost on the
-/// critical path, the wall-time estimate for a parallel program).
-pub const VERSION: u32 = 3;
+/// critical path, the wall-time estimate for a parallel program). Version 4 added memory
+/// tiers: `tier` (each node's), `promotions` and `demotions` (moves between tiers),
+/// `low_memory_events`, and `faults_forwarded` / `faults_dropped` (hinting faults handed to
+/// a policy one by one).
+pub const VERSION: u32 = 4;
 
 /// A stats file: one run of one process under the runtime.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -30,6 +33,8 @@ pub struct StatsFile {
     pub pid: u32,
     /// NUMA nodes of the host: the length of every per-node list.
     pub nodes: u64,
+    /// Each node's memory tier, 0 the fastest (the runtime's machine: `Machine::tier`).
+    pub tier: Vec<u64>,
     /// Bytes per page of the managed regions.
     pub page_size: u64,
     /// The sample source used: `hinting-faults`, `perf_event` or `none`.
@@ -59,6 +64,16 @@ pub struct StatsFile {
     pub fallbacks: u64,
     /// Policy decisions taken.
     pub invocations: u64,
+    /// Pages moved to a top-tier node from a slower tier (`Machine::is_toptier`).
+    pub promotions: u64,
+    /// Pages moved to a slower tier.
+    pub demotions: u64,
+    /// Times a node fell below its low watermark and the policy was told.
+    pub low_memory_events: u64,
+    /// Hinting faults handed to the policy one by one (`DynamicPolicy::on_fault`).
+    pub faults_forwarded: u64,
+    /// Hinting faults lost before the policy saw them (the runtime's queue was full).
+    pub faults_dropped: u64,
     /// Hinting faults the runtime's handler took (a sample each, or a second thread's fault on
     /// a page being restored), in all the program's threads.
     pub faults_handled: u64,
@@ -119,7 +134,8 @@ pub struct ThreadStats {
 pub struct EpochStats {
     /// Seconds since the runtime started.
     pub t_s: f64,
-    /// What triggered it: `migrate`, `timer`, `record`, `replay` or `undo`.
+    /// What triggered it: `migrate`, `timer`, `fault` (hinting faults handed to the policy),
+    /// `low-memory`, `record`, `replay` or `undo`.
     pub kind: String,
     /// Samples the decision saw.
     pub samples: u64,
@@ -200,7 +216,7 @@ pub const THREAD: &[Field] = &[
 /// The keys of an [`EpochStats`], in the order written.
 pub const EPOCH: &[Field] = &[
     f("t_s", Kind::Number, "seconds since the runtime started"),
-    f("kind", Kind::Text, "what triggered the decision: migrate, timer, record, replay or undo"),
+    f("kind", Kind::Text, "what triggered the decision: migrate, timer, fault, low-memory, record, replay or undo"),
     f("samples", Kind::Integer, "samples the decision saw"),
     null("local_share", Kind::Share, "share of those samples taken on the node holding the page; null when unknown"),
     f("moved", Kind::Integer, "pages moved"),
@@ -213,6 +229,7 @@ pub const FILE: &[Field] = &[
     f("program", Kind::Text, "the program, as its argv[0]"),
     f("pid", Kind::Integer, "its process id"),
     f("nodes", Kind::Integer, "NUMA nodes of the host: the length of every per-node list (at least 1)"),
+    f("tier", Kind::PerNode, "each node's memory tier, 0 the fastest"),
     f("page_size", Kind::Integer, "bytes per page of the managed regions"),
     f("source", Kind::Text, "the sample source used: hinting-faults, perf_event or none"),
     f("source_reason", Kind::Text, "why that source"),
@@ -228,6 +245,11 @@ pub const FILE: &[Field] = &[
     f("busy_retries", Kind::Integer, "moves retried because a page was busy"),
     f("fallbacks", Kind::Integer, "pages placed on a nearer node than asked because the target was full"),
     f("invocations", Kind::Integer, "policy decisions taken"),
+    f("promotions", Kind::Integer, "pages moved to a top-tier node from a slower tier"),
+    f("demotions", Kind::Integer, "pages moved to a slower tier"),
+    f("low_memory_events", Kind::Integer, "times a node fell below its low watermark and the policy was told"),
+    f("faults_forwarded", Kind::Integer, "hinting faults handed to the policy one by one (on_fault)"),
+    f("faults_dropped", Kind::Integer, "hinting faults lost before the policy saw them (the runtime's queue was full)"),
     f("faults_handled", Kind::Integer, "hinting faults the runtime's handler took, in all the program's threads"),
     null(
         "fault_round_trip_ns",

@@ -196,6 +196,9 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
     let wants = wants && !off;
     let (source, reason) = if off {
         (crate::sampler::Source::Faults, crate::sampling::ONE_NODE.into())
+    } else if wants && rt.driver.takes_faults() {
+        // A policy that revokes pages itself observes their hinting faults: no other source.
+        (crate::sampler::Source::Faults, "the policy observes hinting faults on the pages it revokes".into())
     } else if wants {
         crate::sampler::choose(&rt.host.cfg.source, &cpus).map_err(|m| RtError::new(Code::Unsupported, m))?
     } else {

@@ -14,17 +14,38 @@
 //! Where the simulator counts every access (or every N-th), the runtime counts hinting-fault
 //! samples ([`crate::space`]): after every revocation of a page, its first access. Samples are
 //! what the policies compare, as seed 003's engine compares bus-analyser samples.
+//!
+//! Generic by capabilities ([`DynamicCaps`]), for the tiering policies:
+//!
+//! * a policy that observes hinting faults ([`Observes::HintingFaults`]) says which pages to
+//!   revoke (its timer's [`numaplace_model::dynamic::Timer::revoke`], pages of the managed
+//!   space in page order); the runtime revokes those and no window of its own, and hands each
+//!   fault, with the faulting CPU's node, to `on_fault` ([`crate::faultq`]). Linux decides in
+//!   the fault path, synchronously; here the faults are handed over in a batch at the
+//!   sampler thread's next tick, a decision deferred by at most one tick;
+//! * a policy that acts on [`Trigger::LowMemory`] is told, at a tick, of each node whose free
+//!   memory fell below its low watermark ([`crate::lowmem`]), once until it is back at high.
+//!
+//! Either's actions are applied with `move_pages` as a timer's are; the stats count moves
+//! between tiers as promotions and demotions ([`crate::parts`]). A policy that acts on a
+//! trigger the runtime cannot raise (a counter interrupt, an allocation failure) is refused.
 
 use crate::error::{Code, RtError};
+use crate::faultq::FAULTS;
 use crate::host::Host;
+use crate::lowmem::LowMemory;
 use crate::parts::Parts;
-use numaplace_model::dynamic::{self, DynamicPolicy};
-use numaplace_model::Spec;
+use numaplace_model::dynamic::{self, Action, DynamicCaps, DynamicPolicy, Observes, Trigger};
+use numaplace_model::{NodeId, PageNo, Spec};
 use std::time::{Duration, Instant};
 
 /// The dynamic policy and what drives it.
 pub struct Driver {
     pub(crate) policy: Option<Box<dyn DynamicPolicy>>,
+    /// What the policy can do and needs (its registry entry).
+    pub(crate) caps: Option<DynamicCaps>,
+    /// The low-memory trigger, for a policy that acts on it.
+    pub(crate) low: Option<LowMemory>,
     /// The policy's timer period, if it has one.
     pub timer: Option<Duration>,
     pub(crate) last_timer: Instant,
@@ -42,30 +63,54 @@ impl Driver {
     /// A bad policy spec, or a policy this driver cannot run.
     pub fn new(host: &Host) -> Result<Driver, RtError> {
         let cfg = &host.cfg;
-        let policy = if cfg.dynamic == "none" || cfg.dynamic.is_empty() {
-            None
-        } else {
-            let spec = Spec::parse(&cfg.dynamic).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
-            // What the policy observes decides whether this driver can run it (its
-            // capabilities), checked before it is built.
-            let (info, _) = dynamic::resolve(&spec).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
-            dynamic::check_driver(info, dynamic::Driver::Runtime).map_err(|e| RtError::new(Code::Unsupported, e.to_string()))?;
-            let cpus = host.sys.topology().cpus.iter().map(Vec::len).sum();
-            let (p, _) = dynamic::build(&spec, &host.machine, cpus).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
-            Some(p)
-        };
+        if cfg.dynamic == "none" || cfg.dynamic.is_empty() {
+            return Ok(Driver::with_policy(host, None, None));
+        }
+        let spec = Spec::parse(&cfg.dynamic).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+        // What the policy observes decides whether this driver can run it (its
+        // capabilities), checked before it is built.
+        let (info, _) = dynamic::resolve(&spec).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+        dynamic::check_driver(info, dynamic::Driver::Runtime).map_err(|e| RtError::new(Code::Unsupported, e.to_string()))?;
+        check_triggers(info.name, &info.caps)?;
+        let cpus = host.sys.topology().cpus.iter().map(Vec::len).sum();
+        let (p, _) = dynamic::build(&spec, &host.machine, cpus).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+        Ok(Driver::with_policy(host, Some(p), Some(info.caps)))
+    }
+
+    /// The driver of `policy` with capabilities `caps` (checked by the caller).
+    pub(crate) fn with_policy(host: &Host, policy: Option<Box<dyn DynamicPolicy>>, caps: Option<DynamicCaps>) -> Driver {
         // The policy's timer, no more often than the sampler revokes windows: a check reads
         // every managed page's node, which costs more than the simulator's look.
         let timer = policy
             .as_ref()
             .and_then(|p| p.timer_period())
-            .map(|ps| Duration::from_nanos(ps / 1000).max(Duration::from_secs_f64(cfg.sample_period_ms / 1000.0)));
-        Ok(Driver { policy, timer, last_timer: Instant::now(), iteration: 0, api_calls: 0 })
+            .map(|ps| Duration::from_nanos(ps / 1000).max(Duration::from_secs_f64(host.cfg.sample_period_ms / 1000.0)));
+        let acts = |t| caps.is_some_and(|c| c.acts_on(t));
+        let low = acts(Trigger::LowMemory).then(|| LowMemory::new(&host.machine, host.sys.watermarks()));
+        if acts(Trigger::HintingFault) {
+            FAULTS.on.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        Driver { policy, caps, low, timer, last_timer: Instant::now(), iteration: 0, api_calls: 0 }
     }
 
-    /// Whether the policy counts samples (wants them).
+    /// Whether the policy takes hinting faults one by one on the pages it revokes
+    /// ([`Observes::HintingFaults`]): the runtime then revokes only what it asks.
+    pub fn takes_faults(&self) -> bool {
+        self.caps.is_some_and(|c| c.observes == Observes::HintingFaults)
+    }
+
+    /// Whether the policy counts samples (wants them) from the runtime's own sampling
+    /// windows: not a policy that revokes pages itself.
     pub fn counts(&self) -> bool {
-        self.policy.as_ref().is_some_and(|p| p.counts())
+        self.policy.as_ref().is_some_and(|p| p.counts()) && !self.takes_faults()
+    }
+
+    /// Revokes every managed page (or restores them all), unless the policy revokes pages
+    /// itself: its revocations stand until their faults.
+    fn rearm(&self, parts: &mut Parts, want: bool) {
+        if !self.takes_faults() {
+            parts.rearm(want);
+        }
     }
 
     /// What to say at exit about a policy that did nothing: one that decides at iteration ends
@@ -102,13 +147,13 @@ which run it; use --dynamic sampled for unmodified programs"
         let decided = match result {
             Ok(d) => d,
             Err(e) => {
-                parts.rearm(want);
+                self.rearm(parts, want);
                 return Err(e);
             }
         };
         let Some(moved) = decided else { return Ok(0) }; // a tick the policy let pass
         if parts.sampling.backoff == 0 || !timer {
-            parts.rearm(want);
+            self.rearm(parts, want);
         } else {
             // Sampling goes on at the slower pace of the windows; the pages this decision
             // opened are sampled again when their window comes round.
@@ -118,12 +163,14 @@ which run it; use --dynamic sampled for unmodified programs"
 
     /// One policy decision; `None` when the policy let a timer tick pass.
     fn invoke(&mut self, parts: &mut Parts, kind: &'static str) -> Result<Option<u64>, RtError> {
+        let own_revocations = self.takes_faults();
         let policy = self.policy.as_mut().expect("migrate checked it");
         let timer = policy.timer_period().is_some();
         // A timer check only looks (the policy may let it pass); an iteration end closes the
         // interval.
         let snap = if timer { parts.snapshot_peek()? } else { parts.snapshot()? };
         let view = snap.view(&parts.host.machine, parts.host.now());
+        let mut revoke = None;
         let (actions, reset) = if timer {
             let t = policy.on_timer(&view);
             if t.age {
@@ -132,10 +179,17 @@ which run it; use --dynamic sampled for unmodified programs"
             if t.actions.is_empty() && !t.reset && !t.age {
                 // The policy let the tick pass (e.g. `sampled` with an adaptive period, still
                 // short of samples): the interval goes on, undisturbed.
+                if let Some(r) = t.revoke {
+                    parts.regions.revoke_range(parts.sampling, r);
+                }
                 return Ok(None);
             }
-            // Acting: pages must be accessible to move (the interval ends here).
-            parts.regions.unprotect_all(parts.sampling);
+            // Acting: pages must be accessible to move (the interval ends here); a policy
+            // that revokes pages itself keeps its revocations (the mover opens what it moves).
+            if !own_revocations {
+                parts.regions.unprotect_all(parts.sampling);
+            }
+            revoke = t.revoke;
             (t.actions, t.reset)
         } else {
             if !policy.counts() {
@@ -149,6 +203,9 @@ which run it; use --dynamic sampled for unmodified programs"
         let (rep, per_node) = parts.apply(&snap, &actions)?;
         if reset {
             parts.regions.clear_samples();
+        }
+        if let Some(r) = revoke {
+            parts.regions.revoke_range(parts.sampling, r);
         }
         if timer && kind == "timer" {
             let pages: u64 = parts.regions.list.iter().map(|r| r.pages as u64).sum();
@@ -172,12 +229,87 @@ which run it; use --dynamic sampled for unmodified programs"
         if parts.sampling.due() && parts.sampling.on && (self.counts() || recording) {
             parts.regions.sample_step(parts.sampling, parts.host.cfg.window_pages);
         }
+        let moved = self.deliver_faults(parts)? + self.watch_memory(parts)?;
         match self.timer {
             Some(period) if self.last_timer.elapsed() >= period => {
                 self.last_timer = Instant::now();
-                self.migrate(parts, "timer", recording)
+                Ok(moved + self.migrate(parts, "timer", recording)?)
             }
-            _ => Ok(0),
+            _ => Ok(moved),
         }
+    }
+
+    /// Hands the hinting faults taken since the last tick to the policy, one `on_fault` each,
+    /// and applies what it decides. Returns pages moved.
+    ///
+    /// # Errors
+    /// A failed system call.
+    pub(crate) fn deliver_faults(&mut self, parts: &mut Parts) -> Result<u64, RtError> {
+        if !self.caps.is_some_and(|c| c.acts_on(Trigger::HintingFault)) {
+            return Ok(0);
+        }
+        let faults = FAULTS.drain();
+        let Some(policy) = self.policy.as_mut().filter(|_| !faults.is_empty()) else { return Ok(0) };
+        // A look: the pages of the policy's scan not yet faulted on stay revoked.
+        let snap = parts.snapshot_peek()?;
+        let view = snap.view(&parts.host.machine, parts.host.now());
+        let mut actions = Vec::new();
+        for &(page, node) in &faults {
+            // Pages of regions freed since (no address any more) are no longer the program's.
+            if snap.addr.get(page).is_some_and(|&a| a != 0) {
+                parts.stats.faults_forwarded += 1;
+                actions.extend(policy.on_fault(&view, PageNo(page as u32), NodeId(node as u8)));
+            }
+        }
+        self.decide(parts, &snap, &actions, "fault")
+    }
+
+    /// Tells the policy of each node whose free memory fell below its low watermark since the
+    /// last tick, and applies what it decides. Returns pages moved.
+    ///
+    /// # Errors
+    /// A failed system call.
+    pub(crate) fn watch_memory(&mut self, parts: &mut Parts) -> Result<u64, RtError> {
+        let (Some(low), Some(policy)) = (self.low.as_mut(), self.policy.as_mut()) else { return Ok(0) };
+        if low.marks.is_empty() {
+            return Ok(0);
+        }
+        let Some(free) = parts.host.sys.free_pages() else { return Ok(0) };
+        let raised = low.check(&free);
+        if raised.is_empty() {
+            return Ok(0);
+        }
+        parts.stats.low_memory_events += raised.len() as u64;
+        let snap = parts.snapshot_peek()?;
+        let view = snap.view(&parts.host.machine, parts.host.now());
+        let actions: Vec<Action> = raised.into_iter().flat_map(|n| policy.on_low_memory(&view, NodeId(n as u8))).collect();
+        self.decide(parts, &snap, &actions, "low-memory")
+    }
+
+    /// Applies the actions of a decision triggered by `kind` and logs it (nothing when there
+    /// are none). Returns pages moved.
+    fn decide(&mut self, parts: &mut Parts, snap: &crate::snapshot::Snapshot, actions: &[Action], kind: &'static str) -> Result<u64, RtError> {
+        if actions.is_empty() {
+            return Ok(0);
+        }
+        parts.stats.invocations += 1;
+        let (rep, per_node) = parts.apply(snap, actions)?;
+        parts.log(kind, snap, rep.moved, per_node);
+        Ok(rep.moved)
+    }
+}
+
+/// Refuses a policy that acts on a trigger the runtime cannot raise.
+///
+/// # Errors
+/// The first such trigger, named.
+pub(crate) fn check_triggers(name: &str, caps: &DynamicCaps) -> Result<(), RtError> {
+    const RAISED: [Trigger; 5] = [Trigger::IterationEnd, Trigger::EpochBoundary, Trigger::Timer, Trigger::HintingFault, Trigger::LowMemory];
+    match caps.triggers.iter().find(|t| !RAISED.contains(t)) {
+        None => Ok(()),
+        Some(t) => Err(RtError::new(
+            Code::Unsupported,
+            format!("dynamic policy '{name}' acts on the {} trigger, which the runtime cannot raise", t.name()),
+        )),
     }
 }

@@ -11,6 +11,8 @@
 //! * [`sampler`]: the hinting-fault handler and the sample-source choice;
 //! * [`cost`]: what hinting faults cost the program's threads, measured in the process;
 //! * [`perf`]: precise memory sampling (PEBS) through `perf_event_open`;
+//! * [`faultq`]: the hinting faults a policy takes one by one, queued by the handler;
+//! * [`lowmem`]: each node's free memory against its watermarks (the low-memory trigger);
 //! * [`mover`]: batched `move_pages` with per-page status handling;
 //! * [`error`]: the runtime's errors and the C API's result codes;
 //! * [`guard`]: the panic guard every `extern "C" fn` runs through;
@@ -30,8 +32,10 @@ pub mod config;
 pub mod cost;
 pub mod driver;
 pub mod error;
+pub mod faultq;
 pub mod guard;
 pub mod host;
+pub mod lowmem;
 pub mod mover;
 pub mod parts;
 pub mod perf;
@@ -45,6 +49,8 @@ pub mod sampler;
 pub mod sampling;
 #[cfg(test)]
 mod scenarios;
+#[cfg(test)]
+mod tiering_tests;
 pub mod snapshot;
 pub mod space;
 pub mod stats;

@@ -10,6 +10,7 @@ use crate::mover::{self, MoveReport};
 use crate::regions::Regions;
 use crate::sampling::Sampling;
 use crate::snapshot::Snapshot;
+use crate::space::SPACE;
 use crate::stats::Stats;
 use numaplace_model::dynamic::Action;
 use std::time::Instant;
@@ -68,10 +69,18 @@ impl Parts<'_> {
             }
         }
         let (mut pages, mut targets, mut index) = (Vec::new(), Vec::new(), Vec::new());
+        let ps = self.host.page_size();
         for a in actions {
             if let Action::Migrate { page, to, .. } = a {
                 let g = page.0 as usize;
                 if g < snap.addr.len() && snap.addr[g] != 0 {
+                    // A page still revoked (a decision on one hinting fault, in the middle of a
+                    // policy's scan) is opened first: move_pages does not see PROT_NONE pages.
+                    if let Some((slot, p)) = SPACE.find(snap.addr[g]) {
+                        if SPACE.is_revoked(slot, p) {
+                            self.sampling.timed(|| SPACE.open_range(snap.addr[g], ps));
+                        }
+                    }
                     pages.push(snap.addr[g]);
                     targets.push(to.index());
                     index.push(g);
@@ -89,11 +98,19 @@ impl Parts<'_> {
                 per_node[h as usize] += 1;
             }
         }
+        let machine = &self.host.machine;
         for (&g, &now) in index.iter().zip(&rep.result) {
             let was = snap.homes[g] as usize;
             if now >= 0 && was < nodes && now as usize != was {
                 per_node[was] -= 1;
                 per_node[now as usize] += 1;
+                // Between tiers: up to the top tier, or down to a slower one.
+                let (from, to) = (machine.tier[was], machine.tier[now as usize]);
+                if to == 0 && from > 0 {
+                    self.stats.promotions += 1;
+                } else if to > from {
+                    self.stats.demotions += 1;
+                }
             }
         }
         Ok((rep, per_node))

@@ -243,6 +243,21 @@ impl Regions {
         sampling.cursor = (sampling.cursor + window.min(total)) % total.max(1);
     }
 
+    /// Revokes the pages `range` of the managed space (the runtime's page numbering, regions
+    /// end to end: a policy's [`numaplace_model::dynamic::Timer::revoke`]); the next access
+    /// to each takes a hinting fault. Pages of regions freed since are skipped.
+    pub(crate) fn revoke_range(&self, sampling: &Sampling, range: std::ops::Range<u32>) {
+        let (lo, hi) = (range.start as usize, range.end as usize);
+        sampling.timed(|| {
+            for r in &self.list {
+                let (from, to) = (lo.max(r.first), hi.min(r.first + r.pages));
+                if from < to {
+                    let _ = SPACE.revoke_pages(r.slot, from - r.first, to - r.first);
+                }
+            }
+        });
+    }
+
     /// Halves every sample count (a policy's ageing).
     pub(crate) fn age_samples(&self) {
         for r in &self.list {

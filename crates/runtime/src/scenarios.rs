@@ -33,6 +33,12 @@ impl Sys for Shared {
     fn current_node(&self) -> usize {
         self.0.current_node()
     }
+    fn free_pages(&self) -> Option<Vec<u64>> {
+        self.0.free_pages()
+    }
+    fn watermarks(&self) -> Option<Vec<numaplace_model::watermarks::Watermarks>> {
+        self.0.watermarks()
+    }
 }
 
 /// A runtime over a fake 4-node kernel, with [`SPACE`] held for the test (keep the guard).

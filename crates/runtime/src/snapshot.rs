@@ -68,8 +68,10 @@ impl Snapshot {
             }
             regions.push(Region { name: r.name.clone(), first_page: r.first as u32, pages: r.pages as u32 });
         }
-        // Free memory is not tracked: the mover falls back when a node is full.
+        // Free memory as the kernel says now (nodeN/meminfo); where it does not, plenty: the
+        // mover falls back when a node is full.
+        let free = host.sys.free_pages().filter(|f| f.len() == nodes).unwrap_or_else(|| vec![u64::MAX / 2; nodes]);
         let active_nodes = active.count_ones() as u64;
-        Ok(Snapshot { homes, counters, regions, free: vec![u64::MAX / 2; nodes], addr, samples, local, active_nodes })
+        Ok(Snapshot { homes, counters, regions, free, addr, samples, local, active_nodes })
     }
 }

@@ -334,6 +334,10 @@ impl Space {
         // SAFETY: live slot, page < pages, node < nodes (the cpu table holds dense nodes).
         unsafe { (*self.slots[slot].counts.load(Relaxed).add(page * nodes + node.min(nodes - 1))).fetch_add(1, Relaxed) };
         self.samples.fetch_add(1, Relaxed);
+        if std::ptr::eq(self, &SPACE) {
+            // For a policy that takes hinting faults one by one (crate::faultq).
+            crate::faultq::FAULTS.push(self.slots[slot].first.load(Relaxed) + page, node.min(nodes - 1));
+        }
     }
 
     /// Revokes access to pages `[from, to)` of `slot`: set the bits, then `PROT_NONE`.

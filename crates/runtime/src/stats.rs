@@ -24,6 +24,13 @@ pub struct Stats {
     pub busy_retries: u64,
     pub fallbacks: u64,
     pub invocations: u64,
+    /// Pages moved to a top-tier node from a slower tier, and to a slower tier.
+    pub promotions: u64,
+    pub demotions: u64,
+    /// Hinting faults handed to the policy one by one.
+    pub faults_forwarded: u64,
+    /// Times a node fell below its low watermark and the policy was told.
+    pub low_memory_events: u64,
     pub time_migrating: Duration,
     pub epochs: Vec<EpochStats>,
 }
@@ -90,6 +97,7 @@ pub fn stats_file(host: &Host, regions: &Regions, sampling: &Sampling, stats: &S
         program: std::env::args().next().unwrap_or_default(),
         pid: std::process::id(),
         nodes: host.nodes() as u64,
+        tier: host.machine.tier.iter().map(|&t| u64::from(t)).collect(),
         page_size: ps as u64,
         source: sampling.source.into(),
         source_reason: sampling.source_reason.clone(),
@@ -105,6 +113,11 @@ pub fn stats_file(host: &Host, regions: &Regions, sampling: &Sampling, stats: &S
         busy_retries: stats.busy_retries,
         fallbacks: stats.fallbacks,
         invocations: stats.invocations,
+        promotions: stats.promotions,
+        demotions: stats.demotions,
+        low_memory_events: stats.low_memory_events,
+        faults_forwarded: stats.faults_forwarded,
+        faults_dropped: crate::faultq::FAULTS.dropped.load(Relaxed),
         faults_handled: faults,
         fault_round_trip_ns: crate::cost::round_trip_ns().map(|ns| ns as f64),
         time_fault_handling_s: handler_ns as f64 / 1e9,

@@ -34,12 +34,16 @@ pub struct Topology {
     pub mem_bytes: Vec<u64>,
     /// SLIT distances, `[i][j]`, 10 = local.
     pub distance: Vec<Vec<u32>>,
+    /// The kernel's memory tier of each node (`/sys/devices/virtual/memory_tiering/
+    /// memory_tierN/nodelist`: N, the lower the faster), `None` where it lists none (a node
+    /// without memory, or a kernel without memory tiers): empty when nothing was read.
+    pub tiers: Vec<Option<u32>>,
 }
 
 impl Topology {
     /// One node holding every CPU: a kernel without NUMA support.
     pub fn single(cpus: usize, mem_bytes: u64) -> Self {
-        Topology { linux_ids: vec![0], cpus: vec![(0..cpus.max(1)).collect()], mem_bytes: vec![mem_bytes], distance: vec![vec![10]] }
+        Topology { linux_ids: vec![0], cpus: vec![(0..cpus.max(1)).collect()], mem_bytes: vec![mem_bytes], distance: vec![vec![10]], tiers: Vec::new() }
     }
 
     /// One node holding every CPU and all the physical memory: a kernel without NUMA support
@@ -89,7 +93,7 @@ impl Topology {
             return Ok(Topology::whole_host());
         }
         let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
-        let mut t = Topology { linux_ids: ids.clone(), cpus: Vec::new(), mem_bytes: Vec::new(), distance: Vec::new() };
+        let mut t = Topology { linux_ids: ids.clone(), cpus: Vec::new(), mem_bytes: Vec::new(), distance: Vec::new(), tiers: Vec::new() };
         for id in &ids {
             let dir = root.join(format!("node{id}"));
             let p = dir.join("cpulist");
@@ -103,6 +107,10 @@ impl Topology {
             let row: Option<Vec<u32>> = read(&p)?.split_whitespace().map(|v| v.parse().ok()).collect();
             let row = row.filter(|r| r.len() == ids.len()).ok_or_else(|| format!("{}: expected {} distances", p.display(), ids.len()))?;
             t.distance.push(row);
+        }
+        // /sys/devices/system/node -> /sys/devices/virtual/memory_tiering (Linux 6.1+).
+        if let Some(dir) = root.parent().and_then(Path::parent).map(|d| d.join("virtual/memory_tiering")) {
+            t.tiers = crate::lowmem::read_memory_tiers(&dir, &ids)?;
         }
         Ok(t)
     }
@@ -141,6 +149,16 @@ pub trait Sys: Send + Sync {
     /// Asks for base pages in `[addr, addr+len)` (`MADV_NOHUGEPAGE`): placement is decided
     /// page by page, and a transparent huge page would move 512 of them as one.
     fn base_pages(&self, _addr: usize, _len: usize) {}
+    /// Free memory of each node now, pages (`nodeN/meminfo`'s `MemFree`); `None` where the
+    /// kernel does not say.
+    fn free_pages(&self) -> Option<Vec<u64>> {
+        None
+    }
+    /// Each node's free-memory watermarks, pages (`/proc/zoneinfo`'s min/low/high, summed
+    /// over the node's zones); `None` where the kernel does not say.
+    fn watermarks(&self) -> Option<Vec<numaplace_model::watermarks::Watermarks>> {
+        None
+    }
 }
 
 /// The real kernel.
@@ -265,6 +283,23 @@ impl Sys for LinuxSys {
         // SAFETY: advice only; fails harmlessly on kernels without THP.
         unsafe { libc::madvise(addr as *mut libc::c_void, len, libc::MADV_NOHUGEPAGE) };
     }
+
+    fn free_pages(&self) -> Option<Vec<u64>> {
+        let root = Path::new("/sys/devices/system/node");
+        self.topo
+            .linux_ids
+            .iter()
+            .map(|id| {
+                let text = std::fs::read_to_string(root.join(format!("node{id}/meminfo"))).ok()?;
+                Some(crate::lowmem::parse_meminfo_free_kb(&text)? * 1024 / self.page_size as u64)
+            })
+            .collect()
+    }
+
+    fn watermarks(&self) -> Option<Vec<numaplace_model::watermarks::Watermarks>> {
+        let text = std::fs::read_to_string("/proc/zoneinfo").ok()?;
+        crate::lowmem::parse_zoneinfo(&text, &self.topo.linux_ids)
+    }
 }
 
 /// An in-memory kernel for unit tests: pages are addresses mapped to nodes, nodes have a
@@ -291,6 +326,8 @@ pub struct FakeState {
     pub current: usize,
     /// Every mbind call.
     pub mbinds: Vec<(usize, usize, MemPolicy)>,
+    /// What [`Sys::watermarks`] answers (`None`: the kernel does not say).
+    pub watermarks: Option<Vec<numaplace_model::watermarks::Watermarks>>,
     pub calls: u64,
 }
 
@@ -302,6 +339,7 @@ impl FakeSys {
             cpus: (0..nodes).map(|n| vec![n]).collect(),
             mem_bytes: vec![pages_per_node * 4096; nodes],
             distance,
+            tiers: Vec::new(),
         };
         FakeSys { topo, state: Mutex::new(FakeState { free: vec![pages_per_node; nodes], ..FakeState::default() }) }
     }
@@ -314,6 +352,14 @@ impl FakeSys {
 impl Sys for FakeSys {
     fn page_size(&self) -> usize {
         4096
+    }
+
+    fn free_pages(&self) -> Option<Vec<u64>> {
+        Some(self.state.lock().unwrap().free.clone())
+    }
+
+    fn watermarks(&self) -> Option<Vec<numaplace_model::watermarks::Watermarks>> {
+        self.state.lock().unwrap().watermarks.clone()
     }
 
     fn topology(&self) -> &Topology {

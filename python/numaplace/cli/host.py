@@ -82,6 +82,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             source=args.source,
             verbose=args.verbose,
             force=args.force,
+            slow_nodes=args.slow_nodes,
         )
         before = _file_id(stats)
         ended = rt.run_program(argv, env)
@@ -221,12 +222,15 @@ def add_run(sub: Any) -> None:
         "run",
         help="run a program under the runtime library (libnumaplace.so)",
         usage="numaplace run [--placement P] [--dynamic D] [--stats FILE] [--min-bytes N]"
-        " [--source auto|faults|perf] [--verbose] [--force] -- PROGRAM [ARGS...]",
+        " [--source auto|faults|perf] [--verbose] [--force] [--slow-nodes LIST] -- PROGRAM [ARGS...]",
         description="Runs PROGRAM with libnumaplace.so preloaded and exits with its exit status (128 + N if"
         " signal N killed it; 127 if PROGRAM is not found, 126 if it cannot be executed; 2 for bad options)."
         " On a host with one NUMA node every access is local: nothing is sampled unless --force.",
     )
     add_launcher_options(s)
+    s.add_argument("--slow-nodes", default=None, metavar="LIST",
+                   help="nodes to rank in a slower memory tier (Linux node ids, e.g. 2 or 2-3), for tiering"
+                   " policies on a host whose kernel puts every node in one tier (docs/runtime.md, Memory tiers)")
     s.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
     s.set_defaults(func=cmd_run)
 

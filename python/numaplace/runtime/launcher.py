@@ -25,6 +25,13 @@ from numaplace.runtime.base import (
     RuntimeToolError,
 )
 
+# Declares nodes slow (a memory tier below the others) for the library's machine: Linux node
+# ids as a node list (`2`, `2-3`). Read by the library beside its declared settings
+# (crates/runtime/src/host.rs, SLOW_NODES).
+SLOW_NODES_ENV = "NUMAPLACE_SLOW_NODES"
+_NODE_LIST = re.compile(r"\d+(-\d+)?(,\d+(-\d+)?)*")
+
+
 def launch_env(
     lib: str | Path,
     *,
@@ -35,22 +42,26 @@ def launch_env(
     source: str = RUNTIME_OPTIONS["source"]["launcher"],
     verbose: bool = False,
     force: bool = False,
+    slow_nodes: str | None = None,
     base: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The environment to run a program under the library: ``base`` (default ``os.environ``)
     with ``lib`` prepended to ``LD_PRELOAD`` (once) and every ``NUMAPLACE_*`` variable the
     library reads set, or removed when not wanted (no stats file, not verbose, not forced to
     sample on a one-node host), so nothing stale is inherited. ``stats`` is made absolute:
-    the program may change directory."""
+    the program may change directory. ``slow_nodes``: nodes the library's machine ranks in a
+    slower memory tier (besides those the kernel ranks below its top tier)."""
     if source not in SOURCES:
         raise RuntimeToolError(f"source '{source}': expected one of: {', '.join(SOURCES)}")
     if isinstance(min_bytes, bool) or not isinstance(min_bytes, int) or min_bytes < 0:
         raise RuntimeToolError(f"min-bytes {min_bytes!r}: expected a non-negative integer")
+    if slow_nodes is not None and not _NODE_LIST.fullmatch(slow_nodes):
+        raise RuntimeToolError(f"slow-nodes {slow_nodes!r}: expected a node list such as 2 or 2-3")
     env = dict(os.environ if base is None else base)
     lib = str(lib)
     rest = [p for p in re.split(r"[:\s]+", env.get("LD_PRELOAD", "")) if p and p != lib]
     env["LD_PRELOAD"] = ":".join([lib, *rest])
-    for k in ENV_VARS:
+    for k in (*ENV_VARS, SLOW_NODES_ENV):
         env.pop(k, None)
     var = {name: o["env"] for name, o in RUNTIME_OPTIONS.items()}
     env[_RUNTIME["preload_env"]] = "1"
@@ -64,6 +75,8 @@ def launch_env(
         env[var["verbose"]] = "1"
     if force:
         env[var["force"]] = "1"
+    if slow_nodes is not None:
+        env[SLOW_NODES_ENV] = slow_nodes
     return env
 
 

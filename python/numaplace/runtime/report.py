@@ -57,6 +57,20 @@ def _sampling_cost_lines(s: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _tier_lines(s: Mapping[str, Any]) -> list[str]:
+    """Moves between memory tiers, on a tiered machine or where a tiering trigger fired."""
+    slow = [str(n) for n, t in enumerate(s["tier"]) if t > 0]
+    events = s["promotions"] or s["demotions"] or s["low_memory_events"] or s["faults_forwarded"]
+    if not slow and not events:
+        return []
+    lines = [f"tiers         promotions {s['promotions']:,}, demotions {s['demotions']:,};"
+             f" slow node{'s' * (len(slow) != 1)} {','.join(slow) or 'none'}"]
+    if s["low_memory_events"] or s["faults_forwarded"] or s["faults_dropped"]:
+        lines.append(f"              low-memory events {s['low_memory_events']:,}; hinting faults to the policy"
+                     f" {s['faults_forwarded']:,} ({s['faults_dropped']:,} dropped)")
+    return lines
+
+
 def format_summary(stats: Mapping[str, Any], path: str | Path) -> str:
     """The text ``numaplace report`` prints for one stats file."""
     s = summary(stats, path)
@@ -70,6 +84,7 @@ def format_summary(stats: Mapping[str, Any], path: str | Path) -> str:
         f"regions       {s['regions']} managed",
         f"pages moved   {s['pages_moved']:,} ({s['move_failures']:,} failures, {stats['busy_retries']:,} busy retries,"
         f" {stats['fallbacks']:,} fallbacks) in {stats['invocations']:,} invocations",
+        *_tier_lines(s),
         f"samples       {_samples_line(s)}",
         f"time          wall {wall:.3f} s; sampling {_secs(s['time_sampling_s'], wall)};"
         f" migrating {_secs(s['time_migrating_s'], wall)}",

@@ -1,0 +1,154 @@
+//! Tests of the runtime's generic support for tiering policies ([`crate::driver`]): hinting
+//! faults handed to `on_fault`, a timer's revocation honoured, the low-memory trigger raised
+//! once and re-armed, moves between tiers counted as promotions and demotions. A test-only
+//! policy ([`Probe`]) records what it is told; the kernel is [`FakeSys`] with two tiers (nodes
+//! 2 and 3 ranked below 0 and 1, as `memory_tiering` would say), the managed pages a real
+//! mapping so that revocations and faults are real.
+
+use crate::config::Config;
+use crate::driver::{check_triggers, Driver};
+use crate::faultq::FAULTS;
+use crate::runtime::Runtime;
+use crate::scenarios::Shared;
+use crate::space::SPACE;
+use crate::sys::{FakeSys, Sys};
+use numaplace_model::dynamic::{self, Action, DynamicCaps, DynamicPolicy, Observes, Timer, Trigger, View};
+use numaplace_model::watermarks::Watermarks;
+use numaplace_model::{NodeId, PageNo, Ps};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What the probe was told.
+#[derive(Default)]
+struct Told {
+    faults: Vec<(u32, u8)>,
+    low: Vec<u8>,
+}
+
+/// A policy that revokes what the test asks at its next tick, promotes a page from a slow
+/// node to the faulting node, and demotes a low node's pages to its demotion target.
+struct Probe {
+    told: Arc<Mutex<Told>>,
+    revoke: Arc<Mutex<Option<std::ops::Range<u32>>>>,
+}
+
+const CAPS: DynamicCaps = DynamicCaps {
+    observes: Observes::HintingFaults,
+    drivers: &[dynamic::Driver::Runtime],
+    why_not: "",
+    needs_program_calls: false,
+    triggers: &[Trigger::Timer, Trigger::HintingFault, Trigger::LowMemory],
+    stats: &[],
+};
+
+impl DynamicPolicy for Probe {
+    fn timer_period(&self) -> Option<Ps> {
+        Some(1_000_000_000)
+    }
+
+    fn on_timer(&mut self, _view: &View<'_>) -> Timer {
+        Timer { revoke: self.revoke.lock().unwrap().take(), ..Timer::default() }
+    }
+
+    fn on_fault(&mut self, view: &View<'_>, page: PageNo, node: NodeId) -> Option<Action> {
+        self.told.lock().unwrap().faults.push((page.0, node.0));
+        let home = NodeId(view.homes[page.0 as usize]);
+        (!view.machine.is_toptier(home)).then_some(Action::Migrate { page, to: node, reason: "promote" })
+    }
+
+    fn on_low_memory(&mut self, view: &View<'_>, node: NodeId) -> Vec<Action> {
+        self.told.lock().unwrap().low.push(node.0);
+        let Some(to) = view.machine.demotion[node.index()] else { return Vec::new() };
+        (0..view.homes.len())
+            .filter(|&p| view.homes[p] == node.0)
+            .map(|p| Action::Migrate { page: PageNo(p as u32), to, reason: "demote" })
+            .collect()
+    }
+}
+
+fn map(pages: usize) -> usize {
+    // SAFETY: a fresh anonymous private mapping (unmapped by the test).
+    let p = unsafe { libc::mmap(std::ptr::null_mut(), pages * 4096, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
+    assert_ne!(p, libc::MAP_FAILED);
+    p as usize
+}
+
+#[test]
+fn faults_reach_the_policy_its_revocation_is_honoured_and_low_memory_is_raised_once() {
+    let _space = crate::space::testing::hold_space();
+    let mut fake = FakeSys::new(4, 10_000);
+    fake.topo.tiers = vec![Some(4), Some(4), Some(22), Some(22)];
+    fake.state.lock().unwrap().watermarks = Some(vec![Watermarks { min: 10, low: 100, high: 200 }; 4]);
+    fake.state.lock().unwrap().current = 2; // first touch on a slow node
+    let fake = Arc::new(fake);
+    let mut rt = Runtime::new(Box::new(Shared(fake.clone())), Config::default()).unwrap();
+    assert!(rt.host.machine.is_toptier(NodeId(0)) && !rt.host.machine.is_toptier(NodeId(2)));
+    let (told, revoke) = (Arc::new(Mutex::new(Told::default())), Arc::new(Mutex::new(None)));
+    let probe = Probe { told: told.clone(), revoke: revoke.clone() };
+    rt.driver = Driver::with_policy(&rt.host, Some(Box::new(probe)), Some(CAPS));
+    rt.driver.timer = Some(Duration::ZERO);
+    assert!(rt.driver.takes_faults() && !rt.wants_samples(), "the policy revokes, not the runtime's windows");
+    // Every CPU on node 0: the fault below comes from node 0.
+    SPACE.configure(4, 4096, &vec![Some(0); crate::space::MAX_CPUS]);
+    crate::sampler::install().unwrap();
+
+    let pages = 8;
+    let base = map(pages);
+    fake.touch(base, pages * 4096);
+    let slot = rt.register(base, pages * 4096, "a", None).unwrap();
+    let first = rt.regions.list[0].first as u32;
+    assert!((0..pages).all(|p| !SPACE.is_revoked(slot, p)), "nothing revoked before the policy asks");
+
+    // The timer's revocation: pages 2..6 of the managed space, exactly.
+    *revoke.lock().unwrap() = Some(first + 2..first + 6);
+    rt.tick().unwrap();
+    let revoked: Vec<bool> = (0..pages).map(|p| SPACE.is_revoked(slot, p)).collect();
+    assert_eq!(revoked, [false, false, true, true, true, true, false, false]);
+
+    // A real access to page 3 faults; the next tick hands it to on_fault, which promotes it.
+    // SAFETY: page 3 of our mapping; the runtime's handler restores it.
+    unsafe { std::ptr::write_volatile((base + 3 * 4096) as *mut u64, 7) };
+    assert_eq!(rt.tick().unwrap(), 1);
+    assert_eq!(told.lock().unwrap().faults, [(first + 3, 0)]);
+    assert_eq!(fake.node_of(base + 3 * 4096), Some(0));
+    let revoked: Vec<bool> = (0..pages).map(|p| SPACE.is_revoked(slot, p)).collect();
+    assert_eq!(revoked, [false, false, true, false, true, true, false, false], "the rest of the scan stays revoked");
+    assert_eq!((rt.stats.promotions, rt.stats.demotions, rt.stats.faults_forwarded), (1, 0, 1));
+    assert_eq!(rt.tick().unwrap(), 0, "each fault once");
+
+    // Node 0 runs low: told once, its page demoted to node 2 (its demotion target).
+    fake.state.lock().unwrap().free[0] = 50;
+    assert_eq!(rt.tick().unwrap(), 1);
+    assert_eq!(told.lock().unwrap().low, [0]);
+    assert_eq!(fake.node_of(base + 3 * 4096), Some(2));
+    assert_eq!(rt.stats.demotions, 1);
+    rt.tick().unwrap();
+    fake.state.lock().unwrap().free[0] = 150; // above low, below high: still not re-armed
+    rt.tick().unwrap();
+    fake.state.lock().unwrap().free[0] = 50;
+    rt.tick().unwrap();
+    assert_eq!(told.lock().unwrap().low, [0], "raised once until back at high");
+    fake.state.lock().unwrap().free[0] = 200;
+    rt.tick().unwrap();
+    fake.state.lock().unwrap().free[0] = 99;
+    rt.tick().unwrap();
+    assert_eq!(told.lock().unwrap().low, [0, 0], "re-armed at high");
+
+    let s = rt.stats_file();
+    assert_eq!((s.promotions, s.demotions, s.low_memory_events, s.faults_forwarded), (1, 1, 2, 1));
+    assert_eq!(s.tier, [0, 0, 1, 1]);
+    assert!(s.epochs.iter().any(|e| e.kind == "fault") && s.epochs.iter().any(|e| e.kind == "low-memory"));
+    FAULTS.on.store(false, Relaxed);
+    rt.unregister(base);
+    // SAFETY: the mapping made above, no longer managed.
+    unsafe { libc::munmap(base as *mut libc::c_void, pages * 4096) };
+}
+
+#[test]
+fn a_policy_acting_on_a_trigger_the_runtime_cannot_raise_is_refused() {
+    let caps = DynamicCaps { triggers: &[Trigger::Timer, Trigger::AllocationFailure], ..CAPS };
+    let e = check_triggers("tiered", &caps).unwrap_err();
+    assert_eq!(e.message, "dynamic policy 'tiered' acts on the allocation-failure trigger, which the runtime cannot raise");
+    assert!(check_triggers("tiered", &CAPS).is_ok());
+}

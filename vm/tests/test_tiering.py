@@ -1,0 +1,191 @@
+"""Memory tiering on a real kernel, in the VM (vm/numavm.py): a CPU-less node stands in for a
+CXL memory expander, and gups_hot.c (GUPS whose hot 10 % of pages take 90 % of the updates)
+starts with its whole array there.
+
+Two boots, each running a batch of programs (a module-scoped fixture per configuration):
+
+* tiered: 2 nodes, node 1 CPU-less and brought up through dax/kmem, which Linux 6.1 ranks
+  in a memory tier below DRAM.  The kernel's own tiering (numa_balancing=2) is the reference;
+  numaplace's runtime then runs with the tiers it reads from memory_tiering.
+* plain CPU-less: node 1's memory is boot memory, which 6.1 ranks in the DRAM tier; the
+  runtime is told it is slow (--slow-nodes 1, NUMAPLACE_SLOW_NODES), and without that counts
+  no promotion.
+
+The runtime runs POLICY, an existing policy that migrates pages toward the accessing node; the
+tiering policies (tpp, hemem) will take its place.  Skipped, with the reason, where qemu, the
+kernel, the dax/kmem modules, gcc or the built library are missing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+VM_DIR = Path(__file__).resolve().parent.parent
+REPO = VM_DIR.parent
+sys.path.insert(0, str(VM_DIR))
+import numavm  # noqa: E402
+
+LIB = REPO / "target" / "release" / "libnumaplace.so"
+GUPS_SRC = Path(__file__).resolve().parent / "gups_hot.c"
+
+# The runtime's policy under test: one constant, switched to tpp / hemem when they land.
+POLICY = "sampled:period_ms=100"
+# 16 MiB (4096 pages, 409 hot), 3 M updates in 6 rounds: ~0.4 s plain, ~6 s under the runtime
+# in a TCG guest (every sampled page faults).
+GUPS = "gups_hot -m 16 -u 3000000 -n 1 -r 6"
+NODE_MEM = [384, 256]  # node 0 keeps the kernel and the hot-added memory's struct pages
+
+
+def _launch(stats: str, slow_nodes: str | None = None) -> str:
+    """The environment `numaplace run --dynamic POLICY --stats STATS [--slow-nodes ...]` sets."""
+    sys.path.insert(0, str(REPO / "python"))
+    from numaplace.runtime.launcher import launch_env
+
+    env = launch_env(LIB, dynamic=POLICY, stats=stats, slow_nodes=slow_nodes, base={})
+    return "env " + " ".join(f"{k}={v}" for k, v in sorted(env.items()))
+
+
+def _sections(output: str) -> dict[str, str]:
+    return dict(re.findall(r"^== (\w+) ==\n(.*?)(?=^== \w+ ==\n|\Z)", output, re.S | re.M))
+
+
+def _shares(text: str, what: str) -> dict[str, float]:
+    """{'0': 0.1, '1': 0.9, '?': 0.0} from a gups_hot line such as 'hot after: 0=0.100 1=0.900'."""
+    m = re.search(rf"^{what}:(.*)$", text, re.M)
+    assert m, (what, text)
+    return {k: float(v) for k, v in re.findall(r"(\S+)=([0-9.]+)", m.group(1))}
+
+
+def _checksum(text: str) -> str:
+    m = re.search(r"^checksum: ([0-9a-f]{16})$", text, re.M)
+    assert m, text
+    return m.group(1)
+
+
+@pytest.fixture(scope="module")
+def gups(tmp_path_factory) -> str:
+    ok, why = numavm.available()
+    if not ok:
+        pytest.skip(why)
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc not found on PATH (needed to build vm/tests/gups_hot.c)")
+    if not LIB.is_file():
+        pytest.skip(f"{LIB} not built (make libs)")
+    exe = tmp_path_factory.mktemp("tiering") / "gups_hot"
+    build = subprocess.run([gcc, "-O2", "-fopenmp", "-Wall", "-o", str(exe), str(GUPS_SRC)], capture_output=True, text=True)
+    if build.returncode != 0:
+        pytest.skip(f"gcc -fopenmp cannot build gups_hot.c: {build.stderr.strip()[-300:]}")
+    return str(exe)
+
+
+def _boot(gups: str, script: str, **kw) -> tuple[numavm.Result, dict[str, str]]:
+    files = {"/bin/gups_hot": gups, str(LIB): str(LIB)}
+    res = numavm.run(script, files, nodes=2, cpuless=[1], node_mem_mb=NODE_MEM, timeout=300, **kw)
+    print(f"VM boot {res.boot_seconds:.1f} s, total {res.total_seconds:.1f} s")
+    return res, _sections(res.output)
+
+
+@pytest.fixture(scope="module")
+def tiered(gups):
+    why = numavm._missing_kmem()
+    if why:
+        pytest.skip(why)
+    script = f"""
+echo "== kmem =="; cat /numavm/kmem.log
+echo "== plain =="; {GUPS}
+echo "== kernel =="
+echo 2 > /proc/sys/kernel/numa_balancing; echo true > /sys/kernel/mm/numa/demotion_enabled
+mount -t debugfs none /sys/kernel/debug && d=/sys/kernel/debug/sched/numa_balancing &&
+    echo 100 > $d/scan_delay_ms && echo 100 > $d/scan_period_min_ms
+{GUPS}
+grep -E "^(pgpromote_success|numa_hint_faults) " /proc/vmstat
+echo 0 > /proc/sys/kernel/numa_balancing
+echo "== runtime =="; {_launch("/tmp/tiered.json")} {GUPS}; echo rc=$?
+echo "== stats =="; cat /tmp/tiered.json
+"""
+    return _boot(gups, script, kmem=True)
+
+
+@pytest.fixture(scope="module")
+def cpuless(gups):
+    script = f"""
+echo "== tiers =="; cat /sys/devices/virtual/memory_tiering/memory_tier*/nodelist
+echo "== plain =="; {GUPS}
+echo "== runtime =="; {_launch("/tmp/slow.json", "1")} {GUPS}; echo rc=$?
+echo "== stats =="; cat /tmp/slow.json
+echo "== untold =="; {_launch("/tmp/untold.json")} gups_hot -m 4 -u 300000 -n 1 -r 3 >/dev/null; echo rc=$?
+echo "== untold_stats =="; cat /tmp/untold.json
+"""
+    return _boot(gups, script)
+
+
+def _kernel_tiers(sec: dict[str, str]) -> dict[int, list[int]]:
+    return {int(t): [int(n) for n in nodes.split(",")] for t, nodes in re.findall(r"^memory_tier(\d+): (\S+)$", sec["kmem"], re.M)}
+
+
+def test_kmem_node_ranks_below_dram_and_the_kernel_promotes_the_hot_set(tiered):
+    res, sec = tiered
+    tiers = _kernel_tiers(sec)
+    if len(tiers) < 2:
+        pytest.skip(f"the kernel ranks every node in one tier ({tiers}): dax/kmem did not make a lower tier; kmem.log: {sec['kmem'].strip()!r}")
+    assert tiers[min(tiers)] == [0] and tiers[max(tiers)] == [1], tiers
+    out = sec["kernel"]
+    assert _shares(out, "hot before")["1"] == 1.0, out
+    hot = _shares(out, "hot after")
+    print(f"kernel numa_balancing=2: hot set before 1=1.000, after {hot}")
+    assert hot["0"] >= 0.9, out
+    assert int(re.search(r"^pgpromote_success (\d+)$", out, re.M).group(1)) > 0, out
+    assert _checksum(out) == _checksum(sec["plain"])
+
+
+def test_runtime_promotes_the_hot_set_on_the_kernels_tiers(tiered):
+    res, sec = tiered
+    if len(_kernel_tiers(sec)) < 2:
+        pytest.skip("no lower tier in this VM (see the kernel reference test)")
+    out = sec["runtime"]
+    assert "rc=0" in out, res.output
+    assert _checksum(out) == _checksum(sec["plain"]), "placement changed the result"
+    stats = json.loads(sec["stats"])
+    hot = _shares(out, "hot after")
+    print(f"runtime {POLICY} on kernel tiers: hot set after {hot}; stats before {stats['before']} after "
+          f"{stats['after']}, promotions {stats['promotions']}, demotions {stats['demotions']}")
+    assert hot["0"] >= 0.9, out
+    assert stats["tier"] == [0, 1], "node 1 is below the kernel's top tier"
+    assert stats["promotions"] >= 409 and stats["promotions"] == stats["pages_moved"], stats
+    assert stats["demotions"] == 0
+
+
+def test_runtime_promotes_the_hot_set_from_a_cpuless_node_declared_slow(cpuless):
+    res, sec = cpuless
+    # Linux 6.1 ranks a CPU-less node with boot memory in the DRAM tier.
+    assert sec["tiers"].split() == ["0-1"], sec["tiers"]
+    plain, out = sec["plain"], sec["runtime"]
+    assert _shares(plain, "hot after")["1"] == 1.0, "nothing moves without a policy"
+    assert "rc=0" in out, res.output
+    assert _checksum(out) == _checksum(plain), "placement changed the result"
+    stats = json.loads(sec["stats"])
+    hot = _shares(out, "hot after")
+    print(f"runtime {POLICY}, --slow-nodes 1: hot set before {_shares(out, 'hot before')}, after {hot}; "
+          f"stats before {stats['before']} after {stats['after']}, promotions {stats['promotions']}, "
+          f"invocations {stats['invocations']}, wall {stats['wall_s']:.1f} s")
+    assert hot["0"] >= 0.9, out
+    assert stats["tier"] == [0, 1]
+    assert stats["before"] == [0, 4096], "the whole array started on the slow node"
+    assert stats["promotions"] >= 409 and stats["promotions"] == stats["pages_moved"], stats
+    assert stats["demotions"] == 0 and stats["after"][0] >= 0.9 * 4096
+
+
+def test_runtime_counts_no_promotion_where_no_node_is_slow(cpuless):
+    res, sec = cpuless
+    assert "rc=0" in sec["untold"], res.output
+    stats = json.loads(sec["untold_stats"])
+    assert stats["tier"] == [0, 0]
+    assert stats["pages_moved"] > 0 and stats["promotions"] == 0 and stats["demotions"] == 0, stats
