@@ -279,10 +279,12 @@ which run it; use --dynamic sampled for unmodified programs"
         if raised.is_empty() {
             return Ok(0);
         }
-        parts.stats.low_memory_events += raised.len() as u64;
+        parts.stats.low_memory_events = low.events;
         let snap = parts.snapshot_peek()?;
         let view = snap.view(&parts.host.machine, parts.host.now());
-        let actions: Vec<Action> = raised.into_iter().flat_map(|n| policy.on_low_memory(&view, NodeId(n as u8))).collect();
+        // The runtime moves pages on its sampler thread: a background tick and a stop-the-world
+        // one are applied alike (the program's threads never wait for it).
+        let actions: Vec<Action> = raised.into_iter().flat_map(|n| policy.on_low_memory(&view, NodeId(n as u8)).actions).collect();
         self.decide(parts, &snap, &actions, "low-memory")
     }
 

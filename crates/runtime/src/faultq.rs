@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
 
 /// Faults the ring holds between two ticks.
-pub const CAPACITY: usize = 1 << 16;
+pub(crate) const CAPACITY: usize = 1 << 16;
 
 /// The ring: `head` counts faults appended, `tail` faults drained; an entry is
 /// `(page + 1) << 8 | node` (0: not written yet).

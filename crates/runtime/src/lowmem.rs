@@ -8,8 +8,9 @@
 //!   [`Machine::watermarks`]); else the kernel's own, `/proc/zoneinfo`'s `min`/`low`/`high`
 //!   of each zone, summed over the node's zones (mm/page_alloc.c keeps them per zone; kswapd
 //!   balances a node until its zones are above high).
-//! * [`LowMemory`] raises a node once when its free pages fall below *low* and re-arms it
-//!   when they are back at *high* or above, as the simulator's engine does.
+//! * [`LowMemory`] raises a node when its free pages fall below *low*, again at every check
+//!   while they stay below *high*, and re-arms it when they are back at *high* or above, as
+//!   the simulator's engine does.
 //!
 //! Texts in, numbers out where possible: the parsers are plain functions, tested here.
 
@@ -107,21 +108,25 @@ impl LowMemory {
         LowMemory { marks, source, armed, events: 0 }
     }
 
-    /// The nodes that fell below their low watermark since the last check, given each node's
-    /// free pages: raised once each (and counted), re-armed when back at high.
+    /// The nodes to tell, given each node's free pages: one that fell below its low
+    /// watermark (a new event, counted), and one still below its high watermark since it did
+    /// (kswapd goes on reclaiming until the node is balanced), as the simulator's engine does;
+    /// a node is re-armed once back at high.
     pub fn check(&mut self, free: &[u64]) -> Vec<usize> {
-        let mut raised = Vec::new();
+        let mut told = Vec::new();
         for (n, (w, armed)) in self.marks.iter().zip(self.armed.iter_mut()).enumerate() {
             let Some(&f) = free.get(n) else { break };
-            if *armed && f < w.low {
-                *armed = false;
-                raised.push(n);
-            } else if !*armed && f >= w.high {
+            if f >= w.high {
                 *armed = true;
+            } else if !*armed {
+                told.push(n);
+            } else if f < w.low {
+                *armed = false;
+                self.events += 1;
+                told.push(n);
             }
         }
-        self.events += raised.len() as u64;
-        raised
+        told
     }
 }
 
@@ -178,15 +183,16 @@ Node 2, zone  Movable
     }
 
     #[test]
-    fn a_node_is_raised_once_below_low_and_re_armed_at_high() {
+    fn a_node_is_raised_below_low_told_until_high_and_re_armed_there() {
         let mut lm = LowMemory { marks: vec![Watermarks { min: 5, low: 10, high: 20 }; 2], source: "machine", armed: vec![true; 2], events: 0 };
         assert!(lm.check(&[50, 50]).is_empty());
         assert_eq!(lm.check(&[9, 50]), vec![0]);
-        assert!(lm.check(&[3, 50]).is_empty(), "still low: not again");
-        assert!(lm.check(&[15, 50]).is_empty(), "between low and high: not re-armed");
-        assert!(lm.check(&[9, 50]).is_empty());
-        assert!(lm.check(&[20, 9]).len() == 1, "node 1 falls; node 0 re-arms at high");
-        assert_eq!(lm.check(&[9, 9]), vec![0]);
+        assert_eq!(lm.check(&[3, 50]), vec![0], "still low: told again");
+        assert_eq!(lm.check(&[15, 50]), vec![0], "between low and high: not balanced yet");
+        assert!(lm.check(&[20, 50]).is_empty(), "back at high: re-armed");
+        assert!(lm.check(&[15, 50]).is_empty(), "above low: not raised");
+        assert_eq!(lm.check(&[20, 9]), vec![1]);
+        assert_eq!(lm.check(&[9, 9]), vec![0, 1]);
         assert_eq!(lm.events, 3);
         let mut none = LowMemory::default();
         assert!(none.check(&[0, 0]).is_empty(), "no watermarks: never raised");

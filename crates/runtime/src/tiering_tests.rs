@@ -57,13 +57,14 @@ impl DynamicPolicy for Probe {
         (!view.machine.is_toptier(home)).then_some(Action::Migrate { page, to: node, reason: "promote" })
     }
 
-    fn on_low_memory(&mut self, view: &View<'_>, node: NodeId) -> Vec<Action> {
+    fn on_low_memory(&mut self, view: &View<'_>, node: NodeId) -> Timer {
         self.told.lock().unwrap().low.push(node.0);
-        let Some(to) = view.machine.demotion[node.index()] else { return Vec::new() };
-        (0..view.homes.len())
+        let Some(to) = view.machine.demotion[node.index()] else { return Timer::default() };
+        let actions = (0..view.homes.len())
             .filter(|&p| view.homes[p] == node.0)
             .map(|p| Action::Migrate { page: PageNo(p as u32), to, reason: "demote" })
-            .collect()
+            .collect();
+        Timer { actions, background: true, ..Timer::default() }
     }
 }
 
@@ -124,16 +125,15 @@ fn faults_reach_the_policy_its_revocation_is_honoured_and_low_memory_is_raised_o
     assert_eq!(fake.node_of(base + 3 * 4096), Some(2));
     assert_eq!(rt.stats.demotions, 1);
     rt.tick().unwrap();
-    fake.state.lock().unwrap().free[0] = 150; // above low, below high: still not re-armed
+    fake.state.lock().unwrap().free[0] = 150; // above low, below high: not balanced yet
     rt.tick().unwrap();
-    fake.state.lock().unwrap().free[0] = 50;
-    rt.tick().unwrap();
-    assert_eq!(told.lock().unwrap().low, [0], "raised once until back at high");
+    assert_eq!(told.lock().unwrap().low, [0, 0, 0], "told at every tick until back at high");
     fake.state.lock().unwrap().free[0] = 200;
     rt.tick().unwrap();
+    assert_eq!(told.lock().unwrap().low.len(), 3, "balanced: not told");
     fake.state.lock().unwrap().free[0] = 99;
     rt.tick().unwrap();
-    assert_eq!(told.lock().unwrap().low, [0, 0], "re-armed at high");
+    assert_eq!(told.lock().unwrap().low, [0, 0, 0, 0], "re-armed at high, raised again below low");
 
     let s = rt.stats_file();
     assert_eq!((s.promotions, s.demotions, s.low_memory_events, s.faults_forwarded), (1, 1, 2, 1));
