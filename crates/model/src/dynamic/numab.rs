@@ -45,6 +45,7 @@ const PARAMS: &[ParamDecl] = &[
     ParamDecl { name: "scan_size_mb", kind: ParamKind::Float { min: 0.001, max: 1e9 }, default: "256", doc: "address space made to fault per scan (numa_balancing_scan_size_mb: 256)" },
     ParamDecl { name: "hot_threshold_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "hint-fault latency below which a slow page is hot (numa_balancing_hot_threshold_ms: MSEC_PER_SEC)" },
     ParamDecl { name: "rate_limit_mbps", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "65536", doc: "promotion candidates per second, MB/s (numa_balancing_promote_rate_limit_MBps: 65536)" },
+    ParamDecl { name: "rate_limit_window_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "the window the rate limit counts candidates in (numa_promotion_rate_limit: MSEC_PER_SEC)" },
     ParamDecl { name: "threshold_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e8 }, default: "60000", doc: "how often the hot threshold is adjusted (numa_balancing_scan_period_max_ms: 60000)" },
     ParamDecl { name: "hot_selection", kind: ON_OFF, default: "on", doc: "choose hot pages by hint-fault latency (off: the base tiering mode, promote on every fault)" },
     ParamDecl { name: "auto_threshold", kind: ON_OFF, default: "on", doc: "adjust the hot threshold to the rate limit (numa_promotion_adjust_threshold)" },
@@ -87,11 +88,12 @@ struct NumabTiering {
     /// The adjusted threshold (0: the default).
     threshold: Ps,
     rate_limit_pages: u64,
+    rl_window: Ps,
     th_period: Ps,
     hot_selection: bool,
     auto_threshold: bool,
     demotion: bool,
-    /// Promotion candidates so far, and the count at the start of the rate limit's second and
+    /// Promotion candidates so far, and the count at the start of the rate limit's window and
     /// of the threshold's period, with when those started.
     candidates: u64,
     rl_start: Ps,
@@ -113,7 +115,8 @@ impl NumabTiering {
             fault_cost: (r.float("fault_ns") * 1000.0) as Ps,
             default_th: (r.float("hot_threshold_ms") * MS) as Ps,
             threshold: 0,
-            rate_limit_pages: ((r.float("rate_limit_mbps") * 1048576.0) / page).ceil() as u64,
+            rate_limit_pages: ((r.float("rate_limit_mbps") * 1048576.0) / page * r.float("rate_limit_window_ms") / 1000.0).ceil().max(1.0) as u64,
+            rl_window: (r.float("rate_limit_window_ms") * MS) as Ps,
             th_period: (r.float("threshold_period_ms") * MS) as Ps,
             hot_selection: r.choice("hot_selection") == "on",
             auto_threshold: r.choice("auto_threshold") == "on",
@@ -136,7 +139,8 @@ impl NumabTiering {
             return;
         }
         self.th_start = now;
-        let reference = (self.rate_limit_pages as f64 * self.th_period as f64 / 1e12) as u64;
+        // The candidates the rate limit allows over the period (rate_limit × period).
+        let reference = (self.rate_limit_pages as f64 * self.th_period as f64 / self.rl_window as f64) as u64;
         let diff = self.candidates - self.th_base;
         let unit = self.default_th * 2 / 16;
         let th = if self.threshold == 0 { self.default_th } else { self.threshold };
@@ -154,7 +158,7 @@ impl NumabTiering {
     /// candidates reached the limit.
     fn rate_limit(&mut self, now: Ps) -> bool {
         self.candidates += 1;
-        if now.saturating_sub(self.rl_start) > 1_000_000_000_000 {
+        if now.saturating_sub(self.rl_start) > self.rl_window {
             self.rl_start = now;
             self.rl_base = self.candidates - 1;
         }

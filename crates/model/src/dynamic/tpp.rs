@@ -133,7 +133,9 @@ impl DynamicPolicy for Tpp {
     fn watermarks(&self, machine: &Machine, node: usize) -> Option<Watermarks> {
         let w = linux_watermarks(machine, node);
         let demote = (machine.capacity_pages[node] as f64 * self.demote_scale / 10000.0).ceil() as u64;
-        let low = w.low.max(demote);
+        // Never below where a promotion is deferred (free at most high + 1), which wakes
+        // kswapd in Linux.
+        let low = w.low.max(demote).max(w.high + 2);
         Some(Watermarks { min: w.min, low, high: w.high.max(low + (w.high - w.low)) })
     }
 
