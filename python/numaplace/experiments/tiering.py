@@ -162,7 +162,7 @@ def numab_claims(results: pd.DataFrame) -> list[Claim]:
     f = _numab_frame(results)
     p, s = f["promotions"], f["score"]
     rel = lambda col, step: f.loc[step, col] / f.loc["base", col]  # noqa: E731
-    fastest = [x for x in STEPS if s[x] == s.max()]
+    fastest = [x for x in STEPS if s[x] == max(s[y] for y in STEPS)]
     return [
         Claim(
             "NB1", "hot selection promotes fewer pages than the base tiering mode",
