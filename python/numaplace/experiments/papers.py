@@ -1,9 +1,10 @@
-"""The seed papers: :data:`PAPERS`, each seed's full citation, keyed by seed id ("000" ... "004").
+"""The papers: :data:`PAPERS`, each seed's full citation, keyed by seed id ("000" ... "004"), then
+the tiered-memory papers (keyed ``numab``, ``tpp``, ``hemem``), which are not seeds.
 
 This is the one declaration of the citations: the report prints them (a section's heading
 names its paper by :attr:`Paper.short`, the line under it gives :attr:`Paper.citation`, and the
 report ends with every seed's citation), and a test checks that the repository's README.md
-contains each :attr:`Paper.citation` verbatim. Seeds without an experiment yet are listed too.
+contains each seed's :attr:`Paper.citation` verbatim. Seeds without an experiment yet are listed too.
 """
 
 from __future__ import annotations
@@ -20,12 +21,25 @@ class Paper:
         short: Authors and year, for headings and the summary (``"Nikolopoulos et al. 2000"``).
         citation: The full citation: authors, title, venue, year.
         note: A remark printed beside the citation (empty if none).
+        label: How the report names the paper (default ``"Seed <seed>"``); the tiering papers,
+            which are not seeds, give their own. Only seeds must be cited in README.md.
     """
 
     seed: str
     short: str
     citation: str
     note: str = ""
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        """The report's name for the paper: :attr:`label`, or ``"Seed <seed>"``."""
+        return self.label or f"Seed {self.seed}"
+
+    @property
+    def is_seed(self) -> bool:
+        """Whether the paper is one of the seeds (the tiering papers are not)."""
+        return not self.label
 
 
 PAPERS: dict[str, Paper] = {
@@ -68,6 +82,31 @@ PAPERS: dict[str, Paper] = {
             "Applications (HPCS '99), Kluwer Academic Publishers, 2000.",
             note="The seed copy carries no venue line; the venue is attributed from its book-chapter "
             "format and its references, which end in 1997.",
+        ),
+        Paper(
+            "numab",
+            "Huang 2022",
+            "Huang Ying. \"[PATCH 0/3] memory tiering: hot page selection.\" linux-mm and LKML, "
+            "2022-04-08 (-V4, 2022-07-13; merged in Linux 6.1).",
+            label="Tiering: NUMA balancing",
+        ),
+        Paper(
+            "tpp",
+            "Maruf et al. 2023",
+            "Hasan Al Maruf, Hao Wang, Abhishek Dhanotia, Johannes Weiner, Niket Agarwal, Pallab "
+            "Bhattacharya, Chris Petersen, Mosharaf Chowdhury, Shobhit Kanaujia and Prakash Chauhan. "
+            "\"TPP: Transparent Page Placement for CXL-Enabled Tiered-Memory.\" Proceedings of the 28th "
+            "ACM International Conference on Architectural Support for Programming Languages and "
+            "Operating Systems (ASPLOS '23), 2023. arXiv 2206.02878.",
+            label="Tiering: TPP",
+        ),
+        Paper(
+            "hemem",
+            "Raybuck et al. 2021",
+            "Amanda Raybuck, Tim Stamler, Wei Zhang, Mattan Erez and Simon Peter. \"HeMem: Scalable "
+            "Tiered Memory Management for Big Data Applications and Real NVM.\" Proceedings of the 28th "
+            "ACM Symposium on Operating Systems Principles (SOSP '21), 2021.",
+            label="Tiering: HeMem",
         ),
     )
 }

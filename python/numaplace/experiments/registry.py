@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from numaplace._native import NumaplaceError
-from numaplace.experiments import seed000, seed001, seed002, seed003, seed004
+from numaplace.experiments import seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps
 from numaplace.experiments.base import Experiment
 from numaplace.experiments.fidelity import Published
 
@@ -25,6 +25,9 @@ EXPERIMENTS: dict[str, Experiment] = {
         seed003.SAMPLED,
         seed002.SCHEDULERS,
         seed004.PROXIES,
+        tiering.NUMAB,
+        tiering_apps.TPP,
+        tiering_apps.HEMEM,
     )
 }
 """Every experiment of the report, keyed by id, in report order."""
@@ -35,8 +38,12 @@ SEED_PUBLISHED: dict[str, tuple[Published, ...]] = {
     "002": seed002.PUBLISHED,
     "003": seed003.PUBLISHED,
     "004": seed004.PUBLISHED,
+    "numab": tiering.NUMAB_PUBLISHED,
+    "tpp": tiering_apps.TPP_PUBLISHED,
+    "hemem": tiering_apps.HEMEM_PUBLISHED,
 }
-"""Each seed module's published numbers (its ``PUBLISHED``), keyed by seed id: the only values
+"""Each seed module's published numbers (its ``PUBLISHED``), keyed by seed id, and each tiering
+paper's (:mod:`~numaplace.experiments.tiering`), keyed by its :data:`PAPERS` key: the only values
 its experiments' fidelity rows may carry (a test checks it)."""
 SEED_NOT_COMPARED: dict[str, str] = {
     "000": seed000.NOT_COMPARED,
@@ -44,6 +51,9 @@ SEED_NOT_COMPARED: dict[str, str] = {
     "002": seed002.NOT_COMPARED,
     "003": seed003.NOT_COMPARED,
     "004": seed004.NOT_COMPARED,
+    "numab": tiering.NUMAB_NOT_COMPARED,
+    "tpp": tiering_apps.TPP_NOT_COMPARED,
+    "hemem": tiering_apps.HEMEM_NOT_COMPARED,
 }
 """Each seed module's ``NOT_COMPARED``: which of its published numbers the fidelity table
 leaves out, and why; the report prints it under the seed's table."""

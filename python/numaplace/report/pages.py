@@ -106,7 +106,7 @@ def _untested_seeds(sections: Sequence[Section]) -> list[str]:
 
 def _seed_line(seed: str) -> str:
     paper = PAPERS[seed]
-    return f"Seed {seed}: {paper.citation}" + (f" ({paper.note})" if paper.note else "")
+    return f"{paper.name}: {paper.citation}" + (f" ({paper.note})" if paper.note else "")
 
 
 _STYLE = (
@@ -208,7 +208,7 @@ def _groups(rows: Sequence[Fidelity]) -> dict[str, list[Fidelity]]:
 def _fidelity_brief(seed: str, rows: Sequence[Fidelity], headlines: Sequence[str]) -> str:
     """One seed's line in the summary: the median over all its rows, and over each headline group."""
     groups = _groups(rows)
-    return f"Seed {seed} ({PAPERS[seed].short}): {_median_text(rows)} numbers" + "".join(
+    return f"{PAPERS[seed].name} ({PAPERS[seed].short}): {_median_text(rows)} numbers" + "".join(
         f", {g} {_median_text(groups[g])}" for g in headlines if g in groups
     )
 
@@ -299,7 +299,7 @@ def _html_fidelity(sections: Sequence[Section], grid: Grid) -> list[str]:
     ]
     for seed, rows, headlines in by_seed:
         out += [
-            f'<h3 id="fidelity-{seed}">Seed {seed} — {esc(PAPERS[seed].short)}</h3>',
+            f'<h3 id="fidelity-{seed}">{esc(PAPERS[seed].name)} — {esc(PAPERS[seed].short)}</h3>',
             f"<p><b>Median |relative error| {esc(_median_text(rows))} published numbers.</b></p>",
         ]
         for group, found in _groups(rows).items():
@@ -368,7 +368,7 @@ def _markdown_fidelity(sections: Sequence[Section], grid: Grid) -> list[str]:
     out = [f'<a id="fidelity"></a>\n\n## {FIDELITY_TITLE}', f"{_md(_fidelity_intro(grid))}[{FIDELITY_CSV}]({FIDELITY_CSV})."]
     for seed, rows, _ in by_seed:
         out += [
-            f'<a id="fidelity-{seed}"></a>\n\n### Seed {seed} — {PAPERS[seed].short}',
+            f'<a id="fidelity-{seed}"></a>\n\n### {PAPERS[seed].name} — {PAPERS[seed].short}',
             f"**Median \\|relative error\\| {_md(_median_text(rows))} published numbers.**",
         ]
         for group, found in _groups(rows).items():

@@ -1,0 +1,65 @@
+"""The tiered-memory experiments (tiering-numab, tiering-tpp, tiering-hemem) on the test grid:
+their frames' columns, their claims evaluated, their fidelity rows, and the one time scale."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from numaplace.experiments import EXPERIMENTS, PAPERS, SEED_PUBLISHED, Claim, Grid, run_experiments
+from numaplace.experiments import tiering, tiering_apps
+
+IDS = ("tiering-numab", "tiering-tpp", "tiering-hemem")
+
+
+@pytest.fixture(scope="module")
+def results() -> pd.DataFrame:
+    return run_experiments(list(IDS), grid=Grid.TEST, progress=False, jobs=0)
+
+
+def test_the_experiments_are_registered_with_their_papers() -> None:
+    for experiment_id, key in zip(IDS, ("numab", "tpp", "hemem")):
+        e = EXPERIMENTS[experiment_id]
+        assert e.seed == key and not PAPERS[key].is_seed and PAPERS[key].name.startswith("Tiering: ")
+        assert e.claims and e.fidelity
+
+
+def test_frames_have_the_runs_columns(results: pd.DataFrame) -> None:
+    for column in ("experiment", "run", "request.machine", "request.workload", "total_time_ns", "per_iteration_time_ns", "config.workload"):
+        assert column in results.columns, column
+    assert results.groupby("experiment", sort=False).size().to_dict() == {"tiering-numab": 5, "tiering-tpp": 4, "tiering-hemem": 5}
+    tiered = results[results["request.dynamic"].notna() & ~results["request.dynamic"].fillna("").str.startswith("autonuma")]
+    assert tiered["policy.promotions"].notna().all()
+
+
+def test_claims_are_evaluated_and_the_fidelity_rows_exist(results: pd.DataFrame) -> None:
+    for experiment_id, ids in zip(IDS, (["NB1", "NB2", "NB3"], ["TP1", "TP2"], ["HM1", "HM2"])):
+        e = EXPERIMENTS[experiment_id]
+        rows = results[results.experiment == experiment_id].reset_index(drop=True)
+        claims = e.claims(rows)
+        assert [c.id for c in claims] == ids
+        assert all(isinstance(c, Claim) and c.verdict in ("holds", "fails") and c.brief for c in claims)
+        assert all(math.isfinite(v) for c in claims for v in c.measured.values())
+        fidelity = e.fidelity(rows)
+        assert [f.published for f in fidelity] == list(SEED_PUBLISHED[e.seed])
+        assert all(math.isfinite(f.simulated) for f in fidelity)
+        table, fig = e.analyse(rows)
+        assert list(table.columns) == ["claim", "holds", "simulated"] and len(table) == len(ids)
+        assert any(line.get_label().startswith("published") or "claim" in str(line.get_label()) for ax in fig.axes for line in [*ax.get_lines(), *ax.patches, *ax.collections])
+
+
+def test_one_time_scale_divides_every_period_and_cost() -> None:
+    assert tiering.TIME_SCALE == 100
+    assert tiering.numab_spec("hot_selection=off").startswith(
+        "numab-tiering:scan_delay_ms=10,scan_period_ms=10,hot_threshold_ms=10,threshold_period_ms=600,fault_ns=10,"
+    )
+    assert tiering.tpp_spec() == "tpp:scan_delay_ms=10,scan_period_ms=10,fault_ns=10"
+    assert tiering.autonuma_spec() == "autonuma:scan_period_min_ms=10,scan_period_max_ms=600,fault_ns=10"
+    assert tiering.hemem_spec() == "hemem:interval_ms=0.1,sample_period=200"
+    # the rate limit: the published rate-limited promotion rate, scaled, declared once
+    assert tiering.RATE_LIMIT_MBPS == pytest.approx(165.2 * 100 * 396 / 65536)
+    assert tiering.NUMAB_RATE["rate limit"] == 165.2 and tiering.NUMAB_SCORE["auto threshold"] == 170495294.0
+    assert tiering_apps.TPP_GAIN_LINUX.value == 0.18 and tiering_apps.HEMEM_GAP_REDUCTION.value == 0.50
