@@ -125,6 +125,9 @@ def bench_speed(transactions: int, pages: int, repetitions: int) -> str:
 def bench_footprint(pages: int) -> str:
     """The footprint (peak memory) benchmark, as a JSON object."""
 
+def bench_tiered(pages: int, sweeps: int, repetitions: int) -> str:
+    """The tiered benchmark (a 1 TiB DRAM+CXL machine under tpp), as a JSON object."""
+
 def runtime_options() -> str:
     """The runtime library's settings as JSON: ``preload_env`` and ``options``, each with
     name, env (its NUMAPLACE_* variable), kind (and choices), default, launcher (``numaplace

@@ -349,6 +349,20 @@ def test_topo_out_into_missing_directory(cli, sysfs, tmp_path):
 # --- bench --------------------------------------------------------------------------------
 
 
+def test_bench_tiered_reports_speed_and_bytes_per_page(cli):
+    # A tiny run (2^16 pages of the 1 TiB machine, one timed sweep): both figures are printed.
+    r = cli("bench", "--tiered", "--pages", "65536", "--sweeps", "1")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert (d["pages"], d["machine_pages"], d["policy"], d["accesses"]) == (65536, 1 << 28, "tpp", 2 * 65536)
+    for key in ("accesses_per_second", "ratio", "computed_bytes_per_page", "measured_bytes_per_page"):
+        assert isinstance(d[key], (int, float)) and not isinstance(d[key], bool), key
+        assert math.isfinite(d[key]) and d[key] >= 0, key
+    assert d["accesses_per_second"] > 0 and d["ratio"] > 0
+    assert d["computed_bytes_per_page"] == d["declared_bytes_per_page"] == 4
+    assert math.isclose(d["ratio"], d["seconds"] / d["limit_seconds"], rel_tol=1e-9)
+
+
 def test_bench_prints_json(cli):
     r = cli("bench", "--transactions", "160000", "--pages", "4096", "--repetitions", "1")
     assert r.returncode == 0, r.stderr

@@ -14,20 +14,83 @@ pub const UNTOUCHED: u8 = 0xFF;
 /// The bound on the simulator's per-page state for one run, bytes: 16 GiB. A run without a
 /// policy keeps one byte per page, so every footprint a page number can address (2^32 pages)
 /// fits; a policy adds its counters, replica masks and write tallies
-/// ([`run_state_bytes`]), which on a two-node machine still allows about 660 M pages (2.5 TB
+/// ([`run_state_bytes`]), which on a two-node machine still allows about 690 M pages (2.6 TiB
 /// of 4 KiB pages). The model cannot ask the host how much memory it has (it does no I/O), so
 /// the bound is a constant: what a workstation can hold, refused with a one-line error
 /// rather than an allocator abort.
 pub const MAX_STATE_BYTES: u64 = 1 << 34;
 
-/// The bytes of per-page state a run of `pages` pages on `nodes` nodes allocates: the home
-/// byte, and with a dynamic policy the replica mask (8), the replicas' write tally (4), the
-/// revoked flag (1), a cost-aware gate's last target, agreement tally and home before its first
-/// move (4: `dynamic::cost`)
-/// and, per node, a 16-bit access counter and a 16-bit stale-line count.
-/// Saturates rather than wraps.
+/// One field of a page-level run's per-page state: `bytes` a page, plus `per_node` a page and
+/// node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PerPage {
+    pub name: &'static str,
+    pub bytes: u64,
+    pub per_node: u64,
+}
+
+/// The per-page state of a page-level run, declared once: each field, and which fields each
+/// kind of run keeps. [`run_state_bytes`] bounds a run by the largest layout before anything
+/// is allocated; the engine's `state_bytes` sums what a run really allocated, field by field,
+/// and its tests hold each policy's allocations to its layout here.
+pub mod layout {
+    use super::PerPage;
+
+    /// The page table's home byte ([`super::PageTable`]): every run.
+    pub const HOME: PerPage = PerPage { name: "home", bytes: 1, per_node: 0 };
+    /// The page table's replica bitmask (allocated on the first replication).
+    pub const REPLICA_MASK: PerPage = PerPage { name: "replica_mask", bytes: 8, per_node: 0 };
+    /// The replicas' write tally (`u32`, a replicating policy).
+    pub const REPLICA_WRITES: PerPage = PerPage { name: "replica_writes", bytes: 4, per_node: 0 };
+    /// A 16-bit stale-line count per copy (a replicating policy).
+    pub const STALE: PerPage = PerPage { name: "stale", bytes: 0, per_node: 2 };
+    /// A 16-bit access counter per node (a policy that reads counters or samples into them).
+    pub const COUNTERS: PerPage = PerPage { name: "counters", bytes: 0, per_node: 2 };
+    /// A cost-aware gate's last target, agreement tally and home before its first move
+    /// (`dynamic::cost`).
+    pub const COST_GATE: PerPage = PerPage { name: "cost_gate", bytes: 4, per_node: 0 };
+    /// The revoked flag (a policy that observes hinting faults).
+    pub const REVOKED: PerPage = PerPage { name: "revoked", bytes: 1, per_node: 0 };
+    /// The page-table entry's referenced byte (a policy that also reclaims by it).
+    pub const REFERENCED: PerPage = PerPage { name: "referenced", bytes: 1, per_node: 0 };
+    /// The reclaimer's LRU flags, the policy's own (`dynamic::tiering::Reclaim`).
+    pub const RECLAIM_FLAGS: PerPage = PerPage { name: "reclaim_flags", bytes: 1, per_node: 0 };
+
+    /// No dynamic policy.
+    pub const NO_POLICY: &[PerPage] = &[HOME];
+    /// A counting or sampling policy, perhaps cost-aware.
+    pub const COUNTING: &[PerPage] = &[HOME, COUNTERS, COST_GATE];
+    /// A policy that observes hinting faults without reclaiming, perhaps cost-aware.
+    pub const FAULTING: &[PerPage] = &[HOME, REVOKED, COST_GATE];
+    /// A tiering policy that observes hinting faults and reclaims (`tpp`, `numab-tiering`):
+    /// four bytes a page.
+    pub const TIERED: &[PerPage] = &[HOME, REVOKED, REFERENCED, RECLAIM_FLAGS];
+    /// A replicating policy, perhaps cost-aware: the largest.
+    pub const REPLICATING: &[PerPage] = &[HOME, REPLICA_MASK, REPLICA_WRITES, COUNTERS, STALE, COST_GATE];
+    /// Every layout a run with a dynamic policy may have.
+    pub const WITH_POLICY: &[&[PerPage]] = &[COUNTING, FAULTING, TIERED, REPLICATING];
+
+    /// Bytes a page of `fields` on a machine of `nodes` nodes.
+    pub const fn bytes_per_page(fields: &[PerPage], nodes: usize) -> u64 {
+        let mut sum = 0;
+        let mut i = 0;
+        while i < fields.len() {
+            sum += fields[i].bytes + fields[i].per_node * nodes as u64;
+            i += 1;
+        }
+        sum
+    }
+}
+
+/// The bytes of per-page state a run of `pages` pages on `nodes` nodes may allocate: the home
+/// byte, and with a dynamic policy the largest of the layouts a policy may have
+/// ([`layout::WITH_POLICY`]; a replicating one's, 17 + 4 × nodes). Saturates rather than wraps.
 pub fn run_state_bytes(pages: u64, nodes: usize, policy: bool) -> u64 {
-    let per_page = if policy { 8 + 4 + 1 + 1 + 4 + 4 * nodes as u64 } else { 1 };
+    let per_page = if policy {
+        layout::WITH_POLICY.iter().map(|l| layout::bytes_per_page(l, nodes)).max().unwrap_or(0)
+    } else {
+        layout::bytes_per_page(layout::NO_POLICY, nodes)
+    };
     pages.saturating_mul(per_page)
 }
 
@@ -177,6 +240,12 @@ impl PageTable {
         &self.used
     }
 
+    /// The bytes its per-page vectors hold ([`layout::HOME`], [`layout::REPLICA_MASK`]), by
+    /// their capacities: `(home, replica masks)`.
+    pub fn state_bytes(&self) -> (u64, u64) {
+        (self.home.capacity() as u64, (self.replicas.capacity() * std::mem::size_of::<u64>()) as u64)
+    }
+
     /// Pages that could not go where the placement wanted because that node was full.
     pub fn fallbacks(&self) -> u64 {
         self.fallbacks
@@ -204,9 +273,27 @@ mod tests {
         let e = check_state_bytes("a run of 4294967296 pages", run_state_bytes(1 << 32, 254, true)).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "out of memory: a run of 4294967296 pages needs 4440996184064 bytes of simulator state, more than the bound of 17179869184 bytes"
+            "out of memory: a run of 4294967296 pages needs 4436701216768 bytes of simulator state, more than the bound of 17179869184 bytes"
         );
         assert_eq!(run_state_bytes(u64::MAX, 254, true), u64::MAX);
+    }
+
+    #[test]
+    fn the_bound_is_the_largest_declared_layout() {
+        // A tiered run (home, revoked, referenced, the reclaimer's flags): four bytes a page,
+        // so a 1 TiB machine's 2^28 pages of 4 KiB take 1 GiB.
+        assert_eq!(layout::bytes_per_page(layout::TIERED, 2), 4);
+        assert_eq!(layout::bytes_per_page(layout::NO_POLICY, 8), 1);
+        for nodes in [1, 2, 8, 254] {
+            let largest = layout::WITH_POLICY.iter().map(|l| layout::bytes_per_page(l, nodes)).max().unwrap();
+            assert_eq!(largest, layout::bytes_per_page(layout::REPLICATING, nodes));
+            assert_eq!(largest, 17 + 4 * nodes as u64);
+            assert_eq!(run_state_bytes(1 << 28, nodes, true), (1 << 28) * largest);
+            for l in layout::WITH_POLICY {
+                assert!(layout::bytes_per_page(l, nodes) <= largest);
+            }
+        }
+        assert_eq!(check_state_bytes("a run", (1 << 28) * layout::bytes_per_page(layout::TIERED, 2)), Ok(()));
     }
 
     #[test]

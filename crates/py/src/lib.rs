@@ -396,6 +396,13 @@ fn bench_protocol(py: Python<'_>, sweeps: u32, repetitions: u32) -> PyResult<Str
     Ok(serde_json::to_string(&r).expect("serialise"))
 }
 
+/// The tiered benchmark (a 1 TiB DRAM+CXL machine under tpp), as JSON.
+#[pyfunction]
+fn bench_tiered(py: Python<'_>, pages: u64, sweeps: u32, repetitions: u32) -> PyResult<String> {
+    let r = py.allow_threads(|| bench::tiered(pages, sweeps, repetitions)).map_err(to_py)?;
+    Ok(serde_json::to_string(&r).expect("serialise"))
+}
+
 /// The footprint benchmark, as JSON.
 #[pyfunction]
 fn bench_footprint(py: Python<'_>, pages: u64) -> PyResult<String> {
@@ -432,6 +439,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(detect, m)?)?;
     m.add_function(wrap_pyfunction!(bench_speed, m)?)?;
     m.add_function(wrap_pyfunction!(bench_footprint, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_tiered, m)?)?;
     m.add_function(wrap_pyfunction!(trace_export, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(trace_objects, m)?)?;

@@ -13,6 +13,10 @@
 //!   FLC per second, and `ratio = seconds / limit_seconds` over the same accesses.
 //! * [`footprint`]: a 16 M-page (64 GiB of 4 KiB pages) sweep on `modern-2s`, reporting the
 //!   process's peak resident memory.
+//! * [`tiered`]: a tiered run over a 1 TiB machine ([`TIERED_MACHINE`]: DRAM and CXL at 1:4)
+//!   under `tpp`: sweeps streaming over every one of its 2^28 pages. Reported: accesses
+//!   (records) per second, the ratio to a plain loop over the same records, and the per-page
+//!   state in bytes a page, computed from the allocations and measured from peak RSS.
 
 use crate::binding::{bind, Binding};
 use crate::engine::Engine;
@@ -391,6 +395,275 @@ pub fn protocol_speed(sweeps: u32, repetitions: u32, lookahead_cycles: Option<u6
     })
 }
 
+/// The tiered benchmark's machine: 1 TiB (2^28 pages of 4 KiB), a DRAM node with the CPUs and a
+/// CPU-less CXL node at 1:4, rounded to the MiB (209,715 : 838,861 MiB, i.e. 204.8 : 819.2
+/// GiB). Every other number is `machines/cxl-1to4.toml`'s, whose comments give their sources:
+/// the page and line sizes, `mlp`, the huge page, the latencies (110 ns DRAM, 250 ns CXL), the
+/// bandwidths (250 GB/s DDR5, 26.8 GB/s CXL), the migration costs and the watermarks (Linux's
+/// defaults as shares of the node, which that preset already scales), and 32 CPUs.
+pub const TIERED_MACHINE: &str = r#"
+name = "bench-tiered-1tib"
+description = "bench --tiered: 1 socket (32 cores, DDR5) + CPU-less CXL expander at 1:4, 1 TiB (209715 : 838861 MiB), cxl-1to4's timing"
+page_size = 4096
+line_size = 64
+mlp = 10.0
+huge_page_size = 2097152
+latency_ns = [[110.0, 250.0], [250.0, 250.0]]
+[migration]
+fixed_ns = 2000.0
+copy_gbps = 10.0
+tlb_shootdown_ns_per_cpu = 250.0
+[watermarks]
+min_permille = 0.48828125
+low_permille = 1.48828125
+high_permille = 2.48828125
+[[nodes]]
+cpus = 32
+memory_mib = 209715
+bandwidth_gbps = 250.0
+[[nodes]]
+cpus = 0
+memory_mib = 838861
+memory = "cxl"
+bandwidth_gbps = 26.8
+"#;
+
+/// The tiered benchmark's threads: one per CPU of the DRAM node.
+pub const TIERED_THREADS: usize = 32;
+
+/// The most records an epoch of the tiered benchmark holds (32 MiB of records): a sweep over
+/// 2^28 pages is generated in 64 epochs rather than one of 2 GiB.
+pub const TIERED_EPOCH_RECORDS: u64 = 1 << 22;
+
+/// Output of [`tiered`].
+#[derive(Clone, Debug, Serialize)]
+pub struct TieredResult {
+    pub machine: &'static str,
+    pub machine_pages: u64,
+    pub page_size: u64,
+    pub policy: &'static str,
+    pub threads: usize,
+    /// Pages of the workload (all of them touched by every sweep).
+    pub pages: u64,
+    /// Timed sweeps after the first-touch sweep.
+    pub sweeps: u32,
+    pub epochs: u64,
+    /// What one access is.
+    pub access: &'static str,
+    /// Accesses (records) of every sweep, the first-touch one included, and their lines.
+    pub accesses: u64,
+    pub lines: u64,
+    pub repetitions: u32,
+    /// Best engine time over the repetitions (every sweep), s; generating the records is not
+    /// counted ([`speed`] does not count it either).
+    pub seconds: f64,
+    pub accesses_per_second: f64,
+    pub lines_per_second: f64,
+    /// The first-touch sweep (every page placed on its cold path) and the timed sweeps alone.
+    pub first_touch_seconds: f64,
+    pub first_touch_accesses_per_second: f64,
+    pub timed_seconds: f64,
+    pub timed_accesses_per_second: f64,
+    /// Best time of the plain loop over the same records (read each, add its lines to a
+    /// 4-byte per-page counter), s.
+    pub limit_seconds: f64,
+    pub ratio: f64,
+    /// Generating the records, s (one repetition's).
+    pub generation_seconds: f64,
+    /// Wall time of one repetition (generation, engine, limit loop), s.
+    pub wall_seconds: f64,
+    pub simulated_seconds: f64,
+    /// The simulator's per-page state from its allocations (`Engine::state_bytes`), and as the
+    /// layout declares it (`pagetable::layout::TIERED`).
+    pub state_bytes: std::collections::BTreeMap<&'static str, u64>,
+    pub computed_bytes_per_page: f64,
+    pub declared_bytes_per_page: u64,
+    /// Peak RSS during the engine's run, RSS just before the engine was built (the record
+    /// buffer already allocated), and their difference per page. `peak_reset`: the kernel's
+    /// peak was reset before the baseline (`/proc/self/clear_refs`), so that the peak is this
+    /// run's.
+    pub baseline_rss_bytes: u64,
+    pub peak_rss_bytes: u64,
+    pub measured_bytes_per_page: f64,
+    pub peak_reset: bool,
+    pub migrations: u64,
+    pub promotions: u64,
+    pub demotions: u64,
+    pub promotions_deferred: u64,
+    pub hinting_faults: u64,
+    pub low_memory_events: u64,
+}
+
+/// Fills `epoch` with chunk `chunk` of `chunks` of sweep `sweep` over `pages` pages: thread
+/// `t` streams through its `t`-th block of the pages (a static schedule, as `stream`), one
+/// record of a whole page (64 lines) per page, in page order. Sweep 0 writes (the first
+/// touch, iteration 0); later sweeps read (timed iteration `sweep`).
+fn tiered_epoch(epoch: &mut Epoch, pages: u64, sweep: u32, chunk: u64, chunks: u64, lines_per_page: u16) {
+    let threads = TIERED_THREADS as u64;
+    epoch.reset(TIERED_THREADS, sweep, if sweep == 0 { "init" } else { "sweep" });
+    for (t, work) in epoch.threads.iter_mut().enumerate() {
+        work.think_ns = 10.0;
+        let (lo, hi) = crate::workload::block_range(pages, threads, t as u64);
+        let (a, b) = crate::workload::block_range(hi - lo, chunks, chunk);
+        let op = if sweep == 0 { crate::workload::Op::Write } else { crate::workload::Op::Read };
+        work.txns.extend((lo + a..lo + b).map(|p| crate::workload::Txn { page: p as u32, count: lines_per_page, op }));
+    }
+}
+
+/// The process's resident set size now (`VmRSS`), bytes.
+fn rss_bytes() -> Result<u64, SimError> {
+    status_kib("VmRSS:")
+}
+
+/// Resets the kernel's peak-RSS mark to the current RSS (Linux 4.0+: `5` into `clear_refs`).
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// Runs the tiered benchmark: `sweeps` timed sweeps (after a first-touch sweep) over `pages`
+/// pages of [`TIERED_MACHINE`] from [`TIERED_THREADS`] threads under `tpp` (default
+/// parameters) with first-touch placement, `repetitions` times.
+///
+/// An access is one record: a thread's run of 64 lines (a whole 4 KiB page) on one page, the
+/// unit the engine's hot loop takes (a home lookup, a fault check and a referenced mark); lines
+/// per second are reported beside.
+///
+/// # Errors
+/// `pages` beyond the machine or the page numbers, or `/proc/self/status` unreadable.
+pub fn tiered(pages: u64, sweeps: u32, repetitions: u32) -> Result<TieredResult, SimError> {
+    use numaplace_model::pagetable::layout;
+    let machine = numaplace_model::Machine::from_toml_str(TIERED_MACHINE, "bench-tiered-1tib")?;
+    machine.check_footprint(pages)?;
+    let threads = bind(&machine, TIERED_THREADS, Binding::Spread, false)?;
+    let lpp = machine.lines_per_page() as u16;
+    let chunks = pages.div_ceil(TIERED_EPOCH_RECORDS).max(1);
+    let regions = vec![numaplace_model::Region { name: "stream".into(), first_page: 0, pages: pages as u32 }];
+    let mut epoch = Epoch::default();
+    let (mut best, mut best_first, mut best_timed, mut best_limit) = (f64::INFINITY, f64::INFINITY, f64::INFINITY, f64::INFINITY);
+    let mut out = None;
+    for _ in 0..repetitions.max(1) {
+        let wall = Instant::now();
+        // The record buffer first, so that the baseline holds it.
+        tiered_epoch(&mut epoch, pages, 0, 0, chunks, lpp);
+        let peak_reset = reset_peak_rss();
+        let baseline = rss_bytes()?;
+        let (place, _) = placement::build(&Spec::parse("first-touch")?, &machine, 1)?;
+        let mut engine = Engine::new(&machine, &threads, regions.clone(), place, ns_to_ps(DEFAULT_QUANTUM_NS));
+        let (policy, _) = dynamic::build(&Spec::parse("tpp")?, &machine, TIERED_THREADS)?;
+        engine.set_dynamic(policy, &dynamic::REGISTRY.get("tpp")?.caps);
+        engine.keep_decisions(false);
+        engine.set_declared_iterations(Some(sweeps));
+        let (mut first, mut timed, mut generation) = (0.0, 0.0, 0.0);
+        let (mut accesses, mut lines, mut epochs) = (0u64, 0u64, 0u64);
+        for sweep in 0..=sweeps {
+            for chunk in 0..chunks {
+                let g = Instant::now();
+                tiered_epoch(&mut epoch, pages, sweep, chunk, chunks, lpp);
+                generation += g.elapsed().as_secs_f64();
+                accesses += epoch.threads.iter().map(|t| t.txns.len() as u64).sum::<u64>();
+                lines += epoch.threads.iter().flat_map(|t| &t.txns).map(|tx| tx.count as u64).sum::<u64>();
+                let t0 = Instant::now();
+                if chunk == 0 && sweep == 1 {
+                    engine.start_timed();
+                }
+                if chunk == 0 && sweep > 1 {
+                    engine.end_iteration(sweep - 1);
+                }
+                engine.run_epoch(&epoch);
+                let dt = t0.elapsed().as_secs_f64();
+                if sweep == 0 {
+                    first += dt;
+                } else {
+                    timed += dt;
+                }
+                epochs += 1;
+            }
+        }
+        engine.finish();
+        let peak = peak_rss_bytes()?;
+        let state: std::collections::BTreeMap<&'static str, u64> = engine.state_bytes().into_iter().collect();
+        let computed: u64 = state.values().sum();
+        let d = engine.dynamic.as_ref().expect("tpp is attached");
+        let stats = d.stats();
+        let simulated = engine.now() as f64 / 1e12;
+        drop(engine);
+
+        // The limit: the same records, read and counted into a per-page counter.
+        let mut counts = vec![0u32; pages as usize];
+        let mut limit = 0.0;
+        for sweep in 0..=sweeps {
+            for chunk in 0..chunks {
+                tiered_epoch(&mut epoch, pages, sweep, chunk, chunks, lpp);
+                let t0 = Instant::now();
+                for work in &epoch.threads {
+                    for tx in black_box(&work.txns) {
+                        counts[tx.page as usize] += tx.count as u32;
+                    }
+                }
+                limit += t0.elapsed().as_secs_f64();
+            }
+        }
+        black_box(&counts);
+        drop(counts);
+        best = best.min(first + timed);
+        best_first = best_first.min(first);
+        best_timed = best_timed.min(timed);
+        best_limit = best_limit.min(limit);
+        let r = stats.report;
+        out = Some(TieredResult {
+            machine: "bench-tiered-1tib",
+            machine_pages: machine.capacity_pages.iter().sum(),
+            page_size: machine.raw.page_size,
+            policy: "tpp",
+            threads: TIERED_THREADS,
+            pages,
+            sweeps,
+            epochs,
+            access: "one record: a thread's 64 lines (a whole 4 KiB page) on one page",
+            accesses,
+            lines,
+            repetitions: repetitions.max(1),
+            seconds: 0.0,
+            accesses_per_second: 0.0,
+            lines_per_second: 0.0,
+            first_touch_seconds: 0.0,
+            first_touch_accesses_per_second: 0.0,
+            timed_seconds: 0.0,
+            timed_accesses_per_second: 0.0,
+            limit_seconds: 0.0,
+            ratio: 0.0,
+            generation_seconds: generation,
+            wall_seconds: wall.elapsed().as_secs_f64(),
+            simulated_seconds: simulated,
+            state_bytes: state,
+            computed_bytes_per_page: computed as f64 / pages as f64,
+            declared_bytes_per_page: layout::bytes_per_page(layout::TIERED, machine.nodes()),
+            baseline_rss_bytes: baseline,
+            peak_rss_bytes: peak,
+            measured_bytes_per_page: peak.saturating_sub(baseline) as f64 / pages as f64,
+            peak_reset,
+            migrations: stats.migrations,
+            promotions: r.count_of("promotions"),
+            demotions: r.count_of("demotions"),
+            promotions_deferred: r.count_of("promotions_deferred"),
+            hinting_faults: stats.hinting_faults,
+            low_memory_events: r.count_of("low_memory_events"),
+        });
+    }
+    let mut r = out.expect("at least one repetition");
+    let per_page_first = pages as f64;
+    r.seconds = best;
+    r.accesses_per_second = r.accesses as f64 / best;
+    r.lines_per_second = r.lines as f64 / best;
+    r.first_touch_seconds = best_first;
+    r.first_touch_accesses_per_second = per_page_first / best_first;
+    r.timed_seconds = best_timed;
+    r.timed_accesses_per_second = (r.accesses as f64 - per_page_first) / best_timed;
+    r.limit_seconds = best_limit;
+    r.ratio = best / best_limit;
+    Ok(r)
+}
+
 /// Runs a one-sweep `stream` over `pages` 4 KiB pages on `modern-2s` and reports peak RSS.
 ///
 /// # Errors
@@ -421,13 +694,18 @@ pub fn footprint(pages: u64) -> Result<FootprintResult, SimError> {
 /// # Errors
 /// If `/proc/self/status` is unreadable or has no `VmHWM` line.
 pub fn peak_rss_bytes() -> Result<u64, SimError> {
+    status_kib("VmHWM:")
+}
+
+/// A `kB` line of `/proc/self/status`, bytes.
+fn status_kib(key: &str) -> Result<u64, SimError> {
     let path = std::path::Path::new("/proc/self/status");
     let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
     text.lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .find_map(|l| l.strip_prefix(key))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .map(|kb| kb * 1024)
-        .ok_or_else(|| SimError::Io { path: path.display().to_string(), message: "no VmHWM line".into() })
+        .ok_or_else(|| SimError::Io { path: path.display().to_string(), message: format!("no {} line", key.trim_end_matches(':')) })
 }
 
 #[cfg(test)]
@@ -451,6 +729,27 @@ mod tests {
         assert_eq!(again.line_accesses, r.line_accesses);
         let again = protocol_speed(1, 1, None).unwrap();
         assert_eq!((again.events, again.messages, again.slc_misses), (r.events, r.messages, r.slc_misses));
+    }
+
+    #[test]
+    fn a_tiny_tiered_run_reports_speed_and_state() {
+        // 2^16 pages (all on the DRAM node: nothing to demote), one epoch a sweep, one timed
+        // sweep after the first touch: every page accessed twice.
+        let r = tiered(1 << 16, 1, 1).unwrap();
+        assert_eq!((r.pages, r.accesses, r.lines), (1 << 16, 2 << 16, 2 * 64 << 16));
+        assert_eq!(r.machine_pages, 1 << 28, "a 1 TiB machine");
+        assert!(r.seconds > 0.0 && r.accesses_per_second > 0.0 && r.limit_seconds > 0.0 && r.ratio > 0.0);
+        // Home, revoked, referenced and the reclaimer's flags; no decisions kept.
+        assert_eq!(r.declared_bytes_per_page, 4);
+        assert_eq!(r.state_bytes["decisions"], 0);
+        for field in ["home", "revoked", "referenced", "reclaim_flags"] {
+            assert_eq!(r.state_bytes[field], 1 << 16, "{field}");
+        }
+        assert_eq!(r.computed_bytes_per_page, 4.0);
+        assert!(r.measured_bytes_per_page >= 0.0 && r.peak_rss_bytes >= r.baseline_rss_bytes);
+        // Deterministic.
+        let again = tiered(1 << 16, 1, 1).unwrap();
+        assert_eq!((again.simulated_seconds, again.hinting_faults, again.migrations), (r.simulated_seconds, r.hinting_faults, r.migrations));
     }
 
     #[test]

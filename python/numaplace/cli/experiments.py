@@ -18,10 +18,13 @@ def cmd_bench(args: argparse.Namespace) -> None:
     if args.footprint:
         out = _native.bench_footprint(args.pages if args.pages is not None else 16 * 1024 * 1024)
     elif args.protocol:
-        out = _native.bench_protocol(args.sweeps, args.repetitions)
+        out = _native.bench_protocol(args.sweeps if args.sweeps is not None else 16, args.repetitions or 3)
+    elif args.tiered:
+        pages = args.pages if args.pages is not None else 1 << 28
+        out = _native.bench_tiered(pages, args.sweeps if args.sweeps is not None else 2, args.repetitions or 1)
     else:
         pages = args.pages if args.pages is not None else 256 * 1024
-        out = _native.bench_speed(args.transactions, pages, args.repetitions)
+        out = _native.bench_speed(args.transactions, pages, args.repetitions or 3)
     print(json.dumps(json.loads(out), indent=2))
 
 
@@ -51,10 +54,18 @@ def add_bench(sub: Any) -> None:
     kind.add_argument(
         "--protocol", action="store_true", help="the protocol engine (seed 004) on talbot64: line accesses after the FLC per second, and the ratio to a limit loop"
     )
-    s.add_argument("--sweeps", type=positive_int, default=16, help="--protocol: sweeps of the fixed line-level program (default 16)")
+    kind.add_argument(
+        "--tiered",
+        action="store_true",
+        help="a 1 TiB DRAM+CXL (1:4) machine under tpp, every page streamed: accesses (records) per second, "
+        "the ratio to a plain loop, and the per-page state in bytes a page, computed and measured",
+    )
+    s.add_argument(
+        "--sweeps", type=positive_int, default=None, help="--protocol: sweeps of the fixed line-level program (default 16); --tiered: timed sweeps after the first touch (default 2)"
+    )
     s.add_argument("--transactions", type=positive_int, default=64 * 1024 * 1024)
-    s.add_argument("--pages", type=positive_int, default=None, help="pages (default 256 Ki; 16 Mi with --footprint)")
-    s.add_argument("--repetitions", type=positive_int, default=3)
+    s.add_argument("--pages", type=positive_int, default=None, help="pages (default 256 Ki; 16 Mi with --footprint; 2^28 with --tiered)")
+    s.add_argument("--repetitions", type=positive_int, default=None, help="repetitions, the best time kept (default 3; 1 with --tiered)")
     s.set_defaults(func=cmd_bench)
 
 

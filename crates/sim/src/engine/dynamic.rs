@@ -101,6 +101,9 @@ pub struct Dynamic {
     pub interrupts: u64,
     pub overhead_ps: Ps,
     pub decisions: Vec<Decision>,
+    /// Whether `decisions` is kept (by default; [`Dynamic::keep_decisions`]): it grows by one
+    /// record a move, which a long tiered run's millions of demotions make gigabytes.
+    pub(super) log_decisions: bool,
     /// Times the policy was asked to decide, and how many of those it acted on
     /// ([`Dynamic::decided`]).
     pub(super) decision_points: u64,
@@ -230,6 +233,7 @@ impl Dynamic {
             interrupts: 0,
             overhead_ps: 0,
             decisions: Vec::new(),
+            log_decisions: true,
             decision_points: 0,
             decisions_acted: 0,
             final_barrier_withheld: false,
@@ -345,6 +349,41 @@ impl Dynamic {
         }
     }
 
+    /// Keeps the decisions log (`true`, the default) or not: a caller that writes no
+    /// decisions (a benchmark) turns it off, so that moves allocate nothing.
+    pub fn keep_decisions(&mut self, keep: bool) {
+        self.log_decisions = keep;
+        if !keep {
+            self.decisions = Vec::new();
+        }
+    }
+
+    /// The bytes of per-page state this attachment holds, by `pagetable::layout` field, from
+    /// the vectors' capacities (counters: `pages` × nodes × 2 when allocated, which is what
+    /// `PageCounters` holds), then the decisions log (one record a move, with its heap parts).
+    /// The policy's own per-page state is not visible here; see `Engine::state_bytes`.
+    pub(super) fn state_bytes(&self, pages: usize) -> Vec<(&'static str, u64)> {
+        use numaplace_model::pagetable::layout;
+        let counters = self.counters.row(PageNo(0)).len() * pages * std::mem::size_of::<u16>();
+        let decisions = self.decisions.capacity() * std::mem::size_of::<Decision>()
+            + self.decisions.iter().map(|d| d.region.capacity() + d.counts.capacity() * 2).sum::<usize>();
+        vec![
+            (layout::REVOKED.name, self.revoked.capacity() as u64),
+            (layout::REFERENCED.name, self.referenced.capacity() as u64),
+            (layout::COUNTERS.name, counters as u64),
+            (layout::REPLICA_WRITES.name, (self.replica_writes.capacity() * 4) as u64),
+            (layout::STALE.name, (self.stale.capacity() * 2) as u64),
+            ("samples", (self.samples.capacity() * std::mem::size_of::<Sample>()) as u64),
+            ("decisions", decisions as u64),
+        ]
+    }
+
+    /// Whether the policy reclaims by referenced bits (its per-page state then includes the
+    /// reclaimer's flags, `pagetable::layout::TIERED`).
+    pub(super) fn reclaims(&self) -> bool {
+        !self.referenced.is_empty()
+    }
+
     /// Whether the policy acts on `trigger`.
     pub(super) fn acts_on(&self, trigger: Trigger) -> bool {
         self.triggers.contains(&trigger)
@@ -405,6 +444,9 @@ impl Dynamic {
                         cost = Ps::saturating_add(cost, c);
                         self.migrations += 1;
                         self.counters.reset_page(page);
+                        if !self.log_decisions {
+                            continue;
+                        }
                         let idx = mem.regions.partition_point(|r| r.first_page <= page.0) - 1;
                         self.decisions.push(Decision {
                             time_ns: now.saturating_add(cost) as f64 / 1000.0,
@@ -503,6 +545,9 @@ impl Dynamic {
     /// Records a replication or collapse decision.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn log(&mut self, mem: &Memory<'_>, at: Ps, page: PageNo, from: u8, to: u8, action: &'static str, reason: &'static str) {
+        if !self.log_decisions {
+            return;
+        }
         let idx = mem.regions.partition_point(|r| r.first_page <= page.0) - 1;
         self.decisions.push(Decision {
             time_ns: at as f64 / 1000.0,

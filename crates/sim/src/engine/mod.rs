@@ -293,6 +293,33 @@ impl<'m> Engine<'m> {
         }
     }
 
+    /// Keeps the attached policy's decisions log or not ([`Dynamic::keep_decisions`]).
+    pub fn keep_decisions(&mut self, keep: bool) {
+        if let Some(d) = self.dynamic.as_mut() {
+            d.keep_decisions(keep);
+        }
+    }
+
+    /// The bytes of per-page state the run holds now, by field of
+    /// `numaplace_model::pagetable::layout` (plus the decisions log and the address samples),
+    /// each from its vector's capacity. The policy's own per-page state lives inside the
+    /// policy, which the engine cannot see into: a reclaiming policy's flags
+    /// (`layout::RECLAIM_FLAGS`, allocated on its first fault or reclaim pass) are counted as
+    /// declared, one byte a page.
+    pub fn state_bytes(&self) -> Vec<(&'static str, u64)> {
+        use numaplace_model::pagetable::layout;
+        let (home, replicas) = self.mem.pt.state_bytes();
+        let pages = self.mem.pt.homes().len();
+        let mut out = vec![(layout::HOME.name, home), (layout::REPLICA_MASK.name, replicas)];
+        if let Some(d) = &self.dynamic {
+            out.extend(d.state_bytes(pages));
+            if d.reclaims() {
+                out.push((layout::RECLAIM_FLAGS.name, pages as u64 * layout::RECLAIM_FLAGS.bytes));
+            }
+        }
+        out
+    }
+
     /// The page table (placement outcome so far).
     pub fn page_table(&self) -> &PageTable {
         &self.mem.pt
