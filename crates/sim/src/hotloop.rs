@@ -178,6 +178,22 @@ pub struct ThreadSampler {
     pub budget: u64,
 }
 
+impl ThreadSampler {
+    /// Counts a record of `c` lines: how many samples fall in it (every `interval`-th line),
+    /// with the countdown moved past it.
+    #[inline(always)]
+    fn due(&mut self, c: u64) -> u64 {
+        self.lines += c;
+        if c < self.countdown {
+            self.countdown -= c;
+            return 0;
+        }
+        let k = 1 + (c - self.countdown) / self.interval;
+        self.countdown = self.interval - (c - self.countdown) % self.interval;
+        k
+    }
+}
+
 /// Every `interval`-th line of the thread is a sample of its page from the thread's node.
 struct Sampling<'a> {
     samples: &'a mut PageCounters,
@@ -187,18 +203,12 @@ struct Sampling<'a> {
 impl Observe for Sampling<'_> {
     #[inline(always)]
     fn after(&mut self, tx: Txn, _h: usize, node: usize, _row: &[Ps]) -> (Ps, bool) {
-        let (c, s) = (tx.count as u64, &mut *self.s);
-        s.lines += c;
-        if c >= s.countdown {
-            let k = (1 + (c - s.countdown) / s.interval).min(s.budget);
-            if k > 0 {
-                self.samples.add(tx.page, node, k);
-                s.samples += k;
-                s.budget -= k;
-            }
-            s.countdown = s.interval - (c - s.countdown) % s.interval;
-        } else {
-            s.countdown -= c;
+        let s = &mut *self.s;
+        let k = s.due(tx.count as u64).min(s.budget);
+        if k > 0 {
+            self.samples.add(tx.page, node, k);
+            s.samples += k;
+            s.budget -= k;
         }
         (0, false)
     }
@@ -233,16 +243,11 @@ struct AddressSampling<'a> {
 impl Observe for AddressSampling<'_> {
     #[inline(always)]
     fn after(&mut self, tx: Txn, _h: usize, node: usize, _row: &[Ps]) -> (Ps, bool) {
-        let (c, s) = (tx.count as u64, &mut *self.s);
-        s.lines += c;
-        if c >= s.countdown {
-            let k = 1 + (c - s.countdown) / s.interval;
+        let k = self.s.due(tx.count as u64);
+        if k > 0 {
             let sample = Sample { page: PageNo(tx.page), node: NodeId(node as u8), write: tx.op == Op::Write };
             self.samples.extend(std::iter::repeat(sample).take(k as usize));
-            s.samples += k;
-            s.countdown = s.interval - (c - s.countdown) % s.interval;
-        } else {
-            s.countdown -= c;
+            self.s.samples += k;
         }
         (0, false)
     }

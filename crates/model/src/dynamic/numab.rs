@@ -40,9 +40,9 @@ use crate::watermarks::Watermarks;
 const ON_OFF: ParamKind = ParamKind::Choice(&["on", "off"]);
 
 const PARAMS: &[ParamDecl] = &[
-    ParamDecl { name: "scan_delay_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "time before the first scan (sysctl numa_balancing_scan_delay_ms: 1000)" },
-    ParamDecl { name: "scan_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "scan period (numa_balancing_scan_period_min_ms: 1000; see the module doc for why it stays there)" },
-    ParamDecl { name: "scan_size_mb", kind: ParamKind::Float { min: 0.001, max: 1e9 }, default: "256", doc: "address space made to fault per scan (numa_balancing_scan_size_mb: 256)" },
+    tiering::SCAN_DELAY,
+    tiering::SCAN_PERIOD,
+    tiering::SCAN_SIZE,
     ParamDecl { name: "hot_threshold_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "hint-fault latency below which a slow page is hot (numa_balancing_hot_threshold_ms: MSEC_PER_SEC)" },
     ParamDecl { name: "rate_limit_mbps", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "65536", doc: "promotion candidates per second, MB/s (numa_balancing_promote_rate_limit_MBps: 65536)" },
     ParamDecl { name: "rate_limit_window_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "the window the rate limit counts candidates in (numa_promotion_rate_limit: MSEC_PER_SEC)" },
@@ -50,7 +50,7 @@ const PARAMS: &[ParamDecl] = &[
     ParamDecl { name: "hot_selection", kind: ON_OFF, default: "on", doc: "choose hot pages by hint-fault latency (off: the base tiering mode, promote on every fault)" },
     ParamDecl { name: "auto_threshold", kind: ON_OFF, default: "on", doc: "adjust the hot threshold to the rate limit (numa_promotion_adjust_threshold)" },
     ParamDecl { name: "demotion", kind: ON_OFF, default: "on", doc: "kswapd demotes to the next tier (/sys/kernel/mm/numa/demotion_enabled; Linux's default is off, the tiering mode is evaluated with it on)" },
-    ParamDecl { name: "fault_ns", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "1000", doc: "cost of one hinting fault (assumption: a minor fault, about 1 µs)" },
+    tiering::FAULT_NS,
 ];
 
 const OWN_STATS: &[StatDecl] = &[
@@ -108,11 +108,12 @@ struct NumabTiering {
 impl NumabTiering {
     fn new(r: &Resolved, m: &Machine) -> Self {
         let page = m.raw.page_size as f64;
+        let (scanner, delay, fault_cost) = Scanner::from_params(r, m);
         NumabTiering {
-            scanner: Scanner::new((r.float("scan_period_ms") * MS) as Ps, ((r.float("scan_size_mb") * 1048576.0) / page).ceil().max(1.0) as u32),
-            delay: (r.float("scan_delay_ms") * MS) as Ps,
+            scanner,
+            delay,
             started: false,
-            fault_cost: (r.float("fault_ns") * 1000.0) as Ps,
+            fault_cost,
             default_th: (r.float("hot_threshold_ms") * MS) as Ps,
             threshold: 0,
             rate_limit_pages: ((r.float("rate_limit_mbps") * 1048576.0) / page * r.float("rate_limit_window_ms") / 1000.0).ceil().max(1.0) as u64,

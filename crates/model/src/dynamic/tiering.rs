@@ -14,6 +14,7 @@ use crate::report::{Report, StatDecl};
 use crate::topology::Machine;
 use crate::units::{NodeId, PageNo, Ps};
 use crate::pagetable::UNTOUCHED;
+use crate::spec::{ParamDecl, ParamKind, Resolved};
 
 /// The moves a tiering policy reports, counted by the driver ([`Applied`]).
 pub const TIER_STATS: &[StatDecl] = &[
@@ -59,6 +60,13 @@ pub fn mark_accessed(flags: &mut u8) -> bool {
     *flags & Flags::ACTIVE != 0
 }
 
+/// The scanner's parameters, shared by the policies built on NUMA balancing's hint faults
+/// (Linux's sysctls, kernel/sched/fair.c).
+pub const SCAN_DELAY: ParamDecl = ParamDecl { name: "scan_delay_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "time before the first scan (sysctl numa_balancing_scan_delay_ms: 1000)" };
+pub const SCAN_PERIOD: ParamDecl = ParamDecl { name: "scan_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "scan period (numa_balancing_scan_period_min_ms: 1000; slow-tier faults are never local, so the period stays at its minimum)" };
+pub const SCAN_SIZE: ParamDecl = ParamDecl { name: "scan_size_mb", kind: ParamKind::Float { min: 0.001, max: 1e9 }, default: "256", doc: "address space made to fault per scan (numa_balancing_scan_size_mb: 256)" };
+pub const FAULT_NS: ParamDecl = ParamDecl { name: "fault_ns", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "1000", doc: "cost of one hinting fault (assumption: a minor fault, about 1 µs)" };
+
 /// The NUMA-balancing scanner in a tiering mode: every `period` it makes the next window of
 /// `window` pages of the address space fault on their next access — only pages off the
 /// fastest tier, as `change_pte_range` skips top-tier pages when NUMA balancing runs in
@@ -78,6 +86,14 @@ pub struct Scanner {
 impl Scanner {
     pub fn new(period: Ps, window: u32) -> Self {
         Scanner { period, window: window.max(1), next: 0, scanned: Vec::new() }
+    }
+
+    /// The scanner of a policy's resolved [`SCAN_PERIOD`] and [`SCAN_SIZE`] on `machine`, with
+    /// the first scan's delay ([`SCAN_DELAY`]) and a fault's cost ([`FAULT_NS`]), ps.
+    pub fn from_params(r: &Resolved, machine: &Machine) -> (Scanner, Ps, Ps) {
+        let window = ((r.float("scan_size_mb") * 1048576.0) / machine.raw.page_size as f64).ceil().max(1.0) as u32;
+        let scanner = Scanner::new((r.float("scan_period_ms") * 1e9) as Ps, window);
+        (scanner, (r.float("scan_delay_ms") * 1e9) as Ps, (r.float("fault_ns") * 1000.0) as Ps)
     }
 
     /// The next scan at `now`: the timer tick that revokes the next window.

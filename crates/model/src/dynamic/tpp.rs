@@ -31,11 +31,11 @@ use crate::units::{NodeId, PageNo, Ps};
 use crate::watermarks::Watermarks;
 
 const PARAMS: &[ParamDecl] = &[
-    ParamDecl { name: "scan_delay_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "time before the first scan (numa_balancing_scan_delay_ms: 1000)" },
-    ParamDecl { name: "scan_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "scan period (numa_balancing_scan_period_min_ms: 1000)" },
-    ParamDecl { name: "scan_size_mb", kind: ParamKind::Float { min: 0.001, max: 1e9 }, default: "256", doc: "address space made to fault per scan (numa_balancing_scan_size_mb: 256)" },
+    tiering::SCAN_DELAY,
+    tiering::SCAN_PERIOD,
+    tiering::SCAN_SIZE,
     ParamDecl { name: "demote_scale_factor", kind: ParamKind::Float { min: 0.0, max: 10000.0 }, default: "200", doc: "demotion watermark in 1/10000 of a fast node (TPP patch 2/5 vm.demote_scale_factor: 200, i.e. 2 %)" },
-    ParamDecl { name: "fault_ns", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "1000", doc: "cost of one hinting fault (assumption: a minor fault, about 1 µs)" },
+    tiering::FAULT_NS,
 ];
 
 const OWN_STATS: &[StatDecl] = &[
@@ -75,11 +75,11 @@ struct Tpp {
 
 impl Tpp {
     fn new(r: &Resolved, m: &Machine) -> Self {
-        let page = m.raw.page_size as f64;
+        let (scanner, delay, fault_cost) = Scanner::from_params(r, m);
         Tpp {
-            scanner: Scanner::new((r.float("scan_period_ms") * 1e9) as Ps, ((r.float("scan_size_mb") * 1048576.0) / page).ceil().max(1.0) as u32),
-            delay: (r.float("scan_delay_ms") * 1e9) as Ps,
-            fault_cost: (r.float("fault_ns") * 1000.0) as Ps,
+            scanner,
+            delay,
+            fault_cost,
             demote_scale: r.float("demote_scale_factor"),
             reclaim: Reclaim::default(),
             deferred: 0,
