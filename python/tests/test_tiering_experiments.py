@@ -54,7 +54,7 @@ def test_claims_are_evaluated_and_the_fidelity_rows_exist(results: pd.DataFrame)
 def test_one_time_scale_divides_every_period_and_cost() -> None:
     assert tiering.TIME_SCALE == 100
     assert tiering.numab_spec("hot_selection=off").startswith(
-        "numab-tiering:scan_delay_ms=10,scan_period_ms=10,hot_threshold_ms=10,threshold_period_ms=600,fault_ns=10,"
+        "numab-tiering:scan_delay_ms=10,scan_period_ms=10,hot_threshold_ms=10,rate_limit_window_ms=10,threshold_period_ms=600,fault_ns=10,"
     )
     assert tiering.tpp_spec() == "tpp:scan_delay_ms=10,scan_period_ms=10,fault_ns=10"
     assert tiering.autonuma_spec() == "autonuma:scan_period_min_ms=10,scan_period_max_ms=600,fault_ns=10"
