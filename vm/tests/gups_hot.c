@@ -1,7 +1,7 @@
 /* GUPS with a hot set, for the tiering tests in the VM (vm/tests/test_tiering.py).
  *
  *   gups_hot [-m MiB] [-u updates] [-n slow_node] [-h hot_percent] [-p hot_share_percent]
- *            [-r rounds] [-s sleep_ms]
+ *            [-r rounds] [-s sleep_ms] [-f free_permille]
  *
  * An array of MiB mebibytes of 64-bit words (one large allocation) is first touched on the slow node (mbind
  * MPOL_BIND before the first touch, then the policy is reset to the default without moving
@@ -13,6 +13,11 @@
  * and its checksum do not depend on the thread count, the order or where the pages are.
  * The updates run in `rounds` rounds with `sleep_ms` between them (time for a sampler to
  * look).
+ *
+ * With -f, once the array is touched, node 0 (the CPUs' node) is filled with a buffer of its
+ * own (mmap'd, so not memory numaplace manages; bound to node 0 and touched) until its free
+ * memory is free_permille thousandths of its total, as another tenant would fill the fast
+ * tier; the buffer stays until the program exits.
  *
  * It prints where the hot set's and all pages are before the updates and after them
  * (move_pages(2) with nodes == NULL queries each page's node): "hot before: 0=0.000
@@ -34,6 +39,22 @@
 #define MPOL_BIND 2
 #define MAX_NODES 64
 #define CHUNK 4096 /* updates per chunk (one xorshift stream) */
+
+/* A "Node 0 MemFree:  1234 kB" style value of node 0's meminfo, kB; -1 if absent. */
+static long long node0_kb(const char *key) {
+    FILE *f = fopen("/sys/devices/system/node/node0/meminfo", "r");
+    char line[256];
+    long long v = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        char *k = strstr(line, key);
+        if (k && sscanf(k + strlen(key), " %lld", &v) == 1)
+            break;
+    }
+    fclose(f);
+    return v;
+}
 
 static void die(const char *what) {
     fprintf(stderr, "gups_hot: %s: %s\n", what, strerror(errno));
@@ -94,10 +115,10 @@ static void report(const char *what, char *base, size_t first, size_t count, siz
 }
 
 int main(int argc, char **argv) {
-    long mib = 64, hot_pct = 10, hot_share = 90, rounds = 4, sleep_ms = 0, slow = 1;
+    long mib = 64, hot_pct = 10, hot_share = 90, rounds = 4, sleep_ms = 0, slow = 1, fill = -1;
     long long updates = 4000000;
     int opt;
-    while ((opt = getopt(argc, argv, "m:u:n:h:p:r:s:")) != -1) {
+    while ((opt = getopt(argc, argv, "m:u:n:h:p:r:s:f:")) != -1) {
         char *end;
         long long v = strtoll(optarg, &end, 10);
         if (*end || v < 0) {
@@ -112,13 +133,14 @@ int main(int argc, char **argv) {
         case 'p': hot_share = v; break;
         case 'r': rounds = v; break;
         case 's': sleep_ms = v; break;
+        case 'f': fill = v; break;
         default:
-            fprintf(stderr, "usage: gups_hot [-m MiB] [-u updates] [-n slow_node] [-h hot%%] [-p hot_share%%] [-r rounds] [-s sleep_ms]\n");
+            fprintf(stderr, "usage: gups_hot [-m MiB] [-u updates] [-n slow_node] [-h hot%%] [-p hot_share%%] [-r rounds] [-s sleep_ms] [-f free_permille]\n");
             return 2;
         }
     }
-    if (mib < 1 || hot_pct < 1 || hot_pct > 100 || hot_share > 100 || rounds < 1 || slow >= MAX_NODES) {
-        fprintf(stderr, "gups_hot: need -m >= 1, 1 <= -h <= 100, -p <= 100, -r >= 1, -n < %d\n", MAX_NODES);
+    if (mib < 1 || hot_pct < 1 || hot_pct > 100 || hot_share > 100 || rounds < 1 || slow >= MAX_NODES || fill > 1000) {
+        fprintf(stderr, "gups_hot: need -m >= 1, 1 <= -h <= 100, -p <= 100, -r >= 1, -n < %d, -f <= 1000\n", MAX_NODES);
         return 2;
     }
     size_t ps = (size_t)sysconf(_SC_PAGESIZE);
@@ -145,7 +167,27 @@ int main(int argc, char **argv) {
     if (syscall(SYS_mbind, a, bytes, MPOL_DEFAULT, NULL, 0UL, 0) != 0)
         die("mbind(MPOL_DEFAULT)");
 
-    int nodes = (int)slow + 1;
+    if (fill >= 0) {
+        long long total = node0_kb("MemTotal:"), before = node0_kb("MemFree:"), want = total * fill / 1000;
+        if (total < 0 || before < 0) {
+            errno = ENOENT;
+            die("node0/meminfo");
+        }
+        size_t len = before > want ? (size_t)(before - want) << 10 : 0;
+        if (len) {
+            char *f = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            unsigned long node0[MAX_NODES / (8 * sizeof(unsigned long)) + 1] = {1};
+            if (f == MAP_FAILED)
+                die("mmap (fill)");
+            if (syscall(SYS_mbind, f, len, MPOL_BIND, node0, (unsigned long)MAX_NODES + 1, 0) != 0)
+                die("mbind(MPOL_BIND, node 0) (fill)");
+            for (size_t i = 0; i < len; i += ps)
+                f[i] = 1;
+        }
+        printf("filled node 0: %zu MiB; free %lld -> %lld kB of %lld\n", len >> 20, before, node0_kb("MemFree:"), total);
+    }
+
+    int nodes = (int)(slow > 0 ? slow : 1) + 1;
     printf("pages: %zu, hot: %zu from page %zu\n", pages, hot_pages, hot_first);
     report("hot before", (char *)a, hot_first, hot_pages, ps, nodes);
     report("all before", (char *)a, 0, pages, ps, nodes);

@@ -11,9 +11,13 @@ Two boots, each running a batch of programs (a module-scoped fixture per configu
   runtime is told it is slow (--slow-nodes 1, NUMAPLACE_SLOW_NODES), and without that counts
   no promotion.
 
-The runtime runs POLICY, an existing policy that migrates pages toward the accessing node; the
-tiering policies (tpp, hemem) will take its place.  Skipped, with the reason, where qemu, the
-kernel, the dax/kmem modules, gcc or the built library are missing.
+The runtime runs TPP (`numaplace run --dynamic tpp`, the model's own policy driven on real
+pages: slow pages revoked by its scan, promotions on hinting faults, demotions when node 0 runs
+below TPP's watermark, the reclaimer's referenced bits from the runtime's revocations), on the
+kernel's tiers and on a node declared slow; on a host of one tier it is refused.  A second
+policy, `sampled` (not a tiering policy), shows that moves are counted as promotions only where
+a node is slower.  Skipped, with the reason, where qemu, the kernel, the dax/kmem modules, gcc
+or the built library are missing.
 """
 
 from __future__ import annotations
@@ -35,20 +39,29 @@ import numavm  # noqa: E402
 LIB = REPO / "target" / "release" / "libnumaplace.so"
 GUPS_SRC = Path(__file__).resolve().parent / "gups_hot.c"
 
-# The runtime's policy under test: one constant, switched to tpp / hemem when they land.
-POLICY = "sampled:period_ms=100"
+# The runtime's tiering policy under test, its scan every 100 ms as the kernel's reference
+# run sets (scan_delay_ms, scan_period_min_ms); and a policy that is not a tiering one.
+POLICY = "tpp:scan_delay_ms=100,scan_period_ms=100"
+SAMPLED = "sampled:period_ms=100"
+DEMOTE_POLICY = POLICY + ",demote_scale_factor=1200"
 # 16 MiB (4096 pages, 409 hot), 3 M updates in 6 rounds: ~0.4 s plain, ~6 s under the runtime
 # in a TCG guest (every sampled page faults).
 GUPS = "gups_hot -m 16 -u 3000000 -n 1 -r 6"
+# The same GUPS first touched on the fast node, which is then filled (by memory numaplace does
+# not manage) until 10 % of it is free: below the demotion watermark, 12 % here (TPP's
+# demote_scale_factor 1200; at its default, 2 %, the fill would leave node 0 within the
+# kernel's own reserves of a 384 MiB node, and the kernel kills the filler). TPP then demotes
+# about 2 % of the node (some 2,000 pages), fewer than the array's 3,687 cold pages.
+DEMOTE = "gups_hot -m 16 -u 3000000 -n 0 -r 6 -f 100"
 NODE_MEM = [384, 256]  # node 0 keeps the kernel and the hot-added memory's struct pages
 
 
-def _launch(stats: str, slow_nodes: str | None = None) -> str:
-    """The environment `numaplace run --dynamic POLICY --stats STATS [--slow-nodes ...]` sets."""
+def _launch(stats: str, slow_nodes: str | None = None, dynamic: str = POLICY) -> str:
+    """The environment `numaplace run --dynamic DYNAMIC --stats STATS [--slow-nodes ...]` sets."""
     sys.path.insert(0, str(REPO / "python"))
     from numaplace.runtime.launcher import launch_env
 
-    env = launch_env(LIB, dynamic=POLICY, stats=stats, slow_nodes=slow_nodes, base={})
+    env = launch_env(LIB, dynamic=dynamic, stats=stats, slow_nodes=slow_nodes, base={})
     return "env " + " ".join(f"{k}={v}" for k, v in sorted(env.items()))
 
 
@@ -121,8 +134,11 @@ echo "== tiers =="; cat /sys/devices/virtual/memory_tiering/memory_tier*/nodelis
 echo "== plain =="; {GUPS}
 echo "== runtime =="; {_launch("/tmp/slow.json", "1")} {GUPS}; echo rc=$?
 echo "== stats =="; cat /tmp/slow.json
-echo "== untold =="; {_launch("/tmp/untold.json")} gups_hot -m 4 -u 300000 -n 1 -r 3 >/dev/null; echo rc=$?
+echo "== demote =="; {_launch("/tmp/demote.json", "1", DEMOTE_POLICY)} {DEMOTE}; echo rc=$?
+echo "== demote_stats =="; cat /tmp/demote.json
+echo "== untold =="; {_launch("/tmp/untold.json", dynamic=SAMPLED)} gups_hot -m 4 -u 300000 -n 1 -r 3 >/dev/null; echo rc=$?
 echo "== untold_stats =="; cat /tmp/untold.json
+echo "== refused =="; {_launch("/tmp/refused.json")} gups_hot -m 4 -u 1000 -n 1 -r 1 2>&1; echo rc=$?
 """
     return _boot(gups, script)
 
@@ -183,9 +199,37 @@ def test_runtime_promotes_the_hot_set_from_a_cpuless_node_declared_slow(cpuless)
     assert stats["demotions"] == 0 and stats["after"][0] >= 0.9 * 4096
 
 
+def test_runtime_tpp_demotes_the_cold_pages_of_a_full_fast_node_and_keeps_the_hot_set(cpuless):
+    res, sec = cpuless
+    out = sec["demote"]
+    assert "rc=0" in out, res.output
+    assert _checksum(out) == _checksum(sec["plain"]), "placement changed the result"
+    m = re.search(r"^filled node 0: (\d+) MiB; free (\d+) -> (\d+) kB of (\d+)$", out, re.M)
+    assert m, out
+    stats = json.loads(sec["demote_stats"])
+    hot, everything = _shares(out, "hot after"), _shares(out, "all after")
+    print(f"runtime {POLICY}, node 0 filled to {int(m.group(3)) / int(m.group(4)):.3%} free: hot after {hot}, "
+          f"all after {everything}; promotions {stats['promotions']}, demotions {stats['demotions']}, "
+          f"low-memory events {stats['low_memory_events']}")
+    assert stats["before"] == [4096, 0], "the whole array started on the fast node"
+    assert stats["low_memory_events"] >= 1 and stats["demotions"] >= 100, stats
+    # The reclaimer demotes what the program did not touch since its bit was cleared: the
+    # cold pages, not the hot set (one page in ten, nine updates in ten).
+    assert hot["0"] >= 0.9, out
+    assert everything.get("1", 0.0) >= 100 / 4096, out
+
+
 def test_runtime_counts_no_promotion_where_no_node_is_slow(cpuless):
     res, sec = cpuless
     assert "rc=0" in sec["untold"], res.output
     stats = json.loads(sec["untold_stats"])
     assert stats["tier"] == [0, 0]
     assert stats["pages_moved"] > 0 and stats["promotions"] == 0 and stats["demotions"] == 0, stats
+
+
+def test_runtime_refuses_a_tiering_policy_where_no_node_is_slow(cpuless):
+    res, sec = cpuless
+    out = sec["refused"]
+    assert "rc=2" in out and "checksum" not in out, res.output
+    line = next(ln for ln in out.splitlines() if ln.startswith("numaplace:"))
+    assert "dynamic policy 'tpp' moves pages between memory tiers, and this host has one" in line and "--slow-nodes" in line, out

@@ -9,6 +9,7 @@
 //! |---|---|---|
 //! | `upmlib` | `numaplace_migrate()` / `upmlib_migrate_memory()` | `on_iteration_end(view, k)` |
 //! | `sampled` | a timer thread every `period_ms` (or `numaplace_migrate()`) | `on_timer(view)` |
+//! | `tpp` | the timer thread (its scan), the faults of the pages it revoked, a node's free memory below its watermark | `on_timer`, `on_fault`, `on_low_memory` |
 //! | `upmlib-recrep` | `numaplace_record` (1st call: phase start, 2nd: end), `upmlib_compare_counters`, `numaplace_replay`, `numaplace_undo` | `on_epoch_start/end(view, 2, phase)`, `on_iteration_end(view, 2)`, `on_epoch_start/end(view, 3, phase)` |
 //!
 //! Where the simulator counts every access (or every N-th), the runtime counts hinting-fault
@@ -35,7 +36,9 @@ use crate::faultq::FAULTS;
 use crate::host::Host;
 use crate::lowmem::LowMemory;
 use crate::parts::Parts;
-use numaplace_model::dynamic::{self, Action, DynamicCaps, DynamicPolicy, Observes, Trigger};
+use crate::snapshot::Snapshot;
+use numaplace_model::dynamic::{self, Action, DynamicCaps, DynamicPolicy, Observes, Timer, Trigger};
+use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::{NodeId, PageNo, Spec};
 use std::time::{Duration, Instant};
 
@@ -72,6 +75,16 @@ impl Driver {
         let (info, _) = dynamic::resolve(&spec).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
         dynamic::check_driver(info, dynamic::Driver::Runtime).map_err(|e| RtError::new(Code::Unsupported, e.to_string()))?;
         check_triggers(info.name, &info.caps)?;
+        if dynamic::tiering::moves_between_tiers(&info.caps) && !host.machine.is_tiered() {
+            return Err(RtError::new(
+                Code::Unsupported,
+                format!(
+                    "dynamic policy '{}' moves pages between memory tiers, and this host has one: the kernel ranks every node in \
+one tier (/sys/devices/virtual/memory_tiering); name the slower nodes with --slow-nodes (NUMAPLACE_SLOW_NODES)",
+                    info.name
+                ),
+            ));
+        }
         let cpus = host.sys.topology().cpus.iter().map(Vec::len).sum();
         let (p, _) = dynamic::build(&spec, &host.machine, cpus).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
         Ok(Driver::with_policy(host, Some(p), Some(info.caps)))
@@ -79,18 +92,25 @@ impl Driver {
 
     /// The driver of `policy` with capabilities `caps` (checked by the caller).
     pub(crate) fn with_policy(host: &Host, policy: Option<Box<dyn DynamicPolicy>>, caps: Option<DynamicCaps>) -> Driver {
-        // The policy's timer, no more often than the sampler revokes windows: a check reads
-        // every managed page's node, which costs more than the simulator's look.
-        let timer = policy
-            .as_ref()
-            .and_then(|p| p.timer_period())
-            .map(|ps| Duration::from_nanos(ps / 1000).max(Duration::from_secs_f64(host.cfg.sample_period_ms / 1000.0)));
+        // The policy's timer, no more often than the sampler revokes windows.
+        let timer = policy.as_ref().and_then(|p| p.timer_period()).map(|ps| Self::period(host, ps));
         let acts = |t| caps.is_some_and(|c| c.acts_on(t));
-        let low = acts(Trigger::LowMemory).then(|| LowMemory::new(&host.machine, host.sys.watermarks()));
+        let low = acts(Trigger::LowMemory).then(|| {
+            let machine = &host.machine;
+            let own = policy.as_ref().and_then(|p| (0..machine.nodes()).map(|n| p.watermarks(machine, n)).collect());
+            LowMemory::new(machine, own, host.sys.watermarks())
+        });
         if acts(Trigger::HintingFault) {
             FAULTS.on.store(true, std::sync::atomic::Ordering::Relaxed);
         }
         Driver { policy, caps, low, timer, last_timer: Instant::now(), iteration: 0, api_calls: 0 }
+    }
+
+    /// The timer period of a policy that asks for `ps` picoseconds: no shorter than the
+    /// sampler's period (a check reads every managed page's node, which costs more than the
+    /// simulator's look).
+    fn period(host: &Host, ps: numaplace_model::Ps) -> Duration {
+        Duration::from_nanos(ps / 1000).max(Duration::from_secs_f64(host.cfg.sample_period_ms / 1000.0))
     }
 
     /// Whether the policy takes hinting faults one by one on the pages it revokes
@@ -170,18 +190,19 @@ which run it; use --dynamic sampled for unmodified programs"
         // interval.
         let snap = if timer { parts.snapshot_peek()? } else { parts.snapshot()? };
         let view = snap.view(&parts.host.machine, parts.host.now());
-        let mut revoke = None;
+        let mut after = Timer::default();
         let (actions, reset) = if timer {
-            let t = policy.on_timer(&view);
+            let mut t = policy.on_timer(&view);
             if t.age {
                 parts.regions.age_samples();
+            }
+            if let Some(next) = t.next_period {
+                self.timer = Some(Self::period(parts.host, next));
             }
             if t.actions.is_empty() && !t.reset && !t.age {
                 // The policy let the tick pass (e.g. `sampled` with an adaptive period, still
                 // short of samples): the interval goes on, undisturbed.
-                if let Some(r) = t.revoke {
-                    parts.regions.revoke_range(parts.sampling, r);
-                }
+                follow_up(parts, &snap, &t);
                 return Ok(None);
             }
             // Acting: pages must be accessible to move (the interval ends here); a policy
@@ -189,8 +210,10 @@ which run it; use --dynamic sampled for unmodified programs"
             if !own_revocations {
                 parts.regions.unprotect_all(parts.sampling);
             }
-            revoke = t.revoke;
-            (t.actions, t.reset)
+            let actions = std::mem::take(&mut t.actions);
+            let reset = t.reset;
+            after = t;
+            (actions, reset)
         } else {
             if !policy.counts() {
                 return Ok(Some(0));
@@ -204,9 +227,7 @@ which run it; use --dynamic sampled for unmodified programs"
         if reset {
             parts.regions.clear_samples();
         }
-        if let Some(r) = revoke {
-            parts.regions.revoke_range(parts.sampling, r);
-        }
+        follow_up(parts, &snap, &after);
         if timer && kind == "timer" {
             let pages: u64 = parts.regions.list.iter().map(|r| r.pages as u64).sum();
             parts.sampling.pace(snap.samples, snap.local, snap.active_nodes, rep.moved, pages);
@@ -284,13 +305,21 @@ which run it; use --dynamic sampled for unmodified programs"
         let view = snap.view(&parts.host.machine, parts.host.now());
         // The runtime moves pages on its sampler thread: a background tick and a stop-the-world
         // one are applied alike (the program's threads never wait for it).
-        let actions: Vec<Action> = raised.into_iter().flat_map(|n| policy.on_low_memory(&view, NodeId(n as u8)).actions).collect();
-        self.decide(parts, &snap, &actions, "low-memory")
+        let mut actions: Vec<Action> = Vec::new();
+        let mut after = Timer::default();
+        for n in raised {
+            let mut t = policy.on_low_memory(&view, NodeId(n as u8));
+            actions.append(&mut t.actions);
+            after.clear_referenced.append(&mut t.clear_referenced);
+        }
+        let moved = self.decide(parts, &snap, &actions, "low-memory")?;
+        follow_up(parts, &snap, &after);
+        Ok(moved)
     }
 
     /// Applies the actions of a decision triggered by `kind` and logs it (nothing when there
     /// are none). Returns pages moved.
-    fn decide(&mut self, parts: &mut Parts, snap: &crate::snapshot::Snapshot, actions: &[Action], kind: &'static str) -> Result<u64, RtError> {
+    fn decide(&mut self, parts: &mut Parts, snap: &Snapshot, actions: &[Action], kind: &'static str) -> Result<u64, RtError> {
         if actions.is_empty() {
             return Ok(0);
         }
@@ -298,6 +327,32 @@ which run it; use --dynamic sampled for unmodified programs"
         let (rep, per_node) = parts.apply(snap, actions)?;
         parts.log(kind, snap, rep.moved, per_node);
         Ok(rep.moved)
+    }
+}
+
+/// What a timer's answer asks of the pages once its actions are applied: its scan's
+/// revocation ([`Timer::revoke`], only the pages off the fastest tier when
+/// [`Timer::revoke_skip_toptier`], and only pages present, as Linux's `change_prot_numa` changes
+/// present entries), and the referenced bits its reclaimer read cleared
+/// ([`Timer::clear_referenced`]: the pages are revoked, so that their next access sets the bit
+/// again, [`Snapshot::referenced`]). Those revocations' faults reach the policy as hinting
+/// faults where it takes them; the tiering policies ignore faults on fast pages, and the faults
+/// cost the program about what the kernel's own hinting faults do.
+fn follow_up(parts: &mut Parts, snap: &Snapshot, t: &Timer) {
+    if let Some(r) = t.revoke.clone() {
+        if t.revoke_skip_toptier {
+            let machine = &parts.host.machine;
+            let slow = |g: &u32| snap.homes.get(*g as usize).is_some_and(|&h| h != UNTOUCHED && !machine.is_toptier(NodeId(h)));
+            parts.regions.revoke_pages(parts.sampling, r.filter(slow));
+        } else {
+            parts.regions.revoke_range(parts.sampling, r);
+        }
+    }
+    if !t.clear_referenced.is_empty() {
+        let mut pages = t.clear_referenced.clone();
+        pages.sort_unstable();
+        pages.dedup();
+        parts.regions.revoke_pages(parts.sampling, pages.into_iter());
     }
 }
 

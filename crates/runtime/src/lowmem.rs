@@ -4,8 +4,9 @@
 //! of memory tiers.
 //!
 //! * Free memory: `/sys/devices/system/node/nodeN/meminfo`'s `MemFree`.
-//! * Watermarks: the machine's `[watermarks]` table where it has one (the model's
-//!   [`Machine::watermarks`]); else the kernel's own, `/proc/zoneinfo`'s `min`/`low`/`high`
+//! * Watermarks: the policy's own where it declares them (TPP's demotion watermark), else the
+//!   machine's `[watermarks]` table where it has one (the model's [`Machine::watermarks`]);
+//!   else the kernel's own, `/proc/zoneinfo`'s `min`/`low`/`high`
 //!   of each zone, summed over the node's zones (mm/page_alloc.c keeps them per zone; kswapd
 //!   balances a node until its zones are above high).
 //! * [`LowMemory`] raises a node when its free pages fall below *low*, again at every check
@@ -92,17 +93,17 @@ pub struct LowMemory {
 }
 
 impl LowMemory {
-    /// The watermarks of `machine` (its `[watermarks]` table) or, without one, the kernel's
-    /// (`kernel`: `Sys::watermarks`).
-    pub fn new(machine: &Machine, kernel: Option<Vec<Watermarks>>) -> LowMemory {
+    /// The watermarks the policy reclaims by (`policy`: its `DynamicPolicy::watermarks` per
+    /// node; TPP wakes its demotion at a watermark of its own), else the machine's
+    /// `[watermarks]` table, else the kernel's (`kernel`: `Sys::watermarks`).
+    pub fn new(machine: &Machine, policy: Option<Vec<Watermarks>>, kernel: Option<Vec<Watermarks>>) -> LowMemory {
         let n = machine.nodes();
-        let (marks, source) = if machine.raw.watermarks.is_some() {
-            ((0..n).map(|i| machine.watermarks(i).unwrap_or(Watermarks { min: 0, low: 0, high: 0 })).collect(), "machine")
-        } else {
-            match kernel {
-                Some(m) if m.len() == n => (m, "zoneinfo"),
-                _ => (Vec::new(), "none"),
-            }
+        let table: Option<Vec<Watermarks>> = (0..n).map(|i| machine.watermarks(i)).collect();
+        let (marks, source) = match (policy, table, kernel) {
+            (Some(p), t, _) if p.len() == n && t.as_ref() != Some(&p) => (p, "policy"),
+            (_, Some(t), _) => (t, "machine"),
+            (_, None, Some(k)) if k.len() == n => (k, "zoneinfo"),
+            _ => (Vec::new(), "none"),
         };
         let armed = vec![true; marks.len()];
         LowMemory { marks, source, armed, events: 0 }

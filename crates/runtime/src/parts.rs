@@ -26,14 +26,16 @@ pub struct Parts<'a> {
 impl Parts<'_> {
     /// Reads homes and sample counts of every managed page, ending the sampling interval.
     pub(crate) fn snapshot(&self) -> Result<Snapshot, RtError> {
+        let referenced = Snapshot::referenced(self.regions);
         self.regions.unprotect_all(self.sampling);
-        Snapshot::read(self.host, self.regions)
+        Snapshot::read(self.host, self.regions, referenced)
     }
 
     /// Reads homes and sample counts without disturbing sampling: pages under sampling stay
     /// so (a look, for a timer check the policy may let pass).
     pub(crate) fn snapshot_peek(&self) -> Result<Snapshot, RtError> {
-        self.regions.peek(self.sampling, || Snapshot::read(self.host, self.regions))
+        let referenced = Snapshot::referenced(self.regions);
+        self.regions.peek(self.sampling, || Snapshot::read(self.host, self.regions, referenced))
     }
 
     /// Revokes every managed page when `want` (samples are wanted: a new interval), or
@@ -70,10 +72,17 @@ impl Parts<'_> {
         }
         let (mut pages, mut targets, mut index) = (Vec::new(), Vec::new(), Vec::new());
         let ps = self.host.page_size();
-        for a in actions {
+        // One move per page, the last decided (a batch of faults may decide on a page twice).
+        let mut last = std::collections::HashMap::new();
+        for (i, a) in actions.iter().enumerate() {
+            if let Action::Migrate { page, .. } = a {
+                last.insert(page.0, i);
+            }
+        }
+        for (i, a) in actions.iter().enumerate() {
             if let Action::Migrate { page, to, .. } = a {
                 let g = page.0 as usize;
-                if g < snap.addr.len() && snap.addr[g] != 0 {
+                if last.get(&page.0) == Some(&i) && g < snap.addr.len() && snap.addr[g] != 0 {
                     // A page still revoked (a decision on one hinting fault, in the middle of a
                     // policy's scan) is opened first: move_pages does not see PROT_NONE pages.
                     if let Some((slot, p)) = SPACE.find(snap.addr[g]) {

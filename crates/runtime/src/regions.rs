@@ -258,6 +258,25 @@ impl Regions {
         });
     }
 
+    /// Revokes the pages `pages` of the managed space (ascending page numbers in the runtime's
+    /// numbering), a run of consecutive pages at a time.
+    pub(crate) fn revoke_pages(&self, sampling: &Sampling, pages: impl Iterator<Item = u32>) {
+        let mut run: Option<std::ops::Range<u32>> = None;
+        for g in pages {
+            match &mut run {
+                Some(r) if r.end == g => r.end += 1,
+                _ => {
+                    if let Some(r) = run.replace(g..g + 1) {
+                        self.revoke_range(sampling, r);
+                    }
+                }
+            }
+        }
+        if let Some(r) = run {
+            self.revoke_range(sampling, r);
+        }
+    }
+
     /// Halves every sample count (a policy's ageing).
     pub(crate) fn age_samples(&self) {
         for r in &self.list {

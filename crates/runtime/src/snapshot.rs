@@ -22,12 +22,20 @@ pub(crate) struct Snapshot {
     pub(crate) local: u64,
     /// Nodes with at least one sample.
     pub(crate) active_nodes: u64,
+    /// Per page, whether it was accessed since its last revocation (or was never revoked): the
+    /// runtime's stand-in for the page-table entry's accessed bit, which Linux does not show
+    /// user space (`/sys/kernel/mm/page_idle` needs `CONFIG_IDLE_PAGE_TRACKING`, which
+    /// distribution kernels such as Debian's leave off). A revoked page's first access
+    /// restores it ([`crate::space`]), so "not revoked" is "referenced since revoked"; a
+    /// reclaimer's [`numaplace_model::dynamic::Timer::clear_referenced`] revokes the page
+    /// again. Read before the snapshot opens revoked pages to query them.
+    pub(crate) referenced: Vec<u8>,
 }
 
 impl Snapshot {
     /// What a policy sees of this snapshot (the runtime makes no replicas).
     pub(crate) fn view<'a>(&'a self, machine: &'a Machine, now: numaplace_model::Ps) -> View<'a> {
-        View { machine, counters: &self.counters, replicas: &[], replica_writes: &[], homes: &self.homes, free: &self.free, regions: &self.regions, now, started: 0, queue: &[], done: 0, overhead: 0, remaining: None, referenced: &[], samples: &[] }
+        View { machine, counters: &self.counters, replicas: &[], replica_writes: &[], homes: &self.homes, free: &self.free, regions: &self.regions, now, started: 0, queue: &[], done: 0, overhead: 0, remaining: None, referenced: &self.referenced, samples: &[] }
     }
 
     /// Reads homes and sample counts of every page of `regions` as they are (the caller makes
@@ -35,7 +43,7 @@ impl Snapshot {
     ///
     /// # Errors
     /// A failed page query.
-    pub(crate) fn read(host: &Host, managed: &Regions) -> Result<Snapshot, RtError> {
+    pub(crate) fn read(host: &Host, managed: &Regions, referenced: Vec<u8>) -> Result<Snapshot, RtError> {
         let nodes = host.nodes();
         let ps = host.page_size();
         let total = managed.next_first;
@@ -72,6 +80,17 @@ impl Snapshot {
         // mover falls back when a node is full.
         let free = host.sys.free_pages().filter(|f| f.len() == nodes).unwrap_or_else(|| vec![u64::MAX / 2; nodes]);
         let active_nodes = active.count_ones() as u64;
-        Ok(Snapshot { homes, counters, regions, free, addr, samples, local, active_nodes })
+        Ok(Snapshot { homes, counters, regions, free, addr, samples, local, active_nodes, referenced })
+    }
+
+    /// Each managed page's referenced bit now ([`Snapshot::referenced`]): 1 unless revoked.
+    pub(crate) fn referenced(managed: &Regions) -> Vec<u8> {
+        let mut out = vec![0u8; managed.next_first];
+        for r in &managed.list {
+            for (p, bit) in out[r.first..r.first + r.pages].iter_mut().enumerate() {
+                *bit = u8::from(!SPACE.is_revoked(r.slot, p));
+            }
+        }
+        out
     }
 }

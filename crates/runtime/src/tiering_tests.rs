@@ -152,3 +152,89 @@ fn a_policy_acting_on_a_trigger_the_runtime_cannot_raise_is_refused() {
     assert_eq!(e.message, "dynamic policy 'tiered' acts on the allocation-failure trigger, which the runtime cannot raise");
     assert!(check_triggers("tiered", &CAPS).is_ok());
 }
+
+/// The pages of `slot` revoked now.
+fn revoked(slot: usize, pages: usize) -> Vec<bool> {
+    (0..pages).map(|p| SPACE.is_revoked(slot, p)).collect()
+}
+
+#[test]
+fn tpp_runs_on_real_pages_promotes_on_its_third_fault_and_demotes_only_unreferenced_pages() {
+    let _space = crate::space::testing::hold_space();
+    let mut fake = FakeSys::new(4, 10_000);
+    fake.topo.tiers = vec![Some(4), Some(4), Some(22), Some(22)];
+    let fake = Arc::new(fake);
+    // The registry's tpp, its scan every tick (the sampler's period bounds the timer's).
+    let cfg = Config { dynamic: "tpp:scan_delay_ms=0.001,scan_period_ms=0.001".into(), sample_period_ms: 0.0, ..Config::default() };
+    let mut rt = Runtime::new(Box::new(Shared(fake.clone())), cfg).unwrap();
+    assert!(rt.driver.takes_faults());
+    let low = rt.driver.low.as_ref().expect("tpp acts on low memory");
+    // TPP's demotion watermark: 2 % of the node's capacity, above Linux's own low.
+    let cap = rt.host.machine.capacity_pages[0];
+    assert_eq!((low.source, low.marks[0].low), ("policy", (cap as f64 * 0.02).ceil() as u64), "{:?}", low.marks[0]);
+    SPACE.configure(4, 4096, &vec![Some(0); crate::space::MAX_CPUS]);
+    crate::sampler::install().unwrap();
+
+    // Pages 0..8 first touched on fast node 0, 8..16 on slow node 2.
+    let pages = 16;
+    let base = map(pages);
+    fake.touch(base, 8 * 4096);
+    fake.state.lock().unwrap().current = 2;
+    fake.touch(base + 8 * 4096, 8 * 4096);
+    let slot = rt.register(base, pages * 4096, "a", None).unwrap();
+    let page = |p: usize| (base + p * 4096) as *mut u64;
+
+    // The scan revokes the slow pages only (the tiering mode skips the top tier).
+    rt.tick().unwrap();
+    assert_eq!(revoked(slot, pages), [[false; 8], [true; 8]].concat());
+    // A slow page's first fault marks it referenced, its second active (mark_page_accessed),
+    // and only a fault on an active page promotes it; each tick's scan revokes it again.
+    for (value, moved) in [(1, 0), (2, 0), (3, 1)] {
+        // SAFETY: pages of our mapping; the runtime's handler restores them.
+        unsafe { std::ptr::write_volatile(page(9), value) };
+        assert_eq!(rt.tick().unwrap(), moved, "fault {value}");
+    }
+    assert_eq!((fake.node_of(base + 9 * 4096), rt.stats.promotions), (Some(0), 1));
+
+    // Node 0 runs low. The reclaimer's first look finds every fast page referenced (none was
+    // revoked since the program touched it): it clears their bits (revokes them) and demotes
+    // nothing.
+    let cap_low = rt.driver.low.as_ref().unwrap().marks[0].low;
+    fake.state.lock().unwrap().free[0] = cap_low - 1;
+    assert_eq!(rt.tick().unwrap(), 0);
+    let fast: Vec<usize> = (0..pages).filter(|&p| fake.node_of(base + p * 4096) == Some(0)).collect();
+    assert_eq!(fast, [0, 1, 2, 3, 4, 5, 6, 7, 9]);
+    assert!(fast.iter().all(|&p| SPACE.is_revoked(slot, p)), "the referenced bits read are cleared: {:?}", revoked(slot, pages));
+    // The program touches pages 0 and 9 again: referenced. The next looks demote the fast
+    // pages nobody touched, coldest first, and keep those two.
+    unsafe {
+        std::ptr::write_volatile(page(0), 5);
+        std::ptr::write_volatile(page(9), 6);
+    }
+    assert_eq!(rt.tick().unwrap(), 7);
+    let on = |p: usize| fake.node_of(base + p * 4096);
+    assert_eq!((on(0), on(9)), (Some(0), Some(0)), "the referenced pages stay fast");
+    assert!((1..8).all(|p| on(p) == Some(2)), "the untouched fast pages are demoted to node 2: {:?}", (0..pages).map(on).collect::<Vec<_>>());
+    assert_eq!((rt.stats.promotions, rt.stats.demotions), (1, 7));
+    // Still short of the high watermark, and nothing touched since: the clock's next look
+    // finds the two (active: referenced twice) unreferenced and deactivates them, the one
+    // after demotes them.
+    assert!(fake.state.lock().unwrap().free[0] < rt.driver.low.as_ref().unwrap().marks[0].high);
+    assert_eq!(rt.tick().unwrap(), 0);
+    assert_eq!(rt.tick().unwrap(), 2);
+    assert_eq!((on(0), on(9), rt.stats.demotions), (Some(2), Some(2), 9));
+    // Moving pages never changed the program's data.
+    assert_eq!(unsafe { (std::ptr::read_volatile(page(0)), std::ptr::read_volatile(page(9))) }, (5, 6));
+    FAULTS.on.store(false, Relaxed);
+    rt.unregister(base);
+    // SAFETY: the mapping made above, no longer managed.
+    unsafe { libc::munmap(base as *mut libc::c_void, pages * 4096) };
+}
+
+#[test]
+fn a_tiering_policy_on_a_host_of_one_tier_is_refused_naming_the_way_out() {
+    let cfg = Config { dynamic: "tpp".into(), ..Config::default() };
+    let e = Runtime::new(Box::new(FakeSys::new(2, 1000)), cfg).err().expect("one tier: refused");
+    assert_eq!(e.code, crate::error::Code::Unsupported);
+    assert!(e.message.starts_with("dynamic policy 'tpp' moves pages between memory tiers, and this host has one") && e.message.contains("--slow-nodes"), "{}", e.message);
+}

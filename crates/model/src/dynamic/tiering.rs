@@ -24,6 +24,11 @@ pub const TIER_STATS: &[StatDecl] = &[
     StatDecl { name: "background_ms", unit: "ms", doc: "time the background threads (kswapd, the policy's migration thread) spent moving pages, which no application thread waited for" },
 ];
 
+/// Whether a policy moves pages between tiers (its capabilities report [`TIER_STATS`]).
+pub fn moves_between_tiers(caps: &super::DynamicCaps) -> bool {
+    caps.stats.iter().any(|group| group.iter().any(|d| d.name == TIER_STATS[0].name))
+}
+
 /// Reports [`TIER_STATS`] from what the driver applied.
 pub fn report_moves(applied: &Applied, out: &mut Report) {
     out.count("promotions", applied.promotions);
@@ -149,7 +154,7 @@ impl Reclaim {
     }
 
     /// Demotes up to `want` pages of `node` (a fast node with a demotion target), examining at
-    /// most `budget` page numbers; the answer runs in the background (kswapd) and clears the
+    /// most `budget` page numbers and at most one lap of them; the answer runs in the background (kswapd) and clears the
     /// referenced bits it read.
     pub fn demote(&mut self, view: &View<'_>, node: NodeId, want: u64, budget: u64, reason: &'static str) -> Timer {
         let mut tick = Timer { background: true, ..Timer::default() };
@@ -166,6 +171,9 @@ impl Reclaim {
         let room = view.free[to.index()];
         let want = want.min(room);
         let mut p = self.hand[node.index()] % pages;
+        // At most one lap: a page is looked at once per call, so a bit it cleared is not read
+        // again before the program has had time to set it, and a page is chosen once.
+        let budget = budget.min(u64::from(pages));
         let mut looked = 0u64;
         while (tick.actions.len() as u64) < want && looked < budget {
             looked += 1;

@@ -20,10 +20,17 @@
 //!   allocations therefore find headroom on the fast node.
 //! * **Statistics** (patch 1/5): promotions, demotions, failures, and demoted pages that
 //!   became promotion candidates again (`thrash`).
+//!
+//! On a real host the runtime drives the same code (`numaplace run --dynamic tpp`): its scan
+//! revokes the slow pages with `mprotect` (a hinting fault each, as the kernel's `PROT_NONE`
+//! entries give), its `move_pages` promotes and demotes, its low-memory trigger reads each
+//! node's free memory against TPP's watermarks, and the reclaimer's referenced bits are the
+//! runtime's revocations (a page not revoked since the reclaimer cleared its bit was accessed;
+//! the bit costs the page one fault where the kernel reads the page-table entry for free).
 
 use super::numab::linux_watermarks;
 use super::tiering::{self, mark_accessed, Flags, Reclaim, Scanner};
-use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View, SIM_ONLY};
+use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View, BOTH};
 use crate::report::{Report, StatDecl};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
@@ -50,8 +57,8 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     params: PARAMS,
     caps: DynamicCaps {
         observes: Observes::HintingFaults,
-        drivers: SIM_ONLY,
-        why_not: "it is a kernel patch series (mostly merged in Linux 5.18-6.1): on a real host use the kernel's tiering mode",
+        drivers: BOTH,
+        why_not: "",
         needs_program_calls: false,
         triggers: &[Trigger::Timer, Trigger::HintingFault, Trigger::LowMemory],
         stats: &[tiering::TIER_STATS, OWN_STATS],
