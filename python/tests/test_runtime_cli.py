@@ -455,7 +455,7 @@ def test_dynamics_the_runtime_cannot_drive_are_refused_with_the_reason(spec):
         rt.validate_dynamic(spec)
     name = spec.split(":")[0]
     assert str(e.value).startswith(f"dynamic policy '{name}' cannot run in the runtime: ")
-    assert str(e.value).endswith("; the runtime runs: none, sampled, upmlib, adaptive, tpp")
+    assert str(e.value).endswith("; the runtime runs: none, sampled, upmlib, adaptive, tpp, hemem")
     info = next(p for p in numaplace.policies() if p["name"] == name)
     assert "runtime" not in info["drivers"] and info["why_not"] in str(e.value)
 
@@ -486,7 +486,7 @@ def test_run_refuses_a_policy_the_runtime_cannot_drive_before_the_program_starts
     # The program would leave a file behind if it ran.
     marker = tmp_path / "ran"
     msg = assert_usage_error(cli("run", "--dynamic", "kernel", "--", "touch", marker), "dynamic policy 'kernel' cannot run in the runtime")
-    assert "hardware reference counters" in msg and msg.endswith("the runtime runs: none, sampled, upmlib, adaptive, tpp")
+    assert "hardware reference counters" in msg and msg.endswith("the runtime runs: none, sampled, upmlib, adaptive, tpp, hemem")
     assert not marker.exists()
 
 
@@ -740,7 +740,7 @@ def test_policies_lists_what_each_policy_observes_and_where_it_runs(cli):
     assert "    observes hinting-faults; acts on: timer, hinting-fault; runs in: simulator" in out
     assert "    observes hinting-faults; acts on: timer, hinting-fault, low-memory; runs in: simulator, runtime" in out
     listed = {p["name"]: p for p in numaplace.policies()}
-    assert {n for n, p in listed.items() if "runtime" in p["drivers"]} == {"upmlib", "sampled", "adaptive", "tpp"}
+    assert {n for n, p in listed.items() if "runtime" in p["drivers"]} == {"upmlib", "sampled", "adaptive", "tpp", "hemem"}
     assert all(p["why_not"] for p in listed.values() if "runtime" not in p["drivers"])
 
 

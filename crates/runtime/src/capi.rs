@@ -199,6 +199,24 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
     } else if wants && rt.driver.takes_faults() {
         // A policy that revokes pages itself observes their hinting faults: no other source.
         (crate::sampler::Source::Faults, "the policy observes hinting faults on the pages it revokes".into())
+    } else if wants && rt.driver.takes_addresses() {
+        // A policy that reads address samples (hemem's PEBS) has no other source.
+        match crate::sampler::choose("perf", &cpus) {
+            Ok((crate::sampler::Source::Perf(mut p), why)) => {
+                p.addresses = Some(Vec::new());
+                (crate::sampler::Source::Perf(p), why)
+            }
+            Ok((_, why)) | Err(why) => {
+                return Err(RtError::new(
+                    Code::Unsupported,
+                    format!(
+                        "dynamic policy '{}' reads address samples from the CPU (PEBS or IBS through perf_event_open), which this host does not give: {}",
+                        rt.host.cfg.dynamic.split(':').next().unwrap_or_default(),
+                        why.trim_start_matches("NUMAPLACE_SOURCE=perf: ")
+                    ),
+                ))
+            }
+        }
     } else if wants {
         crate::sampler::choose(&rt.host.cfg.source, &cpus).map_err(|m| RtError::new(Code::Unsupported, m))?
     } else {

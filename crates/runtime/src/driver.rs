@@ -37,7 +37,7 @@ use crate::host::Host;
 use crate::lowmem::LowMemory;
 use crate::parts::Parts;
 use crate::snapshot::Snapshot;
-use numaplace_model::dynamic::{self, Action, DynamicCaps, DynamicPolicy, Observes, Timer, Trigger};
+use numaplace_model::dynamic::{self, Action, DynamicCaps, DynamicPolicy, Observes, Sample, Timer, Trigger};
 use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::{NodeId, PageNo, Spec};
 use std::time::{Duration, Instant};
@@ -119,6 +119,12 @@ one tier (/sys/devices/virtual/memory_tiering); name the slower nodes with --slo
         self.caps.is_some_and(|c| c.observes == Observes::HintingFaults)
     }
 
+    /// Whether the policy reads address samples ([`Observes::AddressSamples`]: `hemem`), which
+    /// only the CPU's sampler gives ([`crate::perf`]).
+    pub fn takes_addresses(&self) -> bool {
+        self.caps.is_some_and(|c| c.observes == Observes::AddressSamples)
+    }
+
     /// Whether the policy counts samples (wants them) from the runtime's own sampling
     /// windows: not a policy that revokes pages itself.
     pub fn counts(&self) -> bool {
@@ -184,11 +190,15 @@ which run it; use --dynamic sampled for unmodified programs"
     /// One policy decision; `None` when the policy let a timer tick pass.
     fn invoke(&mut self, parts: &mut Parts, kind: &'static str) -> Result<Option<u64>, RtError> {
         let own_revocations = self.takes_faults();
+        let addresses = self.takes_addresses();
         let policy = self.policy.as_mut().expect("migrate checked it");
         let timer = policy.timer_period().is_some();
         // A timer check only looks (the policy may let it pass); an iteration end closes the
         // interval.
-        let snap = if timer { parts.snapshot_peek()? } else { parts.snapshot()? };
+        let mut snap = if timer { parts.snapshot_peek()? } else { parts.snapshot()? };
+        if addresses {
+            snap.addresses = take_addresses(parts);
+        }
         let view = snap.view(&parts.host.machine, parts.host.now());
         let mut after = Timer::default();
         let (actions, reset) = if timer {
@@ -354,6 +364,20 @@ fn follow_up(parts: &mut Parts, snap: &Snapshot, t: &Timer) {
         pages.dedup();
         parts.regions.revoke_pages(parts.sampling, pages.into_iter());
     }
+}
+
+/// The address samples the CPU's sampler kept since the last take ([`crate::perf::Perf::addresses`]),
+/// in the runtime's page numbering; samples of regions freed since are dropped.
+fn take_addresses(parts: &mut Parts) -> Vec<Sample> {
+    let Some(kept) = parts.sampling.perf.as_mut().and_then(|p| p.addresses.as_mut()) else { return Vec::new() };
+    let list = &parts.regions.list;
+    std::mem::take(kept)
+        .into_iter()
+        .filter_map(|(slot, p, node, write)| {
+            let r = list.iter().find(|r| r.slot == slot && p < r.pages)?;
+            Some(Sample { page: PageNo((r.first + p) as u32), node: NodeId(node as u8), write })
+        })
+        .collect()
 }
 
 /// Refuses a policy that acts on a trigger the runtime cannot raise.

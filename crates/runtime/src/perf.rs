@@ -218,7 +218,20 @@ pub struct Perf {
     cpus: Vec<(usize, usize)>,
     /// Why a forked child could not open its own events (it then has no samples).
     pub lost: Option<String>,
+    /// Each sample that named a managed page, kept for a policy that reads address samples
+    /// (`Observes::AddressSamples`) when `Some`: (slot, page in the region, node of the
+    /// sampling CPU, whether a store), at most [`MAX_KEPT`] between two takes.
+    pub addresses: Option<Vec<Addressed>>,
+    /// Samples not kept because [`Perf::addresses`] was full.
+    pub addresses_dropped: u64,
 }
+
+/// A sample kept for an address-sampling policy: slot, page in the region, node of the
+/// sampling CPU, whether a store.
+pub type Addressed = (usize, usize, usize, bool);
+
+/// Samples kept between two takes (a policy's ticks), at most: 16 MiB of them.
+pub const MAX_KEPT: usize = 1 << 20;
 
 // SAFETY: the rings are mapped for the process's lifetime and only read under the runtime lock.
 unsafe impl Send for Perf {}
@@ -309,7 +322,15 @@ impl Perf {
             pid: std::process::id(),
             cpus: cpus.to_vec(),
             lost: None,
+            addresses: None,
+            addresses_dropped: 0,
         })
+    }
+
+    /// A source with no events, whose kept samples a test fills itself.
+    #[cfg(test)]
+    pub(crate) fn without_events() -> Perf {
+        Perf { rings: Vec::new(), event: "test".into(), hardware: Hardware::Ibs, cpu_wide: false, period: 1, pid: std::process::id(), cpus: Vec::new(), lost: None, addresses: Some(Vec::new()), addresses_dropped: 0 }
     }
 
     /// What is sampled, for `--verbose` and the statistics.
@@ -329,7 +350,10 @@ impl Perf {
         let pid = std::process::id();
         if pid != self.pid {
             match Perf::open(&self.cpus) {
-                Ok(own) => *self = own,
+                Ok(mut own) => {
+                    own.addresses = self.addresses.as_ref().map(|_| Vec::new());
+                    *self = own;
+                }
                 Err(e) => {
                     self.rings.clear(); // the inherited copies: the parent's stay open
                     self.pid = pid;
@@ -350,13 +374,19 @@ impl Perf {
                 let tail = std::ptr::read_volatile(tail_p);
                 let data = std::slice::from_raw_parts(r.base.add(page), r.len - page);
                 let node = r.node;
-                parse_ring(data, tail, head, self.hardware, |from, addr, _cpu| {
+                let (kept, dropped) = (&mut self.addresses, &mut self.addresses_dropped);
+                parse_ring(data, tail, head, self.hardware, |from, addr, _cpu, write| {
                     if from != pid {
                         return; // a forked child's access, to its own copy of the page
                     }
                     if let Some((slot, p)) = SPACE.find(addr as usize) {
                         SPACE.inject(slot, p, node, 1);
                         n += 1;
+                        match kept {
+                            Some(k) if k.len() < MAX_KEPT => k.push((slot, p, node, write)),
+                            Some(_) => *dropped += 1,
+                            None => {}
+                        }
                     }
                 });
                 std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
@@ -367,9 +397,10 @@ impl Perf {
     }
 }
 
-/// Calls `f(pid, addr, cpu)` for each sample record in `data` (a ring of power-of-two length)
-/// between byte positions `tail` and `head` that names a data address.
-pub fn parse_ring(data: &[u8], tail: u64, head: u64, hardware: Hardware, mut f: impl FnMut(u32, u64, u32)) {
+/// Calls `f(pid, addr, cpu, store)` for each sample record in `data` (a ring of power-of-two
+/// length) between byte positions `tail` and `head` that names a data address. `store`: IBS
+/// tagged a store (`IbsOpData3`'s store bit); PEBS's `mem-loads` samples loads only.
+pub fn parse_ring(data: &[u8], tail: u64, head: u64, hardware: Hardware, mut f: impl FnMut(u32, u64, u32, bool)) {
     let size = data.len() as u64;
     let byte = |pos: u64| data[(pos % size) as usize];
     let read = |pos: u64, n: usize| -> u64 { (0..n).fold(0u64, |acc, k| acc | (byte(pos + k as u64) as u64) << (8 * k)) };
@@ -386,6 +417,7 @@ pub fn parse_ring(data: &[u8], tail: u64, head: u64, hardware: Hardware, mut f: 
             let pid = read(pos + 8, 4) as u32;
             let mut addr = read(pos + 16, 8);
             let cpu = read(pos + 24, 4) as u32;
+            let mut store = false;
             if hardware == Hardware::Ibs {
                 // Kernels since 6.1 also fill ADDR; the raw registers serve every kernel.
                 let regs = pos + 32 + 4 + 4; // the raw size, then IBS's u32 of capabilities
@@ -394,10 +426,11 @@ pub fn parse_ring(data: &[u8], tail: u64, head: u64, hardware: Hardware, mut f: 
                     let data3 = read(regs + 8 * IBS_DATA3, 8);
                     let memory = data3 & (IBS_LD_OP | IBS_ST_OP) != 0 && data3 & IBS_LIN_ADDR_VALID != 0;
                     addr = if memory { read(regs + 8 * IBS_LINAD, 8) } else { 0 };
+                    store = data3 & IBS_ST_OP != 0;
                 }
             }
             if addr != 0 {
-                f(pid, addr, cpu);
+                f(pid, addr, cpu, store);
             }
         }
         pos += len;
@@ -437,11 +470,11 @@ mod tests {
             ring[((start + k as u64) % 128) as usize] = *b;
         }
         let mut got = Vec::new();
-        parse_ring(&ring, start, start + stream.len() as u64, Hardware::Pebs, |p, a, c| got.push((p, a, c)));
+        parse_ring(&ring, start, start + stream.len() as u64, Hardware::Pebs, |p, a, c, _| got.push((p, a, c)));
         assert_eq!(got, vec![(7, 0x7f00_1234, 3), (9, 0xdead_b000, 1)]);
         // A truncated record at the head is left for the next drain.
         got.clear();
-        parse_ring(&ring, start, start + stream.len() as u64 - 4, Hardware::Pebs, |p, a, c| got.push((p, a, c)));
+        parse_ring(&ring, start, start + stream.len() as u64 - 4, Hardware::Pebs, |p, a, c, _| got.push((p, a, c)));
         assert_eq!(got, vec![(7, 0x7f00_1234, 3)]);
     }
 
@@ -480,11 +513,16 @@ mod tests {
             ring[((start + k as u64) % 512) as usize] = *b;
         }
         let mut got = Vec::new();
-        parse_ring(&ring, start, start + stream.len() as u64, Hardware::Ibs, |p, a, c| got.push((p, a, c)));
+        let mut stores = Vec::new();
+        parse_ring(&ring, start, start + stream.len() as u64, Hardware::Ibs, |p, a, c, st| {
+            got.push((p, a, c));
+            stores.push(st);
+        });
         assert_eq!(got, vec![(7, 0x7f00_0040, 5), (7, 0x7f00_0080, 5), (9, 0xdead_b000, 1)]);
+        assert_eq!(stores, [false, true, false], "IBS says which op was a store");
         // The same records read as PEBS take ADDR as it is (zero: no address, skipped).
         got.clear();
-        parse_ring(&ring, start, start + stream.len() as u64, Hardware::Pebs, |p, a, c| got.push((p, a, c)));
+        parse_ring(&ring, start, start + stream.len() as u64, Hardware::Pebs, |p, a, c, _| got.push((p, a, c)));
         assert_eq!(got, vec![(7, 0x7f00_0080, 5), (9, 0xdead_b000, 1)]);
     }
 
@@ -539,7 +577,7 @@ mod fuzz {
         #[test]
         fn arbitrary_rings_never_panic(data in proptest::collection::vec(any::<u8>(), 64..=64), tail in 0u64..200, len in 0u64..200, ibs in any::<bool>()) {
             let mut n = 0;
-            parse_ring(&data, tail, tail + len, if ibs { Hardware::Ibs } else { Hardware::Pebs }, |_, _, _| n += 1);
+            parse_ring(&data, tail, tail + len, if ibs { Hardware::Ibs } else { Hardware::Pebs }, |_, _, _, _| n += 1);
             prop_assert!(n as u64 * 32 <= len);
         }
     }

@@ -7,7 +7,7 @@ use crate::mover;
 use crate::regions::Regions;
 use crate::space::SPACE;
 use numaplace_model::counters::PageCounters;
-use numaplace_model::dynamic::View;
+use numaplace_model::dynamic::{Sample, View};
 use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::{Machine, Region};
 
@@ -30,12 +30,15 @@ pub(crate) struct Snapshot {
     /// reclaimer's [`numaplace_model::dynamic::Timer::clear_referenced`] revokes the page
     /// again. Read before the snapshot opens revoked pages to query them.
     pub(crate) referenced: Vec<u8>,
+    /// The address samples taken since the last decision, for a policy that reads them
+    /// ([`numaplace_model::dynamic::Observes::AddressSamples`]; empty otherwise).
+    pub(crate) addresses: Vec<Sample>,
 }
 
 impl Snapshot {
     /// What a policy sees of this snapshot (the runtime makes no replicas).
     pub(crate) fn view<'a>(&'a self, machine: &'a Machine, now: numaplace_model::Ps) -> View<'a> {
-        View { machine, counters: &self.counters, replicas: &[], replica_writes: &[], homes: &self.homes, free: &self.free, regions: &self.regions, now, started: 0, queue: &[], done: 0, overhead: 0, remaining: None, referenced: &self.referenced, samples: &[] }
+        View { machine, counters: &self.counters, replicas: &[], replica_writes: &[], homes: &self.homes, free: &self.free, regions: &self.regions, now, started: 0, queue: &[], done: 0, overhead: 0, remaining: None, referenced: &self.referenced, samples: &self.addresses }
     }
 
     /// Reads homes and sample counts of every page of `regions` as they are (the caller makes
@@ -80,7 +83,7 @@ impl Snapshot {
         // mover falls back when a node is full.
         let free = host.sys.free_pages().filter(|f| f.len() == nodes).unwrap_or_else(|| vec![u64::MAX / 2; nodes]);
         let active_nodes = active.count_ones() as u64;
-        Ok(Snapshot { homes, counters, regions, free, addr, samples, local, active_nodes, referenced })
+        Ok(Snapshot { homes, counters, regions, free, addr, samples, local, active_nodes, referenced, addresses: Vec::new() })
     }
 
     /// Each managed page's referenced bit now ([`Snapshot::referenced`]): 1 unless revoked.

@@ -238,3 +238,41 @@ fn a_tiering_policy_on_a_host_of_one_tier_is_refused_naming_the_way_out() {
     assert_eq!(e.code, crate::error::Code::Unsupported);
     assert!(e.message.starts_with("dynamic policy 'tpp' moves pages between memory tiers, and this host has one") && e.message.contains("--slow-nodes"), "{}", e.message);
 }
+
+#[test]
+fn hemem_reads_the_cpus_address_samples_and_promotes_a_page_sampled_hot() {
+    let _space = crate::space::testing::hold_space();
+    let mut fake = FakeSys::new(4, 10_000);
+    fake.topo.tiers = vec![Some(4), Some(4), Some(22), Some(22)];
+    fake.state.lock().unwrap().current = 2; // everything first touched on slow node 2
+    let fake = Arc::new(fake);
+    let cfg = Config { dynamic: "hemem:page=4k".into(), sample_period_ms: 0.0, ..Config::default() };
+    let mut rt = Runtime::new(Box::new(Shared(fake.clone())), cfg).unwrap();
+    assert!(rt.driver.takes_addresses() && !rt.driver.takes_faults());
+    // The CPU's sampler, here a source with no events whose kept samples the test writes.
+    rt.sampling.perf = Some(crate::perf::Perf::without_events());
+    rt.driver.timer = Some(Duration::ZERO);
+    SPACE.configure(4, 4096, &vec![Some(0); crate::space::MAX_CPUS]);
+    let pages = 8;
+    let base = map(pages);
+    fake.touch(base, pages * 4096);
+    let slot = rt.register(base, pages * 4096, "a", None).unwrap();
+    let keep = |rt: &mut Runtime, page: usize, n: usize| {
+        let kept = rt.sampling.perf.as_mut().unwrap().addresses.as_mut().unwrap();
+        kept.extend(std::iter::repeat((slot, page, 0, false)).take(n));
+    };
+    // Three reads of page 5 are below HeMem's hot threshold (4): nothing moves.
+    keep(&mut rt, 5, 3);
+    assert_eq!(rt.tick().unwrap(), 0);
+    assert!(rt.sampling.perf.as_ref().unwrap().addresses.as_ref().unwrap().is_empty(), "the tick took the samples");
+    // A fourth makes it hot: promoted to the fast tier; a sample of a freed slot is dropped.
+    keep(&mut rt, 5, 1);
+    rt.sampling.perf.as_mut().unwrap().addresses.as_mut().unwrap().push((slot + 7, 0, 0, true));
+    assert_eq!(rt.tick().unwrap(), 1);
+    assert_eq!(fake.node_of(base + 5 * 4096), Some(0));
+    assert_eq!((rt.stats.promotions, rt.stats.demotions), (1, 0));
+    assert!((0..pages).filter(|&p| p != 5).all(|p| fake.node_of(base + p * 4096) == Some(2)));
+    rt.unregister(base);
+    // SAFETY: the mapping made above, no longer managed.
+    unsafe { libc::munmap(base as *mut libc::c_void, pages * 4096) };
+}

@@ -28,7 +28,7 @@
 //! most memory (HeMem manages one DRAM and one NVM device), the slow one its demotion target.
 
 use super::tiering;
-use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, Trigger, View, SIM_ONLY};
+use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, Trigger, View, BOTH};
 use crate::error::ModelError;
 use crate::pagetable::UNTOUCHED;
 use crate::report::{Report, StatDecl};
@@ -60,8 +60,8 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     params: PARAMS,
     caps: DynamicCaps {
         observes: Observes::AddressSamples,
-        drivers: SIM_ONLY,
-        why_not: "the runtime has no PEBS address sampler yet",
+        drivers: BOTH,
+        why_not: "",
         needs_program_calls: false,
         triggers: &[Trigger::Timer],
         stats: &[tiering::TIER_STATS, OWN_STATS],
