@@ -465,3 +465,16 @@ def test_fast_memory_is_a_run_option_with_one_line_errors(tiered_dir: Path) -> N
         assert str(e.value) == message
     with pytest.raises(numaplace.ConfigError, match=r"^fast_memory_mib = 64: machine 'modern-2s' has one memory tier"):
         numaplace.simulate("modern-2s", "stream:pages=64", threads=2, fast_memory_mib=64)
+
+
+def test_a_tiering_policy_the_machine_refuses_is_left_out_and_named_once(tiered_dir: Path, tmp_path: Path) -> None:
+    """hemem's default 2 MiB pages need huge pages: on a machine without them it is refused, in
+    the table and on the curve, each in one note."""
+    machine = tmp_path / "no-huge.toml"
+    machine.write_text(TINY_TIERED.replace("huge_page_size = 2097152\n", ""))
+    a = numaplace.advise(str(tiered_dir / "gups.nptrace"), str(machine), binding="spread", jobs=0, progress=False)
+    assert "hemem" not in set(a.tiering["dynamic"]) | set(a.capacity_curve["dynamic"])
+    assert set(a.capacity_curve["dynamic"]) == {NO_POLICY, "numab-tiering", "tpp"}
+    curve_notes = [n for n in a.notes if n.startswith("capacity curve:")]
+    assert curve_notes == ["capacity curve: not run: hemem at every capacity: dynamic policy 'hemem': page=2m: machine"
+                           " 'tiny-tiered' declares no huge pages (huge_page_size); give it one or use page=4k"]

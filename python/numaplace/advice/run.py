@@ -65,7 +65,8 @@ def advise(
     ``binding`` and ``oversubscribe`` are the run options of every replay. The runs execute as
     a sweep's do: ``jobs`` local worker processes (default: the CPUs; 0: this process) or, with
     ``scheduler``, on a Dask cluster; ``progress`` draws a bar of runs (None: where someone
-    can see it).
+    can see it). On a tiered machine the advice has its tiered part (:mod:`numaplace.advice.tiers`),
+    whose runs (each capacity of its grid with each tiering setting, and all fast) go with the others.
 
     Raises:
         NumaplaceError: a missing or malformed trace, an unknown machine, a trace the machine

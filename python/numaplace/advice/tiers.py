@@ -145,16 +145,25 @@ def tables(tp: TierPlan, outcomes: list[dict[str, Any] | None], declared: list[t
     from numaplace.advice.plan import runnable
 
     tier = tp.machine["tier"]
-    notes = []
     results: dict[tuple[Any, str | None], dict[str, Any]] = {}
+    failed: dict[str, list[tuple[Any, str | None]]] = {}
     for (key, _), o in zip(tp.runs, outcomes):
         assert o is not None
         if o["status"] == "ok":
             results[key] = o["result"]
         else:
-            f, dy = key
-            what = ALL_FAST if f == ALL_FAST else f"{dy} at {fraction_text(f)} of the footprint"
-            notes.append(f"capacity curve: not run: {what}: {o['error']}")
+            failed.setdefault(o["error"], []).append(key)
+    notes = []
+    for error, keys in failed.items():
+        # A setting that failed at every capacity is named once.
+        whats = []
+        for dy in dict.fromkeys(dy for f, dy in keys if f != ALL_FAST):
+            at = [f for f, d in keys if d == dy]
+            every = len(at) == len(tp.points)
+            whats.append(f"{dy} at every capacity" if every else f"{dy} at {', '.join(fraction_text(f) for f in at)} of the footprint")
+        if (ALL_FAST, None) in keys:
+            whats.insert(0, ALL_FAST)
+        notes.append(f"capacity curve: not run: {'; '.join(whats)}: {error}")
     ref = results.get((ALL_FAST, None))
     rows = []
     none_time = next((float(r["total_time_ns"]) for dy, r in declared if dy == NO_POLICY), math.nan)
