@@ -429,6 +429,12 @@ def test_the_tiering_verdict(tiered: numaplace.Advice) -> None:
     small = tiers.verdict(frame(100.0, 98.0))
     assert not small["worth_it"] and not small["no_policy_best"] and small["saves"] == pytest.approx(0.02)
     assert tiers.verdict(frame(100.0, 110.0))["no_policy_best"]
+    # No capacity of a curve within 5 %: none found; the first within it at the smallest capacity.
+    curve = pd.DataFrame({"fast_pages": [1, 1, 2, 2], "dynamic": [NO_POLICY, "tpp"] * 2, "time_ns": [130.0, 120.0, 107.0, 106.0],
+                          "vs_all_fast": [0.3, 0.2, 0.07, 0.06]})
+    assert tiers.fast_needed(curve) is None
+    curve.loc[3, ["time_ns", "vs_all_fast"]] = [104.0, 0.04]
+    assert tiers.fast_needed(curve)["dynamic"] == "tpp" and tiers.fast_needed(curve)["fast_pages"] == 2
 
 
 def test_the_tiered_advice_text_is_golden_and_its_json_the_same_from_a_pool(tiered: numaplace.Advice, tiered_dir: Path) -> None:

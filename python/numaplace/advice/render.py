@@ -183,7 +183,7 @@ class AdviceView:
         """The tiered part (:mod:`numaplace.advice.tiers`): the tiering policies ranked at the
         declared capacity beside all fast, the capacity curve, the fast memory needed and the
         verdict. ``mark`` numbers a reason in the notes."""
-        from numaplace.advice import tiers
+        from numaplace.advice import tiers as tp
 
         d = self.tiers
         assert d is not None
@@ -213,11 +213,11 @@ class AdviceView:
             lines += _aligned(head, rows, set(range(len(head))) - {1})
         needed = self.fast_needed
         if needed is None:
-            lines.append(f"needs    more fast memory than the footprint's share on the grid: no capacity up to"
-                         f" {size(d['footprint_pages'])} comes within {tiers.WITHIN:.0%} of all fast")
+            lines.append(f"needs    not found on the grid: no capacity up to the whole footprint ({size(d['footprint_pages'])})"
+                         f" comes within {tp.WITHIN:.0%} of all fast")
         else:
             lines.append(f"needs    {size(int(needed['fast_pages']))} of fast memory ({needed['fraction']} of the footprint):"
-                         f" the fastest run there ({needed['dynamic']}) is within {tiers.WITHIN:.0%} of all fast"
+                         f" the fastest run there ({needed['dynamic']}) is within {tp.WITHIN:.0%} of all fast"
                          f" ({_pct(needed['vs_all_fast'])})")
         v = self.tiering_verdict
         fits = d["footprint_pages"] <= d["declared_fast_pages"]
@@ -317,7 +317,7 @@ class AdviceView:
     def _plot_curve(self, ax: Any) -> None:
         """The capacity curve: time against the fast tier's capacity (log scale), a line per
         dynamic setting, all fast dashed with its 5 % band, the capacity found ringed."""
-        from numaplace.advice import tiers
+        from numaplace.advice import tiers as tp
         from numaplace.plot import MARKERS, PALETTE
 
         d = self.tiers
@@ -329,8 +329,8 @@ class AdviceView:
         ref = d["tiering"][d["tiering"]["reference"]]
         if not ref.empty:
             t = float(ref["time_ns"].iloc[0]) / 1e6
-            ax.axhline(t, color=PALETTE[7], linestyle="--", linewidth=1, label=tiers.ALL_FAST)
-            ax.axhspan(t, t * (1 + tiers.WITHIN), color=PALETTE[7], alpha=0.12, label=f"within {tiers.WITHIN:.0%}")
+            ax.axhline(t, color=PALETTE[7], linestyle="--", linewidth=1, label=tp.ALL_FAST)
+            ax.axhspan(t, t * (1 + tp.WITHIN), color=PALETTE[7], alpha=0.12, label=f"within {tp.WITHIN:.0%}")
         needed = self.fast_needed
         if needed is not None:
             ax.scatter([needed["fast_mib"]], [needed["time_ns"] / 1e6], s=180, facecolors="none", edgecolors=PALETTE[7],

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from numaplace import diagnose
-from numaplace.advice import tiers
+from numaplace.advice import tiers as tp
 from numaplace.advice.plan import BASELINE, NO_POLICY, run_command
 from numaplace.advice.render import AdviceView, combo
 
@@ -164,14 +164,14 @@ class Advice(AdviceView):
     def fast_needed(self) -> dict[str, Any] | None:
         """The smallest capacity of the curve whose fastest run is within 5 % of all fast
         (:func:`~numaplace.advice.tiers.fast_needed`), as its curve row; None if none is (or one tier)."""
-        return None if self.tiers is None else tiers.fast_needed(self.tiers["capacity_curve"])
+        return None if self.tiers is None else tp.fast_needed(self.tiers["capacity_curve"])
 
     @property
     def tiering_verdict(self) -> dict[str, Any] | None:
         """Whether tiering is worth turning on (:func:`~numaplace.advice.tiers.verdict`): ``best_policy``,
         ``saves`` (its share of no policy's time at the declared capacity), ``threshold``,
         ``worth_it``, ``no_policy_best``. None on a machine of one tier."""
-        return None if self.tiers is None else tiers.verdict(self.tiers["tiering"])
+        return None if self.tiers is None else tp.verdict(self.tiers["tiering"])
 
     def to_csv(self) -> str:
         """The table as CSV text (every row, full precision)."""
@@ -212,8 +212,8 @@ class Advice(AdviceView):
                 "page_size": self.tiers["page_size"],
                 "binding": self.tiers["binding"],
                 "placement": BASELINE[0],
-                "capacity_grid": [tiers.fraction_text(f) for f in tiers.CAPACITY_GRID],
-                "within": tiers.WITHIN,
+                "capacity_grid": [tp.fraction_text(f) for f in tp.CAPACITY_GRID],
+                "within": tp.WITHIN,
                 "tiering": frame(self.tiers["tiering"]),
                 "capacity_curve": frame(self.tiers["capacity_curve"]),
                 "fast_needed": None if needed is None else {k: _plain(v) for k, v in needed.items()},
