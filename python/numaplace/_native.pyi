@@ -80,6 +80,9 @@ def machines() -> str:
 def machine(arg: str) -> str:
     """The validated machine (preset name or file path) as a JSON object of its file's keys."""
 
+def machine_tiers(arg: str) -> str:
+    """A machine's memory tiers as JSON: tier and capacity_pages per node, page_size, tiered, fast_pages, total_pages."""
+
 def machine_toml(arg: str) -> str:
     """The TOML text of a preset, or of a validated machine file."""
 

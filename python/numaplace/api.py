@@ -493,6 +493,7 @@ def simulate(
     init: str = "parallel",
     quantum_ns: float = DEFAULT_QUANTUM_NS,
     oversubscribe: bool = False,
+    fast_memory_mib: float | None = None,
     trace: str | None = None,
     problem_class: str | None = None,
     dynamic: str | None = None,
@@ -518,8 +519,9 @@ def simulate(
     replays a trace file, as the workload ``trace:file=PATH`` does. ``threads`` (default 16)
     is a trace's own count when the workload is a trace and no count is given. ``dynamic`` names a dynamic policy (see
     :func:`policies`; ``None`` or ``"none"`` for none); ``decisions`` writes its every action
-    to a file (``.csv``, else JSON Lines). Raises a subclass of :class:`NumaplaceError` for
-    bad input; the same arguments always give the same result.
+    to a file (``.csv``, else JSON Lines). ``fast_memory_mib`` resizes a tiered machine's fast
+    tier for the run (MiB, fractions allowed; ``docs/tiering.md``). Raises a subclass of
+    :class:`NumaplaceError` for bad input; the same arguments always give the same result.
 
     Three kinds of run take the same options (each option says which it applies to; setting
     one to another value than its default on a kind it does not apply to is a
@@ -545,7 +547,8 @@ def simulate(
     """
     given = dict(
         machine=machine, workload=workload, placement=placement, threads=threads, seed=seed, binding=binding,
-        init=init, quantum_ns=quantum_ns, oversubscribe=oversubscribe, trace=trace, problem_class=problem_class,
+        init=init, quantum_ns=quantum_ns, oversubscribe=oversubscribe, fast_memory_mib=fast_memory_mib, trace=trace,
+        problem_class=problem_class,
         dynamic=dynamic, decisions=decisions, engine=engine, proxies=proxies, buffers=buffers, job_stream=job_stream, load=load,
         job_count=job_count, apps=apps, scheduler=scheduler,
     )  # fmt: skip

@@ -306,8 +306,181 @@ def test_the_diagnosis_names_the_objects_that_lose_locality_why_and_what_to_chan
     assert "<- current" in out
     d = a.to_dict()
     assert [x["name"] for x in d["diagnosis"]] == [x.name for x in a.diagnosis] and d["program"] == ["./jacobi", "1024", "3"]
+    assert a.tiering is None and a.capacity_curve is None and "tiers" not in d and "\ntiers " not in out  # one tier
     name = "advise-four-node-jacobi.txt"
     text = out.replace(str(trace), "jacobi.nptxt")
     if UPDATE:
         (GOLDEN / name).write_text(text, encoding="utf-8")
     assert text == (GOLDEN / name).read_text(encoding="utf-8"), f"{name} differs from its golden file"
+
+
+# --- on a tiered machine (issue 35, item 6) --------------------------------------------------
+
+TINY_TIERED = """\
+name = "tiny-tiered"
+description = "two CPUs with 4 MiB of DRAM, and a CPU-less 28 MiB CXL node"
+page_size = 4096
+line_size = 64
+mlp = 4.0
+huge_page_size = 2097152
+latency_ns = [[100.0, 250.0], [250.0, 250.0]]
+
+[migration]
+fixed_ns = 2000.0
+copy_gbps = 10.0
+tlb_shootdown_ns_per_cpu = 250.0
+
+[[nodes]]
+cpus = 2
+memory_mib = 4
+bandwidth_gbps = 50.0
+
+[[nodes]]
+cpus = 0
+memory_mib = 28
+memory = "cxl"
+bandwidth_gbps = 10.0
+"""
+"""A tiered machine small enough that a 1,500-page GUPS trace (5.9 MiB) spills out of its fast tier (1,024 pages)."""
+
+GUPS_PAGES = 1500
+
+
+@pytest.fixture(scope="module")
+def tiered_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("advise-tiered")
+    (d / "tiny.toml").write_text(TINY_TIERED)
+    args = ["trace", "export", "--workload", f"gups:pages={GUPS_PAGES},updates=3000,iterations=2", "--threads", "2",
+            "--machine", str(d / "tiny.toml"), "--out", str(d / "gups.nptrace")]
+    assert cli.main(args) == 0
+    return d
+
+
+@pytest.fixture(scope="module")
+def tiered(tiered_dir: Path) -> numaplace.Advice:
+    return numaplace.advise(str(tiered_dir / "gups.nptrace"), str(tiered_dir / "tiny.toml"), binding="spread", jobs=0, progress=False)
+
+
+def test_on_a_tiered_machine_the_tiering_policies_are_ranked_beside_all_fast(tiered: numaplace.Advice) -> None:
+    from numaplace.advice import tiers
+
+    policies = [p["name"] for p in numaplace.policies() if p["tiering"]]
+    assert policies == ["numab-tiering", "tpp", "hemem"] == tiers.tiering_policies()
+    t = tiered.tiering
+    assert tiered.tiered and list(t.columns) == list(tiers.TIER_COLUMNS)
+    assert sorted(t["dynamic"]) == sorted([NO_POLICY, *policies, tiers.ALL_FAST])
+    runs, ref = t[~t["reference"]], t[t["reference"]].iloc[0]
+    assert list(runs["rank"]) == [1, 2, 3, 4] and runs["time_ns"].is_monotonic_increasing and ref["rank"] == 0
+    # The declared-capacity rows are the main table's first-touch runs, not runs of their own.
+    main = tiered.table[tiered.table["placement"] == "first-touch"].set_index("dynamic")["time_ns"]
+    for r in runs.to_dict("records"):
+        assert r["time_ns"] == main[r["dynamic"]], r["dynamic"]
+    none = runs[runs["dynamic"] == NO_POLICY].iloc[0]
+    assert (t["vs_no_policy"] == t["time_ns"] / none["time_ns"] - 1).all()
+    # 1,500 pages in a 1,024-page fast tier spill; with the fast tier as large as the machine nothing does.
+    assert none["fast_fraction"] < 1.0 and ref["fast_fraction"] == 1.0 and ref["time_ns"] < none["time_ns"]
+    assert not ref["runnable"] and "reference" in ref["why_not_runnable"]
+
+
+def test_the_capacity_curve_and_the_fast_memory_needed(tiered: numaplace.Advice) -> None:
+    import math
+
+    from numaplace.advice import tiers
+
+    c = tiered.capacity_curve
+    assert list(c.columns) == list(tiers.CURVE_COLUMNS)
+    assert list(dict.fromkeys(c["fraction"])) == ["1/32", "1/16", "1/8", "1/4", "1/2", "1/1"]
+    assert list(dict.fromkeys(c["fast_pages"])) == [math.ceil(GUPS_PAGES / k) for k in (32, 16, 8, 4, 2, 1)]
+    assert (c["fast_mib"] == c["fast_pages"] * 4096 / 2**20).all()
+    assert len(c) == 6 * 4 and set(c["dynamic"]) == {NO_POLICY, "numab-tiering", "tpp", "hemem"}
+    ref = tiered.tiering[tiered.tiering["reference"]].iloc[0]["time_ns"]
+    assert (c["vs_all_fast"] == c["time_ns"] / ref - 1).all()
+    none = c[c["dynamic"] == NO_POLICY]
+    # Less fast memory, more time; at the whole footprint every page fits.
+    assert none["time_ns"].iloc[0] > none["time_ns"].iloc[-1] and none["fast_fraction"].iloc[-1] == 1.0
+    assert none["fast_fraction"].iloc[0] < 0.2
+    # The smallest capacity whose fastest run is within 5 % of all fast, found independently.
+    best = c.groupby("fast_pages")["vs_all_fast"].min()
+    want = min(p for p, v in best.items() if v <= tiers.WITHIN)
+    assert tiered.fast_needed["fast_pages"] == want and tiered.fast_needed["vs_all_fast"] <= 0.05
+    assert all(v > tiers.WITHIN for p, v in best.items() if p < want)
+
+
+def test_the_tiering_verdict(tiered: numaplace.Advice) -> None:
+    """On this trace no policy is fastest at the declared capacity: leave tiering off. The other
+    verdicts on frames made up for them."""
+    import pandas as pd
+
+    from numaplace.advice import tiers
+
+    v = tiered.tiering_verdict
+    runs = tiered.tiering[~tiered.tiering["reference"]]
+    assert v["best_policy"] == runs[runs["dynamic"] != NO_POLICY].iloc[0]["dynamic"]
+    assert v["no_policy_best"] == (runs.iloc[0]["dynamic"] == NO_POLICY) and not v["worth_it"]
+    assert "tiering  leave it off" in tiered.format(top=3)
+
+    def frame(none: float, tpp: float) -> pd.DataFrame:
+        rows = sorted([(none, NO_POLICY), (tpp, "tpp")])
+        return pd.DataFrame({"dynamic": [d for _, d in rows] + [tiers.ALL_FAST], "time_ns": [t for t, _ in rows] + [50.0],
+                             "reference": [False, False, True]})
+
+    on = tiers.verdict(frame(100.0, 90.0))
+    assert on == {"best_policy": "tpp", "saves": pytest.approx(0.1), "threshold": 0.03, "worth_it": True, "no_policy_best": False}
+    small = tiers.verdict(frame(100.0, 98.0))
+    assert not small["worth_it"] and not small["no_policy_best"] and small["saves"] == pytest.approx(0.02)
+    assert tiers.verdict(frame(100.0, 110.0))["no_policy_best"]
+    # No capacity of a curve within 5 %: none found; the first within it at the smallest capacity.
+    curve = pd.DataFrame({"fast_pages": [1, 1, 2, 2], "dynamic": [NO_POLICY, "tpp"] * 2, "time_ns": [130.0, 120.0, 107.0, 106.0],
+                          "vs_all_fast": [0.3, 0.2, 0.07, 0.06]})
+    assert tiers.fast_needed(curve) is None
+    curve.loc[3, ["time_ns", "vs_all_fast"]] = [104.0, 0.04]
+    assert tiers.fast_needed(curve)["dynamic"] == "tpp" and tiers.fast_needed(curve)["fast_pages"] == 2
+
+
+def test_the_tiered_advice_text_is_golden_and_its_json_the_same_from_a_pool(tiered: numaplace.Advice, tiered_dir: Path) -> None:
+    out = tiered.format(top=5).replace(str(tiered_dir) + os.sep, "")
+    name = "advise-tiny-tiered-gups.txt"
+    if UPDATE:
+        (GOLDEN / name).write_text(out, encoding="utf-8")
+    assert out == (GOLDEN / name).read_text(encoding="utf-8"), f"{name} differs from its golden file"
+    for line in ("tiers    first-touch, spread: the fast tier as declared holds 4 MiB; the trace's footprint is 5.9 MiB",
+                 "time (ms) against the fast tier's capacity (vs all fast):"):
+        assert line in out
+    d = tiered.to_dict()["tiers"]
+    assert d["capacity_grid"] == ["1/32", "1/16", "1/8", "1/4", "1/2", "1/1"] and d["within"] == 0.05
+    assert d["footprint_pages"] == GUPS_PAGES and d["declared_fast_pages"] == 1024 and len(d["capacity_curve"]) == 24
+    assert d["fast_needed"]["fast_pages"] == tiered.fast_needed["fast_pages"] and d["verdict"] == tiered.tiering_verdict
+    # The same inputs give the same bytes, whether the runs go to this process or a pool.
+    again = numaplace.advise(str(tiered_dir / "gups.nptrace"), str(tiered_dir / "tiny.toml"), binding="spread", jobs=2, progress=False)
+    assert again.to_json() == tiered.to_json()
+    fig = tiered.plot()
+    assert fig.axes[-1].get_title() == "time against fast memory" and len(fig.axes[-1].get_lines()) >= 5
+
+
+def test_fast_memory_is_a_run_option_with_one_line_errors(tiered_dir: Path) -> None:
+    machine, trace = str(tiered_dir / "tiny.toml"), str(tiered_dir / "gups.nptrace")
+    r = numaplace.simulate(machine, trace=trace, fast_memory_mib=2)
+    assert r.per_node_pages == [512, GUPS_PAGES - 512] and r.config["fast_memory_mib"] == 2
+    assert "fast_memory_mib" not in numaplace.simulate(machine, trace=trace).config
+    for value, message in [
+        (0, "fast_memory_mib = 0: a fast tier of zero: the fast tier must hold at least one page per fast node"),
+        (32.5, "fast_memory_mib = 32.5: a fast tier larger than the machine: machine 'tiny-tiered' has 32 MiB of memory in all its tiers"),
+    ]:
+        with pytest.raises(numaplace.ConfigError) as e:
+            numaplace.simulate(machine, trace=trace, fast_memory_mib=value)
+        assert str(e.value) == message
+    with pytest.raises(numaplace.ConfigError, match=r"^fast_memory_mib = 64: machine 'modern-2s' has one memory tier"):
+        numaplace.simulate("modern-2s", "stream:pages=64", threads=2, fast_memory_mib=64)
+
+
+def test_a_tiering_policy_the_machine_refuses_is_left_out_and_named_once(tiered_dir: Path, tmp_path: Path) -> None:
+    """hemem's default 2 MiB pages need huge pages: on a machine without them it is refused, in
+    the table and on the curve, each in one note."""
+    machine = tmp_path / "no-huge.toml"
+    machine.write_text(TINY_TIERED.replace("huge_page_size = 2097152\n", ""))
+    a = numaplace.advise(str(tiered_dir / "gups.nptrace"), str(machine), binding="spread", jobs=0, progress=False)
+    assert "hemem" not in set(a.tiering["dynamic"]) | set(a.capacity_curve["dynamic"])
+    assert set(a.capacity_curve["dynamic"]) == {NO_POLICY, "numab-tiering", "tpp"}
+    curve_notes = [n for n in a.notes if n.startswith("capacity curve:")]
+    assert curve_notes == ["capacity curve: not run: hemem at every capacity: dynamic policy 'hemem': page=2m: machine"
+                           " 'tiny-tiered' declares no huge pages (huge_page_size); give it one or use page=4k"]

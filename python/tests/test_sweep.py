@@ -123,7 +123,7 @@ def test_class_and_dynamic_are_accepted_by_the_parser() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[axes]\nthread = [1]\n", r"\[axes\]: unknown option 'thread' \(did you mean 'threads'\? valid: machine, engine, workload, class, threads, placement, init, dynamic, binding, proxies, buffers, job_stream, load, job_count, apps, scheduler, seed, quantum_ns, oversubscribe, trace\)"),
+        ("[axes]\nthread = [1]\n", r"\[axes\]: unknown option 'thread' \(did you mean 'threads'\? valid: machine, engine, workload, class, threads, placement, init, dynamic, binding, fast_memory_mib, proxies, buffers, job_stream, load, job_count, apps, scheduler, seed, quantum_ns, oversubscribe, trace\)"),
         ("[fixed]\ncolour = 'red'\n", r"\[fixed\]: unknown option 'colour' \(valid: machine, "),
         ("[axes]\nthreads = 4\n", r"\[axes\] threads = 4: expected a list of values \(or move it to \[fixed\]\)"),
         ("[axes]\nthreads = ['4']\n", r"\[axes\] threads = '4': expected an integer"),

@@ -10,6 +10,7 @@ use crate::error::ModelError;
 use crate::units::{ns_to_ps, CpuId, NodeId, Ps, MAX_NODES};
 use serde::{Deserialize, Serialize};
 
+mod fast;
 mod host;
 
 pub use host::{

@@ -234,6 +234,23 @@ fn machine(arg: &str) -> PyResult<String> {
     Ok(serde_json::to_string(&m.raw).expect("machines serialise"))
 }
 
+/// A machine's memory tiers as the simulator derives them (`Machine::tier`): each node's tier
+/// (0 the fastest present) and capacity in pages, the page size, whether it is tiered, and
+/// its fast tier's pages (`Machine::fast_capacity_pages`), as JSON.
+#[pyfunction]
+fn machine_tiers(arg: &str) -> PyResult<String> {
+    let m = load(arg).map_err(to_py)?;
+    Ok(json!({
+        "tier": m.tier,
+        "capacity_pages": m.capacity_pages,
+        "page_size": m.raw.page_size,
+        "tiered": m.is_tiered(),
+        "fast_pages": m.fast_capacity_pages(),
+        "total_pages": m.capacity_total(),
+    })
+    .to_string())
+}
+
 /// The TOML text of a preset or of a validated machine file.
 #[pyfunction]
 fn machine_toml(arg: &str) -> PyResult<String> {
@@ -315,6 +332,10 @@ fn policies() -> String {
             let drivers: Vec<&str> = p.caps.drivers.iter().map(|d| d.name()).collect();
             let triggers: Vec<&str> = p.caps.triggers.iter().map(|t| t.name()).collect();
             let stats: Vec<Value> = p.caps.statistics().iter().map(|s| json!({"name": s.name, "unit": s.unit, "doc": s.doc})).collect();
+            // A tiering policy reports the tier moves (`tiering::TIER_STATS`): it moves pages
+            // between memory tiers, and runs on a tiered machine only (`tiering::require_tiers`).
+            let all = p.caps.statistics();
+            let tiering = numaplace_model::dynamic::tiering::TIER_STATS.iter().all(|t| all.iter().any(|s| s.name == t.name));
             json!({
                 "name": p.name,
                 "doc": p.doc,
@@ -323,6 +344,7 @@ fn policies() -> String {
                 "drivers": drivers,
                 "why_not": p.caps.why_not,
                 "needs_program_calls": p.caps.needs_program_calls,
+                "tiering": tiering,
                 "triggers": triggers,
                 "stats": stats,
             })
@@ -432,6 +454,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(machines, m)?)?;
     m.add_function(wrap_pyfunction!(machine, m)?)?;
     m.add_function(wrap_pyfunction!(machine_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(machine_tiers, m)?)?;
     m.add_function(wrap_pyfunction!(workloads, m)?)?;
     m.add_function(wrap_pyfunction!(placements, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;

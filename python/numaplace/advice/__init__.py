@@ -26,9 +26,15 @@ runtime can run it (the launcher's own checks, ``numaplace.runtime.validate_plac
 the ``numaplace run`` command line that applies the latter. The same trace, machine and seed
 give the same advice, byte for byte (``docs/advise.md``).
 
+On a machine of more than one memory tier it also ranks the tiering policies against no policy
+and an all-fast reference, draws their time against the fast tier's capacity (the run option
+``fast_memory_mib``), and says how much fast memory the program needs and whether tiering is
+worth turning on (:mod:`~numaplace.advice.tiers`).
+
 ``numaplace.advise(trace)`` is :func:`advise` (a plain function of the package ``numaplace``);
 this package holds its parts: :mod:`~numaplace.advice.plan` (what to run, and whether the
-runtime can run it), :mod:`~numaplace.advice.run` (running it and ranking the runs),
+runtime can run it), :mod:`~numaplace.advice.run` (running it and ranking the runs), :mod:`~numaplace.advice.tiers`
+(the tiered part),
 :mod:`~numaplace.advice.result` (the :class:`Advice` as data) and
 :mod:`~numaplace.advice.render` (the advice as text and as a chart). The command line
 (``numaplace advise``) is :mod:`numaplace.cli.advise`.

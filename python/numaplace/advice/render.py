@@ -30,6 +30,19 @@ def _pct(x: float) -> str:
     return f"{round(x * 100, 1) + 0.0:+.1f}%"
 
 
+def _mib(nbytes: float) -> str:
+    """A size in MiB, with as many decimals as a small one needs (``0.24 MiB``, ``7.8 MiB``, ``220 MiB``)."""
+    x = nbytes / 2**20
+    return f"{x:,.0f} MiB" if x >= 100 or x == int(x) else f"{x:.1f} MiB" if x >= 1 else f"{x:.3g} MiB"
+
+
+def _aligned(head: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    """A table as text lines: columns padded to their widest cell, ``right`` ones right-aligned."""
+    widths = [max(len(x[k]) for x in [head, *rows]) for k in range(len(head))]
+    return ["  ".join(c.rjust(w) if k in right else c.ljust(w) for k, (c, w) in enumerate(zip(x, widths))).rstrip()
+            for x in [head, *rows]]
+
+
 def _multi_node_example() -> str:
     multi = [m["name"] for m in json.loads(_native.machines()) if m["nodes"] > 1]
     return multi[0] if multi else "a multi-node preset"
@@ -60,6 +73,9 @@ class AdviceView:
     numactl: str | None
     gain: float | None
     change_nothing: bool
+    tiers: dict[str, Any] | None
+    fast_needed: dict[str, Any] | None
+    tiering_verdict: dict[str, Any] | None
 
     def _what(self) -> str:
         kind = "this host, detected" if self.detected else "simulated"
@@ -152,6 +168,8 @@ class AdviceView:
             lines.append(f"current        {combo(cur)}, {cur['binding']} (as recorded): {_ms(cur['time_ns'])} ms,"
                          f" {cur['local_fraction']:.1%} local")
         lines += ["", *self._advice_lines()]
+        if self.tiers is not None:
+            lines += ["", *self._tier_lines(mark)]
         depends = self.depends()
         if depends:
             lines += ["", "the advice depends on"] + [f"  - {d}" for d in depends]
@@ -160,6 +178,64 @@ class AdviceView:
             lines += ["", "notes"]
             lines += [f"  [{k}] {n}" for k, n in enumerate(all_notes, 1)]
         return "\n".join(lines) + "\n"
+
+    def _tier_lines(self, mark: Any) -> list[str]:
+        """The tiered part (:mod:`numaplace.advice.tiers`): the tiering policies ranked at the
+        declared capacity beside all fast, the capacity curve, the fast memory needed and the
+        verdict. ``mark`` numbers a reason in the notes."""
+        from numaplace.advice import tiers as tp
+
+        d = self.tiers
+        assert d is not None
+        size = lambda pages: _mib(pages * d["page_size"])  # noqa: E731
+        lines = [f"tiers    first-touch, {d['binding']}: the fast tier as declared holds {size(d['declared_fast_pages'])};"
+                 f" the trace's footprint is {size(d['footprint_pages'])}"]
+        t = d["tiering"]
+        head = ["rank", "dynamic", "time (ms)", "vs no policy", "fast share", "migrations", "runs on"]
+        rows = []
+        for r in t.to_dict("records"):
+            ref = bool(r["reference"])
+            rows.append(["-" if ref else str(r["rank"]), r["dynamic"], _ms(r["time_ns"]), _pct(r["vs_no_policy"]),
+                         f"{r['fast_fraction']:.1%}", f"{r['migrations']:,}",
+                         "reference: the fast tier as large as the whole machine" if ref
+                         else "runtime" if r["runnable"] else f"sim only {mark(r['why_not_runnable'])}"])
+        lines += _aligned(head, rows, {0, 2, 3, 4, 5})
+        c = d["capacity_curve"]
+        if not c.empty:
+            dys = list(dict.fromkeys(c["dynamic"]))
+            lines += ["", "time (ms) against the fast tier's capacity (vs all fast):"]
+            head = ["fast tier", "of footprint", *dys]
+            rows = []
+            for pages, at in c.groupby("fast_pages", sort=True):
+                by = {r["dynamic"]: r for r in at.to_dict("records")}
+                rows.append([size(int(pages)), str(at["fraction"].iloc[0]),
+                             *[f"{_ms(by[x]['time_ns'])} ({_pct(by[x]['vs_all_fast'])})" if x in by else "-" for x in dys]])
+            lines += _aligned(head, rows, set(range(len(head))) - {1})
+        needed = self.fast_needed
+        if needed is None:
+            lines.append(f"needs    not found on the grid: no capacity up to the whole footprint ({size(d['footprint_pages'])})"
+                         f" comes within {tp.WITHIN:.0%} of all fast")
+        else:
+            lines.append(f"needs    {size(int(needed['fast_pages']))} of fast memory ({needed['fraction']} of the footprint):"
+                         f" the fastest run there ({needed['dynamic']}) is within {tp.WITHIN:.0%} of all fast"
+                         f" ({_pct(needed['vs_all_fast'])})")
+        v = self.tiering_verdict
+        fits = d["footprint_pages"] <= d["declared_fast_pages"]
+        if fits:
+            lines.append("fits     the whole footprint fits in the fast tier as declared: at that capacity a tiering policy"
+                         " has nothing to move")
+        if v is None:
+            lines.append("tiering  no tiering policy ran: nothing to compare")
+        elif v["no_policy_best"]:
+            lines.append(f"tiering  leave it off: no policy is the fastest at the declared capacity (the best tiering policy,"
+                         f" {v['best_policy']}: {_pct(-v['saves'])} time)")
+        elif v["worth_it"]:
+            lines.append(f"tiering  turn it on: {v['best_policy']} saves {v['saves']:.1%} of no policy's time at the declared"
+                         f" capacity (worth it from {v['threshold']:.0%})")
+        else:
+            lines.append(f"tiering  leave it off: {v['best_policy']} saves only {v['saves']:.1%} of no policy's time at the"
+                         f" declared capacity, below the {v['threshold']:.0%} worth-it threshold")
+        return lines
 
     def _diagnosis_lines(self) -> list[str]:
         return diagnose.lines(self.diagnosis)
@@ -195,9 +271,12 @@ class AdviceView:
         if t.empty:
             raise AdviceError("nothing to plot: the machine has one node, so there is nothing to choose")
         maps = [d.name for d in self.diagnosis if d.verdict != "fine"][:heatmaps] if self.objects else []
-        fig = Fig(figsize=(FIGSIZE[0] * (1.0 + 0.45 * len(maps)), FIGSIZE[1]), dpi=DPI, layout="constrained")
+        curve = self.tiers is not None and not self.tiers["capacity_curve"].empty
+        ratios = [2.2] + ([1.0] if maps else []) + ([1.4] if curve else [])
+        width = 1.0 + 0.45 * len(maps) + (0.65 if curve else 0.0)
+        fig = Fig(figsize=(FIGSIZE[0] * width, FIGSIZE[1]), dpi=DPI, layout="constrained")
         FigureCanvasAgg(fig)
-        grid = fig.add_gridspec(len(maps) or 1, 2 if maps else 1, width_ratios=[2.2, 1] if maps else [1])
+        grid = fig.add_gridspec(len(maps) or 1, len(ratios), width_ratios=ratios if len(ratios) > 1 else [1])
         ax = fig.add_subplot(grid[:, 0])
         shown = t[(t["rank"] <= top) | self._bound_mask() | t["current"]]
         rows = shown.to_dict("records")[::-1]  # the fastest at the top
@@ -231,5 +310,38 @@ class AdviceView:
         if maps:
             fig.text(1.0, 0.0, "heat maps: colour = node that made most of a cell's accesses, shade = how many",
                      ha="right", va="bottom", fontsize="x-small")
+        if curve:
+            self._plot_curve(fig.add_subplot(grid[:, len(ratios) - 1]))
         return fig
+
+    def _plot_curve(self, ax: Any) -> None:
+        """The capacity curve: time against the fast tier's capacity (log scale), a line per
+        dynamic setting, all fast dashed with its 5 % band, the capacity found ringed."""
+        from numaplace.advice import tiers as tp
+        from numaplace.plot import MARKERS, PALETTE
+
+        d = self.tiers
+        assert d is not None
+        c = d["capacity_curve"]
+        for k, (dy, at) in enumerate(c.groupby("dynamic", sort=False)):
+            ax.plot(at["fast_mib"], at["time_ns"] / 1e6, marker=MARKERS[k % len(MARKERS)], color=PALETTE[k % len(PALETTE)],
+                    label=dy, linewidth=1)
+        ref = d["tiering"][d["tiering"]["reference"]]
+        if not ref.empty:
+            t = float(ref["time_ns"].iloc[0]) / 1e6
+            ax.axhline(t, color=PALETTE[7], linestyle="--", linewidth=1, label=tp.ALL_FAST)
+            ax.axhspan(t, t * (1 + tp.WITHIN), color=PALETTE[7], alpha=0.12, label=f"within {tp.WITHIN:.0%}")
+        needed = self.fast_needed
+        if needed is not None:
+            ax.scatter([needed["fast_mib"]], [needed["time_ns"] / 1e6], s=180, facecolors="none", edgecolors=PALETTE[7],
+                       linewidths=1.2, zorder=4, label=f"enough: {_mib(needed['fast_pages'] * d['page_size'])}")
+        ax.set_xscale("log", base=2)
+        ticks = sorted(set(c["fast_pages"]))
+        ax.set_xticks([p * d["page_size"] / 2**20 for p in ticks], [_mib(p * d["page_size"]) for p in ticks],
+                      rotation=30, fontsize="x-small")
+        ax.minorticks_off()
+        ax.set_xlabel(f"fast-tier capacity (first touch, {d['binding']})")
+        ax.set_ylabel("simulated time (ms)")
+        ax.set_title("time against fast memory", fontsize="medium")
+        ax.legend(fontsize="x-small", frameon=False)
 

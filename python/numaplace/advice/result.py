@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from numaplace import diagnose
-from numaplace.advice.plan import NO_POLICY, run_command
+from numaplace.advice import tiers as tp
+from numaplace.advice.plan import BASELINE, NO_POLICY, run_command
 from numaplace.advice.render import AdviceView, combo
 
 if TYPE_CHECKING:
@@ -71,6 +72,10 @@ class Advice(AdviceView):
     default_binding: str = "spread"
     binding_nodes: dict[str, list[int]] = field(default_factory=dict)
     """The node of each thread under each binding run."""
+    tiers: dict[str, Any] | None = None
+    """On a tiered machine, the tiered advice's data (:func:`numaplace.advice.tiers.tables`): read
+    it through :attr:`tiering`, :attr:`capacity_curve`, :attr:`fast_needed` and
+    :attr:`tiering_verdict`. None on a machine of one tier."""
 
     def __repr__(self) -> str:
         if self.one_node:
@@ -136,6 +141,38 @@ class Advice(AdviceView):
         g = self.gain
         return g is None or g < diagnose.WORTH_IT
 
+    @property
+    def tiered(self) -> bool:
+        """Whether the machine has more than one memory tier (and the advice its tiered part)."""
+        return self.tiers is not None
+
+    @property
+    def tiering(self) -> pd.DataFrame | None:
+        """On a tiered machine: no policy and every tiering policy at the declared fast-tier
+        capacity (first touch, the current binding), fastest first, and the all-fast reference
+        (``rank`` 0): a DataFrame of :data:`~numaplace.advice.tiers.TIER_COLUMNS`. None otherwise."""
+        return None if self.tiers is None else self.tiers["tiering"]
+
+    @property
+    def capacity_curve(self) -> pd.DataFrame | None:
+        """On a tiered machine: time against fast-tier capacity, one row per capacity of
+        :data:`~numaplace.advice.tiers.CAPACITY_GRID` and dynamic setting (no policy and each
+        tiering policy): a DataFrame of :data:`~numaplace.advice.tiers.CURVE_COLUMNS`. None otherwise."""
+        return None if self.tiers is None else self.tiers["capacity_curve"]
+
+    @property
+    def fast_needed(self) -> dict[str, Any] | None:
+        """The smallest capacity of the curve whose fastest run is within 5 % of all fast
+        (:func:`~numaplace.advice.tiers.fast_needed`), as its curve row; None if none is (or one tier)."""
+        return None if self.tiers is None else tp.fast_needed(self.tiers["capacity_curve"])
+
+    @property
+    def tiering_verdict(self) -> dict[str, Any] | None:
+        """Whether tiering is worth turning on (:func:`~numaplace.advice.tiers.verdict`): ``best_policy``,
+        ``saves`` (its share of no policy's time at the declared capacity), ``threshold``,
+        ``worth_it``, ``no_policy_best``. None on a machine of one tier."""
+        return None if self.tiers is None else tp.verdict(self.tiers["tiering"])
+
     def to_csv(self) -> str:
         """The table as CSV text (every row, full precision)."""
         return self.table.to_csv(index=False, lineterminator="\n")
@@ -144,7 +181,7 @@ class Advice(AdviceView):
         """Everything as plain data: what was advised on, the rows, the picks and the notes."""
         rows = [{k: _plain(v) for k, v in r.items()} for r in self.table.to_dict("records")]
         pick = lambda r: None if r is None else {k: _plain(v) for k, v in r.items()}  # noqa: E731
-        return {
+        out = {
             "trace": self.trace,
             "machine": self.machine,
             "nodes": self.nodes,
@@ -166,6 +203,23 @@ class Advice(AdviceView):
             "depends": self.depends(),
             "notes": list(self.notes),
         }
+        if self.tiers is not None:  # only on a tiered machine: a one-tier advice is as it was
+            frame = lambda df: [{k: _plain(v) for k, v in r.items()} for r in df.to_dict("records")]  # noqa: E731
+            needed = self.fast_needed
+            out["tiers"] = {
+                "footprint_pages": self.tiers["footprint_pages"],
+                "declared_fast_pages": self.tiers["declared_fast_pages"],
+                "page_size": self.tiers["page_size"],
+                "binding": self.tiers["binding"],
+                "placement": BASELINE[0],
+                "capacity_grid": [tp.fraction_text(f) for f in tp.CAPACITY_GRID],
+                "within": tp.WITHIN,
+                "tiering": frame(self.tiers["tiering"]),
+                "capacity_curve": frame(self.tiers["capacity_curve"]),
+                "fast_needed": None if needed is None else {k: _plain(v) for k, v in needed.items()},
+                "verdict": self.tiering_verdict,
+            }
+        return out
 
     def depends(self) -> list[str]:
         """What the advice depends on beyond the machine, in words (:func:`diagnose.depends`)."""

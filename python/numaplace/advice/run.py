@@ -16,6 +16,8 @@ from numaplace._native import NumaplaceError
 from numaplace.advice.plan import BASELINE, NO_POLICY, AdviceError, Plan, plan, runnable
 from numaplace.advice.render import combo
 from numaplace.advice.result import COLUMNS, Advice
+from numaplace.advice.tiers import machine_tiers, plan_tiers
+from numaplace.advice.tiers import tables as tier_tables
 from numaplace.outfile import write_output
 
 if TYPE_CHECKING:
@@ -63,7 +65,8 @@ def advise(
     ``binding`` and ``oversubscribe`` are the run options of every replay. The runs execute as
     a sweep's do: ``jobs`` local worker processes (default: the CPUs; 0: this process) or, with
     ``scheduler``, on a Dask cluster; ``progress`` draws a bar of runs (None: where someone
-    can see it).
+    can see it). On a tiered machine the advice has its tiered part (:mod:`numaplace.advice.tiers`),
+    whose runs (each capacity of its grid with each tiering setting, and all fast) go with the others.
 
     Raises:
         NumaplaceError: a missing or malformed trace, an unknown machine, a trace the machine
@@ -116,9 +119,15 @@ def advise(
         p = plan(nodes)
         runs = [(pl, dy, b) for b in binds for pl, dy in p.runs]
         configs = [{**options, "placement": pl, "dynamic": dy, "binding": b} for pl, dy, b in runs]
-        outcomes: list[dict[str, Any] | None] = [None] * len(configs)
         # The baseline first, here: a trace this machine cannot run fails here, as `sim` would.
         base = (*BASELINE, binds[0] if default_binding not in binds else default_binding)
+        # On a tiered machine, the tiering policies against capacity (advice.tiers): their runs
+        # go with the others, after them.
+        tiers = machine_tiers(machine)
+        tp = plan_tiers(tiers, options, int(info["pages"]), base[2]) if tiers["tiered"] else None
+        main = len(configs)
+        configs += [c for _, c in tp.runs] if tp else []
+        outcomes: list[dict[str, Any] | None] = [None] * len(configs)
         first = runs.index(base) if base in runs else 0
         r = simulate(**configs[first], progress=progress)
         outcomes[first] = {"status": "ok", "error_type": None, "error": None, "result": r.to_dict()}
@@ -133,7 +142,14 @@ def advise(
             execute(planned, backend, record, progress={None: True, True: "always", False: False}[progress], desc="advise")
         calls = diagnose.calls_the_api(program[0]) if program else None
         nodes_of = {b: json.loads(_native.thread_nodes(machine, info["threads"], b, bool(oversubscribe))) for b in binds}
-        table, notes = _table(p, runs, outcomes, calls, default_binding)
+        table, notes = _table(p, runs, outcomes[:main], calls, default_binding)
+        tier_data = None
+        if tp is not None:
+            mine = {(BASELINE[0], dy, base[2]) for dy in (NO_POLICY, *tp.policies)}
+            declared = [(dy, o["result"]) for (pl, dy, b), o in zip(runs, outcomes[:main])
+                        if (pl, dy, b) in mine and o is not None and o["status"] == "ok"]
+            tier_data, tier_notes = tier_tables(tp, outcomes[main:], declared, calls)
+            notes += tier_notes
         objects, found = None, []
         try:
             objects = diagnose.tally(trace, machine, base[2], bool(oversubscribe))
@@ -146,7 +162,7 @@ def advise(
             notes.append(f"the recorded program {program[0]} was not found here: advise assumes it does not call"
                          " numaplace_migrate() (run advise where it was recorded)")
         return Advice(table=table, notes=p.notes + notes, bound_placement=p.bound, diagnosis=found, objects=objects,
-                      binding_nodes=nodes_of, **advice)
+                      binding_nodes=nodes_of, tiers=tier_data, **advice)
 
 
 def _mover(t: pd.DataFrame) -> tuple[str, float] | None:

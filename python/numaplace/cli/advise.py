@@ -19,7 +19,9 @@ def add_advise(subparsers: Any) -> argparse.ArgumentParser:
         help="rank every placement and dynamic policy on a trace, against the best static placement",
         description="Replays TRACE under every placement and dynamic policy the simulator can run on it, plus the"
         " best static placement computed from the trace itself (the bound), ranks them by simulated time and"
-        " prints the `numaplace run` command line of the best combination the runtime can run (docs/advise.md).",
+        " prints the `numaplace run` command line of the best combination the runtime can run; on a tiered machine,"
+        " also the tiering policies against fast-tier capacity: how much fast memory the program needs and whether"
+        " tiering is worth turning on (docs/advise.md).",
     )
     s.add_argument("trace", metavar="TRACE", help="a trace file (numaplace trace export, or your own: docs/trace-format.md)")
     s.add_argument("--machine", metavar="M", help="a preset name or machine file (default: this host, as `numaplace topo --detect` describes it)")

@@ -100,7 +100,8 @@ def _summary(r) -> str:  # noqa: ANN001 - a numaplace.Result
     nodes = len(spec["nodes"])
     per_iter = r.total_time_ns / r.iterations if r.iterations else 0.0
     lines = [
-        f"machine       {c['machine']} ({nodes} nodes, {sum(n['cpus'] for n in spec['nodes'])} CPUs)",
+        f"machine       {c['machine']} ({nodes} nodes, {sum(n['cpus'] for n in spec['nodes'])} CPUs)"
+        + (f", fast tier resized to {c['fast_memory_mib']:g} MiB" if c.get("fast_memory_mib") is not None else ""),
         f"workload      {c['workload']}",
         f"placement     {c['placement']}",
         f"threads       {c['threads']} ({c['binding']}), init {c['init']}, seed {c['seed']}",

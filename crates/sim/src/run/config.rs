@@ -22,6 +22,9 @@ pub struct RunConfig {
     /// Length of the interleaving quantum, ns.
     pub quantum_ns: f64,
     pub oversubscribe: bool,
+    /// The fast tier's capacity for this run, MiB: the machine's fastest tier resized to it
+    /// (`Machine::with_fast_capacity`; [`RunConfig::machine_for_run`]).
+    pub fast_memory_mib: Option<f64>,
     /// Replay this trace file instead of generating `workload` (whose text is then ignored;
     /// init comes from the trace): the same as the workload `trace:file=PATH`, for any path.
     pub trace: Option<String>,
@@ -52,6 +55,23 @@ pub struct RunConfig {
     /// The options the request set (given with a value other than their default): each must
     /// apply to the kind of run made (`run::request::check_applies`).
     pub given: Vec<&'static str>,
+}
+
+impl RunConfig {
+    /// The machine this run simulates: `machine` itself, or with its fast tier resized to
+    /// `fast_memory_mib` (rounded down to whole pages).
+    ///
+    /// # Errors
+    /// `fast_memory_mib` on a machine of one tier, zero, larger than the machine's whole
+    /// memory, or less than a page per fast node: one line naming the option and its value.
+    pub fn machine_for_run(&self, machine: &Machine) -> Result<Option<Machine>, numaplace_model::ModelError> {
+        let Some(mib) = self.fast_memory_mib else { return Ok(None) };
+        let bytes = (mib * f64::from(1u32 << 20)).floor() as u64;
+        machine
+            .with_fast_capacity(bytes)
+            .map(Some)
+            .map_err(|e| numaplace_model::ModelError::Config(format!("fast_memory_mib = {mib}: {e}")))
+    }
 }
 
 /// What a run simulates, and so which options it takes.

@@ -34,6 +34,10 @@ pub struct ResolvedConfig {
     pub seed: u64,
     pub quantum_ns: f64,
     pub oversubscribe: bool,
+    /// The fast tier's capacity the run gave the machine, MiB (`machine_spec` is the machine
+    /// as declared); absent when the run kept the declared tiers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fast_memory_mib: Option<f64>,
     /// The trace file replayed, if the workload came from one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
@@ -192,6 +196,12 @@ pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn Fn
     check_applies(cfg, RunKind::Page)?;
     // A RunConfig built in Rust skips the request: its quantum meets the declared range here.
     check_value("quantum_ns", &serde_json::Value::from(cfg.quantum_ns))?;
+    if let Some(mib) = cfg.fast_memory_mib {
+        check_value("fast_memory_mib", &serde_json::Value::from(mib))?;
+    }
+    // The machine this run simulates: with `fast_memory_mib`, its fast tier resized.
+    let resized = cfg.machine_for_run(machine)?;
+    let machine = resized.as_ref().unwrap_or(machine);
     // A trace is opened once (it may be a pipe): its header gives the thread count when the
     // request gave none, and the same source is replayed.
     let trace_path = trace_path(cfg)?;
@@ -280,6 +290,7 @@ pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn Fn
         seed: cfg.seed,
         quantum_ns: cfg.quantum_ns,
         oversubscribe: cfg.oversubscribe,
+        fast_memory_mib: cfg.fast_memory_mib,
         trace: trace_path,
         thread_nodes: threads.iter().map(|p| p.node.0).collect(),
         numaplace_version: env!("CARGO_PKG_VERSION"),
@@ -408,6 +419,48 @@ mod tests {
 
     fn cfg() -> RunConfig {
         crate::run::request::resolve_json(r#"{"workload": "nas-cg", "class": "S", "threads": 4, "dynamic": "upmlib"}"#).unwrap()
+    }
+
+    fn tiered(extra: &str) -> Result<SimResult, SimError> {
+        let text = format!(r#"{{"machine": "cxl-1to8", "workload": "gups:pages=2000,updates=2000,iterations=2", "threads": 2{extra}}}"#);
+        simulate(&crate::run::request::resolve_json(&text)?)
+    }
+
+    #[test]
+    fn fast_memory_resizes_the_fast_tier_for_the_run_and_is_echoed() {
+        let declared = tiered("").unwrap();
+        assert_eq!(declared.per_node_pages, vec![2000, 0]); // 8,000 KiB fit the 220 MiB fast node
+        assert!(!declared.to_json().contains("fast_memory_mib"));
+        // 2 MiB: 512 pages on the fast node, the rest falls back to CXL.
+        let small = tiered(r#", "fast_memory_mib": 2"#).unwrap();
+        assert_eq!(small.per_node_pages, vec![512, 1488]);
+        assert!(small.local_fraction < declared.local_fraction);
+        assert!(small.total_time_ns > declared.total_time_ns);
+        assert_eq!(small.config.fast_memory_mib, Some(2.0));
+        assert_eq!(small.config.machine_spec, declared.config.machine_spec); // as declared
+        assert!(small.to_json().contains("\"fast_memory_mib\": 2.0"));
+        // Fractions of a MiB: 0.25 MiB is 64 pages.
+        assert_eq!(tiered(r#", "fast_memory_mib": 0.25"#).unwrap().per_node_pages, vec![64, 1936]);
+        assert_eq!(tiered(r#", "fast_memory_mib": 2"#).unwrap().to_json(), small.to_json());
+    }
+
+    #[test]
+    fn fast_memory_errors_name_the_option_and_the_value() {
+        let e = |extra: &str| tiered(extra).err().expect("an error").to_string();
+        assert_eq!(e(r#", "fast_memory_mib": 0"#), "fast_memory_mib = 0: a fast tier of zero: the fast tier must hold at least one page per fast node");
+        assert_eq!(
+            e(r#", "fast_memory_mib": 1980.5"#),
+            "fast_memory_mib = 1980.5: a fast tier larger than the machine: machine 'cxl-1to8' has 1980 MiB of memory in all its tiers"
+        );
+        assert!(tiered(r#", "fast_memory_mib": 1980"#).is_ok()); // the whole machine, exactly
+        assert_eq!(e(r#", "fast_memory_mib": -1"#), "fast_memory_mib = -1: expected a number in [0, 272730423296]");
+        let flat = r#"{"machine": "modern-2s", "workload": "stream:pages=64", "threads": 2, "fast_memory_mib": 64}"#;
+        let e = simulate(&crate::run::request::resolve_json(flat).unwrap()).err().unwrap().to_string();
+        assert!(e.starts_with("fast_memory_mib = 64: machine 'modern-2s' has one memory tier: there is no fast tier to size"), "{e}");
+        // A footprint larger than the whole machine is the existing error, not this option's.
+        let big = r#"{"machine": "cxl-1to8", "workload": "gups:pages=600000,updates=10", "threads": 2, "fast_memory_mib": 1}"#;
+        let e = simulate(&crate::run::request::resolve_json(big).unwrap()).err().unwrap().to_string();
+        assert!(e.starts_with("out of memory: 600000 pages needed"), "{e}");
     }
 
     #[test]

@@ -75,6 +75,10 @@ pub const MIN_QUANTUM_NS: f64 = 1_000.0;
 /// 27 s at this bound and 100 s at 20 µs.
 pub const MIN_SYSTEM_QUANTUM_NS: f64 = 100_000.0;
 
+/// The `fast_memory_mib` option's range bound, MiB: every node at its largest
+/// (`topology::bounds::MAX_NODE_MEMORY_MIB`); the machine's own memory bounds it per run.
+pub const MAX_FAST_MEMORY_MIB: f64 = (numaplace_model::topology::bounds::MAX_NODE_MEMORY_MIB * numaplace_model::units::MAX_NODES as u64) as f64;
+
 /// Every option of a run, in the order listings show them.
 pub const OPTIONS: &[RunOption] = &[
     RunOption {
@@ -162,6 +166,16 @@ pub const OPTIONS: &[RunOption] = &[
         kind: OptKind::Name { what: "binding", names: Binding::NAMES },
         default: Some("spread"),
         doc: "threads over nodes: spread round the nodes, or compact (fill a node first)",
+        input: true,
+        python: None,
+        applies: PAGE,
+        registry: None,
+    },
+    RunOption {
+        name: "fast_memory_mib",
+        kind: OptKind::Float { min: 0.0, max: MAX_FAST_MEMORY_MIB },
+        default: None,
+        doc: "the fast tier's capacity for this run, MiB (fractions allowed, rounded down to whole pages): a tiered machine's fastest tier resized to it, split over its nodes in proportion to their declared memory, the slower tiers as declared (docs/tiering.md); at most the machine's whole memory",
         input: true,
         python: None,
         applies: PAGE,
@@ -392,6 +406,7 @@ pub fn resolve(request: &Map<String, Value>) -> Result<RunConfig, SimError> {
         seed: 0,
         quantum_ns: 0.0,
         oversubscribe: false,
+        fast_memory_mib: None,
         trace: None,
         class: None,
         dynamic: None,
@@ -437,6 +452,7 @@ pub fn resolve(request: &Map<String, Value>) -> Result<RunConfig, SimError> {
             ("seed", Typed::Int(v)) => cfg.seed = v,
             ("quantum_ns", Typed::Float(v)) => cfg.quantum_ns = v,
             ("oversubscribe", Typed::Bool(v)) => cfg.oversubscribe = v,
+            ("fast_memory_mib", Typed::Float(v)) => cfg.fast_memory_mib = Some(v),
             ("trace", Typed::Text(v)) => cfg.trace = Some(v),
             ("decisions", Typed::Text(v)) => cfg.decisions = Some(v),
             ("engine", Typed::Text(v)) => cfg.engine = v,
