@@ -152,7 +152,7 @@ def test_where_errors_without_numa_or_permission(tmp_path):
 # --- stats files and report ---------------------------------------------------------------------
 
 STATS = {
-    "numaplace_stats": 4, "program": "/opt/bench/stream", "pid": 4242, "nodes": 4, "tier": [0, 0, 0, 0], "page_size": 4096,
+    "numaplace_stats": 5, "program": "/opt/bench/stream", "pid": 4242, "nodes": 4, "tier": [0, 0, 0, 0], "page_size": 4096,
     "source": "hinting-faults", "source_reason": "perf_event: no precise memory sampling (test)",
     "placement": "first-touch", "dynamic": "sampled:mode=interval,period_ms=100",
     "regions": [{"name": "malloc#0", "address": "0x7f0000000000", "bytes": 8388608, "pages": 2048,
@@ -177,6 +177,7 @@ STATS = {
         {"t_s": 1.0, "kind": "timer", "samples": 3072, "local_share": 0.875, "moved": 0, "per_node": [512, 512, 512, 512]},
         {"t_s": 1.5, "kind": "migrate", "samples": 0, "local_share": None, "moved": 0, "per_node": [512, 512, 512, 512]},
     ],
+    "policy": {"frozen_pages": 3, "refusals": 0},
 }
 
 
@@ -210,7 +211,7 @@ def test_the_fixture_is_the_schema_and_a_freed_region_loads():
     assert list(STATS["regions"][0]) == [f["name"] for f in fields["regions"]["fields"]]
     assert list(STATS["epochs"][0]) == [f["name"] for f in fields["epochs"]["fields"]]
     assert list(STATS["threads"][0]) == [f["name"] for f in fields["threads"]["fields"]]
-    assert rt.STATS_VERSION == STATS["numaplace_stats"] == 4
+    assert rt.STATS_VERSION == STATS["numaplace_stats"] == 5
 
 
 def test_a_freed_region_s_null_address_loads_and_other_nulls_do_not(tmp_path):
@@ -347,21 +348,26 @@ def test_report_not_an_object(cli, tmp_path):
 def test_report_wrong_version(cli, tmp_path):
     # Version 1 had the sampler thread's time only (time_sampling_s), not the measured cost.
     assert_usage_error(cli("report", write_stats(tmp_path / "v1.json", numaplace_stats=1)),
-                       "v1.json", "'numaplace_stats'", "version 4", "an older libnumaplace wrote it")
+                       "v1.json", "'numaplace_stats'", "version 5", "an older libnumaplace wrote it")
     # Version 2 had the sampling cost summed over threads only (no threads, no critical path).
     v2 = {k: v for k, v in STATS.items() if k not in ("threads", "time_fault_critical_s")}
     (tmp_path / "v2.json").write_text(json.dumps(dict(v2, numaplace_stats=2)))
-    assert_usage_error(cli("report", tmp_path / "v2.json"), "v2.json", "is 2: this numaplace reads version 4",
+    assert_usage_error(cli("report", tmp_path / "v2.json"), "v2.json", "is 2: this numaplace reads version 5",
                        "an older libnumaplace wrote it: run the program again")
     # Version 3 had no memory tiers (no tier, promotions, demotions, ...).
     v3 = {k: v for k, v in STATS.items() if k not in ("tier", "promotions", "demotions", "low_memory_events",
                                                        "faults_forwarded", "faults_dropped")}
     (tmp_path / "v3.json").write_text(json.dumps(dict(v3, numaplace_stats=3)))
-    assert_usage_error(cli("report", tmp_path / "v3.json"), "v3.json", "is 3: this numaplace reads version 4",
+    assert_usage_error(cli("report", tmp_path / "v3.json"), "v3.json", "is 3: this numaplace reads version 5",
+                       "an older libnumaplace wrote it: run the program again")
+    # Version 4 had no policy record (the policy's own statistics).
+    v4 = {k: v for k, v in STATS.items() if k != "policy"}
+    (tmp_path / "v4.json").write_text(json.dumps(dict(v4, numaplace_stats=4)))
+    assert_usage_error(cli("report", tmp_path / "v4.json"), "v4.json", "is 4: this numaplace reads version 5",
                        "an older libnumaplace wrote it: run the program again")
     # A version from the future is refused without that advice.
     r = cli("report", write_stats(tmp_path / "v9.json", numaplace_stats=9))
-    assert_usage_error(r, "v9.json", "is 9: this numaplace reads version 4")
+    assert_usage_error(r, "v9.json", "is 9: this numaplace reads version 5")
     assert "older" not in r.stderr
 
 
@@ -391,7 +397,9 @@ def test_report_missing_nested_key(cli, tmp_path):
     [({"pages_moved": "many"}, "'pages_moved' should be an integer"),
      ({"wall_s": True}, "'wall_s' should be a number"),
      ({"after": [1, 2]}, "'after' has 2 entries for 4 nodes"),
-     ({"nodes": 0}, "'nodes' should be at least 1")],
+     ({"nodes": 0}, "'nodes' should be at least 1"),
+     ({"policy": [1]}, "'policy' should be an object"),
+     ({"policy": {"thrash": "many"}}, "'policy.thrash' should be a number, a list of numbers or null")],
 )
 def test_report_bad_values(cli, tmp_path, changes, needle):
     assert_usage_error(cli("report", write_stats(tmp_path / "t.json", **changes)), "t.json", needle)
@@ -829,6 +837,11 @@ def test_report_shows_moves_between_tiers_only_where_there_are_tiers(cli, tmp_pa
     assert (s["tier"], s["promotions"], s["demotions"], s["low_memory_events"]) == ([0, 0, 1, 1], 1200, 336, 2)
     bad = write_stats(tmp_path / "bad.json", tier=[0, 1])
     assert cli("report", bad).returncode == 2
+    # The policy's own statistics, those the tier line does not say, on a line of their own.
+    f = write_stats(tmp_path / "tpp.json", tier=[0, 1, 1, 1], promotions=12, demotions=30,
+                    policy={"promotions": 12, "demotions": 30, "thrash": 4, "activations": 1500, "background_ms": 2.5})
+    assert "policy        thrash 4, activations 1,500, background_ms 2.5" in cli("report", f).stdout.splitlines()
+    assert "policy " not in cli("report", write_stats(tmp_path / "none.json", policy={})).stdout
 
 
 def test_run_passes_slow_nodes_on_and_refuses_a_bad_list():

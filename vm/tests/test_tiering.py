@@ -215,13 +215,15 @@ def test_runtime_tpp_demotes_the_cold_pages_of_a_full_fast_node_and_keeps_the_ho
     hot, everything = _shares(out, "hot after"), _shares(out, "all after")
     print(f"runtime {POLICY}, node 0 filled to {int(m.group(3)) / int(m.group(4)):.3%} free: hot after {hot}, "
           f"all after {everything}; promotions {stats['promotions']}, demotions {stats['demotions']}, "
-          f"low-memory events {stats['low_memory_events']}")
+          f"low-memory events {stats['low_memory_events']}; TPP's own: {stats['policy']}")
     assert stats["before"] == [4096, 0], "the whole array started on the fast node"
     assert stats["low_memory_events"] >= 1 and stats["demotions"] >= 100, stats
     # The reclaimer demotes what the program did not touch since its bit was cleared: the
     # cold pages, not the hot set (one page in ten, nine updates in ten).
     assert hot["0"] >= 0.9, out
     assert everything.get("1", 0.0) >= 100 / 4096, out
+    # TPP's own statistics, in the stats file: its demotions are the runtime's.
+    assert stats["policy"]["demotions"] == stats["demotions"] and "thrash" in stats["policy"], stats["policy"]
 
 
 def test_runtime_counts_no_promotion_where_no_node_is_slow(cpuless):

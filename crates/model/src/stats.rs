@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 /// tiers: `tier` (each node's), `promotions` and `demotions` (moves between tiers),
 /// `low_memory_events`, and `faults_forwarded` / `faults_dropped` (hinting faults handed to
 /// a policy one by one).
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 /// A stats file: one run of one process under the runtime.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -101,6 +101,35 @@ pub struct StatsFile {
     pub wall_s: f64,
     /// One entry per policy decision, in order.
     pub epochs: Vec<EpochStats>,
+    /// The dynamic policy's own statistics (`DynamicPolicy::report`), as `numaplace policies`
+    /// declares them: name to number, null or list of numbers; empty without a policy.
+    pub policy: std::collections::BTreeMap<String, Option<RecordValue>>,
+}
+
+/// A value of a [`Kind::Record`]: a statistic as a component reported it
+/// ([`crate::report::StatValue`]; null where undefined).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RecordValue {
+    Count(u64),
+    Number(f64),
+    Numbers(Vec<f64>),
+}
+
+/// A component's report as a record: its statistics by name.
+pub fn record(report: &crate::report::Report) -> std::collections::BTreeMap<String, Option<RecordValue>> {
+    use crate::report::StatValue;
+    report
+        .names()
+        .filter_map(|n| {
+            let v = match report.get(n)? {
+                StatValue::Count(c) => Some(RecordValue::Count(*c)),
+                StatValue::Number(x) => x.map(RecordValue::Number),
+                StatValue::Numbers(xs) => xs.clone().map(RecordValue::Numbers),
+            };
+            Some((n.to_string(), v))
+        })
+        .collect()
 }
 
 /// One managed region of a [`StatsFile`].
@@ -162,6 +191,9 @@ pub enum Kind {
     PerNode,
     /// A list of objects, each with these fields.
     List(&'static [Field]),
+    /// An object of statistics a component declares itself: each value a number, null, or a
+    /// list of numbers (`report::StatValue`).
+    Record,
 }
 
 impl Kind {
@@ -174,6 +206,7 @@ impl Kind {
             Kind::Share => "share",
             Kind::PerNode => "per-node",
             Kind::List(_) => "list",
+            Kind::Record => "record",
         }
     }
 }
@@ -269,6 +302,7 @@ faults x fault_round_trip_ns + handler time, summed over intervals",
     f("time_migrating_s", Kind::Number, "time spent moving pages, seconds"),
     f("wall_s", Kind::Number, "time from the runtime's start to the file's writing, seconds"),
     f("epochs", Kind::List(EPOCH), "one entry per policy decision, in order"),
+    f("policy", Kind::Record, "the dynamic policy's own statistics, as numaplace policies declares them (tpp's thrash, hemem's samples); empty without a policy"),
 ];
 
 #[cfg(test)]

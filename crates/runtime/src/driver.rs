@@ -113,6 +113,24 @@ one tier (/sys/devices/virtual/memory_tiering); name the slower nodes with --slo
         Duration::from_nanos(ps / 1000).max(Duration::from_secs_f64(host.cfg.sample_period_ms / 1000.0))
     }
 
+    /// The policy's own statistics (`DynamicPolicy::report`), told what the runtime applied of
+    /// its actions: the moves, promotions and demotions the stats count, and the time the
+    /// sampler thread spent moving pages as its background time (no program thread waits for
+    /// it). Empty without a policy.
+    pub(crate) fn report(&self, stats: &crate::stats::Stats) -> std::collections::BTreeMap<String, Option<numaplace_model::stats::RecordValue>> {
+        let Some(policy) = self.policy.as_ref() else { return Default::default() };
+        let applied = dynamic::Applied {
+            migrations: stats.pages_moved,
+            promotions: stats.promotions,
+            demotions: stats.demotions,
+            promotion_failures: 0,
+            background_ps: stats.time_migrating.as_nanos() as u64 * 1000,
+        };
+        let mut out = numaplace_model::report::Report::default();
+        policy.report(&applied, &mut out);
+        numaplace_model::stats::record(&out)
+    }
+
     /// Whether the policy takes hinting faults one by one on the pages it revokes
     /// ([`Observes::HintingFaults`]): the runtime then revokes only what it asks.
     pub fn takes_faults(&self) -> bool {

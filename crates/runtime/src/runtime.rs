@@ -181,7 +181,7 @@ impl Runtime {
 
     /// The statistics, as the stats file holds them.
     pub fn stats_file(&self) -> StatsFile {
-        crate::stats::stats_file(&self.host, &self.regions, &self.sampling, &self.stats)
+        crate::stats::stats_file(&self.host, &self.regions, &self.sampling, &self.stats, self.driver.report(&self.stats))
     }
 
     /// Writes the statistics to `path` ([`crate::stats::write`]).

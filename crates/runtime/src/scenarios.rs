@@ -271,6 +271,7 @@ mod stats {
                 Kind::Number => x.is_number(),
                 Kind::Share => x.as_f64().is_some_and(|s| (0.0..=1.0).contains(&s)),
                 Kind::PerNode => x.as_array().is_some_and(|a| a.iter().all(Value::is_u64)),
+                Kind::Record => x.as_object().is_some_and(|o| o.values().all(|v| v.is_number() || v.is_null() || v.as_array().is_some_and(|a| a.iter().all(|y| y.is_number() || y.is_null())))),
                 Kind::List(inner) => {
                     for (i, item) in x.as_array().expect("a list").iter().enumerate() {
                         conforms(item, inner, &format!("{at}.{}[{i}]", f.name));

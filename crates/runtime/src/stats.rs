@@ -61,7 +61,7 @@ impl Stats {
 }
 
 /// The statistics, as the stats file holds them.
-pub fn stats_file(host: &Host, regions: &Regions, sampling: &Sampling, stats: &Stats) -> StatsFile {
+pub fn stats_file(host: &Host, regions: &Regions, sampling: &Sampling, stats: &Stats, policy: std::collections::BTreeMap<String, Option<numaplace_model::stats::RecordValue>>) -> StatsFile {
     let ps = host.page_size();
     let mut list = Vec::new();
     let mut before = vec![0u64; host.nodes()];
@@ -130,6 +130,7 @@ pub fn stats_file(host: &Host, regions: &Regions, sampling: &Sampling, stats: &S
         time_migrating_s: stats.time_migrating.as_secs_f64(),
         wall_s: host.started.elapsed().as_secs_f64(),
         epochs: stats.epochs.clone(),
+        policy,
     }
 }
 

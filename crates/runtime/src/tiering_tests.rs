@@ -223,6 +223,11 @@ fn tpp_runs_on_real_pages_promotes_on_its_third_fault_and_demotes_only_unreferen
     assert_eq!(rt.tick().unwrap(), 0);
     assert_eq!(rt.tick().unwrap(), 2);
     assert_eq!((on(0), on(9), rt.stats.demotions), (Some(2), Some(2), 9));
+    // TPP's own statistics, in the stats file's policy record.
+    let policy = rt.stats_file().policy;
+    let count = |n: &str| policy.get(n).cloned().flatten();
+    use numaplace_model::stats::RecordValue::Count;
+    assert_eq!((count("promotions"), count("demotions"), count("activations")), (Some(Count(1)), Some(Count(9)), Some(Count(2))), "{policy:?}");
     // Moving pages never changed the program's data.
     assert_eq!(unsafe { (std::ptr::read_volatile(page(0)), std::ptr::read_volatile(page(9))) }, (5, 6));
     FAULTS.on.store(false, Relaxed);

@@ -71,6 +71,24 @@ def _tier_lines(s: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _policy_lines(stats: Mapping[str, Any]) -> list[str]:
+    """The dynamic policy's own statistics (the stats file's ``policy`` record, as ``numaplace
+    policies`` declares them), those the tier line does not already say."""
+    said = {"promotions", "demotions"}
+    items = [(k, v) for k, v in stats.get("policy", {}).items() if k not in said]
+    if not items:
+        return []
+
+    def show(v: Any) -> str:
+        if v is None:
+            return "-"
+        if isinstance(v, list):
+            return "[" + ", ".join(f"{x:g}" for x in v) + "]"
+        return f"{v:,}" if isinstance(v, int) else f"{v:g}"
+
+    return ["policy        " + ", ".join(f"{k} {show(v)}" for k, v in items)]
+
+
 def format_summary(stats: Mapping[str, Any], path: str | Path) -> str:
     """The text ``numaplace report`` prints for one stats file."""
     s = summary(stats, path)
@@ -85,6 +103,7 @@ def format_summary(stats: Mapping[str, Any], path: str | Path) -> str:
         f"pages moved   {s['pages_moved']:,} ({s['move_failures']:,} failures, {stats['busy_retries']:,} busy retries,"
         f" {stats['fallbacks']:,} fallbacks) in {stats['invocations']:,} invocations",
         *_tier_lines(s),
+        *_policy_lines(stats),
         f"samples       {_samples_line(s)}",
         f"time          wall {wall:.3f} s; sampling {_secs(s['time_sampling_s'], wall)};"
         f" migrating {_secs(s['time_migrating_s'], wall)}",

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _NUM = (int, float)
-_TYPES: dict[str, tuple[type, ...]] = {"text": (str,), "integer": (int,), "number": _NUM, "list": (list,)}
-_TYPE_WORDS = {"text": "a string", "integer": "an integer", "number": "a number", "list": "a list"}
+_TYPES: dict[str, tuple[type, ...]] = {"text": (str,), "integer": (int,), "number": _NUM, "list": (list,), "record": (dict,)}
+_TYPE_WORDS = {"text": "a string", "integer": "an integer", "number": "a number", "list": "a list", "record": "an object"}
 
 
 def _check_fields(path: str, obj: Any, fields: list[dict[str, Any]], at: str, nodes: int | None) -> None:
@@ -47,6 +47,11 @@ def _check_fields(path: str, obj: Any, fields: list[dict[str, Any]], at: str, no
         if kind == "list":
             for i, item in enumerate(v):
                 _check_fields(path, item, f["fields"], f"{name}[{i}]", nodes)
+        if kind == "record":
+            for k, x in v.items():
+                values = x if isinstance(x, list) else [x]
+                if any(isinstance(y, bool) or not (y is None or isinstance(y, _NUM)) for y in values):
+                    raise RuntimeToolError(f"{path}: key '{name}.{k}' should be a number, a list of numbers or null, not {json.dumps(x)[:40]}")
 
 
 def load_stats(path: str | Path) -> dict[str, Any]:
