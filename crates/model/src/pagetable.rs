@@ -118,6 +118,47 @@ pub struct PageTable {
     fallbacks: u64,
 }
 
+/// The page table's homes and capacity accounting, borrowed by a hot loop so that it can place
+/// a first-touched page without leaving the loop ([`PageTable::placer`]).
+pub struct Placer<'a> {
+    home: &'a mut [u8],
+    used: &'a mut [u64],
+    capacity: &'a [u64],
+    fallbacks: &'a mut u64,
+}
+
+impl Placer<'_> {
+    /// The raw home bytes ([`PageTable::homes`]).
+    #[inline(always)]
+    pub fn homes(&self) -> &[u8] {
+        self.home
+    }
+
+    /// Whether `node` has a free page.
+    #[inline(always)]
+    pub fn has_room(&self, node: NodeId) -> bool {
+        self.used[node.index()] < self.capacity[node.index()]
+    }
+
+    /// [`PageTable::place`].
+    #[inline]
+    pub fn place(&mut self, page: PageNo, preferred: NodeId, machine: &Machine) -> NodeId {
+        debug_assert_eq!(self.home[page.0 as usize], UNTOUCHED);
+        let node = if self.used[preferred.index()] < self.capacity[preferred.index()] {
+            preferred
+        } else {
+            *self.fallbacks += 1;
+            *machine.nearest[preferred.index()]
+                .iter()
+                .find(|n| self.used[n.index()] < self.capacity[n.index()])
+                .expect("footprint was checked against capacity")
+        };
+        self.used[node.index()] += 1;
+        self.home[page.0 as usize] = node.0;
+        node
+    }
+}
+
 impl PageTable {
     /// A table of `pages` untouched pages on `machine`.
     pub fn new(pages: usize, machine: &Machine) -> Self {
@@ -151,19 +192,14 @@ impl PageTable {
     /// The caller guarantees (by checking the footprint against the machine's capacity up
     /// front) that some node has room.
     pub fn place(&mut self, page: PageNo, preferred: NodeId, machine: &Machine) -> NodeId {
-        debug_assert_eq!(self.home[page.0 as usize], UNTOUCHED);
-        let node = if self.used[preferred.index()] < self.capacity[preferred.index()] {
-            preferred
-        } else {
-            self.fallbacks += 1;
-            *machine.nearest[preferred.index()]
-                .iter()
-                .find(|n| self.used[n.index()] < self.capacity[n.index()])
-                .expect("footprint was checked against capacity")
-        };
-        self.used[node.index()] += 1;
-        self.home[page.0 as usize] = node.0;
-        node
+        self.placer().0.place(page, preferred, machine)
+    }
+
+    /// The table opened for a hot loop: a [`Placer`] (the homes, and placing untouched pages
+    /// as [`PageTable::place`] does) beside the replica masks, borrowed at once.
+    #[inline]
+    pub fn placer(&mut self) -> (Placer<'_>, &[u64]) {
+        (Placer { home: &mut self.home, used: &mut self.used, capacity: &self.capacity, fallbacks: &mut self.fallbacks }, &self.replicas)
     }
 
     /// Moves a placed page to `to`, or to the nearest node with room when `to` is full (as

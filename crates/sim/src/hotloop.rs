@@ -11,18 +11,47 @@
 use crate::workload::{Op, Txn};
 use numaplace_model::counters::PageCounters;
 use numaplace_model::dynamic::Sample;
-use numaplace_model::{NodeId, PageNo};
-use numaplace_model::pagetable::UNTOUCHED;
-use numaplace_model::Ps;
+use numaplace_model::pagetable::{Placer, UNTOUCHED};
+use numaplace_model::placement::{PlaceRequest, Placement};
+use numaplace_model::{Machine, NodeId, PageNo, Ps, Region};
 
 /// Why a hot loop stopped before its quantum or records ran out.
 pub enum Stop {
     /// Quantum or records used up.
     Done,
-    /// At a record (not consumed) whose page is untouched.
+    /// At a record (not consumed) whose page is untouched and could not be placed in the loop
+    /// (its node was full and the policy acts on allocation failures: [`Toucher`]).
     Untouched,
     /// After a record (consumed) that raised a counter interrupt or a hinting fault.
     Interrupt(u32),
+}
+
+/// What a hot loop needs to place a page it touches first without leaving the loop: the page
+/// table's homes and capacity accounting, the placement and the regions, and the touching
+/// thread's node. A first touch is placed exactly as the engine's cold path places it
+/// (`Memory::first_touch`: the placement's node, or the nearest with room); only a page that
+/// cannot go where the placement wants it, when the policy acts on allocation failures, stops
+/// the loop ([`Stop::Untouched`]) for the cold path, which places it and asks the policy.
+pub struct Toucher<'a> {
+    pub pt: Placer<'a>,
+    pub placement: &'a dyn Placement,
+    pub regions: &'a [Region],
+    pub machine: &'a Machine,
+    pub node: NodeId,
+    pub stop_on_fallback: bool,
+}
+
+impl Toucher<'_> {
+    /// Places untouched `page`; its home, or `None` to stop the loop.
+    #[inline(never)]
+    fn touch(&mut self, page: u32) -> Option<u8> {
+        let idx = self.regions.partition_point(|r| r.first_page <= page) - 1;
+        let want = self.placement.place(&PlaceRequest { page: PageNo(page), region: &self.regions[idx], toucher: self.node });
+        if self.stop_on_fallback && !self.pt.has_room(want) {
+            return None;
+        }
+        Some(self.pt.place(PageNo(page), want, self.machine).0)
+    }
 }
 
 /// What a dynamic policy observes of each access. Every method is inlined into the loop.
@@ -54,7 +83,7 @@ trait Observe {
 fn run_records<O: Observe>(
     txns: &[Txn],
     i: &mut usize,
-    homes: &[u8],
+    touch: &mut Toucher<'_>,
     row: &[Ps],
     lines: &mut [u64],
     clock: &mut Ps,
@@ -69,10 +98,15 @@ fn run_records<O: Observe>(
     while j < txns.len() && now < qend {
         obs.before(txns, j);
         let tx = txns[j];
-        let h = homes[tx.page as usize] as usize;
+        let mut h = touch.pt.homes()[tx.page as usize] as usize;
         if h == UNTOUCHED as usize {
-            stop = Stop::Untouched;
-            break;
+            match touch.touch(tx.page) {
+                Some(n) => h = n as usize,
+                None => {
+                    stop = Stop::Untouched;
+                    break;
+                }
+            }
         }
         let (serve, other, k) = obs.serve(tx, h, node);
         debug_assert!(serve < nodes && other < nodes, "serving node {serve}/{other} out of range");
@@ -112,8 +146,8 @@ impl Observe for Plain {}
 /// The hot loop without a dynamic policy.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-pub fn hot_loop(txns: &[Txn], i: &mut usize, homes: &[u8], row: &[Ps], lines: &mut [u64], clock: &mut Ps, qend: Ps, writes: &mut u64) -> Stop {
-    run_records(txns, i, homes, row, lines, clock, qend, writes, 0, &mut Plain)
+pub fn hot_loop(txns: &[Txn], i: &mut usize, touch: &mut Toucher<'_>, row: &[Ps], lines: &mut [u64], clock: &mut Ps, qend: Ps, writes: &mut u64) -> Stop {
+    run_records(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Plain)
 }
 
 /// How many records ahead the counting loop prefetches counters (~0.5 µs ahead at ~8 ns per
@@ -152,7 +186,7 @@ impl Observe for Counting<'_> {
 pub fn hot_loop_counted(
     txns: &[Txn],
     i: &mut usize,
-    homes: &[u8],
+    touch: &mut Toucher<'_>,
     row: &[Ps],
     lines: &mut [u64],
     clock: &mut Ps,
@@ -162,7 +196,7 @@ pub fn hot_loop_counted(
     node: usize,
     threshold: Option<u16>,
 ) -> Stop {
-    run_records(txns, i, homes, row, lines, clock, qend, writes, node, &mut Counting { counters, threshold })
+    run_records(txns, i, touch, row, lines, clock, qend, writes, node, &mut Counting { counters, threshold })
 }
 
 /// One thread's sampler: lines until its next sample, its current interval, and what it has
@@ -220,7 +254,7 @@ impl Observe for Sampling<'_> {
 pub fn hot_loop_sampled(
     txns: &[Txn],
     i: &mut usize,
-    homes: &[u8],
+    touch: &mut Toucher<'_>,
     row: &[Ps],
     lines: &mut [u64],
     clock: &mut Ps,
@@ -230,7 +264,7 @@ pub fn hot_loop_sampled(
     node: usize,
     s: &mut ThreadSampler,
 ) -> Stop {
-    run_records(txns, i, homes, row, lines, clock, qend, writes, node, &mut Sampling { samples, s })
+    run_records(txns, i, touch, row, lines, clock, qend, writes, node, &mut Sampling { samples, s })
 }
 
 /// Every `interval`-th line of the thread is a sample with its page, node and kind, appended
@@ -259,7 +293,7 @@ impl Observe for AddressSampling<'_> {
 pub fn hot_loop_address_sampled(
     txns: &[Txn],
     i: &mut usize,
-    homes: &[u8],
+    touch: &mut Toucher<'_>,
     row: &[Ps],
     lines: &mut [u64],
     clock: &mut Ps,
@@ -269,7 +303,7 @@ pub fn hot_loop_address_sampled(
     node: usize,
     s: &mut ThreadSampler,
 ) -> Stop {
-    run_records(txns, i, homes, row, lines, clock, qend, writes, node, &mut AddressSampling { samples, s })
+    run_records(txns, i, touch, row, lines, clock, qend, writes, node, &mut AddressSampling { samples, s })
 }
 
 /// An access to a page whose access was revoked stops the loop with a fault; with `MARK`,
@@ -298,7 +332,7 @@ impl<const MARK: bool> Observe for Faulting<'_, MARK> {
 pub fn hot_loop_faulting_marked(
     txns: &[Txn],
     i: &mut usize,
-    homes: &[u8],
+    touch: &mut Toucher<'_>,
     row: &[Ps],
     lines: &mut [u64],
     clock: &mut Ps,
@@ -307,7 +341,7 @@ pub fn hot_loop_faulting_marked(
     revoked: &[bool],
     referenced: &mut [u8],
 ) -> Stop {
-    run_records(txns, i, homes, row, lines, clock, qend, writes, 0, &mut Faulting::<true> { revoked, referenced })
+    run_records(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<true> { revoked, referenced })
 }
 
 /// The hot loop of fault-driven policies (the handler clears the page's flag).
@@ -316,7 +350,7 @@ pub fn hot_loop_faulting_marked(
 pub fn hot_loop_faulting(
     txns: &[Txn],
     i: &mut usize,
-    homes: &[u8],
+    touch: &mut Toucher<'_>,
     row: &[Ps],
     lines: &mut [u64],
     clock: &mut Ps,
@@ -324,7 +358,7 @@ pub fn hot_loop_faulting(
     writes: &mut u64,
     revoked: &[bool],
 ) -> Stop {
-    run_records(txns, i, homes, row, lines, clock, qend, writes, 0, &mut Faulting::<false> { revoked, referenced: &mut [] })
+    run_records(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<false> { revoked, referenced: &mut [] })
 }
 
 /// Replicas as seed 001 §2 describes Wildfire's: a "shadow" page on the replica's node
@@ -438,7 +472,7 @@ impl Observe for Replicating<'_> {
 pub fn hot_loop_replicated(
     txns: &[Txn],
     i: &mut usize,
-    homes: &[u8],
+    touch: &mut Toucher<'_>,
     replicas: &[u64],
     row: &[Ps],
     lines: &mut [u64],
@@ -453,5 +487,46 @@ pub fn hot_loop_replicated(
 ) -> Stop {
     let nodes = row.len();
     let mut obs = Replicating { replicas, counters, replica_writes, stale, nodes, page_lines };
-    run_records(txns, i, homes, row, lines, clock, qend, writes, node, &mut obs)
+    run_records(txns, i, touch, row, lines, clock, qend, writes, node, &mut obs)
+}
+
+/// The most records [`prefetch_resume`] looks ahead.
+const RESUME_AHEAD: usize = 256;
+
+/// Prefetches the per-page bytes (`arrays`: one byte a page each, e.g. the homes and a
+/// policy's revoked and referenced flags) that a thread's next `ahead` records, from record
+/// `i`, will read. A thread leaves the loop at its quantum's end and resumes only after every
+/// other thread has had its turn: each turn is a short run of records, too short for the
+/// hardware prefetcher to follow the threads' interleaved streams, so without this every turn
+/// starts with a cache miss in each array. A hint: it reads nothing into the program's state.
+#[inline]
+pub fn prefetch_resume(txns: &[Txn], i: usize, ahead: usize, arrays: &[*const u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let end = txns.len().min(i.saturating_add(ahead.min(RESUME_AHEAD)));
+        let Some(next) = txns.get(i..end) else { return };
+        let mut last = u32::MAX;
+        for tx in next {
+            let line = tx.page >> 6;
+            if line == last {
+                continue;
+            }
+            last = line;
+            for &a in arrays {
+                // SAFETY: prefetching never faults, even outside the allocation (the address
+                // is computed with wrapping arithmetic and never dereferenced).
+                unsafe { core::arch::x86_64::_mm_prefetch(a.wrapping_add(tx.page as usize) as *const i8, core::arch::x86_64::_MM_HINT_T0) };
+            }
+        }
+        // The records themselves.
+        let mut p = next.as_ptr() as *const u8;
+        let stop = next.as_ptr_range().end as *const u8;
+        while p < stop {
+            // SAFETY: as above; `p` is within `next`.
+            unsafe { core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0) };
+            p = p.wrapping_add(64);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (txns, i, ahead, arrays);
 }
