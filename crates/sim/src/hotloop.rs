@@ -33,24 +33,63 @@ pub enum Stop {
 /// cannot go where the placement wants it, when the policy acts on allocation failures, stops
 /// the loop ([`Stop::Untouched`]) for the cold path, which places it and asks the policy.
 pub struct Toucher<'a> {
-    pub pt: Placer<'a>,
-    pub placement: &'a dyn Placement,
-    pub regions: &'a [Region],
-    pub machine: &'a Machine,
-    pub node: NodeId,
-    pub stop_on_fallback: bool,
+    homes: &'a mut [u8],
+    place: Place<'a>,
 }
 
-impl Toucher<'_> {
-    /// Places untouched `page`; its home, or `None` to stop the loop.
+/// A [`Toucher`]'s all but the home bytes (borrowed apart from them in the loop).
+struct Place<'a> {
+    pt: Placer<'a>,
+    placement: &'a dyn Placement,
+    regions: &'a [Region],
+    machine: &'a Machine,
+    node: NodeId,
+    stop_on_fallback: bool,
+    /// The region of the last page placed (`regions.len()` before the first).
+    region: usize,
+    /// The last fallback: the node wanted and the node the page went to instead. While the
+    /// loop runs only its own placements change the nodes' free pages, which only shrink: the
+    /// nodes nearer than that one stay full, so it stays the answer while it has room.
+    fallback: Option<(NodeId, NodeId)>,
+}
+
+impl<'a> Toucher<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(homes: &'a mut [u8], pt: Placer<'a>, placement: &'a dyn Placement, regions: &'a [Region], machine: &'a Machine, node: NodeId, stop_on_fallback: bool) -> Self {
+        Toucher { homes, place: Place { pt, placement, regions, machine, node, stop_on_fallback, region: regions.len(), fallback: None } }
+    }
+}
+
+impl Place<'_> {
+    /// Places untouched `page` as `Memory::first_touch` and `PageTable::place` do; its home,
+    /// or `None` to stop the loop.
     #[inline(never)]
-    fn touch(&mut self, page: u32) -> Option<u8> {
-        let idx = self.regions.partition_point(|r| r.first_page <= page) - 1;
-        let want = self.placement.place(&PlaceRequest { page: PageNo(page), region: &self.regions[idx], toucher: self.node });
-        if self.stop_on_fallback && !self.pt.has_room(want) {
+    fn touch(&mut self, homes: &mut [u8], page: u32) -> Option<u8> {
+        let r = match self.regions.get(self.region) {
+            Some(r) if r.first_page <= page && page - r.first_page < r.pages => self.region,
+            _ => {
+                self.region = self.regions.partition_point(|r| r.first_page <= page) - 1;
+                self.region
+            }
+        };
+        let want = self.placement.place(&PlaceRequest { page: PageNo(page), region: &self.regions[r], toucher: self.node });
+        if self.pt.has_room(want) {
+            self.pt.put(homes, PageNo(page), want, false);
+            return Some(want.0);
+        }
+        if self.stop_on_fallback {
             return None;
         }
-        Some(self.pt.place(PageNo(page), want, self.machine).0)
+        let got = match self.fallback {
+            Some((w, g)) if w == want && self.pt.has_room(g) => g,
+            _ => {
+                let g = self.pt.fallback(want, self.machine);
+                self.fallback = Some((want, g));
+                g
+            }
+        };
+        self.pt.put(homes, PageNo(page), got, true);
+        Some(got.0)
     }
 }
 
@@ -93,14 +132,15 @@ fn run_records<O: Observe>(
     obs: &mut O,
 ) -> Stop {
     let (mut j, mut now, mut w) = (*i, *clock, *writes);
+    let (homes, place) = (&mut *touch.homes, &mut touch.place);
     let nodes = row.len().min(lines.len());
     let mut stop = Stop::Done;
     while j < txns.len() && now < qend {
         obs.before(txns, j);
         let tx = txns[j];
-        let mut h = touch.pt.homes()[tx.page as usize] as usize;
+        let mut h = homes[tx.page as usize] as usize;
         if h == UNTOUCHED as usize {
-            match touch.touch(tx.page) {
+            match place.touch(homes, tx.page) {
                 Some(n) => h = n as usize,
                 None => {
                     stop = Stop::Untouched;
@@ -317,10 +357,17 @@ struct Faulting<'a, const MARK: bool> {
 impl<const MARK: bool> Observe for Faulting<'_, MARK> {
     #[inline(always)]
     fn after(&mut self, tx: Txn, _h: usize, _node: usize, _row: &[Ps]) -> (Ps, bool) {
-        if MARK {
-            self.referenced[tx.page as usize] = 1;
+        let p = tx.page as usize;
+        debug_assert!(p < self.revoked.len() && (!MARK || p < self.referenced.len()));
+        // SAFETY: the loop read the page's home byte (bounds-checked) before this, and the
+        // entry points check that `revoked` (and with MARK `referenced`) are at least as long
+        // as the home bytes.
+        unsafe {
+            if MARK {
+                *self.referenced.get_unchecked_mut(p) = 1;
+            }
+            (0, *self.revoked.get_unchecked(p))
         }
-        (0, self.revoked[tx.page as usize])
     }
 }
 
@@ -341,6 +388,7 @@ pub fn hot_loop_faulting_marked(
     revoked: &[bool],
     referenced: &mut [u8],
 ) -> Stop {
+    assert!(revoked.len() >= touch.homes.len() && referenced.len() >= touch.homes.len(), "a flag for every page");
     run_records(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<true> { revoked, referenced })
 }
 
@@ -358,6 +406,7 @@ pub fn hot_loop_faulting(
     writes: &mut u64,
     revoked: &[bool],
 ) -> Stop {
+    assert!(revoked.len() >= touch.homes.len(), "a flag for every page");
     run_records(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<false> { revoked, referenced: &mut [] })
 }
 
@@ -505,17 +554,30 @@ pub fn prefetch_resume(txns: &[Txn], i: usize, ahead: usize, arrays: &[*const u8
     {
         let end = txns.len().min(i.saturating_add(ahead.min(RESUME_AHEAD)));
         let Some(next) = txns.get(i..end) else { return };
-        let mut last = u32::MAX;
-        for tx in next {
-            let line = tx.page >> 6;
-            if line == last {
-                continue;
-            }
-            last = line;
+        let (Some(first), Some(last)) = (next.first(), next.last()) else { return };
+        let prefetch = |page: usize| {
             for &a in arrays {
                 // SAFETY: prefetching never faults, even outside the allocation (the address
                 // is computed with wrapping arithmetic and never dereferenced).
-                unsafe { core::arch::x86_64::_mm_prefetch(a.wrapping_add(tx.page as usize) as *const i8, core::arch::x86_64::_MM_HINT_T0) };
+                unsafe { core::arch::x86_64::_mm_prefetch(a.wrapping_add(page) as *const i8, core::arch::x86_64::_MM_HINT_T0) };
+            }
+        };
+        let span = last.page.wrapping_sub(first.page) as usize;
+        if last.page >= first.page && span <= 4 * next.len() {
+            // Pages ascending within a few times the records (a thread streaming through its
+            // part): every line of the span, without reading each record.
+            let mut p = first.page as usize & !63;
+            while p <= last.page as usize {
+                prefetch(p);
+                p += 64;
+            }
+        } else {
+            let mut line = u32::MAX;
+            for tx in next {
+                if tx.page >> 6 != line {
+                    line = tx.page >> 6;
+                    prefetch(tx.page as usize);
+                }
             }
         }
         // The records themselves.

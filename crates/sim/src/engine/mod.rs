@@ -430,16 +430,9 @@ impl<'m> Engine<'m> {
         // placement wants and the policy acts on that (`Toucher`).
         let stop_on_fallback = self.dynamic.as_ref().is_some_and(|d| d.acts_on(Trigger::AllocationFailure));
         loop {
-            let (pt, replicas) = self.mem.pt.placer();
-            let pages = pt.homes().len();
-            let homes = &mut Toucher {
-                pt,
-                placement: &*self.mem.placement,
-                regions: &self.mem.regions,
-                machine: self.mem.machine,
-                node: NodeId(node as u8),
-                stop_on_fallback,
-            };
+            let (homes, pt, replicas) = self.mem.pt.placer();
+            let pages = homes.len();
+            let homes = &mut Toucher::new(homes, pt, &*self.mem.placement, &self.mem.regions, self.mem.machine, NodeId(node as u8), stop_on_fallback);
             let stop = match self.dynamic.as_mut() {
                 Some(d) if d.hot == HotLoop::Sampled => {
                     let sm = d.sampler.as_mut().expect("a sampled loop has a sampler");
