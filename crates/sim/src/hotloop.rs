@@ -19,8 +19,9 @@ use numaplace_model::{Machine, NodeId, PageNo, Ps, Region};
 pub enum Stop {
     /// Quantum or records used up.
     Done,
-    /// At a record (not consumed) whose page is untouched and could not be placed in the loop
-    /// (its node was full and the policy acts on allocation failures: [`Toucher`]).
+    /// At a record (not consumed) whose page is untouched (from an entry point: one that could
+    /// not be placed there, its node being full under a policy that acts on allocation
+    /// failures, [`Toucher`]).
     Untouched,
     /// After a record (consumed) that raised a counter interrupt or a hinting fault.
     Interrupt(u32),
@@ -63,6 +64,7 @@ impl<'a> Toucher<'a> {
 impl Place<'_> {
     /// Places untouched `page` as `Memory::first_touch` and `PageTable::place` do; its home,
     /// or `None` to stop the loop.
+    #[cold]
     #[inline(never)]
     fn touch(&mut self, homes: &mut [u8], page: u32) -> Option<u8> {
         let r = match self.regions.get(self.region) {
@@ -122,7 +124,7 @@ trait Observe {
 fn run_records<O: Observe>(
     txns: &[Txn],
     i: &mut usize,
-    touch: &mut Toucher<'_>,
+    homes: &[u8],
     row: &[Ps],
     lines: &mut [u64],
     clock: &mut Ps,
@@ -132,21 +134,15 @@ fn run_records<O: Observe>(
     obs: &mut O,
 ) -> Stop {
     let (mut j, mut now, mut w) = (*i, *clock, *writes);
-    let (homes, place) = (&mut *touch.homes, &mut touch.place);
     let nodes = row.len().min(lines.len());
     let mut stop = Stop::Done;
     while j < txns.len() && now < qend {
         obs.before(txns, j);
         let tx = txns[j];
-        let mut h = homes[tx.page as usize] as usize;
+        let h = homes[tx.page as usize] as usize;
         if h == UNTOUCHED as usize {
-            match place.touch(homes, tx.page) {
-                Some(n) => h = n as usize,
-                None => {
-                    stop = Stop::Untouched;
-                    break;
-                }
-            }
+            stop = Stop::Untouched;
+            break;
         }
         let (serve, other, k) = obs.serve(tx, h, node);
         debug_assert!(serve < nodes && other < nodes, "serving node {serve}/{other} out of range");
@@ -179,6 +175,36 @@ fn run_records<O: Observe>(
     stop
 }
 
+/// [`run_records`], placing the untouched pages it stops at ([`Toucher`]) and resuming at
+/// the same record, as the engine's cold path would; it stops at one only when the page must
+/// leave for the cold path. The inner loop keeps the home bytes read-only (the placing call
+/// outside it), so that its state stays in registers.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn run_touching<O: Observe>(
+    txns: &[Txn],
+    i: &mut usize,
+    touch: &mut Toucher<'_>,
+    row: &[Ps],
+    lines: &mut [u64],
+    clock: &mut Ps,
+    qend: Ps,
+    writes: &mut u64,
+    node: usize,
+    obs: &mut O,
+) -> Stop {
+    loop {
+        match run_records(txns, i, touch.homes, row, lines, clock, qend, writes, node, obs) {
+            Stop::Untouched => {
+                if touch.place.touch(touch.homes, txns[*i].page).is_none() {
+                    return Stop::Untouched;
+                }
+            }
+            stop => return stop,
+        }
+    }
+}
+
 /// No policy: nothing observed.
 struct Plain;
 impl Observe for Plain {}
@@ -187,7 +213,7 @@ impl Observe for Plain {}
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub fn hot_loop(txns: &[Txn], i: &mut usize, touch: &mut Toucher<'_>, row: &[Ps], lines: &mut [u64], clock: &mut Ps, qend: Ps, writes: &mut u64) -> Stop {
-    run_records(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Plain)
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Plain)
 }
 
 /// How many records ahead the counting loop prefetches counters (~0.5 µs ahead at ~8 ns per
@@ -236,7 +262,7 @@ pub fn hot_loop_counted(
     node: usize,
     threshold: Option<u16>,
 ) -> Stop {
-    run_records(txns, i, touch, row, lines, clock, qend, writes, node, &mut Counting { counters, threshold })
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut Counting { counters, threshold })
 }
 
 /// One thread's sampler: lines until its next sample, its current interval, and what it has
@@ -304,7 +330,7 @@ pub fn hot_loop_sampled(
     node: usize,
     s: &mut ThreadSampler,
 ) -> Stop {
-    run_records(txns, i, touch, row, lines, clock, qend, writes, node, &mut Sampling { samples, s })
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut Sampling { samples, s })
 }
 
 /// Every `interval`-th line of the thread is a sample with its page, node and kind, appended
@@ -343,7 +369,7 @@ pub fn hot_loop_address_sampled(
     node: usize,
     s: &mut ThreadSampler,
 ) -> Stop {
-    run_records(txns, i, touch, row, lines, clock, qend, writes, node, &mut AddressSampling { samples, s })
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut AddressSampling { samples, s })
 }
 
 /// An access to a page whose access was revoked stops the loop with a fault; with `MARK`,
@@ -389,7 +415,7 @@ pub fn hot_loop_faulting_marked(
     referenced: &mut [u8],
 ) -> Stop {
     assert!(revoked.len() >= touch.homes.len() && referenced.len() >= touch.homes.len(), "a flag for every page");
-    run_records(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<true> { revoked, referenced })
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<true> { revoked, referenced })
 }
 
 /// The hot loop of fault-driven policies (the handler clears the page's flag).
@@ -407,7 +433,7 @@ pub fn hot_loop_faulting(
     revoked: &[bool],
 ) -> Stop {
     assert!(revoked.len() >= touch.homes.len(), "a flag for every page");
-    run_records(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<false> { revoked, referenced: &mut [] })
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<false> { revoked, referenced: &mut [] })
 }
 
 /// Replicas as seed 001 §2 describes Wildfire's: a "shadow" page on the replica's node
@@ -536,59 +562,52 @@ pub fn hot_loop_replicated(
 ) -> Stop {
     let nodes = row.len();
     let mut obs = Replicating { replicas, counters, replica_writes, stale, nodes, page_lines };
-    run_records(txns, i, touch, row, lines, clock, qend, writes, node, &mut obs)
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut obs)
 }
 
 /// The most records [`prefetch_resume`] looks ahead.
 const RESUME_AHEAD: usize = 256;
 
 /// Prefetches the per-page bytes (`arrays`: one byte a page each, e.g. the homes and a
-/// policy's revoked and referenced flags) that a thread's next `ahead` records, from record
-/// `i`, will read. A thread leaves the loop at its quantum's end and resumes only after every
-/// other thread has had its turn: each turn is a short run of records, too short for the
-/// hardware prefetcher to follow the threads' interleaved streams, so without this every turn
-/// starts with a cache miss in each array. A hint: it reads nothing into the program's state.
+/// policy's revoked and referenced flags) that a thread streaming through its pages will read
+/// next, when its turn (records `start..i`) ends. A thread resumes only after every other
+/// thread has had its turn: each turn is a short run of records, too short for the hardware
+/// prefetcher to follow the threads' interleaved streams, so without this every turn of a
+/// streaming thread starts with a cache miss in each array. Only the records already read are
+/// looked at (the turn's first and last, and the next): when the turn's pages ascended within a
+/// few times its records, the same span ahead of the next record is prefetched, and the next
+/// turn's records themselves. A hint: it reads nothing into the program's state.
 #[inline]
-pub fn prefetch_resume(txns: &[Txn], i: usize, ahead: usize, arrays: &[*const u8]) {
+pub fn prefetch_resume(txns: &[Txn], start: usize, i: usize, arrays: &[*const u8]) {
     #[cfg(target_arch = "x86_64")]
     {
-        let end = txns.len().min(i.saturating_add(ahead.min(RESUME_AHEAD)));
-        let Some(next) = txns.get(i..end) else { return };
-        let (Some(first), Some(last)) = (next.first(), next.last()) else { return };
-        let prefetch = |page: usize| {
-            for &a in arrays {
-                // SAFETY: prefetching never faults, even outside the allocation (the address
-                // is computed with wrapping arithmetic and never dereferenced).
-                unsafe { core::arch::x86_64::_mm_prefetch(a.wrapping_add(page) as *const i8, core::arch::x86_64::_MM_HINT_T0) };
-            }
-        };
-        let span = last.page.wrapping_sub(first.page) as usize;
-        if last.page >= first.page && span <= 4 * next.len() {
-            // Pages ascending within a few times the records (a thread streaming through its
-            // part): every line of the span, without reading each record.
-            let mut p = first.page as usize & !63;
-            while p <= last.page as usize {
-                prefetch(p);
-                p += 64;
-            }
-        } else {
-            let mut line = u32::MAX;
-            for tx in next {
-                if tx.page >> 6 != line {
-                    line = tx.page >> 6;
-                    prefetch(tx.page as usize);
-                }
-            }
+        let done = i.saturating_sub(start);
+        let (Some(first), Some(prev), Some(next)) = (txns.get(start), i.checked_sub(1).and_then(|p| txns.get(p)), txns.get(i)) else { return };
+        let span = prev.page.wrapping_sub(first.page) as usize;
+        if prev.page < first.page || span > 4 * done.min(RESUME_AHEAD) {
+            return;
         }
-        // The records themselves.
-        let mut p = next.as_ptr() as *const u8;
-        let stop = next.as_ptr_range().end as *const u8;
-        while p < stop {
-            // SAFETY: as above; `p` is within `next`.
+        let prefetch = |p: *const u8| {
+            // SAFETY: prefetching never faults, even outside the allocation (the address is
+            // computed with wrapping arithmetic and never dereferenced).
             unsafe { core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0) };
-            p = p.wrapping_add(64);
+        };
+        let mut p = next.page as usize & !63;
+        while p <= next.page as usize + span {
+            for &a in arrays {
+                prefetch(a.wrapping_add(p));
+            }
+            p += 64;
+        }
+        // The next turn's records.
+        let bytes = done.min(RESUME_AHEAD) * std::mem::size_of::<Txn>();
+        let base = txns[i..].as_ptr() as *const u8;
+        let mut off = 0;
+        while off < bytes {
+            prefetch(base.wrapping_add(off));
+            off += 64;
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (txns, i, ahead, arrays);
+    let _ = (txns, start, i, arrays);
 }

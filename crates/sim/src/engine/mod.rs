@@ -500,8 +500,8 @@ impl<'m> Engine<'m> {
                 }
             }
         }
-        // This turn's run of records, the next turn's likely length.
-        let ahead = i - self.cursor[t];
+        // This turn's records, which the next turn's prefetch is judged from.
+        let start = self.cursor[t];
         self.clocks[t] = clock;
         self.cursor[t] = i;
         let unfinished = i < txns.len();
@@ -511,12 +511,12 @@ impl<'m> Engine<'m> {
                 Some(d) if d.hot == HotLoop::Faulting && !d.revoked.is_empty() => {
                     let revoked = d.revoked.as_ptr() as *const u8;
                     if d.referenced.is_empty() {
-                        prefetch_resume(txns, i, ahead, &[homes, revoked]);
+                        prefetch_resume(txns, start, i, &[homes, revoked]);
                     } else {
-                        prefetch_resume(txns, i, ahead, &[homes, revoked, d.referenced.as_ptr()]);
+                        prefetch_resume(txns, start, i, &[homes, revoked, d.referenced.as_ptr()]);
                     }
                 }
-                _ => prefetch_resume(txns, i, ahead, &[homes]),
+                _ => prefetch_resume(txns, start, i, &[homes]),
             }
         }
         if !unfinished {
