@@ -361,6 +361,12 @@ def test_bench_tiered_reports_speed_and_bytes_per_page(cli):
     assert d["accesses_per_second"] > 0 and d["ratio"] > 0
     assert d["computed_bytes_per_page"] == d["declared_bytes_per_page"] == 4
     assert math.isclose(d["ratio"], d["seconds"] / d["limit_seconds"], rel_tol=1e-9)
+    # Issue 35's two figures beside their bounds, each saying what it counts.
+    speed, state = d["bounds"]["accesses_per_second"], d["bounds"]["bytes_per_page"]
+    assert (speed["figure"], speed["bound"], speed["meets"]) == (d["accesses_per_second"], 100e6, d["accesses_per_second"] >= 100e6)
+    assert state["figure"] == max(d["computed_bytes_per_page"], d["measured_bytes_per_page"]) and state["bound"] == 4
+    assert state["meets"] == (state["figure"] <= 4)
+    assert "first-touch" in speed["counts"] and "measured" in state["counts"]
 
 
 def test_bench_prints_json(cli):

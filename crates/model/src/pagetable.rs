@@ -118,6 +118,52 @@ pub struct PageTable {
     fallbacks: u64,
 }
 
+/// The page table's capacity accounting, borrowed by a hot loop beside the home bytes so that
+/// it can place a first-touched page without leaving the loop ([`PageTable::placer`]).
+pub struct Placer<'a> {
+    used: &'a mut [u64],
+    capacity: &'a [u64],
+    fallbacks: &'a mut u64,
+}
+
+impl Placer<'_> {
+    /// Whether `node` has a free page.
+    #[inline(always)]
+    pub fn has_room(&self, node: NodeId) -> bool {
+        self.used[node.index()] < self.capacity[node.index()]
+    }
+
+    /// [`PageTable::place`], `home` being the table's home bytes.
+    #[inline]
+    pub fn place(&mut self, home: &mut [u8], page: PageNo, preferred: NodeId, machine: &Machine) -> NodeId {
+        if self.has_room(preferred) {
+            self.put(home, page, preferred, false);
+            return preferred;
+        }
+        let node = self.fallback(preferred, machine);
+        self.put(home, page, node, true);
+        node
+    }
+
+    /// The nearest node to `preferred` (by latency from it) with a free page: where a page
+    /// `preferred` has no room for goes.
+    #[inline]
+    pub fn fallback(&self, preferred: NodeId, machine: &Machine) -> NodeId {
+        *machine.nearest[preferred.index()].iter().find(|n| self.has_room(**n)).expect("footprint was checked against capacity")
+    }
+
+    /// Places untouched `page` on `node`, which has room: where the placement wanted it, or
+    /// (`fell_back`) the [`Placer::fallback`] of the node it wanted.
+    #[inline(always)]
+    pub fn put(&mut self, home: &mut [u8], page: PageNo, node: NodeId, fell_back: bool) {
+        debug_assert_eq!(home[page.0 as usize], UNTOUCHED);
+        debug_assert!(self.has_room(node));
+        *self.fallbacks += u64::from(fell_back);
+        self.used[node.index()] += 1;
+        home[page.0 as usize] = node.0;
+    }
+}
+
 impl PageTable {
     /// A table of `pages` untouched pages on `machine`.
     pub fn new(pages: usize, machine: &Machine) -> Self {
@@ -151,19 +197,15 @@ impl PageTable {
     /// The caller guarantees (by checking the footprint against the machine's capacity up
     /// front) that some node has room.
     pub fn place(&mut self, page: PageNo, preferred: NodeId, machine: &Machine) -> NodeId {
-        debug_assert_eq!(self.home[page.0 as usize], UNTOUCHED);
-        let node = if self.used[preferred.index()] < self.capacity[preferred.index()] {
-            preferred
-        } else {
-            self.fallbacks += 1;
-            *machine.nearest[preferred.index()]
-                .iter()
-                .find(|n| self.used[n.index()] < self.capacity[n.index()])
-                .expect("footprint was checked against capacity")
-        };
-        self.used[node.index()] += 1;
-        self.home[page.0 as usize] = node.0;
-        node
+        let (home, mut placer, _) = self.placer();
+        placer.place(home, page, preferred, machine)
+    }
+
+    /// The table opened for a hot loop: the home bytes, a [`Placer`] (placing untouched pages
+    /// as [`PageTable::place`] does) and the replica masks, borrowed at once.
+    #[inline]
+    pub fn placer(&mut self) -> (&mut [u8], Placer<'_>, &[u64]) {
+        (&mut self.home, Placer { used: &mut self.used, capacity: &self.capacity, fallbacks: &mut self.fallbacks }, &self.replicas)
     }
 
     /// Moves a placed page to `to`, or to the nearest node with room when `to` is full (as

@@ -11,18 +11,88 @@
 use crate::workload::{Op, Txn};
 use numaplace_model::counters::PageCounters;
 use numaplace_model::dynamic::Sample;
-use numaplace_model::{NodeId, PageNo};
-use numaplace_model::pagetable::UNTOUCHED;
-use numaplace_model::Ps;
+use numaplace_model::pagetable::{Placer, UNTOUCHED};
+use numaplace_model::placement::{PlaceRequest, Placement};
+use numaplace_model::{Machine, NodeId, PageNo, Ps, Region};
 
 /// Why a hot loop stopped before its quantum or records ran out.
 pub enum Stop {
     /// Quantum or records used up.
     Done,
-    /// At a record (not consumed) whose page is untouched.
+    /// At a record (not consumed) whose page is untouched (from an entry point: one that could
+    /// not be placed there, its node being full under a policy that acts on allocation
+    /// failures, [`Toucher`]).
     Untouched,
     /// After a record (consumed) that raised a counter interrupt or a hinting fault.
     Interrupt(u32),
+}
+
+/// What a hot loop needs to place a page it touches first without leaving the loop: the page
+/// table's homes and capacity accounting, the placement and the regions, and the touching
+/// thread's node. A first touch is placed exactly as the engine's cold path places it
+/// (`Memory::first_touch`: the placement's node, or the nearest with room); only a page that
+/// cannot go where the placement wants it, when the policy acts on allocation failures, stops
+/// the loop ([`Stop::Untouched`]) for the cold path, which places it and asks the policy.
+pub struct Toucher<'a> {
+    homes: &'a mut [u8],
+    place: Place<'a>,
+}
+
+/// A [`Toucher`]'s all but the home bytes (borrowed apart from them in the loop).
+struct Place<'a> {
+    pt: Placer<'a>,
+    placement: &'a dyn Placement,
+    regions: &'a [Region],
+    machine: &'a Machine,
+    node: NodeId,
+    stop_on_fallback: bool,
+    /// The region of the last page placed (`regions.len()` before the first).
+    region: usize,
+    /// The last fallback: the node wanted and the node the page went to instead. While the
+    /// loop runs only its own placements change the nodes' free pages, which only shrink: the
+    /// nodes nearer than that one stay full, so it stays the answer while it has room.
+    fallback: Option<(NodeId, NodeId)>,
+}
+
+impl<'a> Toucher<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(homes: &'a mut [u8], pt: Placer<'a>, placement: &'a dyn Placement, regions: &'a [Region], machine: &'a Machine, node: NodeId, stop_on_fallback: bool) -> Self {
+        Toucher { homes, place: Place { pt, placement, regions, machine, node, stop_on_fallback, region: regions.len(), fallback: None } }
+    }
+}
+
+impl Place<'_> {
+    /// Places untouched `page` as `Memory::first_touch` and `PageTable::place` do; its home,
+    /// or `None` to stop the loop.
+    #[cold]
+    #[inline(never)]
+    fn touch(&mut self, homes: &mut [u8], page: u32) -> Option<u8> {
+        let r = match self.regions.get(self.region) {
+            Some(r) if r.first_page <= page && page - r.first_page < r.pages => self.region,
+            _ => {
+                self.region = self.regions.partition_point(|r| r.first_page <= page) - 1;
+                self.region
+            }
+        };
+        let want = self.placement.place(&PlaceRequest { page: PageNo(page), region: &self.regions[r], toucher: self.node });
+        if self.pt.has_room(want) {
+            self.pt.put(homes, PageNo(page), want, false);
+            return Some(want.0);
+        }
+        if self.stop_on_fallback {
+            return None;
+        }
+        let got = match self.fallback {
+            Some((w, g)) if w == want && self.pt.has_room(g) => g,
+            _ => {
+                let g = self.pt.fallback(want, self.machine);
+                self.fallback = Some((want, g));
+                g
+            }
+        };
+        self.pt.put(homes, PageNo(page), got, true);
+        Some(got.0)
+    }
 }
 
 /// What a dynamic policy observes of each access. Every method is inlined into the loop.
@@ -105,6 +175,36 @@ fn run_records<O: Observe>(
     stop
 }
 
+/// [`run_records`], placing the untouched pages it stops at ([`Toucher`]) and resuming at
+/// the same record, as the engine's cold path would; it stops at one only when the page must
+/// leave for the cold path. The inner loop keeps the home bytes read-only (the placing call
+/// outside it), so that its state stays in registers.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn run_touching<O: Observe>(
+    txns: &[Txn],
+    i: &mut usize,
+    touch: &mut Toucher<'_>,
+    row: &[Ps],
+    lines: &mut [u64],
+    clock: &mut Ps,
+    qend: Ps,
+    writes: &mut u64,
+    node: usize,
+    obs: &mut O,
+) -> Stop {
+    loop {
+        match run_records(txns, i, touch.homes, row, lines, clock, qend, writes, node, obs) {
+            Stop::Untouched => {
+                if touch.place.touch(touch.homes, txns[*i].page).is_none() {
+                    return Stop::Untouched;
+                }
+            }
+            stop => return stop,
+        }
+    }
+}
+
 /// No policy: nothing observed.
 struct Plain;
 impl Observe for Plain {}
@@ -112,8 +212,8 @@ impl Observe for Plain {}
 /// The hot loop without a dynamic policy.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-pub fn hot_loop(txns: &[Txn], i: &mut usize, homes: &[u8], row: &[Ps], lines: &mut [u64], clock: &mut Ps, qend: Ps, writes: &mut u64) -> Stop {
-    run_records(txns, i, homes, row, lines, clock, qend, writes, 0, &mut Plain)
+pub fn hot_loop(txns: &[Txn], i: &mut usize, touch: &mut Toucher<'_>, row: &[Ps], lines: &mut [u64], clock: &mut Ps, qend: Ps, writes: &mut u64) -> Stop {
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Plain)
 }
 
 /// How many records ahead the counting loop prefetches counters (~0.5 µs ahead at ~8 ns per
@@ -152,7 +252,7 @@ impl Observe for Counting<'_> {
 pub fn hot_loop_counted(
     txns: &[Txn],
     i: &mut usize,
-    homes: &[u8],
+    touch: &mut Toucher<'_>,
     row: &[Ps],
     lines: &mut [u64],
     clock: &mut Ps,
@@ -162,7 +262,7 @@ pub fn hot_loop_counted(
     node: usize,
     threshold: Option<u16>,
 ) -> Stop {
-    run_records(txns, i, homes, row, lines, clock, qend, writes, node, &mut Counting { counters, threshold })
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut Counting { counters, threshold })
 }
 
 /// One thread's sampler: lines until its next sample, its current interval, and what it has
@@ -220,7 +320,7 @@ impl Observe for Sampling<'_> {
 pub fn hot_loop_sampled(
     txns: &[Txn],
     i: &mut usize,
-    homes: &[u8],
+    touch: &mut Toucher<'_>,
     row: &[Ps],
     lines: &mut [u64],
     clock: &mut Ps,
@@ -230,7 +330,7 @@ pub fn hot_loop_sampled(
     node: usize,
     s: &mut ThreadSampler,
 ) -> Stop {
-    run_records(txns, i, homes, row, lines, clock, qend, writes, node, &mut Sampling { samples, s })
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut Sampling { samples, s })
 }
 
 /// Every `interval`-th line of the thread is a sample with its page, node and kind, appended
@@ -259,7 +359,7 @@ impl Observe for AddressSampling<'_> {
 pub fn hot_loop_address_sampled(
     txns: &[Txn],
     i: &mut usize,
-    homes: &[u8],
+    touch: &mut Toucher<'_>,
     row: &[Ps],
     lines: &mut [u64],
     clock: &mut Ps,
@@ -269,7 +369,7 @@ pub fn hot_loop_address_sampled(
     node: usize,
     s: &mut ThreadSampler,
 ) -> Stop {
-    run_records(txns, i, homes, row, lines, clock, qend, writes, node, &mut AddressSampling { samples, s })
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut AddressSampling { samples, s })
 }
 
 /// An access to a page whose access was revoked stops the loop with a fault; with `MARK`,
@@ -283,10 +383,17 @@ struct Faulting<'a, const MARK: bool> {
 impl<const MARK: bool> Observe for Faulting<'_, MARK> {
     #[inline(always)]
     fn after(&mut self, tx: Txn, _h: usize, _node: usize, _row: &[Ps]) -> (Ps, bool) {
-        if MARK {
-            self.referenced[tx.page as usize] = 1;
+        let p = tx.page as usize;
+        debug_assert!(p < self.revoked.len() && (!MARK || p < self.referenced.len()));
+        // SAFETY: the loop read the page's home byte (bounds-checked) before this, and the
+        // entry points check that `revoked` (and with MARK `referenced`) are at least as long
+        // as the home bytes.
+        unsafe {
+            if MARK {
+                *self.referenced.get_unchecked_mut(p) = 1;
+            }
+            (0, *self.revoked.get_unchecked(p))
         }
-        (0, self.revoked[tx.page as usize])
     }
 }
 
@@ -298,7 +405,7 @@ impl<const MARK: bool> Observe for Faulting<'_, MARK> {
 pub fn hot_loop_faulting_marked(
     txns: &[Txn],
     i: &mut usize,
-    homes: &[u8],
+    touch: &mut Toucher<'_>,
     row: &[Ps],
     lines: &mut [u64],
     clock: &mut Ps,
@@ -307,7 +414,8 @@ pub fn hot_loop_faulting_marked(
     revoked: &[bool],
     referenced: &mut [u8],
 ) -> Stop {
-    run_records(txns, i, homes, row, lines, clock, qend, writes, 0, &mut Faulting::<true> { revoked, referenced })
+    assert!(revoked.len() >= touch.homes.len() && referenced.len() >= touch.homes.len(), "a flag for every page");
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<true> { revoked, referenced })
 }
 
 /// The hot loop of fault-driven policies (the handler clears the page's flag).
@@ -316,7 +424,7 @@ pub fn hot_loop_faulting_marked(
 pub fn hot_loop_faulting(
     txns: &[Txn],
     i: &mut usize,
-    homes: &[u8],
+    touch: &mut Toucher<'_>,
     row: &[Ps],
     lines: &mut [u64],
     clock: &mut Ps,
@@ -324,7 +432,8 @@ pub fn hot_loop_faulting(
     writes: &mut u64,
     revoked: &[bool],
 ) -> Stop {
-    run_records(txns, i, homes, row, lines, clock, qend, writes, 0, &mut Faulting::<false> { revoked, referenced: &mut [] })
+    assert!(revoked.len() >= touch.homes.len(), "a flag for every page");
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<false> { revoked, referenced: &mut [] })
 }
 
 /// Replicas as seed 001 §2 describes Wildfire's: a "shadow" page on the replica's node
@@ -438,7 +547,7 @@ impl Observe for Replicating<'_> {
 pub fn hot_loop_replicated(
     txns: &[Txn],
     i: &mut usize,
-    homes: &[u8],
+    touch: &mut Toucher<'_>,
     replicas: &[u64],
     row: &[Ps],
     lines: &mut [u64],
@@ -453,5 +562,52 @@ pub fn hot_loop_replicated(
 ) -> Stop {
     let nodes = row.len();
     let mut obs = Replicating { replicas, counters, replica_writes, stale, nodes, page_lines };
-    run_records(txns, i, homes, row, lines, clock, qend, writes, node, &mut obs)
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut obs)
+}
+
+/// The most records [`prefetch_resume`] looks ahead.
+const RESUME_AHEAD: usize = 256;
+
+/// Prefetches the per-page bytes (`arrays`: one byte a page each, e.g. the homes and a
+/// policy's revoked and referenced flags) that a thread streaming through its pages will read
+/// next, when its turn (records `start..i`) ends. A thread resumes only after every other
+/// thread has had its turn: each turn is a short run of records, too short for the hardware
+/// prefetcher to follow the threads' interleaved streams, so without this every turn of a
+/// streaming thread starts with a cache miss in each array. Only the records already read are
+/// looked at (the turn's first and last, and the next): when the turn's pages ascended within a
+/// few times its records, the same span ahead of the next record is prefetched, and the next
+/// turn's records themselves. A hint: it reads nothing into the program's state.
+#[inline]
+pub fn prefetch_resume(txns: &[Txn], start: usize, i: usize, arrays: &[*const u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let done = i.saturating_sub(start);
+        let (Some(first), Some(prev), Some(next)) = (txns.get(start), i.checked_sub(1).and_then(|p| txns.get(p)), txns.get(i)) else { return };
+        let span = prev.page.wrapping_sub(first.page) as usize;
+        if prev.page < first.page || span > 4 * done.min(RESUME_AHEAD) {
+            return;
+        }
+        let prefetch = |p: *const u8| {
+            // SAFETY: prefetching never faults, even outside the allocation (the address is
+            // computed with wrapping arithmetic and never dereferenced).
+            unsafe { core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0) };
+        };
+        let mut p = next.page as usize & !63;
+        while p <= next.page as usize + span {
+            for &a in arrays {
+                prefetch(a.wrapping_add(p));
+            }
+            p += 64;
+        }
+        // The next turn's records.
+        let bytes = done.min(RESUME_AHEAD) * std::mem::size_of::<Txn>();
+        let base = txns[i..].as_ptr() as *const u8;
+        let mut off = 0;
+        while off < bytes {
+            prefetch(base.wrapping_add(off));
+            off += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (txns, start, i, arrays);
 }

@@ -180,6 +180,15 @@ impl Reclaim {
             let page = p;
             p = if p + 1 >= pages { 0 } else { p + 1 };
             if view.homes[page as usize] != node.0 {
+                // The hand passes the other nodes' pages that follow in one step, each counted
+                // as looked at, up to the budget and the end of the pages.
+                let limit = ((pages - p) as u64).min(budget - looked) as usize;
+                let skip = find_byte(&view.homes[p as usize..p as usize + limit], node.0).unwrap_or(limit);
+                looked += skip as u64;
+                p += skip as u32;
+                if p >= pages {
+                    p = 0;
+                }
                 continue;
             }
             self.scanned += 1;
@@ -203,6 +212,25 @@ impl Reclaim {
         self.hand[node.index()] = p;
         tick
     }
+}
+
+/// The first position of `b` in `hay`, eight bytes at a time.
+fn find_byte(hay: &[u8], b: u8) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let pattern = ONES * b as u64;
+    let mut chunks = hay.chunks_exact(8);
+    let mut at = 0;
+    for c in chunks.by_ref() {
+        let x = u64::from_le_bytes(c.try_into().expect("eight bytes")) ^ pattern;
+        // A zero byte of `x` (a match) sets its high bit here; the lowest such is exact.
+        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zero != 0 {
+            return Some(at + (zero.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    chunks.remainder().iter().position(|&h| h == b).map(|i| at + i)
 }
 
 /// The pages a node must free to be back at `high`, or 0.
@@ -238,6 +266,23 @@ pub fn on_slow_tier(view: &View<'_>, page: PageNo) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn find_byte_finds_the_first_match() {
+        let mut hay = vec![1u8; 37];
+        assert_eq!(find_byte(&hay, 0), None);
+        for at in [0, 5, 7, 8, 15, 31, 32, 36] {
+            hay.fill(1);
+            hay[at] = 0;
+            hay[36] = 0;
+            assert_eq!(find_byte(&hay, 0), Some(at), "{at}");
+            assert_eq!(find_byte(&hay[..at], 0), None);
+        }
+        // A byte below the searched one borrows in the subtraction: no false match after it.
+        assert_eq!(find_byte(&[2, 1, 2, 2, 2, 2, 2, 2, 1], 1), Some(1));
+        assert_eq!(find_byte(&[0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80], 0x80), Some(1));
+        assert_eq!(find_byte(&[], 3), None);
+    }
 
     #[test]
     fn a_page_is_activated_by_its_second_reference() {

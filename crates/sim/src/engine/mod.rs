@@ -20,7 +20,7 @@ use dynamic::observed;
 
 use crate::binding::Placed;
 use crate::hotloop::{
-    hot_loop, hot_loop_address_sampled, hot_loop_counted, hot_loop_faulting, hot_loop_faulting_marked, hot_loop_replicated, hot_loop_sampled, Stop,
+    hot_loop, hot_loop_address_sampled, hot_loop_counted, hot_loop_faulting, hot_loop_faulting_marked, hot_loop_replicated, hot_loop_sampled, prefetch_resume, Stop, Toucher,
 };
 use crate::timing::Timing;
 use crate::workload::{Epoch, Txn};
@@ -426,8 +426,13 @@ impl<'m> Engine<'m> {
         let lines = &mut self.q_lines[t * nn..(t + 1) * nn];
         let mut clock = self.clocks[t];
         let mut writes = 0u64;
+        // A first touch is placed in the loop unless the page falls back from the node the
+        // placement wants and the policy acts on that (`Toucher`).
+        let stop_on_fallback = self.dynamic.as_ref().is_some_and(|d| d.acts_on(Trigger::AllocationFailure));
         loop {
-            let homes = self.mem.pt.homes();
+            let (homes, pt, replicas) = self.mem.pt.placer();
+            let pages = homes.len();
+            let homes = &mut Toucher::new(homes, pt, &*self.mem.placement, &self.mem.regions, self.mem.machine, NodeId(node as u8), stop_on_fallback);
             let stop = match self.dynamic.as_mut() {
                 Some(d) if d.hot == HotLoop::Sampled => {
                     let sm = d.sampler.as_mut().expect("a sampled loop has a sampler");
@@ -437,7 +442,7 @@ impl<'m> Engine<'m> {
                     txns,
                     &mut i,
                     homes,
-                    self.mem.pt.replica_masks(),
+                    replicas,
                     row,
                     lines,
                     &mut clock,
@@ -456,8 +461,8 @@ impl<'m> Engine<'m> {
                 // A reclaiming policy's referenced bits are kept whether or not pages are
                 // revoked.
                 Some(d) if d.hot == HotLoop::Faulting && !d.referenced.is_empty() => {
-                    if d.revoked.len() != homes.len() {
-                        d.revoked = vec![false; homes.len()];
+                    if d.revoked.len() != pages {
+                        d.revoked = vec![false; pages];
                     }
                     hot_loop_faulting_marked(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes, &d.revoked, &mut d.referenced)
                 }
@@ -472,8 +477,9 @@ impl<'m> Engine<'m> {
             };
             match stop {
                 Stop::Done => break,
-                // Cold path: a first touch. Place the page, then resume the hot loop, which
-                // re-reads the record and now finds its home.
+                // Cold path: a first touch the loop did not place (the page falls back from the
+                // node the placement wants, and the policy acts on that). Place the page, then
+                // resume the hot loop, which re-reads the record and now finds its home.
                 Stop::Untouched => {
                     let page = txns[i].page;
                     let (wanted, got) = self.mem.first_touch(page, NodeId(node as u8));
@@ -494,9 +500,25 @@ impl<'m> Engine<'m> {
                 }
             }
         }
+        // This turn's records, which the next turn's prefetch is judged from.
+        let start = self.cursor[t];
         self.clocks[t] = clock;
         self.cursor[t] = i;
         let unfinished = i < txns.len();
+        if unfinished {
+            let homes = self.mem.pt.homes().as_ptr();
+            match self.dynamic.as_ref() {
+                Some(d) if d.hot == HotLoop::Faulting && !d.revoked.is_empty() => {
+                    let revoked = d.revoked.as_ptr() as *const u8;
+                    if d.referenced.is_empty() {
+                        prefetch_resume(txns, start, i, &[homes, revoked]);
+                    } else {
+                        prefetch_resume(txns, start, i, &[homes, revoked, d.referenced.as_ptr()]);
+                    }
+                }
+                _ => prefetch_resume(txns, start, i, &[homes]),
+            }
+        }
         if !unfinished {
             self.timing.retire(t);
         }
