@@ -231,7 +231,7 @@ pub struct Perf {
 pub type Addressed = (usize, usize, usize, bool);
 
 /// Samples kept between two takes (a policy's ticks), at most: 16 MiB of them.
-pub const MAX_KEPT: usize = 1 << 20;
+pub(crate) const MAX_KEPT: usize = 1 << 20;
 
 // SAFETY: the rings are mapped for the process's lifetime and only read under the runtime lock.
 unsafe impl Send for Perf {}
