@@ -10,6 +10,7 @@
 //! | `upmlib` | `numaplace_migrate()` / `upmlib_migrate_memory()` | `on_iteration_end(view, k)` |
 //! | `sampled` | a timer thread every `period_ms` (or `numaplace_migrate()`) | `on_timer(view)` |
 //! | `tpp` | the timer thread (its scan), the faults of the pages it revoked, a node's free memory below its watermark | `on_timer`, `on_fault`, `on_low_memory` |
+//! | `hemem` | the timer thread, with the CPU's address samples since its last tick (PEBS or IBS, [`crate::perf`]) | `on_timer(view)`, `view.samples` |
 //! | `upmlib-recrep` | `numaplace_record` (1st call: phase start, 2nd: end), `upmlib_compare_counters`, `numaplace_replay`, `numaplace_undo` | `on_epoch_start/end(view, 2, phase)`, `on_iteration_end(view, 2)`, `on_epoch_start/end(view, 3, phase)` |
 //!
 //! Where the simulator counts every access (or every N-th), the runtime counts hinting-fault
