@@ -756,7 +756,7 @@ def test_run_flags_and_the_launch_environment_come_from_the_library_settings(cli
     # The library's settings are declared once (numaplace_model::rtconfig); the launcher's
     # flags, defaults and variables are read from that declaration.
     passed = {n: o for n, o in rt.RUNTIME_OPTIONS.items() if o["launcher"] is not None}
-    assert {"placement", "dynamic", "min_bytes", "source", "stats", "verbose", "force"} == set(passed)
+    assert {"placement", "dynamic", "min_bytes", "source", "stats", "verbose", "force", "slow_nodes"} == set(passed)
     help_text = cli("run", "--help").stdout
     for name, o in passed.items():
         assert "--" + name.replace("_", "-") in help_text, name

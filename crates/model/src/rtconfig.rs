@@ -29,6 +29,8 @@ pub enum RtKind {
     Text,
     /// A non-negative integer.
     Integer,
+    /// Linux node ids as a node list (`2`, `2-3`, `1,3`); empty for none.
+    NodeList,
 }
 
 impl RtKind {
@@ -44,6 +46,7 @@ impl RtKind {
             RtKind::Flag => "flag",
             RtKind::Text => "text",
             RtKind::Integer => "integer",
+            RtKind::NodeList => "node-list",
         }
     }
 }
@@ -145,6 +148,15 @@ pub const OPTIONS: &[RtOption] = &[
         default: "false",
         launcher: Some("false"),
         doc: "sample and run the policy's timer on a one-node host too (where every access is local: nothing to place or move)",
+    },
+    RtOption {
+        name: "slow_nodes",
+        env: "NUMAPLACE_SLOW_NODES",
+        kind: RtKind::NodeList,
+        default: "",
+        launcher: Some(""),
+        doc: "nodes to rank in a slower memory tier (Linux node ids, e.g. 2 or 2-3) besides those the kernel ranks below its top tier: \
+for tiering policies on a host whose kernel puts every node in one tier",
     },
     RtOption {
         name: "recrep",

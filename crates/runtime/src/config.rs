@@ -23,6 +23,9 @@ pub struct Config {
     pub verbose: bool,
     /// Sample on a one-node host too (off by default: every access is local there).
     pub force: bool,
+    /// Linux node ids to rank in a slower memory tier (a node list; empty for none), checked
+    /// against the host's nodes by [`crate::host::machine_of`].
+    pub slow_nodes: String,
     /// Parameters of record-replay phases (`threshold=..,n=..`).
     pub recrep: String,
     pub seed: u64,
@@ -41,6 +44,7 @@ impl Default for Config {
             stats: None,
             verbose: false,
             force: false,
+            slow_nodes: String::new(),
             recrep: String::new(),
             seed: 0,
         };
@@ -84,6 +88,7 @@ impl Config {
             "stats" => self.stats = (!value.is_empty()).then(|| value.into()),
             "verbose" => self.verbose = flag(value),
             "force" => self.force = flag(value),
+            "slow_nodes" => self.slow_nodes = value.trim().into(),
             "recrep" => self.recrep = value.into(),
             "seed" => self.seed = value.parse().map_err(|_| bad("not an integer"))?,
             other => unreachable!("setting '{other}' is declared in rtconfig::OPTIONS but has no field"),

@@ -29,7 +29,7 @@ impl Host {
     /// # Errors
     /// A bad placement spec, or a topology the model refuses.
     pub fn new(sys: Box<dyn Sys>, cfg: Config) -> Result<Host, RtError> {
-        let machine = machine_of(sys.as_ref(), std::env::var(SLOW_NODES).ok().as_deref())?;
+        let machine = machine_of(sys.as_ref(), Some(cfg.slow_nodes.as_str()))?;
         let spec_err = |e: &dyn std::fmt::Display| RtError::new(Code::Spec, e.to_string());
         let spec = Spec::parse(&cfg.placement).map_err(|e| spec_err(&e))?;
         let (info, _) = placement::REGISTRY.resolve(&spec).map_err(|e| spec_err(&e))?;
@@ -60,12 +60,14 @@ impl Host {
     }
 }
 
-/// The variable (`numaplace run --slow-nodes`) that declares nodes slow: Linux node ids, a
-/// node list such as `2` or `2-3`.
-pub const SLOW_NODES: &str = "NUMAPLACE_SLOW_NODES";
+/// The variable of the setting (`slow_nodes`, `numaplace run --slow-nodes`) that declares
+/// nodes slow, as errors name it.
+fn slow_nodes_env() -> &'static str {
+    numaplace_model::rtconfig::option("slow_nodes").map_or("slow_nodes", |o| o.env)
+}
 
 /// The model's machine for this host's topology, each node's memory kind by
-/// [`memory_kinds`] (`slow`: the value of [`SLOW_NODES`], if set).
+/// [`memory_kinds`] (`slow`: the `slow_nodes` setting, if any).
 ///
 /// # Errors
 /// A `slow` that is not a list of this host's nodes, or a topology the model refuses.
@@ -80,7 +82,7 @@ pub(crate) fn machine_of(sys: &dyn Sys, slow: Option<&str>) -> Result<Machine, R
     let declared = match slow.map(str::trim).filter(|s| !s.is_empty()) {
         None => Vec::new(),
         Some(text) => {
-            let bad = |what: String| RtError::new(Code::Invalid, format!("{SLOW_NODES}={text}: {what}"));
+            let bad = |what: String| RtError::new(Code::Invalid, format!("{}={text}: {what}", slow_nodes_env()));
             let ids = parse_cpulist(text).ok_or_else(|| bad("expected a node list such as 2 or 2-3".into()))?;
             ids.iter()
                 .map(|&id| t.dense(id as i32).ok_or_else(|| bad(format!("no node {id} on this host (nodes: {:?})", t.linux_ids))))
@@ -89,7 +91,10 @@ pub(crate) fn machine_of(sys: &dyn Sys, slow: Option<&str>) -> Result<Machine, R
     };
     let kinds = memory_kinds(&t.tiers, &declared, t.nodes());
     if !declared.is_empty() && (0..t.nodes()).all(|n| t.mem_bytes[n] == 0 || kinds[n] != MemoryKind::Dram) {
-        return Err(RtError::new(Code::Invalid, format!("{SLOW_NODES}={}: every node with memory would be slow; a fast tier needs one", slow.unwrap_or_default().trim())));
+        return Err(RtError::new(
+            Code::Invalid,
+            format!("{}={}: every node with memory would be slow; a fast tier needs one", slow_nodes_env(), slow.unwrap_or_default().trim()),
+        ));
     }
     if kinds.iter().all(|k| *k == MemoryKind::Dram) {
         return Ok(machine);

@@ -189,6 +189,8 @@ def add_launcher_options(parser: argparse.ArgumentParser) -> None:
             # A byte count the library can hold (its u64), checked here: past exec, the library
             # could only refuse it in its own words.
             parser.add_argument(flag, dest=name, type=count, default=int(o["launcher"]), metavar="N", help=o["doc"] + default)
+        elif o["kind"] == "node-list":
+            parser.add_argument(flag, dest=name, default=o["launcher"] or None, metavar="LIST", help=o["doc"] + default)
         else:
             parser.add_argument(flag, dest=name, default=o["launcher"] or None, metavar=name.upper(), help=o["doc"] + default)
 
@@ -228,9 +230,6 @@ def add_run(sub: Any) -> None:
         " On a host with one NUMA node every access is local: nothing is sampled unless --force.",
     )
     add_launcher_options(s)
-    s.add_argument("--slow-nodes", default=None, metavar="LIST",
-                   help="nodes to rank in a slower memory tier (Linux node ids, e.g. 2 or 2-3), for tiering"
-                   " policies on a host whose kernel puts every node in one tier (docs/runtime.md, Memory tiers)")
     s.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
     s.set_defaults(func=cmd_run)
 

@@ -25,10 +25,7 @@ from numaplace.runtime.base import (
     RuntimeToolError,
 )
 
-# Declares nodes slow (a memory tier below the others) for the library's machine: Linux node
-# ids as a node list (`2`, `2-3`). Read by the library beside its declared settings
-# (crates/runtime/src/host.rs, SLOW_NODES).
-SLOW_NODES_ENV = "NUMAPLACE_SLOW_NODES"
+# A node list (`2`, `2-3`, `1,3`): the `slow_nodes` setting's syntax, checked before launch.
 _NODE_LIST = re.compile(r"\d+(-\d+)?(,\d+(-\d+)?)*")
 
 
@@ -61,7 +58,7 @@ def launch_env(
     lib = str(lib)
     rest = [p for p in re.split(r"[:\s]+", env.get("LD_PRELOAD", "")) if p and p != lib]
     env["LD_PRELOAD"] = ":".join([lib, *rest])
-    for k in (*ENV_VARS, SLOW_NODES_ENV):
+    for k in ENV_VARS:
         env.pop(k, None)
     var = {name: o["env"] for name, o in RUNTIME_OPTIONS.items()}
     env[_RUNTIME["preload_env"]] = "1"
@@ -75,8 +72,8 @@ def launch_env(
         env[var["verbose"]] = "1"
     if force:
         env[var["force"]] = "1"
-    if slow_nodes is not None:
-        env[SLOW_NODES_ENV] = slow_nodes
+    if slow_nodes:
+        env[var["slow_nodes"]] = slow_nodes
     return env
 
 
