@@ -51,10 +51,17 @@ pub struct Placed {
 ///
 /// # Errors
 /// Zero threads, or more threads than CPUs without `oversubscribe`.
-pub fn bind(machine: &Machine, threads: usize, binding: Binding, oversubscribe: bool) -> Result<Vec<Placed>, ModelError> {
+pub fn bind(
+    machine: &Machine,
+    threads: usize,
+    binding: Binding,
+    oversubscribe: bool,
+) -> Result<Vec<Placed>, ModelError> {
     let cpus = machine.cpus();
     if threads == 0 {
-        return Err(ModelError::Config("threads = 0: a run needs at least one thread".into()));
+        return Err(ModelError::Config(
+            "threads = 0: a run needs at least one thread".into(),
+        ));
     }
     if threads > cpus && !oversubscribe {
         return Err(ModelError::Config(format!(
@@ -71,7 +78,9 @@ pub fn bind(machine: &Machine, threads: usize, binding: Binding, oversubscribe: 
                 per_node[n.index()].push(CpuId(c as u16));
             }
             let rounds = per_node.iter().map(Vec::len).max().unwrap_or(0);
-            (0..rounds).flat_map(|r| per_node.iter().filter_map(move |cs| cs.get(r).copied())).collect()
+            (0..rounds)
+                .flat_map(|r| per_node.iter().filter_map(move |cs| cs.get(r).copied()))
+                .collect()
         }
     };
     let mut load = vec![0u32; cpus];
@@ -81,7 +90,11 @@ pub fn bind(machine: &Machine, threads: usize, binding: Binding, oversubscribe: 
     }
     Ok(cpus_used
         .into_iter()
-        .map(|cpu| Placed { cpu, node: machine.node_of(cpu), share: load[cpu.0 as usize] })
+        .map(|cpu| Placed {
+            cpu,
+            node: machine.node_of(cpu),
+            share: load[cpu.0 as usize],
+        })
         .collect())
 }
 

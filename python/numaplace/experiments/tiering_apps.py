@@ -5,9 +5,13 @@ and GAPBS BC). The time scale and the policies' specs are
 
 Claims, stated before the runs:
 
-* TP1 (TPP abstract, arXiv 2206.02878v2: "performant as an ideal baseline (<1% gap) that has
-  all the memory in the local tier"): TPP's steady-state time (the last half of the
-  iterations) within 1 % of the same run with all memory on the fast node.
+* TP1 (TPP's public cover letter, "[PATCH 0/5] Transparent Page Placement for
+  Tiered-Memory", 2021-11-24, on a Meta cache application at toptier:slowtier 1:4: default
+  Linux 18 % below all memory in the top tier, TPP 5 % below): TPP's steady-state gap to all
+  memory on the fast tier less than half of default Linux's. The abstract's "<1% gap"
+  (arXiv 2206.02878v2) is not claimed here: docs/tiering-full-sizes.md finds no public
+  configuration behind it at 1:4 (likely a 2:1 one), and this experiment runs the cover
+  letter's 1:4.
 * TP2 (abstract: "18% better than today's Linux, and 5-17% better than existing solutions
   including NUMA Balancing and AutoTiering"): TPP's steady state faster than default Linux
   (first touch, NUMA balancing off: no run-time migration) and than NUMA balancing's plain
@@ -45,38 +49,56 @@ IDEAL = "all on DRAM"
 # --- TPP ---------------------------------------------------------------------------------------
 
 TPP_SOURCE = "Maruf et al., TPP, ASPLOS'23, abstract (arXiv 2206.02878v2)"
+TPP_LETTER = "Maruf, \u201c[PATCH 0/5] Transparent Page Placement for Tiered-Memory\u201d, linux-mm, 2021-11-24"
 TPP_GAIN_LINUX = Published(TPP_SOURCE, "TPP's gain over default Linux", 0.18, "gain")
 """\"18% better than today's Linux\" (v1 of the abstract: \"by up to 18%\")."""
-TPP_GAP_BOUND = 0.01
-"""\"<1% gap\" to all memory in the local tier: a bound, claimed (TP1), not a fidelity row."""
+TPP_GAP_LINUX = Published(TPP_LETTER, "default Linux's slowdown against all in the top tier, 1:4", 0.18, "gap")
+TPP_GAP_TPP = Published(TPP_LETTER, "TPP's slowdown against all in the top tier, 1:4", 0.05, "gap")
+"""The cover letter's 1:4 case: throughput 18 % (default Linux) and 5 % (TPP) below all memory
+in the top tier, taken as run-time slowdowns."""
+TPP_ANON_TOP = 0.14
+"""The cover letter's default Linux: \"only 14% of anon pages\" in the top tier, the file cache
+filling the rest: the experiment's page cache is sized so that default Linux starts so."""
 TPP_GAIN_NUMAB = (0.05, 0.17)
 """\"5-17% better than ... NUMA Balancing and AutoTiering\": a range over workloads, drawn on
 the chart, not a fidelity row."""
-TPP_PUBLISHED = declared(TPP_GAIN_LINUX)
+TPP_PUBLISHED = declared(TPP_GAIN_LINUX, TPP_GAP_LINUX, TPP_GAP_TPP)
 TPP_NOT_COMPARED = (
-    "Not compared: the \u201c<1% gap\u201d to all-local memory (a bound, claim TP1) and the "
-    "\u201c5-17%\u201d over NUMA balancing and AutoTiering (a range over Meta's production "
-    "workloads; AutoTiering is not simulated), both drawn on the chart."
+    "Not compared: the abstract's \u201c<1% gap\u201d to all-local memory (no public "
+    "configuration at 1:4; the cover letter's 1:4 case gives 5 %) and the \u201c5-17%\u201d "
+    "over NUMA balancing and AutoTiering (a range over Meta's production workloads; "
+    "AutoTiering is not simulated), drawn on the chart."
 )
 TPP_CASES = ("default Linux", "autonuma", "tpp")
 _TPP_OPS = {Grid.TEST: 1_000, Grid.QUICK: 20_000, Grid.FULL: 80_000}
 KV_RECORDS = 600_000
 """Records of the store: about 600 MiB, more than ``cxl-1to4``'s 396 MiB DRAM node and less
 than ``cxl-1to2``'s 660 MiB; YCSB's Zipfian hot keys fit in either."""
+FAST_MIB = 396
+"""``cxl-1to4``'s DRAM node, MiB."""
+STORE_MIB = KV_RECORDS * 1000 / 2**20 + KV_RECORDS * 8 / 2**20
+"""The store's values (1,000-byte records) and index (8-byte slots), MiB."""
+PAGE_CACHE_MIB = round(FAST_MIB - TPP_ANON_TOP * STORE_MIB)
+"""The file pages read before the store is loaded: the DRAM node less :data:`TPP_ANON_TOP` of
+the store, so that default Linux (first touch) leaves 86 % of the store on CXL, as the cover
+letter's default Linux; TPP's reclaim may demote them, being cold. Not in the all-on-DRAM run,
+whose DRAM holds the store."""
 
 
 def tpp_runs(grid: Grid) -> list[RunConfig]:
-    """YCSB A on the key-value store, 4 threads, loaded by one thread (first touch: the DRAM
-    node fills first, the rest spills to CXL): all on DRAM, default Linux, autonuma, tpp."""
+    """YCSB A on the key-value store, 4 threads, loaded by one thread after a page cache of
+    :data:`PAGE_CACHE_MIB` (first touch: the cache and 14 % of the store fill the DRAM node, the
+    rest spills to CXL): all on DRAM, default Linux, autonuma, tpp."""
     base: RunConfig = {
         "machine": "cxl-1to4",
-        "workload": f"kvstore:mix=a,records={KV_RECORDS},operations={_TPP_OPS[grid]},iterations=10",
+        "workload": f"kvstore:mix=a,records={KV_RECORDS},operations={_TPP_OPS[grid]},iterations=10,page_cache_mib={PAGE_CACHE_MIB}",
         "placement": "first-touch",
         "threads": 4,
         "init": "sequential",
         "seed": 0,
     }
-    return [base | {"machine": "cxl-1to2"}, dict(base), base | {"dynamic": autonuma_spec()}, base | {"dynamic": tpp_spec()}]
+    ideal = base | {"machine": "cxl-1to2", "workload": base["workload"].replace(f",page_cache_mib={PAGE_CACHE_MIB}", "")}
+    return [ideal, dict(base), base | {"dynamic": autonuma_spec()}, base | {"dynamic": tpp_spec()}]
 
 
 def _steady(results: pd.DataFrame, last: int | None = None) -> pd.Series:
@@ -101,16 +123,16 @@ def _tpp_frame(results: pd.DataFrame) -> pd.Series:
 
 def tpp_claims(results: pd.DataFrame) -> list[Claim]:
     t = _tpp_frame(results)
-    gap = t["tpp"] / t[IDEAL] - 1
+    gap, gap_linux = t["tpp"] / t[IDEAL] - 1, t["default Linux"] / t[IDEAL] - 1
     gain_linux, gain_auto = t["default Linux"] / t["tpp"] - 1, t["autonuma"] / t["tpp"] - 1
     return [
         Claim(
-            "TP1", "TPP's steady state within 1 % of all memory on DRAM",
-            f"{TPP_SOURCE}: <1% gap to the all-local ideal",
-            {"gap to all on DRAM": gap},
-            bool(gap <= TPP_GAP_BOUND),
-            f"steady state: tpp {t['tpp'] * 1e3:.2f} ms, all on DRAM {t[IDEAL] * 1e3:.2f} ms (gap {gap:+.1%})",
-            f"gap to all on DRAM {gap:+.1%} (published < 1 %)",
+            "TP1", "TPP's steady-state gap to all memory on DRAM less than half of default Linux's",
+            f"{TPP_LETTER}: at 1:4, default Linux 18 % and TPP 5 % below all in the top tier",
+            {"gap to all on DRAM, tpp": gap, "gap to all on DRAM, default Linux": gap_linux},
+            bool(gap < gap_linux / 2),
+            f"steady state: tpp {t['tpp'] * 1e3:.2f} ms, default Linux {t['default Linux'] * 1e3:.2f} ms, all on DRAM {t[IDEAL] * 1e3:.2f} ms",
+            f"gap to all on DRAM: tpp {gap:+.1%} (published 5 %), default Linux {gap_linux:+.1%} (published 18 %)",
         ),
         Claim(
             "TP2", "TPP's steady state faster than default Linux (first touch) and than autonuma",
@@ -125,18 +147,20 @@ def tpp_claims(results: pd.DataFrame) -> list[Claim]:
 
 def tpp_fidelity(results: pd.DataFrame) -> list[Fidelity]:
     t = _tpp_frame(results)
-    return pairs([(TPP_GAIN_LINUX, t["default Linux"] / t["tpp"] - 1)])
+    return pairs(
+        [(TPP_GAIN_LINUX, t["default Linux"] / t["tpp"] - 1), (TPP_GAP_LINUX, t["default Linux"] / t[IDEAL] - 1), (TPP_GAP_TPP, t["tpp"] / t[IDEAL] - 1)]
+    )
 
 
 def tpp_analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
-    """Steady-state time ÷ all on DRAM per case; published: TPP's bound, default Linux 18 %
-    slower than TPP, NUMA balancing 5–17 % slower (relative to TPP at the ideal)."""
+    """Steady-state time ÷ all on DRAM per case; published: the cover letter's default Linux
+    (18 % slower) and TPP (5 % slower), NUMA balancing 5–17 % slower than TPP."""
     t = _tpp_frame(results)
     fig, ax = plot.new_axes()
     centres = plot.grouped_bars(ax, list(TPP_CASES), {"simulated": [t[c] / t[IDEAL] for c in TPP_CASES]})
     x = centres["simulated"]
-    plot.published_points(ax, [x[0], x[2]], [1 + TPP_GAIN_LINUX.value, 1 + TPP_GAP_BOUND], label="published (TPP at its <1 % bound)")
-    plot.published_ranges(ax, [x[1]], [1 + TPP_GAIN_NUMAB[0]], [1 + TPP_GAIN_NUMAB[1]])
+    plot.published_points(ax, [x[0], x[2]], [1 + TPP_GAP_LINUX.value, 1 + TPP_GAP_TPP.value], label="published (cover letter, 1:4)")
+    plot.published_ranges(ax, [x[1]], [(1 + TPP_GAP_TPP.value) * (1 + TPP_GAIN_NUMAB[0])], [(1 + TPP_GAP_TPP.value) * (1 + TPP_GAIN_NUMAB[1])])
     plot.baseline_line(ax)
     ax.set_ylabel("steady-state time \u00f7 all on DRAM (\u00d7)")
     ax.set_title(f"YCSB A, {KV_RECORDS} records, cxl-1to4 (time scale 1/{TIME_SCALE:g})", fontsize="medium")
@@ -150,12 +174,13 @@ TPP = Experiment(
     description=(
         "TPP promotes only slow-tier pages on the active LRU list and demotes from a higher "
         "watermark so the fast tier keeps headroom. We run YCSB A over a store of "
-        f"{KV_RECORDS} 1 KB records on cxl-1to4 (loaded by one thread: the DRAM node fills "
-        "first, the rest and a share of the hot keys land on CXL) with 4 threads, under default "
+        f"{KV_RECORDS} 1 KB records on cxl-1to4 (loaded by one thread after {PAGE_CACHE_MIB} MiB "
+        "of file pages, as in TPP's cover letter, where the file cache fills the top tier and "
+        "default Linux keeps 14 % of the application's memory there) with 4 threads, under default "
         "Linux (first touch, no migration), autonuma (NUMA balancing's plain mode) and tpp, "
         "and the same run on cxl-1to2, whose DRAM holds it all. Policy periods and fault costs "
-        f"are divided by {TIME_SCALE:g} (the time scale). Claims TP1 and TP2 compare the last "
-        "half of the iterations."
+        f"are divided by {TIME_SCALE:g} (the time scale). Claims TP1 (the cover letter's 1:4 "
+        "case) and TP2 (the abstract) compare the last half of the iterations."
     ),
     runs=tpp_runs,
     analyse=tpp_analyse,

@@ -13,6 +13,10 @@
 //! the lines of one field drawn uniformly (or of every field, `write_fields=all`). Each thread
 //! is one YCSB client thread drawing keys from its own stream. Initialisation (YCSB's load
 //! phase) writes the index and the values, each thread a block of both (`init=parallel`).
+//! With `page_cache_mib`, a `page_cache` region comes first and is written in the same way
+//! before them, then never touched: the file pages that, in TPP's cover letter ("[PATCH 0/5]
+//! Transparent Page Placement for Tiered-Memory", 2021-11-24), fill the fast tier before the
+//! application's anonymous memory, so that default Linux leaves most of it on the slow tier.
 //! Lookups of different operations are independent, so the machine's `mlp` applies.
 
 use super::zipf::ScrambledZipf;
@@ -56,6 +60,12 @@ const PARAMS: &[ParamDecl] = &[
         doc: "fields an update writes (YCSB CoreWorkload writeallfields = false: one)",
     },
     ParamDecl {
+        name: "page_cache_mib",
+        kind: ParamKind::Float { min: 0.0, max: 1e9 },
+        default: "0",
+        doc: "file pages read before the load phase and never touched again, MiB (the page cache that fills the fast tier first in TPP's cover letter; 0: none)",
+    },
+    ParamDecl {
         name: "operations",
         kind: ParamKind::UInt { min: 0, max: MAX_EPOCH_RECORDS / 64 },
         default: "16384",
@@ -91,15 +101,25 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
             "workload 'kvstore': records={records} of fields x field_bytes = {record_bytes} bytes exceed 2^32 pages"
         )));
     }
-    let regions = layout("kvstore", &[("index", index_pages), ("values", pages_for(value_bytes as u64, ctx.page_size))])?;
+    let cache_pages =
+        (r.float("page_cache_mib") * (1u64 << 20) as f64 / ctx.page_size as f64).round() as u64;
+    let mut arrays = vec![
+        ("index", index_pages),
+        ("values", pages_for(value_bytes as u64, ctx.page_size)),
+    ];
+    if cache_pages > 0 {
+        arrays.insert(0, ("page_cache", cache_pages));
+    }
+    let regions = layout("kvstore", &arrays)?;
+    let store = usize::from(cache_pages > 0);
     let read_share = match r.choice("mix") {
         "a" => 0.5,
         "b" => 0.95,
         _ => 1.0,
     };
     Ok(Box::new(KvStore {
-        index: Array::of(&regions[0], SLOT_BYTES),
-        values: Array::of(&regions[1], record_bytes),
+        index: Array::of(&regions[store], SLOT_BYTES),
+        values: Array::of(&regions[store + 1], record_bytes),
         regions,
         zipf: ScrambledZipf::new(records),
         records,
@@ -110,7 +130,9 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         operations: r.uint("operations"),
         iterations: r.uint("iterations") as u32,
         think_ns: r.float("think_ns"),
-        rngs: (0..ctx.threads).map(|t| SplitMix64::new(ctx.thread_seed(t))).collect(),
+        rngs: (0..ctx.threads)
+            .map(|t| SplitMix64::new(ctx.thread_seed(t)))
+            .collect(),
         ctx: *ctx,
         next: first_iteration(ctx.init),
     }))
@@ -150,9 +172,20 @@ impl KvStore {
         } else if self.write_all {
             (start, self.values.elem_bytes, Op::Write)
         } else {
-            (start + rng.below(self.fields) * self.field_bytes, self.field_bytes, Op::Write)
+            (
+                start + rng.below(self.fields) * self.field_bytes,
+                self.field_bytes,
+                Op::Write,
+            )
         };
-        push_lines(out, self.values.first_page, lpp, from / ls, (from + bytes - 1) / ls + 1, op);
+        push_lines(
+            out,
+            self.values.first_page,
+            lpp,
+            from / ls,
+            (from + bytes - 1) / ls + 1,
+            op,
+        );
     }
 }
 
@@ -236,20 +269,27 @@ mod tests {
         for (mix, reads) in [("a", 0.5), ("b", 0.95), ("c", 1.0)] {
             let spec = format!("kvstore:records=2000,fields=1,field_bytes=4096,operations=20000,iterations=1,mix={mix}");
             let (_, ops) = value_ops(&spec);
-            let share = ops.iter().filter(|(_, op)| *op == Op::Read).count() as f64 / ops.len() as f64;
+            let share =
+                ops.iter().filter(|(_, op)| *op == Op::Read).count() as f64 / ops.len() as f64;
             assert!((share - reads).abs() < 0.01, "mix {mix}: {share}");
         }
     }
 
     #[test]
     fn a_read_touches_the_index_line_then_the_whole_record_and_an_update_one_field() {
-        let mut w = make("kvstore:records=64,operations=200,iterations=1,mix=a", &ctx(1, 2));
+        let mut w = make(
+            "kvstore:records=64,operations=200,iterations=1,mix=a",
+            &ctx(1, 2),
+        );
         let first = w.regions()[1].first_page;
         let all = epochs(w.as_mut());
         let txns = &all[1].2[0];
         let mut i = 0;
         while i < txns.len() {
-            assert!(txns[i].page < first && txns[i].count == 1 && txns[i].op == Op::Read, "index line first");
+            assert!(
+                txns[i].page < first && txns[i].count == 1 && txns[i].op == Op::Read,
+                "index line first"
+            );
             let mut lines = 0;
             let op = txns[i + 1].op;
             i += 1;
@@ -259,9 +299,45 @@ mod tests {
                 i += 1;
             }
             // 1000 bytes span 16 or 17 lines; 100 bytes 2 or 3.
-            let ok = if op == Op::Read { (16..=17).contains(&lines) } else { (2..=3).contains(&lines) };
+            let ok = if op == Op::Read {
+                (16..=17).contains(&lines)
+            } else {
+                (2..=3).contains(&lines)
+            };
             assert!(ok, "{op:?} of {lines} lines");
         }
+    }
+
+    #[test]
+    fn a_page_cache_is_written_first_at_load_and_never_touched_again() {
+        let mut w = make(
+            "kvstore:records=64,operations=200,iterations=2,page_cache_mib=1",
+            &ctx(2, 3),
+        );
+        let names: Vec<&str> = w.regions().iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["page_cache", "index", "values"]);
+        let cache = w.regions()[0].clone();
+        assert_eq!(cache.pages, 256);
+        let in_cache = |p: u32| p >= cache.first_page && p < cache.first_page + cache.pages;
+        let all = epochs(w.as_mut());
+        for (t, txns) in all[0].2.iter().enumerate() {
+            // Each loading thread writes its block of the cache before its blocks of the store.
+            let cached: Vec<_> = txns.iter().take_while(|x| in_cache(x.page)).collect();
+            assert_eq!(
+                cached.iter().map(|x| x.count as u64).sum::<u64>(),
+                256 * 64 / 2,
+                "thread {t}"
+            );
+            assert!(cached.iter().all(|x| x.op == Op::Write));
+            assert!(txns.iter().skip(cached.len()).all(|x| !in_cache(x.page)));
+        }
+        assert!(
+            all[1..]
+                .iter()
+                .flat_map(|(_, _, th)| th.iter().flatten())
+                .all(|x| !in_cache(x.page)),
+            "cold after the load"
+        );
     }
 
     #[test]
@@ -269,6 +345,10 @@ mod tests {
         check_error("kvstore:mix=d", "kvstore", "mix");
         check_error("kvstore:records=0", "kvstore", "records");
         check_error("kvstore:fields=0", "kvstore", "fields");
-        check_error("kvstore:records=4294967296,fields=1024,field_bytes=1048576", "kvstore", "records");
+        check_error(
+            "kvstore:records=4294967296,fields=1024,field_bytes=1048576",
+            "kvstore",
+            "records",
+        );
     }
 }
