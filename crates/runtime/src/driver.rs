@@ -155,7 +155,7 @@ one tier (/sys/devices/virtual/memory_tiering); name the slower nodes with --slo
             migrations: stats.pages_moved,
             promotions: stats.promotions,
             demotions: stats.demotions,
-            promotion_failures: 0,
+            promotion_failures: stats.promotion_failures,
             background_ps: stats.time_migrating.as_nanos() as u64 * 1000,
         };
         let mut out = numaplace_model::report::Report::default();

@@ -131,8 +131,13 @@ impl Parts<'_> {
             }
         }
         let machine = &self.host.machine;
-        for (&g, &now) in index.iter().zip(&rep.result) {
+        for ((&g, &now), &asked) in index.iter().zip(&rep.result).zip(&targets) {
             let was = snap.homes[g] as usize;
+            let landed_top = now >= 0 && (now as usize) < nodes && machine.tier[now as usize] == 0;
+            if was < nodes && machine.tier[was] > 0 && machine.tier[asked] == 0 && !landed_top {
+                // A promotion asked that failed (no room, a busy page) or fell back below.
+                self.stats.promotion_failures += 1;
+            }
             if now >= 0 && was < nodes && now as usize != was {
                 per_node[was] -= 1;
                 per_node[now as usize] += 1;

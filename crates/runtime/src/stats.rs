@@ -27,6 +27,9 @@ pub struct Stats {
     /// Pages moved to a top-tier node from a slower tier, and to a slower tier.
     pub promotions: u64,
     pub demotions: u64,
+    /// Moves asked from a slower tier to a top-tier node that failed or landed elsewhere (the
+    /// policy's `promotion_failures`, as the simulator counts them).
+    pub promotion_failures: u64,
     /// Hinting faults handed to the policy one by one.
     pub faults_forwarded: u64,
     /// Times a node fell below its low watermark and the policy was told.

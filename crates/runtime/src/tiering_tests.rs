@@ -345,6 +345,27 @@ fn tpp_runs_on_real_pages_promotes_on_its_third_fault_and_demotes_only_unreferen
         (Some(Count(1)), Some(Count(9)), Some(Count(2))),
         "{policy:?}"
     );
+    // A promotion the kernel refuses (page 10 stays busy past every retry) is a promotion
+    // failure in the policy's record, as the simulator counts one.
+    fake.state
+        .lock()
+        .unwrap()
+        .busy
+        .insert(base + 10 * 4096, crate::mover::BUSY_ROUNDS + 1);
+    for value in 1..=3 {
+        unsafe { std::ptr::write_volatile(page(10), value) };
+        rt.tick().unwrap();
+    }
+    assert_eq!(
+        (on(10), rt.stats.promotions, rt.stats.promotion_failures),
+        (Some(2), 1, 1)
+    );
+    let policy = rt.stats_file().policy;
+    assert_eq!(
+        policy.get("promotion_failures").cloned().flatten(),
+        Some(Count(1)),
+        "{policy:?}"
+    );
     // Moving pages never changed the program's data.
     assert_eq!(
         unsafe {
