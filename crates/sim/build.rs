@@ -17,17 +17,9 @@ fn main() {
     let mut out = String::from("/// `(name, TOML text)` of every shipped preset, generated from `machines/*.toml` in name order.\npub const PRESETS: &[(&str, &str)] = &[\n");
     for path in &files {
         println!("cargo:rerun-if-changed={}", path.display());
-        let name = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .expect("a UTF-8 file name");
+        let name = path.file_stem().and_then(|s| s.to_str()).expect("a UTF-8 file name");
         let full = path.canonicalize().expect("the preset file exists");
-        writeln!(
-            out,
-            "    ({name:?}, include_str!({:?})),",
-            full.display().to_string()
-        )
-        .unwrap();
+        writeln!(out, "    ({name:?}, include_str!({:?})),", full.display().to_string()).unwrap();
     }
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("presets.rs");

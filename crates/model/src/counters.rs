@@ -16,11 +16,7 @@ impl PageCounters {
     /// Counters of `bits` bits (1..=16) for `pages` pages on `nodes` nodes, all zero.
     pub fn new(pages: usize, nodes: usize, bits: u32) -> Self {
         let bits = bits.clamp(1, 16);
-        PageCounters {
-            nodes,
-            max: ((1u32 << bits) - 1) as u16,
-            c: vec![0; pages * nodes],
-        }
+        PageCounters { nodes, max: ((1u32 << bits) - 1) as u16, c: vec![0; pages * nodes] }
     }
 
     /// The saturation value.
@@ -47,9 +43,7 @@ impl PageCounters {
             let slot = self.c.as_ptr().wrapping_add(page as usize * self.nodes);
             // SAFETY: prefetching is a hint that never faults, even for an address outside
             // the allocation, and reads nothing into the program's state.
-            unsafe {
-                core::arch::x86_64::_mm_prefetch(slot as *const i8, core::arch::x86_64::_MM_HINT_T0)
-            };
+            unsafe { core::arch::x86_64::_mm_prefetch(slot as *const i8, core::arch::x86_64::_MM_HINT_T0) };
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = page;

@@ -73,30 +73,18 @@ pub enum ModelError {
     Machine { origin: String, message: String },
     /// A name (of a placement, workload, policy, machine ...) is not known.
     #[error("unknown {kind} '{name}' (known: {known})")]
-    UnknownName {
-        kind: &'static str,
-        name: String,
-        known: String,
-    },
+    UnknownName { kind: &'static str, name: String, known: String },
     /// A `NAME:key=value` specification is malformed or has a bad parameter.
     #[error("{0}")]
     Spec(String),
     /// The workload's footprint does not fit in the machine's memory.
     #[error("out of memory: {needed} pages needed but the machine '{machine}' holds {capacity}")]
-    OutOfMemory {
-        machine: String,
-        needed: u64,
-        capacity: u64,
-    },
+    OutOfMemory { machine: String, needed: u64, capacity: u64 },
     /// The simulator's own per-page state for a run would exceed its documented bound
     /// ([`crate::pagetable::MAX_STATE_BYTES`]): the footprint fits the simulated machine but
     /// not the simulator. Raised before anything is allocated.
     #[error("out of memory: {what} needs {needed_bytes} bytes of simulator state, more than the bound of {limit_bytes} bytes")]
-    StateTooLarge {
-        what: String,
-        needed_bytes: u64,
-        limit_bytes: u64,
-    },
+    StateTooLarge { what: String, needed_bytes: u64, limit_bytes: u64 },
     /// A request that contradicts the machine (too many threads, a node that does not exist).
     #[error("{0}")]
     Config(String),
@@ -111,11 +99,7 @@ impl ModelError {
     {
         let mut k: Vec<String> = known.into_iter().map(|s| s.as_ref().to_string()).collect();
         k.sort();
-        ModelError::UnknownName {
-            kind,
-            name: shown(name),
-            known: k.join(", "),
-        }
+        ModelError::UnknownName { kind, name: shown(name), known: k.join(", ") }
     }
 }
 
@@ -126,34 +110,14 @@ mod tests {
     #[test]
     fn user_text_is_one_short_line() {
         assert_eq!(shown("stream:pages=4"), "stream:pages=4");
-        assert_eq!(
-            shown("a\nb\0c\u{1b}[2Jd\t\u{85}"),
-            "a\\nb\\x00c\\x1b[2Jd\\t\\x85"
-        );
+        assert_eq!(shown("a\nb\0c\u{1b}[2Jd\t\u{85}"), "a\\nb\\x00c\\x1b[2Jd\\t\\x85");
         let digits = "9".repeat(300);
-        assert_eq!(
-            shown(&digits),
-            format!("{}…(260 more characters)", "9".repeat(40))
-        );
-        assert_eq!(
-            shown(&"é".repeat(41)),
-            format!("{}…(1 more characters)", "é".repeat(40))
-        );
-        assert_eq!(
-            shown_path(std::path::Path::new("/tmp/a\nb.swf")),
-            "/tmp/a\\nb.swf"
-        );
-        assert_eq!(
-            shown_path(std::path::Path::new(&"d/".repeat(200)))
-                .chars()
-                .count(),
-            SHOWN_PATH_CHARS + "…(144 more characters)".chars().count()
-        );
+        assert_eq!(shown(&digits), format!("{}…(260 more characters)", "9".repeat(40)));
+        assert_eq!(shown(&"é".repeat(41)), format!("{}…(1 more characters)", "é".repeat(40)));
+        assert_eq!(shown_path(std::path::Path::new("/tmp/a\nb.swf")), "/tmp/a\\nb.swf");
+        assert_eq!(shown_path(std::path::Path::new(&"d/".repeat(200))).chars().count(), SHOWN_PATH_CHARS + "…(144 more characters)".chars().count());
         assert_eq!(one_line(&format!("x\n{digits}")), format!("x\\n{digits}"));
         let e = ModelError::unknown("workload", "st\nream", ["stream"]);
-        assert_eq!(
-            e.to_string(),
-            "unknown workload 'st\\nream' (known: stream)"
-        );
+        assert_eq!(e.to_string(), "unknown workload 'st\\nream' (known: stream)");
     }
 }

@@ -34,7 +34,7 @@ pub mod watermarks;
 
 pub use error::ModelError;
 pub use pagetable::PageTable;
-pub use placement::{PlaceRequest, Placement, Region};
+pub use placement::{Placement, PlaceRequest, Region};
 pub use spec::{ParamDecl, ParamKind, Resolved, Spec};
 pub use topology::Machine;
 pub use units::{CpuId, NodeId, PageNo, Ps, MAX_TIME_PS};

@@ -37,60 +37,24 @@ pub mod layout {
     use super::PerPage;
 
     /// The page table's home byte ([`super::PageTable`]): every run.
-    pub const HOME: PerPage = PerPage {
-        name: "home",
-        bytes: 1,
-        per_node: 0,
-    };
+    pub const HOME: PerPage = PerPage { name: "home", bytes: 1, per_node: 0 };
     /// The page table's replica bitmask (allocated on the first replication).
-    pub const REPLICA_MASK: PerPage = PerPage {
-        name: "replica_mask",
-        bytes: 8,
-        per_node: 0,
-    };
+    pub const REPLICA_MASK: PerPage = PerPage { name: "replica_mask", bytes: 8, per_node: 0 };
     /// The replicas' write tally (`u32`, a replicating policy).
-    pub const REPLICA_WRITES: PerPage = PerPage {
-        name: "replica_writes",
-        bytes: 4,
-        per_node: 0,
-    };
+    pub const REPLICA_WRITES: PerPage = PerPage { name: "replica_writes", bytes: 4, per_node: 0 };
     /// A 16-bit stale-line count per copy (a replicating policy).
-    pub const STALE: PerPage = PerPage {
-        name: "stale",
-        bytes: 0,
-        per_node: 2,
-    };
+    pub const STALE: PerPage = PerPage { name: "stale", bytes: 0, per_node: 2 };
     /// A 16-bit access counter per node (a policy that reads counters or samples into them).
-    pub const COUNTERS: PerPage = PerPage {
-        name: "counters",
-        bytes: 0,
-        per_node: 2,
-    };
+    pub const COUNTERS: PerPage = PerPage { name: "counters", bytes: 0, per_node: 2 };
     /// A cost-aware gate's last target, agreement tally and home before its first move
     /// (`dynamic::cost`).
-    pub const COST_GATE: PerPage = PerPage {
-        name: "cost_gate",
-        bytes: 4,
-        per_node: 0,
-    };
+    pub const COST_GATE: PerPage = PerPage { name: "cost_gate", bytes: 4, per_node: 0 };
     /// The revoked flag (a policy that observes hinting faults).
-    pub const REVOKED: PerPage = PerPage {
-        name: "revoked",
-        bytes: 1,
-        per_node: 0,
-    };
+    pub const REVOKED: PerPage = PerPage { name: "revoked", bytes: 1, per_node: 0 };
     /// The page-table entry's referenced byte (a policy that also reclaims by it).
-    pub const REFERENCED: PerPage = PerPage {
-        name: "referenced",
-        bytes: 1,
-        per_node: 0,
-    };
+    pub const REFERENCED: PerPage = PerPage { name: "referenced", bytes: 1, per_node: 0 };
     /// The reclaimer's LRU flags, the policy's own (`dynamic::tiering::Reclaim`).
-    pub const RECLAIM_FLAGS: PerPage = PerPage {
-        name: "reclaim_flags",
-        bytes: 1,
-        per_node: 0,
-    };
+    pub const RECLAIM_FLAGS: PerPage = PerPage { name: "reclaim_flags", bytes: 1, per_node: 0 };
 
     /// No dynamic policy.
     pub const NO_POLICY: &[PerPage] = &[HOME];
@@ -102,14 +66,7 @@ pub mod layout {
     /// four bytes a page.
     pub const TIERED: &[PerPage] = &[HOME, REVOKED, REFERENCED, RECLAIM_FLAGS];
     /// A replicating policy, perhaps cost-aware: the largest.
-    pub const REPLICATING: &[PerPage] = &[
-        HOME,
-        REPLICA_MASK,
-        REPLICA_WRITES,
-        COUNTERS,
-        STALE,
-        COST_GATE,
-    ];
+    pub const REPLICATING: &[PerPage] = &[HOME, REPLICA_MASK, REPLICA_WRITES, COUNTERS, STALE, COST_GATE];
     /// Every layout a run with a dynamic policy may have.
     pub const WITH_POLICY: &[&[PerPage]] = &[COUNTING, FAULTING, TIERED, REPLICATING];
 
@@ -130,11 +87,7 @@ pub mod layout {
 /// ([`layout::WITH_POLICY`]; a replicating one's, 17 + 4 × nodes). Saturates rather than wraps.
 pub fn run_state_bytes(pages: u64, nodes: usize, policy: bool) -> u64 {
     let per_page = if policy {
-        layout::WITH_POLICY
-            .iter()
-            .map(|l| layout::bytes_per_page(l, nodes))
-            .max()
-            .unwrap_or(0)
+        layout::WITH_POLICY.iter().map(|l| layout::bytes_per_page(l, nodes)).max().unwrap_or(0)
     } else {
         layout::bytes_per_page(layout::NO_POLICY, nodes)
     };
@@ -148,11 +101,7 @@ pub fn run_state_bytes(pages: u64, nodes: usize, policy: bool) -> u64 {
 /// [`ModelError::StateTooLarge`], naming `what` and the bytes it would need.
 pub fn check_state_bytes(what: &str, bytes: u64) -> Result<(), ModelError> {
     if bytes > MAX_STATE_BYTES {
-        return Err(ModelError::StateTooLarge {
-            what: what.to_string(),
-            needed_bytes: bytes,
-            limit_bytes: MAX_STATE_BYTES,
-        });
+        return Err(ModelError::StateTooLarge { what: what.to_string(), needed_bytes: bytes, limit_bytes: MAX_STATE_BYTES });
     }
     Ok(())
 }
@@ -186,13 +135,7 @@ impl Placer<'_> {
 
     /// [`PageTable::place`], `home` being the table's home bytes.
     #[inline]
-    pub fn place(
-        &mut self,
-        home: &mut [u8],
-        page: PageNo,
-        preferred: NodeId,
-        machine: &Machine,
-    ) -> NodeId {
+    pub fn place(&mut self, home: &mut [u8], page: PageNo, preferred: NodeId, machine: &Machine) -> NodeId {
         if self.has_room(preferred) {
             self.put(home, page, preferred, false);
             return preferred;
@@ -206,10 +149,7 @@ impl Placer<'_> {
     /// `preferred` has no room for goes.
     #[inline]
     pub fn fallback(&self, preferred: NodeId, machine: &Machine) -> NodeId {
-        *machine.nearest[preferred.index()]
-            .iter()
-            .find(|n| self.has_room(**n))
-            .expect("footprint was checked against capacity")
+        *machine.nearest[preferred.index()].iter().find(|n| self.has_room(**n)).expect("footprint was checked against capacity")
     }
 
     /// Places untouched `page` on `node`, which has room: where the placement wanted it, or
@@ -265,15 +205,7 @@ impl PageTable {
     /// as [`PageTable::place`] does) and the replica masks, borrowed at once.
     #[inline]
     pub fn placer(&mut self) -> (&mut [u8], Placer<'_>, &[u64]) {
-        (
-            &mut self.home,
-            Placer {
-                used: &mut self.used,
-                capacity: &self.capacity,
-                fallbacks: &mut self.fallbacks,
-            },
-            &self.replicas,
-        )
+        (&mut self.home, Placer { used: &mut self.used, capacity: &self.capacity, fallbacks: &mut self.fallbacks }, &self.replicas)
     }
 
     /// Moves a placed page to `to`, or to the nearest node with room when `to` is full (as
@@ -281,14 +213,8 @@ impl PageTable {
     /// page is already there or no node has room.
     pub fn migrate(&mut self, page: PageNo, to: NodeId, machine: &Machine) -> Option<NodeId> {
         let from = self.home(page)?;
-        debug_assert_eq!(
-            self.replicas(page),
-            0,
-            "collapse a page's replicas before migrating it"
-        );
-        let node = *machine.nearest[to.index()]
-            .iter()
-            .find(|n| self.used[n.index()] < self.capacity[n.index()] || **n == from)?;
+        debug_assert_eq!(self.replicas(page), 0, "collapse a page's replicas before migrating it");
+        let node = *machine.nearest[to.index()].iter().find(|n| self.used[n.index()] < self.capacity[n.index()] || **n == from)?;
         if node == from {
             return None;
         }
@@ -312,13 +238,8 @@ impl PageTable {
     /// Adds a replica of a placed page on `node` (nodes 0..64). Returns false when the page
     /// lives there already, has a replica there, or the node has no room.
     pub fn replicate(&mut self, page: PageNo, node: NodeId) -> bool {
-        let Some(home) = self.home(page) else {
-            return false;
-        };
-        if home == node
-            || node.index() >= 64
-            || self.used[node.index()] >= self.capacity[node.index()]
-        {
+        let Some(home) = self.home(page) else { return false };
+        if home == node || node.index() >= 64 || self.used[node.index()] >= self.capacity[node.index()] {
             return false;
         }
         if self.replicas.is_empty() {
@@ -335,9 +256,7 @@ impl PageTable {
 
     /// Removes every replica of `page`; returns how many there were.
     pub fn collapse(&mut self, page: PageNo) -> u32 {
-        let Some(mask) = self.replicas.get_mut(page.0 as usize) else {
-            return 0;
-        };
+        let Some(mask) = self.replicas.get_mut(page.0 as usize) else { return 0 };
         let n = mask.count_ones();
         for node in 0..64 {
             if *mask & (1 << node) != 0 {
@@ -355,11 +274,7 @@ impl PageTable {
 
     /// Free pages on each node.
     pub fn free_per_node(&self) -> Vec<u64> {
-        self.capacity
-            .iter()
-            .zip(&self.used)
-            .map(|(c, u)| c - u)
-            .collect()
+        self.capacity.iter().zip(&self.used).map(|(c, u)| c - u).collect()
     }
 
     /// Pages placed on each node.
@@ -370,10 +285,7 @@ impl PageTable {
     /// The bytes its per-page vectors hold ([`layout::HOME`], [`layout::REPLICA_MASK`]), by
     /// their capacities: `(home, replica masks)`.
     pub fn state_bytes(&self) -> (u64, u64) {
-        (
-            self.home.capacity() as u64,
-            (self.replicas.capacity() * std::mem::size_of::<u64>()) as u64,
-        )
+        (self.home.capacity() as u64, (self.replicas.capacity() * std::mem::size_of::<u64>()) as u64)
     }
 
     /// Pages that could not go where the placement wanted because that node was full.
@@ -399,15 +311,8 @@ mod tests {
     fn simulator_state_is_bounded_before_allocation() {
         // Every page number fits without a policy; 254 nodes' counters for 2^32 pages do not.
         assert_eq!(run_state_bytes(1 << 32, 254, false), 1 << 32);
-        assert_eq!(
-            check_state_bytes("a run", run_state_bytes(1 << 32, 254, false)),
-            Ok(())
-        );
-        let e = check_state_bytes(
-            "a run of 4294967296 pages",
-            run_state_bytes(1 << 32, 254, true),
-        )
-        .unwrap_err();
+        assert_eq!(check_state_bytes("a run", run_state_bytes(1 << 32, 254, false)), Ok(()));
+        let e = check_state_bytes("a run of 4294967296 pages", run_state_bytes(1 << 32, 254, true)).unwrap_err();
         assert_eq!(
             e.to_string(),
             "out of memory: a run of 4294967296 pages needs 4436701216768 bytes of simulator state, more than the bound of 17179869184 bytes"
@@ -422,11 +327,7 @@ mod tests {
         assert_eq!(layout::bytes_per_page(layout::TIERED, 2), 4);
         assert_eq!(layout::bytes_per_page(layout::NO_POLICY, 8), 1);
         for nodes in [1, 2, 8, 254] {
-            let largest = layout::WITH_POLICY
-                .iter()
-                .map(|l| layout::bytes_per_page(l, nodes))
-                .max()
-                .unwrap();
+            let largest = layout::WITH_POLICY.iter().map(|l| layout::bytes_per_page(l, nodes)).max().unwrap();
             assert_eq!(largest, layout::bytes_per_page(layout::REPLICATING, nodes));
             assert_eq!(largest, 17 + 4 * nodes as u64);
             assert_eq!(run_state_bytes(1 << 28, nodes, true), (1 << 28) * largest);
@@ -434,13 +335,7 @@ mod tests {
                 assert!(layout::bytes_per_page(l, nodes) <= largest);
             }
         }
-        assert_eq!(
-            check_state_bytes(
-                "a run",
-                (1 << 28) * layout::bytes_per_page(layout::TIERED, 2)
-            ),
-            Ok(())
-        );
+        assert_eq!(check_state_bytes("a run", (1 << 28) * layout::bytes_per_page(layout::TIERED, 2)), Ok(()));
     }
 
     #[test]

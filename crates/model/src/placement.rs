@@ -79,11 +79,7 @@ impl PlacementCaps {
     }
 }
 
-const MOVES: PlacementCaps = PlacementCaps {
-    kernel_default: false,
-    one_node: false,
-    needs_profile: false,
-};
+const MOVES: PlacementCaps = PlacementCaps { kernel_default: false, one_node: false, needs_profile: false };
 
 /// A placement's constructor: resolved parameters, the machine and the run seed.
 pub type Build = fn(&Resolved, &Machine, u64) -> Result<Box<dyn Placement>, ModelError>;
@@ -92,10 +88,7 @@ pub type Build = fn(&Resolved, &Machine, u64) -> Result<Box<dyn Placement>, Mode
 pub type PlacementInfo = Info<Build, PlacementCaps>;
 
 /// Every placement, keyed by the name users type.
-pub const REGISTRY: Registry<Build, PlacementCaps> = Registry {
-    kind: "placement",
-    groups: &[PLACEMENTS],
-};
+pub const REGISTRY: Registry<Build, PlacementCaps> = Registry { kind: "placement", groups: &[PLACEMENTS] };
 
 const PLACEMENTS: &[PlacementInfo] = &[
     PlacementInfo {
@@ -187,11 +180,7 @@ pub fn resolve(spec: &Spec) -> Result<(&'static PlacementInfo, Resolved), ModelE
 ///
 /// # Errors
 /// An unknown name (listing the known ones) or a bad parameter.
-pub fn build(
-    spec: &Spec,
-    machine: &Machine,
-    seed: u64,
-) -> Result<(Box<dyn Placement>, Resolved), ModelError> {
+pub fn build(spec: &Spec, machine: &Machine, seed: u64) -> Result<(Box<dyn Placement>, Resolved), ModelError> {
     let (info, resolved) = resolve(spec)?;
     let p = (info.build)(&resolved, machine, seed)?;
     Ok((p, resolved))
@@ -206,11 +195,7 @@ pub fn check_driver(info: &PlacementInfo, driver: Driver) -> Result<(), ModelErr
     if info.caps.runs_on(driver) {
         return Ok(());
     }
-    let mut can: Vec<&str> = REGISTRY
-        .iter()
-        .filter(|i| i.caps.runs_on(driver))
-        .map(|i| i.name)
-        .collect();
+    let mut can: Vec<&str> = REGISTRY.iter().filter(|i| i.caps.runs_on(driver)).map(|i| i.name).collect();
     can.sort_unstable();
     Err(ModelError::Config(format!(
         "placement '{}' cannot run in the {}: it {NEEDS_PROFILE}; the {} runs: {}",
@@ -241,11 +226,7 @@ pub fn check_driver(info: &PlacementInfo, driver: Driver) -> Result<(), ModelErr
 pub fn oracle_homes(counts: &[u64], memory: &[bool]) -> Vec<u8> {
     let nodes = memory.len();
     assert!((1..UNTOUCHED as usize).contains(&nodes), "{nodes} nodes");
-    assert_eq!(
-        counts.len() % nodes,
-        0,
-        "counts are not a whole number of pages"
-    );
+    assert_eq!(counts.len() % nodes, 0, "counts are not a whole number of pages");
     counts
         .chunks_exact(nodes)
         .enumerate()
@@ -257,13 +238,7 @@ pub fn oracle_homes(counts: &[u64], memory: &[bool]) -> Vec<u8> {
             }
             let tied = voters().filter(|&c| c == most).count();
             let pick = page % tied;
-            let (n, _) = row
-                .iter()
-                .zip(memory)
-                .enumerate()
-                .filter(|(_, (&c, &m))| m && c == most)
-                .nth(pick)
-                .expect("a tied node");
+            let (n, _) = row.iter().zip(memory).enumerate().filter(|(_, (&c, &m))| m && c == most).nth(pick).expect("a tied node");
             n as u8
         })
         .collect()
@@ -284,9 +259,7 @@ impl Oracle {
     /// If `counts` is not a whole number of pages of `machine`.
     pub fn from_counts(counts: &[u64], machine: &Machine) -> Self {
         let memory: Vec<bool> = machine.capacity_pages.iter().map(|&c| c > 0).collect();
-        Oracle {
-            homes: oracle_homes(counts, &memory),
-        }
+        Oracle { homes: oracle_homes(counts, &memory) }
     }
 
     /// The table: each page's home node, or [`UNTOUCHED`].
@@ -358,15 +331,8 @@ mod tests {
     fn machine(nodes: usize) -> Machine {
         let lat: Vec<String> = (0..nodes)
             .map(|i| {
-                let row: Vec<String> = (0..nodes)
-                    .map(|j| {
-                        if i == j {
-                            "100.0".into()
-                        } else {
-                            "200.0".into()
-                        }
-                    })
-                    .collect();
+                let row: Vec<String> =
+                    (0..nodes).map(|j| if i == j { "100.0".into() } else { "200.0".into() }).collect();
                 format!("[{}]", row.join(", "))
             })
             .collect();
@@ -377,28 +343,15 @@ mod tests {
         for _ in 0..nodes {
             t.push_str("[[nodes]]\ncpus = 1\nmemory_mib = 64\nbandwidth_gbps = 1.0\n");
         }
-        t.push_str(
-            "[migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n",
-        );
+        t.push_str("[migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n");
         Machine::from_toml_str(&t, "m").unwrap()
     }
 
     fn place_all(name: &str, m: &Machine, pages: u32) -> Vec<u8> {
         let (p, _) = build(&Spec::parse(name).unwrap(), m, 42).unwrap();
-        let region = Region {
-            name: "a".into(),
-            first_page: 0,
-            pages,
-        };
+        let region = Region { name: "a".into(), first_page: 0, pages };
         (0..pages)
-            .map(|pg| {
-                p.place(&PlaceRequest {
-                    page: PageNo(pg),
-                    region: &region,
-                    toucher: NodeId(3),
-                })
-                .0
-            })
+            .map(|pg| p.place(&PlaceRequest { page: PageNo(pg), region: &region, toucher: NodeId(3) }).0)
             .collect()
     }
 
@@ -406,10 +359,7 @@ mod tests {
     fn schemes_place_as_documented() {
         let m = machine(4);
         assert!(place_all("first-touch", &m, 8).iter().all(|&n| n == 3));
-        assert_eq!(
-            place_all("round-robin", &m, 8),
-            vec![0, 1, 2, 3, 0, 1, 2, 3]
-        );
+        assert_eq!(place_all("round-robin", &m, 8), vec![0, 1, 2, 3, 0, 1, 2, 3]);
         assert!(place_all("worst-case", &m, 8).iter().all(|&n| n == 0));
         assert!(place_all("bind:node=2", &m, 8).iter().all(|&n| n == 2));
         assert_eq!(place_all("block", &m, 8), vec![0, 0, 1, 1, 2, 2, 3, 3]);
@@ -428,49 +378,24 @@ mod tests {
         }
         assert_eq!(a, place_all("random", &m, 40_000));
         let (other, _) = build(&Spec::parse("random").unwrap(), &m, 43).unwrap();
-        let region = Region {
-            name: "a".into(),
-            first_page: 0,
-            pages: 64,
-        };
+        let region = Region { name: "a".into(), first_page: 0, pages: 64 };
         let b: Vec<u8> = (0..64)
-            .map(|pg| {
-                other
-                    .place(&PlaceRequest {
-                        page: PageNo(pg),
-                        region: &region,
-                        toucher: NodeId(0),
-                    })
-                    .0
-            })
+            .map(|pg| other.place(&PlaceRequest { page: PageNo(pg), region: &region, toucher: NodeId(0) }).0)
             .collect();
-        assert_ne!(
-            b,
-            a[..64].to_vec(),
-            "a different seed gives a different placement"
-        );
+        assert_ne!(b, a[..64].to_vec(), "a different seed gives a different placement");
     }
 
     #[test]
     fn unknown_and_bad_names_are_explained() {
         let m = machine(2);
-        let e = build(&Spec::parse("nearest").unwrap(), &m, 0)
-            .err()
-            .unwrap();
+        let e = build(&Spec::parse("nearest").unwrap(), &m, 0).err().unwrap();
         assert_eq!(
             e.to_string(),
             "unknown placement 'nearest' (known: bind, block, first-touch, oracle, random, round-robin, worst-case)"
         );
-        let e = build(&Spec::parse("bind:node=5").unwrap(), &m, 0)
-            .err()
-            .unwrap();
-        assert_eq!(
-            e.to_string(),
-            "placement 'bind': node=5: machine 'm' has nodes 0..1"
-        );
-        let e = build(&Spec::parse("first-touch:x=1").unwrap(), &m, 0)
-            .err()
-            .unwrap();
+        let e = build(&Spec::parse("bind:node=5").unwrap(), &m, 0).err().unwrap();
+        assert_eq!(e.to_string(), "placement 'bind': node=5: machine 'm' has nodes 0..1");
+        let e = build(&Spec::parse("first-touch:x=1").unwrap(), &m, 0).err().unwrap();
         assert!(e.to_string().contains("it takes no parameters"), "{e}");
     }
 
@@ -533,43 +458,18 @@ mod tests {
         ];
         let o = Oracle::from_counts(&counts, &m);
         assert_eq!(o.homes(), &[2, UNTOUCHED]);
-        let region = Region {
-            name: "a".into(),
-            first_page: 0,
-            pages: 3,
-        };
-        let at = |page: u32, toucher: u8| {
-            o.place(&PlaceRequest {
-                page: PageNo(page),
-                region: &region,
-                toucher: NodeId(toucher),
-            })
-            .0
-        };
-        assert_eq!(
-            (at(0, 3), at(0, 1)),
-            (2, 2),
-            "a profiled page goes home whoever touches it"
-        );
-        assert_eq!(
-            (at(1, 3), at(1, 1)),
-            (3, 1),
-            "an unprofiled page goes where first-touch puts it"
-        );
+        let region = Region { name: "a".into(), first_page: 0, pages: 3 };
+        let at = |page: u32, toucher: u8| o.place(&PlaceRequest { page: PageNo(page), region: &region, toucher: NodeId(toucher) }).0;
+        assert_eq!((at(0, 3), at(0, 1)), (2, 2), "a profiled page goes home whoever touches it");
+        assert_eq!((at(1, 3), at(1, 1)), (3, 1), "an unprofiled page goes where first-touch puts it");
         assert_eq!(at(2, 0), 0, "a page beyond the table too");
     }
 
     #[test]
     fn the_oracle_is_built_only_from_a_profile_and_refused_by_the_runtime() {
         let m = machine(2);
-        let e = build(&Spec::parse("oracle").unwrap(), &m, 0)
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(
-            !e.contains('\n') && e.starts_with("placement 'oracle' is computed from a profile"),
-            "{e}"
-        );
+        let e = build(&Spec::parse("oracle").unwrap(), &m, 0).err().unwrap().to_string();
+        assert!(!e.contains('\n') && e.starts_with("placement 'oracle' is computed from a profile"), "{e}");
         assert!(e.contains("numaplace sim --placement oracle"), "{e}");
         let (info, _) = resolve(&Spec::parse("oracle").unwrap()).unwrap();
         assert!(info.caps.needs_profile && !info.caps.kernel_default && !info.caps.one_node);
@@ -581,11 +481,7 @@ mod tests {
              which only the simulator makes (numaplace sim --placement oracle); the runtime runs: bind, block, first-touch, random, round-robin, worst-case"
         );
         for other in REGISTRY.iter().filter(|i| i.name != ORACLE) {
-            assert!(
-                !other.caps.needs_profile && check_driver(other, Driver::Runtime).is_ok(),
-                "{}",
-                other.name
-            );
+            assert!(!other.caps.needs_profile && check_driver(other, Driver::Runtime).is_ok(), "{}", other.name);
         }
     }
 }

@@ -46,9 +46,7 @@ impl<B, C> Registry<B, C> {
     /// # Errors
     /// An unknown name, with the known ones listed.
     pub fn get(&self, name: &str) -> Result<&'static Info<B, C>, ModelError> {
-        self.iter()
-            .find(|i| i.name == name)
-            .ok_or_else(|| ModelError::unknown(self.kind, name, self.names()))
+        self.iter().find(|i| i.name == name).ok_or_else(|| ModelError::unknown(self.kind, name, self.names()))
     }
 
     /// Finds `spec`'s entry and checks its parameters (names, types, ranges): everything that
@@ -67,29 +65,15 @@ mod tests {
     use super::*;
     use crate::spec::ParamKind;
 
-    const A: &[Info<u8>] = &[Info {
-        name: "a",
-        doc: "first",
-        params: &[],
-        caps: (),
-        build: 1,
-    }];
+    const A: &[Info<u8>] = &[Info { name: "a", doc: "first", params: &[], caps: (), build: 1 }];
     const B: &[Info<u8>] = &[Info {
         name: "b",
         doc: "second",
-        params: &[ParamDecl {
-            name: "n",
-            kind: ParamKind::UINT,
-            default: "3",
-            doc: "a number",
-        }],
+        params: &[ParamDecl { name: "n", kind: ParamKind::UINT, default: "3", doc: "a number" }],
         caps: (),
         build: 2,
     }];
-    const R: Registry<u8> = Registry {
-        kind: "widget",
-        groups: &[A, B],
-    };
+    const R: Registry<u8> = Registry { kind: "widget", groups: &[A, B] };
 
     #[test]
     fn groups_are_listed_in_order() {
@@ -107,11 +91,7 @@ mod tests {
     fn resolve_checks_parameters_under_the_kind() {
         let (_, r) = R.resolve(&Spec::parse("b:n=4").unwrap()).unwrap();
         assert_eq!(r.uint("n"), 4);
-        let e = R
-            .resolve(&Spec::parse("b:m=4").unwrap())
-            .err()
-            .unwrap()
-            .to_string();
+        let e = R.resolve(&Spec::parse("b:m=4").unwrap()).err().unwrap().to_string();
         assert!(e.starts_with("widget 'b': unknown parameter 'm'"), "{e}");
     }
 }

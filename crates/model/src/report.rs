@@ -98,15 +98,9 @@ mod tests {
         r.count("frozen_pages", 3);
         r.number("share", None);
         r.numbers("per_thread", Some(vec![0.5, 1.0]));
-        assert_eq!(
-            serde_json::to_string(&r).unwrap(),
-            r#"{"frozen_pages":3,"share":null,"per_thread":[0.5,1.0]}"#
-        );
+        assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"frozen_pages":3,"share":null,"per_thread":[0.5,1.0]}"#);
         assert_eq!(r.count_of("frozen_pages"), 3);
         assert_eq!(r.count_of("absent"), 0);
-        assert_eq!(
-            r.names().collect::<Vec<_>>(),
-            ["frozen_pages", "share", "per_thread"]
-        );
+        assert_eq!(r.names().collect::<Vec<_>>(), ["frozen_pages", "share", "per_thread"]);
     }
 }

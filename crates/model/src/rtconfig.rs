@@ -188,17 +188,8 @@ mod tests {
     #[test]
     fn names_and_variables_are_unique_and_variables_follow_the_names() {
         for (i, o) in OPTIONS.iter().enumerate() {
-            assert_eq!(
-                o.env,
-                format!("NUMAPLACE_{}", o.name.to_uppercase()),
-                "{}",
-                o.name
-            );
-            assert!(
-                OPTIONS[..i].iter().all(|p| p.name != o.name),
-                "{} twice",
-                o.name
-            );
+            assert_eq!(o.env, format!("NUMAPLACE_{}", o.name.to_uppercase()), "{}", o.name);
+            assert!(OPTIONS[..i].iter().all(|p| p.name != o.name), "{} twice", o.name);
         }
         assert!(option("source").is_some() && option("colour").is_none());
     }
@@ -208,11 +199,7 @@ mod tests {
         for o in OPTIONS {
             if let RtKind::Choice(words) = o.kind {
                 assert!(words.contains(&o.default), "{}", o.name);
-                assert!(
-                    o.launcher.map_or(true, |l| words.contains(&l)),
-                    "{}",
-                    o.name
-                );
+                assert!(o.launcher.map_or(true, |l| words.contains(&l)), "{}", o.name);
             }
         }
     }

@@ -48,23 +48,14 @@ pub const MAX_EPOCH_RECORDS: u64 = 1 << 24;
 
 impl ParamKind {
     /// A count of timed iterations, 0 (initialisation only) to [`MAX_ITERATIONS`].
-    pub const ITERATIONS: ParamKind = ParamKind::UInt {
-        min: 0,
-        max: MAX_ITERATIONS,
-    };
+    pub const ITERATIONS: ParamKind = ParamKind::UInt { min: 0, max: MAX_ITERATIONS };
     /// How many times a step repeats within one epoch (sweeps, cycles, repeats), at most 64:
     /// each multiplies the epoch's records, and a workload holds one epoch in memory.
     pub const REPEATS: ParamKind = ParamKind::UInt { min: 0, max: 64 };
     /// Any non-negative integer.
-    pub const UINT: ParamKind = ParamKind::UInt {
-        min: 0,
-        max: u64::MAX,
-    };
+    pub const UINT: ParamKind = ParamKind::UInt { min: 0, max: u64::MAX };
     /// A positive integer: a count for which 0 means nothing.
-    pub const COUNT: ParamKind = ParamKind::UInt {
-        min: 1,
-        max: u64::MAX,
-    };
+    pub const COUNT: ParamKind = ParamKind::UInt { min: 1, max: u64::MAX };
 }
 
 /// The range of an integer parameter in words, as help text and errors say it.
@@ -130,44 +121,26 @@ impl Spec {
             None => (text, None),
         };
         if name.is_empty() {
-            return Err(ModelError::Spec(format!(
-                "'{}': missing name before ':'",
-                shown(text)
-            )));
+            return Err(ModelError::Spec(format!("'{}': missing name before ':'", shown(text))));
         }
         let mut params: Vec<(String, String)> = Vec::new();
         if let Some(rest) = rest {
             for pair in rest.split(',') {
                 let pair = pair.trim();
                 let Some((k, v)) = pair.split_once('=') else {
-                    return Err(ModelError::Spec(format!(
-                        "'{}': parameter '{}' is not of the form key=value",
-                        shown(text),
-                        shown(pair)
-                    )));
+                    return Err(ModelError::Spec(format!("'{}': parameter '{}' is not of the form key=value", shown(text), shown(pair))));
                 };
                 let (k, v) = (k.trim(), v.trim());
                 if k.is_empty() || v.is_empty() {
-                    return Err(ModelError::Spec(format!(
-                        "'{}': parameter '{}' needs both a key and a value",
-                        shown(text),
-                        shown(pair)
-                    )));
+                    return Err(ModelError::Spec(format!("'{}': parameter '{}' needs both a key and a value", shown(text), shown(pair))));
                 }
                 if params.iter().any(|(pk, _)| pk == k) {
-                    return Err(ModelError::Spec(format!(
-                        "'{}': key '{}' given twice",
-                        shown(text),
-                        shown(k)
-                    )));
+                    return Err(ModelError::Spec(format!("'{}': key '{}' given twice", shown(text), shown(k))));
                 }
                 params.push((k.to_string(), v.to_string()));
             }
         }
-        Ok(Spec {
-            name: name.to_string(),
-            params,
-        })
+        Ok(Spec { name: name.to_string(), params })
     }
 
     /// Checks this spec against `decls` (the parameters of plug-in `kind` named `self.name`) and
@@ -181,40 +154,21 @@ impl Spec {
                 let valid = if decls.is_empty() {
                     "it takes no parameters".to_string()
                 } else {
-                    format!(
-                        "valid keys: {}",
-                        decls.iter().map(|d| d.name).collect::<Vec<_>>().join(", ")
-                    )
+                    format!("valid keys: {}", decls.iter().map(|d| d.name).collect::<Vec<_>>().join(", "))
                 };
-                return Err(ModelError::Spec(format!(
-                    "{kind} '{}': unknown parameter '{}' ({valid})",
-                    shown(&self.name),
-                    shown(k)
-                )));
+                return Err(ModelError::Spec(format!("{kind} '{}': unknown parameter '{}' ({valid})", shown(&self.name), shown(k))));
             }
         }
         let mut values = Vec::with_capacity(decls.len());
         for d in decls {
-            let given = self
-                .params
-                .iter()
-                .find(|(k, _)| k == d.name)
-                .map(|(_, v)| v.as_str());
+            let given = self.params.iter().find(|(k, _)| k == d.name).map(|(_, v)| v.as_str());
             let text = given.unwrap_or(d.default);
             let v = parse_value(d, text).map_err(|why| {
-                ModelError::Spec(format!(
-                    "{kind} '{}': {}={}: {why}",
-                    shown(&self.name),
-                    d.name,
-                    shown(text)
-                ))
+                ModelError::Spec(format!("{kind} '{}': {}={}: {why}", shown(&self.name), d.name, shown(text)))
             })?;
             values.push((d.name, v));
         }
-        Ok(Resolved {
-            name: self.name.clone(),
-            values,
-        })
+        Ok(Resolved { name: self.name.clone(), values })
     }
 }
 
@@ -235,11 +189,7 @@ fn parse_value(d: &ParamDecl, text: &str) -> Result<Value, String> {
             Ok(Value::Float(v))
         }
         ParamKind::Word => {
-            if !text.is_empty()
-                && text
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+'))
-            {
+            if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+')) {
                 Ok(Value::Text(text.to_string()))
             } else {
                 Err("expected a word of letters, digits, '_', '-' and '+'".to_string())
@@ -345,23 +295,14 @@ pub fn describe(decls: &[ParamDecl]) -> String {
         .iter()
         .map(|d| {
             let ty = match d.kind {
-                ParamKind::UInt {
-                    min: 0,
-                    max: u64::MAX,
-                } => "integer".to_string(),
-                ParamKind::UInt { min, max } => {
-                    uint_range(min, max).trim_start_matches("an ").to_string()
-                }
+                ParamKind::UInt { min: 0, max: u64::MAX } => "integer".to_string(),
+                ParamKind::UInt { min, max } => uint_range(min, max).trim_start_matches("an ").to_string(),
                 ParamKind::Float { min, max } => format!("number in [{min}, {max}]"),
                 ParamKind::Choice(w) => w.join("|"),
                 ParamKind::Word => "word".to_string(),
                 ParamKind::Text => "text".to_string(),
             };
-            let ty = if d.default == "auto" {
-                format!("{ty} or auto")
-            } else {
-                ty
-            };
+            let ty = if d.default == "auto" { format!("{ty} or auto") } else { ty };
             format!("  {}={} ({ty}): {}", d.name, d.default, d.doc)
         })
         .collect::<Vec<_>>()
@@ -374,24 +315,9 @@ mod tests {
     use proptest::prelude::*;
 
     const DECLS: &[ParamDecl] = &[
-        ParamDecl {
-            name: "node",
-            kind: ParamKind::UINT,
-            default: "0",
-            doc: "a node",
-        },
-        ParamDecl {
-            name: "pattern",
-            kind: ParamKind::Choice(&["a", "b"]),
-            default: "a",
-            doc: "p",
-        },
-        ParamDecl {
-            name: "x",
-            kind: ParamKind::Float { min: 0.0, max: 1.0 },
-            default: "0.5",
-            doc: "x",
-        },
+        ParamDecl { name: "node", kind: ParamKind::UINT, default: "0", doc: "a node" },
+        ParamDecl { name: "pattern", kind: ParamKind::Choice(&["a", "b"]), default: "a", doc: "p" },
+        ParamDecl { name: "x", kind: ParamKind::Float { min: 0.0, max: 1.0 }, default: "0.5", doc: "x" },
     ];
 
     #[test]
@@ -406,23 +332,14 @@ mod tests {
 
     #[test]
     fn canonical_form_round_trips() {
-        let r = Spec::parse("t:x=0.25,pattern=b")
-            .unwrap()
-            .resolve("w", DECLS)
-            .unwrap();
-        let again = Spec::parse(&r.to_string())
-            .unwrap()
-            .resolve("w", DECLS)
-            .unwrap();
+        let r = Spec::parse("t:x=0.25,pattern=b").unwrap().resolve("w", DECLS).unwrap();
+        let again = Spec::parse(&r.to_string()).unwrap().resolve("w", DECLS).unwrap();
         assert_eq!(r, again);
     }
 
     #[test]
     fn unknown_key_lists_valid_keys() {
-        let e = Spec::parse("bind:nod=1")
-            .unwrap()
-            .resolve("placement", DECLS)
-            .unwrap_err();
+        let e = Spec::parse("bind:nod=1").unwrap().resolve("placement", DECLS).unwrap_err();
         assert_eq!(
             e.to_string(),
             "placement 'bind': unknown parameter 'nod' (valid keys: node, pattern, x)"
@@ -431,75 +348,31 @@ mod tests {
 
     #[test]
     fn bad_values_are_named() {
-        let e = Spec::parse("t:pattern=c")
-            .unwrap()
-            .resolve("workload", DECLS)
-            .unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "workload 't': pattern=c: expected one of: a, b"
-        );
-        let e = Spec::parse("t:x=2")
-            .unwrap()
-            .resolve("workload", DECLS)
-            .unwrap_err();
-        assert!(
-            e.to_string().contains("x=2: expected a number in [0, 1]"),
-            "{e}"
-        );
-        let e = Spec::parse("t:node=-1")
-            .unwrap()
-            .resolve("workload", DECLS)
-            .unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("node=-1: expected a non-negative integer"),
-            "{e}"
-        );
+        let e = Spec::parse("t:pattern=c").unwrap().resolve("workload", DECLS).unwrap_err();
+        assert_eq!(e.to_string(), "workload 't': pattern=c: expected one of: a, b");
+        let e = Spec::parse("t:x=2").unwrap().resolve("workload", DECLS).unwrap_err();
+        assert!(e.to_string().contains("x=2: expected a number in [0, 1]"), "{e}");
+        let e = Spec::parse("t:node=-1").unwrap().resolve("workload", DECLS).unwrap_err();
+        assert!(e.to_string().contains("node=-1: expected a non-negative integer"), "{e}");
         // A declared range is enforced at both ends and said in the error and the help.
-        const R: &[ParamDecl] = &[ParamDecl {
-            name: "k",
-            kind: ParamKind::UInt { min: 2, max: 5 },
-            default: "2",
-            doc: "k",
-        }];
+        const R: &[ParamDecl] = &[ParamDecl { name: "k", kind: ParamKind::UInt { min: 2, max: 5 }, default: "2", doc: "k" }];
         for bad in ["1", "6", "x"] {
-            let e = Spec::parse(&format!("t:k={bad}"))
-                .unwrap()
-                .resolve("workload", R)
-                .unwrap_err();
-            assert_eq!(
-                e.to_string(),
-                format!("workload 't': k={bad}: expected an integer in [2, 5]")
-            );
+            let e = Spec::parse(&format!("t:k={bad}")).unwrap().resolve("workload", R).unwrap_err();
+            assert_eq!(e.to_string(), format!("workload 't': k={bad}: expected an integer in [2, 5]"));
         }
-        assert_eq!(
-            Spec::parse("t:k=5")
-                .unwrap()
-                .resolve("workload", R)
-                .unwrap()
-                .uint("k"),
-            5
-        );
+        assert_eq!(Spec::parse("t:k=5").unwrap().resolve("workload", R).unwrap().uint("k"), 5);
         assert_eq!(describe(R), "  k=2 (integer in [2, 5]): k");
     }
 
     #[test]
     fn auto_is_accepted_only_where_it_is_the_default() {
-        const A: &[ParamDecl] = &[ParamDecl {
-            name: "t",
-            kind: ParamKind::Float { min: 0.0, max: 9.0 },
-            default: "auto",
-            doc: "",
-        }];
+        const A: &[ParamDecl] =
+            &[ParamDecl { name: "t", kind: ParamKind::Float { min: 0.0, max: 9.0 }, default: "auto", doc: "" }];
         let mut r = Spec::parse("w").unwrap().resolve("workload", A).unwrap();
         assert!(r.is_auto("t"));
         r.set("t", Value::Float(2.5));
         assert_eq!(r.to_string(), "w:t=2.5");
-        assert!(Spec::parse("w:x=auto")
-            .unwrap()
-            .resolve("workload", DECLS)
-            .is_err());
+        assert!(Spec::parse("w:x=auto").unwrap().resolve("workload", DECLS).is_err());
     }
 
     #[test]

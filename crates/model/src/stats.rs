@@ -117,9 +117,7 @@ pub enum RecordValue {
 }
 
 /// A component's report as a record: its statistics by name.
-pub fn record(
-    report: &crate::report::Report,
-) -> std::collections::BTreeMap<String, Option<RecordValue>> {
+pub fn record(report: &crate::report::Report) -> std::collections::BTreeMap<String, Option<RecordValue>> {
     use crate::report::StatValue;
     report
         .names()
@@ -224,84 +222,38 @@ pub struct Field {
 }
 
 const fn f(name: &'static str, kind: Kind, doc: &'static str) -> Field {
-    Field {
-        name,
-        kind,
-        nullable: false,
-        doc,
-    }
+    Field { name, kind, nullable: false, doc }
 }
 
 const fn null(name: &'static str, kind: Kind, doc: &'static str) -> Field {
-    Field {
-        name,
-        kind,
-        nullable: true,
-        doc,
-    }
+    Field { name, kind, nullable: true, doc }
 }
 
 /// The keys of a [`RegionStats`], in the order written.
 pub const REGION: &[Field] = &[
-    f(
-        "name",
-        Kind::Text,
-        "the name the program registered it under, or malloc#N for a preloaded allocation",
-    ),
-    null(
-        "address",
-        Kind::Text,
-        "its first page's address (0x...); null when the program freed it before exit",
-    ),
+    f("name", Kind::Text, "the name the program registered it under, or malloc#N for a preloaded allocation"),
+    null("address", Kind::Text, "its first page's address (0x...); null when the program freed it before exit"),
     f("bytes", Kind::Integer, "bytes managed (whole pages)"),
     f("pages", Kind::Integer, "pages managed"),
-    f(
-        "before",
-        Kind::PerNode,
-        "pages per node before the runtime moved any",
-    ),
-    f(
-        "after",
-        Kind::PerNode,
-        "pages per node at exit, or when freed",
-    ),
+    f("before", Kind::PerNode, "pages per node before the runtime moved any"),
+    f("after", Kind::PerNode, "pages per node at exit, or when freed"),
 ];
 
 /// The keys of a [`ThreadStats`], in the order written.
 pub const THREAD: &[Field] = &[
-    f(
-        "tid",
-        Kind::Integer,
-        "its thread id (gettid); 0 pools the threads beyond the runtime's table of 256",
-    ),
+    f("tid", Kind::Integer, "its thread id (gettid); 0 pools the threads beyond the runtime's table of 256"),
     f("faults", Kind::Integer, "hinting faults its handler took"),
-    f(
-        "handler_s",
-        Kind::Number,
-        "time inside the fault handler for them, seconds",
-    ),
+    f("handler_s", Kind::Number, "time inside the fault handler for them, seconds"),
 ];
 
 /// The keys of an [`EpochStats`], in the order written.
 pub const EPOCH: &[Field] = &[
     f("t_s", Kind::Number, "seconds since the runtime started"),
-    f(
-        "kind",
-        Kind::Text,
-        "what triggered the decision: migrate, timer, fault, low-memory, record, replay or undo",
-    ),
+    f("kind", Kind::Text, "what triggered the decision: migrate, timer, fault, low-memory, record, replay or undo"),
     f("samples", Kind::Integer, "samples the decision saw"),
-    null(
-        "local_share",
-        Kind::Share,
-        "share of those samples taken on the node holding the page; null when unknown",
-    ),
+    null("local_share", Kind::Share, "share of those samples taken on the node holding the page; null when unknown"),
     f("moved", Kind::Integer, "pages moved"),
-    f(
-        "per_node",
-        Kind::PerNode,
-        "pages of all regions per node after the decision",
-    ),
+    f("per_node", Kind::PerNode, "pages of all regions per node after the decision"),
 ];
 
 /// The keys of a [`StatsFile`], in the order written.
@@ -366,9 +318,6 @@ mod tests {
             names.dedup();
             assert_eq!(names.len(), n, "a key twice in {table:?}");
         }
-        assert_eq!(
-            FILE[0].name, "numaplace_stats",
-            "readers find the version first"
-        );
+        assert_eq!(FILE[0].name, "numaplace_stats", "readers find the version first");
     }
 }

@@ -14,8 +14,8 @@ mod fast;
 mod host;
 
 pub use host::{
-    host_machine, host_machine_hmat, parse_cpulist, parse_meminfo_total_kb, sysfs_node_ids,
-    HostMachine, HostNode, HostOptions, HostPerf, LINUX_MIGRATION,
+    host_machine, host_machine_hmat, parse_cpulist, parse_meminfo_total_kb, sysfs_node_ids, HostMachine, HostNode, HostOptions,
+    HostPerf, LINUX_MIGRATION,
 };
 
 /// The TOML form of a machine, exactly as written.
@@ -199,44 +199,20 @@ fn dense_tiers(nodes: &[RawNode]) -> Vec<u8> {
     let mut present: Vec<u8> = nodes.iter().map(|nd| nd.memory.tier()).collect();
     present.sort_unstable();
     present.dedup();
-    nodes
-        .iter()
-        .map(|nd| {
-            present
-                .iter()
-                .position(|&t| t == nd.memory.tier())
-                .unwrap_or(0) as u8
-        })
-        .collect()
+    nodes.iter().map(|nd| present.iter().position(|&t| t == nd.memory.tier()).unwrap_or(0) as u8).collect()
 }
 
 /// Refuses `v` outside `[lo, hi]` (or not finite), naming the key, the value and the unit.
-fn in_range(
-    origin: &str,
-    key: &str,
-    v: f64,
-    (lo, hi): (f64, f64),
-    unit: &str,
-) -> Result<(), ModelError> {
+fn in_range(origin: &str, key: &str, v: f64, (lo, hi): (f64, f64), unit: &str) -> Result<(), ModelError> {
     if v.is_finite() && v >= lo && v <= hi {
         return Ok(());
     }
-    let unit = if unit.is_empty() {
-        String::new()
-    } else {
-        format!(" {unit}")
-    };
-    Err(err(
-        origin,
-        format!("{key} = {v}: must be a number in [{lo}, {hi}]{unit}"),
-    ))
+    let unit = if unit.is_empty() { String::new() } else { format!(" {unit}") };
+    Err(err(origin, format!("{key} = {v}: must be a number in [{lo}, {hi}]{unit}")))
 }
 
 fn err(origin: &str, message: impl Into<String>) -> ModelError {
-    ModelError::Machine {
-        origin: origin.to_string(),
-        message: message.into(),
-    }
+    ModelError::Machine { origin: origin.to_string(), message: message.into() }
 }
 
 /// Converts a TOML deserialisation error into one line naming the source line and its text.
@@ -246,14 +222,7 @@ fn toml_error(origin: &str, text: &str, e: &toml::de::Error) -> ModelError {
         Some(span) => {
             let line_no = text[..span.start.min(text.len())].matches('\n').count() + 1;
             let line = text.lines().nth(line_no - 1).unwrap_or("").trim();
-            err(
-                &format!("{origin}:{line_no}"),
-                format!(
-                    "`{}`: {}",
-                    crate::error::shown(line),
-                    crate::error::one_line(&msg)
-                ),
-            )
+            err(&format!("{origin}:{line_no}"), format!("`{}`: {}", crate::error::shown(line), crate::error::one_line(&msg)))
         }
         None => err(origin, msg),
     }
@@ -282,31 +251,15 @@ impl Machine {
             return Err(err(origin, "name = \"\": a machine needs a name"));
         }
         if n == 0 {
-            return Err(err(
-                origin,
-                "nodes: a machine needs at least one [[nodes]] entry",
-            ));
+            return Err(err(origin, "nodes: a machine needs at least one [[nodes]] entry"));
         }
         if n > MAX_NODES {
-            return Err(err(
-                origin,
-                format!("nodes: {n} nodes, at most {MAX_NODES} are supported"),
-            ));
+            return Err(err(origin, format!("nodes: {n} nodes, at most {MAX_NODES} are supported")));
         }
         if !raw.page_size.is_power_of_two() || raw.page_size < 512 {
-            return Err(err(
-                origin,
-                format!(
-                    "page_size = {}: must be a power of two >= 512",
-                    raw.page_size
-                ),
-            ));
+            return Err(err(origin, format!("page_size = {}: must be a power of two >= 512", raw.page_size)));
         }
-        if !raw.line_size.is_power_of_two()
-            || raw.line_size < 8
-            || raw.line_size > bounds::MAX_LINE_SIZE
-            || raw.line_size > raw.page_size
-        {
+        if !raw.line_size.is_power_of_two() || raw.line_size < 8 || raw.line_size > bounds::MAX_LINE_SIZE || raw.line_size > raw.page_size {
             return Err(err(
                 origin,
                 format!(
@@ -317,91 +270,47 @@ impl Machine {
             ));
         }
         if raw.page_size / raw.line_size > u16::MAX as u64 {
-            return Err(err(
-                origin,
-                format!(
-                    "page_size = {}: more than 65535 lines per page",
-                    raw.page_size
-                ),
-            ));
+            return Err(err(origin, format!("page_size = {}: more than 65535 lines per page", raw.page_size)));
         }
         in_range(origin, "mlp", raw.mlp, bounds::MLP, "")?;
         if !(1..=16).contains(&raw.counter_bits) {
-            return Err(err(
-                origin,
-                format!(
-                    "counter_bits = {}: must be between 1 and 16",
-                    raw.counter_bits
-                ),
-            ));
+            return Err(err(origin, format!("counter_bits = {}: must be between 1 and 16", raw.counter_bits)));
         }
         if raw.nodes.iter().all(|nd| nd.cpus == 0) {
             return Err(err(origin, "nodes: no node has CPUs (cpus = 0 everywhere)"));
         }
         if raw.nodes.iter().all(|nd| nd.memory_mib == 0) {
-            return Err(err(
-                origin,
-                "nodes: no node has memory (memory_mib = 0 everywhere)",
-            ));
+            return Err(err(origin, "nodes: no node has memory (memory_mib = 0 everywhere)"));
         }
         // Counted in u64 before anything is allocated per CPU.
         let mut cpus = 0u64;
         for (i, nd) in raw.nodes.iter().enumerate() {
             cpus += u64::from(nd.cpus);
             if cpus > bounds::MAX_CPUS {
-                return Err(err(
-                    origin,
-                    format!(
-                        "nodes[{i}].cpus = {}: more than {} CPUs in all",
-                        nd.cpus,
-                        bounds::MAX_CPUS
-                    ),
-                ));
+                return Err(err(origin, format!("nodes[{i}].cpus = {}: more than {} CPUs in all", nd.cpus, bounds::MAX_CPUS)));
             }
             if nd.memory_mib > bounds::MAX_NODE_MEMORY_MIB {
                 return Err(err(
                     origin,
-                    format!(
-                        "nodes[{i}].memory_mib = {}: must be at most {} (1 PiB)",
-                        nd.memory_mib,
-                        bounds::MAX_NODE_MEMORY_MIB
-                    ),
+                    format!("nodes[{i}].memory_mib = {}: must be at most {} (1 PiB)", nd.memory_mib, bounds::MAX_NODE_MEMORY_MIB),
                 ));
             }
             if nd.memory_mib > 0 {
-                in_range(
-                    origin,
-                    &format!("nodes[{i}].bandwidth_gbps"),
-                    nd.bandwidth_gbps,
-                    bounds::BANDWIDTH_GBPS,
-                    "GB/s",
-                )?;
+                in_range(origin, &format!("nodes[{i}].bandwidth_gbps"), nd.bandwidth_gbps, bounds::BANDWIDTH_GBPS, "GB/s")?;
             }
         }
         if raw.latency_ns.len() != n {
             return Err(err(
                 origin,
-                format!(
-                    "latency_ns: {} rows for {n} nodes (must be {n} x {n})",
-                    raw.latency_ns.len()
-                ),
+                format!("latency_ns: {} rows for {n} nodes (must be {n} x {n})", raw.latency_ns.len()),
             ));
         }
         for (i, row) in raw.latency_ns.iter().enumerate() {
             if row.len() != n {
-                return Err(err(
-                    origin,
-                    format!("latency_ns[{i}]: {} entries, expected {n}", row.len()),
-                ));
+                return Err(err(origin, format!("latency_ns[{i}]: {} entries, expected {n}", row.len())));
             }
             for (j, &v) in row.iter().enumerate() {
-                in_range(
-                    origin,
-                    &format!("latency_ns[{i}][{j}]"),
-                    v,
-                    bounds::LATENCY_NS,
-                    "ns",
-                )?;
+                in_range(origin, &format!("latency_ns[{i}][{j}]"), v, bounds::LATENCY_NS, "ns")?;
             }
         }
         for i in 0..n {
@@ -419,18 +328,8 @@ impl Machine {
         for (key, v, range, unit) in [
             ("migration.fixed_ns", m.fixed_ns, bounds::MIGRATION_NS, "ns"),
             ("migration.trap_ns", m.trap_ns, bounds::MIGRATION_NS, "ns"),
-            (
-                "migration.copy_gbps",
-                m.copy_gbps,
-                bounds::BANDWIDTH_GBPS,
-                "GB/s",
-            ),
-            (
-                "migration.tlb_shootdown_ns_per_cpu",
-                m.tlb_shootdown_ns_per_cpu,
-                bounds::MIGRATION_NS,
-                "ns",
-            ),
+            ("migration.copy_gbps", m.copy_gbps, bounds::BANDWIDTH_GBPS, "GB/s"),
+            ("migration.tlb_shootdown_ns_per_cpu", m.tlb_shootdown_ns_per_cpu, bounds::MIGRATION_NS, "ns"),
         ] {
             in_range(origin, key, v, range, unit)?;
         }
@@ -447,13 +346,7 @@ impl Machine {
             }
         }
         let tier = dense_tiers(&raw.nodes);
-        let top_memory: u64 = raw
-            .nodes
-            .iter()
-            .zip(&tier)
-            .filter(|(_, &t)| t == 0)
-            .map(|(nd, _)| nd.memory_mib)
-            .sum();
+        let top_memory: u64 = raw.nodes.iter().zip(&tier).filter(|(_, &t)| t == 0).map(|(nd, _)| nd.memory_mib).sum();
         if tier.iter().any(|&t| t > 0) && top_memory == 0 {
             return Err(err(origin, "nodes: the fastest tier has no memory (memory_mib = 0 on every node of it): a tiered machine needs a fast tier"));
         }
@@ -464,69 +357,33 @@ impl Machine {
             cpu_node.extend(std::iter::repeat(NodeId(i as u8)).take(nd.cpus as usize));
         }
         // memory_mib <= 2^30 (checked above), so the product fits in 50 bits.
-        let capacity_pages: Vec<u64> = raw
-            .nodes
-            .iter()
-            .map(|nd| nd.memory_mib * (1 << 20) / raw.page_size)
-            .collect();
+        let capacity_pages: Vec<u64> =
+            raw.nodes.iter().map(|nd| nd.memory_mib * (1 << 20) / raw.page_size).collect();
         let nearest: Vec<Vec<NodeId>> = (0..n)
             .map(|from| {
-                let mut order: Vec<NodeId> = (0..n)
-                    .filter(|&j| capacity_pages[j] > 0)
-                    .map(|j| NodeId(j as u8))
-                    .collect();
+                let mut order: Vec<NodeId> =
+                    (0..n).filter(|&j| capacity_pages[j] > 0).map(|j| NodeId(j as u8)).collect();
                 order.sort_by(|a, b| {
-                    let (la, lb) = (
-                        raw.latency_ns[from][a.index()],
-                        raw.latency_ns[from][b.index()],
-                    );
+                    let (la, lb) = (raw.latency_ns[from][a.index()], raw.latency_ns[from][b.index()]);
                     // Itself first, then by latency, then by number.
-                    (a.index() != from, la, a.0)
-                        .partial_cmp(&(b.index() != from, lb, b.0))
-                        .unwrap()
+                    (a.index() != from, la, a.0).partial_cmp(&(b.index() != from, lb, b.0)).unwrap()
                 });
                 order
             })
             .collect();
-        let latency_ps = raw
-            .latency_ns
-            .iter()
-            .flatten()
-            .map(|&v| ns_to_ps(v))
-            .collect();
+        let latency_ps = raw.latency_ns.iter().flatten().map(|&v| ns_to_ps(v)).collect();
         let service_ps = raw
             .nodes
             .iter()
-            .map(|nd| {
-                if nd.memory_mib == 0 {
-                    0.0
-                } else {
-                    raw.line_size as f64 / nd.bandwidth_gbps * 1000.0
-                }
-            })
+            .map(|nd| if nd.memory_mib == 0 { 0.0 } else { raw.line_size as f64 / nd.bandwidth_gbps * 1000.0 })
             .collect();
         let demotion = (0..n)
             .map(|from| {
-                let below = (0..n)
-                    .filter(|&j| tier[j] > tier[from] && capacity_pages[j] > 0)
-                    .map(|j| tier[j])
-                    .min()?;
-                nearest[from]
-                    .iter()
-                    .copied()
-                    .find(|d| tier[d.index()] == below)
+                let below = (0..n).filter(|&j| tier[j] > tier[from] && capacity_pages[j] > 0).map(|j| tier[j]).min()?;
+                nearest[from].iter().copied().find(|d| tier[d.index()] == below)
             })
             .collect();
-        Ok(Machine {
-            raw,
-            cpu_node,
-            capacity_pages,
-            nearest,
-            latency_ps,
-            service_ps,
-            tier,
-            demotion,
-        })
+        Ok(Machine { raw, cpu_node, capacity_pages, nearest, latency_ps, service_ps, tier, demotion })
     }
 
     /// Whether `node` is in the fastest tier (Linux's `node_is_toptier`): a tiering policy
@@ -542,16 +399,12 @@ impl Machine {
 
     /// Pages per huge page, where the machine declares huge pages.
     pub fn pages_per_huge(&self) -> Option<u32> {
-        self.raw
-            .huge_page_size
-            .map(|h| (h / self.raw.page_size) as u32)
+        self.raw.huge_page_size.map(|h| (h / self.raw.page_size) as u32)
     }
 
     /// Node `node`'s free-memory watermarks in pages, if the machine declares them.
     pub fn watermarks(&self, node: usize) -> Option<crate::watermarks::Watermarks> {
-        self.raw
-            .watermarks
-            .map(|w| w.pages(self.capacity_pages[node]))
+        self.raw.watermarks.map(|w| w.pages(self.capacity_pages[node]))
     }
 
     /// The machine's name.
@@ -576,10 +429,7 @@ impl Machine {
 
     /// Nodes that have memory, in node order.
     pub fn memory_nodes(&self) -> Vec<NodeId> {
-        (0..self.nodes())
-            .filter(|&i| self.capacity_pages[i] > 0)
-            .map(|i| NodeId(i as u8))
-            .collect()
+        (0..self.nodes()).filter(|&i| self.capacity_pages[i] > 0).map(|i| NodeId(i as u8)).collect()
     }
 
     /// Unloaded latency from a CPU on `from` to memory on `to`, ps.
@@ -604,11 +454,7 @@ impl Machine {
     /// [`ModelError::OutOfMemory`], naming the pages needed and the machine's capacity.
     pub fn check_footprint(&self, pages: u64) -> Result<(), ModelError> {
         if pages > self.capacity_total() {
-            return Err(ModelError::OutOfMemory {
-                machine: self.name().to_string(),
-                needed: pages,
-                capacity: self.capacity_total(),
-            });
+            return Err(ModelError::OutOfMemory { machine: self.name().to_string(), needed: pages, capacity: self.capacity_total() });
         }
         Ok(())
     }
@@ -625,11 +471,7 @@ impl Machine {
     pub fn page_move_cost_ps(&self, sharing_cpus: usize, fixed: bool) -> Ps {
         let m = &self.raw.migration;
         let copy_ns = self.raw.page_size as f64 / m.copy_gbps;
-        ns_to_ps(
-            if fixed { m.fixed_ns } else { 0.0 }
-                + copy_ns
-                + m.tlb_shootdown_ns_per_cpu * sharing_cpus as f64,
-        )
+        ns_to_ps(if fixed { m.fixed_ns } else { 0.0 } + copy_ns + m.tlb_shootdown_ns_per_cpu * sharing_cpus as f64)
     }
 }
 
@@ -673,9 +515,7 @@ tlb_shootdown_ns_per_cpu = 500.0
     }
 
     fn refused(text: &str) -> String {
-        Machine::from_toml_str(text, "bad.toml")
-            .unwrap_err()
-            .to_string()
+        Machine::from_toml_str(text, "bad.toml").unwrap_err().to_string()
     }
 
     #[test]
@@ -713,20 +553,13 @@ tlb_shootdown_ns_per_cpu = 500.0
 "#;
         let m = Machine::from_toml_str(text, "t4.toml").unwrap();
         assert_eq!(m.tier, vec![0, 0, 1, 2]);
-        assert_eq!(
-            m.demotion,
-            vec![Some(NodeId(2)), Some(NodeId(2)), Some(NodeId(3)), None]
-        );
+        assert_eq!(m.demotion, vec![Some(NodeId(2)), Some(NodeId(2)), Some(NodeId(3)), None]);
         assert!(m.is_tiered() && m.is_toptier(NodeId(1)) && !m.is_toptier(NodeId(2)));
         assert_eq!(m.pages_per_huge(), Some(512));
         // Without CXL the PMEM node is tier 1, the next below DRAM.
-        let no_cxl =
-            Machine::from_toml_str(&text.replace("memory = \"cxl\"", ""), "t4.toml").unwrap();
+        let no_cxl = Machine::from_toml_str(&text.replace("memory = \"cxl\"", ""), "t4.toml").unwrap();
         assert_eq!(no_cxl.tier, vec![0, 0, 0, 1]);
-        assert_eq!(
-            no_cxl.demotion,
-            vec![Some(NodeId(3)), Some(NodeId(3)), Some(NodeId(3)), None]
-        );
+        assert_eq!(no_cxl.demotion, vec![Some(NodeId(3)), Some(NodeId(3)), Some(NodeId(3)), None]);
         // A machine of one kind has one tier and demotes nowhere; the echo omits the kind.
         let flat = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
         assert!(!flat.is_tiered());
@@ -738,30 +571,19 @@ tlb_shootdown_ns_per_cpu = 500.0
         let e = refused(&text.replace("\"pmem\"", "\"hbm\""));
         assert!(e.contains("unknown variant `hbm`"), "{e}");
         let e = refused(&text.replace("2097152", "3000000"));
-        assert!(
-            e.contains("huge_page_size = 3000000: must be a power of two above page_size (4096)"),
-            "{e}"
-        );
+        assert!(e.contains("huge_page_size = 3000000: must be a power of two above page_size (4096)"), "{e}");
     }
 
     #[test]
     fn trap_cost_defaults_to_zero_and_must_not_be_negative() {
         let m = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
         assert_eq!(m.raw.migration.trap_ns, 0.0);
-        let with = Machine::from_toml_str(
-            &TWO_NODES.replace("fixed_ns = 1000.0", "fixed_ns = 1000.0\ntrap_ns = 25000.0"),
-            "t2.toml",
-        )
-        .unwrap();
+        let with = Machine::from_toml_str(&TWO_NODES.replace("fixed_ns = 1000.0", "fixed_ns = 1000.0\ntrap_ns = 25000.0"), "t2.toml").unwrap();
         assert_eq!(with.raw.migration.trap_ns, 25000.0);
         // The trap is not part of a page's own cost (a batch never pays it).
         assert_eq!(with.migration_cost_ps(2), m.migration_cost_ps(2));
-        let e =
-            refused(&TWO_NODES.replace("fixed_ns = 1000.0", "fixed_ns = 1000.0\ntrap_ns = -1.0"));
-        assert_eq!(
-            e,
-            "bad.toml: migration.trap_ns = -1: must be a number in [0, 1000000000] ns"
-        );
+        let e = refused(&TWO_NODES.replace("fixed_ns = 1000.0", "fixed_ns = 1000.0\ntrap_ns = -1.0"));
+        assert_eq!(e, "bad.toml: migration.trap_ns = -1: must be a number in [0, 1000000000] ns");
     }
 
     #[test]
@@ -776,10 +598,7 @@ tlb_shootdown_ns_per_cpu = 500.0
     #[test]
     fn negative_latency_is_refused() {
         let e = refused(&TWO_NODES.replace("[[100.0,", "[[-5.0,"));
-        assert_eq!(
-            e,
-            "bad.toml: latency_ns[0][0] = -5: must be a number in [1, 1000000] ns"
-        );
+        assert_eq!(e, "bad.toml: latency_ns[0][0] = -5: must be a number in [1, 1000000] ns");
     }
 
     #[test]
@@ -791,19 +610,13 @@ tlb_shootdown_ns_per_cpu = 500.0
     #[test]
     fn unknown_key_names_line_and_key() {
         let e = refused(&TWO_NODES.replace("mlp = 2.0", "mlp = 2.0\ncolour = \"red\""));
-        assert!(
-            e.starts_with("bad.toml:6: `colour = \"red\"`: unknown field `colour`"),
-            "{e}"
-        );
+        assert!(e.starts_with("bad.toml:6: `colour = \"red\"`: unknown field `colour`"), "{e}");
     }
 
     #[test]
     fn wrong_type_names_line_key_and_value() {
         let e = refused(&TWO_NODES.replace("cpus = 2", "cpus = \"two\""));
-        assert!(
-            e.starts_with("bad.toml:8: `cpus = \"two\"`: invalid type: string \"two\""),
-            "{e}"
-        );
+        assert!(e.starts_with("bad.toml:8: `cpus = \"two\"`: invalid type: string \"two\""), "{e}");
         assert!(!e.contains('\n'));
     }
 
@@ -835,19 +648,10 @@ tlb_shootdown_ns_per_cpu = 500.0
             ("line_size = 64", "line_size = 4096", "line_size = 4096: must be a power of two between 8 and 1024, at most page_size"),
         ];
         for (from, to, want) in cases {
-            assert_eq!(
-                refused(&TWO_NODES.replace(from, to)),
-                format!("bad.toml: {want}"),
-                "{to}"
-            );
+            assert_eq!(refused(&TWO_NODES.replace(from, to)), format!("bad.toml: {want}"), "{to}");
         }
         // The bounds themselves are accepted.
-        let edge = TWO_NODES
-            .replace(
-                "[[100.0, 200.0], [200.0, 100.0]]",
-                "[[1.0, 1e6], [1e6, 1.0]]",
-            )
-            .replace("bandwidth_gbps = 6.4", "bandwidth_gbps = 1e-3");
+        let edge = TWO_NODES.replace("[[100.0, 200.0], [200.0, 100.0]]", "[[1.0, 1e6], [1e6, 1.0]]").replace("bandwidth_gbps = 6.4", "bandwidth_gbps = 1e-3");
         let m = Machine::from_toml_str(&edge, "edge.toml").unwrap();
         assert_eq!(m.latency(NodeId(0), NodeId(1)), 1_000_000_000);
     }
@@ -858,34 +662,18 @@ tlb_shootdown_ns_per_cpu = 500.0
         // u32::MAX CPUs aborted.
         for cpus in ["1000000000", "4294967295", "65536"] {
             let e = refused(&TWO_NODES.replace("cpus = 2", &format!("cpus = {cpus}")));
-            assert_eq!(
-                e,
-                format!("bad.toml: nodes[0].cpus = {cpus}: more than 65535 CPUs in all")
-            );
+            assert_eq!(e, format!("bad.toml: nodes[0].cpus = {cpus}: more than 65535 CPUs in all"));
         }
         let e = refused(&TWO_NODES.replace("cpus = 0", "cpus = 65534"));
-        assert_eq!(
-            e,
-            "bad.toml: nodes[1].cpus = 65534: more than 65535 CPUs in all"
-        );
+        assert_eq!(e, "bad.toml: nodes[1].cpus = 65534: more than 65535 CPUs in all");
     }
 
     #[test]
     fn memory_that_would_wrap_is_refused() {
         // 2^44 + 1 MiB times 2^20 wrapped to 2^20 bytes: 256 pages, and "512" in messages.
-        let e = refused(&TWO_NODES.replace(
-            "memory_mib = 1\n",
-            &format!("memory_mib = {}\n", (1u64 << 44) + 1),
-        ));
-        assert_eq!(
-            e,
-            "bad.toml: nodes[0].memory_mib = 17592186044417: must be at most 1073741824 (1 PiB)"
-        );
-        let m = Machine::from_toml_str(
-            &TWO_NODES.replace("memory_mib = 1\n", "memory_mib = 1073741824\n"),
-            "big.toml",
-        )
-        .unwrap();
+        let e = refused(&TWO_NODES.replace("memory_mib = 1\n", &format!("memory_mib = {}\n", (1u64 << 44) + 1)));
+        assert_eq!(e, "bad.toml: nodes[0].memory_mib = 17592186044417: must be at most 1073741824 (1 PiB)");
+        let m = Machine::from_toml_str(&TWO_NODES.replace("memory_mib = 1\n", "memory_mib = 1073741824\n"), "big.toml").unwrap();
         assert_eq!(m.capacity_pages[0], 1 << 38);
     }
     proptest! {

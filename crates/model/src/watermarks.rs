@@ -40,15 +40,9 @@ impl RawWatermarks {
     /// # Errors
     /// The first value out of range or order, in words naming its key.
     pub fn check(&self) -> Result<(), String> {
-        for (key, v) in [
-            ("min_permille", self.min_permille),
-            ("low_permille", self.low_permille),
-            ("high_permille", self.high_permille),
-        ] {
+        for (key, v) in [("min_permille", self.min_permille), ("low_permille", self.low_permille), ("high_permille", self.high_permille)] {
             if !(v.is_finite() && (0.0..=1000.0).contains(&v)) {
-                return Err(format!(
-                    "watermarks.{key} = {v}: expected a number in [0, 1000]"
-                ));
+                return Err(format!("watermarks.{key} = {v}: expected a number in [0, 1000]"));
             }
         }
         if !(self.min_permille <= self.low_permille && self.low_permille <= self.high_permille) {
@@ -64,11 +58,7 @@ impl RawWatermarks {
     /// with a non-zero share has a watermark of at least one page).
     pub fn pages(&self, capacity: u64) -> Watermarks {
         let at = |permille: f64| (capacity as f64 * permille / 1000.0).ceil() as u64;
-        Watermarks {
-            min: at(self.min_permille),
-            low: at(self.low_permille),
-            high: at(self.high_permille),
-        }
+        Watermarks { min: at(self.min_permille), low: at(self.low_permille), high: at(self.high_permille) }
     }
 }
 
@@ -78,59 +68,16 @@ mod tests {
 
     #[test]
     fn shares_become_pages_rounded_up_and_bad_tables_are_named() {
-        let w = RawWatermarks {
-            min_permille: 0.5,
-            low_permille: 1.5,
-            high_permille: 2.5,
-        };
+        let w = RawWatermarks { min_permille: 0.5, low_permille: 1.5, high_permille: 2.5 };
         assert_eq!(w.check(), Ok(()));
-        assert_eq!(
-            w.pages(16_777_216),
-            Watermarks {
-                min: 8389,
-                low: 25166,
-                high: 41944
-            }
-        );
-        assert_eq!(
-            w.pages(10),
-            Watermarks {
-                min: 1,
-                low: 1,
-                high: 1
-            }
-        );
-        assert_eq!(
-            w.pages(0),
-            Watermarks {
-                min: 0,
-                low: 0,
-                high: 0
-            }
-        );
-        let bad = RawWatermarks {
-            low_permille: 3.0,
-            ..w
-        };
-        assert_eq!(
-            bad.check().unwrap_err(),
-            "watermarks: expected min_permille <= low_permille <= high_permille, got 0.5 / 3 / 2.5"
-        );
-        let bad = RawWatermarks {
-            min_permille: f64::NAN,
-            ..w
-        };
-        assert_eq!(
-            bad.check().unwrap_err(),
-            "watermarks.min_permille = NaN: expected a number in [0, 1000]"
-        );
-        let bad = RawWatermarks {
-            high_permille: 1000.5,
-            ..w
-        };
-        assert!(bad
-            .check()
-            .unwrap_err()
-            .starts_with("watermarks.high_permille = 1000.5"));
+        assert_eq!(w.pages(16_777_216), Watermarks { min: 8389, low: 25166, high: 41944 });
+        assert_eq!(w.pages(10), Watermarks { min: 1, low: 1, high: 1 });
+        assert_eq!(w.pages(0), Watermarks { min: 0, low: 0, high: 0 });
+        let bad = RawWatermarks { low_permille: 3.0, ..w };
+        assert_eq!(bad.check().unwrap_err(), "watermarks: expected min_permille <= low_permille <= high_permille, got 0.5 / 3 / 2.5");
+        let bad = RawWatermarks { min_permille: f64::NAN, ..w };
+        assert_eq!(bad.check().unwrap_err(), "watermarks.min_permille = NaN: expected a number in [0, 1000]");
+        let bad = RawWatermarks { high_permille: 1000.5, ..w };
+        assert!(bad.check().unwrap_err().starts_with("watermarks.high_permille = 1000.5"));
     }
 }

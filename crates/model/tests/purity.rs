@@ -35,12 +35,7 @@ fn the_model_does_no_io_reads_no_clock_and_makes_no_syscall() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     sources(&root.join("src"), &mut files);
-    assert!(
-        files.len() >= 10,
-        "found only {} source files under {}",
-        files.len(),
-        root.display()
-    );
+    assert!(files.len() >= 10, "found only {} source files under {}", files.len(), root.display());
     let mut breaches = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).expect("a source file is readable");
@@ -54,27 +49,15 @@ fn the_model_does_no_io_reads_no_clock_and_makes_no_syscall() {
             }
         }
     }
-    assert!(
-        breaches.is_empty(),
-        "the model crate must stay pure:\n{}",
-        breaches.join("\n")
-    );
+    assert!(breaches.is_empty(), "the model crate must stay pure:\n{}", breaches.join("\n"));
 }
 
 #[test]
 fn the_model_depends_on_no_system_crate() {
-    let manifest =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
-            .expect("the manifest");
-    let deps = manifest
-        .split("[dependencies]")
-        .nth(1)
-        .expect("a [dependencies] table");
+    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).expect("the manifest");
+    let deps = manifest.split("[dependencies]").nth(1).expect("a [dependencies] table");
     let deps = deps.split("\n[").next().unwrap_or(deps);
     for name in ["libc", "nix", "rustix", "memmap", "tokio"] {
-        assert!(
-            !deps.lines().any(|l| l.trim_start().starts_with(name)),
-            "the model depends on {name}"
-        );
+        assert!(!deps.lines().any(|l| l.trim_start().starts_with(name)), "the model depends on {name}");
     }
 }

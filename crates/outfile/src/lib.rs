@@ -37,11 +37,7 @@ fn resolve(path: &Path) -> PathBuf {
 /// # Errors
 /// A directory, an empty path, or the failed write, through `io_err`; `write`'s own errors as
 /// they are.
-pub fn write_with<T, E>(
-    path: &Path,
-    io_err: impl Fn(io::Error) -> E,
-    write: impl FnOnce(&mut std::fs::File) -> Result<T, E>,
-) -> Result<T, E> {
+pub fn write_with<T, E>(path: &Path, io_err: impl Fn(io::Error) -> E, write: impl FnOnce(&mut std::fs::File) -> Result<T, E>) -> Result<T, E> {
     use std::sync::atomic::{AtomicU64, Ordering};
     let refuse = |why: &str| io_err(io::Error::new(io::ErrorKind::InvalidInput, why.to_string()));
     if path.as_os_str().is_empty() {
@@ -51,10 +47,7 @@ pub fn write_with<T, E>(
     match std::fs::metadata(&real) {
         Ok(m) if m.is_dir() => return Err(refuse("is a directory (give a file name)")),
         Ok(m) if !m.is_file() => {
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .open(&real)
-                .map_err(&io_err)?;
+            let mut f = std::fs::OpenOptions::new().write(true).open(&real).map_err(&io_err)?;
             return write(&mut f);
         }
         _ => {}
@@ -62,21 +55,10 @@ pub fn write_with<T, E>(
     // Unique per process and call, so two outputs (or two runs) never share a temporary;
     // create_new refuses a stale file of the same name rather than reuse it.
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    let name = real
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = real.with_file_name(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
+    let name = real.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = real.with_file_name(format!(".{name}.{}.{}.tmp", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
     let written = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(&io_err)?;
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(&io_err)?;
         let value = write(&mut f)?;
         drop(f);
         if let Ok(old) = std::fs::metadata(&real) {
@@ -106,18 +88,14 @@ mod tests {
     use super::write_bytes as write_output;
 
     fn dir(name: &str) -> std::path::PathBuf {
-        let d =
-            std::env::temp_dir().join(format!("numaplace-outfile-{name}-{}", std::process::id()));
+        let d = std::env::temp_dir().join(format!("numaplace-outfile-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
     }
 
     fn names(d: &std::path::Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(d)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        let mut v: Vec<String> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         v.sort();
         v
     }
@@ -129,10 +107,7 @@ mod tests {
         assert_eq!(std::fs::read(d.join("a.csv")).unwrap(), b"x");
         std::os::unix::fs::symlink("a.csv", d.join("l.csv")).unwrap();
         write_output(&d.join("l.csv"), b"y").unwrap();
-        assert!(std::fs::symlink_metadata(d.join("l.csv"))
-            .unwrap()
-            .file_type()
-            .is_symlink());
+        assert!(std::fs::symlink_metadata(d.join("l.csv")).unwrap().file_type().is_symlink());
         assert_eq!(std::fs::read(d.join("a.csv")).unwrap(), b"y");
         std::os::unix::fs::symlink("new.jsonl", d.join("dangling.jsonl")).unwrap();
         write_output(&d.join("dangling.jsonl"), b"z").unwrap();
@@ -140,10 +115,7 @@ mod tests {
         std::os::unix::fs::symlink("hop2.csv", d.join("hop1.csv")).unwrap();
         std::os::unix::fs::symlink("end.csv", d.join("hop2.csv")).unwrap();
         write_output(&d.join("hop1.csv"), b"c").unwrap();
-        assert!(std::fs::symlink_metadata(d.join("hop2.csv"))
-            .unwrap()
-            .file_type()
-            .is_symlink());
+        assert!(std::fs::symlink_metadata(d.join("hop2.csv")).unwrap().file_type().is_symlink());
         assert_eq!(std::fs::read(d.join("end.csv")).unwrap(), b"c");
         for sub in ["d.csv", "d.jsonl"] {
             std::fs::create_dir(d.join(sub)).unwrap();
@@ -154,20 +126,7 @@ mod tests {
         // A write that fails after its temporary exists (renaming onto a non-empty directory's
         // name is refused above; a missing directory fails at the create): nothing is left.
         assert!(write_output(&d.join("missing").join("x.csv"), b"w").is_err());
-        assert_eq!(
-            names(&d),
-            [
-                "a.csv",
-                "d.csv",
-                "d.jsonl",
-                "dangling.jsonl",
-                "end.csv",
-                "hop1.csv",
-                "hop2.csv",
-                "l.csv",
-                "new.jsonl"
-            ]
-        );
+        assert_eq!(names(&d), ["a.csv", "d.csv", "d.jsonl", "dangling.jsonl", "end.csv", "hop1.csv", "hop2.csv", "l.csv", "new.jsonl"]);
         // A device is written through, not replaced.
         write_output(std::path::Path::new("/dev/null"), b"v").unwrap();
         assert!(!std::fs::metadata("/dev/null").unwrap().is_file());

@@ -19,54 +19,14 @@ use serde_json::{json, Value};
 
 mod stats;
 
-create_exception!(
-    _native,
-    NumaplaceError,
-    PyException,
-    "Base class of every numaplace error."
-);
-create_exception!(
-    _native,
-    MachineError,
-    NumaplaceError,
-    "A machine file is malformed or invalid."
-);
-create_exception!(
-    _native,
-    UnknownNameError,
-    NumaplaceError,
-    "A machine, workload, policy or option name is not known."
-);
-create_exception!(
-    _native,
-    SpecError,
-    NumaplaceError,
-    "A NAME:key=value specification has a bad key or value."
-);
-create_exception!(
-    _native,
-    ConfigError,
-    NumaplaceError,
-    "A run configuration contradicts the machine."
-);
-create_exception!(
-    _native,
-    OutOfMemoryError,
-    NumaplaceError,
-    "The workload does not fit in the machine's memory."
-);
-create_exception!(
-    _native,
-    FileError,
-    NumaplaceError,
-    "A file could not be read or written."
-);
-create_exception!(
-    _native,
-    TraceError,
-    NumaplaceError,
-    "A trace file is malformed (the message names the byte or line)."
-);
+create_exception!(_native, NumaplaceError, PyException, "Base class of every numaplace error.");
+create_exception!(_native, MachineError, NumaplaceError, "A machine file is malformed or invalid.");
+create_exception!(_native, UnknownNameError, NumaplaceError, "A machine, workload, policy or option name is not known.");
+create_exception!(_native, SpecError, NumaplaceError, "A NAME:key=value specification has a bad key or value.");
+create_exception!(_native, ConfigError, NumaplaceError, "A run configuration contradicts the machine.");
+create_exception!(_native, OutOfMemoryError, NumaplaceError, "The workload does not fit in the machine's memory.");
+create_exception!(_native, FileError, NumaplaceError, "A file could not be read or written.");
+create_exception!(_native, TraceError, NumaplaceError, "A trace file is malformed (the message names the byte or line).");
 
 fn to_py(e: SimError) -> PyErr {
     // Its parts that quote a user were cut and escaped where they were written
@@ -80,9 +40,7 @@ fn to_py(e: SimError) -> PyErr {
             ModelError::UnknownName { .. } => UnknownNameError::new_err(msg),
             ModelError::Spec(_) => SpecError::new_err(msg),
             ModelError::Config(_) => ConfigError::new_err(msg),
-            ModelError::OutOfMemory { .. } | ModelError::StateTooLarge { .. } => {
-                OutOfMemoryError::new_err(msg)
-            }
+            ModelError::OutOfMemory { .. } | ModelError::StateTooLarge { .. } => OutOfMemoryError::new_err(msg),
         },
         // Only an observer stops a run, and its exception is raised instead of this.
         SimError::Stopped => NumaplaceError::new_err(msg),
@@ -110,9 +68,7 @@ fn run_options() -> String {
                 OptKind::Int { min, max } => json!({"type": "integer", "min": min, "max": max}),
                 OptKind::Float { min, max } => json!({"type": "number", "min": min, "max": max}),
                 OptKind::Bool => json!({"type": "bool"}),
-                OptKind::Name { what, names } => {
-                    json!({"type": "name", "what": what, "choices": names})
-                }
+                OptKind::Name { what, names } => json!({"type": "name", "what": what, "choices": names}),
             };
             json!({
                 "name": o.name,
@@ -143,19 +99,11 @@ const PROGRESS_PERIOD_S: f64 = 0.1;
 /// stops the run and is raised. Neither changes the result.
 #[pyfunction]
 #[pyo3(signature = (request_json, progress=None, period=None))]
-fn simulate(
-    py: Python<'_>,
-    request_json: &str,
-    progress: Option<PyObject>,
-    period: Option<f64>,
-) -> PyResult<String> {
+fn simulate(py: Python<'_>, request_json: &str, progress: Option<PyObject>, period: Option<f64>) -> PyResult<String> {
     let cfg = request(request_json)?;
     let period = period.unwrap_or(PROGRESS_PERIOD_S);
-    let period = std::time::Duration::try_from_secs_f64(period).map_err(|_| {
-        pyo3::exceptions::PyValueError::new_err(format!(
-            "simulate: period = {period}: expected seconds, 0 or more"
-        ))
-    })?;
+    let period = std::time::Duration::try_from_secs_f64(period)
+        .map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("simulate: period = {period}: expected seconds, 0 or more")))?;
     let mut pending: Option<PyErr> = None;
     let r = py.allow_threads(|| {
         let mut last = std::time::Instant::now();
@@ -165,9 +113,7 @@ fn simulate(
             }
             let keep_going = Python::with_gil(|py| {
                 let called = py.check_signals().and_then(|()| match &progress {
-                    Some(f) => f
-                        .call1(py, (p.iteration, p.iterations, p.epochs, p.simulated_ns))
-                        .map(drop),
+                    Some(f) => f.call1(py, (p.iteration, p.iterations, p.epochs, p.simulated_ns)).map(drop),
                     None => Ok(()),
                 });
                 called.map_err(|e| pending = Some(e)).is_ok()
@@ -177,13 +123,7 @@ fn simulate(
         };
         let run = numaplace_sim::run::run_any_observed(&cfg, &mut observer)?;
         // The run returns its decisions; where they go is the request's `decisions` output.
-        if let (
-            Some(path),
-            numaplace_sim::run::Outcome::Page(numaplace_sim::run::Run {
-                decisions: Some(d), ..
-            }),
-        ) = (&cfg.decisions, &run)
-        {
+        if let (Some(path), numaplace_sim::run::Outcome::Page(numaplace_sim::run::Run { decisions: Some(d), .. })) = (&cfg.decisions, &run) {
             numaplace_sim::run::write_decisions(std::path::Path::new(path), d)?;
         }
         Ok::<_, SimError>(run)
@@ -211,9 +151,7 @@ fn trace_export(py: Python<'_>, request_json: &str, out: String, text: bool) -> 
 fn trace_info(py: Python<'_>, path: String) -> PyResult<String> {
     // One open for either level: the trace may come from a pipe.
     let p = std::path::Path::new(&path);
-    let i = py
-        .allow_threads(|| numaplace_sim::trace::info_any(p))
-        .map_err(to_py)?;
+    let i = py.allow_threads(|| numaplace_sim::trace::info_any(p)).map_err(to_py)?;
     Ok(serde_json::to_string(&i).expect("serialise"))
 }
 
@@ -221,23 +159,12 @@ fn trace_info(py: Python<'_>, path: String) -> PyResult<String> {
 /// bound on a machine (`numaplace advise`'s diagnosis; `trace::objects`), as JSON.
 #[pyfunction]
 #[pyo3(signature = (path, machine, binding="spread", oversubscribe=false))]
-fn trace_objects(
-    py: Python<'_>,
-    path: String,
-    machine: String,
-    binding: &str,
-    oversubscribe: bool,
-) -> PyResult<String> {
+fn trace_objects(py: Python<'_>, path: String, machine: String, binding: &str, oversubscribe: bool) -> PyResult<String> {
     let b = numaplace_sim::binding::Binding::parse(binding).map_err(|e| to_py(e.into()))?;
     let o = py
         .allow_threads(|| {
             let m = load(&machine)?;
-            numaplace_sim::trace::objects::objects(
-                std::path::Path::new(&path),
-                &m,
-                b,
-                oversubscribe,
-            )
+            numaplace_sim::trace::objects::objects(std::path::Path::new(&path), &m, b, oversubscribe)
         })
         .map_err(to_py)?;
     Ok(serde_json::to_string(&o).expect("serialise"))
@@ -246,20 +173,11 @@ fn trace_objects(
 /// The node of each of `threads` threads bound on a machine as a run binds them (a JSON list).
 #[pyfunction]
 #[pyo3(signature = (machine, threads, binding="spread", oversubscribe=false))]
-fn thread_nodes(
-    machine: String,
-    threads: usize,
-    binding: &str,
-    oversubscribe: bool,
-) -> PyResult<String> {
+fn thread_nodes(machine: String, threads: usize, binding: &str, oversubscribe: bool) -> PyResult<String> {
     let b = numaplace_sim::binding::Binding::parse(binding).map_err(|e| to_py(e.into()))?;
     let m = load(&machine).map_err(to_py)?;
-    let placed =
-        numaplace_sim::binding::bind(&m, threads, b, oversubscribe).map_err(|e| to_py(e.into()))?;
-    Ok(
-        serde_json::to_string(&placed.iter().map(|p| p.node.index()).collect::<Vec<_>>())
-            .expect("serialise"),
-    )
+    let placed = numaplace_sim::binding::bind(&m, threads, b, oversubscribe).map_err(|e| to_py(e.into()))?;
+    Ok(serde_json::to_string(&placed.iter().map(|p| p.node.index()).collect::<Vec<_>>()).expect("serialise"))
 }
 
 /// The regions, phases, footprint and sharing of a run request's workload, as JSON.
@@ -413,18 +331,11 @@ fn policies() -> String {
         .map(|p| {
             let drivers: Vec<&str> = p.caps.drivers.iter().map(|d| d.name()).collect();
             let triggers: Vec<&str> = p.caps.triggers.iter().map(|t| t.name()).collect();
-            let stats: Vec<Value> = p
-                .caps
-                .statistics()
-                .iter()
-                .map(|s| json!({"name": s.name, "unit": s.unit, "doc": s.doc}))
-                .collect();
+            let stats: Vec<Value> = p.caps.statistics().iter().map(|s| json!({"name": s.name, "unit": s.unit, "doc": s.doc})).collect();
             // A tiering policy reports the tier moves (`tiering::TIER_STATS`): it moves pages
             // between memory tiers, and runs on a tiered machine only (`tiering::require_tiers`).
             let all = p.caps.statistics();
-            let tiering = numaplace_model::dynamic::tiering::TIER_STATS
-                .iter()
-                .all(|t| all.iter().any(|s| s.name == t.name));
+            let tiering = numaplace_model::dynamic::tiering::TIER_STATS.iter().all(|t| all.iter().any(|s| s.name == t.name));
             json!({
                 "name": p.name,
                 "doc": p.doc,
@@ -457,11 +368,7 @@ fn check_spec(kind: &str, text: &str, driver: Option<&str>) -> PyResult<String> 
         None => None,
         Some("simulator") => Some(Driver::Simulator),
         Some("runtime") => Some(Driver::Runtime),
-        Some(other) => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "check_spec: driver '{other}': expected simulator or runtime"
-            )))
-        }
+        Some(other) => return Err(pyo3::exceptions::PyValueError::new_err(format!("check_spec: driver '{other}': expected simulator or runtime"))),
     };
     let spec = Spec::parse(text).map_err(model)?;
     let resolved = match kind {
@@ -472,18 +379,8 @@ fn check_spec(kind: &str, text: &str, driver: Option<&str>) -> PyResult<String> 
             }
             resolved
         }
-        "workload" => {
-            numaplace_sim::workloads::REGISTRY
-                .resolve(&spec)
-                .map_err(model)?
-                .1
-        }
-        "scheduler" => {
-            numaplace_model::sched::REGISTRY
-                .resolve(&spec)
-                .map_err(model)?
-                .1
-        }
+        "workload" => numaplace_sim::workloads::REGISTRY.resolve(&spec).map_err(model)?.1,
+        "scheduler" => numaplace_model::sched::REGISTRY.resolve(&spec).map_err(model)?.1,
         "dynamic" => {
             let (info, resolved) = dynamic::resolve(&spec).map_err(model)?;
             if let Some(d) = driver {
@@ -491,17 +388,9 @@ fn check_spec(kind: &str, text: &str, driver: Option<&str>) -> PyResult<String> 
             }
             resolved
         }
-        _ => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "check_spec: kind '{kind}': expected workload, placement, dynamic or scheduler"
-            )))
-        }
+        _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("check_spec: kind '{kind}': expected workload, placement, dynamic or scheduler"))),
     };
-    let values: serde_json::Map<String, Value> = resolved
-        .values
-        .iter()
-        .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
-        .collect();
+    let values: serde_json::Map<String, Value> = resolved.values.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();
     Ok(json!({"name": resolved.name, "values": values}).to_string())
 }
 
@@ -509,68 +398,37 @@ fn check_spec(kind: &str, text: &str, driver: Option<&str>) -> PyResult<String> 
 /// TOML text whose leading comments say where each figure came from (`# assumed ...`).
 #[pyfunction]
 #[pyo3(signature = (root, name, local_ns, bandwidth_gbps, mlp, page_size))]
-fn detect(
-    root: &str,
-    name: String,
-    local_ns: f64,
-    bandwidth_gbps: f64,
-    mlp: f64,
-    page_size: u64,
-) -> PyResult<String> {
-    let opts = DetectOptions {
-        name,
-        local_ns,
-        bandwidth_gbps,
-        mlp,
-        page_size,
-        ..DetectOptions::default()
-    };
+fn detect(root: &str, name: String, local_ns: f64, bandwidth_gbps: f64, mlp: f64, page_size: u64) -> PyResult<String> {
+    let opts = DetectOptions { name, local_ns, bandwidth_gbps, mlp, page_size, ..DetectOptions::default() };
     let h = detect_host(std::path::Path::new(root), &opts).map_err(to_py)?;
-    detected_toml(
-        &h,
-        "numaplace machine file, written by `numaplace topo --detect`",
-    )
-    .map_err(to_py)
+    detected_toml(&h, "numaplace machine file, written by `numaplace topo --detect`").map_err(to_py)
 }
 
 /// The speed benchmark, as JSON.
 #[pyfunction]
-fn bench_speed(
-    py: Python<'_>,
-    transactions: u64,
-    pages: u64,
-    repetitions: u32,
-) -> PyResult<String> {
-    let r = py
-        .allow_threads(|| bench::speed(transactions, pages, repetitions))
-        .map_err(to_py)?;
+fn bench_speed(py: Python<'_>, transactions: u64, pages: u64, repetitions: u32) -> PyResult<String> {
+    let r = py.allow_threads(|| bench::speed(transactions, pages, repetitions)).map_err(to_py)?;
     Ok(serde_json::to_string(&r).expect("serialise"))
 }
 
 /// The protocol engine's speed benchmark (seed 004's line level), as JSON.
 #[pyfunction]
 fn bench_protocol(py: Python<'_>, sweeps: u32, repetitions: u32) -> PyResult<String> {
-    let r = py
-        .allow_threads(|| bench::protocol_speed(sweeps, repetitions, None))
-        .map_err(to_py)?;
+    let r = py.allow_threads(|| bench::protocol_speed(sweeps, repetitions, None)).map_err(to_py)?;
     Ok(serde_json::to_string(&r).expect("serialise"))
 }
 
 /// The tiered benchmark (a 1 TiB DRAM+CXL machine under tpp), as JSON.
 #[pyfunction]
 fn bench_tiered(py: Python<'_>, pages: u64, sweeps: u32, repetitions: u32) -> PyResult<String> {
-    let r = py
-        .allow_threads(|| bench::tiered(pages, sweeps, repetitions))
-        .map_err(to_py)?;
+    let r = py.allow_threads(|| bench::tiered(pages, sweeps, repetitions)).map_err(to_py)?;
     Ok(serde_json::to_string(&r).expect("serialise"))
 }
 
 /// The footprint benchmark, as JSON.
 #[pyfunction]
 fn bench_footprint(py: Python<'_>, pages: u64) -> PyResult<String> {
-    let r = py
-        .allow_threads(|| bench::footprint(pages))
-        .map_err(to_py)?;
+    let r = py.allow_threads(|| bench::footprint(pages)).map_err(to_py)?;
     Ok(serde_json::to_string(&r).expect("serialise"))
 }
 

@@ -14,9 +14,9 @@ mod symbols;
 
 use crate::raw;
 use iterations::{iterations, marker_iterations};
-use numaplace_sim::trace::TraceHeader;
 use pass1::{pass1, Pass1, Site};
 use pass2::pass2;
+use numaplace_sim::trace::TraceHeader;
 use regions::{regions, Regions};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -72,23 +72,14 @@ fn kept_epochs(p: &Pass1) -> Kept {
         empty += usize::from(e.chunks.is_empty());
         kept.push(id);
     }
-    Kept {
-        ids: kept,
-        dropped_tail,
-        empty,
-    }
+    Kept { ids: kept, dropped_tail, empty }
 }
 
 /// Symbols: allocation sites and epoch ends.
 fn resolve_symbols(p: &mut Pass1, kept: &[u32]) -> Symbols {
     // dladdr names the main program as it was started (maybe a relative path): use its path.
     let exe = p.exe.clone();
-    for s in p
-        .allocs
-        .iter_mut()
-        .map(|a| &mut a.site)
-        .chain(p.epochs.values_mut().map(|e| &mut e.site))
-    {
+    for s in p.allocs.iter_mut().map(|a| &mut a.site).chain(p.epochs.values_mut().map(|e| &mut e.site)) {
         if !s.module.is_empty() && !s.module.starts_with('/') {
             s.module = exe.clone();
         }
@@ -99,12 +90,7 @@ fn resolve_symbols(p: &mut Pass1, kept: &[u32]) -> Symbols {
 }
 
 /// Phases and iterations: each kept epoch's phase name and iteration.
-fn phases(
-    o: &Options,
-    p: &Pass1,
-    kept: &[u32],
-    syms: &Symbols,
-) -> Result<(Vec<String>, Vec<u32>), String> {
+fn phases(o: &Options, p: &Pass1, kept: &[u32], syms: &Symbols) -> Result<(Vec<String>, Vec<u32>), String> {
     let phase_names: Vec<String> = kept
         .iter()
         .map(|id| {
@@ -121,18 +107,11 @@ fn phases(
         Some(f) => {
             // The first barrier (or fork) reached inside F marks the start of each iteration:
             // F's first phase ends there each time F runs.
-            let inside: Vec<bool> = kept
-                .iter()
-                .map(|id| syms.in_function(&p.epochs[id].site, f))
-                .collect();
+            let inside: Vec<bool> = kept.iter().map(|id| syms.in_function(&p.epochs[id].site, f)).collect();
             let Some(first) = inside.iter().position(|&m| m) else {
-                return Err(format!(
-                    "--iteration-marker {f}: no epoch ends in function {f}"
-                ));
+                return Err(format!("--iteration-marker {f}: no epoch ends in function {f}"));
             };
-            let marks: Vec<bool> = (0..kept.len())
-                .map(|k| inside[k] && phase_names[k] == phase_names[first])
-                .collect();
+            let marks: Vec<bool> = (0..kept.len()).map(|k| inside[k] && phase_names[k] == phase_names[first]).collect();
             marker_iterations(&marks)
         }
         None => iterations(&phase_names.iter().map(String::as_str).collect::<Vec<_>>()),
@@ -144,19 +123,13 @@ fn phases(
 fn meta(o: &Options, p: &Pass1, timed: u32, truncated: &Option<String>) -> Vec<(String, String)> {
     let mut meta = vec![
         ("source".to_string(), format!("record:{}", o.command)),
-        (
-            "writer".to_string(),
-            format!("numaplace record {}", env!("CARGO_PKG_VERSION")),
-        ),
+        ("writer".to_string(), format!("numaplace record {}", env!("CARGO_PKG_VERSION"))),
         ("iterations".to_string(), timed.to_string()),
         ("init".to_string(), "recorded".to_string()),
         ("status".to_string(), o.status.clone()),
     ];
     if p.sampling.is_none() {
-        meta.insert(
-            4,
-            ("cache".to_string(), format!("{},{}", p.cache_bytes, p.ways)),
-        );
+        meta.insert(4, ("cache".to_string(), format!("{},{}", p.cache_bytes, p.ways)));
     }
     if let Some((k, lines)) = p.sampling {
         // docs/record.md, "Sampled mode": what a count means.
@@ -164,10 +137,7 @@ fn meta(o: &Options, p: &Pass1, timed: u32, truncated: &Option<String>) -> Vec<(
         meta.push(("sampling_rate".to_string(), format!("1/{k}")));
         meta.push((
             "sample_weight".to_string(),
-            format!(
-                "first touch {lines} lines, window sample {} lines",
-                lines as u64 * k as u64
-            ),
+            format!("first touch {lines} lines, window sample {} lines", lines as u64 * k as u64),
         ));
     }
     if let Some(t) = truncated {
@@ -185,13 +155,7 @@ fn first_touch_runs(mut ft: Vec<(u32, u32, usize)>) -> Vec<[u64; 4]> {
     let mut runs: Vec<[u64; 4]> = Vec::new();
     for (page, thread, k) in ft {
         match runs.last_mut() {
-            Some(last)
-                if last[0] + last[1] == page as u64
-                    && last[2] == thread as u64
-                    && last[3] == k as u64 =>
-            {
-                last[1] += 1
-            }
+            Some(last) if last[0] + last[1] == page as u64 && last[2] == thread as u64 && last[3] == k as u64 => last[1] += 1,
             _ => runs.push([page as u64, 1, thread as u64, k as u64]),
         }
     }
@@ -201,8 +165,7 @@ fn first_touch_runs(mut ft: Vec<(u32, u32, usize)>) -> Vec<[u64; 4]> {
 fn write_text(path: &Path, text: &str) -> Result<(), String> {
     numaplace_sim::output::write_with(path, |f| {
         use std::io::Write;
-        f.write_all(text.as_bytes())
-            .map_err(|e| numaplace_sim::SimError::io(path, e))
+        f.write_all(text.as_bytes()).map_err(|e| numaplace_sim::SimError::io(path, e))
     })
     .map_err(|e| e.to_string())
 }
@@ -212,76 +175,35 @@ pub fn convert(o: &Options) -> Result<Value, String> {
     let p = pass1(&o.raw)?;
     let ps = p.page_size;
 
-    let Kept {
-        ids: kept,
-        dropped_tail,
-        empty,
-    } = kept_epochs(&p);
+    let Kept { ids: kept, dropped_tail, empty } = kept_epochs(&p);
     let truncated = match (p.end, p.cut) {
         (Some((0, _)), false) if dropped_tail == 0 => None,
         (Some((0, _)), _) => Some("the recording stream was cut short (disk full?)".to_string()),
         (Some((sig, _)), _) => Some(format!("the program was stopped by signal {sig}")),
-        (None, _) => Some(format!(
-            "the recording has no end ({}; killed, _exit, or disk full?)",
-            o.status
-        )),
+        (None, _) => Some(format!("the recording has no end ({}; killed, _exit, or disk full?)", o.status)),
     };
-    let threads = kept
-        .iter()
-        .flat_map(|id| p.epochs[id].threads.iter().copied())
-        .max()
-        .map_or(0, |t| t as usize + 1);
+    let threads = kept.iter().flat_map(|id| p.epochs[id].threads.iter().copied()).max().map_or(0, |t| t as usize + 1);
     if kept.is_empty() {
         return Err(err(o, "no whole epoch with memory accesses was recorded"));
     }
     if threads == 0 {
         // Whole epochs, but not one access counted in them (sampled mode on a program whose
         // data is all static or in small allocations, which it does not sample).
-        let forks = kept
-            .iter()
-            .filter(|id| raw::kind_name(p.epochs[id].kind) == "fork")
-            .count();
-        return Err(err(
-            o,
-            &format!(
-                "{NO_ACCESS_COUNTED}: {} whole epochs, {forks} parallel regions",
-                kept.len()
-            ),
-        ));
+        let forks = kept.iter().filter(|id| raw::kind_name(p.epochs[id].kind) == "fork").count();
+        return Err(err(o, &format!("{NO_ACCESS_COUNTED}: {} whole epochs, {forks} parallel regions", kept.len())));
     }
     let mut p = p;
     let syms = resolve_symbols(&mut p, &kept);
 
-    let Regions {
-        page_of,
-        regions,
-        mut region_info,
-        pages: next,
-    } = regions(&p, &syms, ps);
+    let Regions { page_of, regions, mut region_info, pages: next } = regions(&p, &syms, ps);
     if next > u32::MAX as u64 {
         return Err(err(o, format!("{next} pages: more than a trace holds")));
     }
     let (phase_names, iters) = phases(o, &p, &kept, &syms)?;
     let timed = *iters.last().unwrap_or(&0);
-    let header = TraceHeader {
-        page_size: ps,
-        line_size: p.line_size,
-        threads,
-        regions,
-        meta: meta(o, &p, timed, &truncated),
-    };
+    let header = TraceHeader { page_size: ps, line_size: p.line_size, threads, regions, meta: meta(o, &p, timed, &truncated) };
 
-    let counts = pass2(
-        &o.raw,
-        &o.out,
-        o.page_counts.is_some(),
-        &p,
-        &header,
-        &kept,
-        &phase_names,
-        &iters,
-        &page_of,
-    )?;
+    let counts = pass2(&o.raw, &o.out, o.page_counts.is_some(), &p, &header, &kept, &phase_names, &iters, &page_of)?;
     let (region_reads, region_writes) = (counts.region_reads, counts.region_writes);
     let runs = first_touch_runs(counts.ft);
     for (i, info) in region_info.iter_mut().enumerate() {
@@ -309,13 +231,8 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         "counters": p.counters.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<String, Value>>(),
     });
     if let Some(path) = &o.page_counts {
-        let counts: Vec<[u64; 4]> = counts
-            .per_page
-            .iter()
-            .map(|(&(pg, t), &(r, w))| [pg as u64, t as u64, r, w])
-            .collect();
-        let text = serde_json::to_string(&json!({"threads": threads, "counts": counts}))
-            .map_err(|e| e.to_string())?;
+        let counts: Vec<[u64; 4]> = counts.per_page.iter().map(|(&(pg, t), &(r, w))| [pg as u64, t as u64, r, w]).collect();
+        let text = serde_json::to_string(&json!({"threads": threads, "counts": counts})).map_err(|e| e.to_string())?;
         write_text(path, &text)?;
     }
     if let Some(path) = &o.summary {
@@ -330,13 +247,13 @@ mod tests {
     use super::*;
     use std::path::Path;
 
+
     /// A raw stream written as recorder.c writes it.
     struct Raw(Vec<u8>);
 
     impl Raw {
         fn chunk(&mut self, kind: u8, payload: &[u8]) {
-            self.0
-                .extend_from_slice(&(payload.len() as u32).to_le_bytes());
+            self.0.extend_from_slice(&(payload.len() as u32).to_le_bytes());
             self.0.push(kind);
             self.0.extend_from_slice(payload);
         }
@@ -396,11 +313,7 @@ mod tests {
         r.alloc(16 * 4096, 3 * 4096);
         r.records(0, 0, &[(16 | raw::FT_BIT, 64, 64)]);
         r.boundary(0, 0, 1);
-        r.records(
-            1,
-            1,
-            &[(17 | raw::FT_BIT, 64, 64), (18 | raw::FT_BIT, 70_000, 0)],
-        );
+        r.records(1, 1, &[(17 | raw::FT_BIT, 64, 64), (18 | raw::FT_BIT, 70_000, 0)]);
         r.boundary(1, 1, 2);
         r.records(0, 1, &[(16, 64, 0)]);
         r.boundary(0, 1, 2);
@@ -415,24 +328,13 @@ mod tests {
         let rawp = dir.join(format!("{name}.raw"));
         std::fs::write(&rawp, &raw.0).unwrap();
         let out = dir.join(format!("{name}.nptrace"));
-        let o = Options {
-            raw: rawp,
-            out: out.clone(),
-            summary: None,
-            iteration_marker: None,
-            status: "exit 0".into(),
-            command: "prog".into(),
-            page_counts: None,
-        };
+        let o = Options { raw: rawp, out: out.clone(), summary: None, iteration_marker: None, status: "exit 0".into(), command: "prog".into(), page_counts: None };
         let v = convert(&o)?;
         Ok((v, std::fs::read(&out).unwrap()))
     }
 
     fn tmpdir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!(
-            "numaplace-record-test-{}-{name}",
-            std::process::id()
-        ));
+        let d = std::env::temp_dir().join(format!("numaplace-record-test-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
         d
     }
@@ -455,10 +357,7 @@ mod tests {
         let info = numaplace_sim::trace::info(&d.join("a.nptrace")).unwrap();
         assert_eq!(info.epochs, 3);
         // 70,000 lines are two transactions of at most 65,535 lines.
-        assert_eq!(
-            info.transactions,
-            (64 + 64) + (64 + 64) + 70_000 + 64 + 5 + (7 + 1)
-        );
+        assert_eq!(info.transactions, (64 + 64) + (64 + 64) + 70_000 + 64 + 5 + (7 + 1));
         std::fs::remove_dir_all(d).ok();
     }
 
@@ -470,23 +369,12 @@ mod tests {
         // The sampling chunk right after the header: 1/4, 64 lines a page.
         let head = 5 + u32::from_le_bytes(r.0[0..4].try_into().unwrap()) as usize;
         let mut s = Raw(Vec::new());
-        s.chunk(
-            raw::SAMPLING,
-            &[4u32.to_le_bytes(), 64u32.to_le_bytes()].concat(),
-        );
+        s.chunk(raw::SAMPLING, &[4u32.to_le_bytes(), 64u32.to_le_bytes()].concat());
         r.0.splice(head..head, s.0);
         let (v, _) = run(&r, &d, "s").unwrap();
-        assert_eq!(
-            v["sampling"],
-            json!({"rate": 0.25, "windows": 4, "lines_per_page": 64})
-        );
+        assert_eq!(v["sampling"], json!({"rate": 0.25, "windows": 4, "lines_per_page": 64}));
         let info = numaplace_sim::trace::info(&d.join("s.nptrace")).unwrap();
-        let meta = |k: &str| {
-            info.meta
-                .iter()
-                .find(|(n, _)| n == k)
-                .map(|(_, v)| v.clone())
-        };
+        let meta = |k: &str| info.meta.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
         assert_eq!(meta("counts").as_deref(), Some("sampled"));
         assert_eq!(meta("sampling_rate").as_deref(), Some("1/4"));
         assert_eq!(meta("cache"), None, "no cache model in sampled mode");
@@ -496,21 +384,13 @@ mod tests {
         let (v, _) = run(&e, &d, "e").unwrap();
         assert!(v["sampling"].is_null());
         let info = numaplace_sim::trace::info(&d.join("e.nptrace")).unwrap();
-        assert!(
-            info.meta.iter().any(|(k, _)| k == "cache")
-                && !info.meta.iter().any(|(k, _)| k == "counts")
-        );
+        assert!(info.meta.iter().any(|(k, _)| k == "cache") && !info.meta.iter().any(|(k, _)| k == "counts"));
         // A malformed sampling chunk is an error naming it.
         let mut bad = program();
         let mut z = Raw(Vec::new());
-        z.chunk(
-            raw::SAMPLING,
-            &[0u32.to_le_bytes(), 64u32.to_le_bytes()].concat(),
-        );
+        z.chunk(raw::SAMPLING, &[0u32.to_le_bytes(), 64u32.to_le_bytes()].concat());
         bad.0.splice(head..head, z.0);
-        assert!(run(&bad, &d, "b")
-            .unwrap_err()
-            .contains("bad sampling chunk"));
+        assert!(run(&bad, &d, "b").unwrap_err().contains("bad sampling chunk"));
         std::fs::remove_dir_all(d).ok();
     }
 
@@ -540,10 +420,7 @@ mod tests {
     fn bad_streams_are_errors_naming_the_file() {
         let d = tmpdir("bad");
         let e = run(&Raw(Vec::new()), &d, "empty").unwrap_err();
-        assert!(
-            e.contains("empty.raw") && e.contains("empty recording"),
-            "{e}"
-        );
+        assert!(e.contains("empty.raw") && e.contains("empty recording"), "{e}");
         let mut r = Raw(Vec::new());
         r.chunk(b'Q', &[1, 2]);
         let e = run(&r, &d, "junk").unwrap_err();
@@ -560,10 +437,7 @@ mod tests {
         r.boundary(0, 1, 2);
         r.end(0);
         let e = run(&r, &d, "nothing").unwrap_err();
-        assert!(
-            e.contains(NO_ACCESS_COUNTED) && e.contains("2 whole epochs, 1 parallel regions"),
-            "{e}"
-        );
+        assert!(e.contains(NO_ACCESS_COUNTED) && e.contains("2 whole epochs, 1 parallel regions"), "{e}");
         std::fs::remove_dir_all(d).ok();
     }
 }

@@ -55,12 +55,7 @@ impl Reader {
     pub fn open(path: &Path) -> std::io::Result<Reader> {
         let f = File::open(path)?;
         let len = f.metadata()?.len();
-        Ok(Reader {
-            input: BufReader::with_capacity(1 << 20, f),
-            pos: 0,
-            len,
-            cut: false,
-        })
+        Ok(Reader { input: BufReader::with_capacity(1 << 20, f), pos: 0, len, cut: false })
     }
 
     pub fn next_chunk(&mut self) -> std::io::Result<Option<Chunk>> {
@@ -82,11 +77,7 @@ impl Reader {
         self.input.read_exact(&mut payload)?;
         let offset = self.pos + 5;
         self.pos += 5 + n as u64;
-        Ok(Some(Chunk {
-            kind: head[4],
-            offset,
-            payload,
-        }))
+        Ok(Some(Chunk { kind: head[4], offset, payload }))
     }
 
     /// Reads the payload of length `n` at `offset` (pass 2).
@@ -109,10 +100,7 @@ impl<'a> Cur<'a> {
     }
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         if self.b.len() - self.i < n {
-            return Err(format!(
-                "chunk payload ends at byte {} (needed {n} more)",
-                self.b.len()
-            ));
+            return Err(format!("chunk payload ends at byte {} (needed {n} more)", self.b.len()));
         }
         let s = &self.b[self.i..self.i + n];
         self.i += n;

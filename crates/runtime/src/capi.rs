@@ -9,8 +9,8 @@
 //! Fortran (`call upmlib_init()`, i.e. `upmlib_init_` with arguments by reference).
 
 use crate::config::Config;
-use crate::error::{Code, RtError};
 use crate::runtime::Runtime;
+use crate::error::{Code, RtError};
 use crate::sys::LinuxSys;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_long, c_void, CStr, CString};
@@ -125,8 +125,7 @@ pub(crate) fn holding() -> bool {
 }
 
 fn set_error(e: &RtError) {
-    let text =
-        CString::new(format!("numaplace: {}", e.message).replace('\0', " ")).unwrap_or_default();
+    let text = CString::new(format!("numaplace: {}", e.message).replace('\0', " ")).unwrap_or_default();
     LAST.with(|l| *l.borrow_mut() = text);
 }
 
@@ -135,10 +134,7 @@ fn set_error(e: &RtError) {
 fn guard<T>(fail: impl Fn(Code) -> T, f: impl FnOnce() -> Result<T, RtError>) -> T {
     crate::guard::guard(
         || {
-            set_error(&RtError::new(
-                Code::Internal,
-                "internal error (a panic was caught at the C boundary)",
-            ));
+            set_error(&RtError::new(Code::Internal, "internal error (a panic was caught at the C boundary)"));
             fail(Code::Internal)
         },
         || match f() {
@@ -161,9 +157,7 @@ fn neg(c: Code) -> c_long {
 
 fn with_rt<T>(f: impl FnOnce(&mut Runtime) -> Result<T, RtError>) -> Result<T, RtError> {
     let mut g = lock();
-    let rt = g
-        .as_mut()
-        .ok_or_else(|| RtError::new(Code::NotInitialised, "call numaplace_init() first"))?;
+    let rt = g.as_mut().ok_or_else(|| RtError::new(Code::NotInitialised, "call numaplace_init() first"))?;
     f(rt)
 }
 
@@ -171,9 +165,7 @@ unsafe fn text<'a>(p: *const c_char, what: &str) -> Result<&'a str, RtError> {
     if p.is_null() {
         return Err(RtError::new(Code::Invalid, format!("{what}: null string")));
     }
-    CStr::from_ptr(p)
-        .to_str()
-        .map_err(|_| RtError::new(Code::Invalid, format!("{what}: not UTF-8")))
+    CStr::from_ptr(p).to_str().map_err(|_| RtError::new(Code::Invalid, format!("{what}: not UTF-8")))
 }
 
 /// Initialises the runtime (idempotent: a second call returns `NUMAPLACE_OK` and keeps the
@@ -194,12 +186,7 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
     let topo = crate::sys::Sys::topology(&sys).clone();
     let mut rt = Runtime::new(Box::new(sys), cfg)?;
     crate::space::SPACE.configure(rt.nodes(), rt.page_size(), &topo.cpu_nodes());
-    let cpus: Vec<(usize, usize)> = topo
-        .cpus
-        .iter()
-        .enumerate()
-        .flat_map(|(n, cs)| cs.iter().map(move |&c| (c, n)))
-        .collect();
+    let cpus: Vec<(usize, usize)> = topo.cpus.iter().enumerate().flat_map(|(n, cs)| cs.iter().map(move |&c| (c, n))).collect();
     let wants = rt.wants_samples() || rt.driver.timer.is_some();
     // On one node every access is local: nothing to sample for, and no sampler thread.
     let off = wants && rt.one_node_off();
@@ -208,16 +195,10 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
     }
     let wants = wants && !off;
     let (source, reason) = if off {
-        (
-            crate::sampler::Source::Faults,
-            crate::sampling::ONE_NODE.into(),
-        )
+        (crate::sampler::Source::Faults, crate::sampling::ONE_NODE.into())
     } else if wants && rt.driver.takes_faults() {
         // A policy that revokes pages itself observes their hinting faults: no other source.
-        (
-            crate::sampler::Source::Faults,
-            "the policy observes hinting faults on the pages it revokes".into(),
-        )
+        (crate::sampler::Source::Faults, "the policy observes hinting faults on the pages it revokes".into())
     } else if wants && rt.driver.takes_addresses() {
         // A policy that reads address samples (hemem's PEBS) has no other source.
         match crate::sampler::choose("perf", &cpus) {
@@ -237,28 +218,19 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
             }
         }
     } else if wants {
-        crate::sampler::choose(&rt.host.cfg.source, &cpus)
-            .map_err(|m| RtError::new(Code::Unsupported, m))?
+        crate::sampler::choose(&rt.host.cfg.source, &cpus).map_err(|m| RtError::new(Code::Unsupported, m))?
     } else {
-        (
-            crate::sampler::Source::Faults,
-            "no dynamic policy: nothing sampled".into(),
-        )
+        (crate::sampler::Source::Faults, "no dynamic policy: nothing sampled".into())
     };
     rt.sampling.source_reason = reason;
-    crate::sampler::DEBUG.store(
-        std::env::var("NUMAPLACE_DEBUG").as_deref() == Ok("1"),
-        Relaxed,
-    );
+    crate::sampler::DEBUG.store(std::env::var("NUMAPLACE_DEBUG").as_deref() == Ok("1"), Relaxed);
     match source {
         crate::sampler::Source::Perf(p) => {
             rt.sampling.source = "perf_event";
             rt.sampling.perf = Some(p);
         }
         crate::sampler::Source::Faults if wants => {
-            crate::sampler::install().map_err(|e| {
-                RtError::new(Code::Sys, format!("sigaction(SIGSEGV) failed: errno {e}"))
-            })?;
+            crate::sampler::install().map_err(|e| RtError::new(Code::Sys, format!("sigaction(SIGSEGV) failed: errno {e}")))?;
             // What one fault's trip through the kernel costs here, measured before any thread
             // of the runtime's starts (crate::cost).
             crate::cost::calibrate().map_err(|m| RtError::new(Code::Sys, m))?;
@@ -274,11 +246,7 @@ pub(crate) fn init_with(options: Option<&str>, preload: bool) -> Result<(), RtEr
             rt.host.cfg.placement,
             rt.host.cfg.dynamic,
             rt.sampling.source,
-            if rt.sampling.source_reason.is_empty() {
-                ""
-            } else {
-                " — "
-            },
+            if rt.sampling.source_reason.is_empty() { "" } else { " — " },
             rt.sampling.source_reason
         );
     }
@@ -313,22 +281,20 @@ fn start_thread(period: Duration) {
 /// The sampler/timer thread: every sampling period, revoke the next window and run the
 /// policy's timer when due.
 fn spawn_sampler(period: Duration) {
-    let _ = std::thread::Builder::new()
-        .name("numaplace".into())
-        .spawn(move || {
-            // The program's asynchronous signals go to its own threads: a handler run here, in the
-            // middle of a revocation, could make a system call that waits for the revocation.
-            // SAFETY: a filled signal set, then this thread's mask.
-            unsafe {
-                let mut set: libc::sigset_t = std::mem::zeroed();
-                libc::sigfillset(&mut set);
-                for sig in [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL] {
-                    libc::sigdelset(&mut set, sig);
-                }
-                libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    let _ = std::thread::Builder::new().name("numaplace".into()).spawn(move || {
+        // The program's asynchronous signals go to its own threads: a handler run here, in the
+        // middle of a revocation, could make a system call that waits for the revocation.
+        // SAFETY: a filled signal set, then this thread's mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&mut set);
+            for sig in [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL] {
+                libc::sigdelset(&mut set, sig);
             }
-            sampler_loop(period)
-        });
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        }
+        sampler_loop(period)
+    });
 }
 
 /// The sampler thread's body: every period, a tick under the runtime lock.
@@ -358,11 +324,7 @@ pub extern "C" fn numaplace_api_version() -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn numaplace_init(options: *const c_char) -> c_int {
     guard(code, || {
-        let o = if options.is_null() {
-            None
-        } else {
-            Some(text(options, "numaplace_init options")?)
-        };
+        let o = if options.is_null() { None } else { Some(text(options, "numaplace_init options")?) };
         init_with(o, false)?;
         Ok(NUMAPLACE_OK)
     })
@@ -381,21 +343,10 @@ pub extern "C" fn numaplace_nodes() -> c_int {
 /// `addr..addr+len` is memory of this process that stays mapped until unregistered or freed;
 /// `name` is null or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn numaplace_register(
-    addr: *mut c_void,
-    len: usize,
-    name: *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn numaplace_register(addr: *mut c_void, len: usize, name: *const c_char) -> c_int {
     guard(code, || {
-        let name = if name.is_null() {
-            "region"
-        } else {
-            text(name, "numaplace_register name")?
-        };
-        with_rt(|rt| {
-            rt.register(addr as usize, len, name, None)
-                .map(|_| NUMAPLACE_OK)
-        })
+        let name = if name.is_null() { "region" } else { text(name, "numaplace_register name")? };
+        with_rt(|rt| rt.register(addr as usize, len, name, None).map(|_| NUMAPLACE_OK))
     })
 }
 
@@ -407,12 +358,7 @@ pub unsafe extern "C" fn numaplace_register(
 pub unsafe extern "C" fn numaplace_unregister(addr: *mut c_void) -> c_int {
     guard(code, || {
         with_rt(|rt| {
-            rt.unregister(addr as usize).ok_or_else(|| {
-                RtError::new(
-                    Code::NotManaged,
-                    format!("unregister: {addr:p} is not in a managed region"),
-                )
-            })?;
+            rt.unregister(addr as usize).ok_or_else(|| RtError::new(Code::NotManaged, format!("unregister: {addr:p} is not in a managed region")))?;
             Ok(NUMAPLACE_OK)
         })
     })
@@ -424,11 +370,7 @@ pub unsafe extern "C" fn numaplace_unregister(addr: *mut c_void) -> c_int {
 /// # Safety
 /// `addr..addr+len` is this process's memory; `placement` is NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn numaplace_place(
-    addr: *mut c_void,
-    len: usize,
-    placement: *const c_char,
-) -> c_long {
+pub unsafe extern "C" fn numaplace_place(addr: *mut c_void, len: usize, placement: *const c_char) -> c_long {
     guard(neg, || {
         let spec = text(placement, "numaplace_place placement")?;
         with_rt(|rt| rt.place(addr as usize, len, spec).map(|n| n as c_long))
@@ -439,9 +381,7 @@ pub unsafe extern "C" fn numaplace_place(
 /// negated code.
 #[no_mangle]
 pub extern "C" fn numaplace_migrate() -> c_long {
-    guard(neg, || {
-        with_rt(|rt| rt.migrate("migrate").map(|n| n as c_long))
-    })
+    guard(neg, || with_rt(|rt| rt.migrate("migrate").map(|n| n as c_long)))
 }
 
 /// Record-replay: the first call marks the start of `phase` (null: the default phase), the
@@ -452,11 +392,7 @@ pub extern "C" fn numaplace_migrate() -> c_long {
 #[no_mangle]
 pub unsafe extern "C" fn numaplace_record(phase: *const c_char) -> c_int {
     guard(code, || {
-        let p = if phase.is_null() {
-            None
-        } else {
-            Some(text(phase, "numaplace_record phase")?.to_string())
-        };
+        let p = if phase.is_null() { None } else { Some(text(phase, "numaplace_record phase")?.to_string()) };
         with_rt(|rt| {
             let p = p.unwrap_or_else(|| rt.phases.default_phase.clone());
             rt.record(&p).map(|_| NUMAPLACE_OK)
@@ -472,11 +408,7 @@ pub unsafe extern "C" fn numaplace_record(phase: *const c_char) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn numaplace_replay(phase: *const c_char) -> c_long {
     guard(neg, || {
-        let p = if phase.is_null() {
-            None
-        } else {
-            Some(text(phase, "numaplace_replay phase")?.to_string())
-        };
+        let p = if phase.is_null() { None } else { Some(text(phase, "numaplace_replay phase")?.to_string()) };
         with_rt(|rt| {
             let p = p.unwrap_or_else(|| rt.phases.default_phase.clone());
             rt.replay(&p).map(|n| n as c_long)
@@ -497,11 +429,7 @@ pub extern "C" fn numaplace_undo() -> c_long {
 /// # Safety
 /// `nodes_out` has room for `(addr % page + len + page - 1) / page` ints.
 #[no_mangle]
-pub unsafe extern "C" fn numaplace_where(
-    addr: *const c_void,
-    len: usize,
-    nodes_out: *mut c_int,
-) -> c_long {
+pub unsafe extern "C" fn numaplace_where(addr: *const c_void, len: usize, nodes_out: *mut c_int) -> c_long {
     guard(neg, || {
         if nodes_out.is_null() || addr.is_null() {
             return Err(RtError::new(Code::Invalid, "numaplace_where: null pointer"));
@@ -531,10 +459,7 @@ pub unsafe extern "C" fn numaplace_stats_write(path: *const c_char) -> c_int {
 /// The calling thread's last error message ("" if none). Valid until its next failing call.
 #[no_mangle]
 pub extern "C" fn numaplace_last_error() -> *const c_char {
-    crate::guard::guard(
-        || c"numaplace: internal error".as_ptr(),
-        || LAST.with(|l| l.borrow().as_ptr()),
-    )
+    crate::guard::guard(|| c"numaplace: internal error".as_ptr(), || LAST.with(|l| l.borrow().as_ptr()))
 }
 
 // ---- UPMlib names (seed 000 §3.2, §3.3) --------------------------------------------------
@@ -544,11 +469,7 @@ pub extern "C" fn numaplace_last_error() -> *const c_char {
 #[no_mangle]
 pub extern "C" fn upmlib_init() -> c_int {
     guard(code, || {
-        let o = if std::env::var_os("NUMAPLACE_DYNAMIC").is_some() {
-            None
-        } else {
-            Some("dynamic=upmlib")
-        };
+        let o = if std::env::var_os("NUMAPLACE_DYNAMIC").is_some() { None } else { Some("dynamic=upmlib") };
         init_with(o, false)?;
         Ok(NUMAPLACE_OK)
     })
@@ -560,10 +481,7 @@ pub extern "C" fn upmlib_init() -> c_int {
 /// As [`numaplace_register`].
 #[no_mangle]
 pub unsafe extern "C" fn upmlib_memrefcnt(addr: *mut c_void, size: usize) -> c_int {
-    crate::guard::guard(
-        || NUMAPLACE_E_INTERNAL,
-        || numaplace_register(addr, size, c"memrefcnt".as_ptr()),
-    )
+    crate::guard::guard(|| NUMAPLACE_E_INTERNAL, || numaplace_register(addr, size, c"memrefcnt".as_ptr()))
 }
 
 /// `upmlib_migrate_memory()`: pages moved (UPMlib's `num_migrations`), or a negated code.
@@ -576,10 +494,7 @@ pub extern "C" fn upmlib_migrate_memory() -> c_long {
 #[no_mangle]
 pub extern "C" fn upmlib_record() -> c_int {
     // SAFETY: null selects the default phase.
-    crate::guard::guard(
-        || NUMAPLACE_E_INTERNAL,
-        || unsafe { numaplace_record(std::ptr::null()) },
-    )
+    crate::guard::guard(|| NUMAPLACE_E_INTERNAL, || unsafe { numaplace_record(std::ptr::null()) })
 }
 
 /// `upmlib_compare_counters()`: decides the default phase's replay from its record.
@@ -597,10 +512,7 @@ pub extern "C" fn upmlib_compare_counters() -> c_int {
 #[no_mangle]
 pub extern "C" fn upmlib_replay() -> c_long {
     // SAFETY: null selects the default phase.
-    crate::guard::guard(
-        || -(NUMAPLACE_E_INTERNAL as c_long),
-        || unsafe { numaplace_replay(std::ptr::null()) },
-    )
+    crate::guard::guard(|| -(NUMAPLACE_E_INTERNAL as c_long), || unsafe { numaplace_replay(std::ptr::null()) })
 }
 
 /// `upmlib_undo()`: pages moved back, or a negated code.
@@ -613,12 +525,9 @@ pub extern "C" fn upmlib_undo() -> c_long {
 
 #[no_mangle]
 pub extern "C" fn upmlib_init_() {
-    crate::guard::guard(
-        || (),
-        || {
-            upmlib_init();
-        },
-    )
+    crate::guard::guard(|| (), || {
+        upmlib_init();
+    })
 }
 
 /// # Safety
@@ -637,52 +546,37 @@ pub unsafe extern "C" fn upmlib_memrefcnt_(addr: *mut c_void, size: *const c_int
 
 #[no_mangle]
 pub extern "C" fn upmlib_migrate_memory_() {
-    crate::guard::guard(
-        || (),
-        || {
-            upmlib_migrate_memory();
-        },
-    )
+    crate::guard::guard(|| (), || {
+        upmlib_migrate_memory();
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn upmlib_record_() {
-    crate::guard::guard(
-        || (),
-        || {
-            upmlib_record();
-        },
-    )
+    crate::guard::guard(|| (), || {
+        upmlib_record();
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn upmlib_compare_counters_() {
-    crate::guard::guard(
-        || (),
-        || {
-            upmlib_compare_counters();
-        },
-    )
+    crate::guard::guard(|| (), || {
+        upmlib_compare_counters();
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn upmlib_replay_() {
-    crate::guard::guard(
-        || (),
-        || {
-            upmlib_replay();
-        },
-    )
+    crate::guard::guard(|| (), || {
+        upmlib_replay();
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn upmlib_undo_() {
-    crate::guard::guard(
-        || (),
-        || {
-            upmlib_undo();
-        },
-    )
+    crate::guard::guard(|| (), || {
+        upmlib_undo();
+    })
 }
 
 #[cfg(test)]
@@ -713,49 +607,26 @@ mod tests {
         // Init configures the process's managed space for this host: not under another test.
         let _space = crate::space::testing::hold_space();
         // Before init: a code and a message.
-        assert_eq!(
-            numaplace_migrate(),
-            -(NUMAPLACE_E_NOT_INITIALISED as c_long)
-        );
+        assert_eq!(numaplace_migrate(), -(NUMAPLACE_E_NOT_INITIALISED as c_long));
         // SAFETY: reading our own NUL-terminated message.
-        let msg = unsafe { CStr::from_ptr(numaplace_last_error()) }
-            .to_str()
-            .unwrap()
-            .to_string();
+        let msg = unsafe { CStr::from_ptr(numaplace_last_error()) }.to_str().unwrap().to_string();
         assert_eq!(msg, "numaplace: call numaplace_init() first");
         // SAFETY: NUL-terminated literals.
         unsafe {
             assert_eq!(numaplace_init(c"dynamic=nosuch".as_ptr()), NUMAPLACE_E_SPEC);
-            let msg = CStr::from_ptr(numaplace_last_error())
-                .to_str()
-                .unwrap()
-                .to_string();
+            let msg = CStr::from_ptr(numaplace_last_error()).to_str().unwrap().to_string();
             assert!(msg.contains("nosuch"), "{msg}");
-            assert_eq!(
-                numaplace_init(c"placement=first-touch;dynamic=none".as_ptr()),
-                NUMAPLACE_OK
-            );
+            assert_eq!(numaplace_init(c"placement=first-touch;dynamic=none".as_ptr()), NUMAPLACE_OK);
         }
         assert!(numaplace_nodes() >= 1);
         let mut buf = vec![7u8; 3 * 4096];
         let mut nodes = [0 as c_int; 4];
         // SAFETY: our own buffer; room for up to 4 pages.
-        let n = unsafe {
-            numaplace_where(
-                buf.as_mut_ptr() as *const c_void,
-                buf.len(),
-                nodes.as_mut_ptr(),
-            )
-        };
+        let n = unsafe { numaplace_where(buf.as_mut_ptr() as *const c_void, buf.len(), nodes.as_mut_ptr()) };
         assert!((3..=4).contains(&n), "{n}");
-        assert!(nodes[..n as usize]
-            .iter()
-            .all(|&x| x >= 0 && x < numaplace_nodes()));
+        assert!(nodes[..n as usize].iter().all(|&x| x >= 0 && x < numaplace_nodes()));
         // SAFETY: null pointer is refused, not dereferenced.
-        assert_eq!(
-            unsafe { numaplace_where(std::ptr::null(), 10, nodes.as_mut_ptr()) },
-            -(NUMAPLACE_E_INVALID as c_long)
-        );
+        assert_eq!(unsafe { numaplace_where(std::ptr::null(), 10, nodes.as_mut_ptr()) }, -(NUMAPLACE_E_INVALID as c_long));
         assert_eq!(upmlib_replay(), -(NUMAPLACE_E_STATE as c_long));
     }
 }

@@ -49,8 +49,7 @@ impl Default for Config {
             seed: 0,
         };
         for o in OPTIONS {
-            c.set(o.name, o.default)
-                .expect("the declared defaults are valid");
+            c.set(o.name, o.default).expect("the declared defaults are valid");
         }
         c
     }
@@ -67,14 +66,10 @@ impl Config {
     /// # Errors
     /// An unknown key or a bad value (message names it).
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), RtError> {
-        let bad =
-            |what: &str| RtError::new(Code::Invalid, format!("option '{key}={value}': {what}"));
+        let bad = |what: &str| RtError::new(Code::Invalid, format!("option '{key}={value}': {what}"));
         let Some(option) = rtconfig::option(key) else {
             let known: Vec<&str> = OPTIONS.iter().map(|o| o.name).collect();
-            return Err(RtError::new(
-                Code::Invalid,
-                format!("unknown option '{key}' (known: {})", known.join(", ")),
-            ));
+            return Err(RtError::new(Code::Invalid, format!("unknown option '{key}' (known: {})", known.join(", "))));
         };
         if let RtKind::Choice(words) = option.kind {
             if !words.contains(&value) {
@@ -86,19 +81,9 @@ impl Config {
             "dynamic" => self.dynamic = value.into(),
             "min_bytes" => self.min_bytes = value.parse().map_err(|_| bad("not a byte count"))?,
             "sample_period_ms" => {
-                self.sample_period_ms = value
-                    .parse()
-                    .ok()
-                    .filter(|v: &f64| *v > 0.0)
-                    .ok_or_else(|| bad("not a positive number"))?
+                self.sample_period_ms = value.parse().ok().filter(|v: &f64| *v > 0.0).ok_or_else(|| bad("not a positive number"))?
             }
-            "window_pages" => {
-                self.window_pages = value
-                    .parse()
-                    .ok()
-                    .filter(|&v| v > 0)
-                    .ok_or_else(|| bad("not a positive count"))?
-            }
+            "window_pages" => self.window_pages = value.parse().ok().filter(|&v| v > 0).ok_or_else(|| bad("not a positive count"))?,
             "source" => self.source = value.into(),
             "stats" => self.stats = (!value.is_empty()).then(|| value.into()),
             "verbose" => self.verbose = flag(value),
@@ -106,9 +91,7 @@ impl Config {
             "slow_nodes" => self.slow_nodes = value.trim().into(),
             "recrep" => self.recrep = value.into(),
             "seed" => self.seed = value.parse().map_err(|_| bad("not an integer"))?,
-            other => {
-                unreachable!("setting '{other}' is declared in rtconfig::OPTIONS but has no field")
-            }
+            other => unreachable!("setting '{other}' is declared in rtconfig::OPTIONS but has no field"),
         }
         Ok(())
     }
@@ -119,12 +102,7 @@ impl Config {
     /// As [`Config::set`]; an item without `=`.
     pub fn apply(&mut self, options: &str) -> Result<(), RtError> {
         for item in options.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-            let (k, v) = item.split_once('=').ok_or_else(|| {
-                RtError::new(
-                    Code::Invalid,
-                    format!("option '{item}': expected key=value"),
-                )
-            })?;
+            let (k, v) = item.split_once('=').ok_or_else(|| RtError::new(Code::Invalid, format!("option '{item}': expected key=value")))?;
             self.set(k.trim(), v.trim())?;
         }
         Ok(())
@@ -137,8 +115,7 @@ impl Config {
     pub fn from_env(mut self) -> Result<Self, RtError> {
         for o in OPTIONS {
             if let Ok(v) = std::env::var(o.env) {
-                self.set(o.name, &v)
-                    .map_err(|e| RtError::new(e.code, format!("{}: {}", o.env, e.message)))?;
+                self.set(o.name, &v).map_err(|e| RtError::new(e.code, format!("{}: {}", o.env, e.message)))?;
             }
         }
         Ok(self)
@@ -152,55 +129,21 @@ mod tests {
     #[test]
     fn config_parses_options_and_names_bad_ones() {
         let mut c = Config::default();
-        c.apply("placement=round-robin; dynamic=sampled:period_ms=50,freeze=2 ;min_bytes=4096")
-            .unwrap();
+        c.apply("placement=round-robin; dynamic=sampled:period_ms=50,freeze=2 ;min_bytes=4096").unwrap();
         assert_eq!(c.placement, "round-robin");
         assert_eq!(c.dynamic, "sampled:period_ms=50,freeze=2");
         assert_eq!(c.min_bytes, 4096);
-        assert!(c
-            .apply("colour=red")
-            .unwrap_err()
-            .message
-            .contains("unknown option 'colour'"));
-        assert!(c
-            .apply("min_bytes=lots")
-            .unwrap_err()
-            .message
-            .contains("option 'min_bytes=lots'"));
-        assert!(c
-            .apply("justakey")
-            .unwrap_err()
-            .message
-            .contains("expected key=value"));
-        assert!(c
-            .apply("source=bus-analyser")
-            .unwrap_err()
-            .message
-            .contains("expected one of: auto, faults, perf"));
+        assert!(c.apply("colour=red").unwrap_err().message.contains("unknown option 'colour'"));
+        assert!(c.apply("min_bytes=lots").unwrap_err().message.contains("option 'min_bytes=lots'"));
+        assert!(c.apply("justakey").unwrap_err().message.contains("expected key=value"));
+        assert!(c.apply("source=bus-analyser").unwrap_err().message.contains("expected one of: auto, faults, perf"));
     }
 
     #[test]
     fn every_declared_setting_has_a_field_and_the_defaults_are_the_declared_ones() {
         let c = Config::default();
-        assert_eq!(
-            (
-                c.placement.as_str(),
-                c.dynamic.as_str(),
-                c.min_bytes,
-                c.window_pages
-            ),
-            ("first-touch", "upmlib", 1 << 20, 4096)
-        );
-        assert_eq!(
-            (
-                c.sample_period_ms,
-                c.source.as_str(),
-                c.stats.as_deref(),
-                c.verbose,
-                c.seed
-            ),
-            (100.0, "auto", None, false, 1)
-        );
+        assert_eq!((c.placement.as_str(), c.dynamic.as_str(), c.min_bytes, c.window_pages), ("first-touch", "upmlib", 1 << 20, 4096));
+        assert_eq!((c.sample_period_ms, c.source.as_str(), c.stats.as_deref(), c.verbose, c.seed), (100.0, "auto", None, false, 1));
         assert!(!c.force);
         for o in OPTIONS {
             // Setting each to its default is accepted (a declared key without a field panics).

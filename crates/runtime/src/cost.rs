@@ -37,11 +37,7 @@ struct Slot {
 }
 
 #[allow(clippy::declare_interior_mutable_const)] // only the initialiser of SLOTS
-const FREE: Slot = Slot {
-    tid: AtomicU32::new(0),
-    faults: AtomicU64::new(0),
-    handler_ns: AtomicU64::new(0),
-};
+const FREE: Slot = Slot { tid: AtomicU32::new(0), faults: AtomicU64::new(0), handler_ns: AtomicU64::new(0) };
 
 /// [`THREAD_SLOTS`] slots, then the overflow slot.
 static SLOTS: [Slot; THREAD_SLOTS + 1] = [FREE; THREAD_SLOTS + 1];
@@ -60,10 +56,7 @@ static SCRATCH_INNER_NS: AtomicU64 = AtomicU64::new(0);
 
 /// `CLOCK_MONOTONIC` in nanoseconds (async-signal-safe).
 pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes one timespec; it is async-signal-safe (POSIX).
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -101,9 +94,7 @@ fn slot_of(tid: u32) -> usize {
 /// calling thread's slot. Async-signal-safe: one system call (`gettid`), atomics.
 pub fn fault_handled(entered: u64) {
     let k = slot_of(gettid());
-    SLOTS[k]
-        .handler_ns
-        .fetch_add(now_ns().saturating_sub(entered), Relaxed);
+    SLOTS[k].handler_ns.fetch_add(now_ns().saturating_sub(entered), Relaxed);
     SLOTS[k].faults.fetch_add(1, Relaxed);
 }
 
@@ -119,9 +110,7 @@ pub struct ThreadCost {
 impl ThreadCost {
     /// Its fault cost in ns with a round trip of `trip` ns: faults × trip + handler time.
     pub fn cost_ns(&self, trip: u64) -> u64 {
-        self.faults
-            .saturating_mul(trip)
-            .saturating_add(self.handler_ns)
+        self.faults.saturating_mul(trip).saturating_add(self.handler_ns)
     }
 }
 
@@ -133,25 +122,14 @@ pub fn threads() -> Vec<(usize, ThreadCost)> {
             let s = &SLOTS[k];
             let faults = s.faults.load(Relaxed);
             let tid = s.tid.load(Acquire);
-            (faults > 0).then(|| {
-                (
-                    k,
-                    ThreadCost {
-                        tid: if k == THREAD_SLOTS { 0 } else { tid },
-                        faults,
-                        handler_ns: s.handler_ns.load(Relaxed),
-                    },
-                )
-            })
+            (faults > 0).then(|| (k, ThreadCost { tid: if k == THREAD_SLOTS { 0 } else { tid }, faults, handler_ns: s.handler_ns.load(Relaxed) }))
         })
         .collect()
 }
 
 /// All threads' faults and handler time, summed.
 pub fn totals() -> (u64, u64) {
-    threads()
-        .iter()
-        .fold((0, 0), |(f, h), (_, t)| (f + t.faults, h + t.handler_ns))
+    threads().iter().fold((0, 0), |(f, h), (_, t)| (f + t.faults, h + t.handler_ns))
 }
 
 /// The largest growth of a thread's fault cost (`trip` ns a round trip) from `last` (each
@@ -212,13 +190,7 @@ pub fn claim_scratch(addr: usize, entered: u64) -> bool {
         return false;
     }
     // SAFETY: restores the scratch page this module mapped read-write.
-    unsafe {
-        libc::mprotect(
-            page as *mut libc::c_void,
-            crate::space::SPACE.page_size.load(Relaxed),
-            libc::PROT_READ | libc::PROT_WRITE,
-        )
-    };
+    unsafe { libc::mprotect(page as *mut libc::c_void, crate::space::SPACE.page_size.load(Relaxed), libc::PROT_READ | libc::PROT_WRITE) };
     SCRATCH_INNER_NS.store(now_ns().saturating_sub(entered), Release);
     true
 }
@@ -240,21 +212,9 @@ pub(crate) fn scratch_page() -> usize {
 pub fn calibrate() -> Result<u64, String> {
     let ps = crate::space::SPACE.page_size.load(Relaxed);
     // SAFETY: a fresh private anonymous mapping of one page, unmapped below.
-    let page = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            ps,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
+    let page = unsafe { libc::mmap(std::ptr::null_mut(), ps, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
     if page == libc::MAP_FAILED {
-        return Err(format!(
-            "calibrating the fault round trip: mmap: {}",
-            std::io::Error::last_os_error()
-        ));
+        return Err(format!("calibrating the fault round trip: mmap: {}", std::io::Error::last_os_error()));
     }
     let p = page as *mut u64;
     // SAFETY: the page is ours and read-write: touched so that no first-touch fault is timed.
@@ -265,10 +225,7 @@ pub fn calibrate() -> Result<u64, String> {
     for i in 0..WARM_UP + CALIBRATION_FAULTS {
         // SAFETY: protects the scratch page; the handler restores it on the access below.
         if unsafe { libc::mprotect(page, ps, libc::PROT_NONE) } != 0 {
-            failed = Some(format!(
-                "calibrating the fault round trip: mprotect: {}",
-                std::io::Error::last_os_error()
-            ));
+            failed = Some(format!("calibrating the fault round trip: mprotect: {}", std::io::Error::last_os_error()));
             break;
         }
         SCRATCH_INNER_NS.store(u64::MAX, Release);
@@ -279,10 +236,7 @@ pub fn calibrate() -> Result<u64, String> {
         let outer = now_ns().saturating_sub(t0);
         let inner = SCRATCH_INNER_NS.load(Acquire);
         if inner == u64::MAX {
-            failed = Some(
-                "calibrating the fault round trip: the access did not fault through the handler"
-                    .into(),
-            );
+            failed = Some("calibrating the fault round trip: the access did not fault through the handler".into());
             break;
         }
         if i >= WARM_UP {
@@ -316,11 +270,7 @@ mod tests {
 
     #[test]
     fn an_interval_costs_its_slowest_thread_and_intervals_add_up() {
-        let t = |faults, handler_ns| ThreadCost {
-            tid: 7,
-            faults,
-            handler_ns,
-        };
+        let t = |faults, handler_ns| ThreadCost { tid: 7, faults, handler_ns };
         // Interval 1: two threads, 10 faults x 100 ns + 500 ns, and 20 x 100 + 1000: the second.
         let (max, now) = growth(&[], &[(0, t(10, 500)), (3, t(20, 1000))], 100);
         assert_eq!((max, now[0], now[3]), (3000, 1500, 3000));
@@ -352,21 +302,11 @@ mod tests {
         let tids: Vec<u32> = handles.into_iter().map(|h| h.join().unwrap()).collect();
         let after = threads();
         for (i, tid) in tids.iter().enumerate() {
-            let was = before
-                .iter()
-                .find(|(_, t)| t.tid == *tid)
-                .map_or(0, |(_, t)| t.faults);
-            let (k, t) = after
-                .iter()
-                .find(|(_, t)| t.tid == *tid)
-                .expect("a slot per thread");
+            let was = before.iter().find(|(_, t)| t.tid == *tid).map_or(0, |(_, t)| t.faults);
+            let (k, t) = after.iter().find(|(_, t)| t.tid == *tid).expect("a slot per thread");
             assert_eq!(t.faults - was, i as u64 + 1, "thread {tid} in slot {k}");
         }
-        let mut slots: Vec<usize> = after
-            .iter()
-            .filter(|(_, t)| tids.contains(&t.tid))
-            .map(|(k, _)| *k)
-            .collect();
+        let mut slots: Vec<usize> = after.iter().filter(|(_, t)| tids.contains(&t.tid)).map(|(k, _)| *k).collect();
         slots.sort_unstable();
         slots.dedup();
         assert_eq!(slots.len(), 4, "four slots for four threads");

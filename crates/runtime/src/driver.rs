@@ -38,9 +38,7 @@ use crate::host::Host;
 use crate::lowmem::LowMemory;
 use crate::parts::Parts;
 use crate::snapshot::Snapshot;
-use numaplace_model::dynamic::{
-    self, Action, DynamicCaps, DynamicPolicy, Observes, Sample, Timer, Trigger,
-};
+use numaplace_model::dynamic::{self, Action, DynamicCaps, DynamicPolicy, Observes, Sample, Timer, Trigger};
 use numaplace_model::pagetable::UNTOUCHED;
 use numaplace_model::{NodeId, PageNo, Spec};
 use std::time::{Duration, Instant};
@@ -72,14 +70,11 @@ impl Driver {
         if cfg.dynamic == "none" || cfg.dynamic.is_empty() {
             return Ok(Driver::with_policy(host, None, None));
         }
-        let spec =
-            Spec::parse(&cfg.dynamic).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+        let spec = Spec::parse(&cfg.dynamic).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
         // What the policy observes decides whether this driver can run it (its
         // capabilities), checked before it is built.
-        let (info, _) =
-            dynamic::resolve(&spec).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
-        dynamic::check_driver(info, dynamic::Driver::Runtime)
-            .map_err(|e| RtError::new(Code::Unsupported, e.to_string()))?;
+        let (info, _) = dynamic::resolve(&spec).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+        dynamic::check_driver(info, dynamic::Driver::Runtime).map_err(|e| RtError::new(Code::Unsupported, e.to_string()))?;
         check_triggers(info.name, &info.caps)?;
         if dynamic::tiering::moves_between_tiers(&info.caps) && !host.machine.is_tiered() {
             return Err(RtError::new(
@@ -92,65 +87,39 @@ one tier (/sys/devices/virtual/memory_tiering); name the slower nodes with --slo
             ));
         }
         let cpus = host.sys.topology().cpus.iter().map(Vec::len).sum();
-        let (p, _) = dynamic::build(&spec, &host.machine, cpus)
-            .map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+        let (p, _) = dynamic::build(&spec, &host.machine, cpus).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
         Ok(Driver::with_policy(host, Some(p), Some(info.caps)))
     }
 
     /// The driver of `policy` with capabilities `caps` (checked by the caller).
-    pub(crate) fn with_policy(
-        host: &Host,
-        policy: Option<Box<dyn DynamicPolicy>>,
-        caps: Option<DynamicCaps>,
-    ) -> Driver {
+    pub(crate) fn with_policy(host: &Host, policy: Option<Box<dyn DynamicPolicy>>, caps: Option<DynamicCaps>) -> Driver {
         // The policy's timer, no more often than the sampler revokes windows.
-        let timer = policy
-            .as_ref()
-            .and_then(|p| p.timer_period())
-            .map(|ps| Self::period(host, ps));
+        let timer = policy.as_ref().and_then(|p| p.timer_period()).map(|ps| Self::period(host, ps));
         let acts = |t| caps.is_some_and(|c| c.acts_on(t));
         let low = acts(Trigger::LowMemory).then(|| {
             let machine = &host.machine;
-            let own = policy.as_ref().and_then(|p| {
-                (0..machine.nodes())
-                    .map(|n| p.watermarks(machine, n))
-                    .collect()
-            });
+            let own = policy.as_ref().and_then(|p| (0..machine.nodes()).map(|n| p.watermarks(machine, n)).collect());
             LowMemory::new(machine, own, host.sys.watermarks())
         });
         if acts(Trigger::HintingFault) {
             FAULTS.on.store(true, std::sync::atomic::Ordering::Relaxed);
         }
-        Driver {
-            policy,
-            caps,
-            low,
-            timer,
-            last_timer: Instant::now(),
-            iteration: 0,
-            api_calls: 0,
-        }
+        Driver { policy, caps, low, timer, last_timer: Instant::now(), iteration: 0, api_calls: 0 }
     }
 
     /// The timer period of a policy that asks for `ps` picoseconds: no shorter than the
     /// sampler's period (a check reads every managed page's node, which costs more than the
     /// simulator's look).
     fn period(host: &Host, ps: numaplace_model::Ps) -> Duration {
-        Duration::from_nanos(ps / 1000)
-            .max(Duration::from_secs_f64(host.cfg.sample_period_ms / 1000.0))
+        Duration::from_nanos(ps / 1000).max(Duration::from_secs_f64(host.cfg.sample_period_ms / 1000.0))
     }
 
     /// The policy's own statistics (`DynamicPolicy::report`), told what the runtime applied of
     /// its actions: the moves, promotions and demotions the stats count, and the time the
     /// sampler thread spent moving pages as its background time (no program thread waits for
     /// it). Empty without a policy.
-    pub(crate) fn report(
-        &self,
-        stats: &crate::stats::Stats,
-    ) -> std::collections::BTreeMap<String, Option<numaplace_model::stats::RecordValue>> {
-        let Some(policy) = self.policy.as_ref() else {
-            return Default::default();
-        };
+    pub(crate) fn report(&self, stats: &crate::stats::Stats) -> std::collections::BTreeMap<String, Option<numaplace_model::stats::RecordValue>> {
+        let Some(policy) = self.policy.as_ref() else { return Default::default() };
         let applied = dynamic::Applied {
             migrations: stats.pages_moved,
             promotions: stats.promotions,
@@ -166,15 +135,13 @@ one tier (/sys/devices/virtual/memory_tiering); name the slower nodes with --slo
     /// Whether the policy takes hinting faults one by one on the pages it revokes
     /// ([`Observes::HintingFaults`]): the runtime then revokes only what it asks.
     pub fn takes_faults(&self) -> bool {
-        self.caps
-            .is_some_and(|c| c.observes == Observes::HintingFaults)
+        self.caps.is_some_and(|c| c.observes == Observes::HintingFaults)
     }
 
     /// Whether the policy reads address samples ([`Observes::AddressSamples`]: `hemem`), which
     /// only the CPU's sampler gives ([`crate::perf`]).
     pub fn takes_addresses(&self) -> bool {
-        self.caps
-            .is_some_and(|c| c.observes == Observes::AddressSamples)
+        self.caps.is_some_and(|c| c.observes == Observes::AddressSamples)
     }
 
     /// Whether the policy counts samples (wants them) from the runtime's own sampling
@@ -198,11 +165,7 @@ one tier (/sys/devices/virtual/memory_tiering); name the slower nodes with --slo
     /// own (`adaptive`) acted without the calls. `None` otherwise.
     pub fn idle_policy_warning(&self, dynamic: &str, managed: bool) -> Option<String> {
         let policy = self.policy.as_ref()?;
-        if !policy.decides_at_iteration_end()
-            || policy.timer_period().is_some()
-            || self.api_calls > 0
-            || !managed
-        {
+        if !policy.decides_at_iteration_end() || policy.timer_period().is_some() || self.api_calls > 0 || !managed {
             return None;
         }
         let name = dynamic.split(':').next().unwrap_or_default();
@@ -218,19 +181,12 @@ which run it; use --dynamic sampled for unmodified programs"
     ///
     /// # Errors
     /// A failed system call.
-    pub(crate) fn migrate(
-        &mut self,
-        parts: &mut Parts,
-        kind: &'static str,
-        recording: bool,
-    ) -> Result<u64, RtError> {
+    pub(crate) fn migrate(&mut self, parts: &mut Parts, kind: &'static str, recording: bool) -> Result<u64, RtError> {
         if kind != "timer" {
             self.api_calls += 1;
         }
         parts.sampling.drain_perf(parts.host.cfg.verbose);
-        let Some(timer) = self.policy.as_ref().map(|p| p.timer_period().is_some()) else {
-            return Ok(0);
-        };
+        let Some(timer) = self.policy.as_ref().map(|p| p.timer_period().is_some()) else { return Ok(0) };
         let result = self.invoke(parts, kind);
         let want = self.counts() || recording;
         let decided = match result {
@@ -258,11 +214,7 @@ which run it; use --dynamic sampled for unmodified programs"
         let timer = policy.timer_period().is_some();
         // A timer check only looks (the policy may let it pass); an iteration end closes the
         // interval.
-        let mut snap = if timer {
-            parts.snapshot_peek()?
-        } else {
-            parts.snapshot()?
-        };
+        let mut snap = if timer { parts.snapshot_peek()? } else { parts.snapshot()? };
         if addresses {
             snap.addresses = take_addresses(parts);
         }
@@ -307,13 +259,7 @@ which run it; use --dynamic sampled for unmodified programs"
         follow_up(parts, &snap, &after);
         if timer && kind == "timer" {
             let pages: u64 = parts.regions.list.iter().map(|r| r.pages as u64).sum();
-            parts.sampling.pace(
-                snap.samples,
-                snap.local,
-                snap.active_nodes,
-                rep.moved,
-                pages,
-            );
+            parts.sampling.pace(snap.samples, snap.local, snap.active_nodes, rep.moved, pages);
         }
         parts.log(kind, &snap, rep.moved, per_node);
         Ok(Some(rep.moved))
@@ -328,15 +274,10 @@ which run it; use --dynamic sampled for unmodified programs"
     pub(crate) fn tick(&mut self, parts: &mut Parts, recording: bool) -> Result<u64, RtError> {
         let t = Instant::now();
         if parts.sampling.drain_perf(parts.host.cfg.verbose) {
-            parts
-                .sampling
-                .time_revoking
-                .set(parts.sampling.time_revoking.get() + t.elapsed());
+            parts.sampling.time_revoking.set(parts.sampling.time_revoking.get() + t.elapsed());
         }
         if parts.sampling.due() && parts.sampling.on && (self.counts() || recording) {
-            parts
-                .regions
-                .sample_step(parts.sampling, parts.host.cfg.window_pages);
+            parts.regions.sample_step(parts.sampling, parts.host.cfg.window_pages);
         }
         let moved = self.deliver_faults(parts)? + self.watch_memory(parts)?;
         match self.timer {
@@ -358,9 +299,7 @@ which run it; use --dynamic sampled for unmodified programs"
             return Ok(0);
         }
         let faults = FAULTS.drain();
-        let Some(policy) = self.policy.as_mut().filter(|_| !faults.is_empty()) else {
-            return Ok(0);
-        };
+        let Some(policy) = self.policy.as_mut().filter(|_| !faults.is_empty()) else { return Ok(0) };
         // A look: the pages of the policy's scan not yet faulted on stay revoked.
         let snap = parts.snapshot_peek()?;
         let view = snap.view(&parts.host.machine, parts.host.now());
@@ -381,15 +320,11 @@ which run it; use --dynamic sampled for unmodified programs"
     /// # Errors
     /// A failed system call.
     pub(crate) fn watch_memory(&mut self, parts: &mut Parts) -> Result<u64, RtError> {
-        let (Some(low), Some(policy)) = (self.low.as_mut(), self.policy.as_mut()) else {
-            return Ok(0);
-        };
+        let (Some(low), Some(policy)) = (self.low.as_mut(), self.policy.as_mut()) else { return Ok(0) };
         if low.marks.is_empty() {
             return Ok(0);
         }
-        let Some(free) = parts.host.sys.free_pages() else {
-            return Ok(0);
-        };
+        let Some(free) = parts.host.sys.free_pages() else { return Ok(0) };
         let raised = low.check(&free);
         if raised.is_empty() {
             return Ok(0);
@@ -413,13 +348,7 @@ which run it; use --dynamic sampled for unmodified programs"
 
     /// Applies the actions of a decision triggered by `kind` and logs it (nothing when there
     /// are none). Returns pages moved.
-    fn decide(
-        &mut self,
-        parts: &mut Parts,
-        snap: &Snapshot,
-        actions: &[Action],
-        kind: &'static str,
-    ) -> Result<u64, RtError> {
+    fn decide(&mut self, parts: &mut Parts, snap: &Snapshot, actions: &[Action], kind: &'static str) -> Result<u64, RtError> {
         if actions.is_empty() {
             return Ok(0);
         }
@@ -442,11 +371,7 @@ fn follow_up(parts: &mut Parts, snap: &Snapshot, t: &Timer) {
     if let Some(r) = t.revoke.clone() {
         if t.revoke_skip_toptier {
             let machine = &parts.host.machine;
-            let slow = |g: &u32| {
-                snap.homes
-                    .get(*g as usize)
-                    .is_some_and(|&h| h != UNTOUCHED && !machine.is_toptier(NodeId(h)))
-            };
+            let slow = |g: &u32| snap.homes.get(*g as usize).is_some_and(|&h| h != UNTOUCHED && !machine.is_toptier(NodeId(h)));
             parts.regions.revoke_pages(parts.sampling, r.filter(slow));
         } else {
             parts.regions.revoke_range(parts.sampling, r);
@@ -456,33 +381,20 @@ fn follow_up(parts: &mut Parts, snap: &Snapshot, t: &Timer) {
         let mut pages = t.clear_referenced.clone();
         pages.sort_unstable();
         pages.dedup();
-        parts
-            .regions
-            .revoke_pages(parts.sampling, pages.into_iter());
+        parts.regions.revoke_pages(parts.sampling, pages.into_iter());
     }
 }
 
 /// The address samples the CPU's sampler kept since the last take ([`crate::perf::Perf::addresses`]),
 /// in the runtime's page numbering; samples of regions freed since are dropped.
 fn take_addresses(parts: &mut Parts) -> Vec<Sample> {
-    let Some(kept) = parts
-        .sampling
-        .perf
-        .as_mut()
-        .and_then(|p| p.addresses.as_mut())
-    else {
-        return Vec::new();
-    };
+    let Some(kept) = parts.sampling.perf.as_mut().and_then(|p| p.addresses.as_mut()) else { return Vec::new() };
     let list = &parts.regions.list;
     std::mem::take(kept)
         .into_iter()
         .filter_map(|(slot, p, node, write)| {
             let r = list.iter().find(|r| r.slot == slot && p < r.pages)?;
-            Some(Sample {
-                page: PageNo((r.first + p) as u32),
-                node: NodeId(node as u8),
-                write,
-            })
+            Some(Sample { page: PageNo((r.first + p) as u32), node: NodeId(node as u8), write })
         })
         .collect()
 }
@@ -492,21 +404,12 @@ fn take_addresses(parts: &mut Parts) -> Vec<Sample> {
 /// # Errors
 /// The first such trigger, named.
 pub(crate) fn check_triggers(name: &str, caps: &DynamicCaps) -> Result<(), RtError> {
-    const RAISED: [Trigger; 5] = [
-        Trigger::IterationEnd,
-        Trigger::EpochBoundary,
-        Trigger::Timer,
-        Trigger::HintingFault,
-        Trigger::LowMemory,
-    ];
+    const RAISED: [Trigger; 5] = [Trigger::IterationEnd, Trigger::EpochBoundary, Trigger::Timer, Trigger::HintingFault, Trigger::LowMemory];
     match caps.triggers.iter().find(|t| !RAISED.contains(t)) {
         None => Ok(()),
         Some(t) => Err(RtError::new(
             Code::Unsupported,
-            format!(
-                "dynamic policy '{name}' acts on the {} trigger, which the runtime cannot raise",
-                t.name()
-            ),
+            format!("dynamic policy '{name}' acts on the {} trigger, which the runtime cannot raise", t.name()),
         )),
     }
 }

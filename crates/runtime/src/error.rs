@@ -39,10 +39,7 @@ pub enum Code {
 
 impl RtError {
     pub fn new(code: Code, message: impl Into<String>) -> Self {
-        RtError {
-            code,
-            message: message.into(),
-        }
+        RtError { code, message: message.into() }
     }
 }
 

@@ -39,13 +39,7 @@ impl Default for FaultQueue {
 
 impl FaultQueue {
     pub const fn new() -> FaultQueue {
-        FaultQueue {
-            entries: [EMPTY; CAPACITY],
-            head: AtomicUsize::new(0),
-            tail: AtomicUsize::new(0),
-            on: AtomicBool::new(false),
-            dropped: AtomicU64::new(0),
-        }
+        FaultQueue { entries: [EMPTY; CAPACITY], head: AtomicUsize::new(0), tail: AtomicUsize::new(0), on: AtomicBool::new(false), dropped: AtomicU64::new(0) }
     }
 
     /// Appends a fault on `page` (the runtime's page numbering) from `node` when recording is

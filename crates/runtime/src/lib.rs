@@ -49,12 +49,12 @@ pub mod sampler;
 pub mod sampling;
 #[cfg(test)]
 mod scenarios;
+#[cfg(test)]
+mod tiering_tests;
 pub mod snapshot;
 pub mod space;
 pub mod stats;
 pub mod sys;
-#[cfg(test)]
-mod tiering_tests;
 
 #[global_allocator]
 static GLOBAL: preload::LibcAlloc = preload::LibcAlloc;

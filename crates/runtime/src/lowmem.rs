@@ -22,23 +22,14 @@ use std::path::Path;
 
 /// `MemFree` in kB from a sysfs `nodeN/meminfo` text (`Node 0 MemFree:  1234 kB`).
 pub fn parse_meminfo_free_kb(text: &str) -> Option<u64> {
-    text.lines()
-        .find(|l| l.contains("MemFree:"))
-        .and_then(|l| l.split_whitespace().rev().nth(1)?.parse().ok())
+    text.lines().find(|l| l.contains("MemFree:")).and_then(|l| l.split_whitespace().rev().nth(1)?.parse().ok())
 }
 
 /// Each node's watermarks (`linux_ids` in dense order) from a `/proc/zoneinfo` text: the
 /// `min`, `low` and `high` of every zone of the node, summed. `None` when a node has no zone
 /// in the text or a value does not parse.
 pub fn parse_zoneinfo(text: &str, linux_ids: &[i32]) -> Option<Vec<Watermarks>> {
-    let mut out = vec![
-        Watermarks {
-            min: 0,
-            low: 0,
-            high: 0
-        };
-        linux_ids.len()
-    ];
+    let mut out = vec![Watermarks { min: 0, low: 0, high: 0 }; linux_ids.len()];
     let mut seen = vec![false; linux_ids.len()];
     let mut node: Option<usize> = None;
     for line in text.lines() {
@@ -53,9 +44,7 @@ pub fn parse_zoneinfo(text: &str, linux_ids: &[i32]) -> Option<Vec<Watermarks>> 
         }
         let Some(n) = node else { continue };
         let mut words = line.split_whitespace();
-        let (Some(key), Some(value), None) = (words.next(), words.next(), words.next()) else {
-            continue;
-        };
+        let (Some(key), Some(value), None) = (words.next(), words.next(), words.next()) else { continue };
         let slot = match key {
             "min" => &mut out[n].min,
             "low" => &mut out[n].low,
@@ -74,22 +63,14 @@ pub fn parse_zoneinfo(text: &str, linux_ids: &[i32]) -> Option<Vec<Watermarks>> 
 /// # Errors
 /// A `nodelist` that cannot be read or is not a node list (the message names the file).
 pub fn read_memory_tiers(dir: &Path, ids: &[i32]) -> Result<Vec<Option<u32>>, String> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(Vec::new());
-    };
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(Vec::new()) };
     let mut tiers = vec![None; ids.len()];
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let Some(tier) = name
-            .strip_prefix("memory_tier")
-            .and_then(|t| t.parse::<u32>().ok())
-        else {
-            continue;
-        };
+        let Some(tier) = name.strip_prefix("memory_tier").and_then(|t| t.parse::<u32>().ok()) else { continue };
         let p = e.path().join("nodelist");
         let text = std::fs::read_to_string(&p).map_err(|err| format!("{}: {err}", p.display()))?;
-        let nodes = parse_cpulist(&text)
-            .ok_or_else(|| format!("{}: not a node list: {:?}", p.display(), text.trim()))?;
+        let nodes = parse_cpulist(&text).ok_or_else(|| format!("{}: not a node list: {:?}", p.display(), text.trim()))?;
         for n in nodes {
             if let Some(d) = ids.iter().position(|&id| id as usize == n) {
                 tiers[d] = Some(tier);
@@ -115,11 +96,7 @@ impl LowMemory {
     /// The watermarks the policy reclaims by (`policy`: its `DynamicPolicy::watermarks` per
     /// node; TPP wakes its demotion at a watermark of its own), else the machine's
     /// `[watermarks]` table, else the kernel's (`kernel`: `Sys::watermarks`).
-    pub fn new(
-        machine: &Machine,
-        policy: Option<Vec<Watermarks>>,
-        kernel: Option<Vec<Watermarks>>,
-    ) -> LowMemory {
+    pub fn new(machine: &Machine, policy: Option<Vec<Watermarks>>, kernel: Option<Vec<Watermarks>>) -> LowMemory {
         let n = machine.nodes();
         let table: Option<Vec<Watermarks>> = (0..n).map(|i| machine.watermarks(i)).collect();
         let (marks, source) = match (policy, table, kernel) {
@@ -129,12 +106,7 @@ impl LowMemory {
             _ => (Vec::new(), "none"),
         };
         let armed = vec![true; marks.len()];
-        LowMemory {
-            marks,
-            source,
-            armed,
-            events: 0,
-        }
+        LowMemory { marks, source, armed, events: 0 }
     }
 
     /// The nodes to tell, given each node's free pages: one that fell below its low
@@ -188,34 +160,10 @@ Node 2, zone  Movable
     #[test]
     fn zoneinfo_and_meminfo_parse() {
         let w = parse_zoneinfo(ZONEINFO, &[0, 2]).unwrap();
-        assert_eq!(
-            w,
-            vec![
-                Watermarks {
-                    min: 1033,
-                    low: 1291,
-                    high: 1549
-                },
-                Watermarks {
-                    min: 10,
-                    low: 20,
-                    high: 30
-                }
-            ]
-        );
-        assert_eq!(
-            parse_zoneinfo(ZONEINFO, &[0, 1]),
-            None,
-            "node 1 has no zone in the text"
-        );
-        assert_eq!(
-            parse_zoneinfo("Node 0, zone DMA\n        min      x\n", &[0]),
-            None
-        );
-        assert_eq!(
-            parse_meminfo_free_kb("Node 0 MemTotal:  262144 kB\nNode 0 MemFree:   1234 kB\n"),
-            Some(1234)
-        );
+        assert_eq!(w, vec![Watermarks { min: 1033, low: 1291, high: 1549 }, Watermarks { min: 10, low: 20, high: 30 }]);
+        assert_eq!(parse_zoneinfo(ZONEINFO, &[0, 1]), None, "node 1 has no zone in the text");
+        assert_eq!(parse_zoneinfo("Node 0, zone DMA\n        min      x\n", &[0]), None);
+        assert_eq!(parse_meminfo_free_kb("Node 0 MemTotal:  262144 kB\nNode 0 MemFree:   1234 kB\n"), Some(1234));
         assert_eq!(parse_meminfo_free_kb("Node 0 MemTotal:  262144 kB\n"), None);
     }
 
@@ -227,52 +175,27 @@ Node 2, zone  Movable
             std::fs::write(dir.join(tier).join("nodelist"), list).unwrap();
         }
         std::fs::create_dir_all(dir.join("power")).unwrap();
-        assert_eq!(
-            read_memory_tiers(&dir, &[0, 1, 2, 3]).unwrap(),
-            vec![Some(4), Some(4), None, Some(22)]
-        );
+        assert_eq!(read_memory_tiers(&dir, &[0, 1, 2, 3]).unwrap(), vec![Some(4), Some(4), None, Some(22)]);
         std::fs::write(dir.join("memory_tier4").join("nodelist"), "zero").unwrap();
         let e = read_memory_tiers(&dir, &[0]).unwrap_err();
         assert!(e.contains("memory_tier4/nodelist: not a node list"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(
-            read_memory_tiers(&dir, &[0]).unwrap(),
-            Vec::<Option<u32>>::new()
-        );
+        assert_eq!(read_memory_tiers(&dir, &[0]).unwrap(), Vec::<Option<u32>>::new());
     }
 
     #[test]
     fn a_node_is_raised_below_low_told_until_high_and_re_armed_there() {
-        let mut lm = LowMemory {
-            marks: vec![
-                Watermarks {
-                    min: 5,
-                    low: 10,
-                    high: 20
-                };
-                2
-            ],
-            source: "machine",
-            armed: vec![true; 2],
-            events: 0,
-        };
+        let mut lm = LowMemory { marks: vec![Watermarks { min: 5, low: 10, high: 20 }; 2], source: "machine", armed: vec![true; 2], events: 0 };
         assert!(lm.check(&[50, 50]).is_empty());
         assert_eq!(lm.check(&[9, 50]), vec![0]);
         assert_eq!(lm.check(&[3, 50]), vec![0], "still low: told again");
-        assert_eq!(
-            lm.check(&[15, 50]),
-            vec![0],
-            "between low and high: not balanced yet"
-        );
+        assert_eq!(lm.check(&[15, 50]), vec![0], "between low and high: not balanced yet");
         assert!(lm.check(&[20, 50]).is_empty(), "back at high: re-armed");
         assert!(lm.check(&[15, 50]).is_empty(), "above low: not raised");
         assert_eq!(lm.check(&[20, 9]), vec![1]);
         assert_eq!(lm.check(&[9, 9]), vec![0, 1]);
         assert_eq!(lm.events, 3);
         let mut none = LowMemory::default();
-        assert!(
-            none.check(&[0, 0]).is_empty(),
-            "no watermarks: never raised"
-        );
+        assert!(none.check(&[0, 0]).is_empty(), "no watermarks: never raised");
     }
 }

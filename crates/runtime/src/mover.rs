@@ -44,17 +44,9 @@ pub struct MoveReport {
 ///
 /// # Errors
 /// The system call as a whole failed.
-pub fn move_pages(
-    sys: &dyn Sys,
-    pages: &[usize],
-    targets: &[usize],
-    nearest: &[Vec<usize>],
-) -> Result<MoveReport, SysError> {
+pub fn move_pages(sys: &dyn Sys, pages: &[usize], targets: &[usize], nearest: &[Vec<usize>]) -> Result<MoveReport, SysError> {
     assert_eq!(pages.len(), targets.len());
-    let mut rep = MoveReport {
-        result: vec![0; pages.len()],
-        ..MoveReport::default()
-    };
+    let mut rep = MoveReport { result: vec![0; pages.len()], ..MoveReport::default() };
     // Where each page is now, to tell moves from pages already in place.
     let before = query(sys, pages)?;
     // Pending requests: (index, target, fallback position tried).
@@ -114,12 +106,7 @@ pub fn move_pages(
                 } else if s == -libc::ENOMEM {
                     // The next node with memory in the target's fallback order.
                     let order = &nearest[want];
-                    match order
-                        .iter()
-                        .enumerate()
-                        .skip(tried + 1)
-                        .find(|&(_, &n)| n != t && n != before[i] as usize)
-                    {
+                    match order.iter().enumerate().skip(tried + 1).find(|&(_, &n)| n != t && n != before[i] as usize) {
                         Some((pos, &n)) => next.push((i, n, pos)),
                         None => {
                             rep.result[i] = s;
@@ -158,13 +145,11 @@ mod tests {
     use crate::sys::FakeSys;
 
     fn nearest(n: usize) -> Vec<Vec<usize>> {
-        (0..n)
-            .map(|i| {
-                let mut v: Vec<usize> = (0..n).collect();
-                v.sort_by_key(|&j| (i.abs_diff(j), j));
-                v
-            })
-            .collect()
+        (0..n).map(|i| {
+            let mut v: Vec<usize> = (0..n).collect();
+            v.sort_by_key(|&j| (i.abs_diff(j), j));
+            v
+        }).collect()
     }
 
     #[test]
@@ -187,10 +172,7 @@ mod tests {
         assert_eq!(r.fallbacks, 2); // two of the three for node 2 went to its nearest: 1 or 3
         assert!(r.busy_retries >= 5);
         assert_eq!(s.node_of(4096), Some(1));
-        assert_eq!(
-            (3..6).filter(|&p| s.node_of(p * 4096) == Some(2)).count(),
-            1
-        );
+        assert_eq!((3..6).filter(|&p| s.node_of(p * 4096) == Some(2)).count(), 1);
         for p in 3..6 {
             assert!(matches!(s.node_of(p * 4096), Some(1 | 2 | 3)));
         }

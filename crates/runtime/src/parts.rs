@@ -35,9 +35,7 @@ impl Parts<'_> {
     /// so (a look, for a timer check the policy may let pass).
     pub(crate) fn snapshot_peek(&self) -> Result<Snapshot, RtError> {
         let referenced = Snapshot::referenced(self.regions);
-        self.regions.peek(self.sampling, || {
-            Snapshot::read(self.host, self.regions, referenced)
-        })
+        self.regions.peek(self.sampling, || Snapshot::read(self.host, self.regions, referenced))
     }
 
     /// Revokes every managed page when `want` (samples are wanted: a new interval), or
@@ -47,24 +45,13 @@ impl Parts<'_> {
     }
 
     /// Records a decision as an epoch.
-    pub(crate) fn log(
-        &mut self,
-        kind: &'static str,
-        snap: &Snapshot,
-        moved: u64,
-        per_node: Vec<u64>,
-    ) {
-        self.stats
-            .log(self.host.started, kind, snap, moved, per_node);
+    pub(crate) fn log(&mut self, kind: &'static str, snap: &Snapshot, moved: u64, per_node: Vec<u64>) {
+        self.stats.log(self.host.started, kind, snap, moved, per_node);
     }
 
     /// Applies a policy's actions; returns the mover's report. `NUMAPLACE_DEBUG=2` prints each
     /// decision with the samples behind it.
-    pub(crate) fn apply(
-        &mut self,
-        snap: &Snapshot,
-        actions: &[Action],
-    ) -> Result<(MoveReport, Vec<u64>), RtError> {
+    pub(crate) fn apply(&mut self, snap: &Snapshot, actions: &[Action]) -> Result<(MoveReport, Vec<u64>), RtError> {
         // Pages present for the first time count, where they are, in their region's "before".
         let nodes = self.host.nodes();
         for r in &mut self.regions.list {
@@ -76,20 +63,10 @@ impl Parts<'_> {
             }
         }
         if std::env::var("NUMAPLACE_DEBUG").as_deref() == Ok("2") {
-            eprintln!(
-                "numaplace: {} action(s) on {} sample(s)",
-                actions.len(),
-                snap.samples
-            );
+            eprintln!("numaplace: {} action(s) on {} sample(s)", actions.len(), snap.samples);
             for a in actions {
                 if let Action::Migrate { page, to, reason } = a {
-                    eprintln!(
-                        "numaplace: page {} home {} -> {} ({reason}); samples {:?}",
-                        page.0,
-                        snap.homes[page.0 as usize],
-                        to.0,
-                        snap.counters.row(*page)
-                    );
+                    eprintln!("numaplace: page {} home {} -> {} ({reason}); samples {:?}", page.0, snap.homes[page.0 as usize], to.0, snap.counters.row(*page));
                 }
             }
         }

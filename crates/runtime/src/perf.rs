@@ -124,19 +124,10 @@ pub fn ibs_spec(dir: &Path) -> Result<EventSpec, String> {
     let pmu_type = pmu_type(dir)?;
     let config = optional_bit(dir, "cnt_ctl", "config")?;
     let config2 = optional_bit(dir, "swfilt", "config2")?;
-    let flags = if config2 != 0 {
-        FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV
-    } else {
-        0
-    };
+    let flags = if config2 != 0 { FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV } else { 0 };
     Ok(EventSpec {
         hardware: Hardware::Ibs,
-        event: PmuEvent {
-            pmu_type,
-            config,
-            config1: 0,
-            name: "ibs_op//".into(),
-        },
+        event: PmuEvent { pmu_type, config, config1: 0, name: "ibs_op//".into() },
         config2,
         period: IBS_PERIOD,
         sample_type: PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW,
@@ -152,14 +143,8 @@ fn optional_bit(dir: &Path, term: &str, word: &str) -> Result<u64, String> {
         return Ok(0);
     }
     let text = sysfs_text(&path)?;
-    let (field, bit) = text
-        .split_once(':')
-        .ok_or_else(|| format!("{}: '{text}'", path.display()))?;
-    let bit: u32 = bit
-        .parse()
-        .ok()
-        .filter(|&b| b < 64)
-        .ok_or_else(|| format!("{}: '{text}' is not one bit", path.display()))?;
+    let (field, bit) = text.split_once(':').ok_or_else(|| format!("{}: '{text}'", path.display()))?;
+    let bit: u32 = bit.parse().ok().filter(|&b| b < 64).ok_or_else(|| format!("{}: '{text}' is not one bit", path.display()))?;
     if field != word {
         return Err(format!("{}: field '{field}' not supported", path.display()));
     }
@@ -168,16 +153,12 @@ fn optional_bit(dir: &Path, term: &str, word: &str) -> Result<u64, String> {
 
 /// A sysfs file's text, trimmed; the error names the file.
 fn sysfs_text(p: &Path) -> Result<String, String> {
-    std::fs::read_to_string(p)
-        .map(|s| s.trim().to_string())
-        .map_err(|e| format!("{}: {e}", p.display()))
+    std::fs::read_to_string(p).map(|s| s.trim().to_string()).map_err(|e| format!("{}: {e}", p.display()))
 }
 
 /// The perf type number of the PMU in `dir`.
 fn pmu_type(dir: &Path) -> Result<u32, String> {
-    sysfs_text(&dir.join("type"))?
-        .parse()
-        .map_err(|_| format!("{}/type: not a number", dir.display()))
+    sysfs_text(&dir.join("type"))?.parse().map_err(|_| format!("{}/type: not a number", dir.display()))
 }
 
 /// A PMU event as sysfs describes it: the PMU's type and the event's config words.
@@ -202,41 +183,18 @@ pub fn pmu_event(dir: &Path, event: &str) -> Result<PmuEvent, String> {
     for term in text.split(',') {
         let (k, v) = term.split_once('=').unwrap_or((term, "1"));
         let v = v.trim();
-        let v = if let Some(h) = v.strip_prefix("0x") {
-            u64::from_str_radix(h, 16)
-        } else {
-            v.parse()
-        };
+        let v = if let Some(h) = v.strip_prefix("0x") { u64::from_str_radix(h, 16) } else { v.parse() };
         let v = v.map_err(|_| format!("{}/events/{event}: bad term '{term}'", dir.display()))?;
         let format = sysfs_text(&dir.join("format").join(k.trim()))?;
-        let (word, bits) = format
-            .split_once(':')
-            .ok_or_else(|| format!("{}/format/{k}: '{format}'", dir.display()))?;
-        let lo: u32 = bits
-            .split('-')
-            .next()
-            .and_then(|b| b.parse().ok())
-            .ok_or_else(|| format!("{}/format/{k}: '{format}'", dir.display()))?;
+        let (word, bits) = format.split_once(':').ok_or_else(|| format!("{}/format/{k}: '{format}'", dir.display()))?;
+        let lo: u32 = bits.split('-').next().and_then(|b| b.parse().ok()).ok_or_else(|| format!("{}/format/{k}: '{format}'", dir.display()))?;
         match word {
             "config" => config |= v << lo,
             "config1" => config1 |= v << lo,
-            _ => {
-                return Err(format!(
-                    "{}/format/{k}: field '{word}' not supported",
-                    dir.display()
-                ))
-            }
+            _ => return Err(format!("{}/format/{k}: field '{word}' not supported", dir.display())),
         }
     }
-    Ok(PmuEvent {
-        pmu_type,
-        config,
-        config1,
-        name: format!(
-            "{}/{event}/",
-            dir.file_name().and_then(|n| n.to_str()).unwrap_or("cpu")
-        ),
-    })
+    Ok(PmuEvent { pmu_type, config, config1, name: format!("{}/{event}/", dir.file_name().and_then(|n| n.to_str()).unwrap_or("cpu")) })
 }
 
 /// One CPU's event and ring.
@@ -319,15 +277,8 @@ impl Perf {
     }
 
     /// Opens `spec` on every CPU, for this process (with `inherit`) or CPU-wide.
-    fn open_spec(
-        spec: &EventSpec,
-        cpus: &[(usize, usize)],
-        cpu_wide: bool,
-    ) -> Result<Perf, (i32, String)> {
-        let page = SPACE
-            .page_size
-            .load(std::sync::atomic::Ordering::Relaxed)
-            .max(4096);
+    fn open_spec(spec: &EventSpec, cpus: &[(usize, usize)], cpu_wide: bool) -> Result<Perf, (i32, String)> {
+        let page = SPACE.page_size.load(std::sync::atomic::Ordering::Relaxed).max(4096);
         let ev = &spec.event;
         let mut rings = Vec::new();
         for &(cpu, node) in cpus {
@@ -345,54 +296,22 @@ impl Perf {
             let pid: i32 = if cpu_wide { -1 } else { 0 };
             // SAFETY: a valid attr of the size it declares; pid 0 = this process, -1 = every
             // process on the CPU.
-            let fd = unsafe {
-                libc::syscall(
-                    libc::SYS_perf_event_open,
-                    &attr as *const Attr,
-                    pid,
-                    cpu as i32,
-                    -1,
-                    0u64,
-                )
-            } as i32;
+            let fd = unsafe { libc::syscall(libc::SYS_perf_event_open, &attr as *const Attr, pid, cpu as i32, -1, 0u64) } as i32;
             if fd < 0 {
                 let e = std::io::Error::last_os_error();
                 let scope = if cpu_wide { "CPU-wide " } else { "" };
-                return Err((
-                    e.raw_os_error().unwrap_or(0),
-                    format!(
-                        "perf_event: opening {} {scope}on CPU {cpu} failed: {e}",
-                        ev.name
-                    ),
-                ));
+                return Err((e.raw_os_error().unwrap_or(0), format!("perf_event: opening {} {scope}on CPU {cpu} failed: {e}", ev.name)));
             }
             let len = page * (1 + RING_PAGES);
             // SAFETY: maps the event's ring buffer, as perf_event_open(2) describes.
-            let base = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    len,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_SHARED,
-                    fd,
-                    0,
-                )
-            };
+            let base = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0) };
             if base == libc::MAP_FAILED {
                 let e = std::io::Error::last_os_error();
                 // SAFETY: our descriptor.
                 unsafe { libc::close(fd) };
-                return Err((
-                    e.raw_os_error().unwrap_or(0),
-                    format!("perf_event: mapping the ring of CPU {cpu} failed: {e}"),
-                ));
+                return Err((e.raw_os_error().unwrap_or(0), format!("perf_event: mapping the ring of CPU {cpu} failed: {e}")));
             }
-            rings.push(Ring {
-                fd,
-                base: base as *mut u8,
-                len,
-                node,
-            });
+            rings.push(Ring { fd, base: base as *mut u8, len, node });
         }
         Ok(Perf {
             rings,
@@ -411,18 +330,7 @@ impl Perf {
     /// A source with no events, whose kept samples a test fills itself.
     #[cfg(test)]
     pub(crate) fn without_events() -> Perf {
-        Perf {
-            rings: Vec::new(),
-            event: "test".into(),
-            hardware: Hardware::Ibs,
-            cpu_wide: false,
-            period: 1,
-            pid: std::process::id(),
-            cpus: Vec::new(),
-            lost: None,
-            addresses: Some(Vec::new()),
-            addresses_dropped: 0,
-        }
+        Perf { rings: Vec::new(), event: "test".into(), hardware: Hardware::Ibs, cpu_wide: false, period: 1, pid: std::process::id(), cpus: Vec::new(), lost: None, addresses: Some(Vec::new()), addresses_dropped: 0 }
     }
 
     /// What is sampled, for `--verbose` and the statistics.
@@ -431,17 +339,8 @@ impl Perf {
             Hardware::Pebs => "load",
             Hardware::Ibs => "micro-op (its load or store)",
         };
-        let scope = if self.cpu_wide {
-            ", CPU-wide events filtered by pid"
-        } else {
-            ""
-        };
-        format!(
-            "{} on {} CPU(s), one {what} in {}{scope}",
-            self.event,
-            self.rings.len(),
-            self.period
-        )
+        let scope = if self.cpu_wide { ", CPU-wide events filtered by pid" } else { "" };
+        format!("{} on {} CPU(s), one {what} in {}{scope}", self.event, self.rings.len(), self.period)
     }
 
     /// Moves every pending sample of this process into the sample counts; returns how many
@@ -462,10 +361,7 @@ impl Perf {
                 }
             }
         }
-        let page = SPACE
-            .page_size
-            .load(std::sync::atomic::Ordering::Relaxed)
-            .max(4096);
+        let page = SPACE.page_size.load(std::sync::atomic::Ordering::Relaxed).max(4096);
         let mut n = 0;
         for r in &self.rings {
             // SAFETY: the control page holds data_head at 1024 and data_tail at 1032; the
@@ -479,26 +375,20 @@ impl Perf {
                 let data = std::slice::from_raw_parts(r.base.add(page), r.len - page);
                 let node = r.node;
                 let (kept, dropped) = (&mut self.addresses, &mut self.addresses_dropped);
-                parse_ring(
-                    data,
-                    tail,
-                    head,
-                    self.hardware,
-                    |from, addr, _cpu, write| {
-                        if from != pid {
-                            return; // a forked child's access, to its own copy of the page
+                parse_ring(data, tail, head, self.hardware, |from, addr, _cpu, write| {
+                    if from != pid {
+                        return; // a forked child's access, to its own copy of the page
+                    }
+                    if let Some((slot, p)) = SPACE.find(addr as usize) {
+                        SPACE.inject(slot, p, node, 1);
+                        n += 1;
+                        match kept {
+                            Some(k) if k.len() < MAX_KEPT => k.push((slot, p, node, write)),
+                            Some(_) => *dropped += 1,
+                            None => {}
                         }
-                        if let Some((slot, p)) = SPACE.find(addr as usize) {
-                            SPACE.inject(slot, p, node, 1);
-                            n += 1;
-                            match kept {
-                                Some(k) if k.len() < MAX_KEPT => k.push((slot, p, node, write)),
-                                Some(_) => *dropped += 1,
-                                None => {}
-                            }
-                        }
-                    },
-                );
+                    }
+                });
                 std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
                 std::ptr::write_volatile(tail_p, head);
             }
@@ -510,20 +400,10 @@ impl Perf {
 /// Calls `f(pid, addr, cpu, store)` for each sample record in `data` (a ring of power-of-two
 /// length) between byte positions `tail` and `head` that names a data address. `store`: IBS
 /// tagged a store (`IbsOpData3`'s store bit); PEBS's `mem-loads` samples loads only.
-pub fn parse_ring(
-    data: &[u8],
-    tail: u64,
-    head: u64,
-    hardware: Hardware,
-    mut f: impl FnMut(u32, u64, u32, bool),
-) {
+pub fn parse_ring(data: &[u8], tail: u64, head: u64, hardware: Hardware, mut f: impl FnMut(u32, u64, u32, bool)) {
     let size = data.len() as u64;
     let byte = |pos: u64| data[(pos % size) as usize];
-    let read = |pos: u64, n: usize| -> u64 {
-        (0..n).fold(0u64, |acc, k| {
-            acc | (byte(pos + k as u64) as u64) << (8 * k)
-        })
-    };
+    let read = |pos: u64, n: usize| -> u64 { (0..n).fold(0u64, |acc, k| acc | (byte(pos + k as u64) as u64) << (8 * k)) };
     let mut pos = tail;
     while pos + 8 <= head {
         let kind = read(pos, 4) as u32;
@@ -544,13 +424,8 @@ pub fn parse_ring(
                 let raw_size = if len >= 36 { read(pos + 32, 4) } else { 0 };
                 if raw_size >= 4 + 8 * (IBS_LINAD + 1) && regs + 8 * (IBS_LINAD + 1) <= pos + len {
                     let data3 = read(regs + 8 * IBS_DATA3, 8);
-                    let memory =
-                        data3 & (IBS_LD_OP | IBS_ST_OP) != 0 && data3 & IBS_LIN_ADDR_VALID != 0;
-                    addr = if memory {
-                        read(regs + 8 * IBS_LINAD, 8)
-                    } else {
-                        0
-                    };
+                    let memory = data3 & (IBS_LD_OP | IBS_ST_OP) != 0 && data3 & IBS_LIN_ADDR_VALID != 0;
+                    addr = if memory { read(regs + 8 * IBS_LINAD, 8) } else { 0 };
                     store = data3 & IBS_ST_OP != 0;
                 }
             }
@@ -595,23 +470,11 @@ mod tests {
             ring[((start + k as u64) % 128) as usize] = *b;
         }
         let mut got = Vec::new();
-        parse_ring(
-            &ring,
-            start,
-            start + stream.len() as u64,
-            Hardware::Pebs,
-            |p, a, c, _| got.push((p, a, c)),
-        );
+        parse_ring(&ring, start, start + stream.len() as u64, Hardware::Pebs, |p, a, c, _| got.push((p, a, c)));
         assert_eq!(got, vec![(7, 0x7f00_1234, 3), (9, 0xdead_b000, 1)]);
         // A truncated record at the head is left for the next drain.
         got.clear();
-        parse_ring(
-            &ring,
-            start,
-            start + stream.len() as u64 - 4,
-            Hardware::Pebs,
-            |p, a, c, _| got.push((p, a, c)),
-        );
+        parse_ring(&ring, start, start + stream.len() as u64 - 4, Hardware::Pebs, |p, a, c, _| got.push((p, a, c)));
         assert_eq!(got, vec![(7, 0x7f00_1234, 3)]);
     }
 
@@ -639,18 +502,8 @@ mod tests {
     #[test]
     fn ibs_records_give_the_data_address_of_loads_and_stores_only() {
         let mut stream = Vec::new();
-        stream.extend(ibs_sample(
-            7,
-            0,
-            IBS_LD_OP | IBS_LIN_ADDR_VALID,
-            0x7f00_0040,
-        )); // a load, pre-6.1 kernel: no ADDR
-        stream.extend(ibs_sample(
-            7,
-            0x7f00_0080,
-            IBS_ST_OP | IBS_LIN_ADDR_VALID,
-            0x7f00_0080,
-        )); // a store
+        stream.extend(ibs_sample(7, 0, IBS_LD_OP | IBS_LIN_ADDR_VALID, 0x7f00_0040)); // a load, pre-6.1 kernel: no ADDR
+        stream.extend(ibs_sample(7, 0x7f00_0080, IBS_ST_OP | IBS_LIN_ADDR_VALID, 0x7f00_0080)); // a store
         stream.extend(ibs_sample(7, 0, 0, 0x7f00_00c0)); // not a memory op
         stream.extend(ibs_sample(7, 0, IBS_LD_OP, 0x7f00_0100)); // a load without a valid address
         stream.extend(sample(9, 0xdead_b000, 1)); // a record without raw data: ADDR is used
@@ -661,38 +514,15 @@ mod tests {
         }
         let mut got = Vec::new();
         let mut stores = Vec::new();
-        parse_ring(
-            &ring,
-            start,
-            start + stream.len() as u64,
-            Hardware::Ibs,
-            |p, a, c, st| {
-                got.push((p, a, c));
-                stores.push(st);
-            },
-        );
-        assert_eq!(
-            got,
-            vec![
-                (7, 0x7f00_0040, 5),
-                (7, 0x7f00_0080, 5),
-                (9, 0xdead_b000, 1)
-            ]
-        );
-        assert_eq!(
-            stores,
-            [false, true, false],
-            "IBS says which op was a store"
-        );
+        parse_ring(&ring, start, start + stream.len() as u64, Hardware::Ibs, |p, a, c, st| {
+            got.push((p, a, c));
+            stores.push(st);
+        });
+        assert_eq!(got, vec![(7, 0x7f00_0040, 5), (7, 0x7f00_0080, 5), (9, 0xdead_b000, 1)]);
+        assert_eq!(stores, [false, true, false], "IBS says which op was a store");
         // The same records read as PEBS take ADDR as it is (zero: no address, skipped).
         got.clear();
-        parse_ring(
-            &ring,
-            start,
-            start + stream.len() as u64,
-            Hardware::Pebs,
-            |p, a, c, _| got.push((p, a, c)),
-        );
+        parse_ring(&ring, start, start + stream.len() as u64, Hardware::Pebs, |p, a, c, _| got.push((p, a, c)));
         assert_eq!(got, vec![(7, 0x7f00_0080, 5), (9, 0xdead_b000, 1)]);
     }
 
@@ -703,33 +533,16 @@ mod tests {
         std::fs::write(dir.join("type"), "11\n").unwrap();
         // An older kernel: no op counting, no software filter: cycles, no exclude flags.
         let old = ibs_spec(&dir).unwrap();
-        assert_eq!(
-            (old.event.pmu_type, old.event.config, old.config2, old.flags),
-            (11, 0, 0, 0)
-        );
-        assert_eq!(
-            (
-                old.hardware,
-                old.period % 16,
-                old.sample_type & PERF_SAMPLE_RAW
-            ),
-            (Hardware::Ibs, 0, PERF_SAMPLE_RAW)
-        );
+        assert_eq!((old.event.pmu_type, old.event.config, old.config2, old.flags), (11, 0, 0, 0));
+        assert_eq!((old.hardware, old.period % 16, old.sample_type & PERF_SAMPLE_RAW), (Hardware::Ibs, 0, PERF_SAMPLE_RAW));
         std::fs::write(dir.join("format/cnt_ctl"), "config:19\n").unwrap();
         std::fs::write(dir.join("format/swfilt"), "config2:0\n").unwrap();
         let new = ibs_spec(&dir).unwrap();
-        assert_eq!(
-            (new.event.config, new.config2, new.flags),
-            (1 << 19, 1, FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV)
-        );
+        assert_eq!((new.event.config, new.config2, new.flags), (1 << 19, 1, FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV));
         std::fs::write(dir.join("format/cnt_ctl"), "config:0-7\n").unwrap();
-        assert!(ibs_spec(&dir)
-            .unwrap_err()
-            .ends_with("format/cnt_ctl: 'config:0-7' is not one bit"));
+        assert!(ibs_spec(&dir).unwrap_err().ends_with("format/cnt_ctl: 'config:0-7' is not one bit"));
         std::fs::write(dir.join("format/cnt_ctl"), "config1:3\n").unwrap();
-        assert!(ibs_spec(&dir)
-            .unwrap_err()
-            .ends_with("format/cnt_ctl: field 'config1' not supported"));
+        assert!(ibs_spec(&dir).unwrap_err().ends_with("format/cnt_ctl: field 'config1' not supported"));
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(ibs_spec(&dir).unwrap_err().contains("type"));
     }
@@ -740,23 +553,15 @@ mod tests {
         std::fs::create_dir_all(dir.join("events")).unwrap();
         std::fs::create_dir_all(dir.join("format")).unwrap();
         std::fs::write(dir.join("type"), "4\n").unwrap();
-        std::fs::write(
-            dir.join("events/mem-loads"),
-            "event=0xcd,umask=0x1,ldlat=3\n",
-        )
-        .unwrap();
+        std::fs::write(dir.join("events/mem-loads"), "event=0xcd,umask=0x1,ldlat=3\n").unwrap();
         std::fs::write(dir.join("format/event"), "config:0-7\n").unwrap();
         std::fs::write(dir.join("format/umask"), "config:8-15\n").unwrap();
         std::fs::write(dir.join("format/ldlat"), "config1:0-15\n").unwrap();
         let e = pmu_event(&dir, "mem-loads").unwrap();
         assert_eq!((e.pmu_type, e.config, e.config1), (4, 0x1cd, 3));
         std::fs::write(dir.join("events/mem-loads"), "event=zz\n").unwrap();
-        assert!(pmu_event(&dir, "mem-loads")
-            .unwrap_err()
-            .contains("bad term 'event=zz'"));
-        assert!(pmu_event(&dir, "mem-stores")
-            .unwrap_err()
-            .contains("mem-stores"));
+        assert!(pmu_event(&dir, "mem-loads").unwrap_err().contains("bad term 'event=zz'"));
+        assert!(pmu_event(&dir, "mem-stores").unwrap_err().contains("mem-stores"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -4,9 +4,9 @@
 //! A placement computed from a profile of the whole run (`oracle`) cannot be: the runtime
 //! does not see a program's accesses before they happen, so it is refused with the reason.
 
+use crate::parts::Parts;
 use crate::error::{Code, RtError};
 use crate::mover;
-use crate::parts::Parts;
 use crate::sys::MemPolicy;
 use numaplace_model::dynamic::Driver;
 use numaplace_model::{placement, NodeId, PageNo, PlaceRequest, Region, Spec};
@@ -21,22 +21,13 @@ use std::time::Instant;
 /// # Errors
 /// A bad spec, a placement the runtime cannot realise (one that needs a profile of the run,
 /// [`placement::check_driver`]), or a failed system call.
-pub fn place(
-    parts: &mut Parts,
-    want: bool,
-    addr: usize,
-    len: usize,
-    spec_text: &str,
-) -> Result<u64, RtError> {
+pub fn place(parts: &mut Parts, want: bool, addr: usize, len: usize, spec_text: &str) -> Result<u64, RtError> {
     let host = parts.host;
     let ps = host.page_size();
     let spec = Spec::parse(spec_text).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
-    let (info, resolved) =
-        placement::resolve(&spec).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
-    placement::check_driver(info, Driver::Runtime)
-        .map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
-    let pl = (info.build)(&resolved, &host.machine, host.cfg.seed)
-        .map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+    let (info, resolved) = placement::resolve(&spec).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+    placement::check_driver(info, Driver::Runtime).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
+    let pl = (info.build)(&resolved, &host.machine, host.cfg.seed).map_err(|e| RtError::new(Code::Spec, e.to_string()))?;
     let start = addr / ps * ps;
     let end = (addr + len).div_ceil(ps) * ps;
     if len == 0 || addr == 0 {
@@ -49,33 +40,17 @@ pub fn place(
     if info.caps.one_node {
         // The kernel binds and moves the range in one call, cheaper than page by page.
         let node = resolved.uint("node") as usize;
-        let before = parts
-            .regions
-            .per_node(host, parts.sampling, start, (end - start) / ps)?;
+        let before = parts.regions.per_node(host, parts.sampling, start, (end - start) / ps)?;
         host.sys.mbind(start, end - start, &MemPolicy::Bind(node))?;
-        let after = parts
-            .regions
-            .per_node(host, parts.sampling, start, (end - start) / ps)?;
+        let after = parts.regions.per_node(host, parts.sampling, start, (end - start) / ps)?;
         return Ok(after[node].saturating_sub(before[node]));
     }
     let pages = (end - start) / ps;
     // Page numbers as the region's own (the placement sees the range as one region).
-    let region = Region {
-        name: "place".into(),
-        first_page: 0,
-        pages: pages as u32,
-    };
+    let region = Region { name: "place".into(), first_page: 0, pages: pages as u32 };
     let here = NodeId(host.sys.current_node() as u8);
-    let targets: Vec<usize> = (0..pages)
-        .map(|p| {
-            pl.place(&PlaceRequest {
-                page: PageNo(p as u32),
-                region: &region,
-                toucher: here,
-            })
-            .index()
-        })
-        .collect();
+    let targets: Vec<usize> =
+        (0..pages).map(|p| pl.place(&PlaceRequest { page: PageNo(p as u32), region: &region, toucher: here }).index()).collect();
     parts.regions.unprotect_all(parts.sampling);
     host.sys.touch(start, end - start);
     let addrs: Vec<usize> = (0..pages).map(|p| start + p * ps).collect();

@@ -33,10 +33,10 @@
 #![cfg_attr(test, allow(dead_code, unused_imports))]
 
 use crate::capi;
-use crate::real;
 use crate::sampler;
 use crate::space::SPACE;
 use std::ffi::{c_int, c_void};
+use crate::real;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 
 extern "C" {
@@ -77,10 +77,7 @@ unsafe impl std::alloc::GlobalAlloc for LibcAlloc {
         if l.align() <= 16 {
             __libc_realloc(p as *mut c_void, new) as *mut u8
         } else {
-            let q = self.alloc(std::alloc::Layout::from_size_align_unchecked(
-                new,
-                l.align(),
-            ));
+            let q = self.alloc(std::alloc::Layout::from_size_align_unchecked(new, l.align()));
             if !q.is_null() {
                 std::ptr::copy_nonoverlapping(p, q, l.size().min(new));
                 self.dealloc(p, l);
@@ -111,9 +108,7 @@ fn owned_len(p: usize) -> Option<(usize, usize)> {
     if OWNED_COUNT.load(Acquire) == 0 || !p.is_multiple_of(page()) {
         return None;
     }
-    (0..MAX_OWNED)
-        .find(|&i| OWNED_ADDR[i].load(Acquire) == p)
-        .map(|i| (i, OWNED_LEN[i].load(Relaxed)))
+    (0..MAX_OWNED).find(|&i| OWNED_ADDR[i].load(Acquire) == p).map(|i| (i, OWNED_LEN[i].load(Relaxed)))
 }
 
 /// Serves `size` bytes from a fresh mapping and manages it, or `None` (then glibc serves).
@@ -123,27 +118,14 @@ fn big_alloc(size: usize) -> Option<*mut c_void> {
     }
     let len = size.div_ceil(page()) * page();
     // SAFETY: a fresh anonymous private mapping.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
+    let p = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
     if p == libc::MAP_FAILED {
         return None;
     }
     // Base pages before anything touches the block (see `Sys::base_pages`).
     // SAFETY: advice on our own fresh mapping.
     unsafe { libc::madvise(p, len, libc::MADV_NOHUGEPAGE) };
-    let Some(i) = (0..MAX_OWNED).find(|&i| {
-        OWNED_ADDR[i]
-            .compare_exchange(0, p as usize, AcqRel, Relaxed)
-            .is_ok()
-    }) else {
+    let Some(i) = (0..MAX_OWNED).find(|&i| OWNED_ADDR[i].compare_exchange(0, p as usize, AcqRel, Relaxed).is_ok()) else {
         // SAFETY: the mapping made above.
         unsafe { libc::munmap(p, len) };
         return None;
@@ -153,9 +135,7 @@ fn big_alloc(size: usize) -> Option<*mut c_void> {
     let mut g = capi::lock();
     if let Some(rt) = g.as_mut() {
         let name = format!("malloc#{}", NEXT_ID.fetch_add(1, Relaxed));
-        if rt.register(p as usize, len, &name, Some(len)).is_ok()
-            && !rt.host.placement_caps.kernel_default
-        {
+        if rt.register(p as usize, len, &name, Some(len)).is_ok() && !rt.host.placement_caps.kernel_default {
             let spec = rt.host.cfg.placement.clone();
             let _ = rt.place(p as usize, len, &spec);
         }
@@ -165,9 +145,7 @@ fn big_alloc(size: usize) -> Option<*mut c_void> {
 
 /// Releases a block from [`big_alloc`]; false if `p` is not one.
 fn big_free(p: *mut c_void) -> bool {
-    let Some((i, len)) = owned_len(p as usize) else {
-        return false;
-    };
+    let Some((i, len)) = owned_len(p as usize) else { return false };
     {
         let mut g = capi::lock();
         if let Some(rt) = g.as_mut() {
@@ -188,9 +166,7 @@ fn forget_libc_block(p: *mut c_void) {
         return;
     }
     // SAFETY: `p` is a live glibc block.
-    let Some(len) = (unsafe { real_usable_size(p) }) else {
-        return;
-    };
+    let Some(len) = (unsafe { real_usable_size(p) }) else { return };
     if len < page() || SPACE.find_overlap(p as usize, len).is_none() {
         return;
     }
@@ -223,7 +199,9 @@ mod hooks {
     pub unsafe extern "C" fn malloc(size: size_t) -> *mut c_void {
         guard(
             || __libc_malloc(size),
-            || big_alloc(size).unwrap_or_else(|| __libc_malloc(size)),
+            || {
+                big_alloc(size).unwrap_or_else(|| __libc_malloc(size))
+            },
         )
     }
 
@@ -231,11 +209,13 @@ mod hooks {
     pub unsafe extern "C" fn calloc(n: size_t, size: size_t) -> *mut c_void {
         guard(
             || __libc_calloc(n, size),
-            || match n.checked_mul(size) {
-                Some(total) => big_alloc(total).unwrap_or_else(|| __libc_calloc(n, size)),
-                None => {
-                    *libc::__errno_location() = libc::ENOMEM;
-                    std::ptr::null_mut()
+            || {
+                match n.checked_mul(size) {
+                    Some(total) => big_alloc(total).unwrap_or_else(|| __libc_calloc(n, size)),
+                    None => {
+                        *libc::__errno_location() = libc::ENOMEM;
+                        std::ptr::null_mut()
+                    }
                 }
             },
         )
@@ -244,7 +224,7 @@ mod hooks {
     #[no_mangle]
     pub unsafe extern "C" fn free(p: *mut c_void) {
         guard(
-            || (), /* leaked: whose block it is is unknown */
+            || () /* leaked: whose block it is is unknown */,
             || {
                 if p.is_null() || big_free(p) {
                     return;
@@ -288,22 +268,20 @@ mod hooks {
     pub unsafe extern "C" fn reallocarray(p: *mut c_void, n: size_t, size: size_t) -> *mut c_void {
         guard(
             || enomem(),
-            || match n.checked_mul(size) {
-                Some(total) => realloc(p, total),
-                None => {
-                    *libc::__errno_location() = libc::ENOMEM;
-                    std::ptr::null_mut()
+            || {
+                match n.checked_mul(size) {
+                    Some(total) => realloc(p, total),
+                    None => {
+                        *libc::__errno_location() = libc::ENOMEM;
+                        std::ptr::null_mut()
+                    }
                 }
             },
         )
     }
 
     #[no_mangle]
-    pub unsafe extern "C" fn posix_memalign(
-        out: *mut *mut c_void,
-        align: size_t,
-        size: size_t,
-    ) -> c_int {
+    pub unsafe extern "C" fn posix_memalign(out: *mut *mut c_void, align: size_t, size: size_t) -> c_int {
         guard(
             || libc::ENOMEM,
             || {
@@ -328,7 +306,12 @@ mod hooks {
 
     #[no_mangle]
     pub unsafe extern "C" fn aligned_alloc(align: size_t, size: size_t) -> *mut c_void {
-        guard(|| __libc_memalign(align, size), || memalign(align, size))
+        guard(
+            || __libc_memalign(align, size),
+            || {
+                memalign(align, size)
+            },
+        )
     }
 
     #[no_mangle]
@@ -386,12 +369,7 @@ mod hooks {
         const MAX: usize = 8;
 
         fn new(force: bool) -> Pins {
-            Pins {
-                held: [0; Pins::MAX],
-                n: 0,
-                unpinned: false,
-                force,
-            }
+            Pins { held: [0; Pins::MAX], n: 0, unpinned: false, force }
         }
 
         /// Pins (if a pin is left) and restores `[addr, addr+len)`.
@@ -434,10 +412,7 @@ mod hooks {
     /// nothing when such a call fails before any byte moved; pipes, stream sockets and files
     /// also consume nothing then, but a datagram socket drops the datagram — which the pins
     /// prevent for calls with up to [`Pins::MAX`] buffers.
-    unsafe fn buffered<R: PartialEq + From<i8>>(
-        buffers: impl Fn(&mut Pins),
-        mut call: impl FnMut() -> R,
-    ) -> R {
+    unsafe fn buffered<R: PartialEq + From<i8>>(buffers: impl Fn(&mut Pins), mut call: impl FnMut() -> R) -> R {
         let mut tries = 0;
         loop {
             let r = if SPACE.live_slots.load(Relaxed) == 0 {
@@ -450,11 +425,7 @@ mod hooks {
                 buffers(&mut pins);
                 call()
             };
-            if r != R::from(-1)
-                || tries == EFAULT_RETRIES
-                || SPACE.live_slots.load(Relaxed) == 0
-                || *libc::__errno_location() != libc::EFAULT
-            {
+            if r != R::from(-1) || tries == EFAULT_RETRIES || SPACE.live_slots.load(Relaxed) == 0 || *libc::__errno_location() != libc::EFAULT {
                 return r;
             }
             tries += 1;
@@ -537,22 +508,14 @@ mod hooks {
 
     #[no_mangle]
     pub unsafe extern "C" fn recvmsg(fd: c_int, m: *mut libc::msghdr, flags: c_int) -> ssize_t {
-        let f: unsafe extern "C" fn(c_int, *mut libc::msghdr, c_int) -> ssize_t =
-            real::recvmsg.must();
-        guard(
-            || f(fd, m, flags),
-            || buffered(|p| add_msg(p, m), || f(fd, m, flags)),
-        )
+        let f: unsafe extern "C" fn(c_int, *mut libc::msghdr, c_int) -> ssize_t = real::recvmsg.must();
+        guard(|| f(fd, m, flags), || buffered(|p| add_msg(p, m), || f(fd, m, flags)))
     }
 
     #[no_mangle]
     pub unsafe extern "C" fn sendmsg(fd: c_int, m: *const libc::msghdr, flags: c_int) -> ssize_t {
-        let f: unsafe extern "C" fn(c_int, *const libc::msghdr, c_int) -> ssize_t =
-            real::sendmsg.must();
-        guard(
-            || f(fd, m, flags),
-            || buffered(|p| add_msg(p, m), || f(fd, m, flags)),
-        )
+        let f: unsafe extern "C" fn(c_int, *const libc::msghdr, c_int) -> ssize_t = real::sendmsg.must();
+        guard(|| f(fd, m, flags), || buffered(|p| add_msg(p, m), || f(fd, m, flags)))
     }
 
     unsafe fn add_mmsg(pins: &mut Pins, v: *const libc::mmsghdr, n: libc::c_uint) {
@@ -565,39 +528,15 @@ mod hooks {
     }
 
     #[no_mangle]
-    pub unsafe extern "C" fn recvmmsg(
-        fd: c_int,
-        v: *mut libc::mmsghdr,
-        n: libc::c_uint,
-        flags: c_int,
-        t: *mut libc::timespec,
-    ) -> c_int {
-        let f: unsafe extern "C" fn(
-            c_int,
-            *mut libc::mmsghdr,
-            libc::c_uint,
-            c_int,
-            *mut libc::timespec,
-        ) -> c_int = real::recvmmsg.must();
-        guard(
-            || f(fd, v, n, flags, t),
-            || buffered(|p| add_mmsg(p, v, n), || f(fd, v, n, flags, t)),
-        )
+    pub unsafe extern "C" fn recvmmsg(fd: c_int, v: *mut libc::mmsghdr, n: libc::c_uint, flags: c_int, t: *mut libc::timespec) -> c_int {
+        let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int, *mut libc::timespec) -> c_int = real::recvmmsg.must();
+        guard(|| f(fd, v, n, flags, t), || buffered(|p| add_mmsg(p, v, n), || f(fd, v, n, flags, t)))
     }
 
     #[no_mangle]
-    pub unsafe extern "C" fn sendmmsg(
-        fd: c_int,
-        v: *mut libc::mmsghdr,
-        n: libc::c_uint,
-        flags: c_int,
-    ) -> c_int {
-        let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int) -> c_int =
-            real::sendmmsg.must();
-        guard(
-            || f(fd, v, n, flags),
-            || buffered(|p| add_mmsg(p, v, n), || f(fd, v, n, flags)),
-        )
+    pub unsafe extern "C" fn sendmmsg(fd: c_int, v: *mut libc::mmsghdr, n: libc::c_uint, flags: c_int) -> c_int {
+        let f: unsafe extern "C" fn(c_int, *mut libc::mmsghdr, libc::c_uint, c_int) -> c_int = real::sendmmsg.must();
+        guard(|| f(fd, v, n, flags), || buffered(|p| add_mmsg(p, v, n), || f(fd, v, n, flags)))
     }
 
     // stdio moves large requests straight between the caller's buffer and the file with
@@ -606,14 +545,8 @@ mod hooks {
     macro_rules! stdio_call {
         ($name:ident, $buf:ty) => {
             #[no_mangle]
-            pub unsafe extern "C" fn $name(
-                buf: $buf,
-                size: size_t,
-                n: size_t,
-                stream: *mut libc::FILE,
-            ) -> size_t {
-                let f: unsafe extern "C" fn($buf, size_t, size_t, *mut libc::FILE) -> size_t =
-                    real::$name.must();
+            pub unsafe extern "C" fn $name(buf: $buf, size: size_t, n: size_t, stream: *mut libc::FILE) -> size_t {
+                let f: unsafe extern "C" fn($buf, size_t, size_t, *mut libc::FILE) -> size_t = real::$name.must();
                 guard(
                     || f(buf, size, n, stream),
                     || {
@@ -632,16 +565,14 @@ mod hooks {
     stdio_call!(fwrite_unlocked, *const c_void);
 
     #[no_mangle]
-    pub unsafe extern "C" fn sigaction(
-        sig: c_int,
-        act: *const libc::sigaction,
-        old: *mut libc::sigaction,
-    ) -> c_int {
+    pub unsafe extern "C" fn sigaction(sig: c_int, act: *const libc::sigaction, old: *mut libc::sigaction) -> c_int {
         guard(
             || sampler::real_sigaction()(sig, act, old),
-            || match sampler::app_sigaction(sig, act, old) {
-                Some(rc) => rc,
-                None => sampler::real_sigaction()(sig, act, old),
+            || {
+                match sampler::app_sigaction(sig, act, old) {
+                    Some(rc) => rc,
+                    None => sampler::real_sigaction()(sig, act, old),
+                }
             },
         )
     }
@@ -700,10 +631,7 @@ mod hooks {
                         }
                     }
                     if let Some(path) = &rt.host.cfg.stats {
-                        if rt.stats.invocations > 0
-                            || !rt.regions.list.is_empty()
-                            || !rt.regions.retired.is_empty()
-                        {
+                        if rt.stats.invocations > 0 || !rt.regions.list.is_empty() || !rt.regions.retired.is_empty() {
                             if let Err(e) = rt.stats_write(path) {
                                 eprintln!("numaplace: {}", e.message);
                             }

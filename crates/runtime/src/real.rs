@@ -31,11 +31,7 @@ thread_local! {
 
 impl Real {
     pub const fn new(name: &'static CStr, fallback: Option<&'static CStr>) -> Real {
-        Real {
-            ptr: AtomicPtr::new(std::ptr::null_mut()),
-            name,
-            fallback,
-        }
+        Real { ptr: AtomicPtr::new(std::ptr::null_mut()), name, fallback }
     }
 
     /// The function's address, resolving it now if the load constructor did not; `None` when a
@@ -69,8 +65,7 @@ impl Real {
     /// `T` must be the C signature of the function this entry names.
     pub unsafe fn get<T: Copy>(&self) -> Option<T> {
         const { assert!(std::mem::size_of::<T>() == std::mem::size_of::<*mut c_void>()) };
-        self.address()
-            .map(|p| std::mem::transmute_copy::<*mut c_void, T>(&p))
+        self.address().map(|p| std::mem::transmute_copy::<*mut c_void, T>(&p))
     }
 
     /// As [`Real::get`] for a function the hook cannot do without: a missing one ends the
@@ -147,10 +142,7 @@ mod tests {
     fn a_resolution_re_entered_from_inside_dlsym_answers_not_yet() {
         static LATE: Real = Real::new(c"getpid", None);
         RESOLVING.with(|r| r.set(true));
-        assert!(
-            LATE.address().is_none(),
-            "a nested resolution must not call dlsym"
-        );
+        assert!(LATE.address().is_none(), "a nested resolution must not call dlsym");
         RESOLVING.with(|r| r.set(false));
         assert!(LATE.address().is_some());
         // Once resolved, the address is answered even from inside a resolution.

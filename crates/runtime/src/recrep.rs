@@ -7,9 +7,9 @@
 use crate::error::{Code, RtError};
 use crate::host::Host;
 use crate::parts::Parts;
+use std::collections::HashMap;
 use numaplace_model::dynamic::{self, Action, DynamicPolicy, View};
 use numaplace_model::Spec;
-use std::collections::HashMap;
 
 /// A record-replay phase: its policy instance and how many `record` calls it has had.
 pub(crate) struct Phase {
@@ -28,10 +28,7 @@ pub struct Phases {
 
 impl Default for Phases {
     fn default() -> Phases {
-        Phases {
-            map: HashMap::new(),
-            default_phase: "phase".into(),
-        }
+        Phases { map: HashMap::new(), default_phase: "phase".into() }
     }
 }
 
@@ -48,32 +45,16 @@ impl Phases {
                 text.push(',');
                 text.push_str(&host.cfg.recrep);
             }
-            let spec = Spec::parse(&text)
-                .map_err(|e| RtError::new(Code::Spec, format!("record-replay: {e}")))?;
-            let (policy, _) = dynamic::build(&spec, &host.machine, 1)
-                .map_err(|e| RtError::new(Code::Spec, format!("record-replay: {e}")))?;
-            self.map.insert(
-                name.to_string(),
-                Phase {
-                    policy,
-                    records: 0,
-                    compared: false,
-                    replaying: false,
-                },
-            );
+            let spec = Spec::parse(&text).map_err(|e| RtError::new(Code::Spec, format!("record-replay: {e}")))?;
+            let (policy, _) = dynamic::build(&spec, &host.machine, 1).map_err(|e| RtError::new(Code::Spec, format!("record-replay: {e}")))?;
+            self.map.insert(name.to_string(), Phase { policy, records: 0, compared: false, replaying: false });
         }
         Ok(self.map.get_mut(name).expect("inserted above"))
     }
 
     /// Runs one record-replay hook of `phase`'s policy on a fresh snapshot and applies its
     /// actions.
-    fn phase_hook(
-        &mut self,
-        parts: &mut Parts,
-        name: &str,
-        kind: &'static str,
-        hook: impl FnOnce(&mut dyn DynamicPolicy, &View<'_>) -> Vec<Action>,
-    ) -> Result<u64, RtError> {
+    fn phase_hook(&mut self, parts: &mut Parts, name: &str, kind: &'static str, hook: impl FnOnce(&mut dyn DynamicPolicy, &View<'_>) -> Vec<Action>) -> Result<u64, RtError> {
         let mut phase = self.map.remove(name).expect("phase exists");
         let result = (|| {
             let snap = parts.snapshot()?;
@@ -94,7 +75,7 @@ impl Phases {
     /// # Errors
     /// A third call, or a failed system call.
     pub fn record(&mut self, parts: &mut Parts, counts: bool, name: &str) -> Result<(), RtError> {
-        let records = self.phase(parts.host, name)?.records;
+                let records = self.phase(parts.host, name)?.records;
         match records {
             0 => {
                 self.phase(parts.host, name)?.records = 1;
@@ -107,12 +88,7 @@ impl Phases {
                 self.phase(parts.host, name)?.records = 2;
                 parts.rearm(counts || self.recording());
             }
-            _ => {
-                return Err(RtError::new(
-                    Code::State,
-                    format!("record '{name}': already recorded (start and end)"),
-                ))
-            }
+            _ => return Err(RtError::new(Code::State, format!("record '{name}': already recorded (start and end)"))),
         }
         Ok(())
     }
@@ -122,11 +98,8 @@ impl Phases {
     /// # Errors
     /// The phase was not recorded start and end.
     pub fn compare(&mut self, parts: &mut Parts, name: &str) -> Result<(), RtError> {
-        if self.phase(parts.host, name)?.records != 2 {
-            return Err(RtError::new(
-                Code::State,
-                format!("compare '{name}': record the phase's start and end first"),
-            ));
+                if self.phase(parts.host, name)?.records != 2 {
+            return Err(RtError::new(Code::State, format!("compare '{name}': record the phase's start and end first")));
         }
         self.phase_hook(parts, name, "record", |p, v| p.on_iteration_end(v, 2))?;
         self.phase(parts.host, name)?.compared = true;
@@ -138,7 +111,7 @@ impl Phases {
     /// # Errors
     /// Out of order, or a failed system call.
     pub fn replay(&mut self, parts: &mut Parts, counts: bool, name: &str) -> Result<u64, RtError> {
-        if self.phase(parts.host, name)?.records == 2 && !self.phase(parts.host, name)?.compared {
+                if self.phase(parts.host, name)?.records == 2 && !self.phase(parts.host, name)?.compared {
             self.compare(parts, name)?;
         }
         if !self.phase(parts.host, name)?.compared {
@@ -155,12 +128,7 @@ impl Phases {
     /// # Errors
     /// A failed system call.
     pub fn undo(&mut self, parts: &mut Parts, counts: bool) -> Result<u64, RtError> {
-        let names: Vec<String> = self
-            .map
-            .iter()
-            .filter(|(_, p)| p.replaying)
-            .map(|(n, _)| n.clone())
-            .collect();
+                let names: Vec<String> = self.map.iter().filter(|(_, p)| p.replaying).map(|(n, _)| n.clone()).collect();
         let mut moved = 0;
         for name in names {
             self.phase(parts.host, &name)?.replaying = false;
@@ -170,3 +138,4 @@ impl Phases {
         Ok(moved)
     }
 }
+

@@ -3,8 +3,8 @@
 //! the runtime's side of it), where their pages are, revoking them for sampling, and looking
 //! at pages under sampling without ending the sampling interval.
 
-use crate::error::{Code, RtError};
 use crate::host::Host;
+use crate::error::{Code, RtError};
 use crate::mover;
 use crate::sampling::{window_runs, Sampling};
 use crate::space::SPACE;
@@ -48,81 +48,41 @@ impl Regions {
     /// # Errors
     /// A null or empty range, or too many regions.
     #[allow(clippy::too_many_arguments)] // the parts it reads, then the C API's arguments
-    pub fn register(
-        &mut self,
-        host: &Host,
-        sampling: &Sampling,
-        revoke: bool,
-        addr: usize,
-        len: usize,
-        name: &str,
-        owned: Option<usize>,
-    ) -> Result<usize, RtError> {
+    pub fn register(&mut self, host: &Host, sampling: &Sampling, revoke: bool, addr: usize, len: usize, name: &str, owned: Option<usize>) -> Result<usize, RtError> {
         let ps = host.page_size();
         if addr == 0 || len == 0 {
-            return Err(RtError::new(
-                Code::Invalid,
-                format!("register '{name}': empty or null range"),
-            ));
+            return Err(RtError::new(Code::Invalid, format!("register '{name}': empty or null range")));
         }
         let start = addr.div_ceil(ps) * ps;
         let end = (addr + len) / ps * ps;
         if end <= start {
-            return Err(RtError::new(
-                Code::Invalid,
-                format!("register '{name}': {len} bytes at {addr:#x} hold no whole page"),
-            ));
+            return Err(RtError::new(Code::Invalid, format!("register '{name}': {len} bytes at {addr:#x} hold no whole page")));
         }
         // Already managed (e.g. a malloc'd array the preload hooks manage, registered again by
         // the program): rename it rather than manage it twice.
-        if let Some(r) = self
-            .list
-            .iter_mut()
-            .find(|r| start >= r.start && end <= r.start + r.pages * ps)
-        {
+        if let Some(r) = self.list.iter_mut().find(|r| start >= r.start && end <= r.start + r.pages * ps) {
             if owned.is_none() {
                 r.name = name.to_string();
             }
             return Ok(r.slot);
         }
-        if self
-            .list
-            .iter()
-            .any(|r| start < r.start + r.pages * ps && r.start < end)
-        {
-            return Err(RtError::new(
-                Code::Invalid,
-                format!("register '{name}': {start:#x}..{end:#x} overlaps a managed region"),
-            ));
+        if self.list.iter().any(|r| start < r.start + r.pages * ps && r.start < end) {
+            return Err(RtError::new(Code::Invalid, format!("register '{name}': {start:#x}..{end:#x} overlaps a managed region")));
         }
         let pages = (end - start) / ps;
         host.sys.base_pages(start, end - start);
         let addrs: Vec<usize> = (0..pages).map(|p| start + p * ps).collect();
         let mut before = vec![0u64; host.nodes()];
         let mut seen = vec![false; pages];
-        for (p, st) in mover::query(host.sys.as_ref(), &addrs)?
-            .into_iter()
-            .enumerate()
-        {
+        for (p, st) in mover::query(host.sys.as_ref(), &addrs)?.into_iter().enumerate() {
             if st >= 0 {
                 before[st as usize] += 1;
                 seen[p] = true;
             }
         }
         // Published for the fault handler last, once nothing can fail.
-        let slot = SPACE
-            .add(start, pages, self.next_first)
-            .map_err(|m| RtError::new(Code::Limit, m))?;
-        self.list.push(Managed {
-            name: name.to_string(),
-            slot,
-            start,
-            pages,
-            first: self.next_first,
-            owned,
-            before,
-            seen,
-        });
+        let slot = SPACE.add(start, pages, self.next_first).map_err(|m| RtError::new(Code::Limit, m))?;
+        self.list.push(Managed { name: name.to_string(), slot, start, pages, first: self.next_first, owned, before, seen });
         self.next_first += pages;
         if revoke {
             sampling.timed(|| SPACE.revoke_pages(slot, 0, pages)).ok();
@@ -133,12 +93,7 @@ impl Regions {
 
     /// Withdraws the managed region starting at or containing `addr`; returns its owned
     /// mapping length, if the runtime mapped it.
-    pub fn unregister(
-        &mut self,
-        host: &Host,
-        sampling: &Sampling,
-        addr: usize,
-    ) -> Option<Option<usize>> {
+    pub fn unregister(&mut self, host: &Host, sampling: &Sampling, addr: usize) -> Option<Option<usize>> {
         let ps = host.page_size();
         // The region containing `addr`, else one starting within a page after it (a range the
         // program registered from an address that was not page-aligned).
@@ -146,11 +101,7 @@ impl Regions {
             .list
             .iter()
             .position(|r| addr >= r.start && addr < r.start + r.pages * ps)
-            .or_else(|| {
-                self.list
-                    .iter()
-                    .position(|r| addr < r.start && addr >= r.start.saturating_sub(ps))
-            })?;
+            .or_else(|| self.list.iter().position(|r| addr < r.start && addr >= r.start.saturating_sub(ps)))?;
         let (before, after) = self.before_after(host, sampling, &self.list[i]);
         let r = self.list.remove(i);
         sampling.timed(|| SPACE.remove(r.slot));
@@ -169,12 +120,7 @@ impl Regions {
     /// about to free).
     pub fn forget_range(&mut self, host: &Host, sampling: &Sampling, addr: usize, len: usize) {
         let ps = host.page_size();
-        let hits: Vec<usize> = self
-            .list
-            .iter()
-            .filter(|r| addr < r.start + r.pages * ps && r.start < addr + len)
-            .map(|r| r.start)
-            .collect();
+        let hits: Vec<usize> = self.list.iter().filter(|r| addr < r.start + r.pages * ps && r.start < addr + len).map(|r| r.start).collect();
         for s in hits {
             self.unregister(host, sampling, s);
         }
@@ -182,12 +128,7 @@ impl Regions {
 
     /// A region's pages per node before the runtime moved any (pages never seen until now
     /// count where they are: the runtime never moved them) and now.
-    pub(crate) fn before_after(
-        &self,
-        host: &Host,
-        sampling: &Sampling,
-        r: &Managed,
-    ) -> (Vec<u64>, Vec<u64>) {
+    pub(crate) fn before_after(&self, host: &Host, sampling: &Sampling, r: &Managed) -> (Vec<u64>, Vec<u64>) {
         let ps = host.page_size();
         let addrs: Vec<usize> = (0..r.pages).map(|p| r.start + p * ps).collect();
         let (mut before, mut after) = (r.before.clone(), vec![0u64; host.nodes()]);
@@ -205,13 +146,7 @@ impl Regions {
     }
 
     /// Pages per node of `[start, start + pages·ps)` (not-present pages are not counted).
-    pub(crate) fn per_node(
-        &self,
-        host: &Host,
-        sampling: &Sampling,
-        start: usize,
-        pages: usize,
-    ) -> Result<Vec<u64>, RtError> {
+    pub(crate) fn per_node(&self, host: &Host, sampling: &Sampling, start: usize, pages: usize) -> Result<Vec<u64>, RtError> {
         let ps = host.page_size();
         let addrs: Vec<usize> = (0..pages).map(|p| start + p * ps).collect();
         let mut out = vec![0u64; host.nodes()];
@@ -227,13 +162,7 @@ impl Regions {
     ///
     /// # Errors
     /// The query failed.
-    pub fn where_(
-        &self,
-        host: &Host,
-        sampling: &Sampling,
-        addr: usize,
-        len: usize,
-    ) -> Result<Vec<i32>, RtError> {
+    pub fn where_(&self, host: &Host, sampling: &Sampling, addr: usize, len: usize) -> Result<Vec<i32>, RtError> {
         let ps = host.page_size();
         let start = addr / ps * ps;
         let pages = (addr + len).div_ceil(ps) * ps / ps - start / ps;
@@ -362,3 +291,4 @@ impl Regions {
         }
     }
 }
+

@@ -43,36 +43,13 @@ impl Runtime {
     pub fn new(sys: Box<dyn Sys>, cfg: Config) -> Result<Runtime, RtError> {
         let host = Host::new(sys, cfg)?;
         let driver = Driver::new(&host)?;
-        Ok(Runtime {
-            host,
-            regions: Regions::default(),
-            sampling: Sampling::new(),
-            driver,
-            phases: Phases::default(),
-            stats: Stats::default(),
-        })
+        Ok(Runtime { host, regions: Regions::default(), sampling: Sampling::new(), driver, phases: Phases::default(), stats: Stats::default() })
     }
 
     /// The data parts, borrowed together, beside the driver and the phases.
     fn split(&mut self) -> (Parts<'_>, &mut Driver, &mut Phases) {
-        let Runtime {
-            host,
-            regions,
-            sampling,
-            driver,
-            phases,
-            stats,
-        } = self;
-        (
-            Parts {
-                host,
-                regions,
-                sampling,
-                stats,
-            },
-            driver,
-            phases,
-        )
+        let Runtime { host, regions, sampling, driver, phases, stats } = self;
+        (Parts { host, regions, sampling, stats }, driver, phases)
     }
 
     pub fn nodes(&self) -> usize {
@@ -98,16 +75,9 @@ impl Runtime {
     ///
     /// # Errors
     /// A null or empty range, or too many regions.
-    pub fn register(
-        &mut self,
-        addr: usize,
-        len: usize,
-        name: &str,
-        owned: Option<usize>,
-    ) -> Result<usize, RtError> {
+    pub fn register(&mut self, addr: usize, len: usize, name: &str, owned: Option<usize>) -> Result<usize, RtError> {
         let revoke = self.sampling.on && self.wants_samples();
-        self.regions
-            .register(&self.host, &self.sampling, revoke, addr, len, name, owned)
+        self.regions.register(&self.host, &self.sampling, revoke, addr, len, name, owned)
     }
 
     /// Withdraws the managed region starting at or containing `addr`
@@ -118,8 +88,7 @@ impl Runtime {
 
     /// Withdraws every managed region overlapping `[addr, addr+len)`.
     pub fn forget_range(&mut self, addr: usize, len: usize) {
-        self.regions
-            .forget_range(&self.host, &self.sampling, addr, len)
+        self.regions.forget_range(&self.host, &self.sampling, addr, len)
     }
 
     /// Node of every page of `[addr, addr+len)` (`-errno` where not present).
@@ -207,19 +176,12 @@ impl Runtime {
     /// What to say at exit about a policy that did nothing ([`Driver::idle_policy_warning`]).
     pub fn idle_policy_warning(&self) -> Option<String> {
         let managed = !self.regions.list.is_empty() || !self.regions.retired.is_empty();
-        self.driver
-            .idle_policy_warning(&self.host.cfg.dynamic, managed)
+        self.driver.idle_policy_warning(&self.host.cfg.dynamic, managed)
     }
 
     /// The statistics, as the stats file holds them.
     pub fn stats_file(&self) -> StatsFile {
-        crate::stats::stats_file(
-            &self.host,
-            &self.regions,
-            &self.sampling,
-            &self.stats,
-            self.driver.report(&self.stats),
-        )
+        crate::stats::stats_file(&self.host, &self.regions, &self.sampling, &self.stats, self.driver.report(&self.stats))
     }
 
     /// Writes the statistics to `path` ([`crate::stats::write`]).

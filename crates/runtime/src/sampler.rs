@@ -19,8 +19,7 @@
 use crate::space::SPACE;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering::*};
 
-type SigactionFn =
-    unsafe extern "C" fn(libc::c_int, *const libc::sigaction, *mut libc::sigaction) -> libc::c_int;
+type SigactionFn = unsafe extern "C" fn(libc::c_int, *const libc::sigaction, *mut libc::sigaction) -> libc::c_int;
 
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 /// `NUMAPLACE_DEBUG=1`: say on stderr why a fault was passed on.
@@ -109,8 +108,7 @@ fn handle_segv(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_v
             }
             if app.sa_flags & libc::SA_SIGINFO != 0 {
                 // SAFETY: the application installed this three-argument handler.
-                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
-                    unsafe { std::mem::transmute(h) };
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = unsafe { std::mem::transmute(h) };
                 f(sig, info, ctx);
             } else {
                 // SAFETY: the application installed this one-argument handler.
@@ -152,11 +150,7 @@ pub fn install() -> Result<(), i32> {
 ///
 /// # Safety
 /// `act` and `old` are null or valid, as for `sigaction(2)`.
-pub unsafe fn app_sigaction(
-    sig: libc::c_int,
-    act: *const libc::sigaction,
-    old: *mut libc::sigaction,
-) -> Option<libc::c_int> {
+pub unsafe fn app_sigaction(sig: libc::c_int, act: *const libc::sigaction, old: *mut libc::sigaction) -> Option<libc::c_int> {
     if sig != libc::SIGSEGV || !INSTALLED.load(Acquire) {
         return None;
     }
@@ -214,11 +208,7 @@ mod tests {
         let ns = cost::calibrate().unwrap();
         assert!(ns > 0);
         assert_eq!(cost::round_trip_ns(), Some(ns));
-        assert_eq!(
-            SPACE.samples.load(Relaxed),
-            samples,
-            "a calibration fault is no sample"
-        );
+        assert_eq!(SPACE.samples.load(Relaxed), samples, "a calibration fault is no sample");
         assert_eq!(cost::scratch_page(), 0, "the scratch page is forgotten");
     }
 
@@ -228,23 +218,10 @@ mod tests {
         install().unwrap();
         SPACE.configure(1, 4096, &[Some(0)]);
         // SAFETY: a fresh anonymous private mapping, unmapped below.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                4 * 4096,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        } as usize;
+        let base = unsafe { libc::mmap(std::ptr::null_mut(), 4 * 4096, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) } as usize;
         let slot = SPACE.add(base, 4, 0).unwrap();
         let (faults, handler) = cost::totals();
-        let mine = cost::threads()
-            .into_iter()
-            .find(|(_, t)| t.tid == cost::gettid())
-            .map(|(_, t)| t)
-            .unwrap_or_default();
+        let mine = cost::threads().into_iter().find(|(_, t)| t.tid == cost::gettid()).map(|(_, t)| t).unwrap_or_default();
         SPACE.revoke_pages(slot, 0, 4).unwrap();
         for p in 0..4 {
             // SAFETY: our mapping; each page faults once, and the handler restores it.
@@ -252,16 +229,8 @@ mod tests {
         }
         assert!(cost::totals().0 >= faults + 4);
         assert!(cost::totals().1 > handler);
-        let after = cost::threads()
-            .into_iter()
-            .find(|(_, t)| t.tid == cost::gettid())
-            .map(|(_, t)| t)
-            .unwrap();
-        assert_eq!(
-            after.faults,
-            mine.faults + 4,
-            "counted in this thread's slot"
-        );
+        let after = cost::threads().into_iter().find(|(_, t)| t.tid == cost::gettid()).map(|(_, t)| t).unwrap();
+        assert_eq!(after.faults, mine.faults + 4, "counted in this thread's slot");
         assert!(after.handler_ns > mine.handler_ns);
         SPACE.remove(slot);
         // SAFETY: the mapping made above.

@@ -9,8 +9,7 @@ use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 /// What the library says, and writes as the stats file's `source_reason`, on a one-node host.
-pub const ONE_NODE: &str =
-    "this host has one NUMA node: every access is local, nothing to place or move; \
+pub const ONE_NODE: &str = "this host has one NUMA node: every access is local, nothing to place or move; \
 sampling off (NUMAPLACE_FORCE=1 / numaplace run --force samples anyway)";
 
 /// Whether [`Sampling::say_off`] has spoken in this process (or the one it was forked from: a
@@ -49,10 +48,7 @@ pub struct Sampling {
 impl Sampling {
     /// Nothing sampled yet: source `none`.
     pub fn new() -> Sampling {
-        Sampling {
-            source: "none",
-            ..Sampling::default()
-        }
+        Sampling { source: "none", ..Sampling::default() }
     }
 
     /// Runs `f`, a change of page protections made for sampling (revoking pages, reopening
@@ -65,8 +61,7 @@ impl Sampling {
         }
         let t = Instant::now();
         let out = f();
-        self.time_revoking
-            .set(self.time_revoking.get() + t.elapsed());
+        self.time_revoking.set(self.time_revoking.get() + t.elapsed());
         out
     }
 
@@ -85,18 +80,13 @@ impl Sampling {
     /// Moves precise samples into the counts, when they are the source; false when they are
     /// not. `verbose`: say why a forked child samples nothing.
     pub(crate) fn drain_perf(&mut self, verbose: bool) -> bool {
-        let Some(p) = self.perf.as_mut() else {
-            return false;
-        };
+        let Some(p) = self.perf.as_mut() else { return false };
         p.drain();
         if let Some(why) = p.lost.take() {
             // A forked child that cannot open its own events: say so once, and sample nothing.
             self.source_reason = why;
             if verbose {
-                eprintln!(
-                    "numaplace: {}; no samples in this process",
-                    self.source_reason
-                );
+                eprintln!("numaplace: {}; no samples in this process", self.source_reason);
             }
         }
         true
@@ -124,14 +114,7 @@ impl Sampling {
     /// decision that finds accesses elsewhere restores the full rate at once. A decision on
     /// samples from fewer than two nodes changes nothing: one thread touching its data (a
     /// program's start-up) says nothing about where the parallel phases will access it.
-    pub(crate) fn pace(
-        &mut self,
-        samples: u64,
-        local: u64,
-        active_nodes: u64,
-        moved: u64,
-        pages: u64,
-    ) {
+    pub(crate) fn pace(&mut self, samples: u64, local: u64, active_nodes: u64, moved: u64, pages: u64) {
         if samples == 0 || active_nodes < 2 {
             return;
         }
@@ -151,11 +134,7 @@ impl Sampling {
 /// The runs `(slot, from, to)` of the sampling window of `window` pages starting at page
 /// `cursor` of the regions, given as `(slot, pages)` and taken end to end, wrapping round to
 /// the first region (a window at least as large as every region covers each page once).
-pub(crate) fn window_runs(
-    regions: &[(usize, usize)],
-    cursor: usize,
-    window: usize,
-) -> Vec<(usize, usize, usize)> {
+pub(crate) fn window_runs(regions: &[(usize, usize)], cursor: usize, window: usize) -> Vec<(usize, usize, usize)> {
     let total: usize = regions.iter().map(|r| r.1).sum();
     let mut out = Vec::new();
     if total == 0 {
@@ -187,14 +166,8 @@ mod tests {
     fn sampling_windows_wrap_round_and_cover_every_page_once() {
         let regions = [(7, 10), (8, 1), (9, 5)];
         // A window larger than everything: each page once, starting at the cursor.
-        assert_eq!(
-            window_runs(&regions, 12, 100),
-            vec![(9, 1, 5), (7, 0, 10), (8, 0, 1), (9, 0, 1)]
-        );
-        assert_eq!(
-            window_runs(&regions, 0, 100),
-            vec![(7, 0, 10), (8, 0, 1), (9, 0, 5)]
-        );
+        assert_eq!(window_runs(&regions, 12, 100), vec![(9, 1, 5), (7, 0, 10), (8, 0, 1), (9, 0, 1)]);
+        assert_eq!(window_runs(&regions, 0, 100), vec![(7, 0, 10), (8, 0, 1), (9, 0, 5)]);
         // A smaller window crosses region boundaries and wraps.
         assert_eq!(window_runs(&regions, 14, 4), vec![(9, 3, 5), (7, 0, 2)]);
         assert!(window_runs(&[], 3, 10).is_empty());

@@ -45,10 +45,7 @@ impl Sys for Shared {
 pub(crate) fn rt(dynamic: &str) -> (Runtime, Arc<FakeSys>, std::sync::MutexGuard<'static, ()>) {
     let space = crate::space::testing::hold_space();
     let fake = Arc::new(FakeSys::new(4, 10_000));
-    let cfg = Config {
-        dynamic: dynamic.into(),
-        ..Config::default()
-    };
+    let cfg = Config { dynamic: dynamic.into(), ..Config::default() };
     let rt = Runtime::new(Box::new(Shared(fake.clone())), cfg).unwrap();
     SPACE.configure(4, 4096, &[Some(0), Some(1), Some(2), Some(3)]);
     (rt, fake, space)
@@ -61,40 +58,12 @@ mod driver {
     #[test]
     fn unknown_and_unsupported_policies_are_refused_with_names() {
         let fake = Arc::new(FakeSys::new(2, 100));
-        let e = Runtime::new(
-            Box::new(Shared(fake.clone())),
-            Config {
-                dynamic: "nosuch".into(),
-                ..Config::default()
-            },
-        )
-        .err()
-        .unwrap();
+        let e = Runtime::new(Box::new(Shared(fake.clone())), Config { dynamic: "nosuch".into(), ..Config::default() }).err().unwrap();
         assert_eq!(e.code, Code::Spec);
-        assert!(
-            e.message.contains("nosuch") && e.message.contains("upmlib"),
-            "{}",
-            e.message
-        );
-        let e = Runtime::new(
-            Box::new(Shared(fake.clone())),
-            Config {
-                dynamic: "kernel".into(),
-                ..Config::default()
-            },
-        )
-        .err()
-        .unwrap();
+        assert!(e.message.contains("nosuch") && e.message.contains("upmlib"), "{}", e.message);
+        let e = Runtime::new(Box::new(Shared(fake.clone())), Config { dynamic: "kernel".into(), ..Config::default() }).err().unwrap();
         assert_eq!(e.code, Code::Unsupported);
-        let e = Runtime::new(
-            Box::new(Shared(fake)),
-            Config {
-                placement: "wc".into(),
-                ..Config::default()
-            },
-        )
-        .err()
-        .unwrap();
+        let e = Runtime::new(Box::new(Shared(fake)), Config { placement: "wc".into(), ..Config::default() }).err().unwrap();
         assert_eq!(e.code, Code::Spec);
     }
 
@@ -141,21 +110,14 @@ mod driver {
             SPACE.inject(slot, p, 2, 1); // 1 sample per page: below 1.8
         }
         assert_eq!(rt.migrate("timer").unwrap(), 0);
-        assert!(
-            rt.stats.epochs.is_empty(),
-            "a declined tick is not an epoch"
-        );
+        assert!(rt.stats.epochs.is_empty(), "a declined tick is not an epoch");
         for p in 0..pages {
             SPACE.inject(slot, p, 2, 1); // the interval goes on: now 2 per page
         }
         assert_eq!(rt.migrate("timer").unwrap(), 16);
         assert!((0..pages).all(|p| fake.node_of(base + p * 4096) == Some(2)));
         assert_eq!(rt.stats.epochs.len(), 1);
-        assert_eq!(
-            SPACE.count(slot, 0, 2),
-            0,
-            "the policy's reset cleared the samples"
-        );
+        assert_eq!(SPACE.count(slot, 0, 2), 0, "the policy's reset cleared the samples");
         rt.unregister(base);
     }
 
@@ -229,17 +191,12 @@ mod place {
         let (mut rt, fake, _space) = rt("none");
         let base = 0x10_0000;
         assert_eq!(rt.place(base, 8 * 4096, "round-robin").unwrap(), 6); // pages 0 and 4 stay on node 0
-        let nodes: Vec<_> = (0..8)
-            .map(|p| fake.node_of(base + p * 4096).unwrap())
-            .collect();
+        let nodes: Vec<_> = (0..8).map(|p| fake.node_of(base + p * 4096).unwrap()).collect();
         assert_eq!(nodes, vec![0, 1, 2, 3, 0, 1, 2, 3]);
         assert_eq!(rt.place(base, 8 * 4096, "bind:node=2").unwrap(), 6);
         assert!((0..8).all(|p| fake.node_of(base + p * 4096) == Some(2)));
         rt.place(base, 4096, "first-touch").unwrap();
-        assert_eq!(
-            fake.state.lock().unwrap().mbinds.last().unwrap().2,
-            MemPolicy::Default
-        );
+        assert_eq!(fake.state.lock().unwrap().mbinds.last().unwrap().2, MemPolicy::Default);
         assert_eq!(rt.where_(base + 100, 2 * 4096).unwrap(), vec![2, 2, 2]);
         assert!(rt.place(base, 4096, "round-robin:nodes=9").is_err());
     }
@@ -250,27 +207,10 @@ mod place {
         let base = 0x10_0000;
         let moves = fake.state.lock().unwrap().mbinds.len();
         let e = rt.place(base, 8 * 4096, "oracle").unwrap_err();
-        assert!(
-            e.message.starts_with(
-                "placement 'oracle' cannot run in the runtime: it is computed from a profile"
-            ),
-            "{}",
-            e.message
-        );
-        assert!(
-            e.message.contains("numaplace sim --placement oracle") && !e.message.contains('\n'),
-            "{}",
-            e.message
-        );
-        assert_eq!(
-            fake.state.lock().unwrap().mbinds.len(),
-            moves,
-            "nothing was done"
-        );
-        assert!(
-            (0..8).all(|p| fake.node_of(base + p * 4096).is_none()),
-            "no page was touched"
-        );
+        assert!(e.message.starts_with("placement 'oracle' cannot run in the runtime: it is computed from a profile"), "{}", e.message);
+        assert!(e.message.contains("numaplace sim --placement oracle") && !e.message.contains('\n'), "{}", e.message);
+        assert_eq!(fake.state.lock().unwrap().mbinds.len(), moves, "nothing was done");
+        assert!((0..8).all(|p| fake.node_of(base + p * 4096).is_none()), "no page was touched");
     }
 }
 
@@ -315,20 +255,14 @@ mod stats {
 
     /// Checks `v` against `fields`: the same keys, each value of its kind.
     fn conforms(v: &Value, fields: &[Field], at: &str) {
-        let obj = v
-            .as_object()
-            .unwrap_or_else(|| panic!("{at}: not an object"));
+        let obj = v.as_object().unwrap_or_else(|| panic!("{at}: not an object"));
         let keys: BTreeSet<&str> = obj.keys().map(String::as_str).collect();
         let names: BTreeSet<&str> = fields.iter().map(|f| f.name).collect();
         assert_eq!(keys, names, "{at}: the keys written are not the schema's");
         for f in fields {
             let x = &obj[f.name];
             if x.is_null() {
-                assert!(
-                    f.nullable,
-                    "{at}.{}: null, but the schema says it is not nullable",
-                    f.name
-                );
+                assert!(f.nullable, "{at}.{}: null, but the schema says it is not nullable", f.name);
                 continue;
             }
             let ok = match f.kind {
@@ -337,14 +271,7 @@ mod stats {
                 Kind::Number => x.is_number(),
                 Kind::Share => x.as_f64().is_some_and(|s| (0.0..=1.0).contains(&s)),
                 Kind::PerNode => x.as_array().is_some_and(|a| a.iter().all(Value::is_u64)),
-                Kind::Record => x.as_object().is_some_and(|o| {
-                    o.values().all(|v| {
-                        v.is_number()
-                            || v.is_null()
-                            || v.as_array()
-                                .is_some_and(|a| a.iter().all(|y| y.is_number() || y.is_null()))
-                    })
-                }),
+                Kind::Record => x.as_object().is_some_and(|o| o.values().all(|v| v.is_number() || v.is_null() || v.as_array().is_some_and(|a| a.iter().all(|y| y.is_number() || y.is_null())))),
                 Kind::List(inner) => {
                     for (i, item) in x.as_array().expect("a list").iter().enumerate() {
                         conforms(item, inner, &format!("{at}.{}[{i}]", f.name));
@@ -371,11 +298,7 @@ mod stats {
         rt.unregister(freed);
         let v = serde_json::to_value(rt.stats_file()).unwrap();
         conforms(&v, FILE, "stats");
-        assert_eq!(
-            v["regions"][0]["address"],
-            Value::Null,
-            "a freed region has no address"
-        );
+        assert_eq!(v["regions"][0]["address"], Value::Null, "a freed region has no address");
         assert_eq!(v["regions"][1]["address"], format!("{live:#x}"));
         assert_eq!(v["epochs"].as_array().unwrap().len(), 1);
         rt.unregister(live);
@@ -388,38 +311,18 @@ mod stats {
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         std::os::unix::fs::symlink("target.json", d.join("link.json")).unwrap();
-        rt.stats_write(d.join("link.json").to_str().unwrap())
-            .unwrap();
-        assert!(
-            std::fs::symlink_metadata(d.join("link.json"))
-                .unwrap()
-                .file_type()
-                .is_symlink(),
-            "the link stays"
-        );
-        let written: Value =
-            serde_json::from_str(&std::fs::read_to_string(d.join("target.json")).unwrap()).unwrap();
+        rt.stats_write(d.join("link.json").to_str().unwrap()).unwrap();
+        assert!(std::fs::symlink_metadata(d.join("link.json")).unwrap().file_type().is_symlink(), "the link stays");
+        let written: Value = serde_json::from_str(&std::fs::read_to_string(d.join("target.json")).unwrap()).unwrap();
         assert_eq!(written["numaplace_stats"], numaplace_model::stats::VERSION);
         rt.stats_write("/dev/null").unwrap();
-        assert!(
-            !std::fs::metadata("/dev/null").unwrap().is_file(),
-            "a device is written through, not replaced"
-        );
+        assert!(!std::fs::metadata("/dev/null").unwrap().is_file(), "a device is written through, not replaced");
         std::fs::create_dir(d.join("dir.json")).unwrap();
-        let e = rt
-            .stats_write(d.join("dir.json").to_str().unwrap())
-            .unwrap_err();
+        let e = rt.stats_write(d.join("dir.json").to_str().unwrap()).unwrap_err();
         assert!(e.message.contains("is a directory"), "{}", e.message);
-        let mut left: Vec<String> = std::fs::read_dir(&d)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        let mut left: Vec<String> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         left.sort();
-        assert_eq!(
-            left,
-            ["dir.json", "link.json", "target.json"],
-            "no temporary is left"
-        );
+        assert_eq!(left, ["dir.json", "link.json", "target.json"], "no temporary is left");
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

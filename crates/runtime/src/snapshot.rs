@@ -38,23 +38,7 @@ pub(crate) struct Snapshot {
 impl Snapshot {
     /// What a policy sees of this snapshot (the runtime makes no replicas).
     pub(crate) fn view<'a>(&'a self, machine: &'a Machine, now: numaplace_model::Ps) -> View<'a> {
-        View {
-            machine,
-            counters: &self.counters,
-            replicas: &[],
-            replica_writes: &[],
-            homes: &self.homes,
-            free: &self.free,
-            regions: &self.regions,
-            now,
-            started: 0,
-            queue: &[],
-            done: 0,
-            overhead: 0,
-            remaining: None,
-            referenced: &self.referenced,
-            samples: &self.addresses,
-        }
+        View { machine, counters: &self.counters, replicas: &[], replica_writes: &[], homes: &self.homes, free: &self.free, regions: &self.regions, now, started: 0, queue: &[], done: 0, overhead: 0, remaining: None, referenced: &self.referenced, samples: &self.addresses }
     }
 
     /// Reads homes and sample counts of every page of `regions` as they are (the caller makes
@@ -62,11 +46,7 @@ impl Snapshot {
     ///
     /// # Errors
     /// A failed page query.
-    pub(crate) fn read(
-        host: &Host,
-        managed: &Regions,
-        referenced: Vec<u8>,
-    ) -> Result<Snapshot, RtError> {
+    pub(crate) fn read(host: &Host, managed: &Regions, referenced: Vec<u8>) -> Result<Snapshot, RtError> {
         let nodes = host.nodes();
         let ps = host.page_size();
         let total = managed.next_first;
@@ -97,32 +77,13 @@ impl Snapshot {
                     }
                 }
             }
-            regions.push(Region {
-                name: r.name.clone(),
-                first_page: r.first as u32,
-                pages: r.pages as u32,
-            });
+            regions.push(Region { name: r.name.clone(), first_page: r.first as u32, pages: r.pages as u32 });
         }
         // Free memory as the kernel says now (nodeN/meminfo); where it does not, plenty: the
         // mover falls back when a node is full.
-        let free = host
-            .sys
-            .free_pages()
-            .filter(|f| f.len() == nodes)
-            .unwrap_or_else(|| vec![u64::MAX / 2; nodes]);
+        let free = host.sys.free_pages().filter(|f| f.len() == nodes).unwrap_or_else(|| vec![u64::MAX / 2; nodes]);
         let active_nodes = active.count_ones() as u64;
-        Ok(Snapshot {
-            homes,
-            counters,
-            regions,
-            free,
-            addr,
-            samples,
-            local,
-            active_nodes,
-            referenced,
-            addresses: Vec::new(),
-        })
+        Ok(Snapshot { homes, counters, regions, free, addr, samples, local, active_nodes, referenced, addresses: Vec::new() })
     }
 
     /// Each managed page's referenced bit now ([`Snapshot::referenced`]): 1 unless revoked.

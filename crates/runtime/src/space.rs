@@ -16,9 +16,7 @@
 //! never revoked is not ours and goes to the application's handler. Managed regions are
 //! assumed read-write: the program must not `mprotect` them itself.
 
-use std::sync::atomic::{
-    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering::*,
-};
+use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering::*};
 
 pub const MAX_REGIONS: usize = 256;
 pub const MAX_CPUS: usize = 4096;
@@ -41,10 +39,7 @@ pub struct Pin {
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
-const FREE_PIN: Pin = Pin {
-    start: AtomicUsize::new(0),
-    end: AtomicUsize::new(0),
-};
+const FREE_PIN: Pin = Pin { start: AtomicUsize::new(0), end: AtomicUsize::new(0) };
 
 /// One registered region.
 pub struct Slot {
@@ -170,15 +165,11 @@ impl Space {
     /// restore sees the revocation (both sides store, fence, then load).
     /// A buffer outside every managed region needs no pin and takes none.
     pub fn pin(&self, addr: usize, len: usize) -> Option<usize> {
-        if len == 0 || self.live_slots.load(Relaxed) == 0 || self.find_overlap(addr, len).is_none()
-        {
+        if len == 0 || self.live_slots.load(Relaxed) == 0 || self.find_overlap(addr, len).is_none() {
             return None;
         }
         let end = addr.saturating_add(len);
-        let i = self
-            .pins
-            .iter()
-            .position(|p| p.end.compare_exchange(0, end, AcqRel, Relaxed).is_ok())?;
+        let i = self.pins.iter().position(|p| p.end.compare_exchange(0, end, AcqRel, Relaxed).is_ok())?;
         self.pins[i].start.store(addr, SeqCst);
         fence(SeqCst);
         Some(i)
@@ -214,10 +205,7 @@ impl Space {
             }
             let start = p.start.load(SeqCst);
             if start < hi && lo < end {
-                f(
-                    (start.max(lo) - base) / ps,
-                    (end.min(hi) - base).div_ceil(ps),
-                );
+                f((start.max(lo) - base) / ps, (end.min(hi) - base).div_ceil(ps));
             }
         }
     }
@@ -235,14 +223,7 @@ impl Space {
     pub fn current_node(&self) -> usize {
         let mut cpu: libc::c_uint = 0;
         // SAFETY: getcpu writes one unsigned int; the other arguments may be null.
-        let rc = unsafe {
-            libc::syscall(
-                libc::SYS_getcpu,
-                &mut cpu as *mut libc::c_uint,
-                std::ptr::null_mut::<libc::c_uint>(),
-                std::ptr::null_mut::<libc::c_void>(),
-            )
-        };
+        let rc = unsafe { libc::syscall(libc::SYS_getcpu, &mut cpu as *mut libc::c_uint, std::ptr::null_mut::<libc::c_uint>(), std::ptr::null_mut::<libc::c_void>()) };
         if rc != 0 || cpu as usize >= MAX_CPUS {
             return 0;
         }
@@ -265,12 +246,9 @@ impl Space {
         s.start.store(start, Relaxed);
         s.pages.store(pages, Relaxed);
         s.first.store(first, Relaxed);
-        s.counts
-            .store(leak_zeroed::<AtomicU32>(pages * nodes), Relaxed);
-        s.revoked
-            .store(leak_zeroed::<AtomicU64>(pages.div_ceil(64)), Relaxed);
-        s.taken
-            .store(leak_zeroed::<AtomicU64>(pages.div_ceil(64)), Relaxed);
+        s.counts.store(leak_zeroed::<AtomicU32>(pages * nodes), Relaxed);
+        s.revoked.store(leak_zeroed::<AtomicU64>(pages.div_ceil(64)), Relaxed);
+        s.taken.store(leak_zeroed::<AtomicU64>(pages.div_ceil(64)), Relaxed);
         s.live.store(true, Release);
         self.live_slots.fetch_add(1, Relaxed);
         Ok(i)
@@ -320,21 +298,14 @@ impl Space {
     /// Whether `page` is protected now: revoked and not yet restored.
     fn protected(&self, slot: usize, page: usize) -> bool {
         let bit = 1u64 << (page % 64);
-        self.revoked_word(slot, page).load(Acquire) & bit != 0
-            && self.taken_word(slot, page).load(Acquire) & bit == 0
+        self.revoked_word(slot, page).load(Acquire) & bit != 0 && self.taken_word(slot, page).load(Acquire) & bit == 0
     }
 
     /// Sample count of `page` of `slot` for `node`.
     pub fn count(&self, slot: usize, page: usize, node: usize) -> u32 {
         let nodes = self.nodes.load(Relaxed);
         // SAFETY: live slot, page < pages, node < nodes.
-        unsafe {
-            (*self.slots[slot]
-                .counts
-                .load(Relaxed)
-                .add(page * nodes + node))
-            .load(Relaxed)
-        }
+        unsafe { (*self.slots[slot].counts.load(Relaxed).add(page * nodes + node)).load(Relaxed) }
     }
 
     /// Clears every sample count of `slot`.
@@ -361,20 +332,11 @@ impl Space {
     fn record(&self, slot: usize, page: usize, node: usize) {
         let nodes = self.nodes.load(Relaxed);
         // SAFETY: live slot, page < pages, node < nodes (the cpu table holds dense nodes).
-        unsafe {
-            (*self.slots[slot]
-                .counts
-                .load(Relaxed)
-                .add(page * nodes + node.min(nodes - 1)))
-            .fetch_add(1, Relaxed)
-        };
+        unsafe { (*self.slots[slot].counts.load(Relaxed).add(page * nodes + node.min(nodes - 1))).fetch_add(1, Relaxed) };
         self.samples.fetch_add(1, Relaxed);
         if std::ptr::eq(self, &SPACE) {
             // For a policy that takes hinting faults one by one (crate::faultq).
-            crate::faultq::FAULTS.push(
-                self.slots[slot].first.load(Relaxed) + page,
-                node.min(nodes - 1),
-            );
+            crate::faultq::FAULTS.push(self.slots[slot].first.load(Relaxed) + page, node.min(nodes - 1));
         }
     }
 
@@ -394,13 +356,7 @@ impl Space {
     /// on one (a `recv` waiting for data) could otherwise have its copy land in the moment
     /// between this `mprotect` and the restore after it, and fail with `EFAULT`. A buffer
     /// pinned while the revocation runs is opened after the `mprotect` ([`Space::restore_pinned`]).
-    fn revoke_pages_then(
-        &self,
-        slot: usize,
-        from: usize,
-        to: usize,
-        mut hook: impl FnMut(Stage),
-    ) -> Result<(), i32> {
+    fn revoke_pages_then(&self, slot: usize, from: usize, to: usize, mut hook: impl FnMut(Stage)) -> Result<(), i32> {
         if from >= to {
             return Ok(());
         }
@@ -410,13 +366,7 @@ impl Space {
         r
     }
 
-    fn revoke_under_way(
-        &self,
-        slot: usize,
-        from: usize,
-        to: usize,
-        hook: &mut impl FnMut(Stage),
-    ) -> Result<(), i32> {
+    fn revoke_under_way(&self, slot: usize, from: usize, to: usize, hook: &mut impl FnMut(Stage)) -> Result<(), i32> {
         for p in from..to {
             self.revoked_word(slot, p).fetch_or(1 << (p % 64), AcqRel);
             self.taken_word(slot, p).fetch_and(!(1 << (p % 64)), AcqRel);
@@ -445,8 +395,7 @@ impl Space {
         while page < to {
             if is_pinned(page) {
                 // Restored at once, uncounted: as restore_pinned would.
-                self.taken_word(slot, page)
-                    .fetch_or(1 << (page % 64), AcqRel);
+                self.taken_word(slot, page).fetch_or(1 << (page % 64), AcqRel);
                 page += 1;
                 continue;
             }
@@ -455,13 +404,7 @@ impl Space {
                 q += 1;
             }
             // SAFETY: the range lies inside a region the program registered as its own memory.
-            let rc = unsafe {
-                libc::mprotect(
-                    (base + page * ps) as *mut libc::c_void,
-                    (q - page) * ps,
-                    libc::PROT_NONE,
-                )
-            };
+            let rc = unsafe { libc::mprotect((base + page * ps) as *mut libc::c_void, (q - page) * ps, libc::PROT_NONE) };
             if rc != 0 {
                 let e = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
                 self.open_pages(slot, from, to);
@@ -499,13 +442,7 @@ impl Space {
                 q += 1;
             }
             // SAFETY: restores the program's own protection (read-write) on its own pages.
-            unsafe {
-                libc::mprotect(
-                    (start + p * ps) as *mut libc::c_void,
-                    (q - p) * ps,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                )
-            };
+            unsafe { libc::mprotect((start + p * ps) as *mut libc::c_void, (q - p) * ps, libc::PROT_READ | libc::PROT_WRITE) };
             for k in p..q {
                 let bit = 1u64 << (k % 64);
                 if self.taken_word(slot, k).fetch_or(bit, AcqRel) & bit == 0 {
@@ -531,21 +468,10 @@ impl Space {
         let pages = s.pages.load(Relaxed);
         let ps = self.page_size.load(Relaxed);
         // SAFETY: restores the program's own protection (read-write) on its own pages.
-        unsafe {
-            libc::mprotect(
-                s.start.load(Relaxed) as *mut libc::c_void,
-                pages * ps,
-                libc::PROT_READ | libc::PROT_WRITE,
-            )
-        };
+        unsafe { libc::mprotect(s.start.load(Relaxed) as *mut libc::c_void, pages * ps, libc::PROT_READ | libc::PROT_WRITE) };
         for w in 0..pages.div_ceil(64) {
             // SAFETY: w < pages.div_ceil(64), the bitmap's length.
-            let (rev, taken) = unsafe {
-                (
-                    &*s.revoked.load(Relaxed).add(w),
-                    &*s.taken.load(Relaxed).add(w),
-                )
-            };
+            let (rev, taken) = unsafe { (&*s.revoked.load(Relaxed).add(w), &*s.taken.load(Relaxed).add(w)) };
             taken.fetch_or(rev.load(Acquire), AcqRel);
         }
     }
@@ -560,13 +486,7 @@ impl Space {
         }
         let ps = self.page_size.load(Relaxed);
         // SAFETY: restores the program's own protection (read-write) on its own pages.
-        unsafe {
-            libc::mprotect(
-                (s.start.load(Relaxed) + from * ps) as *mut libc::c_void,
-                (to - from) * ps,
-                libc::PROT_READ | libc::PROT_WRITE,
-            )
-        };
+        unsafe { libc::mprotect((s.start.load(Relaxed) + from * ps) as *mut libc::c_void, (to - from) * ps, libc::PROT_READ | libc::PROT_WRITE) };
         for p in from..to {
             let bit = 1u64 << (p % 64);
             if self.revoked_word(slot, p).load(Acquire) & bit != 0 {
@@ -601,11 +521,7 @@ impl Space {
             if end <= start || addr >= stop {
                 continue;
             }
-            f(
-                i,
-                (addr.max(start) - start) / ps,
-                (end.min(stop) - start).div_ceil(ps),
-            );
+            f(i, (addr.max(start) - start) / ps, (end.min(stop) - start).div_ceil(ps));
         }
     }
 
@@ -613,9 +529,7 @@ impl Space {
     /// accessible, count the sample if nobody has, and return true (the access is retried);
     /// otherwise false (not ours).
     pub fn claim_fault(&self, addr: usize) -> bool {
-        let Some((slot, page)) = self.find(addr) else {
-            return false;
-        };
+        let Some((slot, page)) = self.find(addr) else { return false };
         let bit = 1u64 << (page % 64);
         if self.revoked_word(slot, page).load(Acquire) & bit == 0 {
             return false;
@@ -625,13 +539,7 @@ impl Space {
             let ps = self.page_size.load(Relaxed);
             let start = self.slots[slot].start.load(Relaxed) + page * ps;
             // SAFETY: as in restore_pages.
-            unsafe {
-                libc::mprotect(
-                    start as *mut libc::c_void,
-                    ps,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                )
-            };
+            unsafe { libc::mprotect(start as *mut libc::c_void, ps, libc::PROT_READ | libc::PROT_WRITE) };
         }
         true
     }
@@ -691,16 +599,7 @@ mod tests {
 
     fn map(pages: usize) -> usize {
         // SAFETY: a fresh anonymous private mapping.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                pages * 4096,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
+        let p = unsafe { libc::mmap(std::ptr::null_mut(), pages * 4096, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
         assert_ne!(p, libc::MAP_FAILED);
         p as usize
     }
@@ -756,8 +655,7 @@ mod tests {
     }
 
     #[test]
-    fn a_call_that_restores_its_pinned_buffer_while_a_revocation_is_half_done_keeps_it_accessible()
-    {
+    fn a_call_that_restores_its_pinned_buffer_while_a_revocation_is_half_done_keeps_it_accessible() {
         // The race a loaded host showed (pwritev(2) from sampled pages failed): the sampler
         // set the bits of every page and was preempted before its mprotect; the call pinned
         // its buffer and restored it (setting the taken bits, the mprotect a no-op); the
@@ -776,24 +674,15 @@ mod tests {
                 }
             })
             .unwrap();
-        assert!(
-            readable_by_the_kernel(buf, len),
-            "the pinned buffer was left PROT_NONE"
-        );
+        assert!(readable_by_the_kernel(buf, len), "the pinned buffer was left PROT_NONE");
         let protected: Vec<bool> = (0..8).map(|p| space.is_revoked(slot, p)).collect();
-        assert_eq!(
-            protected,
-            [true, true, false, false, false, true, true, true]
-        );
+        assert_eq!(protected, [true, true, false, false, false, true, true, true]);
         // Pinned before the revocation starts (a call blocked on it), the buffer is never
         // protected, not even between the mprotect and the restore of pinned buffers.
         space
             .revoke_pages_then(slot, 0, 8, |stage| {
                 if stage == Stage::AfterProtect {
-                    assert!(
-                        readable_by_the_kernel(buf, len),
-                        "a blocked call's buffer was protected for a moment"
-                    );
+                    assert!(readable_by_the_kernel(buf, len), "a blocked call's buffer was protected for a moment");
                     assert!(!readable_by_the_kernel(base, 4096));
                 }
             })
@@ -802,24 +691,12 @@ mod tests {
         // Unpinned, a fault handler's restore in the same place leaves the page PROT_NONE with
         // its taken bit set: a bit-driven restore skips it, open_range opens it.
         let page5 = base + 5 * 4096;
-        space
-            .revoke_pages_then(slot, 0, 8, |stage| {
-                if stage == Stage::BeforeProtect {
-                    assert!(space.claim_fault(page5))
-                }
-            })
-            .unwrap();
+        space.revoke_pages_then(slot, 0, 8, |stage| if stage == Stage::BeforeProtect { assert!(space.claim_fault(page5)) }).unwrap();
         space.restore_range(page5, 4096);
-        assert!(
-            !readable_by_the_kernel(page5, 4096),
-            "the race this test provokes did not happen"
-        );
+        assert!(!readable_by_the_kernel(page5, 4096), "the race this test provokes did not happen");
         space.open_range(page5, 4096);
         assert!(readable_by_the_kernel(page5, 4096));
-        assert!(
-            !readable_by_the_kernel(base + 6 * 4096, 4096),
-            "open_range opened only its range"
-        );
+        assert!(!readable_by_the_kernel(base + 6 * 4096, 4096), "open_range opened only its range");
         space.remove(slot);
     }
 
@@ -829,17 +706,8 @@ mod tests {
         let base = map(8);
         let slot = space.add(base, 8, 0).unwrap();
         // The call enters while the revocation is half done (after its bits, before its mprotect).
-        space
-            .revoke_pages_then(slot, 0, 8, |stage| {
-                if stage == Stage::BeforeProtect {
-                    space.enter_unpinned()
-                }
-            })
-            .unwrap();
-        assert!(
-            readable_by_the_kernel(base, 8 * 4096),
-            "a page was left protected"
-        );
+        space.revoke_pages_then(slot, 0, 8, |stage| if stage == Stage::BeforeProtect { space.enter_unpinned() }).unwrap();
+        assert!(readable_by_the_kernel(base, 8 * 4096), "a page was left protected");
         assert!((0..8).all(|p| !space.is_revoked(slot, p)));
         space.revoke_pages(slot, 0, 8).unwrap();
         assert!(readable_by_the_kernel(base, 8 * 4096));
@@ -858,10 +726,7 @@ mod tests {
         let pin = space.pin(base + 2 * 4096 + 100, 2 * 4096).unwrap();
         space.revoke_pages(slot, 0, 8).unwrap();
         let protected: Vec<bool> = (0..8).map(|p| space.is_revoked(slot, p)).collect();
-        assert_eq!(
-            protected,
-            [true, true, false, false, false, true, true, true]
-        );
+        assert_eq!(protected, [true, true, false, false, false, true, true, true]);
         // SAFETY: page 3 of our mapping, left accessible by the pin.
         unsafe { std::ptr::write_volatile((base + 3 * 4096) as *mut u8, 7) };
         // Restored pages of a pinned buffer are not samples.
@@ -872,9 +737,7 @@ mod tests {
         // A buffer outside the managed regions takes no pin.
         assert_eq!(space.pin(base + 8 * 4096, 4096), None);
         // Every pin taken: the next one is refused.
-        let all: Vec<usize> = (0..MAX_PINS)
-            .map(|_| space.pin(base, 4096).unwrap())
-            .collect();
+        let all: Vec<usize> = (0..MAX_PINS).map(|_| space.pin(base, 4096).unwrap()).collect();
         assert_eq!(space.pin(base, 4096), None);
         all.into_iter().for_each(|p| space.unpin(p));
         assert!(space.pin(base, 4096).is_some());

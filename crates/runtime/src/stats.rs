@@ -49,25 +49,14 @@ impl Stats {
 
     /// Records a decision of `kind` on `snap` that moved `moved` pages, leaving `per_node`,
     /// at the runtime's time since `started`.
-    pub(crate) fn log(
-        &mut self,
-        started: Instant,
-        kind: &'static str,
-        snap: &Snapshot,
-        moved: u64,
-        per_node: Vec<u64>,
-    ) {
+    pub(crate) fn log(&mut self, started: Instant, kind: &'static str, snap: &Snapshot, moved: u64, per_node: Vec<u64>) {
         self.samples_seen += snap.samples;
         self.samples_local += snap.local;
         self.epochs.push(EpochStats {
             t_s: started.elapsed().as_secs_f64(),
             kind: kind.into(),
             samples: snap.samples,
-            local_share: Some(if snap.samples == 0 {
-                0.0
-            } else {
-                snap.local as f64 / snap.samples as f64
-            }),
+            local_share: Some(if snap.samples == 0 { 0.0 } else { snap.local as f64 / snap.samples as f64 }),
             moved,
             per_node,
         });
@@ -75,13 +64,7 @@ impl Stats {
 }
 
 /// The statistics, as the stats file holds them.
-pub fn stats_file(
-    host: &Host,
-    regions: &Regions,
-    sampling: &Sampling,
-    stats: &Stats,
-    policy: std::collections::BTreeMap<String, Option<numaplace_model::stats::RecordValue>>,
-) -> StatsFile {
+pub fn stats_file(host: &Host, regions: &Regions, sampling: &Sampling, stats: &Stats, policy: std::collections::BTreeMap<String, Option<numaplace_model::stats::RecordValue>>) -> StatsFile {
     let ps = host.page_size();
     let mut list = Vec::new();
     let mut before = vec![0u64; host.nodes()];
@@ -111,9 +94,7 @@ pub fn stats_file(
         });
     }
     let threads = crate::cost::threads();
-    let (faults, handler_ns) = threads
-        .iter()
-        .fold((0, 0), |(f, h), (_, t)| (f + t.faults, h + t.handler_ns));
+    let (faults, handler_ns) = threads.iter().fold((0, 0), |(f, h), (_, t)| (f + t.faults, h + t.handler_ns));
     StatsFile {
         numaplace_stats: VERSION,
         program: std::env::args().next().unwrap_or_default(),
@@ -146,11 +127,7 @@ pub fn stats_file(
         time_fault_critical_s: sampling.critical.total_ns() as f64 / 1e9,
         threads: threads
             .iter()
-            .map(|(_, t)| ThreadStats {
-                tid: t.tid.into(),
-                faults: t.faults,
-                handler_s: t.handler_ns as f64 / 1e9,
-            })
+            .map(|(_, t)| ThreadStats { tid: t.tid.into(), faults: t.faults, handler_s: t.handler_ns as f64 / 1e9 })
             .collect(),
         time_revoking_s: sampling.time_revoking.get().as_secs_f64(),
         time_migrating_s: stats.time_migrating.as_secs_f64(),

@@ -19,13 +19,7 @@ pub struct SysError {
 
 impl std::fmt::Display for SysError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} failed: {} (errno {})",
-            self.call,
-            std::io::Error::from_raw_os_error(self.errno),
-            self.errno
-        )
+        write!(f, "{} failed: {} (errno {})", self.call, std::io::Error::from_raw_os_error(self.errno), self.errno)
     }
 }
 
@@ -49,35 +43,18 @@ pub struct Topology {
 impl Topology {
     /// One node holding every CPU: a kernel without NUMA support.
     pub fn single(cpus: usize, mem_bytes: u64) -> Self {
-        Topology {
-            linux_ids: vec![0],
-            cpus: vec![(0..cpus.max(1)).collect()],
-            mem_bytes: vec![mem_bytes],
-            distance: vec![vec![10]],
-            tiers: Vec::new(),
-        }
+        Topology { linux_ids: vec![0], cpus: vec![(0..cpus.max(1)).collect()], mem_bytes: vec![mem_bytes], distance: vec![vec![10]], tiers: Vec::new() }
     }
 
     /// One node holding every CPU and all the physical memory: a kernel without NUMA support
     /// (no sysfs node directory). The memory is counted because a machine needs some.
     fn whole_host() -> Self {
-        let cpus = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1);
+        let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         // SAFETY: sysconf only reads system configuration; -1 (unknown) is handled below.
-        let (pages, size) = unsafe {
-            (
-                libc::sysconf(libc::_SC_PHYS_PAGES),
-                libc::sysconf(libc::_SC_PAGESIZE),
-            )
-        };
+        let (pages, size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
         // Unknown (sysconf failed): any positive size serves, since the runtime tracks no
         // capacity (the mover falls back when a node is full); only a node with none is refused.
-        let bytes = if pages > 0 && size > 0 {
-            pages as u64 * size as u64
-        } else {
-            1 << 30
-        };
+        let bytes = if pages > 0 && size > 0 { pages as u64 * size as u64 } else { 1 << 30 };
         Topology::single(cpus, bytes)
     }
 
@@ -111,49 +88,28 @@ impl Topology {
         let Ok(entries) = std::fs::read_dir(root) else {
             return Ok(Topology::whole_host());
         };
-        let ids: Vec<i32> =
-            sysfs_node_ids(entries.filter_map(|e| e.ok()?.file_name().into_string().ok()))
-                .into_iter()
-                .map(|i| i as i32)
-                .collect();
+        let ids: Vec<i32> = sysfs_node_ids(entries.filter_map(|e| e.ok()?.file_name().into_string().ok())).into_iter().map(|i| i as i32).collect();
         if ids.is_empty() {
             return Ok(Topology::whole_host());
         }
-        let read =
-            |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
-        let mut t = Topology {
-            linux_ids: ids.clone(),
-            cpus: Vec::new(),
-            mem_bytes: Vec::new(),
-            distance: Vec::new(),
-            tiers: Vec::new(),
-        };
+        let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+        let mut t = Topology { linux_ids: ids.clone(), cpus: Vec::new(), mem_bytes: Vec::new(), distance: Vec::new(), tiers: Vec::new() };
         for id in &ids {
             let dir = root.join(format!("node{id}"));
             let p = dir.join("cpulist");
-            let cpus = parse_cpulist(&read(&p)?)
-                .ok_or_else(|| format!("{}: not a CPU list", p.display()))?;
+            let cpus = parse_cpulist(&read(&p)?).ok_or_else(|| format!("{}: not a CPU list", p.display()))?;
             t.cpus.push(cpus);
             let p = dir.join("meminfo");
             let kb = parse_meminfo_total_kb(&read(&p)?)
                 .ok_or_else(|| format!("{}: no MemTotal line", p.display()))?;
             t.mem_bytes.push(kb * 1024);
             let p = dir.join("distance");
-            let row: Option<Vec<u32>> = read(&p)?
-                .split_whitespace()
-                .map(|v| v.parse().ok())
-                .collect();
-            let row = row
-                .filter(|r| r.len() == ids.len())
-                .ok_or_else(|| format!("{}: expected {} distances", p.display(), ids.len()))?;
+            let row: Option<Vec<u32>> = read(&p)?.split_whitespace().map(|v| v.parse().ok()).collect();
+            let row = row.filter(|r| r.len() == ids.len()).ok_or_else(|| format!("{}: expected {} distances", p.display(), ids.len()))?;
             t.distance.push(row);
         }
         // /sys/devices/system/node -> /sys/devices/virtual/memory_tiering (Linux 6.1+).
-        if let Some(dir) = root
-            .parent()
-            .and_then(Path::parent)
-            .map(|d| d.join("virtual/memory_tiering"))
-        {
+        if let Some(dir) = root.parent().and_then(Path::parent).map(|d| d.join("virtual/memory_tiering")) {
             t.tiers = crate::lowmem::read_memory_tiers(&dir, &ids)?;
         }
         Ok(t)
@@ -179,12 +135,7 @@ pub trait Sys: Send + Sync {
     ///
     /// # Errors
     /// The call as a whole failed (e.g. `EPERM`, `ENODEV`, `EINVAL`).
-    fn move_pages(
-        &self,
-        pages: &[usize],
-        targets: Option<&[usize]>,
-        status: &mut [i32],
-    ) -> Result<(), SysError>;
+    fn move_pages(&self, pages: &[usize], targets: Option<&[usize]>, status: &mut [i32]) -> Result<(), SysError>;
     /// `mbind(2)` over `[addr, addr+len)`.
     ///
     /// # Errors
@@ -227,11 +178,7 @@ impl LinuxSys {
         // SAFETY: sysconf has no preconditions.
         let ps = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
         let cpu_nodes = topo.cpu_nodes();
-        Ok(LinuxSys {
-            page_size: if ps > 0 { ps as usize } else { 4096 },
-            topo,
-            cpu_nodes,
-        })
+        Ok(LinuxSys { page_size: if ps > 0 { ps as usize } else { 4096 }, topo, cpu_nodes })
     }
 }
 
@@ -243,14 +190,7 @@ fn errno() -> i32 {
 pub fn getcpu_node(cpu_nodes: &[Option<u8>]) -> usize {
     let mut cpu: libc::c_uint = 0;
     // SAFETY: getcpu writes one unsigned int; the other arguments may be null.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_getcpu,
-            &mut cpu as *mut libc::c_uint,
-            std::ptr::null_mut::<libc::c_uint>(),
-            std::ptr::null_mut::<libc::c_void>(),
-        )
-    };
+    let rc = unsafe { libc::syscall(libc::SYS_getcpu, &mut cpu as *mut libc::c_uint, std::ptr::null_mut::<libc::c_uint>(), std::ptr::null_mut::<libc::c_void>()) };
     if rc != 0 {
         return 0;
     }
@@ -270,16 +210,10 @@ impl Sys for LinuxSys {
         &self.topo
     }
 
-    fn move_pages(
-        &self,
-        pages: &[usize],
-        targets: Option<&[usize]>,
-        status: &mut [i32],
-    ) -> Result<(), SysError> {
+    fn move_pages(&self, pages: &[usize], targets: Option<&[usize]>, status: &mut [i32]) -> Result<(), SysError> {
         assert_eq!(pages.len(), status.len());
         let ptrs: Vec<*mut libc::c_void> = pages.iter().map(|&p| p as *mut libc::c_void).collect();
-        let nodes: Option<Vec<libc::c_int>> =
-            targets.map(|t| t.iter().map(|&n| self.topo.linux_ids[n]).collect());
+        let nodes: Option<Vec<libc::c_int>> = targets.map(|t| t.iter().map(|&n| self.topo.linux_ids[n]).collect());
         let flags: libc::c_int = MPOL_MF_MOVE as libc::c_int;
         // SAFETY: pid 0 is the calling process; the arrays have `pages.len()` elements; the
         // kernel only reads `ptrs`/`nodes` and writes `status`.
@@ -295,10 +229,7 @@ impl Sys for LinuxSys {
             )
         };
         if rc < 0 {
-            return Err(SysError {
-                call: "move_pages",
-                errno: errno(),
-            });
+            return Err(SysError { call: "move_pages", errno: errno() });
         }
         for s in status.iter_mut() {
             if *s >= 0 {
@@ -322,20 +253,13 @@ impl Sys for LinuxSys {
                 addr as *mut libc::c_void,
                 len as libc::c_ulong,
                 mode,
-                if mask == 0 {
-                    std::ptr::null()
-                } else {
-                    &mask as *const u64
-                },
+                if mask == 0 { std::ptr::null() } else { &mask as *const u64 },
                 maxnode,
                 flags,
             )
         };
         if rc < 0 {
-            return Err(SysError {
-                call: "mbind",
-                errno: errno(),
-            });
+            return Err(SysError { call: "mbind", errno: errno() });
         }
         Ok(())
     }
@@ -346,10 +270,7 @@ impl Sys for LinuxSys {
             // SAFETY: the caller passes memory of a registered region it owns. An atomic add
             // of zero writes the byte without changing it, also against concurrent writers,
             // which makes an untouched page present.
-            unsafe {
-                (*(a as *const std::sync::atomic::AtomicU8))
-                    .fetch_add(0, std::sync::atomic::Ordering::Relaxed)
-            };
+            unsafe { (*(a as *const std::sync::atomic::AtomicU8)).fetch_add(0, std::sync::atomic::Ordering::Relaxed) };
             a += self.page_size;
         }
     }
@@ -412,19 +333,7 @@ pub struct FakeState {
 
 impl FakeSys {
     pub fn new(nodes: usize, pages_per_node: u64) -> Self {
-        let distance = (0..nodes)
-            .map(|i| {
-                (0..nodes)
-                    .map(|j| {
-                        if i == j {
-                            10
-                        } else {
-                            20 + i.abs_diff(j) as u32
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
+        let distance = (0..nodes).map(|i| (0..nodes).map(|j| if i == j { 10 } else { 20 + i.abs_diff(j) as u32 }).collect()).collect();
         let topo = Topology {
             linux_ids: (0..nodes as i32).collect(),
             cpus: (0..nodes).map(|n| vec![n]).collect(),
@@ -432,13 +341,7 @@ impl FakeSys {
             distance,
             tiers: Vec::new(),
         };
-        FakeSys {
-            topo,
-            state: Mutex::new(FakeState {
-                free: vec![pages_per_node; nodes],
-                ..FakeState::default()
-            }),
-        }
+        FakeSys { topo, state: Mutex::new(FakeState { free: vec![pages_per_node; nodes], ..FakeState::default() }) }
     }
 
     pub fn node_of(&self, page: usize) -> Option<usize> {
@@ -463,19 +366,11 @@ impl Sys for FakeSys {
         &self.topo
     }
 
-    fn move_pages(
-        &self,
-        pages: &[usize],
-        targets: Option<&[usize]>,
-        status: &mut [i32],
-    ) -> Result<(), SysError> {
+    fn move_pages(&self, pages: &[usize], targets: Option<&[usize]>, status: &mut [i32]) -> Result<(), SysError> {
         let mut st = self.state.lock().unwrap();
         st.calls += 1;
         if let Some(e) = st.fail_all {
-            return Err(SysError {
-                call: "move_pages",
-                errno: e,
-            });
+            return Err(SysError { call: "move_pages", errno: e });
         }
         for (i, &p) in pages.iter().enumerate() {
             let Some(&cur) = st.pages.get(&p) else {
@@ -488,10 +383,7 @@ impl Sys for FakeSys {
             };
             let to = t[i];
             if to >= self.topo.nodes() {
-                return Err(SysError {
-                    call: "move_pages",
-                    errno: libc::ENODEV,
-                });
+                return Err(SysError { call: "move_pages", errno: libc::ENODEV });
             }
             if let Some(n) = st.busy.get_mut(&p) {
                 if *n > 0 {
@@ -503,10 +395,7 @@ impl Sys for FakeSys {
             if to != cur {
                 if st.free[to] == 0 {
                     if st.whole_call_enomem {
-                        return Err(SysError {
-                            call: "move_pages",
-                            errno: libc::ENOMEM,
-                        });
+                        return Err(SysError { call: "move_pages", errno: libc::ENOMEM });
                     }
                     status[i] = -libc::ENOMEM;
                     continue;
@@ -524,12 +413,7 @@ impl Sys for FakeSys {
         let mut st = self.state.lock().unwrap();
         st.mbinds.push((addr, len, policy.clone()));
         if let MemPolicy::Bind(n) = *policy {
-            let pages: Vec<usize> = st
-                .pages
-                .keys()
-                .copied()
-                .filter(|&p| p >= addr && p < addr + len)
-                .collect();
+            let pages: Vec<usize> = st.pages.keys().copied().filter(|&p| p >= addr && p < addr + len).collect();
             for p in pages {
                 let cur = st.pages[&p];
                 st.free[cur] += 1;
@@ -569,11 +453,7 @@ mod tests {
             let d = dir.join(format!("node{id}"));
             std::fs::create_dir_all(&d).unwrap();
             std::fs::write(d.join("cpulist"), cpus).unwrap();
-            std::fs::write(
-                d.join("meminfo"),
-                format!("Node {id} MemTotal:       262144 kB\n"),
-            )
-            .unwrap();
+            std::fs::write(d.join("meminfo"), format!("Node {id} MemTotal:       262144 kB\n")).unwrap();
             std::fs::write(d.join("distance"), dist).unwrap();
         }
         let t = Topology::from_sysfs(&dir).unwrap();
@@ -583,16 +463,11 @@ mod tests {
         assert_eq!(t.dense(2), Some(1));
         assert_eq!(t.cpu_nodes(), vec![Some(0), Some(0), Some(1), Some(1)]);
         std::fs::write(dir.join("node2/distance"), "21").unwrap();
-        assert!(Topology::from_sysfs(&dir)
-            .unwrap_err()
-            .contains("node2/distance"));
+        assert!(Topology::from_sysfs(&dir).unwrap_err().contains("node2/distance"));
         std::fs::remove_dir_all(&dir).unwrap();
         let single = Topology::from_sysfs(&dir).unwrap();
         assert_eq!(single.nodes(), 1);
-        assert!(
-            single.mem_bytes[0] > 0,
-            "a kernel without NUMA: one node with the host's memory"
-        );
+        assert!(single.mem_bytes[0] > 0, "a kernel without NUMA: one node with the host's memory");
     }
 
     #[test]
@@ -600,15 +475,10 @@ mod tests {
         let s = FakeSys::new(2, 1);
         s.touch(0x1000, 0x2000); // two pages on node 0; node 0 was 1 page, saturates
         let mut st = [0; 3];
-        s.move_pages(&[0x1000, 0x2000, 0x9000], Some(&[1, 1, 1]), &mut st)
-            .unwrap();
+        s.move_pages(&[0x1000, 0x2000, 0x9000], Some(&[1, 1, 1]), &mut st).unwrap();
         assert_eq!(st, [1, -libc::ENOMEM, -libc::ENOENT]);
         s.state.lock().unwrap().fail_all = Some(libc::EPERM);
         let e = s.move_pages(&[0x1000], None, &mut st[..1]).unwrap_err();
-        assert!(
-            e.to_string()
-                .starts_with("move_pages failed: Operation not permitted"),
-            "{e}"
-        );
+        assert!(e.to_string().starts_with("move_pages failed: Operation not permitted"), "{e}");
     }
 }

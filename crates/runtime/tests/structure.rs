@@ -98,20 +98,13 @@ fn unguarded(text: &str) -> Vec<String> {
     let c = code(text);
     let mut out = Vec::new();
     for (at, _) in c.match_indices("extern \"C\" fn ") {
-        let name: String = c[at + 14..]
-            .chars()
-            .take_while(|ch| ch.is_ascii_alphanumeric() || *ch == '_' || *ch == '$')
-            .collect();
+        let name: String = c[at + 14..].chars().take_while(|ch| ch.is_ascii_alphanumeric() || *ch == '_' || *ch == '$').collect();
         if name.is_empty() {
             continue; // `extern "C" fn(…)`: a type
         }
-        let Some((open, close)) = body(&c, at) else {
-            continue;
-        };
+        let Some((open, close)) = body(&c, at) else { continue };
         let b = &c[open..close];
-        let calls = b.match_indices("guard(").any(|(k, _)| {
-            k == 0 || !(b.as_bytes()[k - 1].is_ascii_alphanumeric() || b.as_bytes()[k - 1] == b'_')
-        });
+        let calls = b.match_indices("guard(").any(|(k, _)| k == 0 || !(b.as_bytes()[k - 1].is_ascii_alphanumeric() || b.as_bytes()[k - 1] == b'_'));
         if !calls {
             out.push(name);
         }
@@ -129,15 +122,8 @@ fn every_extern_c_fn_goes_through_the_panic_guard() {
             faults.push(format!("src/{name}.rs: extern \"C\" fn {f}"));
         }
     }
-    assert!(
-        seen > 40,
-        "only {seen} extern \"C\" fns found: is the scan reading the sources?"
-    );
-    assert!(
-        faults.is_empty(),
-        "not through the panic guard (crate::guard): {}",
-        faults.join(", ")
-    );
+    assert!(seen > 40, "only {seen} extern \"C\" fns found: is the scan reading the sources?");
+    assert!(faults.is_empty(), "not through the panic guard (crate::guard): {}", faults.join(", "));
 }
 
 #[test]

@@ -29,9 +29,9 @@ use crate::run::page::simulate_on;
 use crate::run::request::DEFAULT_QUANTUM_NS;
 use crate::workload::{Epoch, Init, Workload, WorkloadCtx};
 use crate::workloads;
+use numaplace_model::{dynamic, placement};
 use numaplace_model::units::ns_to_ps;
 use numaplace_model::Spec;
-use numaplace_model::{dynamic, placement};
 use serde::Serialize;
 use std::hint::black_box;
 use std::time::Instant;
@@ -86,29 +86,18 @@ pub fn speed(transactions: u64, pages: u64, repetitions: u32) -> Result<SpeedRes
         seed: 1,
         init: Init::None,
     };
-    let spec = format!(
-        "random:pages={pages},accesses={},iterations=1",
-        transactions / THREADS as u64
-    );
+    let spec = format!("random:pages={pages},accesses={},iterations=1", transactions / THREADS as u64);
     let (mut wl, _) = workloads::build(&Spec::parse(&spec)?, &ctx)?;
     let mut epoch = Epoch::default();
-    assert!(
-        wl.next_epoch(&mut epoch),
-        "the benchmark workload yields one epoch"
-    );
+    assert!(wl.next_epoch(&mut epoch), "the benchmark workload yields one epoch");
     let records: u64 = epoch.threads.iter().map(|t| t.txns.len() as u64).sum();
     let threads = bind(&machine, THREADS, Binding::Spread, false)?;
 
     let (mut best_engine, mut best_limit) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..repetitions.max(1) {
         let (place, _) = placement::build(&Spec::parse("first-touch")?, &machine, 1)?;
-        let mut engine = Engine::new(
-            &machine,
-            &threads,
-            wl.regions().to_vec(),
-            place,
-            ns_to_ps(DEFAULT_QUANTUM_NS),
-        );
+        let mut engine =
+            Engine::new(&machine, &threads, wl.regions().to_vec(), place, ns_to_ps(DEFAULT_QUANTUM_NS));
         let t0 = Instant::now();
         engine.run_epoch(&epoch);
         best_engine = best_engine.min(t0.elapsed().as_secs_f64());
@@ -129,13 +118,8 @@ pub fn speed(transactions: u64, pages: u64, repetitions: u32) -> Result<SpeedRes
     let mut best_kernel = f64::INFINITY;
     for _ in 0..repetitions.max(1) {
         let (place, _) = placement::build(&Spec::parse("first-touch")?, &machine, 1)?;
-        let mut engine = Engine::new(
-            &machine,
-            &threads,
-            wl.regions().to_vec(),
-            place,
-            ns_to_ps(DEFAULT_QUANTUM_NS),
-        );
+        let mut engine =
+            Engine::new(&machine, &threads, wl.regions().to_vec(), place, ns_to_ps(DEFAULT_QUANTUM_NS));
         let (policy, _) = dynamic::build(&Spec::parse("kernel")?, &machine, THREADS)?;
         engine.set_dynamic(policy, &dynamic::REGISTRY.get("kernel")?.caps);
         let t0 = Instant::now();
@@ -169,9 +153,7 @@ pub fn speed(transactions: u64, pages: u64, repetitions: u32) -> Result<SpeedRes
     let mut w = crate::trace::TraceWriter::new(std::io::BufWriter::new(file), &header, &path)?;
     w.epoch(&epoch, &path)?;
     w.finish(&path)?;
-    let trace_bytes = std::fs::metadata(&path)
-        .map_err(|e| SimError::io(&path, e))?
-        .len();
+    let trace_bytes = std::fs::metadata(&path).map_err(|e| SimError::io(&path, e))?.len();
     let mut best_read = f64::INFINITY;
     for _ in 0..repetitions.max(1) {
         let mut t = crate::trace::BinaryTrace::open(&path)?;
@@ -254,12 +236,7 @@ const PB_LINE: u64 = 64;
 impl ProtocolBenchProgram {
     pub fn new(nodes: usize, sweeps: u32) -> Self {
         use crate::protocol::program::LineRegion;
-        let mut regions = vec![LineRegion {
-            name: "shared".into(),
-            base: 0,
-            bytes: PB_SHARED * PB_LINE,
-            proxy: true,
-        }];
+        let mut regions = vec![LineRegion { name: "shared".into(), base: 0, bytes: PB_SHARED * PB_LINE, proxy: true }];
         for t in 0..nodes {
             regions.push(LineRegion {
                 name: format!("private{t}"),
@@ -268,15 +245,8 @@ impl ProtocolBenchProgram {
                 proxy: false,
             });
         }
-        let state = (0..nodes)
-            .map(|t| (0, 0, (t as u64 * 977) % PB_SHARED))
-            .collect();
-        ProtocolBenchProgram {
-            nodes,
-            sweeps,
-            regions,
-            state,
-        }
+        let state = (0..nodes).map(|t| (0, 0, (t as u64 * 977) % PB_SHARED)).collect();
+        ProtocolBenchProgram { nodes, sweeps, regions, state }
     }
 
     fn private_base(t: usize) -> u64 {
@@ -356,11 +326,7 @@ impl crate::protocol::program::LineProgram for ProtocolBenchProgram {
 ///
 /// # Errors
 /// Only if the built-in configuration were invalid.
-pub fn protocol_speed(
-    sweeps: u32,
-    repetitions: u32,
-    lookahead_cycles: Option<u64>,
-) -> Result<ProtocolSpeedResult, SimError> {
+pub fn protocol_speed(sweeps: u32, repetitions: u32, lookahead_cycles: Option<u64>) -> Result<ProtocolSpeedResult, SimError> {
     use crate::protocol::program::{LineOp, LineProgram, CHUNK};
     use crate::protocol::{run as prun, ProtocolOptions, ProtocolParams};
     let machine = preset("talbot64")?;
@@ -378,14 +344,7 @@ pub fn protocol_speed(
         let mut prog = ProtocolBenchProgram::new(nodes, sweeps);
         let (place, _) = placement::build(&Spec::parse("first-touch")?, &machine, 1)?;
         let t0 = Instant::now();
-        let r = prun(
-            &machine,
-            &params,
-            &mut prog,
-            place.as_ref(),
-            "first-touch",
-            &opts,
-        )?;
+        let r = prun(&machine, &params, &mut prog, place.as_ref(), "first-touch", &opts)?;
         best = best.min(t0.elapsed().as_secs_f64());
         last = Some(r);
 
@@ -563,35 +522,15 @@ pub struct TieredResult {
 /// `t` streams through its `t`-th block of the pages (a static schedule, as `stream`), one
 /// record of a whole page (64 lines) per page, in page order. Sweep 0 writes (the first
 /// touch, iteration 0); later sweeps read (timed iteration `sweep`).
-fn tiered_epoch(
-    epoch: &mut Epoch,
-    pages: u64,
-    sweep: u32,
-    chunk: u64,
-    chunks: u64,
-    lines_per_page: u16,
-) {
+fn tiered_epoch(epoch: &mut Epoch, pages: u64, sweep: u32, chunk: u64, chunks: u64, lines_per_page: u16) {
     let threads = TIERED_THREADS as u64;
-    epoch.reset(
-        TIERED_THREADS,
-        sweep,
-        if sweep == 0 { "init" } else { "sweep" },
-    );
+    epoch.reset(TIERED_THREADS, sweep, if sweep == 0 { "init" } else { "sweep" });
     for (t, work) in epoch.threads.iter_mut().enumerate() {
         work.think_ns = 10.0;
         let (lo, hi) = crate::workload::block_range(pages, threads, t as u64);
         let (a, b) = crate::workload::block_range(hi - lo, chunks, chunk);
-        let op = if sweep == 0 {
-            crate::workload::Op::Write
-        } else {
-            crate::workload::Op::Read
-        };
-        work.txns
-            .extend((lo + a..lo + b).map(|p| crate::workload::Txn {
-                page: p as u32,
-                count: lines_per_page,
-                op,
-            }));
+        let op = if sweep == 0 { crate::workload::Op::Write } else { crate::workload::Op::Read };
+        work.txns.extend((lo + a..lo + b).map(|p| crate::workload::Txn { page: p as u32, count: lines_per_page, op }));
     }
 }
 
@@ -622,14 +561,9 @@ pub fn tiered(pages: u64, sweeps: u32, repetitions: u32) -> Result<TieredResult,
     let threads = bind(&machine, TIERED_THREADS, Binding::Spread, false)?;
     let lpp = machine.lines_per_page() as u16;
     let chunks = pages.div_ceil(TIERED_EPOCH_RECORDS).max(1);
-    let regions = vec![numaplace_model::Region {
-        name: "stream".into(),
-        first_page: 0,
-        pages: pages as u32,
-    }];
+    let regions = vec![numaplace_model::Region { name: "stream".into(), first_page: 0, pages: pages as u32 }];
     let mut epoch = Epoch::default();
-    let (mut best, mut best_first, mut best_timed, mut best_limit) =
-        (f64::INFINITY, f64::INFINITY, f64::INFINITY, f64::INFINITY);
+    let (mut best, mut best_first, mut best_timed, mut best_limit) = (f64::INFINITY, f64::INFINITY, f64::INFINITY, f64::INFINITY);
     let mut out = None;
     for _ in 0..repetitions.max(1) {
         let wall = Instant::now();
@@ -638,13 +572,7 @@ pub fn tiered(pages: u64, sweeps: u32, repetitions: u32) -> Result<TieredResult,
         let peak_reset = reset_peak_rss();
         let baseline = rss_bytes()?;
         let (place, _) = placement::build(&Spec::parse("first-touch")?, &machine, 1)?;
-        let mut engine = Engine::new(
-            &machine,
-            &threads,
-            regions.clone(),
-            place,
-            ns_to_ps(DEFAULT_QUANTUM_NS),
-        );
+        let mut engine = Engine::new(&machine, &threads, regions.clone(), place, ns_to_ps(DEFAULT_QUANTUM_NS));
         let (policy, _) = dynamic::build(&Spec::parse("tpp")?, &machine, TIERED_THREADS)?;
         engine.set_dynamic(policy, &dynamic::REGISTRY.get("tpp")?.caps);
         engine.keep_decisions(false);
@@ -656,17 +584,8 @@ pub fn tiered(pages: u64, sweeps: u32, repetitions: u32) -> Result<TieredResult,
                 let g = Instant::now();
                 tiered_epoch(&mut epoch, pages, sweep, chunk, chunks, lpp);
                 generation += g.elapsed().as_secs_f64();
-                accesses += epoch
-                    .threads
-                    .iter()
-                    .map(|t| t.txns.len() as u64)
-                    .sum::<u64>();
-                lines += epoch
-                    .threads
-                    .iter()
-                    .flat_map(|t| &t.txns)
-                    .map(|tx| tx.count as u64)
-                    .sum::<u64>();
+                accesses += epoch.threads.iter().map(|t| t.txns.len() as u64).sum::<u64>();
+                lines += epoch.threads.iter().flat_map(|t| &t.txns).map(|tx| tx.count as u64).sum::<u64>();
                 let t0 = Instant::now();
                 if chunk == 0 && sweep == 1 {
                     engine.start_timed();
@@ -686,8 +605,7 @@ pub fn tiered(pages: u64, sweeps: u32, repetitions: u32) -> Result<TieredResult,
         }
         engine.finish();
         let peak = peak_rss_bytes()?;
-        let state: std::collections::BTreeMap<&'static str, u64> =
-            engine.state_bytes().into_iter().collect();
+        let state: std::collections::BTreeMap<&'static str, u64> = engine.state_bytes().into_iter().collect();
         let computed: u64 = state.values().sum();
         let d = engine.dynamic.as_ref().expect("tpp is attached");
         let stats = d.stats();
@@ -781,9 +699,7 @@ pub fn tiered(pages: u64, sweeps: u32, repetitions: u32) -> Result<TieredResult,
         bound: TIERED_BOUND_BYTES_PER_PAGE,
         meets: per_page <= TIERED_BOUND_BYTES_PER_PAGE,
     };
-    r.bounds = [("accesses_per_second", speed), ("bytes_per_page", state)]
-        .into_iter()
-        .collect();
+    r.bounds = [("accesses_per_second", speed), ("bytes_per_page", state)].into_iter().collect();
     Ok(r)
 }
 
@@ -828,10 +744,7 @@ fn status_kib(key: &str) -> Result<u64, SimError> {
         .find_map(|l| l.strip_prefix(key))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .map(|kb| kb * 1024)
-        .ok_or_else(|| SimError::Io {
-            path: path.display().to_string(),
-            message: format!("no {} line", key.trim_end_matches(':')),
-        })
+        .ok_or_else(|| SimError::Io { path: path.display().to_string(), message: format!("no {} line", key.trim_end_matches(':')) })
 }
 
 #[cfg(test)]

@@ -51,17 +51,10 @@ pub struct Placed {
 ///
 /// # Errors
 /// Zero threads, or more threads than CPUs without `oversubscribe`.
-pub fn bind(
-    machine: &Machine,
-    threads: usize,
-    binding: Binding,
-    oversubscribe: bool,
-) -> Result<Vec<Placed>, ModelError> {
+pub fn bind(machine: &Machine, threads: usize, binding: Binding, oversubscribe: bool) -> Result<Vec<Placed>, ModelError> {
     let cpus = machine.cpus();
     if threads == 0 {
-        return Err(ModelError::Config(
-            "threads = 0: a run needs at least one thread".into(),
-        ));
+        return Err(ModelError::Config("threads = 0: a run needs at least one thread".into()));
     }
     if threads > cpus && !oversubscribe {
         return Err(ModelError::Config(format!(
@@ -78,9 +71,7 @@ pub fn bind(
                 per_node[n.index()].push(CpuId(c as u16));
             }
             let rounds = per_node.iter().map(Vec::len).max().unwrap_or(0);
-            (0..rounds)
-                .flat_map(|r| per_node.iter().filter_map(move |cs| cs.get(r).copied()))
-                .collect()
+            (0..rounds).flat_map(|r| per_node.iter().filter_map(move |cs| cs.get(r).copied())).collect()
         }
     };
     let mut load = vec![0u32; cpus];
@@ -90,11 +81,7 @@ pub fn bind(
     }
     Ok(cpus_used
         .into_iter()
-        .map(|cpu| Placed {
-            cpu,
-            node: machine.node_of(cpu),
-            share: load[cpu.0 as usize],
-        })
+        .map(|cpu| Placed { cpu, node: machine.node_of(cpu), share: load[cpu.0 as usize] })
         .collect())
 }
 

@@ -11,8 +11,7 @@
 
 use crate::error::SimError;
 use numaplace_model::topology::{
-    bounds, host_machine_hmat, parse_cpulist, parse_meminfo_total_kb, sysfs_node_ids, HostMachine,
-    HostNode, HostPerf,
+    bounds, host_machine_hmat, parse_cpulist, parse_meminfo_total_kb, sysfs_node_ids, HostMachine, HostNode, HostPerf,
 };
 use numaplace_model::{Machine, ModelError};
 use std::path::Path;
@@ -25,10 +24,7 @@ fn read(path: &Path) -> Result<String, SimError> {
 }
 
 fn bad(path: &Path, what: String) -> SimError {
-    SimError::Io {
-        path: numaplace_model::error::shown_path(path),
-        message: what,
-    }
+    SimError::Io { path: numaplace_model::error::shown_path(path), message: what }
 }
 
 /// The access classes read, best first: CPU initiators (newer kernels), then any initiator.
@@ -37,20 +33,12 @@ const HMAT_CLASSES: [&str; 2] = ["access1", "access0"];
 /// One HMAT attribute file: `None` if absent or 0 (the kernel's "not published"); an error
 /// naming the file if it is not a whole number, or if `scale` of it lies outside `range`
 /// (the machine bounds of docs/bounds.md).
-fn hmat_value(
-    path: &Path,
-    scale: f64,
-    range: (f64, f64),
-    unit: &str,
-) -> Result<Option<f64>, SimError> {
+fn hmat_value(path: &Path, scale: f64, range: (f64, f64), unit: &str) -> Result<Option<f64>, SimError> {
     if !path.exists() {
         return Ok(None);
     }
     let text = read(path)?;
-    let raw: u64 = text
-        .trim()
-        .parse()
-        .map_err(|_| bad(path, format!("{:?} is not a whole number", text.trim())))?;
+    let raw: u64 = text.trim().parse().map_err(|_| bad(path, format!("{:?} is not a whole number", text.trim())))?;
     if raw == 0 {
         return Ok(None);
     }
@@ -76,16 +64,8 @@ fn hmat(dir: &Path, ids: &[u32]) -> Result<HostPerf, SimError> {
             class: class.to_string(),
             read_latency_ns: hmat_value(&init.join("read_latency"), 1.0, bounds::LATENCY_NS, "ns")?,
             // MiB/s (numaperf.rst) to GB/s.
-            read_bandwidth_gbps: hmat_value(
-                &init.join("read_bandwidth"),
-                1048576.0 / 1e9,
-                bounds::BANDWIDTH_GBPS,
-                "GB/s",
-            )?,
-            initiators: linked
-                .iter()
-                .filter_map(|k| ids.iter().position(|i| i == k))
-                .collect(),
+            read_bandwidth_gbps: hmat_value(&init.join("read_bandwidth"), 1048576.0 / 1e9, bounds::BANDWIDTH_GBPS, "GB/s")?,
+            initiators: linked.iter().filter_map(|k| ids.iter().position(|i| i == k)).collect(),
         };
         if perf.read_latency_ns.is_some() || perf.read_bandwidth_gbps.is_some() {
             return Ok(perf);
@@ -105,48 +85,26 @@ pub fn detect_host(root: &Path, opts: &DetectOptions) -> Result<HostMachine, Sim
     let entries = std::fs::read_dir(root).map_err(|e| SimError::io(root, e))?;
     let ids = sysfs_node_ids(entries.filter_map(|e| e.ok()?.file_name().into_string().ok()));
     if ids.is_empty() {
-        return Err(bad(
-            root,
-            "no node* directories: is this a Linux sysfs node directory?".into(),
-        ));
+        return Err(bad(root, "no node* directories: is this a Linux sysfs node directory?".into()));
     }
     let mut nodes = Vec::new();
     let mut perf = Vec::new();
     for id in &ids {
         let dir = root.join(format!("node{id}"));
         let p = dir.join("cpulist");
-        let cpus = parse_cpulist(&read(&p)?)
-            .ok_or_else(|| bad(&p, "not a CPU list".into()))?
-            .len() as u32;
+        let cpus = parse_cpulist(&read(&p)?).ok_or_else(|| bad(&p, "not a CPU list".into()))?.len() as u32;
         let p = dir.join("meminfo");
-        let memory_kib =
-            parse_meminfo_total_kb(&read(&p)?).ok_or_else(|| bad(&p, "no MemTotal line".into()))?;
+        let memory_kib = parse_meminfo_total_kb(&read(&p)?).ok_or_else(|| bad(&p, "no MemTotal line".into()))?;
         let p = dir.join("distance");
-        let row: Result<Vec<f64>, _> = read(&p)?
-            .split_whitespace()
-            .map(|v| v.parse::<f64>())
-            .collect();
+        let row: Result<Vec<f64>, _> = read(&p)?.split_whitespace().map(|v| v.parse::<f64>()).collect();
         let distance = row.map_err(|_| bad(&p, "not a list of numbers".into()))?;
         if distance.len() != ids.len() {
-            return Err(bad(
-                &p,
-                format!("{} distances for {} nodes", distance.len(), ids.len()),
-            ));
+            return Err(bad(&p, format!("{} distances for {} nodes", distance.len(), ids.len())));
         }
-        nodes.push(HostNode {
-            cpus,
-            memory_kib,
-            distance,
-        });
+        nodes.push(HostNode { cpus, memory_kib, distance });
         perf.push(hmat(&dir, &ids)?);
     }
-    host_machine_hmat(
-        &nodes,
-        &perf,
-        opts,
-        &numaplace_model::error::shown_path(root),
-    )
-    .map_err(SimError::from)
+    host_machine_hmat(&nodes, &perf, opts, &numaplace_model::error::shown_path(root)).map_err(SimError::from)
 }
 
 /// Builds a machine from a sysfs node directory; [`detect_host`] without the notes.
@@ -169,8 +127,7 @@ pub fn detected_toml(h: &HostMachine, header: &str) -> Result<String, SimError> 
 }
 
 fn body(m: &Machine) -> Result<String, SimError> {
-    Ok(toml::to_string(&m.raw)
-        .map_err(|e| ModelError::Config(format!("cannot write machine TOML: {e}")))?)
+    Ok(toml::to_string(&m.raw).map_err(|e| ModelError::Config(format!("cannot write machine TOML: {e}")))?)
 }
 
 /// Writes a machine as TOML text that [`Machine::from_toml_str`] reads back, after a comment
@@ -191,14 +148,8 @@ mod tests {
             let d = dir.join(format!("node{}", i * 2));
             std::fs::create_dir_all(&d).unwrap();
             std::fs::write(d.join("cpulist"), format!("{cpus}\n")).unwrap();
-            std::fs::write(
-                d.join("meminfo"),
-                format!(
-                    "Node {} MemTotal:       {kb} kB\nNode 0 MemFree: 1 kB\n",
-                    i * 2
-                ),
-            )
-            .unwrap();
+            std::fs::write(d.join("meminfo"), format!("Node {} MemTotal:       {kb} kB\nNode 0 MemFree: 1 kB\n", i * 2))
+                .unwrap();
             std::fs::write(d.join("distance"), format!("{dist}\n")).unwrap();
         }
         std::fs::write(dir.join("possible"), "0,2\n").unwrap();
@@ -208,13 +159,7 @@ mod tests {
     fn detects_a_two_node_host_and_round_trips() {
         let dir = std::env::temp_dir().join(format!("np-detect-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        fake_sysfs(
-            &dir,
-            &[
-                ("0-3,8-11", 4 * 1024 * 1024, "10 21"),
-                ("4-7", 2 * 1024 * 1024, "21 10"),
-            ],
-        );
+        fake_sysfs(&dir, &[("0-3,8-11", 4 * 1024 * 1024, "10 21"), ("4-7", 2 * 1024 * 1024, "21 10")]);
         let m = detect(&dir, &DetectOptions::default()).unwrap();
         assert_eq!(m.cpus(), 12);
         assert_eq!(m.raw.nodes[0].memory_mib, 4096);

@@ -14,11 +14,7 @@ pub enum SimError {
     Io { path: String, message: String },
     /// A trace file is malformed: `at` is a byte offset, a block and payload offset, or a line.
     #[error("{path}: {at}: {message}")]
-    Trace {
-        path: String,
-        at: String,
-        message: String,
-    },
+    Trace { path: String, at: String, message: String },
     /// The run's observer ([`crate::run::run_observed`]) asked it to stop (an interrupt).
     #[error("the run was stopped before it finished")]
     Stopped,
@@ -31,9 +27,6 @@ impl SimError {
             std::io::ErrorKind::NotFound => "no such file".to_string(),
             _ => e.to_string(),
         };
-        SimError::Io {
-            path: numaplace_model::error::shown_path(path),
-            message,
-        }
+        SimError::Io { path: numaplace_model::error::shown_path(path), message }
     }
 }

@@ -56,28 +56,8 @@ struct Place<'a> {
 
 impl<'a> Toucher<'a> {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        homes: &'a mut [u8],
-        pt: Placer<'a>,
-        placement: &'a dyn Placement,
-        regions: &'a [Region],
-        machine: &'a Machine,
-        node: NodeId,
-        stop_on_fallback: bool,
-    ) -> Self {
-        Toucher {
-            homes,
-            place: Place {
-                pt,
-                placement,
-                regions,
-                machine,
-                node,
-                stop_on_fallback,
-                region: regions.len(),
-                fallback: None,
-            },
-        }
+    pub fn new(homes: &'a mut [u8], pt: Placer<'a>, placement: &'a dyn Placement, regions: &'a [Region], machine: &'a Machine, node: NodeId, stop_on_fallback: bool) -> Self {
+        Toucher { homes, place: Place { pt, placement, regions, machine, node, stop_on_fallback, region: regions.len(), fallback: None } }
     }
 }
 
@@ -94,11 +74,7 @@ impl Place<'_> {
                 self.region
             }
         };
-        let want = self.placement.place(&PlaceRequest {
-            page: PageNo(page),
-            region: &self.regions[r],
-            toucher: self.node,
-        });
+        let want = self.placement.place(&PlaceRequest { page: PageNo(page), region: &self.regions[r], toucher: self.node });
         if self.pt.has_room(want) {
             self.pt.put(homes, PageNo(page), want, false);
             return Some(want.0);
@@ -169,10 +145,7 @@ fn run_records<O: Observe>(
             break;
         }
         let (serve, other, k) = obs.serve(tx, h, node);
-        debug_assert!(
-            serve < nodes && other < nodes,
-            "serving node {serve}/{other} out of range"
-        );
+        debug_assert!(serve < nodes && other < nodes, "serving node {serve}/{other} out of range");
         let c = tx.count as u64;
         // SAFETY: `serve` and `other` are nodes of the machine: the home byte, which the page
         // table only ever sets to a node number (`PageTable::place`, `migrate`), or nodes
@@ -221,18 +194,7 @@ fn run_touching<O: Observe>(
     obs: &mut O,
 ) -> Stop {
     loop {
-        match run_records(
-            txns,
-            i,
-            touch.homes,
-            row,
-            lines,
-            clock,
-            qend,
-            writes,
-            node,
-            obs,
-        ) {
+        match run_records(txns, i, touch.homes, row, lines, clock, qend, writes, node, obs) {
             Stop::Untouched => {
                 if touch.place.touch(touch.homes, txns[*i].page).is_none() {
                     return Stop::Untouched;
@@ -250,19 +212,8 @@ impl Observe for Plain {}
 /// The hot loop without a dynamic policy.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-pub fn hot_loop(
-    txns: &[Txn],
-    i: &mut usize,
-    touch: &mut Toucher<'_>,
-    row: &[Ps],
-    lines: &mut [u64],
-    clock: &mut Ps,
-    qend: Ps,
-    writes: &mut u64,
-) -> Stop {
-    run_touching(
-        txns, i, touch, row, lines, clock, qend, writes, 0, &mut Plain,
-    )
+pub fn hot_loop(txns: &[Txn], i: &mut usize, touch: &mut Toucher<'_>, row: &[Ps], lines: &mut [u64], clock: &mut Ps, qend: Ps, writes: &mut u64) -> Stop {
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Plain)
 }
 
 /// How many records ahead the counting loop prefetches counters (~0.5 µs ahead at ~8 ns per
@@ -289,9 +240,7 @@ impl Observe for Counting<'_> {
 
     #[inline(always)]
     fn after(&mut self, tx: Txn, h: usize, node: usize, _row: &[Ps]) -> (Ps, bool) {
-        let lead = self
-            .counters
-            .add_and_lead(tx.page, node, h, tx.count as u64);
+        let lead = self.counters.add_and_lead(tx.page, node, h, tx.count as u64);
         // `lead` is 0 when node == h; without a threshold nothing interrupts.
         (0, lead > self.threshold.unwrap_or(u16::MAX))
     }
@@ -313,21 +262,7 @@ pub fn hot_loop_counted(
     node: usize,
     threshold: Option<u16>,
 ) -> Stop {
-    run_touching(
-        txns,
-        i,
-        touch,
-        row,
-        lines,
-        clock,
-        qend,
-        writes,
-        node,
-        &mut Counting {
-            counters,
-            threshold,
-        },
-    )
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut Counting { counters, threshold })
 }
 
 /// One thread's sampler: lines until its next sample, its current interval, and what it has
@@ -395,18 +330,7 @@ pub fn hot_loop_sampled(
     node: usize,
     s: &mut ThreadSampler,
 ) -> Stop {
-    run_touching(
-        txns,
-        i,
-        touch,
-        row,
-        lines,
-        clock,
-        qend,
-        writes,
-        node,
-        &mut Sampling { samples, s },
-    )
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut Sampling { samples, s })
 }
 
 /// Every `interval`-th line of the thread is a sample with its page, node and kind, appended
@@ -421,13 +345,8 @@ impl Observe for AddressSampling<'_> {
     fn after(&mut self, tx: Txn, _h: usize, node: usize, _row: &[Ps]) -> (Ps, bool) {
         let k = self.s.due(tx.count as u64);
         if k > 0 {
-            let sample = Sample {
-                page: PageNo(tx.page),
-                node: NodeId(node as u8),
-                write: tx.op == Op::Write,
-            };
-            self.samples
-                .extend(std::iter::repeat(sample).take(k as usize));
+            let sample = Sample { page: PageNo(tx.page), node: NodeId(node as u8), write: tx.op == Op::Write };
+            self.samples.extend(std::iter::repeat(sample).take(k as usize));
             self.s.samples += k;
         }
         (0, false)
@@ -450,18 +369,7 @@ pub fn hot_loop_address_sampled(
     node: usize,
     s: &mut ThreadSampler,
 ) -> Stop {
-    run_touching(
-        txns,
-        i,
-        touch,
-        row,
-        lines,
-        clock,
-        qend,
-        writes,
-        node,
-        &mut AddressSampling { samples, s },
-    )
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut AddressSampling { samples, s })
 }
 
 /// An access to a page whose access was revoked stops the loop with a fault; with `MARK`,
@@ -506,25 +414,8 @@ pub fn hot_loop_faulting_marked(
     revoked: &[bool],
     referenced: &mut [u8],
 ) -> Stop {
-    assert!(
-        revoked.len() >= touch.homes.len() && referenced.len() >= touch.homes.len(),
-        "a flag for every page"
-    );
-    run_touching(
-        txns,
-        i,
-        touch,
-        row,
-        lines,
-        clock,
-        qend,
-        writes,
-        0,
-        &mut Faulting::<true> {
-            revoked,
-            referenced,
-        },
-    )
+    assert!(revoked.len() >= touch.homes.len() && referenced.len() >= touch.homes.len(), "a flag for every page");
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<true> { revoked, referenced })
 }
 
 /// The hot loop of fault-driven policies (the handler clears the page's flag).
@@ -542,21 +433,7 @@ pub fn hot_loop_faulting(
     revoked: &[bool],
 ) -> Stop {
     assert!(revoked.len() >= touch.homes.len(), "a flag for every page");
-    run_touching(
-        txns,
-        i,
-        touch,
-        row,
-        lines,
-        clock,
-        qend,
-        writes,
-        0,
-        &mut Faulting::<false> {
-            revoked,
-            referenced: &mut [],
-        },
-    )
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<false> { revoked, referenced: &mut [] })
 }
 
 /// Replicas as seed 001 §2 describes Wildfire's: a "shadow" page on the replica's node
@@ -633,11 +510,7 @@ impl Observe for Replicating<'_> {
         // A write. Lines the writer must fetch or invalidate elsewhere: its own stale lines
         // plus those still valid in the other copy that has the most (capped at the record).
         let (other, other_valid) = Self::best_other(row, copies, node, lines);
-        let remote = if has {
-            c.min(row[node] as u64 + other_valid as u64)
-        } else {
-            0
-        };
+        let remote = if has { c.min(row[node] as u64 + other_valid as u64) } else { 0 };
         // Invalidations of replicas' valid lines (not the home memory's) count towards
         // collapsing; every other copy then has the written lines stale.
         let mut invalidated = 0u64;
@@ -688,17 +561,8 @@ pub fn hot_loop_replicated(
     node: usize,
 ) -> Stop {
     let nodes = row.len();
-    let mut obs = Replicating {
-        replicas,
-        counters,
-        replica_writes,
-        stale,
-        nodes,
-        page_lines,
-    };
-    run_touching(
-        txns, i, touch, row, lines, clock, qend, writes, node, &mut obs,
-    )
+    let mut obs = Replicating { replicas, counters, replica_writes, stale, nodes, page_lines };
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut obs)
 }
 
 /// The most records [`prefetch_resume`] looks ahead.
@@ -718,13 +582,7 @@ pub fn prefetch_resume(txns: &[Txn], start: usize, i: usize, arrays: &[*const u8
     #[cfg(target_arch = "x86_64")]
     {
         let done = i.saturating_sub(start);
-        let (Some(first), Some(prev), Some(next)) = (
-            txns.get(start),
-            i.checked_sub(1).and_then(|p| txns.get(p)),
-            txns.get(i),
-        ) else {
-            return;
-        };
+        let (Some(first), Some(prev), Some(next)) = (txns.get(start), i.checked_sub(1).and_then(|p| txns.get(p)), txns.get(i)) else { return };
         let span = prev.page.wrapping_sub(first.page) as usize;
         if prev.page < first.page || span > 4 * done.min(RESUME_AHEAD) {
             return;
@@ -732,9 +590,7 @@ pub fn prefetch_resume(txns: &[Txn], start: usize, i: usize, arrays: &[*const u8
         let prefetch = |p: *const u8| {
             // SAFETY: prefetching never faults, even outside the allocation (the address is
             // computed with wrapping arithmetic and never dereferenced).
-            unsafe {
-                core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0)
-            };
+            unsafe { core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0) };
         };
         let mut p = next.page as usize & !63;
         while p <= next.page as usize + span {

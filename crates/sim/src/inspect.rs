@@ -57,10 +57,7 @@ pub fn inspect(machine: &Machine, cfg: &RunConfig) -> Result<WorkloadInfo, SimEr
     // Per page: a bitmask of the nodes that touched it in the current phase (nodes ≥ 64 share
     // bit 63: enough to tell "more than one").
     let bytes = pages.saturating_mul(std::mem::size_of::<u64>() as u64);
-    numaplace_model::pagetable::check_state_bytes(
-        &format!("workload show of {pages} pages"),
-        bytes,
-    )?;
+    numaplace_model::pagetable::check_state_bytes(&format!("workload show of {pages} pages"), bytes)?;
     let mut seen = vec![0u64; pages as usize];
     let mut epoch = Epoch::default();
     let mut phases: Vec<PhaseInfo> = Vec::new();
@@ -97,11 +94,7 @@ pub fn inspect(machine: &Machine, cfg: &RunConfig) -> Result<WorkloadInfo, SimEr
             writes,
             pages_touched: touched,
             pages_shared: shared,
-            shared_transactions_fraction: if tx == 0 {
-                0.0
-            } else {
-                shared_tx as f64 / tx as f64
-            },
+            shared_transactions_fraction: if tx == 0 { 0.0 } else { shared_tx as f64 / tx as f64 },
         });
     }
     if let Some(e) = wl.take_error() {
@@ -114,16 +107,8 @@ pub fn inspect(machine: &Machine, cfg: &RunConfig) -> Result<WorkloadInfo, SimEr
         footprint_pages: pages,
         footprint_bytes: pages * machine.raw.page_size,
         iterations: wl.iterations(),
-        regions: wl
-            .regions()
-            .iter()
-            .map(|r| (r.name.clone(), r.first_page, r.pages))
-            .collect(),
-        transactions_per_iteration: phases
-            .iter()
-            .filter(|p| p.iteration == 1)
-            .map(|p| p.transactions)
-            .sum(),
+        regions: wl.regions().iter().map(|r| (r.name.clone(), r.first_page, r.pages)).collect(),
+        transactions_per_iteration: phases.iter().filter(|p| p.iteration == 1).map(|p| p.transactions).sum(),
         phases,
     })
 }
@@ -136,41 +121,25 @@ mod tests {
     #[test]
     fn stream_phases_are_private_and_random_is_shared() {
         let m = preset("origin2000").unwrap();
-        let cfg = RunConfig {
-            workload: "stream:pages=64,iterations=2".into(),
-            ..RunConfig::default()
-        };
+        let cfg = RunConfig { workload: "stream:pages=64,iterations=2".into(), ..RunConfig::default() };
         let i = inspect(&m, &cfg).unwrap();
         assert_eq!(i.footprint_pages, 192);
         assert_eq!(i.phases.len(), 2);
         assert_eq!(i.phases[1].phase, "sweep");
         assert_eq!(i.phases[1].pages_shared, 0);
         assert_eq!(i.transactions_per_iteration, 192 * 128);
-        let cfg = RunConfig {
-            workload: "random:pages=64,accesses=4000".into(),
-            ..RunConfig::default()
-        };
+        let cfg = RunConfig { workload: "random:pages=64,accesses=4000".into(), ..RunConfig::default() };
         let i = inspect(&m, &cfg).unwrap();
-        assert!(
-            i.phases[1].shared_transactions_fraction > 0.99,
-            "{:?}",
-            i.phases[1]
-        );
+        assert!(i.phases[1].shared_transactions_fraction > 0.99, "{:?}", i.phases[1]);
     }
 
     #[test]
     fn a_footprint_is_checked_before_it_is_allocated() {
         // On origin2000 (8 GiB) three arrays of a billion pages do not fit: the run's error.
         let m = preset("origin2000").unwrap();
-        let cfg = RunConfig {
-            workload: "stream:pages=1000000000".into(),
-            ..RunConfig::default()
-        };
+        let cfg = RunConfig { workload: "stream:pages=1000000000".into(), ..RunConfig::default() };
         let e = inspect(&m, &cfg).unwrap_err().to_string();
-        assert_eq!(
-            e,
-            "out of memory: 3000000000 pages needed but the machine 'origin2000' holds 524288"
-        );
+        assert_eq!(e, "out of memory: 3000000000 pages needed but the machine 'origin2000' holds 524288");
         // On a machine that holds them, the inspection's own 8 bytes a page exceed the bound.
         let big = Machine::from_toml_str(
             "name = \"big\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0]]\n\

@@ -9,10 +9,7 @@ use std::path::Path;
 ///
 /// # Errors
 /// A directory, an empty path or a failed write (naming `path`); `write`'s own errors.
-pub fn write_with<T>(
-    path: &Path,
-    write: impl FnOnce(&mut std::fs::File) -> Result<T, SimError>,
-) -> Result<T, SimError> {
+pub fn write_with<T>(path: &Path, write: impl FnOnce(&mut std::fs::File) -> Result<T, SimError>) -> Result<T, SimError> {
     numaplace_outfile::write_with(path, |e| SimError::io(path, e), write)
 }
 
@@ -22,7 +19,5 @@ pub fn write_with<T>(
 /// As [`write_with`].
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), SimError> {
     use std::io::Write as _;
-    write_with(path, |f| {
-        f.write_all(bytes).map_err(|e| SimError::io(path, e))
-    })
+    write_with(path, |f| f.write_all(bytes).map_err(|e| SimError::io(path, e)))
 }

@@ -30,10 +30,7 @@ pub fn load_machine(arg: &str) -> Result<Machine, SimError> {
     if arg.contains('/') || arg.ends_with(".toml") {
         let path = Path::new(arg);
         let text = crate::input::read_text(path, crate::input::MACHINE_FILE)?;
-        Ok(Machine::from_toml_str(
-            &text,
-            &numaplace_model::error::shown_path(path),
-        )?)
+        Ok(Machine::from_toml_str(&text, &numaplace_model::error::shown_path(path))?)
     } else {
         preset(arg)
     }
@@ -45,22 +42,14 @@ mod tests {
 
     #[test]
     fn every_preset_is_valid_and_named_after_itself() {
-        let files =
-            std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../machines")).unwrap();
+        let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../machines")).unwrap();
         let mut stems: Vec<String> = files
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|x| x == "toml"))
             .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
             .collect();
         stems.sort();
-        assert_eq!(
-            PRESETS
-                .iter()
-                .map(|(n, _)| n.to_string())
-                .collect::<Vec<_>>(),
-            stems,
-            "one preset per machines/*.toml"
-        );
+        assert_eq!(PRESETS.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>(), stems, "one preset per machines/*.toml");
         for (name, _) in PRESETS {
             let m = preset(name).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(m.name(), *name);
@@ -82,10 +71,7 @@ mod tests {
         let w = preset("wildfire").unwrap();
         assert_eq!(w.nodes(), 3);
         let ratio = w.latency_ps[1] as f64 / w.latency_ps[0] as f64;
-        assert!(
-            (6.0..=7.0).contains(&ratio),
-            "wildfire remote/local = {ratio}"
-        );
+        assert!((6.0..=7.0).contains(&ratio), "wildfire remote/local = {ratio}");
         let c = preset("cxl-tiered").unwrap();
         assert!(c.raw.nodes.iter().any(|n| n.cpus == 0 && n.memory_mib > 0));
     }
@@ -98,16 +84,8 @@ mod tests {
             assert_eq!((m.nodes(), m.cpus()), (2, 32), "cxl-1to{k}");
             let (fast, slow) = (&m.raw.nodes[0], &m.raw.nodes[1]);
             assert_eq!((fast.memory, slow.memory, slow.cpus), (Dram, Cxl, 0));
-            assert_eq!(
-                slow.memory_mib,
-                k * fast.memory_mib,
-                "cxl-1to{k}: fast:slow must be exactly 1:{k}"
-            );
-            assert_eq!(
-                fast.memory_mib + slow.memory_mib,
-                1980,
-                "cxl-1to{k}: the four share one total"
-            );
+            assert_eq!(slow.memory_mib, k * fast.memory_mib, "cxl-1to{k}: fast:slow must be exactly 1:{k}");
+            assert_eq!(fast.memory_mib + slow.memory_mib, 1980, "cxl-1to{k}: the four share one total");
             assert_eq!(m.demotion[0], Some(numaplace_model::NodeId(1)));
             assert_eq!(m.pages_per_huge(), Some(512));
             assert!(m.watermarks(0).is_some());

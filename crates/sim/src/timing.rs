@@ -97,11 +97,7 @@ impl Timing {
         let nt = thread_nodes.len();
         let mut lat_ps = Vec::with_capacity(nt * nn);
         for &n in thread_nodes {
-            lat_ps.extend(
-                machine.latency_ps[n * nn..(n + 1) * nn]
-                    .iter()
-                    .map(|&l| l as f64),
-            );
+            lat_ps.extend(machine.latency_ps[n * nn..(n + 1) * nn].iter().map(|&l| l as f64));
         }
         Timing {
             nn,
@@ -136,17 +132,8 @@ impl Timing {
     /// Their load alone is kept below 0.95 of a node's capacity, so that this model's threads
     /// still find a fixed point.
     pub fn set_background(&mut self, lines_per_ps: &[f64]) {
-        for ((b, &r), &s) in self
-            .background
-            .iter_mut()
-            .zip(lines_per_ps)
-            .zip(&self.service_ps)
-        {
-            let new = if s > 0.0 {
-                r.max(0.0).min(0.95 / s)
-            } else {
-                0.0
-            };
+        for ((b, &r), &s) in self.background.iter_mut().zip(lines_per_ps).zip(&self.service_ps) {
+            let new = if s > 0.0 { r.max(0.0).min(0.95 / s) } else { 0.0 };
             self.inputs_changed |= new.to_bits() != b.to_bits();
             *b = new;
         }
@@ -184,8 +171,7 @@ impl Timing {
             for (h, &l) in lines.iter().enumerate() {
                 if l > 0 {
                     let share = l as f64 / total as f64;
-                    changed |=
-                        nz.get(k) != Some(&(h as u32)) || mix[h].to_bits() != share.to_bits();
+                    changed |= nz.get(k) != Some(&(h as u32)) || mix[h].to_bits() != share.to_bits();
                     k += 1;
                 }
             }
@@ -213,9 +199,7 @@ impl Timing {
     /// Time per line of thread `t` served by node `h`, ps (before rounding).
     #[inline]
     fn line_cost(&self, t: usize, h: usize) -> f64 {
-        self.share[t]
-            * ((self.lat_ps[t * self.nn + h] + self.wait_ps[h]) * self.inv_mlp[t]
-                + self.think_ps[t])
+        self.share[t] * ((self.lat_ps[t * self.nn + h] + self.wait_ps[h]) * self.inv_mlp[t] + self.think_ps[t])
     }
 
     /// Recomputes the integer cost in ps of one line (`[t * nn + h]`) where it may have changed
@@ -333,10 +317,7 @@ impl Timing {
             rate += v * inv_c;
             slope -= v * b * inv_c * inv_c;
         }
-        (
-            (rate + self.background[h]) * self.service_ps[h],
-            slope * self.service_ps[h],
-        )
+        ((rate + self.background[h]) * self.service_ps[h], slope * self.service_ps[h])
     }
 
     /// `F(w) = w − S ρ(w) / (1 − ρ(w))` and `F'(w)`. `F` increases with `w`; it is `−∞` where
@@ -377,11 +358,7 @@ impl Timing {
             if hi - lo <= tol {
                 break;
             }
-            let newton = if f.is_finite() && df > 0.0 {
-                w - f / df
-            } else {
-                f64::NAN
-            };
+            let newton = if f.is_finite() && df > 0.0 { w - f / df } else { f64::NAN };
             w = if newton > lo && newton < hi {
                 newton
             } else if hi.is_finite() {
@@ -423,11 +400,7 @@ mod tests {
         tm.observe(0, &[10]);
         tm.solve();
         let expect = 25.0 * (5f64.sqrt() - 1.0) * 1000.0;
-        assert!(
-            (tm.wait_ps()[0] - expect).abs() < 1.0,
-            "{} vs {expect}",
-            tm.wait_ps()[0]
-        );
+        assert!((tm.wait_ps()[0] - expect).abs() < 1.0, "{} vs {expect}", tm.wait_ps()[0]);
     }
 
     #[test]
@@ -443,11 +416,7 @@ mod tests {
         }
         tm.solve();
         let expect = (790.0 + 784_100f64.sqrt()) / 2.0 * 1000.0;
-        assert!(
-            (tm.wait_ps()[0] - expect).abs() < 1.0,
-            "{} vs {expect}",
-            tm.wait_ps()[0]
-        );
+        assert!((tm.wait_ps()[0] - expect).abs() < 1.0, "{} vs {expect}", tm.wait_ps()[0]);
         let rho = 16.0 * 50_000.0 / (10_000.0 + tm.wait_ps()[0]);
         assert!(rho < 1.0 && rho > 0.9, "ρ = {rho}");
     }
@@ -464,11 +433,7 @@ mod tests {
         tm.set_background(&[0.01 / 1000.0]);
         tm.solve();
         let expect = 25.0 * (1.0 + 17f64.sqrt()) * 1000.0;
-        assert!(
-            (tm.wait_ps()[0] - expect).abs() < 50.0,
-            "{} vs {expect}",
-            tm.wait_ps()[0]
-        );
+        assert!((tm.wait_ps()[0] - expect).abs() < 50.0, "{} vs {expect}", tm.wait_ps()[0]);
         // Background alone never saturates the node: it is capped below its capacity.
         tm.set_background(&[1.0]);
         assert!(tm.background()[0] * 50_000.0 <= 0.95 + 1e-12);
@@ -480,18 +445,9 @@ mod tests {
     fn dense_reference(tm: &Timing, wait: &[f64]) -> (Vec<f64>, Vec<Ps>) {
         let (nn, nt) = (tm.nn, tm.nt);
         let mut w = wait.to_vec();
-        let cost = |w: &[f64], t: usize, h: usize| {
-            tm.share[t] * ((tm.lat_ps[t * nn + h] + w[h]) * tm.inv_mlp[t] + tm.think_ps[t])
-        };
-        let mut per_line: Vec<f64> = (0..nt)
-            .map(|t| {
-                if tm.active[t] {
-                    (0..nn).map(|h| tm.mix[t * nn + h] * cost(&w, t, h)).sum()
-                } else {
-                    0.0
-                }
-            })
-            .collect();
+        let cost = |w: &[f64], t: usize, h: usize| tm.share[t] * ((tm.lat_ps[t * nn + h] + w[h]) * tm.inv_mlp[t] + tm.think_ps[t]);
+        let mut per_line: Vec<f64> =
+            (0..nt).map(|t| if tm.active[t] { (0..nn).map(|h| tm.mix[t * nn + h] * cost(&w, t, h)).sum() } else { 0.0 }).collect();
         for h in 0..nn {
             let s = tm.service_ps[h];
             // F(x) = x − S ρ(x) / (1 − ρ(x)) and F'(x), every thread visited.
@@ -510,10 +466,7 @@ mod tests {
                 if rho >= 1.0 {
                     return (f64::NEG_INFINITY, 0.0);
                 }
-                (
-                    x - s * rho / (1.0 - rho),
-                    1.0 - s * drho / ((1.0 - rho) * (1.0 - rho)),
-                )
+                (x - s * rho / (1.0 - rho), 1.0 - s * drho / ((1.0 - rho) * (1.0 - rho)))
             };
             let demand = (0..nt).any(|t| tm.active[t] && tm.mix[t * nn + h] > 0.0);
             let root = if s == 0.0 || !demand {
@@ -536,11 +489,7 @@ mod tests {
                     if hi - lo <= tol {
                         break;
                     }
-                    let newton = if f.is_finite() && df > 0.0 {
-                        x - f / df
-                    } else {
-                        f64::NAN
-                    };
+                    let newton = if f.is_finite() && df > 0.0 { x - f / df } else { f64::NAN };
                     x = if newton > lo && newton < hi {
                         newton
                     } else if hi.is_finite() {
@@ -561,9 +510,7 @@ mod tests {
                 w[h] = root;
             }
         }
-        let costs = (0..nt * nn)
-            .map(|i| (cost(&w, i / nn, i % nn) + 0.5).min(MAX_LINE_PS as f64) as Ps)
-            .collect();
+        let costs = (0..nt * nn).map(|i| (cost(&w, i / nn, i % nn) + 0.5).min(MAX_LINE_PS as f64) as Ps).collect();
         (w, costs)
     }
 
@@ -580,31 +527,14 @@ mod tests {
         for quantum in 0..200 {
             if quantum % 25 == 0 {
                 for t in 0..threads.len() {
-                    tm.set_thread(
-                        t,
-                        1.0 + rng.below(8) as f64,
-                        rng.below(400) as f64,
-                        rng.below(5) > 0,
-                    );
+                    tm.set_thread(t, 1.0 + rng.below(8) as f64, rng.below(400) as f64, rng.below(5) > 0);
                 }
             }
             // Some threads fetch nothing (keeping their mix), most from a few nodes; in runs of
             // quanta every thread fetches as before (the mixes unchanged: a settled sweep is
             // skipped, and must give what a sweep would).
             if quantum % 10 < 6 {
-                last = (0..threads.len())
-                    .map(|_| {
-                        (0..nn)
-                            .map(|_| {
-                                if rng.below(3) == 0 {
-                                    rng.below(5000)
-                                } else {
-                                    0
-                                }
-                            })
-                            .collect()
-                    })
-                    .collect();
+                last = (0..threads.len()).map(|_| (0..nn).map(|_| if rng.below(3) == 0 { rng.below(5000) } else { 0 }).collect()).collect();
             }
             for (t, lines) in last.iter().enumerate() {
                 tm.observe(t, lines);
@@ -617,23 +547,12 @@ mod tests {
             skipped += usize::from(tm.settled && !tm.inputs_changed);
             tm.solve();
             tm.refresh_costs();
-            assert_eq!(
-                tm.wait_ps().iter().map(|w| w.to_bits()).collect::<Vec<_>>(),
-                wait.iter().map(|w| w.to_bits()).collect::<Vec<_>>(),
-                "quantum {quantum}"
-            );
+            assert_eq!(tm.wait_ps().iter().map(|w| w.to_bits()).collect::<Vec<_>>(), wait.iter().map(|w| w.to_bits()).collect::<Vec<_>>(), "quantum {quantum}");
             for t in (0..threads.len()).filter(|&t| tm.active[t]) {
-                assert_eq!(
-                    tm.cost_row(t),
-                    &expect[t * nn..(t + 1) * nn],
-                    "quantum {quantum}, thread {t}"
-                );
+                assert_eq!(tm.cost_row(t), &expect[t * nn..(t + 1) * nn], "quantum {quantum}, thread {t}");
             }
         }
-        assert!(
-            skipped >= 20,
-            "the settled sweeps were skipped {skipped} times"
-        );
+        assert!(skipped >= 20, "the settled sweeps were skipped {skipped} times");
     }
 
     #[test]

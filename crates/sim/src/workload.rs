@@ -13,8 +13,8 @@
 //! workloads. The registry that lists them is in [`crate::workloads`], which depends on this
 //! module and not the other way round.
 
-use numaplace_model::registry::Info;
 use numaplace_model::rng::derive;
+use numaplace_model::registry::Info;
 use numaplace_model::spec::Resolved;
 use numaplace_model::{ModelError, Region};
 
@@ -38,19 +38,11 @@ pub struct Txn {
 impl Txn {
     #[inline]
     pub fn read(page: u32, count: u16) -> Self {
-        Txn {
-            page,
-            count,
-            op: Op::Read,
-        }
+        Txn { page, count, op: Op::Read }
     }
     #[inline]
     pub fn write(page: u32, count: u16) -> Self {
-        Txn {
-            page,
-            count,
-            op: Op::Write,
-        }
+        Txn { page, count, op: Op::Write }
     }
 }
 
@@ -196,9 +188,7 @@ pub trait Workload: Send {
 
     /// Total pages of the address space.
     fn pages(&self) -> u64 {
-        self.regions()
-            .last()
-            .map_or(0, |r| r.first_page as u64 + r.pages as u64)
+        self.regions().last().map_or(0, |r| r.first_page as u64 + r.pages as u64)
     }
 }
 
@@ -216,23 +206,12 @@ pub fn block_range(n: u64, parts: u64, i: u64) -> (u64, u64) {
 
 /// Appends records covering lines `[from, to)` of a region starting at page `first_page`, one
 /// record per page touched, in line order.
-pub fn push_lines(
-    out: &mut Vec<Txn>,
-    first_page: u32,
-    lines_per_page: u64,
-    from: u64,
-    to: u64,
-    op: Op,
-) {
+pub fn push_lines(out: &mut Vec<Txn>, first_page: u32, lines_per_page: u64, from: u64, to: u64, op: Op) {
     let mut line = from;
     while line < to {
         let page = line / lines_per_page;
         let end = ((page + 1) * lines_per_page).min(to);
-        out.push(Txn {
-            page: first_page + page as u32,
-            count: (end - line) as u16,
-            op,
-        });
+        out.push(Txn { page: first_page + page as u32, count: (end - line) as u16, op });
         line = end;
     }
 }
@@ -250,16 +229,10 @@ pub fn layout(workload: &str, arrays: &[(&str, u64)]) -> Result<Vec<Region>, Mod
                 "workload '{workload}': region '{name}' would have no pages (check its size parameters)"
             )));
         }
-        out.push(Region {
-            name: name.to_string(),
-            first_page: next as u32,
-            pages: *pages as u32,
-        });
+        out.push(Region { name: name.to_string(), first_page: next as u32, pages: *pages as u32 });
         next += pages;
         if next > u32::MAX as u64 {
-            return Err(ModelError::Spec(format!(
-                "workload '{workload}': footprint of {next} pages exceeds 2^32 pages"
-            )));
+            return Err(ModelError::Spec(format!("workload '{workload}': footprint of {next} pages exceeds 2^32 pages")));
         }
     }
     Ok(out)
@@ -278,10 +251,7 @@ mod tests {
     fn push_lines_splits_at_page_boundaries() {
         let mut v = Vec::new();
         push_lines(&mut v, 10, 4, 3, 10, Op::Read);
-        assert_eq!(
-            v,
-            vec![Txn::read(10, 1), Txn::read(11, 4), Txn::read(12, 2)]
-        );
+        assert_eq!(v, vec![Txn::read(10, 1), Txn::read(11, 4), Txn::read(12, 2)]);
     }
 
     #[test]

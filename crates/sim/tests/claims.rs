@@ -18,19 +18,11 @@ fn run(machine: &str, workload: &str, placement: &str, threads: usize) -> SimRes
 #[test]
 fn origin_stream_worst_case_is_slowest_and_balanced_schemes_between() {
     let t = |p: &str| run("origin2000", "stream", p, 16).total_time_ns;
-    let (ft, rr, rnd, wc) = (
-        t("first-touch"),
-        t("round-robin"),
-        t("random"),
-        t("worst-case"),
-    );
+    let (ft, rr, rnd, wc) = (t("first-touch"), t("round-robin"), t("random"), t("worst-case"));
     eprintln!("stream: ft {ft} rr {rr} random {rnd} wc {wc}");
     assert!(wc >= 1.5 * ft, "worst-case {wc} vs first-touch {ft}");
     for (name, v) in [("round-robin", rr), ("random", rnd)] {
-        assert!(
-            ft < v && v < wc,
-            "{name} {v} not strictly between {ft} and {wc}"
-        );
+        assert!(ft < v && v < wc, "{name} {v} not strictly between {ft} and {wc}");
     }
 }
 
@@ -44,10 +36,7 @@ fn sunfire_traverse_non_local_slowdown_matches_seed_003_range() {
         assert!(local.local_fraction > 0.999 && remote.local_fraction < 0.001);
         let ratio = remote.total_time_ns / local.total_time_ns;
         eprintln!("traverse {pattern}: {ratio:.3}");
-        assert!(
-            (1.10..=1.33).contains(&ratio),
-            "{pattern}: slowdown {ratio}"
-        );
+        assert!((1.10..=1.33).contains(&ratio), "{pattern}: slowdown {ratio}");
     }
 }
 
@@ -58,20 +47,10 @@ fn contention_is_real_when_all_pages_sit_on_one_node() {
     let r = run("origin2000", "stream", "worst-case", 16);
     let m = numaplace_sim::presets::preset("origin2000").unwrap();
     let lines_per_thread = r.transactions as f64 / 16.0;
-    let worst_latency = (0..8)
-        .map(|n| m.latency_ps[n * 8] as f64 / 1000.0)
-        .fold(0.0, f64::max);
+    let worst_latency = (0..8).map(|n| m.latency_ps[n * 8] as f64 / 1000.0).fold(0.0, f64::max);
     let latency_only = lines_per_thread * (worst_latency + 10.0);
-    assert!(
-        r.total_time_ns > 2.0 * latency_only,
-        "{} vs latency-only {latency_only}",
-        r.total_time_ns
-    );
-    assert!(
-        r.per_node_utilisation[0] > 0.9,
-        "node 0 utilisation {}",
-        r.per_node_utilisation[0]
-    );
+    assert!(r.total_time_ns > 2.0 * latency_only, "{} vs latency-only {latency_only}", r.total_time_ns);
+    assert!(r.per_node_utilisation[0] > 0.9, "node 0 utilisation {}", r.per_node_utilisation[0]);
 }
 
 #[test]
@@ -79,11 +58,7 @@ fn same_inputs_and_seed_give_identical_json_and_seeds_matter() {
     let a = run("origin2000", "random:accesses=2000", "random", 16).to_json();
     let b = run("origin2000", "random:accesses=2000", "random", 16).to_json();
     assert_eq!(a, b);
-    let mut cfg = RunConfig {
-        workload: "random:accesses=2000".into(),
-        placement: "random".into(),
-        ..RunConfig::default()
-    };
+    let mut cfg = RunConfig { workload: "random:accesses=2000".into(), placement: "random".into(), ..RunConfig::default() };
     cfg.seed = 1;
     let c = simulate(&cfg).unwrap().to_json();
     assert_ne!(a, c);
@@ -104,12 +79,7 @@ fn every_placement_conserves_traffic_and_places_every_page() {
             };
             let r = simulate(&cfg).unwrap();
             let lines_per_page = 4096 / 64;
-            assert_eq!(
-                r.transactions,
-                3 * 64 * lines_per_page * 2,
-                "{} {init:?}",
-                info.name
-            );
+            assert_eq!(r.transactions, 3 * 64 * lines_per_page * 2, "{} {init:?}", info.name);
             assert_eq!(r.per_node_transactions.iter().sum::<u64>(), r.transactions);
             assert_eq!(r.per_node_pages.iter().sum::<u64>(), 3 * 64);
             assert_eq!(r.writes, 64 * lines_per_page * 2);
@@ -127,23 +97,14 @@ fn first_touch_with_parallel_init_is_all_local_for_stream() {
     assert_eq!(r.local_fraction, 1.0);
     let wc = run("origin2000", "stream", "worst-case", 16);
     // 2 of 16 threads sit on node 0.
-    assert!(
-        (wc.local_fraction - 2.0 / 16.0).abs() < 1e-9,
-        "{}",
-        wc.local_fraction
-    );
+    assert!((wc.local_fraction - 2.0 / 16.0).abs() < 1e-9, "{}", wc.local_fraction);
     assert_eq!(wc.per_node_pages[0], 3 * 4096);
 }
 
 #[test]
 fn full_node_falls_back_and_is_reported() {
     // 3 × 40000 pages of 16 KiB bound to node 0 (65536 pages of room) must spill.
-    let r = run(
-        "origin2000",
-        "stream:pages=40000,iterations=1",
-        "bind:node=0",
-        16,
-    );
+    let r = run("origin2000", "stream:pages=40000,iterations=1", "bind:node=0", 16);
     assert_eq!(r.per_node_pages[0], 65536);
     assert_eq!(r.fallback_pages, 120_000 - 65_536);
 }
@@ -158,13 +119,8 @@ fn every_policy_runs_on_the_kernels_that_expose_harm() {
     let machine = numaplace_sim::presets::preset("origin2000").unwrap();
     // A policy that redistributes for one phase (a `phase` parameter) is given the phase
     // where the workload's pattern is least regular (IS's ranking) or its busiest one.
-    let cases = [
-        ("nas-is", "first-touch", "rank"),
-        ("nas-ep", "first-touch", "pairs"),
-        ("nas-mg", "round-robin", "resid"),
-    ];
-    let mut table =
-        String::from("workload  placement    policy         slowdown  migrations  acted/points\n");
+    let cases = [("nas-is", "first-touch", "rank"), ("nas-ep", "first-touch", "pairs"), ("nas-mg", "round-robin", "resid")];
+    let mut table = String::from("workload  placement    policy         slowdown  migrations  acted/points\n");
     for (workload, placement, phase) in cases {
         let cfg = |dynamic: Option<&str>| RunConfig {
             machine: "origin2000".into(),
@@ -180,68 +136,25 @@ fn every_policy_runs_on_the_kernels_that_expose_harm() {
         }
         assert!(!none.policy_final_barrier_withheld && none.migrations == 0);
         // The tiering policies refuse a machine of one tier (their own test runs them on tiers).
-        for info in POLICIES
-            .iter()
-            .filter(|i| !matches!(i.name, "numab-tiering" | "tpp" | "hemem"))
-        {
-            let spec = if info.params.iter().any(|p| p.name == "phase") {
-                format!("{}:phase={phase}", info.name)
-            } else {
-                info.name.to_string()
-            };
-            let r = simulate(&cfg(Some(&spec)))
-                .unwrap_or_else(|e| panic!("{workload} {}: {e}", info.name));
+        for info in POLICIES.iter().filter(|i| !matches!(i.name, "numab-tiering" | "tpp" | "hemem")) {
+            let spec = if info.params.iter().any(|p| p.name == "phase") { format!("{}:phase={phase}", info.name) } else { info.name.to_string() };
+            let r = simulate(&cfg(Some(&spec))).unwrap_or_else(|e| panic!("{workload} {}: {e}", info.name));
             let what = format!("{workload} {placement} {}", info.name);
             // Every page placed (replicas are extra copies), traffic conserved, the same work.
-            assert_eq!(
-                r.per_node_pages.iter().sum::<u64>(),
-                none.per_node_pages.iter().sum::<u64>() + r.replica_pages,
-                "{what}"
-            );
-            assert_eq!(
-                r.per_node_transactions.iter().sum::<u64>(),
-                r.transactions,
-                "{what}"
-            );
-            assert_eq!(
-                (r.transactions, r.writes),
-                (none.transactions, none.writes),
-                "{what}"
-            );
-            assert_eq!(
-                r.per_iteration_time_ns.len(),
-                r.iterations as usize,
-                "{what}"
-            );
+            assert_eq!(r.per_node_pages.iter().sum::<u64>(), none.per_node_pages.iter().sum::<u64>() + r.replica_pages, "{what}");
+            assert_eq!(r.per_node_transactions.iter().sum::<u64>(), r.transactions, "{what}");
+            assert_eq!((r.transactions, r.writes), (none.transactions, none.writes), "{what}");
+            assert_eq!(r.per_iteration_time_ns.len(), r.iterations as usize, "{what}");
             let sum: f64 = r.per_iteration_time_ns.iter().sum();
-            assert!(
-                (sum - r.total_time_ns).abs() < 1e-6 * r.total_time_ns,
-                "{what}"
-            );
-            assert!(
-                r.policy_final_barrier_withheld,
-                "{what}: the last barrier was given to the policy"
-            );
-            assert!(
-                r.policy_decisions_acted <= r.policy_decision_points,
-                "{what}"
-            );
+            assert!((sum - r.total_time_ns).abs() < 1e-6 * r.total_time_ns, "{what}");
+            assert!(r.policy_final_barrier_withheld, "{what}: the last barrier was given to the policy");
+            assert!(r.policy_decisions_acted <= r.policy_decision_points, "{what}");
             let (policy, _) = build_policy(&Spec::parse(info.name).unwrap(), &machine, 16).unwrap();
-            if workload == "nas-ep"
-                && policy.decides_at_iteration_end()
-                && policy.timer_period().is_none()
-            {
+            if workload == "nas-ep" && policy.decides_at_iteration_end() && policy.timer_period().is_none() {
                 // One timed iteration: its end is the run's last barrier, never a decision point
                 // (a policy with a timer of its own, `adaptive`, may still act on its ticks).
-                assert_eq!(
-                    (r.migrations, r.replications, r.policy_decision_points),
-                    (0, 0, 0),
-                    "{what}"
-                );
-                assert_eq!(
-                    r.total_time_ns, none.total_time_ns,
-                    "{what}: charged for nothing"
-                );
+                assert_eq!((r.migrations, r.replications, r.policy_decision_points), (0, 0, 0), "{what}");
+                assert_eq!(r.total_time_ns, none.total_time_ns, "{what}: charged for nothing");
             }
             table += &format!(
                 "{workload:9} {placement:12} {:14} {:8.3}  {:10}  {}/{}\n",
@@ -254,22 +167,11 @@ fn every_policy_runs_on_the_kernels_that_expose_harm() {
             // Cost-aware, every migrating policy stays within 5 % of no policy on these
             // kernels (issue 17); off, it keeps its seed's behaviour (the table above).
             if info.params.iter().any(|p| p.name == "cost_aware") {
-                let aware = if spec.contains(':') {
-                    format!("{spec},cost_aware=on")
-                } else {
-                    format!("{spec}:cost_aware=on")
-                };
-                let c = simulate(&cfg(Some(&aware)))
-                    .unwrap_or_else(|e| panic!("{workload} {aware}: {e}"));
+                let aware = if spec.contains(':') { format!("{spec},cost_aware=on") } else { format!("{spec}:cost_aware=on") };
+                let c = simulate(&cfg(Some(&aware))).unwrap_or_else(|e| panic!("{workload} {aware}: {e}"));
                 let slowdown = c.total_time_ns / none.total_time_ns;
-                table += &format!(
-                    "{workload:9} {placement:12} {:14} {slowdown:8.3}  {:10}  (cost-aware)\n",
-                    info.name, c.migrations
-                );
-                assert!(
-                    slowdown <= 1.05,
-                    "{what} cost_aware=on: {slowdown:.3} of no policy's time"
-                );
+                table += &format!("{workload:9} {placement:12} {:14} {slowdown:8.3}  {:10}  (cost-aware)\n", info.name, c.migrations);
+                assert!(slowdown <= 1.05, "{what} cost_aware=on: {slowdown:.3} of no policy's time");
             }
         }
     }
@@ -293,25 +195,11 @@ fn irix_migration_keeps_its_harm_on_ft_and_the_cost_model_curbs_it() {
     let none = simulate(&cfg(None)).unwrap();
     let seed = simulate(&cfg(Some("kernel"))).unwrap();
     let aware = simulate(&cfg(Some("kernel:cost_aware=on"))).unwrap();
-    let (harm, curbed) = (
-        seed.total_time_ns / none.total_time_ns,
-        aware.total_time_ns / none.total_time_ns,
-    );
+    let (harm, curbed) = (seed.total_time_ns / none.total_time_ns, aware.total_time_ns / none.total_time_ns);
     assert!(harm > 1.01, "IRIX migration no longer hurts FT: {harm:.3}");
-    assert!(
-        curbed < harm && curbed <= 1.05,
-        "cost-aware {curbed:.3} against {harm:.3}"
-    );
-    assert!(
-        aware.migrations < seed.migrations
-            && aware.policy.count_of("refused_unstable") + aware.policy.count_of("refused_costly")
-                > 0
-    );
-    assert_eq!(
-        seed.policy.count_of("refused_unstable") + seed.policy.count_of("refused_costly"),
-        0,
-        "off means the seed's policy"
-    );
+    assert!(curbed < harm && curbed <= 1.05, "cost-aware {curbed:.3} against {harm:.3}");
+    assert!(aware.migrations < seed.migrations && aware.policy.count_of("refused_unstable") + aware.policy.count_of("refused_costly") > 0);
+    assert_eq!(seed.policy.count_of("refused_unstable") + seed.policy.count_of("refused_costly"), 0, "off means the seed's policy");
 }
 
 #[test]
@@ -335,23 +223,12 @@ fn measured_payback_keeps_cost_aware_policies_within_5_percent_where_locality_lo
         let seed = simulate(&cfg(workload, placement, Some("upmlib"))).unwrap();
         let harm = seed.total_time_ns / none.total_time_ns;
         assert!(harm > 1.05, "{workload} from {placement}: the seed's UPMlib no longer loses ({harm:.3}), so this case shows nothing");
-        for policy in [
-            "upmlib:cost_aware=on",
-            "kernel:cost_aware=on",
-            "sampled:cost_aware=on",
-            "adaptive",
-        ] {
+        for policy in ["upmlib:cost_aware=on", "kernel:cost_aware=on", "sampled:cost_aware=on", "adaptive"] {
             let r = simulate(&cfg(workload, placement, Some(policy))).unwrap();
             let slowdown = r.total_time_ns / none.total_time_ns;
-            assert!(
-                slowdown <= 1.05,
-                "{workload} from {placement}, {policy}: {slowdown:.3} of no policy's time"
-            );
+            assert!(slowdown <= 1.05, "{workload} from {placement}, {policy}: {slowdown:.3} of no policy's time");
         }
         let upmlib = simulate(&cfg(workload, placement, Some("upmlib:cost_aware=on"))).unwrap();
-        assert!(
-            upmlib.policy.count_of("undone") > 0,
-            "{workload} from {placement}: UPMlib's gate moved nothing back"
-        );
+        assert!(upmlib.policy.count_of("undone") > 0, "{workload} from {placement}: UPMlib's gate moved nothing back");
     }
 }

@@ -21,8 +21,7 @@ fn run(body: &str, dynamic: &str) -> SimResult {
 
 /// Runs a text trace with the given region lines; the simulator's answer as it is.
 fn try_run(regions: &str, body: &str, dynamic: &str) -> Result<SimResult, numaplace_sim::SimError> {
-    let text =
-        format!("numaplace-trace 1\npage_size 16384\nline_size 128\nthreads 2\n{regions}{body}");
+    let text = format!("numaplace-trace 1\npage_size 16384\nline_size 128\nthreads 2\n{regions}{body}");
     // One directory per call: tests run in parallel and may share a trace.
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -65,19 +64,11 @@ fn kernel_interrupt_pays_the_trap_then_the_page() {
     // + a TLB shootdown on the run's 2 CPUs at 5 us each; a refused interrupt pays only the trap.
     let moved = run(&format!("{INIT}epoch 1 a\n1 0 1200 0\nend\n"), "kernel");
     let page = 5_000.0 + 16384.0 / 0.546 + 2.0 * 5_000.0;
-    assert!(
-        (moved.policy_overhead_ns - (25_000.0 + page)).abs() < 1.0,
-        "{}",
-        moved.policy_overhead_ns
-    );
+    assert!((moved.policy_overhead_ns - (25_000.0 + page)).abs() < 1.0, "{}", moved.policy_overhead_ns);
     let body = format!("{INIT}epoch 1 a\n1 0 1200 0\nend\nepoch 2 b\n0 0 2000 0\nend\n");
     let refused = run(&body, "kernel:page_interval_ms=1000000");
     assert_eq!((refused.interrupts, refused.migrations), (2, 1));
-    assert!(
-        (refused.policy_overhead_ns - (2.0 * 25_000.0 + page)).abs() < 1.0,
-        "{}",
-        refused.policy_overhead_ns
-    );
+    assert!((refused.policy_overhead_ns - (2.0 * 25_000.0 + page)).abs() < 1.0, "{}", refused.policy_overhead_ns);
 }
 
 #[test]
@@ -96,16 +87,11 @@ fn upmlib_migrates_after_iteration_one_then_deactivates() {
     // Iterations 1 and 2: node 1 reads page 0 (home node 0). The first invocation moves it;
     // the second finds nothing to move and deactivates; node 0's heavy use in iteration 3 is
     // then never acted on.
-    let body = format!(
-        "{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n1 0 300 0\nend\nepoch 3 a\n0 0 2000 0\nend\n"
-    );
+    let body = format!("{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n1 0 300 0\nend\nepoch 3 a\n0 0 2000 0\nend\n");
     let r = run(&body, "upmlib");
     assert_eq!(r.migrations, 1);
     assert_eq!(r.per_node_pages, vec![1, 1, 0, 0, 0, 0, 0, 0]);
-    assert_eq!(
-        r.policy.get("first_invocation_fraction"),
-        Some(&StatValue::Number(Some(1.0)))
-    );
+    assert_eq!(r.policy.get("first_invocation_fraction"), Some(&StatValue::Number(Some(1.0))));
     assert_eq!(r.per_iteration_local_fraction, vec![0.0, 1.0, 0.0]);
 }
 
@@ -114,9 +100,7 @@ fn upmlib_freezes_a_page_that_bounces_between_two_nodes() {
     // Iteration 1: node 1 dominates page 0 → moves 0 → 1. Iteration 2: node 0 dominates → a
     // move back 1 → 0 in the next invocation is a bounce: the page is frozen instead.
     // (Iteration 3 follows, so that the end of iteration 2 is a decision point.)
-    let body = format!(
-        "{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n0 0 300 0\nend\nepoch 3 a\n0 0 1 0\nend\n"
-    );
+    let body = format!("{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n0 0 300 0\nend\nepoch 3 a\n0 0 1 0\nend\n");
     let r = run(&body, "upmlib");
     assert_eq!((r.migrations, r.policy.count_of("frozen_pages")), (1, 1));
 }
@@ -128,32 +112,15 @@ fn nothing_moves_at_the_barrier_after_the_last_iteration() {
     // a policy, and the result says the barrier was withheld.
     let one = format!("{INIT}epoch 1 a\n1 0 300 0\nend\n");
     let r = run(&one, "upmlib");
-    assert_eq!(
-        (
-            r.migrations,
-            r.policy_decision_points,
-            r.policy_decisions_acted
-        ),
-        (0, 0, 0)
-    );
+    assert_eq!((r.migrations, r.policy_decision_points, r.policy_decisions_acted), (0, 0, 0));
     assert!(r.policy_final_barrier_withheld);
     let none = try_run("region a 0 2\n", &one, "none").unwrap();
-    assert_eq!(
-        r.total_time_ns, none.total_time_ns,
-        "nothing charged after the last iteration"
-    );
+    assert_eq!(r.total_time_ns, none.total_time_ns, "nothing charged after the last iteration");
     assert!(!none.policy_final_barrier_withheld);
     // Two iterations: the barrier between them is a decision point, acted on.
     let two = format!("{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n1 0 300 0\nend\n");
     let r = run(&two, "upmlib");
-    assert_eq!(
-        (
-            r.migrations,
-            r.policy_decision_points,
-            r.policy_decisions_acted
-        ),
-        (1, 1, 1)
-    );
+    assert_eq!((r.migrations, r.policy_decision_points, r.policy_decisions_acted), (1, 1, 1));
     assert_eq!(r.per_iteration_local_fraction, vec![0.0, 1.0]);
 }
 
@@ -161,35 +128,16 @@ fn nothing_moves_at_the_barrier_after_the_last_iteration() {
 fn decision_points_count_what_the_policy_was_asked_and_what_it_did() {
     // upmlib over three iterations: asked at the ends of iterations 1 and 2, acting at the
     // first only (it then deactivates).
-    let body = format!(
-        "{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n1 0 300 0\nend\nepoch 3 a\n1 0 300 0\nend\n"
-    );
+    let body = format!("{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n1 0 300 0\nend\nepoch 3 a\n1 0 300 0\nend\n");
     let r = run(&body, "upmlib");
     assert_eq!((r.policy_decision_points, r.policy_decisions_acted), (2, 1));
     // The kernel policy decides at counter interrupts: one raised, one acted on.
     let k = run(&format!("{INIT}epoch 1 a\n1 0 1200 0\nend\n"), "kernel");
-    assert_eq!(
-        (
-            k.interrupts,
-            k.policy_decision_points,
-            k.policy_decisions_acted
-        ),
-        (1, 1, 1)
-    );
+    assert_eq!((k.interrupts, k.policy_decision_points, k.policy_decisions_acted), (1, 1, 1));
     // Linux's NUMA balancing waits a second before its first scan: in a run of microseconds
     // it is never asked (the barrier between the iterations is not its decision point).
-    let idle = run(
-        &format!("{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n1 0 300 0\nend\n"),
-        "autonuma",
-    );
-    assert_eq!(
-        (
-            idle.policy_decision_points,
-            idle.policy_decisions_acted,
-            idle.migrations
-        ),
-        (0, 0, 0)
-    );
+    let idle = run(&format!("{INIT}epoch 1 a\n1 0 300 0\nend\nepoch 2 a\n1 0 300 0\nend\n"), "autonuma");
+    assert_eq!((idle.policy_decision_points, idle.policy_decisions_acted, idle.migrations), (0, 0, 0));
 }
 
 #[test]
@@ -203,29 +151,15 @@ fn upmlib_competitive_criterion_needs_the_ratio() {
 
 #[test]
 fn unknown_policy_and_bad_parameter_are_explained() {
-    let cfg = RunConfig {
-        workload: "stream:pages=8".into(),
-        dynamic: Some("autonumb".into()),
-        ..RunConfig::default()
-    };
+    let cfg = RunConfig { workload: "stream:pages=8".into(), dynamic: Some("autonumb".into()), ..RunConfig::default() };
     let e = simulate(&cfg).unwrap_err().to_string();
-    assert!(
-        e.starts_with("unknown dynamic policy 'autonumb' (known: "),
-        "{e}"
-    );
+    assert!(e.starts_with("unknown dynamic policy 'autonumb' (known: "), "{e}");
     for name in numaplace_model::dynamic::REGISTRY.iter().map(|p| p.name) {
         assert!(e.contains(name), "{name} missing: {e}");
     }
-    let cfg = RunConfig {
-        workload: "stream:pages=8".into(),
-        dynamic: Some("kernel:threshold=2".into()),
-        ..RunConfig::default()
-    };
+    let cfg = RunConfig { workload: "stream:pages=8".into(), dynamic: Some("kernel:threshold=2".into()), ..RunConfig::default() };
     let e = simulate(&cfg).unwrap_err().to_string();
-    assert!(
-        e.contains("threshold=2: expected a number in [0, 1]"),
-        "{e}"
-    );
+    assert!(e.contains("threshold=2: expected a number in [0, 1]"), "{e}");
 }
 
 #[test]
@@ -236,37 +170,20 @@ fn migration_recovers_worst_case_stream() {
     // sweep; without aging, which would keep the counts below it). 60 sweeps amortise the
     // 152 µs per migration (a 6-sweep run would not: UPMlib's moves then cost more than
     // they save, which is the policy working as designed).
-    let base = RunConfig {
-        workload: "stream:pages=256,iterations=60".into(),
-        ..RunConfig::default()
-    };
+    let base = RunConfig { workload: "stream:pages=256,iterations=60".into(), ..RunConfig::default() };
     let t = |placement: &str, dynamic: Option<&str>| {
-        simulate(&RunConfig {
-            placement: placement.into(),
-            dynamic: dynamic.map(str::to_string),
-            ..base.clone()
-        })
-        .unwrap()
+        simulate(&RunConfig { placement: placement.into(), dynamic: dynamic.map(str::to_string), ..base.clone() }).unwrap()
     };
     let ft = t("first-touch", None);
     let wc = t("worst-case", None);
     let up = t("worst-case", Some("upmlib"));
     let k = t("worst-case", Some("kernel:aging_ms=0"));
     assert!(up.total_time_ns < wc.total_time_ns && k.total_time_ns < wc.total_time_ns);
-    assert!(
-        up.per_iteration_local_fraction[5] > 0.9,
-        "{:?}",
-        up.per_iteration_local_fraction
-    );
+    assert!(up.per_iteration_local_fraction[5] > 0.9, "{:?}", up.per_iteration_local_fraction);
     // What is left over first-touch is the first (worst-case) sweep and the migrations' cost.
     let overhead = up.policy_overhead_ns + wc.per_iteration_time_ns[0];
     assert!((up.total_time_ns - ft.total_time_ns - overhead).abs() < 0.05 * ft.total_time_ns);
-    assert!(
-        up.total_time_ns < 0.5 * wc.total_time_ns,
-        "{} vs {}",
-        up.total_time_ns,
-        wc.total_time_ns
-    );
+    assert!(up.total_time_ns < 0.5 * wc.total_time_ns, "{} vs {}", up.total_time_ns, wc.total_time_ns);
     assert!(number(&up, "first_invocation_fraction") >= 0.75);
 }
 
@@ -284,34 +201,14 @@ fn record_replay_moves_before_the_phase_and_undoes_after_it() {
     assert!(lf[2] > lf[1] + 0.5, "{lf:?}");
     // n = 0 would move nothing, so it is refused (issue 16), and so is a phase the run never
     // had (at its end: a workload yields its phases only as it runs).
-    let e = try_run(
-        "region a 0 2\n",
-        &body,
-        "upmlib-recrep:phase=z,n=0,distribute=off",
-    )
-    .err()
-    .expect("n=0 refused");
-    assert_eq!(
-        e.to_string(),
-        "dynamic policy 'upmlib-recrep': n=0: expected an integer >= 1"
-    );
-    let e = try_run(
-        "region a 0 2\n",
-        &body,
-        "upmlib-recrep:phase=y,distribute=off",
-    )
-    .err()
-    .expect("an unknown phase refused");
+    let e = try_run("region a 0 2\n", &body, "upmlib-recrep:phase=z,n=0,distribute=off").err().expect("n=0 refused");
+    assert_eq!(e.to_string(), "dynamic policy 'upmlib-recrep': n=0: expected an integer >= 1");
+    let e = try_run("region a 0 2\n", &body, "upmlib-recrep:phase=y,distribute=off").err().expect("an unknown phase refused");
     assert_eq!(e.to_string(), "dynamic policy 'upmlib-recrep': phase=y: the workload has no such phase (its phases: init, x, z)");
     // With upmlib's distribution after iteration 1 (seed 000 Figure 3, the default), page 0
     // moves to node 1, its busiest user (400 > 2 x 100), and z has nothing left to replay.
     let r = run(&body, "upmlib-recrep:phase=z");
-    assert_eq!(
-        (r.migrations, r.per_node_pages[1]),
-        (1, 1),
-        "{:?}",
-        r.per_node_pages
-    );
+    assert_eq!((r.migrations, r.per_node_pages[1]), (1, 1), "{:?}", r.per_node_pages);
 }
 
 #[test]
@@ -320,18 +217,11 @@ fn sampled_policy_samples_every_nth_line_and_moves_to_the_most_sampled_node() {
     // every 100 lines, node 1 collects 20 samples per epoch, and at the first period (1 ms)
     // page 0 moves to node 1. The distance is 0 with one sampled thread... and two threads
     // reading equally are sampled equally.
-    let epochs: String = (1..=40)
-        .map(|i| format!("epoch {i} a\n1 0 2000 0\n0 1 2000 0\nend\n"))
-        .collect();
-    let r = run(
-        &format!("{INIT}{epochs}"),
-        "sampled:interval=100,period_ms=1",
-    );
+    let epochs: String = (1..=40).map(|i| format!("epoch {i} a\n1 0 2000 0\n0 1 2000 0\nend\n")).collect();
+    let r = run(&format!("{INIT}{epochs}"), "sampled:interval=100,period_ms=1");
     assert_eq!(r.migrations, 1);
     assert_eq!(r.per_node_pages[1], 1);
-    let Some(StatValue::Numbers(Some(d))) = r.policy.get("sampling_distance").cloned() else {
-        panic!("no sampling distance")
-    };
+    let Some(StatValue::Numbers(Some(d))) = r.policy.get("sampling_distance").cloned() else { panic!("no sampling distance") };
     assert_eq!(d.len(), 2);
     assert!(d.iter().all(|&x| x < 0.01), "{d:?}");
 }
@@ -343,28 +233,13 @@ fn sampled_policy_freezes_a_page_that_moves_in_three_consecutive_intervals() {
     // consecutive move; the temporary one (seed 003 §3 as written, the default) holds it for
     // the three intervals after each move, so it moves about every fourth interval.
     let epochs: String = (1..=12)
-        .map(|i| {
-            format!(
-                "epoch {i} a\n{} 0 4000 0\nend\n",
-                if i % 2 == 1 { 1 } else { 0 }
-            )
-        })
+        .map(|i| format!("epoch {i} a\n{} 0 4000 0\nend\n", if i % 2 == 1 { 1 } else { 0 }))
         .collect();
-    let r = run(
-        &format!("{INIT}{epochs}"),
-        "sampled:interval=10,period_ms=0.5,freeze_mode=permanent",
-    );
+    let r = run(&format!("{INIT}{epochs}"), "sampled:interval=10,period_ms=0.5,freeze_mode=permanent");
     assert_eq!(r.policy.count_of("frozen_pages"), 1);
     assert!(r.migrations >= 3 && r.migrations <= 4, "{}", r.migrations);
-    let held = run(
-        &format!("{INIT}{epochs}"),
-        "sampled:interval=10,period_ms=0.5",
-    );
-    assert_eq!(
-        held.policy.count_of("frozen_pages"),
-        1,
-        "held back at least once"
-    );
+    let held = run(&format!("{INIT}{epochs}"), "sampled:interval=10,period_ms=0.5");
+    assert_eq!(held.policy.count_of("frozen_pages"), 1, "held back at least once");
     // Unfrozen it would follow its reader every interval; held, it moves in one interval of
     // four at most (2 moves here).
     assert!((2..=4).contains(&held.migrations), "{}", held.migrations);
@@ -376,9 +251,7 @@ fn sampled_auto_period_waits_for_enough_samples_per_page() {
     // (2 pages here). Node 1 reads page 0 (home 0) 20 000 lines, sampled every 10th: 2 000
     // samples. At 50 per page (100 in all) the engine acts and moves page 0 to node 1; at
     // 2 000 per page (4 000) the run ends first and nothing moves.
-    let epochs: String = (1..=20)
-        .map(|i| format!("epoch {i} a\n1 0 1000 0\nend\n"))
-        .collect();
+    let epochs: String = (1..=20).map(|i| format!("epoch {i} a\n1 0 1000 0\nend\n")).collect();
     let body = format!("{INIT}{epochs}");
     let enough = run(&body, "sampled:interval=10,samples_per_page=50");
     assert_eq!(enough.migrations, 1);
@@ -396,10 +269,7 @@ fn max_rate_sampling_favours_the_slow_thread() {
         .map(|i| format!("epoch {i} a\nthink 0 5000\n0 0 200 0\n1 1 20000 0\nend\n"))
         .collect();
     let body = format!("{INIT}{epochs}");
-    let biased = run(
-        &body,
-        "sampled:mode=max-rate,max_rate=200000,period_ms=1000",
-    );
+    let biased = run(&body, "sampled:mode=max-rate,max_rate=200000,period_ms=1000");
     let fair = run(&body, "sampled:interval=64,period_ms=1000");
     let mean = |r: &SimResult| number(r, "sampling_distance_mean");
     assert!(mean(&biased) > 0.3, "max-rate distance {}", mean(&biased));
@@ -410,13 +280,8 @@ fn max_rate_sampling_favours_the_slow_thread() {
 fn autonuma_migrates_on_the_second_fault_from_the_same_node() {
     // Node 1 reads page 0 (home 0) steadily; the scanner revokes every page each 1 ms. The
     // first hinting fault from node 1 only records it; the second migrates the page.
-    let epochs: String = (1..=30)
-        .map(|i| format!("epoch {i} a\n1 0 2000 0\nend\n"))
-        .collect();
-    let r = run(
-        &format!("{INIT}{epochs}"),
-        "autonuma:scan_period_min_ms=1,scan_period_max_ms=1",
-    );
+    let epochs: String = (1..=30).map(|i| format!("epoch {i} a\n1 0 2000 0\nend\n")).collect();
+    let r = run(&format!("{INIT}{epochs}"), "autonuma:scan_period_min_ms=1,scan_period_max_ms=1");
     assert_eq!(r.migrations, 1);
     assert_eq!(r.per_node_pages[1], 1);
     assert!(r.hinting_faults >= 2, "{}", r.hinting_faults);
@@ -427,49 +292,28 @@ fn autonuma_migrates_on_the_second_fault_from_the_same_node() {
 fn autonuma_scans_less_often_when_faults_are_local() {
     // All accesses local: the period doubles after each scan up to the maximum, so a run
     // with a long maximum takes fewer faults than one pinned at the minimum.
-    let epochs: String = (1..=60)
-        .map(|i| format!("epoch {i} a\n0 0 2000 0\n1 1 2000 0\nend\n"))
-        .collect();
+    let epochs: String = (1..=60).map(|i| format!("epoch {i} a\n0 0 2000 0\n1 1 2000 0\nend\n")).collect();
     let body = format!("epoch 0 init\n0 0 0 128\n1 1 0 128\nend\n{epochs}");
     let pinned = run(&body, "autonuma:scan_period_min_ms=1,scan_period_max_ms=1");
     let adaptive = run(&body, "autonuma:scan_period_min_ms=1,scan_period_max_ms=16");
     assert_eq!(pinned.migrations + adaptive.migrations, 0);
-    assert!(
-        adaptive.hinting_faults * 2 < pinned.hinting_faults,
-        "{} vs {}",
-        adaptive.hinting_faults,
-        pinned.hinting_faults
-    );
+    assert!(adaptive.hinting_faults * 2 < pinned.hinting_faults, "{} vs {}", adaptive.hinting_faults, pinned.hinting_faults);
 }
 
 #[test]
 fn wildfire_replica_serves_reads_and_writes_collapse_it() {
     // Node 1 reads page 0 (home 0) past the threshold in the first interval: replication
     // only gives node 1 a replica, and its later reads are local.
-    let reads: String = (1..=8)
-        .map(|i| format!("epoch {i} a\n1 0 3000 0\nend\n"))
-        .collect();
-    let r = run(
-        &format!("{INIT}{reads}"),
-        "wildfire:migration=off,period_ms=0.5",
-    );
+    let reads: String = (1..=8).map(|i| format!("epoch {i} a\n1 0 3000 0\nend\n")).collect();
+    let r = run(&format!("{INIT}{reads}"), "wildfire:migration=off,period_ms=0.5");
     assert_eq!((r.replications, r.migrations), (1, 0));
     assert_eq!(r.replica_pages, 1);
-    assert!(
-        r.per_iteration_local_fraction[7] > 0.99,
-        "{:?}",
-        r.per_iteration_local_fraction
-    );
+    assert!(r.per_iteration_local_fraction[7] > 0.99, "{:?}", r.per_iteration_local_fraction);
     // Then node 0 writes the page heavily and node 1 only reads a little: node 0's writes
     // invalidate the replica's lines faster than node 1 reads them (every read is a coherence
     // miss), so the page collapses back to one copy, for good.
-    let writes: String = (9..=16)
-        .map(|i| format!("epoch {i} b\n0 0 0 3000\n1 0 100 0\nend\n"))
-        .collect();
-    let w = run(
-        &format!("{INIT}{reads}{writes}"),
-        "wildfire:migration=off,period_ms=0.5",
-    );
+    let writes: String = (9..=16).map(|i| format!("epoch {i} b\n0 0 0 3000\n1 0 100 0\nend\n")).collect();
+    let w = run(&format!("{INIT}{reads}{writes}"), "wildfire:migration=off,period_ms=0.5");
     assert_eq!((w.replications, w.collapses, w.replica_pages), (1, 1, 0));
 }
 
@@ -479,19 +323,10 @@ fn wildfire_replica_node_writes_the_lines_it_holds_locally() {
     // writes page 0 (home 0) and nobody else touches it: once replicated, node 1 holds every
     // line alone, so its reads and its writes are local (only the first writes after the
     // copy take ownership from the home), and nothing invalidates the replica.
-    let rw: String = (1..=8)
-        .map(|i| format!("epoch {i} a\n1 0 3000 3000\nend\n"))
-        .collect();
-    let r = run(
-        &format!("{INIT}{rw}"),
-        "wildfire:migration=off,period_ms=0.5",
-    );
+    let rw: String = (1..=8).map(|i| format!("epoch {i} a\n1 0 3000 3000\nend\n")).collect();
+    let r = run(&format!("{INIT}{rw}"), "wildfire:migration=off,period_ms=0.5");
     assert_eq!((r.replications, r.collapses, r.replica_pages), (1, 0, 1));
-    assert!(
-        r.per_iteration_local_fraction[7] > 0.999,
-        "{:?}",
-        r.per_iteration_local_fraction
-    );
+    assert!(r.per_iteration_local_fraction[7] > 0.999, "{:?}", r.per_iteration_local_fraction);
 }
 
 #[test]
@@ -500,20 +335,12 @@ fn wildfire_home_writes_invalidate_only_the_written_lines_of_a_replica() {
     // each epoch. Once replicated, each epoch costs 64 invalidations (node 0's writes reach
     // the replica) and 64 coherence misses (node 1 refetches them); the other 2936 of node
     // 1's reads hit the replica. 64 lost lines per 3000 served: the replica stays.
-    let mix: String = (1..=8)
-        .map(|i| format!("epoch {i} a\n0 0 0 64\n1 0 3000 0\nend\n"))
-        .collect();
-    let r = run(
-        &format!("{INIT}{mix}"),
-        "wildfire:migration=off,period_ms=0.5",
-    );
+    let mix: String = (1..=8).map(|i| format!("epoch {i} a\n0 0 0 64\n1 0 3000 0\nend\n")).collect();
+    let r = run(&format!("{INIT}{mix}"), "wildfire:migration=off,period_ms=0.5");
     assert_eq!((r.replications, r.collapses), (1, 0));
     let expect = 2936.0 / 3064.0;
     let got = r.per_iteration_local_fraction[7];
-    assert!(
-        (got - expect).abs() < 1e-9,
-        "local fraction {got}, expected {expect}"
-    );
+    assert!((got - expect).abs() < 1e-9, "local fraction {got}, expected {expect}");
 }
 
 #[test]
@@ -521,20 +348,13 @@ fn wildfire_with_both_mechanisms_migrates_first() {
     // Node 1 reads page 0 past the threshold: with migration and replication on, migration
     // is tried first, so the page moves to node 1 (and needs no replica); with both off,
     // nothing happens.
-    let one: String = (1..=4)
-        .map(|i| format!("epoch {i} a\n1 0 3000 0\nend\n"))
-        .collect();
-    let two: String = (5..=8)
-        .map(|i| format!("epoch {i} a\n1 0 100 0\nend\n"))
-        .collect();
+    let one: String = (1..=4).map(|i| format!("epoch {i} a\n1 0 3000 0\nend\n")).collect();
+    let two: String = (5..=8).map(|i| format!("epoch {i} a\n1 0 100 0\nend\n")).collect();
     let r = run(&format!("{INIT}{one}{two}"), "wildfire:period_ms=0.5");
     assert_eq!(r.replications, 0);
     assert_eq!(r.migrations, 1);
     assert_eq!(r.per_node_pages[1], 1);
-    let off = run(
-        &format!("{INIT}{one}"),
-        "wildfire:migration=off,replication=off",
-    );
+    let off = run(&format!("{INIT}{one}"), "wildfire:migration=off,replication=off");
     assert_eq!((off.migrations, off.replications), (0, 0));
 }
 
@@ -543,17 +363,13 @@ fn upmlib_monitors_only_the_named_hot_regions() {
     // Node 1 reads page 0 (region a) and page 2 (region b, homed on node 0 as well); with
     // regions=b only page 2 may move.
     let text_init = "epoch 0 init\n0 0 0 128\n0 2 0 128\nend\n";
-    let body =
-        format!("{text_init}epoch 1 x\n1 0 300 0\n1 2 300 0\nend\nepoch 2 x\n1 0 300 0\nend\n");
+    let body = format!("{text_init}epoch 1 x\n1 0 300 0\n1 2 300 0\nend\nepoch 2 x\n1 0 300 0\nend\n");
     let two_regions = |dynamic: &str| try_run("region a 0 2\nregion b 2 2\n", &body, dynamic);
     assert_eq!(two_regions("upmlib").unwrap().migrations, 2);
     assert_eq!(two_regions("upmlib:regions=b").unwrap().migrations, 1);
     assert_eq!(two_regions("upmlib:regions=a+b").unwrap().migrations, 2);
     let e = two_regions("upmlib:regions=c").unwrap_err().to_string();
-    assert_eq!(
-        e,
-        "dynamic policy 'upmlib': regions: no region 'c' (the workload has: a, b)"
-    );
+    assert_eq!(e, "dynamic policy 'upmlib': regions: no region 'c' (the workload has: a, b)");
 }
 
 /// Thirty iterations: page 0 (first touched on node 0) is read 1024 lines an iteration from
@@ -578,24 +394,15 @@ fn cost_aware_moves_the_stable_page_and_leaves_the_one_whose_accessor_changes() 
     // The seed's UPMlib moves both after iteration 1; the changing page, asked back after
     // iteration 2, is frozen where it went (on node 1, away from half its accesses).
     let seed = run(&body, "upmlib");
-    assert_eq!(
-        (seed.migrations, seed.policy.count_of("frozen_pages")),
-        (2, 1)
-    );
+    assert_eq!((seed.migrations, seed.policy.count_of("frozen_pages")), (2, 1));
     assert_eq!(seed.per_node_pages[..2], [0, 2]);
     for spec in ["upmlib:cost_aware=on", "adaptive"] {
         let r = run(&body, spec);
         // Page 0 ends on node 1, page 1 stays home on node 0: one migration.
         assert_eq!(r.migrations, 1, "{spec}");
         assert_eq!(r.per_node_pages[..2], [1, 1], "{spec}");
-        assert!(
-            r.policy.count_of("refused_unstable") > 0,
-            "{spec}: the changing page was never refused as unstable"
-        );
+        assert!(r.policy.count_of("refused_unstable") > 0, "{spec}: the changing page was never refused as unstable");
         assert!(r.policy_final_barrier_withheld, "{spec}");
-        assert!(
-            r.total_time_ns < seed.total_time_ns,
-            "{spec}: no faster than the seed's UPMlib"
-        );
+        assert!(r.total_time_ns < seed.total_time_ns, "{spec}: no faster than the seed's UPMlib");
     }
 }

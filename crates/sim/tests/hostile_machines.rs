@@ -47,12 +47,7 @@ fn leaves(root: &Value) -> Vec<Vec<String>> {
         }
     }
     for section in ["migration", "watermarks"] {
-        for (k, v) in table
-            .get(section)
-            .and_then(Value::as_table)
-            .into_iter()
-            .flatten()
-        {
+        for (k, v) in table.get(section).and_then(Value::as_table).into_iter().flatten() {
             if v.is_integer() || v.is_float() {
                 out.push(vec![section.into(), k.clone()]);
             }
@@ -105,50 +100,28 @@ fn every_numeric_key_of_every_preset_survives_hostile_values() {
         // The optional keys too.
         let t = root.as_table_mut().unwrap();
         t.entry("counter_bits").or_insert(Value::Integer(11));
-        t["migration"]
-            .as_table_mut()
-            .unwrap()
-            .entry("trap_ns")
-            .or_insert(Value::Float(0.0));
-        t.entry("watermarks").or_insert_with(|| {
-            toml::from_str("min_permille = 0.5\nlow_permille = 1.5\nhigh_permille = 2.5").unwrap()
-        });
+        t["migration"].as_table_mut().unwrap().entry("trap_ns").or_insert(Value::Float(0.0));
+        t.entry("watermarks").or_insert_with(|| toml::from_str("min_permille = 0.5\nlow_permille = 1.5\nhigh_permille = 2.5").unwrap());
         for path in leaves(&root) {
             let key = path.last().unwrap().as_str();
-            let key = if path[0] == "latency_ns" {
-                "latency_ns"
-            } else {
-                key
-            };
+            let key = if path[0] == "latency_ns" { "latency_ns" } else { key };
             for raw in HOSTILE {
                 let case = format!("{name}: {} = {raw}", path.join("."));
-                let machine =
-                    match Machine::from_toml_str(&with_value(&root, &path, raw), "hostile.toml") {
-                        Err(e) => {
-                            let e = e.to_string();
-                            assert!(e.starts_with("hostile.toml"), "{case}: {e}");
-                            assert!(
-                                e.contains(key),
-                                "{case}: the error does not name `{key}`: {e}"
-                            );
-                            assert!(!e.contains('\n'), "{case}: {e}");
-                            refused += 1;
-                            continue;
-                        }
-                        Ok(m) => m,
-                    };
-                let cfg = RunConfig {
-                    workload: WORKLOAD.into(),
-                    threads: 1,
-                    ..RunConfig::default()
+                let machine = match Machine::from_toml_str(&with_value(&root, &path, raw), "hostile.toml") {
+                    Err(e) => {
+                        let e = e.to_string();
+                        assert!(e.starts_with("hostile.toml"), "{case}: {e}");
+                        assert!(e.contains(key), "{case}: the error does not name `{key}`: {e}");
+                        assert!(!e.contains('\n'), "{case}: {e}");
+                        refused += 1;
+                        continue;
+                    }
+                    Ok(m) => m,
                 };
+                let cfg = RunConfig { workload: WORKLOAD.into(), threads: 1, ..RunConfig::default() };
                 match simulate_on(&machine, &cfg) {
                     Ok(r) => {
-                        assert!(
-                            r.total_time_ns.is_finite() && r.total_time_ns > 0.0,
-                            "{case}: total {}",
-                            r.total_time_ns
-                        );
+                        assert!(r.total_time_ns.is_finite() && r.total_time_ns > 0.0, "{case}: total {}", r.total_time_ns);
                         let quanta = r.total_time_ns / cfg.quantum_ns;
                         assert!(quanta <= MAX_QUANTA, "{case}: {quanta} quanta");
                         simulated += 1;
@@ -160,10 +133,7 @@ fn every_numeric_key_of_every_preset_survives_hostile_values() {
         }
     }
     // Both outcomes happen: the suite exercises the checks and the simulator.
-    assert!(
-        refused > 100 && simulated > 20,
-        "refused {refused}, simulated {simulated}"
-    );
+    assert!(refused > 100 && simulated > 20, "refused {refused}, simulated {simulated}");
 }
 
 #[test]
@@ -172,40 +142,14 @@ fn the_reported_reproductions_are_refused_naming_their_key() {
     let root: Value = toml::from_str(text).unwrap();
     let path = |s: &str| s.split('.').map(str::to_string).collect::<Vec<_>>();
     for (p, raw, want) in [
-        (
-            "nodes.0.bandwidth_gbps",
-            "1e-9",
-            "nodes[0].bandwidth_gbps = 0.000000001: must be a number in [0.001, 1000000] GB/s",
-        ),
-        (
-            "latency_ns.0.1",
-            "1e12",
-            "latency_ns[0][1] = 1000000000000: must be a number in [1, 1000000] ns",
-        ),
-        (
-            "latency_ns.0.1",
-            "1e20",
-            "latency_ns[0][1] = 100000000000000000000: must be a number in [1, 1000000] ns",
-        ),
-        (
-            "nodes.0.cpus",
-            "1000000000",
-            "nodes[0].cpus = 1000000000: more than 65535 CPUs in all",
-        ),
-        (
-            "nodes.0.cpus",
-            "4294967295",
-            "nodes[0].cpus = 4294967295: more than 65535 CPUs in all",
-        ),
-        (
-            "nodes.0.memory_mib",
-            "17592186044417",
-            "nodes[0].memory_mib = 17592186044417: must be at most 1073741824 (1 PiB)",
-        ),
+        ("nodes.0.bandwidth_gbps", "1e-9", "nodes[0].bandwidth_gbps = 0.000000001: must be a number in [0.001, 1000000] GB/s"),
+        ("latency_ns.0.1", "1e12", "latency_ns[0][1] = 1000000000000: must be a number in [1, 1000000] ns"),
+        ("latency_ns.0.1", "1e20", "latency_ns[0][1] = 100000000000000000000: must be a number in [1, 1000000] ns"),
+        ("nodes.0.cpus", "1000000000", "nodes[0].cpus = 1000000000: more than 65535 CPUs in all"),
+        ("nodes.0.cpus", "4294967295", "nodes[0].cpus = 4294967295: more than 65535 CPUs in all"),
+        ("nodes.0.memory_mib", "17592186044417", "nodes[0].memory_mib = 17592186044417: must be at most 1073741824 (1 PiB)"),
     ] {
-        let e = Machine::from_toml_str(&with_value(&root, &path(p), raw), "o.toml")
-            .unwrap_err()
-            .to_string();
+        let e = Machine::from_toml_str(&with_value(&root, &path(p), raw), "o.toml").unwrap_err().to_string();
         assert_eq!(e, format!("o.toml: {want}"));
     }
 }

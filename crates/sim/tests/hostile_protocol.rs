@@ -13,47 +13,17 @@ use numaplace_sim::protocol::{run, ProtocolOptions, ProtocolParams, ProtocolResu
 const LINE: u64 = 64;
 
 fn go(m: &Machine, region_bytes: u64, threads: Vec<Vec<LineOp>>) -> Result<ProtocolResult, String> {
-    let mut prog = Script::new(
-        "script",
-        vec![LineRegion {
-            name: "data".into(),
-            base: 0,
-            bytes: region_bytes,
-            proxy: false,
-        }],
-        threads,
-    );
+    let mut prog = Script::new("script", vec![LineRegion { name: "data".into(), base: 0, bytes: region_bytes, proxy: false }], threads);
     let (pl, _) = placement::build(&Spec::parse("first-touch").unwrap(), m, 1).unwrap();
-    let p = ProtocolParams {
-        proxy_clusters: 2,
-        ..ProtocolParams::default()
-    };
-    run(
-        m,
-        &p,
-        &mut prog,
-        pl.as_ref(),
-        "first-touch",
-        &ProtocolOptions {
-            invariants: true,
-            ..ProtocolOptions::default()
-        },
-    )
-    .map_err(|e| e.to_string())
+    let p = ProtocolParams { proxy_clusters: 2, ..ProtocolParams::default() };
+    run(m, &p, &mut prog, pl.as_ref(), "first-touch", &ProtocolOptions { invariants: true, ..ProtocolOptions::default() })
+        .map_err(|e| e.to_string())
 }
 
 /// The process's peak resident memory, bytes (`VmHWM`).
 fn peak_rss() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let kb: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .unwrap()
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .unwrap();
+    let kb: u64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap().trim().trim_end_matches("kB").trim().parse().unwrap();
     kb << 10
 }
 
@@ -62,20 +32,13 @@ fn a_16_gib_region_read_in_four_lines_costs_what_four_lines_do() {
     let m = small_machine(4);
     // Four threads, each reads one line 3 GiB apart, then a barrier; the region declares 16 GiB
     // (2^28 lines, the engine's address space), which used to cost 32-44 bytes a line.
-    let threads = || {
-        (0..4u64)
-            .map(|t| vec![Read(t * (3 << 30)), Barrier, Write(t * (3 << 30) + LINE)])
-            .collect::<Vec<_>>()
-    };
+    let threads = || (0..4u64).map(|t| vec![Read(t * (3 << 30)), Barrier, Write(t * (3 << 30) + LINE)]).collect::<Vec<_>>();
     let big = go(&m, 16 << 30, threads()).unwrap();
     assert!(peak_rss() < 1 << 30, "peak RSS {} MiB", peak_rss() >> 20);
     assert_eq!(big.lines_accessed, 8);
     // The same accesses in a region just large enough give the same result, byte for byte.
     let small = go(&m, (9 << 30) + 8192, threads()).unwrap();
-    assert_eq!(
-        serde_json::to_string(&big).unwrap(),
-        serde_json::to_string(&small).unwrap()
-    );
+    assert_eq!(serde_json::to_string(&big).unwrap(), serde_json::to_string(&small).unwrap());
 }
 
 #[test]
@@ -83,16 +46,9 @@ fn touching_more_lines_than_the_bound_is_one_line_naming_it() {
     let m = small_machine(2);
     // One store a chunk in the initialisation, one chunk more than the bound holds.
     let chunks = MAX_LINES / CHUNK_LINES as u64 + 1;
-    let mut t0: Vec<LineOp> = (0..chunks)
-        .map(|c| Write(c * CHUNK_LINES as u64 * LINE))
-        .collect();
+    let mut t0: Vec<LineOp> = (0..chunks).map(|c| Write(c * CHUNK_LINES as u64 * LINE)).collect();
     t0.extend([Barrier, EndInit]);
-    let e = go(
-        &m,
-        chunks * CHUNK_LINES as u64 * LINE,
-        vec![t0, vec![Barrier, EndInit]],
-    )
-    .unwrap_err();
+    let e = go(&m, chunks * CHUNK_LINES as u64 * LINE, vec![t0, vec![Barrier, EndInit]]).unwrap_err();
     assert_eq!(
         e,
         format!(
@@ -101,34 +57,17 @@ fn touching_more_lines_than_the_bound_is_one_line_naming_it() {
         )
     );
     // At the bound itself the run goes on (the error is the program's, not the bound's).
-    let mut t0: Vec<LineOp> = (0..chunks - 1)
-        .map(|c| Write(c * CHUNK_LINES as u64 * LINE))
-        .collect();
+    let mut t0: Vec<LineOp> = (0..chunks - 1).map(|c| Write(c * CHUNK_LINES as u64 * LINE)).collect();
     t0.extend([Barrier, EndInit, Read(0)]);
-    let r = go(
-        &m,
-        chunks * CHUNK_LINES as u64 * LINE,
-        vec![t0, vec![Barrier, EndInit]],
-    )
-    .unwrap();
+    let r = go(&m, chunks * CHUNK_LINES as u64 * LINE, vec![t0, vec![Barrier, EndInit]]).unwrap();
     assert_eq!(r.lines_accessed, 1);
 }
 
 #[test]
 fn proxy_clusters_beyond_the_nodes_are_refused_in_one_line() {
     let m = small_machine(4);
-    for (clusters, ok) in [
-        (0, false),
-        (1, true),
-        (4, true),
-        (5, false),
-        (1000, false),
-        (u32::MAX, false),
-    ] {
-        let p = ProtocolParams {
-            proxy_clusters: clusters,
-            ..ProtocolParams::default()
-        };
+    for (clusters, ok) in [(0, false), (1, true), (4, true), (5, false), (1000, false), (u32::MAX, false)] {
+        let p = ProtocolParams { proxy_clusters: clusters, ..ProtocolParams::default() };
         match p.validate(&m) {
             Ok(()) => assert!(ok, "{clusters} accepted"),
             Err(e) => {
@@ -142,20 +81,12 @@ fn proxy_clusters_beyond_the_nodes_are_refused_in_one_line() {
         }
     }
     // Through a machine file's [protocol] table.
-    let talbot = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../machines/talbot64.toml"
-    ))
-    .unwrap();
+    let talbot = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../machines/talbot64.toml")).unwrap();
     let text = talbot.replace("proxy_clusters = 3 ", "proxy_clusters = 1000 ");
     assert_ne!(text, talbot);
     let m = Machine::from_toml_str(&text, "t.toml").unwrap();
     let e = ProtocolParams::from_machine(&m).unwrap_err().to_string();
-    assert!(
-        e.contains("protocol.proxy_clusters = 1000: must be 1 .. the machine's 64 nodes")
-            && !e.contains('\n'),
-        "{e}"
-    );
+    assert!(e.contains("protocol.proxy_clusters = 1000: must be 1 .. the machine's 64 nodes") && !e.contains('\n'), "{e}");
 }
 
 use proptest::prelude::*;

@@ -12,19 +12,8 @@ use numaplace_sim::workloads;
 
 /// What replaces a parameter's value: zero, negative, tiny, huge, not-a-number, past u64,
 /// u32::MAX, a word, and text with separators the spec syntax gives meaning to.
-const HOSTILE: &[&str] = &[
-    "0",
-    "-1",
-    "1e-300",
-    "1e300",
-    "nan",
-    "inf",
-    "18446744073709551616",
-    "4294967295",
-    "zzz",
-    "a=b",
-    "1_0",
-];
+const HOSTILE: &[&str] =
+    &["0", "-1", "1e-300", "1e300", "nan", "inf", "18446744073709551616", "4294967295", "zzz", "a=b", "1_0"];
 
 /// A generated epoch may hold at most this many records on a tiny context: enough for any
 /// built-in kernel at the sizes its parameters allow on one thread, small beside the memory a
@@ -34,13 +23,8 @@ const MAX_RECORDS: usize = 64 << 20;
 /// The refusal is one line naming the plug-in and the parameter — or, for a file parameter,
 /// the file — or saying the footprint does not fit.
 fn one_line_naming(e: &str, kind: &str, name: &str, param: &str) {
-    assert!(
-        !e.contains('\n'),
-        "{kind} '{name}' {param}: not one line: {e}"
-    );
-    let names_it = (e.contains(name) && e.contains(param))
-        || e.contains("out of memory")
-        || e.contains("no such file");
+    assert!(!e.contains('\n'), "{kind} '{name}' {param}: not one line: {e}");
+    let names_it = (e.contains(name) && e.contains(param)) || e.contains("out of memory") || e.contains("no such file");
     assert!(names_it, "{kind} '{name}' {param}: names neither: {e}");
 }
 
@@ -57,13 +41,7 @@ fn specs(name: &str, params: &[ParamDecl]) -> Vec<(String, String)> {
 #[test]
 fn every_workload_parameter_is_refused_in_one_line_or_builds_within_bounds() {
     let machine = load_machine("origin2000").unwrap();
-    let ctx = WorkloadCtx {
-        threads: 1,
-        page_size: machine.raw.page_size,
-        line_size: machine.raw.line_size,
-        seed: 0,
-        init: Init::Parallel,
-    };
+    let ctx = WorkloadCtx { threads: 1, page_size: machine.raw.page_size, line_size: machine.raw.line_size, seed: 0, init: Init::Parallel };
     let mut tried = 0;
     for info in workloads::REGISTRY.iter() {
         for (param, text) in specs(info.name, info.params) {
@@ -88,10 +66,7 @@ fn every_workload_parameter_is_refused_in_one_line_or_builds_within_bounds() {
                             break;
                         }
                         let records: usize = epoch.threads.iter().map(|t| t.txns.len()).sum();
-                        assert!(
-                            records <= MAX_RECORDS,
-                            "{text}: an epoch of {records} records"
-                        );
+                        assert!(records <= MAX_RECORDS, "{text}: an epoch of {records} records");
                     }
                 }
             }
@@ -119,10 +94,7 @@ fn every_placement_and_policy_parameter_is_refused_in_one_line_or_builds() {
         for (param, text) in specs(info.name, info.params) {
             tried += 1;
             match Spec::parse(&text).and_then(|s| dynamic::build(&s, &tiered, 16)) {
-                Ok((policy, _)) => assert!(
-                    info.caps.check(policy.as_ref()).is_ok(),
-                    "{text}: disagrees with its capabilities"
-                ),
+                Ok((policy, _)) => assert!(info.caps.check(policy.as_ref()).is_ok(), "{text}: disagrees with its capabilities"),
                 Err(e) => one_line_naming(&e.to_string(), "dynamic policy", info.name, &param),
             }
         }

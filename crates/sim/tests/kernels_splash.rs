@@ -10,19 +10,11 @@ use std::time::Instant;
 
 /// The Origin2000's geometry: 16 KiB pages, 128-byte lines.
 fn ctx(threads: usize, init: Init) -> WorkloadCtx {
-    WorkloadCtx {
-        threads,
-        page_size: 16384,
-        line_size: 128,
-        seed: 7,
-        init,
-    }
+    WorkloadCtx { threads, page_size: 16384, line_size: 128, seed: 7, init }
 }
 
 fn workload(spec: &str, ctx: &WorkloadCtx) -> Box<dyn Workload> {
-    build(&Spec::parse(spec).unwrap(), ctx)
-        .unwrap_or_else(|e| panic!("{spec}: {e}"))
-        .0
+    build(&Spec::parse(spec).unwrap(), ctx).unwrap_or_else(|e| panic!("{spec}: {e}")).0
 }
 
 /// Every epoch of `spec`, checking the workload contract on the way.
@@ -32,38 +24,20 @@ fn epochs(spec: &str, ctx: &WorkloadCtx) -> Vec<Epoch> {
     let mut out: Vec<Epoch> = Vec::new();
     let mut e = Epoch::default();
     while w.next_epoch(&mut e) {
-        assert_eq!(
-            e.threads.len(),
-            ctx.threads,
-            "{spec}: epoch {} {}",
-            e.iteration,
-            e.phase
-        );
+        assert_eq!(e.threads.len(), ctx.threads, "{spec}: epoch {} {}", e.iteration, e.phase);
         if let Some(prev) = out.last() {
             assert!(e.iteration >= prev.iteration, "{spec}: iterations go back");
             assert!(e.iteration > 0, "{spec}: a second iteration-0 epoch");
         }
         for t in &e.threads {
             for tx in &t.txns {
-                assert!(
-                    (tx.page as u64) < pages,
-                    "{spec}: page {} of {pages}",
-                    tx.page
-                );
-                assert!(
-                    tx.count >= 1 && tx.count as u64 <= ctx.lines_per_page(),
-                    "{spec}: count {}",
-                    tx.count
-                );
+                assert!((tx.page as u64) < pages, "{spec}: page {} of {pages}", tx.page);
+                assert!(tx.count >= 1 && tx.count as u64 <= ctx.lines_per_page(), "{spec}: count {}", tx.count);
             }
         }
         out.push(e.clone());
     }
-    assert_eq!(
-        out.last().map(|e| e.iteration),
-        Some(w.iterations()),
-        "{spec}: last iteration"
-    );
+    assert_eq!(out.last().map(|e| e.iteration), Some(w.iterations()), "{spec}: last iteration");
     out
 }
 
@@ -88,12 +62,7 @@ fn pages_of(e: &Epoch, t: usize) -> BTreeSet<u32> {
     e.threads[t].txns.iter().map(|tx| tx.page).collect()
 }
 
-const SMALL: [&str; 4] = [
-    "shallow:n=256,steps=3",
-    "ocean-contig:steps=2",
-    "ocean-noncontig:steps=2",
-    "ge:n=128",
-];
+const SMALL: [&str; 4] = ["shallow:n=256,steps=3", "ocean-contig:steps=2", "ocean-noncontig:steps=2", "ge:n=128"];
 
 #[test]
 fn every_kernel_keeps_the_contract_under_every_init_mode() {
@@ -106,41 +75,20 @@ fn every_kernel_keeps_the_contract_under_every_init_mode() {
                 Init::None => assert_eq!(first.iteration, 1, "{spec}"),
                 Init::Parallel => {
                     assert_eq!((first.iteration, first.phase), (0, "init"), "{spec}");
-                    assert!(
-                        first.threads.iter().all(|t| !t.txns.is_empty()),
-                        "{spec}: an idle thread in parallel init"
-                    );
-                    assert!(
-                        first
-                            .threads
-                            .iter()
-                            .flat_map(|t| &t.txns)
-                            .all(|tx| tx.op == Op::Write),
-                        "{spec}"
-                    );
+                    assert!(first.threads.iter().all(|t| !t.txns.is_empty()), "{spec}: an idle thread in parallel init");
+                    assert!(first.threads.iter().flat_map(|t| &t.txns).all(|tx| tx.op == Op::Write), "{spec}");
                 }
                 Init::Sequential => {
                     assert_eq!(first.iteration, 0, "{spec}");
-                    assert!(
-                        first.threads[1..].iter().all(|t| t.txns.is_empty()),
-                        "{spec}: sequential init by others"
-                    );
+                    assert!(first.threads[1..].iter().all(|t| t.txns.is_empty()), "{spec}: sequential init by others");
                     // Thread 0 initialises every page of the footprint the run goes on to use.
                     let init_pages = pages_of(first, 0);
                     let used = sharers(es[1..].iter());
-                    assert!(
-                        used.keys().all(|p| init_pages.contains(p)),
-                        "{spec}: a page left uninitialised"
-                    );
+                    assert!(used.keys().all(|p| init_pages.contains(p)), "{spec}: a page left uninitialised");
                 }
             }
             for e in &es {
-                assert!(
-                    e.threads
-                        .iter()
-                        .all(|t| t.mlp == f64::INFINITY && t.think_ns >= 0.0),
-                    "{spec}"
-                );
+                assert!(e.threads.iter().all(|t| t.mlp == f64::INFINITY && t.think_ns >= 0.0), "{spec}");
             }
         }
     }
@@ -160,14 +108,8 @@ fn same_seed_same_epochs_and_runs() {
             }
         }
     }
-    let cfg = RunConfig {
-        workload: "ocean-noncontig:steps=1".into(),
-        ..RunConfig::default()
-    };
-    assert_eq!(
-        simulate(&cfg).unwrap().to_json(),
-        simulate(&cfg).unwrap().to_json()
-    );
+    let cfg = RunConfig { workload: "ocean-noncontig:steps=1".into(), ..RunConfig::default() };
+    assert_eq!(simulate(&cfg).unwrap().to_json(), simulate(&cfg).unwrap().to_json());
 }
 
 #[test]
@@ -175,10 +117,7 @@ fn ocean_contig_relaxation_is_page_private_and_noncontig_shares_pages() {
     let c = ctx(16, Init::Parallel);
     let relax = |spec: &str| {
         let es = epochs(spec, &c);
-        assert!(
-            es.iter().any(|e| e.phase == "relax"),
-            "{spec}: no relax epoch"
-        );
+        assert!(es.iter().any(|e| e.phase == "relax"), "{spec}: no relax epoch");
         let m = sharers(es.iter().filter(|e| e.iteration == 1 && e.phase == "relax"));
         (shared_fraction(&m), es)
     };
@@ -191,15 +130,10 @@ fn ocean_contig_relaxation_is_page_private_and_noncontig_shares_pages() {
     assert!(ces.iter().any(|e| e.phase == "exchange"));
     assert!(!nes.iter().any(|e| e.phase == "exchange"));
     // Every relax epoch of contig touches only pages its thread initialised itself.
-    let owner: BTreeMap<u32, usize> = (0..16)
-        .flat_map(|t| pages_of(&ces[0], t).into_iter().map(move |p| (p, t)))
-        .collect();
+    let owner: BTreeMap<u32, usize> = (0..16).flat_map(|t| pages_of(&ces[0], t).into_iter().map(move |p| (p, t))).collect();
     for e in ces.iter().filter(|e| e.phase == "relax") {
         for t in 0..16 {
-            assert!(
-                pages_of(e, t).iter().all(|p| owner[p] == t),
-                "contig relax: thread {t} off its pages"
-            );
+            assert!(pages_of(e, t).iter().all(|p| owner[p] == t), "contig relax: thread {t} off its pages");
         }
     }
 }
@@ -208,17 +142,11 @@ fn ocean_contig_relaxation_is_page_private_and_noncontig_shares_pages() {
 fn ocean_rejects_bad_sizes_with_a_message() {
     for (spec, threads, what) in [
         ("ocean-contig:n=257", 16, "power of 2 plus 2"),
-        (
-            "ocean-noncontig:n=10",
-            64,
-            "2 x 2 interior points per thread",
-        ),
+        ("ocean-noncontig:n=10", 64, "2 x 2 interior points per thread"),
         ("ge:n=1", 4, "n=1"),
         ("shallow:n=8", 16, "fewer grid rows"),
     ] {
-        let e = build(&Spec::parse(spec).unwrap(), &ctx(threads, Init::Parallel))
-            .err()
-            .expect(spec);
+        let e = build(&Spec::parse(spec).unwrap(), &ctx(threads, Init::Parallel)).err().expect(spec);
         assert!(e.to_string().contains(what), "{spec}: {e}");
     }
 }
@@ -226,22 +154,12 @@ fn ocean_rejects_bad_sizes_with_a_message() {
 #[test]
 fn auto_think_is_written_back_from_flops_and_line_size() {
     let spec = |s: &str, line: u64| {
-        let c = WorkloadCtx {
-            line_size: line,
-            ..ctx(4, Init::Parallel)
-        };
+        let c = WorkloadCtx { line_size: line, ..ctx(4, Init::Parallel) };
         build(&Spec::parse(s).unwrap(), &c).unwrap().1.to_string()
     };
-    assert!(
-        spec("ge", 128).ends_with("think_ns=128"),
-        "{}",
-        spec("ge", 128)
-    );
+    assert!(spec("ge", 128).ends_with("think_ns=128"), "{}", spec("ge", 128));
     assert!(spec("ocean-contig", 64).ends_with("think_ns=64"));
-    assert!(
-        spec("shallow", 128).contains("steps=100")
-            && spec("shallow", 128).ends_with("think_ns=160")
-    );
+    assert!(spec("shallow", 128).contains("steps=100") && spec("shallow", 128).ends_with("think_ns=160"));
     assert!(spec("shallow:think_ns=5", 64).ends_with("think_ns=5"));
 }
 
@@ -268,39 +186,20 @@ fn ge_pivot_row_is_read_by_every_thread_and_active_rows_shrink() {
             assert_eq!(t.txns[0].page, page_of(k, k), "step {k}");
         }
         // The lines written are the active rows' active parts: they shrink every step.
-        let written: u64 = e
-            .threads
-            .iter()
-            .flat_map(|t| &t.txns)
-            .filter(|tx| tx.op == Op::Write)
-            .map(|tx| tx.count as u64)
-            .sum();
-        assert!(
-            written < written_prev,
-            "step {k}: {written} lines written, {written_prev} before"
-        );
+        let written: u64 = e.threads.iter().flat_map(|t| &t.txns).filter(|tx| tx.op == Op::Write).map(|tx| tx.count as u64).sum();
+        assert!(written < written_prev, "step {k}: {written} lines written, {written_prev} before");
         written_prev = written;
     }
     // Block schedule: ownership drifts towards the last threads' first-touched rows.
     let thread0_late = pages_of(steps[(n / 2) as usize], 0);
     let thread0_init = pages_of(&es[0], 0);
-    assert!(
-        thread0_late
-            .iter()
-            .filter(|p| !thread0_init.contains(p))
-            .count()
-            > 0
-    );
+    assert!(thread0_late.iter().filter(|p| !thread0_init.contains(p)).count() > 0);
     // Cyclic schedule: every thread keeps updating rows it initialised.
     let cyc = epochs(&format!("ge:n={n},schedule=cyclic"), &c);
     for t in 0..16 {
         let own = pages_of(&cyc[0], t);
-        let writes: BTreeSet<u32> = cyc[(n / 2) as usize].threads[t]
-            .txns
-            .iter()
-            .filter(|tx| tx.op == Op::Write)
-            .map(|tx| tx.page)
-            .collect();
+        let writes: BTreeSet<u32> =
+            cyc[(n / 2) as usize].threads[t].txns.iter().filter(|tx| tx.op == Op::Write).map(|tx| tx.page).collect();
         assert!(writes.iter().all(|p| own.contains(p)), "cyclic thread {t}");
     }
 }
@@ -314,11 +213,7 @@ fn shallow_runs_100_steps_and_each_thread_touches_its_rows_and_halos_only() {
     let w = workload("shallow:n=1024,steps=2", &c);
     assert_eq!(w.regions().len(), 13);
     let es = epochs("shallow:n=1024,steps=2", &c);
-    let phases: Vec<&str> = es
-        .iter()
-        .filter(|e| e.iteration == 1)
-        .map(|e| e.phase)
-        .collect();
+    let phases: Vec<&str> = es.iter().filter(|e| e.iteration == 1).map(|e| e.phase).collect();
     assert_eq!(phases, ["calc1", "calc2", "calc3"]);
     let side = n + 1;
     let pages_of_rows = |rows: &[u64]| -> BTreeSet<u32> {
@@ -346,11 +241,7 @@ fn shallow_runs_100_steps_and_each_thread_touches_its_rows_and_halos_only() {
             }
             let allowed = pages_of_rows(&rows);
             let touched = pages_of(e, t);
-            assert!(
-                touched.is_subset(&allowed),
-                "{} thread {t}: pages outside rows {lo}-1..={hi}",
-                e.phase
-            );
+            assert!(touched.is_subset(&allowed), "{} thread {t}: pages outside rows {lo}-1..={hi}", e.phase);
             // And the thread's own block is all there: every phase touches rows lo..hi.
             let own = pages_of_rows(&[(lo + hi) / 2]);
             assert!(!touched.is_disjoint(&own), "{} thread {t}", e.phase);
@@ -376,27 +267,15 @@ fn sequential_init_with_first_touch_puts_every_page_on_one_node() {
         ("origin2000", 16, "ge", 8),
     ] {
         let run = |init| {
-            let cfg = RunConfig {
-                machine: machine.into(),
-                workload: spec.into(),
-                threads,
-                init,
-                ..RunConfig::default()
-            };
+            let cfg = RunConfig { machine: machine.into(), workload: spec.into(), threads, init, ..RunConfig::default() };
             simulate(&cfg).unwrap_or_else(|e| panic!("{machine} {spec}: {e}"))
         };
         let seq = run(Init::Sequential);
-        let nodes =
-            |r: &numaplace_sim::SimResult| r.per_node_pages.iter().filter(|&&p| p > 0).count();
+        let nodes = |r: &numaplace_sim::SimResult| r.per_node_pages.iter().filter(|&&p| p > 0).count();
         assert_eq!(nodes(&seq), 1, "{machine} {spec}: {:?}", seq.per_node_pages);
         assert!(seq.per_node_pages[seq.config.thread_nodes[0] as usize] > 0);
         let par = run(Init::Parallel);
-        assert_eq!(
-            nodes(&par),
-            spread,
-            "{machine} {spec}: {:?}",
-            par.per_node_pages
-        );
+        assert_eq!(nodes(&par), spread, "{machine} {spec}: {:?}", par.per_node_pages);
         assert!(par.local_fraction > seq.local_fraction, "{machine} {spec}");
     }
 }
@@ -408,13 +287,7 @@ fn shallow_default_grid_matches_seed_001_on_wildfire() {
     // performance increase". The default grid was sized on the first figure; the second is a
     // prediction.
     let run = |init| {
-        let cfg = RunConfig {
-            machine: "wildfire".into(),
-            workload: "shallow:steps=10".into(),
-            threads: 18,
-            init,
-            ..RunConfig::default()
-        };
+        let cfg = RunConfig { machine: "wildfire".into(), workload: "shallow:steps=10".into(), threads: 18, init, ..RunConfig::default() };
         let r = simulate(&cfg).unwrap();
         assert_eq!(r.config.thread_nodes.iter().filter(|&&n| n == 0).count(), 6);
         r.total_time_ns / 1e9 / 10.0
@@ -428,11 +301,7 @@ fn shallow_default_grid_matches_seed_001_on_wildfire() {
 #[test]
 fn default_sizes_run_in_seconds_on_origin2000() {
     for spec in ["shallow", "ocean-contig", "ocean-noncontig", "ge"] {
-        let cfg = RunConfig {
-            workload: spec.into(),
-            threads: 16,
-            ..RunConfig::default()
-        };
+        let cfg = RunConfig { workload: spec.into(), threads: 16, ..RunConfig::default() };
         let t = Instant::now();
         let r = simulate(&cfg).unwrap();
         eprintln!(

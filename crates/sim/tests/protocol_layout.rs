@@ -25,10 +25,7 @@ fn named(text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
     for prefix in ["super::", "crate::protocol::"] {
         for (i, _) in text.match_indices(prefix) {
             let rest = &text[i + prefix.len()..];
-            let word: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
+            let word: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
             if modules.contains(&word) {
                 out.insert(word);
             }
@@ -85,31 +82,12 @@ fn the_protocol_files_name_each_other_without_a_cycle() {
     let graph: BTreeMap<String, BTreeSet<String>> = src
         .iter()
         .filter(|(k, _)| *k != "mod")
-        .map(|(k, text)| {
-            (
-                k.clone(),
-                named(text, &modules)
-                    .into_iter()
-                    .filter(|m| m != k)
-                    .collect(),
-            )
-        })
+        .map(|(k, text)| (k.clone(), named(text, &modules).into_iter().filter(|m| m != k).collect()))
         .collect();
     assert_eq!(cycle(&graph), None, "{graph:#?}");
     // The engine's parts import none of the engine's files that use them.
-    for part in [
-        "msg", "caches", "dir", "ctrl", "net", "proxies", "cpu", "stats",
-    ] {
-        for user in [
-            "engine",
-            "state",
-            "exec",
-            "serve",
-            "home",
-            "remote",
-            "proxy",
-            "invariants",
-        ] {
+    for part in ["msg", "caches", "dir", "ctrl", "net", "proxies", "cpu", "stats"] {
+        for user in ["engine", "state", "exec", "serve", "home", "remote", "proxy", "invariants"] {
             assert!(!graph[part].contains(user), "{part} names {user}");
         }
     }
@@ -123,11 +101,5 @@ fn the_check_finds_a_cycle() {
         .collect();
     assert_eq!(cycle(&g).map(|c| c.len()), Some(4));
     let modules = BTreeSet::from(["engine".to_string(), "msg".to_string()]);
-    assert_eq!(
-        named(
-            "use super::msg::K; /// [`crate::protocol::engine::run`]",
-            &modules
-        ),
-        modules
-    );
+    assert_eq!(named("use super::msg::K; /// [`crate::protocol::engine::run`]", &modules), modules);
 }

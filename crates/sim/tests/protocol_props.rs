@@ -9,9 +9,7 @@ use numaplace_model::Spec;
 use numaplace_sim::protocol::params::small_machine;
 use numaplace_sim::protocol::program::{LineOp, LineRegion};
 use numaplace_sim::protocol::script::Script;
-use numaplace_sim::protocol::{
-    run, BufferMode, InterfaceModel, ProtocolOptions, ProtocolParams, ProxyMode,
-};
+use numaplace_sim::protocol::{run, BufferMode, InterfaceModel, ProtocolOptions, ProtocolParams, ProxyMode};
 use proptest::prelude::*;
 
 const PAGE: u64 = 8192;
@@ -67,15 +65,8 @@ fn case() -> impl Strategy<Value = Case> {
         (
             Just(nodes),
             prop::collection::vec(0u8..12, 0..4),
-            prop::collection::vec(
-                prop::collection::vec(prop::collection::vec(step(), 0..12), segs + 1),
-                nodes,
-            ),
-            prop_oneof![
-                Just(ProxyMode::None),
-                Just(ProxyMode::Basic),
-                Just(ProxyMode::Reactive)
-            ],
+            prop::collection::vec(prop::collection::vec(prop::collection::vec(step(), 0..12), segs + 1), nodes),
+            prop_oneof![Just(ProxyMode::None), Just(ProxyMode::Basic), Just(ProxyMode::Reactive)],
             prop_oneof![Just(None), (1u32..=2).prop_map(Some)],
             any::<bool>(),
             any::<bool>(),
@@ -84,33 +75,19 @@ fn case() -> impl Strategy<Value = Case> {
             prop_oneof![Just(0u64), Just(7), Just(100), Just(500)],
             0u8..4,
         )
-            .prop_map(
-                |(
-                    nodes,
-                    init,
-                    threads,
-                    proxies,
-                    finite,
-                    round_robin,
-                    marked,
-                    slc_frames,
-                    flc_frames,
-                    lookahead,
-                    iface,
-                )| Case {
-                    nodes,
-                    init,
-                    threads,
-                    proxies,
-                    finite,
-                    round_robin,
-                    marked,
-                    slc_frames,
-                    flc_frames,
-                    lookahead,
-                    iface,
-                },
-            )
+            .prop_map(|(nodes, init, threads, proxies, finite, round_robin, marked, slc_frames, flc_frames, lookahead, iface)| Case {
+                nodes,
+                init,
+                threads,
+                proxies,
+                finite,
+                round_robin,
+                marked,
+                slc_frames,
+                flc_frames,
+                lookahead,
+                iface,
+            })
     })
 }
 
@@ -135,11 +112,7 @@ fn program(c: &Case) -> Script {
                     Step::Locked(l, body) => {
                         ops.push(LineOp::Lock(lock(*l)));
                         for &(w, i) in body {
-                            ops.push(if w {
-                                LineOp::Write(data(i))
-                            } else {
-                                LineOp::Read(data(i))
-                            });
+                            ops.push(if w { LineOp::Write(data(i)) } else { LineOp::Read(data(i)) });
                         }
                         ops.push(LineOp::Unlock(lock(*l)));
                     }
@@ -149,43 +122,20 @@ fn program(c: &Case) -> Script {
         threads.push(ops);
     }
     let regions = vec![
-        LineRegion {
-            name: "data".into(),
-            base: 0,
-            bytes: 3 * PAGE,
-            proxy: c.marked,
-        },
-        LineRegion {
-            name: "locks".into(),
-            base: 3 * PAGE,
-            bytes: PAGE,
-            proxy: false,
-        },
+        LineRegion { name: "data".into(), base: 0, bytes: 3 * PAGE, proxy: c.marked },
+        LineRegion { name: "locks".into(), base: 3 * PAGE, bytes: PAGE, proxy: false },
     ];
     Script::new("random", regions, threads)
 }
 
 fn run_case(c: &Case) -> Result<String, String> {
     let m = small_machine(c.nodes);
-    let p = ProtocolParams {
-        flc_bytes: 64 * c.flc_frames,
-        slc_bytes: 64 * c.slc_frames,
-        proxy_clusters: 2,
-        ..ProtocolParams::default()
-    };
-    let place = if c.round_robin {
-        "round-robin"
-    } else {
-        "first-touch"
-    };
+    let p = ProtocolParams { flc_bytes: 64 * c.flc_frames, slc_bytes: 64 * c.slc_frames, proxy_clusters: 2, ..ProtocolParams::default() };
+    let place = if c.round_robin { "round-robin" } else { "first-touch" };
     let (pl, _) = placement::build(&Spec::parse(place).unwrap(), &m, 1).unwrap();
     let opts = ProtocolOptions {
         proxies: c.proxies,
-        buffers: if c.finite.is_some() {
-            BufferMode::Finite
-        } else {
-            BufferMode::Infinite
-        },
+        buffers: if c.finite.is_some() { BufferMode::Finite } else { BufferMode::Infinite },
         buffer_limit: c.finite,
         invariants: true,
         stall_cycles: 10_000_000,
@@ -193,24 +143,15 @@ fn run_case(c: &Case) -> Result<String, String> {
         interface: match c.iface {
             0 => InterfaceModel::default(),
             1 => InterfaceModel::IDEAL,
-            2 => InterfaceModel {
-                receive_gap: false,
-                ..InterfaceModel::default()
-            },
-            _ => InterfaceModel {
-                receive_gap: true,
-                ..InterfaceModel::IDEAL
-            },
+            2 => InterfaceModel { receive_gap: false, ..InterfaceModel::default() },
+            _ => InterfaceModel { receive_gap: true, ..InterfaceModel::IDEAL },
         },
     };
     let mut prog = program(c);
     let r = run(&m, &p, &mut prog, pl.as_ref(), place, &opts).map_err(|e| e.to_string())?;
     let accesses: usize = prog_accesses(c);
     if r.line_accesses as usize != accesses {
-        return Err(format!(
-            "{} line accesses reported, {accesses} in the program",
-            r.line_accesses
-        ));
+        return Err(format!("{} line accesses reported, {accesses} in the program", r.line_accesses));
     }
     Ok(serde_json::to_string(&r).unwrap())
 }
@@ -251,80 +192,7 @@ proptest! {
 #[test]
 fn regression_write_back_in_flight_and_a_proxied_re_read() {
     use Step::*;
-    let c = Case {
-        nodes: 3,
-        init: vec![],
-        threads: vec![
-            vec![
-                vec![
-                    Locked(1, vec![(true, 6), (false, 6)]),
-                    Write(10),
-                    Compute(36),
-                    Compute(12),
-                    Read(0),
-                    Write(2),
-                ],
-                vec![Read(9), Read(3), Write(1), Read(2), Read(9)],
-                vec![Compute(35), Locked(0, vec![(false, 8), (false, 2)])],
-            ],
-            vec![
-                vec![
-                    Read(3),
-                    Compute(23),
-                    Write(4),
-                    Locked(0, vec![(false, 5)]),
-                    Locked(0, vec![(false, 6), (false, 8)]),
-                    Write(5),
-                    Read(8),
-                    Read(2),
-                    Read(6),
-                    Read(4),
-                ],
-                vec![
-                    Locked(1, vec![(false, 7), (true, 9)]),
-                    Compute(5),
-                    Write(7),
-                    Read(11),
-                    Read(5),
-                    Locked(0, vec![]),
-                    Write(7),
-                    Compute(9),
-                    Write(6),
-                ],
-                vec![
-                    Read(3),
-                    Write(6),
-                    Read(2),
-                    Write(11),
-                    Locked(1, vec![(false, 0), (false, 1)]),
-                    Read(4),
-                    Read(9),
-                ],
-            ],
-            vec![
-                vec![
-                    Read(4),
-                    Read(11),
-                    Read(11),
-                    Read(7),
-                    Read(8),
-                    Read(3),
-                    Compute(26),
-                    Locked(1, vec![(false, 8), (true, 6)]),
-                ],
-                vec![Write(4), Read(3), Compute(9), Read(3), Compute(14)],
-                vec![Read(6), Write(2), Read(10), Read(2)],
-            ],
-        ],
-        proxies: ProxyMode::Basic,
-        finite: Some(2),
-        round_robin: true,
-        marked: true,
-        slc_frames: 8,
-        flc_frames: 1,
-        lookahead: 0,
-        iface: 1,
-    };
+    let c = Case{nodes:3,init:vec![],threads:vec![vec![vec![Locked(1,vec![(true,6,),(false,6,),],),Write(10,),Compute(36,),Compute(12,),Read(0,),Write(2,),],vec![Read(9,),Read(3,),Write(1,),Read(2,),Read(9,),],vec![Compute(35,),Locked(0,vec![(false,8,),(false,2,),],),],],vec![vec![Read(3,),Compute(23,),Write(4,),Locked(0,vec![(false,5,),],),Locked(0,vec![(false,6,),(false,8,),],),Write(5,),Read(8,),Read(2,),Read(6,),Read(4,),],vec![Locked(1,vec![(false,7,),(true,9,),],),Compute(5,),Write(7,),Read(11,),Read(5,),Locked(0,vec![],),Write(7,),Compute(9,),Write(6,),],vec![Read(3,),Write(6,),Read(2,),Write(11,),Locked(1,vec![(false,0,),(false,1,),],),Read(4,),Read(9,),],],vec![vec![Read(4,),Read(11,),Read(11,),Read(7,),Read(8,),Read(3,),Compute(26,),Locked(1,vec![(false,8,),(true,6,),],),],vec![Write(4,),Read(3,),Compute(9,),Read(3,),Compute(14,),],vec![Read(6,),Write(2,),Read(10,),Read(2,),],],],proxies:ProxyMode::Basic,finite:Some(2,),round_robin:true,marked:true,slc_frames:8,flc_frames:1,lookahead:0,iface:1,};
     run_case(&c).unwrap();
     run_case(&Case { iface: 0, ..c }).unwrap();
 }

@@ -26,24 +26,12 @@ fn every_tiering_policy_promotes_a_hot_set_that_starts_on_the_slow_tier() {
     let none = run(None);
     assert_eq!(none.per_node_pages, vec![0, 60000]);
     assert_eq!(none.local_fraction, 0.0);
-    for spec in [
-        "numab-tiering:scan_delay_ms=1,scan_period_ms=1",
-        "tpp:scan_delay_ms=1,scan_period_ms=1",
-        "hemem:sample_period=997,interval_ms=1",
-    ] {
+    for spec in ["numab-tiering:scan_delay_ms=1,scan_period_ms=1", "tpp:scan_delay_ms=1,scan_period_ms=1", "hemem:sample_period=997,interval_ms=1"] {
         let r = run(Some(spec));
         let again = run(Some(spec));
-        assert_eq!(
-            serde_json::to_string(&r).unwrap(),
-            serde_json::to_string(&again).unwrap(),
-            "{spec}: not deterministic"
-        );
+        assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&again).unwrap(), "{spec}: not deterministic");
         assert_eq!(r.per_node_pages.iter().sum::<u64>(), 60000, "{spec}");
-        assert_eq!(
-            (r.transactions, r.writes),
-            (none.transactions, none.writes),
-            "{spec}"
-        );
+        assert_eq!((r.transactions, r.writes), (none.transactions, none.writes), "{spec}");
         let promotions = r.policy.count_of("promotions");
         let demotions = r.policy.count_of("demotions");
         assert!(promotions > 1000, "{spec}: {:?}", r.policy);
@@ -52,11 +40,7 @@ fn every_tiering_policy_promotes_a_hot_set_that_starts_on_the_slow_tier() {
         assert_eq!(r.per_node_pages[0], promotions - demotions, "{spec}");
         // A good share of the lines now come from the fast node, against none without a
         // policy (HeMem, sampling one access in 997, finds the hot set last: about 0.43 here).
-        assert!(
-            r.local_fraction > 0.25,
-            "{spec}: local {}",
-            r.local_fraction
-        );
+        assert!(r.local_fraction > 0.25, "{spec}: local {}", r.local_fraction);
     }
 }
 
@@ -67,18 +51,10 @@ fn every_tiering_policy_promotes_a_hot_set_that_starts_on_the_slow_tier() {
 fn hemem_pays_a_huge_pages_fixed_cost_once_per_unit() {
     let r = run(Some("hemem:sample_period=997,interval_ms=1"));
     let migrations = r.migrations as f64;
-    let Some(StatValue::Number(Some(background_ms))) = r.policy.get("background_ms") else {
-        panic!("{:?}", r.policy)
-    };
+    let Some(StatValue::Number(Some(background_ms))) = r.policy.get("background_ms") else { panic!("{:?}", r.policy) };
     let background_ns = background_ms * 1e6;
     let copy_ns = 4096.0 / 10.0;
-    assert!(
-        background_ns >= migrations * copy_ns,
-        "{background_ns} ns for {migrations} pages"
-    );
+    assert!(background_ns >= migrations * copy_ns, "{background_ns} ns for {migrations} pages");
     // Charged per base page, the fixed cost alone would be migrations × 2,000 ns.
-    assert!(
-        background_ns < migrations * (copy_ns + 2000.0 / 16.0),
-        "{background_ns} ns for {migrations} pages"
-    );
+    assert!(background_ns < migrations * (copy_ns + 2000.0 / 16.0), "{background_ns} ns for {migrations} pages");
 }

@@ -80,25 +80,13 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
         (h, epochs)
     });
     let peak = PEAK.with(Cell::get) - base;
-    prop_assert!(
-        peak <= allowance(bytes.len(), lines),
-        "{peak} bytes held for a {}-byte input",
-        bytes.len()
-    );
-    prop_assert!(
-        start.elapsed() < TIME_LIMIT,
-        "{:?} for a {}-byte input",
-        start.elapsed(),
-        bytes.len()
-    );
+    prop_assert!(peak <= allowance(bytes.len(), lines), "{peak} bytes held for a {}-byte input", bytes.len());
+    prop_assert!(start.elapsed() < TIME_LIMIT, "{:?} for a {}-byte input", start.elapsed(), bytes.len());
     match outcome {
         Err(e) => {
             let m = e.to_string();
             prop_assert!(!m.contains('\n'), "{m}");
-            prop_assert!(
-                m.starts_with("prop.txt: line "),
-                "the error names no line: {m}"
-            );
+            prop_assert!(m.starts_with("prop.txt: line "), "the error names no line: {m}");
         }
         Ok((h, epochs)) => {
             let pages = h.pages();
@@ -109,20 +97,13 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
                 last = e.iteration;
                 for w in &e.threads {
                     prop_assert!(w.mlp >= 1.0 && (0.0..=MAX_THINK_NS).contains(&w.think_ns));
-                    prop_assert!(w
-                        .txns
-                        .iter()
-                        .all(|t| (t.page as u64) < pages && t.count > 0));
+                    prop_assert!(w.txns.iter().all(|t| (t.page as u64) < pages && t.count > 0));
                 }
             }
             let mut names: Vec<&str> = h.regions.iter().map(|r| r.name.as_str()).collect();
             names.sort_unstable();
             names.dedup();
-            prop_assert_eq!(
-                names.len(),
-                h.regions.len(),
-                "duplicate region names accepted"
-            );
+            prop_assert_eq!(names.len(), h.regions.len(), "duplicate region names accepted");
         }
     }
     Ok(())
@@ -135,44 +116,16 @@ epoch 2 main # a comment\nmlp 1 inf\n0 3 1 0\nend\n";
 
 /// Words that sit at or beyond the reader's bounds, for mutations to put in place of others.
 const HOSTILE: &[&str] = &[
-    "0",
-    "-1",
-    "1e300",
-    "nan",
-    "inf",
-    "-inf",
-    "4294967295",
-    "4294967296",
-    "4294967297",
-    "18446744073709551616",
-    "1048576",
-    "1048577",
-    "65536",
-    "65537",
-    "1e12",
-    "1000000000001",
-    "threads",
-    "region",
-    "epoch",
-    "end",
-    "mlp",
-    "think",
-    "meta",
-    "page_size",
-    "a",
-    "\u{fffd}",
-    "#",
+    "0", "-1", "1e300", "nan", "inf", "-inf", "4294967295", "4294967296", "4294967297", "18446744073709551616", "1048576",
+    "1048577", "65536", "65537", "1e12", "1000000000001", "threads", "region", "epoch", "end", "mlp", "think", "meta",
+    "page_size", "a", "\u{fffd}", "#",
 ];
 
 /// One small change to a trace's lines.
 #[derive(Clone, Debug)]
 enum Mutation {
     /// Replaces word `word` of line `line` (both taken modulo what exists) with a hostile one.
-    Word {
-        line: usize,
-        word: usize,
-        with: usize,
-    },
+    Word { line: usize, word: usize, with: usize },
     /// Repeats line `line` right after itself.
     Repeat(usize),
     /// Deletes line `line`.
@@ -185,8 +138,7 @@ enum Mutation {
 
 fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
-        (any::<usize>(), any::<usize>(), 0..HOSTILE.len())
-            .prop_map(|(line, word, with)| Mutation::Word { line, word, with }),
+        (any::<usize>(), any::<usize>(), 0..HOSTILE.len()).prop_map(|(line, word, with)| Mutation::Word { line, word, with }),
         any::<usize>().prop_map(Mutation::Repeat),
         any::<usize>().prop_map(Mutation::Delete),
         any::<usize>().prop_map(Mutation::Swap),
@@ -265,8 +217,5 @@ fn the_valid_trace_is_valid_and_the_checks_can_fail() {
     let base = HELD.with(Cell::get);
     PEAK.with(|p| p.set(base));
     let _t = TextTrace::parse(&big, "big").unwrap();
-    assert!(
-        PEAK.with(Cell::get) - base > 1 << 20,
-        "the counting allocator missed the reader's allocations"
-    );
+    assert!(PEAK.with(Cell::get) - base > 1 << 20, "the counting allocator missed the reader's allocations");
 }

@@ -21,11 +21,8 @@
 //! gives the reasoning.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{
-    Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View, BOTH,
-    FROZEN_PAGES,
-};
 use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, BOTH, Trigger, Applied, FROZEN_PAGES};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 use std::collections::{HashMap, HashSet};
@@ -100,10 +97,7 @@ impl Adaptive {
 
     /// One window's decisions; returns the actions and how many pages it saw accessed.
     fn decide(&mut self, view: &View<'_>) -> (Vec<Action>, usize) {
-        let window = view
-            .now
-            .saturating_sub(self.last.unwrap_or(view.started))
-            .max(1);
+        let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
         self.last = Some(view.now);
         if let Some(back) = self.gate.audit(view) {
             return (back, 0);
@@ -136,20 +130,12 @@ impl Adaptive {
                     }
                 }
             }
-            let ev = Evidence {
-                counts: view.counters.row(p),
-                scale: 1.0,
-                window,
-            };
+            let ev = Evidence { counts: view.counters.row(p), scale: 1.0, window };
             if self.gate.judge(view, p, NodeId(home), best, ev, 0) != Verdict::Move {
                 continue;
             }
             self.moved.insert(p.0, (home, best.0));
-            out.push(Action::Migrate {
-                page: p,
-                to: best,
-                reason: "adaptive: expected benefit exceeds cost",
-            });
+            out.push(Action::Migrate { page: p, to: best, reason: "adaptive: expected benefit exceeds cost" });
         }
         if bounces > 0 {
             self.ratio = (self.ratio * 2.0).min(MAX_RATIO);
@@ -191,10 +177,7 @@ impl DynamicPolicy for Adaptive {
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
         if self.iterations {
             // The program's iterations are the windows; let the tick pass, slowly.
-            return Timer {
-                next_period: Some(self.max),
-                ..Timer::default()
-            };
+            return Timer { next_period: Some(self.max), ..Timer::default() };
         }
         let (actions, seen) = self.decide(view);
         self.period = if actions.is_empty() {
@@ -204,12 +187,7 @@ impl DynamicPolicy for Adaptive {
         } else {
             self.period
         };
-        Timer {
-            reset: true,
-            actions,
-            next_period: Some(self.period),
-            ..Timer::default()
-        }
+        Timer { reset: true, actions, next_period: Some(self.period), ..Timer::default() }
     }
 
     fn report(&self, _applied: &Applied, out: &mut Report) {
@@ -238,31 +216,13 @@ mod tests {
         let w = 10_000_000_000; // 10 ms iterations
         f.now = w;
         busy(&mut f);
-        assert_eq!(
-            a.on_iteration_end(&f.view(), 1),
-            Vec::new(),
-            "first sight: no history"
-        );
+        assert_eq!(a.on_iteration_end(&f.view(), 1), Vec::new(), "first sight: no history");
         f.now = 2 * w;
         busy(&mut f);
-        assert_eq!(
-            a.on_iteration_end(&f.view(), 2),
-            vec![Action::Migrate {
-                page: PageNo(0),
-                to: NodeId(0),
-                reason: "adaptive: expected benefit exceeds cost"
-            }]
-        );
+        assert_eq!(a.on_iteration_end(&f.view(), 2), vec![Action::Migrate { page: PageNo(0), to: NodeId(0), reason: "adaptive: expected benefit exceeds cost" }]);
         let mut out = crate::report::Report::default();
         a.report(&Applied::default(), &mut out);
-        assert_eq!(
-            (
-                out.count_of("refused_unstable"),
-                out.count_of("refused_costly"),
-                out.count_of("frozen_pages")
-            ),
-            (1, 0, 0)
-        );
+        assert_eq!((out.count_of("refused_unstable"), out.count_of("refused_costly"), out.count_of("frozen_pages")), (1, 0, 0));
     }
 
     #[test]
@@ -276,11 +236,7 @@ mod tests {
             // Busiest alternately node 1 (home: no move wanted) and node 0.
             let node = (k % 2) as usize;
             f.counters.add(0, node, 60_000);
-            assert_eq!(
-                a.on_iteration_end(&f.view(), k as u32),
-                Vec::new(),
-                "window {k}"
-            );
+            assert_eq!(a.on_iteration_end(&f.view(), k as u32), Vec::new(), "window {k}");
         }
     }
 
@@ -295,9 +251,6 @@ mod tests {
         assert_eq!(t.next_period, Some(2 * min));
         a.on_iteration_end(&f.view(), 1);
         let t = a.on_timer(&f.view());
-        assert!(
-            !t.reset && t.actions.is_empty(),
-            "iterations rule once seen"
-        );
+        assert!(!t.reset && t.actions.is_empty(), "iterations rule once seen");
     }
 }

@@ -4,11 +4,8 @@
 //! two-fault filter that decides migrations; the period adapts to the share of local faults.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{
-    Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View,
-    SIM_ONLY,
-};
 use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY, Trigger, Applied};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
 use crate::units::{NodeId, PageNo, Ps};
@@ -90,9 +87,7 @@ impl AutoNuma {
     fn new(r: &Resolved, m: &Machine, threads: usize) -> Self {
         let min = (r.float("scan_period_min_ms") * 1e9) as Ps;
         let max = ((r.float("scan_period_max_ms") * 1e9) as Ps).max(min);
-        let window = ((r.float("scan_size_mb") * 1048576.0) / m.raw.page_size as f64)
-            .ceil()
-            .max(1.0) as u32;
+        let window = ((r.float("scan_size_mb") * 1048576.0) / m.raw.page_size as f64).ceil().max(1.0) as u32;
         AutoNuma {
             min,
             max,
@@ -126,11 +121,7 @@ impl DynamicPolicy for AutoNuma {
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
         if let Some(actions) = self.gate.audit(view) {
             // Its moves did not pay: no more scanning, hence no more faults.
-            return Timer {
-                actions,
-                next_period: Some(self.max),
-                ..Timer::default()
-            };
+            return Timer { actions, next_period: Some(self.max), ..Timer::default() };
         }
         let pages = view.homes.len() as u32;
         if self.last_fault.len() != pages as usize {
@@ -146,19 +137,11 @@ impl DynamicPolicy for AutoNuma {
         }
         self.local_faults = 0;
         self.faults = 0;
-        let start = if self.next_page >= pages {
-            0
-        } else {
-            self.next_page
-        };
+        let start = if self.next_page >= pages { 0 } else { self.next_page };
         let end = start.saturating_add(self.window).min(pages);
         self.next_page = end;
         self.scanned = view.now;
-        Timer {
-            revoke: Some(start..end),
-            next_period: Some(self.period),
-            ..Timer::default()
-        }
+        Timer { revoke: Some(start..end), next_period: Some(self.period), ..Timer::default() }
     }
 
     fn on_fault(&mut self, view: &View<'_>, page: PageNo, node: NodeId) -> Option<Action> {
@@ -176,20 +159,12 @@ impl DynamicPolicy for AutoNuma {
         if self.gate.on() {
             let mut one = vec![0u16; view.machine.nodes()];
             one[node.index()] = 1;
-            let ev = Evidence {
-                counts: &one,
-                scale: 1.0,
-                window: view.now.saturating_sub(self.scanned).max(1),
-            };
+            let ev = Evidence { counts: &one, scale: 1.0, window: view.now.saturating_sub(self.scanned).max(1) };
             if self.gate.judge(view, page, NodeId(home), node, ev, 0) != Verdict::Move {
                 return None;
             }
         }
-        Some(Action::Migrate {
-            page,
-            to: node,
-            reason: "two consecutive hinting faults from this node",
-        })
+        Some(Action::Migrate { page, to: node, reason: "two consecutive hinting faults from this node" })
     }
 
     fn report(&self, _applied: &Applied, out: &mut Report) {
@@ -212,19 +187,9 @@ mod tests {
         assert_eq!(t.next_period, Some(1_000_000_000_000));
         assert_eq!(a.on_fault(&f.view(), PageNo(0), NodeId(1)), None);
         let second = a.on_fault(&f.view(), PageNo(0), NodeId(1));
-        assert_eq!(
-            second,
-            Some(Action::Migrate {
-                page: PageNo(0),
-                to: NodeId(1),
-                reason: "two consecutive hinting faults from this node"
-            })
-        );
+        assert_eq!(second, Some(Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "two consecutive hinting faults from this node" }));
         // Every fault was remote: the next window comes as soon as the minimum allows.
         let t = a.on_timer(&f.view());
-        assert_eq!(
-            (t.revoke, t.next_period),
-            (Some(2..4), Some(1_000_000_000_000))
-        );
+        assert_eq!((t.revoke, t.next_period), (Some(2..4), Some(1_000_000_000_000)));
     }
 }

@@ -93,9 +93,7 @@ mod payback;
 mod saving;
 
 pub use payback::PAYBACK_TOLERANCE;
-pub use saving::{
-    expected_benefit, saving, utilisation_from_counts, utilisation_from_queue, Evidence,
-};
+pub use saving::{expected_benefit, saving, utilisation_from_counts, utilisation_from_queue, Evidence};
 
 use payback::Payback;
 use saving::SATURATED;
@@ -164,13 +162,7 @@ pub struct Refusals {
 impl std::ops::Add for Refusals {
     type Output = Refusals;
     fn add(self, o: Refusals) -> Refusals {
-        Refusals {
-            unstable: self.unstable + o.unstable,
-            costly: self.costly + o.costly,
-            withdrawn: self.withdrawn + o.withdrawn,
-            probation: self.probation + o.probation,
-            undone: self.undone + o.undone,
-        }
+        Refusals { unstable: self.unstable + o.unstable, costly: self.costly + o.costly, withdrawn: self.withdrawn + o.withdrawn, probation: self.probation + o.probation, undone: self.undone + o.undone }
     }
 }
 
@@ -219,19 +211,7 @@ impl Gate {
             Payer::EveryThread => threads.max(1) as f64,
             Payer::Accessor => 1.0,
         };
-        Gate {
-            on,
-            seen: Vec::new(),
-            agreement: Vec::new(),
-            sharing_cpus: threads.max(1),
-            share,
-            batched: false,
-            busy: Vec::new(),
-            span: 0.0,
-            rho: Vec::new(),
-            payback: Payback::default(),
-            refused: Refusals::default(),
-        }
+        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, batched: false, busy: Vec::new(), span: 0.0, rho: Vec::new(), payback: Payback::default(), refused: Refusals::default() }
     }
 
     pub fn on(&self) -> bool {
@@ -256,16 +236,9 @@ impl Gate {
                 self.span = 0.0;
             }
             self.batched = false;
-            self.busy
-                .iter_mut()
-                .zip(&now)
-                .for_each(|(b, &r)| *b += r * w);
+            self.busy.iter_mut().zip(&now).for_each(|(b, &r)| *b += r * w);
             self.span += w;
-            self.rho = self
-                .busy
-                .iter()
-                .map(|&b| (b / self.span).min(SATURATED))
-                .collect();
+            self.rho = self.busy.iter().map(|&b| (b / self.span).min(SATURATED)).collect();
         }
     }
 
@@ -299,25 +272,13 @@ impl Gate {
     /// How many more windows `page`'s target is expected to hold: the mean tenure of its
     /// targets so far, `(looked + 1) / (changes + 1)`.
     fn tenure(&self, page: PageNo) -> f64 {
-        let (looked, agreed) = self
-            .agreement
-            .get(page.0 as usize)
-            .copied()
-            .unwrap_or((0, 0));
+        let (looked, agreed) = self.agreement.get(page.0 as usize).copied().unwrap_or((0, 0));
         (looked as f64 + 1.0) / ((looked - agreed) as f64 + 1.0)
     }
 
     /// Judges a proposed move of `page` (at home on `home`) to `to`, with `extra` cost beyond
     /// one page migration; notes `to` as the page's target either way.
-    pub fn judge(
-        &mut self,
-        view: &View<'_>,
-        page: PageNo,
-        home: NodeId,
-        to: NodeId,
-        ev: Evidence<'_>,
-        extra: Ps,
-    ) -> Verdict {
+    pub fn judge(&mut self, view: &View<'_>, page: PageNo, home: NodeId, to: NodeId, ev: Evidence<'_>, extra: Ps) -> Verdict {
         if !self.on {
             return Verdict::Move;
         }
@@ -346,26 +307,16 @@ impl Gate {
         // A batch (the moves of one window, every thread waiting) flushes the TLBs once, as
         // the drivers charge it: its first move pays the shootdown, the others fixed work and
         // copy. A move in an interrupt or fault pays its own.
-        let shootdowns = if self.share > 1.0 && self.batched {
-            0
-        } else {
-            self.sharing_cpus
-        };
-        let cost = view
-            .machine
-            .migration_cost_ps(shootdowns)
-            .saturating_add(extra) as f64;
+        let shootdowns = if self.share > 1.0 && self.batched { 0 } else { self.sharing_cpus };
+        let cost = view.machine.migration_cost_ps(shootdowns).saturating_add(extra) as f64;
         if expected_benefit(view, rho, home, to, ev, self.tenure(page)) / self.share > cost {
             self.batched = self.share > 1.0 && !self.rho.is_empty();
             self.paid(view, page, home);
             if !self.rho.is_empty() {
-                let lines: f64 = ev.counts.iter().map(|&c| c as f64).sum::<f64>() * ev.scale
-                    / ev.window.max(1) as f64;
+                let lines: f64 = ev.counts.iter().map(|&c| c as f64).sum::<f64>() * ev.scale / ev.window.max(1) as f64;
                 let s = &view.machine.service_ps;
-                self.rho[home.index()] =
-                    (self.rho[home.index()] - lines * s[home.index()]).max(0.0);
-                self.rho[to.index()] =
-                    (self.rho[to.index()] + lines * s[to.index()]).min(SATURATED);
+                self.rho[home.index()] = (self.rho[home.index()] - lines * s[home.index()]).max(0.0);
+                self.rho[to.index()] = (self.rho[to.index()] + lines * s[to.index()]).min(SATURATED);
             }
             Verdict::Move
         } else {
@@ -381,28 +332,14 @@ mod tests {
     use super::*;
 
     fn ev(counts: &[u16], window: Ps) -> Evidence<'_> {
-        Evidence {
-            counts,
-            scale: 1.0,
-            window,
-        }
+        Evidence { counts, scale: 1.0, window }
     }
 
     #[test]
     fn off_lets_everything_through() {
         let f = Fixture::new(2);
         let mut g = Gate::with(false, 2, Payer::Accessor);
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(0),
-                NodeId(0),
-                NodeId(1),
-                ev(&[0, 1], 1),
-                0
-            ),
-            Verdict::Move
-        );
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&[0, 1], 1), 0), Verdict::Move);
         assert_eq!(g.refused, Refusals::default());
     }
 
@@ -411,9 +348,7 @@ mod tests {
         let mut f = Fixture::new(2);
         let mut g = Gate::with(true, 2, Payer::Accessor);
         let c = f.machine.migration_cost_ps(2) as f64;
-        let gap = (f.machine.latency(NodeId(1), NodeId(0))
-            - f.machine.latency(NodeId(1), NodeId(1))) as f64
-            / f.machine.raw.mlp;
+        let gap = (f.machine.latency(NodeId(1), NodeId(0)) - f.machine.latency(NodeId(1), NodeId(1))) as f64 / f.machine.raw.mlp;
         // Enough remote accesses per window that two windows pay for the move, not one.
         let per_window = (c / gap / 2.0).ceil() as u16 + 1;
         assert!((per_window as f64) * gap < c);
@@ -421,59 +356,20 @@ mod tests {
         let w = 1_000_000;
         f.now = w;
         // First sight: no history, so not stable.
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(0),
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, w),
-                0
-            ),
-            Verdict::Unstable
-        );
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Unstable);
         // Second look, same target (expected to hold two more windows), but one window
         // elapsed: the horizon is one window.
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(0),
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, w),
-                0
-            ),
-            Verdict::Costly
-        );
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Costly);
         // Two windows elapsed, the target held three looks: the benefit covers the cost.
         f.now = 2 * w;
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(0),
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, w),
-                0
-            ),
-            Verdict::Move
-        );
-        assert_eq!(
-            g.refused,
-            Refusals {
-                unstable: 1,
-                costly: 1,
-                ..Default::default()
-            }
-        );
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Move);
+        assert_eq!(g.refused, Refusals { unstable: 1, costly: 1, ..Default::default() });
     }
     #[test]
     fn a_move_the_declared_rest_of_the_run_cannot_repay_is_refused() {
         let mut f = Fixture::new(2);
         let c = f.machine.migration_cost_ps(2) as f64;
-        let gap = (f.machine.latency(NodeId(1), NodeId(0))
-            - f.machine.latency(NodeId(1), NodeId(1))) as f64
-            / f.machine.raw.mlp;
+        let gap = (f.machine.latency(NodeId(1), NodeId(0)) - f.machine.latency(NodeId(1), NodeId(1))) as f64 / f.machine.raw.mlp;
         // Saves a tenth of its cost per window; 30 windows have passed, the target has held
         // all along: the doubling estimate would expect 30 more and let it through.
         let per_window = (c / gap / 10.0).ceil() as u16;
@@ -485,14 +381,7 @@ mod tests {
             for _ in 0..30 {
                 g.note(PageNo(0), NodeId(1));
             }
-            g.judge(
-                &f.view(),
-                PageNo(0),
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, w),
-                0,
-            )
+            g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0)
         };
         assert_eq!(judge(&f), Verdict::Move);
         // The program declared its iterations, and five windows are left: it cannot repay.
@@ -512,11 +401,7 @@ mod tests {
             let mut counts = [0u16; 2];
             counts[to.index()] = u16::MAX;
             let home = NodeId(1 - to.0);
-            assert_eq!(
-                g.judge(&f.view(), PageNo(0), home, to, ev(&counts, 1_000_000), 0),
-                Verdict::Unstable,
-                "window {k}"
-            );
+            assert_eq!(g.judge(&f.view(), PageNo(0), home, to, ev(&counts, 1_000_000), 0), Verdict::Unstable, "window {k}");
         }
     }
 
@@ -528,17 +413,12 @@ mod tests {
         let w = 1_000_000;
         f.now = 100 * w;
         let c = f.machine.migration_cost_ps(2) as f64;
-        let gap = (f.machine.latency(NodeId(0), NodeId(1))
-            - f.machine.latency(NodeId(0), NodeId(0))) as f64
-            / f.machine.raw.mlp;
+        let gap = (f.machine.latency(NodeId(0), NodeId(1)) - f.machine.latency(NodeId(0), NodeId(0))) as f64 / f.machine.raw.mlp;
         // After three agreeing looks the target is expected to hold three windows: accesses
         // enough that three windows pay for the move once, not twice.
         let counts = [(c / gap / 3.0 * 1.5).round() as u16, 0];
         let benefit = expected_benefit(&f.view(), &[], NodeId(1), NodeId(0), ev(&counts, w), 3.0);
-        assert!(
-            benefit > c && benefit / 2.0 < c,
-            "benefit {benefit}, cost {c}"
-        );
+        assert!(benefit > c && benefit / 2.0 < c, "benefit {benefit}, cost {c}");
         let mut alone = Gate::with(true, 2, Payer::Accessor);
         let mut all = Gate::with(true, 2, Payer::EveryThread);
         for g in [&mut alone, &mut all] {
@@ -548,44 +428,14 @@ mod tests {
             }
         }
         // The accessor alone pays and saves: it moves.
-        assert_eq!(
-            alone.judge(
-                &f.view(),
-                PageNo(0),
-                NodeId(1),
-                NodeId(0),
-                ev(&counts, w),
-                0
-            ),
-            Verdict::Move
-        );
+        assert_eq!(alone.judge(&f.view(), PageNo(0), NodeId(1), NodeId(0), ev(&counts, w), 0), Verdict::Move);
         // Both threads wait for the move while the saving is spread over them: half of it,
         // short of the cost.
         all.begin_window(&f.view(), w, 1.0);
-        assert_eq!(
-            all.judge(
-                &f.view(),
-                PageNo(0),
-                NodeId(1),
-                NodeId(0),
-                ev(&counts, w),
-                0
-            ),
-            Verdict::Costly
-        );
+        assert_eq!(all.judge(&f.view(), PageNo(0), NodeId(1), NodeId(0), ev(&counts, w), 0), Verdict::Costly);
         // Twice the accesses pay.
         let double = [counts[0] * 2, 0];
-        assert_eq!(
-            all.judge(
-                &f.view(),
-                PageNo(1),
-                NodeId(1),
-                NodeId(0),
-                ev(&double, w),
-                0
-            ),
-            Verdict::Move
-        );
+        assert_eq!(all.judge(&f.view(), PageNo(1), NodeId(1), NodeId(0), ev(&double, w), 0), Verdict::Move);
     }
 
     #[test]
@@ -601,32 +451,11 @@ mod tests {
         f.now = 20 * w;
         let c = f.machine.migration_cost_ps(2) as f64;
         // A benefit that covers the cost three times over, undiscounted.
-        let gap = (f.machine.latency(NodeId(1), NodeId(0))
-            - f.machine.latency(NodeId(1), NodeId(1))) as f64
-            / f.machine.raw.mlp;
+        let gap = (f.machine.latency(NodeId(1), NodeId(0)) - f.machine.latency(NodeId(1), NodeId(1))) as f64 / f.machine.raw.mlp;
         let counts = [0, (3.0 * c / gap / 20.0).ceil() as u16];
-        assert!(
-            expected_benefit(
-                &f.view(),
-                &[],
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, w),
-                f64::INFINITY
-            ) > 2.9 * c
-        );
+        assert!(expected_benefit(&f.view(), &[], NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY) > 2.9 * c);
         // 9 changes in 11 looks: the target is expected to hold 12 / 10 windows.
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(0),
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, w),
-                0
-            ),
-            Verdict::Costly
-        );
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Costly);
     }
 
     #[test]
@@ -636,17 +465,7 @@ mod tests {
         f.now = 1_000_000_000_000;
         // As many accesses from the home node as from the target: nothing to gain.
         g.note(PageNo(0), NodeId(1));
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(0),
-                NodeId(0),
-                NodeId(1),
-                ev(&[500, 500], 1_000_000),
-                0
-            ),
-            Verdict::Costly
-        );
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&[500, 500], 1_000_000), 0), Verdict::Costly);
     }
     #[test]
     fn a_window_that_moves_many_pages_to_one_node_sees_the_load_it_adds() {

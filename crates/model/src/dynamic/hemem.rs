@@ -31,10 +31,7 @@
 //! pass moves its pages placed since to the unit's tier (`joined_pages`), charged as migrations.
 
 use super::tiering;
-use super::{
-    Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, Trigger,
-    View, BOTH,
-};
+use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, Trigger, View, BOTH};
 use crate::error::ModelError;
 use crate::pagetable::UNTOUCHED;
 use crate::report::{Report, StatDecl};
@@ -200,32 +197,15 @@ impl HeMem {
     fn register(&mut self, view: &View<'_>, fast: NodeId, budget: u32) {
         let total = (view.homes.len() as u32).div_ceil(self.per_unit);
         if self.units.len() != total as usize {
-            self.units = vec![
-                Unit {
-                    reads: 0,
-                    writes: 0,
-                    clock: 0,
-                    list: List::None,
-                    generation: 0,
-                    fast: false
-                };
-                total as usize
-            ];
+            self.units = vec![Unit { reads: 0, writes: 0, clock: 0, list: List::None, generation: 0, fast: false }; total as usize];
             self.sweep = 0;
         }
         let mut left = budget;
         while self.sweep < total && left > 0 {
             let first = self.sweep * self.per_unit;
             let end = (first + self.per_unit).min(view.homes.len() as u32);
-            let Some(home) = view.homes[first as usize..end as usize]
-                .iter()
-                .copied()
-                .find(|&h| h != UNTOUCHED)
-            else {
-                break;
-            };
-            self.units[self.sweep as usize].fast =
-                view.machine.is_toptier(NodeId(home)) || home == fast.0;
+            let Some(home) = view.homes[first as usize..end as usize].iter().copied().find(|&h| h != UNTOUCHED) else { break };
+            self.units[self.sweep as usize].fast = view.machine.is_toptier(NodeId(home)) || home == fast.0;
             self.enqueue(self.sweep, List::Cold);
             if self.per_unit > 1 {
                 self.incomplete.push(self.sweep);
@@ -248,11 +228,7 @@ impl HeMem {
         let (listed, was_hot) = (unit.list != List::None, unit.list == List::Hot);
         // Only the sampled kind is halved, as pebs.c does.
         let shift = clock - unit.clock;
-        let count = if write {
-            &mut unit.writes
-        } else {
-            &mut unit.reads
-        };
+        let count = if write { &mut unit.writes } else { &mut unit.reads };
         *count = count.checked_shr(shift.min(32) as u32).unwrap_or(0);
         unit.clock = clock;
         let over = *count > self.cooling_th;
@@ -279,19 +255,8 @@ impl HeMem {
             let Some(u) = self.dequeue(i) else { break };
             let unit = self.units[u as usize];
             let shift = (self.clock - unit.clock).min(32) as u32;
-            let cooled = Unit {
-                reads: unit.reads.checked_shr(shift).unwrap_or(0),
-                writes: unit.writes.checked_shr(shift).unwrap_or(0),
-                ..unit
-            };
-            self.enqueue(
-                u,
-                if self.is_hot(&cooled) {
-                    List::Hot
-                } else {
-                    List::Cold
-                },
-            );
+            let cooled = Unit { reads: unit.reads.checked_shr(shift).unwrap_or(0), writes: unit.writes.checked_shr(shift).unwrap_or(0), ..unit };
+            self.enqueue(u, if self.is_hot(&cooled) { List::Hot } else { List::Cold });
         }
         if n == self.lists[i].len() || n < self.cooling_pages {
             self.need_cool[t] = false;
@@ -300,14 +265,7 @@ impl HeMem {
 
     /// Moves unit `u`'s placed pages that are not on `to` there; returns how many. A unit with
     /// pages not yet placed is listed as incomplete.
-    fn move_unit(
-        &mut self,
-        u: u32,
-        to: NodeId,
-        view: &View<'_>,
-        reason: &'static str,
-        out: &mut Vec<Action>,
-    ) -> u64 {
+    fn move_unit(&mut self, u: u32, to: NodeId, view: &View<'_>, reason: &'static str, out: &mut Vec<Action>) -> u64 {
         let (moved, untouched) = self.gather(u, to, view, reason, out);
         if untouched && !self.incomplete.contains(&u) {
             self.incomplete.push(u);
@@ -317,14 +275,7 @@ impl HeMem {
 
     /// Migrations of unit `u`'s placed pages that are not on `to`: how many, and whether a page
     /// of the unit is still unplaced.
-    fn gather(
-        &self,
-        u: u32,
-        to: NodeId,
-        view: &View<'_>,
-        reason: &'static str,
-        out: &mut Vec<Action>,
-    ) -> (u64, bool) {
+    fn gather(&self, u: u32, to: NodeId, view: &View<'_>, reason: &'static str, out: &mut Vec<Action>) -> (u64, bool) {
         let first = u * self.per_unit;
         let end = (first + self.per_unit).min(view.homes.len() as u32);
         let (mut moved, mut untouched) = (0, false);
@@ -333,11 +284,7 @@ impl HeMem {
             if h == UNTOUCHED {
                 untouched = true;
             } else if h != to.0 {
-                out.push(Action::Migrate {
-                    page: PageNo(p),
-                    to,
-                    reason,
-                });
+                out.push(Action::Migrate { page: PageNo(p), to, reason });
                 moved += 1;
             }
         }
@@ -346,23 +293,12 @@ impl HeMem {
 
     /// Pages placed since in incomplete units join their unit's tier; units now whole leave the
     /// list. Returns the pages moved to the fast and to the slow node.
-    fn join_stragglers(
-        &mut self,
-        (fast, slow): (NodeId, NodeId),
-        view: &View<'_>,
-        out: &mut Vec<Action>,
-    ) -> (u64, u64) {
+    fn join_stragglers(&mut self, (fast, slow): (NodeId, NodeId), view: &View<'_>, out: &mut Vec<Action>) -> (u64, u64) {
         let (mut up, mut down) = (0, 0);
         let mut keep = Vec::with_capacity(self.incomplete.len());
         for u in std::mem::take(&mut self.incomplete) {
             let to_fast = self.units[u as usize].fast;
-            let (n, untouched) = self.gather(
-                u,
-                if to_fast { fast } else { slow },
-                view,
-                "HeMem: page placed since joins its huge page's tier",
-                out,
-            );
+            let (n, untouched) = self.gather(u, if to_fast { fast } else { slow }, view, "HeMem: page placed since joins its huge page's tier", out);
             if to_fast {
                 up += n;
             } else {
@@ -379,9 +315,7 @@ impl HeMem {
 
     /// The fast node HeMem manages and its slow node.
     fn tiers(machine: &Machine) -> Option<(NodeId, NodeId)> {
-        let fast = (0..machine.nodes())
-            .filter(|&n| machine.is_toptier(NodeId(n as u8)))
-            .max_by_key(|&n| (machine.capacity_pages[n], std::cmp::Reverse(n)))?;
+        let fast = (0..machine.nodes()).filter(|&n| machine.is_toptier(NodeId(n as u8))).max_by_key(|&n| (machine.capacity_pages[n], std::cmp::Reverse(n)))?;
         let fast = NodeId(fast as u8);
         Some((fast, machine.demotion[fast.index()]?))
     }
@@ -405,13 +339,8 @@ impl DynamicPolicy for HeMem {
     }
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
-        let mut tick = Timer {
-            background: true,
-            ..Timer::default()
-        };
-        let Some((fast, slow)) = Self::tiers(view.machine) else {
-            return tick;
-        };
+        let mut tick = Timer { background: true, ..Timer::default() };
+        let Some((fast, slow)) = Self::tiers(view.machine) else { return tick };
         self.register(view, fast, 1 << 16);
         for s in view.samples {
             self.samples += 1;
@@ -430,9 +359,7 @@ impl DynamicPolicy for HeMem {
         }
         let mut migrated = 0u64;
         while migrated < self.migrate_bytes {
-            let Some(p) = self.dequeue(Self::list_index(false, List::Hot)) else {
-                break;
-            };
+            let Some(p) = self.dequeue(Self::list_index(false, List::Hot)) else { break };
             if !self.is_hot(&self.units[p as usize]) {
                 self.enqueue(p, List::Cold);
                 continue;
@@ -440,13 +367,7 @@ impl DynamicPolicy for HeMem {
             let mut placed = false;
             for _ in 0..2 {
                 if fast_free >= self.per_unit as u64 {
-                    let n = self.move_unit(
-                        p,
-                        fast,
-                        view,
-                        "HeMem: hot slow page promoted",
-                        &mut tick.actions,
-                    );
+                    let n = self.move_unit(p, fast, view, "HeMem: hot slow page promoted", &mut tick.actions);
                     fast_free -= n;
                     slow_free += n;
                     self.units[p as usize].fast = true;
@@ -455,20 +376,12 @@ impl DynamicPolicy for HeMem {
                     placed = true;
                     break;
                 }
-                let Some(c) = self.dequeue(Self::list_index(true, List::Cold)) else {
-                    break;
-                };
+                let Some(c) = self.dequeue(Self::list_index(true, List::Cold)) else { break };
                 if slow_free < self.per_unit as u64 {
                     self.enqueue(c, List::Cold);
                     break;
                 }
-                let n = self.move_unit(
-                    c,
-                    slow,
-                    view,
-                    "HeMem: cold fast page demoted to make room",
-                    &mut tick.actions,
-                );
+                let n = self.move_unit(c, slow, view, "HeMem: cold fast page demoted to make room", &mut tick.actions);
                 fast_free += n;
                 slow_free -= n;
                 self.units[c as usize].fast = false;
@@ -504,8 +417,7 @@ mod tests {
     /// Fast node 0 of 4 pages, slow node 1 of 8; HeMem on base pages.
     fn tiered() -> Fixture {
         let mut f = Fixture::new(8);
-        let text = crate::topology::tests::TWO_NODES
-            .replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n");
+        let text = crate::topology::tests::TWO_NODES.replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n");
         f.machine = Machine::from_toml_str(&text, "t2c.toml").unwrap();
         f.homes = vec![0, 0, 0, 0, 1, 1, 1, 1];
         f.free = vec![0, 500];
@@ -516,80 +428,37 @@ mod tests {
     fn a_page_sampled_hot_on_the_slow_tier_replaces_the_oldest_cold_fast_page() {
         let f = tiered();
         let mut p = f.policy("hemem:page=4k");
-        let reads: Vec<Sample> = (0..4)
-            .map(|_| Sample {
-                page: PageNo(5),
-                node: NodeId(0),
-                write: false,
-            })
-            .collect();
+        let reads: Vec<Sample> = (0..4).map(|_| Sample { page: PageNo(5), node: NodeId(0), write: false }).collect();
         let samples = f.view();
-        let view = View {
-            samples: &reads,
-            ..samples
-        };
+        let view = View { samples: &reads, ..samples };
         let t = p.on_timer(&view);
         assert!(t.background);
         assert_eq!(
             t.actions,
             vec![
-                Action::Migrate {
-                    page: PageNo(0),
-                    to: NodeId(1),
-                    reason: "HeMem: cold fast page demoted to make room"
-                },
-                Action::Migrate {
-                    page: PageNo(5),
-                    to: NodeId(0),
-                    reason: "HeMem: hot slow page promoted"
-                },
+                Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "HeMem: cold fast page demoted to make room" },
+                Action::Migrate { page: PageNo(5), to: NodeId(0), reason: "HeMem: hot slow page promoted" },
             ]
         );
         // Three reads are not hot.
         let mut q = f.policy("hemem:page=4k");
         let three = &reads[..3];
-        assert!(q
-            .on_timer(&View {
-                samples: three,
-                ..f.view()
-            })
-            .actions
-            .is_empty());
+        assert!(q.on_timer(&View { samples: three, ..f.view() }).actions.is_empty());
     }
 
     #[test]
     fn huge_pages_move_whole_and_need_a_machine_that_has_them() {
         let f = tiered();
-        let e = crate::dynamic::build(&crate::Spec::parse("hemem").unwrap(), &f.machine, 2)
-            .err()
-            .unwrap();
+        let e = crate::dynamic::build(&crate::Spec::parse("hemem").unwrap(), &f.machine, 2).err().unwrap();
         assert_eq!(e.to_string(), "dynamic policy 'hemem': page=2m: machine 't2' declares no huge pages (huge_page_size); give it one or use page=4k");
-        let text = crate::topology::tests::TWO_NODES
-            .replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n")
-            .replace("mlp = 2.0\n", "mlp = 2.0\nhuge_page_size = 8192\n");
+        let text = crate::topology::tests::TWO_NODES.replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n").replace("mlp = 2.0\n", "mlp = 2.0\nhuge_page_size = 8192\n");
         let mut g = tiered();
         g.machine = Machine::from_toml_str(&text, "t2h.toml").unwrap();
         g.free = vec![10, 500];
         let mut p = g.policy("hemem");
-        let writes: Vec<Sample> = (0..4)
-            .map(|_| Sample {
-                page: PageNo(6),
-                node: NodeId(0),
-                write: true,
-            })
-            .collect();
-        let t = p.on_timer(&View {
-            samples: &writes,
-            ..g.view()
-        });
-        let moved: Vec<u32> = t
-            .actions
-            .iter()
-            .map(|a| match a {
-                Action::Migrate { page, .. } => page.0,
-                _ => u32::MAX,
-            })
-            .collect();
+        let writes: Vec<Sample> = (0..4).map(|_| Sample { page: PageNo(6), node: NodeId(0), write: true }).collect();
+        let t = p.on_timer(&View { samples: &writes, ..g.view() });
+        let moved: Vec<u32> = t.actions.iter().map(|a| match a { Action::Migrate { page, .. } => page.0, _ => u32::MAX }).collect();
         assert_eq!(moved, vec![6, 7], "the 8 KiB unit of pages 6 and 7");
     }
 
@@ -647,13 +516,7 @@ mod tests {
     #[test]
     fn a_count_past_the_cooling_threshold_halves_the_others_lazily() {
         let f = tiered();
-        let mut h = HeMem::new(
-            &crate::dynamic::resolve(&crate::Spec::parse("hemem:page=4k").unwrap())
-                .unwrap()
-                .1,
-            &f.machine,
-        )
-        .unwrap();
+        let mut h = HeMem::new(&crate::dynamic::resolve(&crate::Spec::parse("hemem:page=4k").unwrap()).unwrap().1, &f.machine).unwrap();
         h.register(&f.view(), NodeId(0), 100);
         for _ in 0..6 {
             h.sampled(4, false);
@@ -665,10 +528,6 @@ mod tests {
         // Page 4's next read is halved first: (6 + 1) >> 1.
         h.sampled(4, false);
         assert_eq!(h.units[4].reads, 3);
-        assert_eq!(
-            h.units[4].list,
-            List::Hot,
-            "classified before the halving, as pebs.c does"
-        );
+        assert_eq!(h.units[4].list, List::Hot, "classified before the halving, as pebs.c does");
     }
 }

@@ -4,11 +4,8 @@
 //! limits, room on the target) and migrates. Counters age on a timer.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{
-    Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View,
-    SIM_ONLY,
-};
 use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY, Trigger, Applied};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
 use crate::units::{NodeId, PageNo, Ps};
@@ -82,11 +79,7 @@ impl Kernel {
         Kernel {
             threshold: (r.float("threshold") * max).round().max(1.0) as u16,
             page_interval: (r.float("page_interval_ms") * 1e9) as Ps,
-            min_gap: if rate > 0.0 {
-                (1e12 / rate) as Ps
-            } else {
-                Ps::MAX
-            },
+            min_gap: if rate > 0.0 { (1e12 / rate) as Ps } else { Ps::MAX },
             aging: (aging > 0.0).then(|| (aging * 1e9) as Ps),
             last_migration: std::collections::HashMap::new(),
             last_any: None,
@@ -123,31 +116,20 @@ impl DynamicPolicy for Kernel {
             }
         }
         if self.gate.on() {
-            let since = self
-                .last_interrupt
-                .insert(page.0, view.now)
-                .unwrap_or(view.started);
+            let since = self.last_interrupt.insert(page.0, view.now).unwrap_or(view.started);
             let mut window = view.now.saturating_sub(since).max(1);
             if let Some(aging) = self.aging {
                 window = window.min(aging.saturating_mul(2));
             }
             let home = NodeId(view.homes[page.0 as usize]);
-            let ev = Evidence {
-                counts: view.counters.row(page),
-                scale: 1.0,
-                window,
-            };
+            let ev = Evidence { counts: view.counters.row(page), scale: 1.0, window };
             if self.gate.judge(view, page, home, node, ev, 0) != Verdict::Move {
                 return None;
             }
         }
         self.last_migration.insert(page.0, view.now);
         self.last_any = Some(view.now);
-        Some(Action::Migrate {
-            page,
-            to: node,
-            reason: "counter interrupt",
-        })
+        Some(Action::Migrate { page, to: node, reason: "counter interrupt" })
     }
 
     fn timer_period(&self) -> Option<Ps> {
@@ -155,10 +137,7 @@ impl DynamicPolicy for Kernel {
     }
 
     fn on_timer(&mut self, _view: &View<'_>) -> Timer {
-        Timer {
-            age: true,
-            ..Timer::default()
-        }
+        Timer { age: true, ..Timer::default() }
     }
 
     /// With the gate on, its measured payback is checked at each iteration's barrier (the
@@ -181,13 +160,7 @@ mod tests {
     fn an_interrupt_migrates_unless_the_page_moved_within_its_interval() {
         let mut f = Fixture::new(2);
         let mut k = f.policy("kernel");
-        let to_1 = |page| {
-            Some(Action::Migrate {
-                page: PageNo(page),
-                to: NodeId(1),
-                reason: "counter interrupt",
-            })
-        };
+        let to_1 = |page| Some(Action::Migrate { page: PageNo(page), to: NodeId(1), reason: "counter interrupt" });
         assert_eq!(k.on_interrupt(&f.view(), PageNo(0), NodeId(1)), to_1(0));
         // 1 ms later: page 0 is inside its 10 ms interval; page 1 is past the 100 µs
         // system-wide gap (10 000 migrations a second).

@@ -51,17 +51,9 @@ mod wildfire;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     /// Move `page` to `to` (the driver falls back to the nearest node with room).
-    Migrate {
-        page: PageNo,
-        to: NodeId,
-        reason: &'static str,
-    },
+    Migrate { page: PageNo, to: NodeId, reason: &'static str },
     /// Give `node` a read-only replica of `page` (if it has room).
-    Replicate {
-        page: PageNo,
-        node: NodeId,
-        reason: &'static str,
-    },
+    Replicate { page: PageNo, node: NodeId, reason: &'static str },
     /// Remove every replica of `page`.
     Collapse { page: PageNo, reason: &'static str },
 }
@@ -273,13 +265,7 @@ pub trait DynamicPolicy: Send {
     /// A first touch of `page` wanted `wanted`, which was full, and placed the page on `got`
     /// ([`Trigger::AllocationFailure`]). The touching thread pays for the actions (as an
     /// allocation that reclaims synchronously does).
-    fn on_allocation_failure(
-        &mut self,
-        _view: &View<'_>,
-        _page: PageNo,
-        _wanted: NodeId,
-        _got: NodeId,
-    ) -> Vec<Action> {
+    fn on_allocation_failure(&mut self, _view: &View<'_>, _page: PageNo, _wanted: NodeId, _got: NodeId) -> Vec<Action> {
         Vec::new()
     }
 
@@ -409,16 +395,8 @@ impl Trigger {
     /// no shipped policy acted on before the tiering work (the others' counts are the result's
     /// own: `interrupts`, `hinting_faults`, `policy_decision_points`).
     pub fn stat(self) -> Option<&'static StatDecl> {
-        const LOW: StatDecl = StatDecl {
-            name: "low_memory_events",
-            unit: "events",
-            doc: "times a node fell below its low watermark and the policy was told",
-        };
-        const FAILED: StatDecl = StatDecl {
-            name: "allocation_failures",
-            unit: "pages",
-            doc: "first touches that fell back from a full node, each told to the policy",
-        };
+        const LOW: StatDecl = StatDecl { name: "low_memory_events", unit: "events", doc: "times a node fell below its low watermark and the policy was told" };
+        const FAILED: StatDecl = StatDecl { name: "allocation_failures", unit: "pages", doc: "first touches that fell back from a full node, each told to the policy" };
         match self {
             Trigger::LowMemory => Some(&LOW),
             Trigger::AllocationFailure => Some(&FAILED),
@@ -493,15 +471,9 @@ impl DynamicCaps {
     /// ([`DynamicCaps::stats`]), the sampler's if it observes samples, and a count per trigger
     /// it lists that the engine counts ([`Trigger::stat`]).
     pub fn statistics(&self) -> Vec<&'static StatDecl> {
-        let sampler = if self.observes == Observes::Samples {
-            SAMPLER_STATS
-        } else {
-            &[]
-        };
+        let sampler = if self.observes == Observes::Samples { SAMPLER_STATS } else { &[] };
         let own = self.stats.iter().flat_map(|g| g.iter());
-        own.chain(sampler)
-            .chain(self.triggers.iter().filter_map(|t| t.stat()))
-            .collect()
+        own.chain(sampler).chain(self.triggers.iter().filter_map(|t| t.stat())).collect()
     }
 
     /// Checks that `policy`, built from the entry these capabilities belong to, asks for what
@@ -516,77 +488,44 @@ impl DynamicCaps {
         let observes = self.observes.name();
         let samples = matches!(self.observes, Observes::Samples | Observes::AddressSamples);
         if policy.sampling().is_some() != samples {
-            return Err(format!(
-                "observes {observes} but sampling() is {:?}",
-                policy.sampling()
-            ));
+            return Err(format!("observes {observes} but sampling() is {:?}", policy.sampling()));
         }
-        if self.observes == Observes::AddressSamples
-            && !matches!(policy.sampling(), Some(Sampling::Interval(_)))
-        {
-            return Err(format!(
-                "observes {observes} but sampling() is not an interval"
-            ));
+        if self.observes == Observes::AddressSamples && !matches!(policy.sampling(), Some(Sampling::Interval(_))) {
+            return Err(format!("observes {observes} but sampling() is not an interval"));
         }
         if policy.replicates() && self.observes != Observes::Replicas {
             return Err(format!("observes {observes} but replicates()"));
         }
         // Only the counted loop raises counter interrupts.
         if policy.interrupt_threshold().is_some() && self.observes != Observes::Counters {
-            return Err(format!(
-                "observes {observes} but has an interrupt threshold"
-            ));
+            return Err(format!("observes {observes} but has an interrupt threshold"));
         }
         // Access is revoked only by a timer tick.
         if self.observes == Observes::HintingFaults && policy.timer_period().is_none() {
-            return Err(format!(
-                "observes {observes} but has no timer to revoke access with"
-            ));
+            return Err(format!("observes {observes} but has no timer to revoke access with"));
         }
         // What the instance asks for must be among the declared triggers (an instance may use
         // fewer: `kernel` without aging has no timer), and a policy that observes hinting
         // faults acts on them.
         let uses = [
-            (
-                Trigger::CounterInterrupt,
-                policy.interrupt_threshold().is_some(),
-            ),
+            (Trigger::CounterInterrupt, policy.interrupt_threshold().is_some()),
             (Trigger::Timer, policy.timer_period().is_some()),
             (Trigger::IterationEnd, policy.decides_at_iteration_end()),
-            (
-                Trigger::HintingFault,
-                self.observes == Observes::HintingFaults,
-            ),
+            (Trigger::HintingFault, self.observes == Observes::HintingFaults),
         ];
         for (trigger, used) in uses {
             if used && !self.acts_on(trigger) {
-                return Err(format!(
-                    "it uses the {} trigger, which its capabilities do not list",
-                    trigger.name()
-                ));
+                return Err(format!("it uses the {} trigger, which its capabilities do not list", trigger.name()));
             }
         }
         if self.acts_on(Trigger::HintingFault) && self.observes != Observes::HintingFaults {
-            return Err(format!(
-                "observes {observes} but lists the hinting-fault trigger"
-            ));
+            return Err(format!("observes {observes} but lists the hinting-fault trigger"));
         }
         let calls = policy.decides_at_iteration_end() && policy.timer_period().is_none();
         if calls != self.needs_program_calls {
-            return Err(format!(
-                "needs_program_calls is {} but the policy {} timer and {} at iteration ends",
-                self.needs_program_calls,
-                if policy.timer_period().is_some() {
-                    "has a"
-                } else {
-                    "has no"
-                },
-                if policy.decides_at_iteration_end() {
-                    "decides"
-                } else {
-                    "does not decide"
-                }
-            ));
+            return Err(format!("needs_program_calls is {} but the policy {} timer and {} at iteration ends",
+                self.needs_program_calls, if policy.timer_period().is_some() { "has a" } else { "has no" },
+                if policy.decides_at_iteration_end() { "decides" } else { "does not decide" }));
         }
         Ok(())
     }
@@ -602,34 +541,18 @@ pub type Build = fn(&Resolved, &Machine, usize) -> Result<Box<dyn DynamicPolicy>
 pub type DynamicInfo = Info<Build, DynamicCaps>;
 
 /// Every dynamic policy, keyed by the name users type.
-pub const REGISTRY: Registry<Build, DynamicCaps> = Registry {
-    kind: "dynamic policy",
-    groups: &[POLICIES],
-};
+pub const REGISTRY: Registry<Build, DynamicCaps> = Registry { kind: "dynamic policy", groups: &[POLICIES] };
 
 /// In listing order (`numaplace policies`, the unknown-name error).
-const POLICIES: &[DynamicInfo] = &[
-    kernel::INFO,
-    recrep::INFO,
-    sampled::INFO,
-    autonuma::INFO,
-    wildfire::INFO,
-    upmlib::INFO,
-    adaptive::INFO,
-    numab::INFO,
-    tpp::INFO,
-    hemem::INFO,
-];
+const POLICIES: &[DynamicInfo] =
+    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO];
+
 
 /// Builds the policy named by `spec` for `machine` and a run of `threads` threads.
 ///
 /// # Errors
 /// An unknown name (listing the known ones) or a bad parameter.
-pub fn build(
-    spec: &Spec,
-    machine: &Machine,
-    threads: usize,
-) -> Result<(Box<dyn DynamicPolicy>, Resolved), ModelError> {
+pub fn build(spec: &Spec, machine: &Machine, threads: usize) -> Result<(Box<dyn DynamicPolicy>, Resolved), ModelError> {
     let (info, resolved) = resolve(spec)?;
     Ok(((info.build)(&resolved, machine, threads)?, resolved))
 }
@@ -651,11 +574,7 @@ pub fn check_driver(info: &DynamicInfo, driver: Driver) -> Result<(), ModelError
     if info.caps.runs_on(driver) {
         return Ok(());
     }
-    let can: Vec<&str> = REGISTRY
-        .iter()
-        .filter(|i| i.caps.runs_on(driver))
-        .map(|i| i.name)
-        .collect();
+    let can: Vec<&str> = REGISTRY.iter().filter(|i| i.caps.runs_on(driver)).map(|i| i.name).collect();
     Err(ModelError::Config(format!(
         "dynamic policy '{}' cannot run in the {}: {}; the {} runs: none, {}",
         info.name,
@@ -695,11 +614,7 @@ pub(crate) mod fixture {
                 counters: PageCounters::new(pages as usize, machine.nodes(), 16),
                 homes: vec![0; pages as usize],
                 free: vec![10; machine.nodes()],
-                regions: vec![Region {
-                    name: "a".into(),
-                    first_page: 0,
-                    pages,
-                }],
+                regions: vec![Region { name: "a".into(), first_page: 0, pages }],
                 machine,
                 now: 0,
                 done: 0,
@@ -710,9 +625,7 @@ pub(crate) mod fixture {
 
         /// The policy named by `spec`, for a run of two threads on the fixture's machine.
         pub fn policy(&self, spec: &str) -> Box<dyn DynamicPolicy> {
-            build(&Spec::parse(spec).unwrap(), &self.machine, 2)
-                .unwrap()
-                .0
+            build(&Spec::parse(spec).unwrap(), &self.machine, 2).unwrap().0
         }
 
         pub fn view(&self) -> View<'_> {
@@ -745,9 +658,7 @@ mod tests {
     /// The test machine with its CPU-less node made CXL and huge pages of two base pages: every
     /// policy builds on it (HeMem needs huge pages).
     fn tiered_machine() -> Machine {
-        let text = TWO_NODES
-            .replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n")
-            .replace("mlp = 2.0\n", "mlp = 2.0\nhuge_page_size = 8192\n");
+        let text = TWO_NODES.replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n").replace("mlp = 2.0\n", "mlp = 2.0\nhuge_page_size = 8192\n");
         Machine::from_toml_str(&text, "t2c.toml").unwrap()
     }
 
@@ -755,16 +666,8 @@ mod tests {
     #[test]
     fn every_instance_agrees_with_its_capabilities() {
         let machine = tiered_machine();
-        let variants = [
-            "wildfire:replication=off",
-            "wildfire:migration=off,replication=off",
-            "sampled:mode=max-rate",
-            "upmlib-recrep:distribute=off",
-        ];
-        let specs = REGISTRY
-            .names()
-            .map(str::to_string)
-            .chain(variants.iter().map(|v| v.to_string()));
+        let variants = ["wildfire:replication=off", "wildfire:migration=off,replication=off", "sampled:mode=max-rate", "upmlib-recrep:distribute=off"];
+        let specs = REGISTRY.names().map(str::to_string).chain(variants.iter().map(|v| v.to_string()));
         let mut checked = 0;
         for text in specs {
             let spec = Spec::parse(&text).unwrap();
@@ -784,31 +687,14 @@ mod tests {
         for info in REGISTRY.iter() {
             let (policy, _) = build(&Spec::parse(info.name).unwrap(), &machine, 2).unwrap();
             let mut out = Report::default();
-            policy.report(
-                &Applied {
-                    migrations: 3,
-                    ..Applied::default()
-                },
-                &mut out,
-            );
-            let declared: Vec<&str> = info
-                .caps
-                .stats
-                .iter()
-                .flat_map(|g| g.iter())
-                .map(|s| s.name)
-                .collect();
+            policy.report(&Applied { migrations: 3, ..Applied::default() }, &mut out);
+            let declared: Vec<&str> = info.caps.stats.iter().flat_map(|g| g.iter()).map(|s| s.name).collect();
             assert_eq!(out.names().collect::<Vec<_>>(), declared, "{}", info.name);
             let all: Vec<&str> = info.caps.statistics().iter().map(|s| s.name).collect();
             let mut unique = all.clone();
             unique.sort_unstable();
             unique.dedup();
-            assert_eq!(
-                unique.len(),
-                all.len(),
-                "{}: a statistic declared twice: {all:?}",
-                info.name
-            );
+            assert_eq!(unique.len(), all.len(), "{}: a statistic declared twice: {all:?}", info.name);
         }
     }
 
@@ -817,42 +703,18 @@ mod tests {
         // Each was accepted; `sampled:interval=0` behaved as 1 but was recorded as 0.
         let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
         for (text, want) in [
-            (
-                "sampled:interval=0",
-                "dynamic policy 'sampled': interval=0: expected an integer >= 1",
-            ),
-            (
-                "sampled:freeze=0",
-                "dynamic policy 'sampled': freeze=0: expected an integer >= 1",
-            ),
-            (
-                "wildfire:threshold=0",
-                "dynamic policy 'wildfire': threshold=0: expected an integer >= 1",
-            ),
-            (
-                "wildfire:recent=0",
-                "dynamic policy 'wildfire': recent=0: expected an integer >= 1",
-            ),
-            (
-                "upmlib-recrep:n=0",
-                "dynamic policy 'upmlib-recrep': n=0: expected an integer >= 1",
-            ),
+            ("sampled:interval=0", "dynamic policy 'sampled': interval=0: expected an integer >= 1"),
+            ("sampled:freeze=0", "dynamic policy 'sampled': freeze=0: expected an integer >= 1"),
+            ("wildfire:threshold=0", "dynamic policy 'wildfire': threshold=0: expected an integer >= 1"),
+            ("wildfire:recent=0", "dynamic policy 'wildfire': recent=0: expected an integer >= 1"),
+            ("upmlib-recrep:n=0", "dynamic policy 'upmlib-recrep': n=0: expected an integer >= 1"),
         ] {
-            let e = build(&Spec::parse(text).unwrap(), &machine, 2)
-                .err()
-                .unwrap_or_else(|| panic!("{text} accepted"));
+            let e = build(&Spec::parse(text).unwrap(), &machine, 2).err().unwrap_or_else(|| panic!("{text} accepted"));
             assert_eq!(e.to_string(), want);
         }
         // The smallest meaningful values are still accepted.
-        for text in [
-            "sampled:interval=1,freeze=1",
-            "wildfire:threshold=1,recent=1",
-            "upmlib-recrep:n=1",
-        ] {
-            assert!(
-                build(&Spec::parse(text).unwrap(), &machine, 2).is_ok(),
-                "{text}"
-            );
+        for text in ["sampled:interval=1,freeze=1", "wildfire:threshold=1,recent=1", "upmlib-recrep:n=1"] {
+            assert!(build(&Spec::parse(text).unwrap(), &machine, 2).is_ok(), "{text}");
         }
     }
 
@@ -862,80 +724,27 @@ mod tests {
         let machine = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
         let (kernel, _) = build(&Spec::parse("kernel").unwrap(), &machine, 2).unwrap();
         let (sampled, _) = build(&Spec::parse("sampled").unwrap(), &machine, 2).unwrap();
-        let samples = DynamicCaps {
-            observes: Observes::Samples,
-            drivers: SIM_ONLY,
-            why_not: "",
-            needs_program_calls: false,
-            triggers: &[],
-            stats: &[],
-        };
-        let counters = DynamicCaps {
-            observes: Observes::Counters,
-            drivers: SIM_ONLY,
-            why_not: "",
-            needs_program_calls: false,
-            triggers: &[
-                Trigger::CounterInterrupt,
-                Trigger::IterationEnd,
-                Trigger::Timer,
-            ],
-            stats: &[],
-        };
-        assert_eq!(
-            samples.check(kernel.as_ref()),
-            Err("observes samples but sampling() is None".to_string())
-        );
-        assert!(counters
-            .check(sampled.as_ref())
-            .unwrap_err()
-            .starts_with("observes counters but sampling() is Some("));
-        let faults = DynamicCaps {
-            observes: Observes::HintingFaults,
-            drivers: SIM_ONLY,
-            why_not: "",
-            needs_program_calls: false,
-            triggers: &[],
-            stats: &[],
-        };
-        assert_eq!(
-            faults.check(kernel.as_ref()),
-            Err("observes hinting-faults but has an interrupt threshold".to_string())
-        );
+        let samples = DynamicCaps { observes: Observes::Samples, drivers: SIM_ONLY, why_not: "", needs_program_calls: false, triggers: &[], stats: &[] };
+        let counters = DynamicCaps { observes: Observes::Counters, drivers: SIM_ONLY, why_not: "", needs_program_calls: false, triggers: &[Trigger::CounterInterrupt, Trigger::IterationEnd, Trigger::Timer], stats: &[] };
+        assert_eq!(samples.check(kernel.as_ref()), Err("observes samples but sampling() is None".to_string()));
+        assert!(counters.check(sampled.as_ref()).unwrap_err().starts_with("observes counters but sampling() is Some("));
+        let faults = DynamicCaps { observes: Observes::HintingFaults, drivers: SIM_ONLY, why_not: "", needs_program_calls: false, triggers: &[], stats: &[] };
+        assert_eq!(faults.check(kernel.as_ref()), Err("observes hinting-faults but has an interrupt threshold".to_string()));
         // UPMlib decides only at iteration ends, with no timer: it needs the program's calls.
         let (upmlib, _) = build(&Spec::parse("upmlib").unwrap(), &machine, 2).unwrap();
         assert_eq!(
             counters.check(upmlib.as_ref()),
             Err("needs_program_calls is false but the policy has no timer and decides at iteration ends".to_string())
         );
-        assert_eq!(
-            DynamicCaps {
-                needs_program_calls: true,
-                ..counters
-            }
-            .check(upmlib.as_ref()),
-            Ok(())
-        );
+        assert_eq!(DynamicCaps { needs_program_calls: true, ..counters }.check(upmlib.as_ref()), Ok(()));
         // A trigger the instance uses must be listed; hinting faults only by a policy that
         // observes them.
         assert_eq!(
-            DynamicCaps {
-                needs_program_calls: true,
-                triggers: &[Trigger::Timer],
-                ..counters
-            }
-            .check(upmlib.as_ref()),
-            Err(
-                "it uses the iteration-end trigger, which its capabilities do not list".to_string()
-            )
+            DynamicCaps { needs_program_calls: true, triggers: &[Trigger::Timer], ..counters }.check(upmlib.as_ref()),
+            Err("it uses the iteration-end trigger, which its capabilities do not list".to_string())
         );
         assert_eq!(
-            DynamicCaps {
-                needs_program_calls: true,
-                triggers: &[Trigger::IterationEnd, Trigger::HintingFault],
-                ..counters
-            }
-            .check(upmlib.as_ref()),
+            DynamicCaps { needs_program_calls: true, triggers: &[Trigger::IterationEnd, Trigger::HintingFault], ..counters }.check(upmlib.as_ref()),
             Err("observes counters but lists the hinting-fault trigger".to_string())
         );
     }

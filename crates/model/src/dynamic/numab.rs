@@ -30,10 +30,7 @@
 //! (the base tiering mode promotes on every fault; a fixed threshold).
 
 use super::tiering::{self, Reclaim, Scanner};
-use super::{
-    Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View,
-    SIM_ONLY,
-};
+use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View, SIM_ONLY};
 use crate::report::{Report, StatDecl};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
@@ -119,11 +116,7 @@ impl NumabTiering {
             fault_cost,
             default_th: (r.float("hot_threshold_ms") * MS) as Ps,
             threshold: 0,
-            rate_limit_pages: ((r.float("rate_limit_mbps") * 1048576.0) / page
-                * r.float("rate_limit_window_ms")
-                / 1000.0)
-                .ceil()
-                .max(1.0) as u64,
+            rate_limit_pages: ((r.float("rate_limit_mbps") * 1048576.0) / page * r.float("rate_limit_window_ms") / 1000.0).ceil().max(1.0) as u64,
             rl_window: (r.float("rate_limit_window_ms") * MS) as Ps,
             th_period: (r.float("threshold_period_ms") * MS) as Ps,
             hot_selection: r.choice("hot_selection") == "on",
@@ -148,15 +141,10 @@ impl NumabTiering {
         }
         self.th_start = now;
         // The candidates the rate limit allows over the period (rate_limit × period).
-        let reference =
-            (self.rate_limit_pages as f64 * self.th_period as f64 / self.rl_window as f64) as u64;
+        let reference = (self.rate_limit_pages as f64 * self.th_period as f64 / self.rl_window as f64) as u64;
         let diff = self.candidates - self.th_base;
         let unit = self.default_th * 2 / 16;
-        let th = if self.threshold == 0 {
-            self.default_th
-        } else {
-            self.threshold
-        };
+        let th = if self.threshold == 0 { self.default_th } else { self.threshold };
         self.threshold = if diff > reference * 11 / 10 {
             th.saturating_sub(unit).max(unit)
         } else if diff < reference * 9 / 10 {
@@ -184,11 +172,7 @@ impl NumabTiering {
 /// 0.2 % above it with `watermark_scale_factor` 10; crate::watermarks).
 pub(super) fn linux_watermarks(machine: &Machine, node: usize) -> Watermarks {
     machine.watermarks(node).unwrap_or_else(|| {
-        let w = crate::watermarks::RawWatermarks {
-            min_permille: 0.5,
-            low_permille: 1.5,
-            high_permille: 2.5,
-        };
+        let w = crate::watermarks::RawWatermarks { min_permille: 0.5, low_permille: 1.5, high_permille: 2.5 };
         w.pages(machine.capacity_pages[node])
     })
 }
@@ -231,11 +215,7 @@ impl DynamicPolicy for NumabTiering {
             if self.auto_threshold {
                 self.adjust_threshold(view.now);
             }
-            let th = if self.threshold == 0 {
-                self.default_th
-            } else {
-                self.threshold
-            };
+            let th = if self.threshold == 0 { self.default_th } else { self.threshold };
             let latency = view.now.saturating_sub(self.scanner.scanned_at(page));
             if latency >= th {
                 return None;
@@ -249,50 +229,30 @@ impl DynamicPolicy for NumabTiering {
             self.deferred += 1;
             return None;
         }
-        Some(Action::Migrate {
-            page,
-            to: node,
-            reason: "hint fault on a slow page: promoted",
-        })
+        Some(Action::Migrate { page, to: node, reason: "hint fault on a slow page: promoted" })
     }
 
     fn watermarks(&self, machine: &Machine, node: usize) -> Option<Watermarks> {
         let w = linux_watermarks(machine, node);
         // kswapd is woken where a promotion is deferred (free at most high + 1: a failed
         // promotion wakes it), and balances the node to WMARK_PROMO.
-        Some(Watermarks {
-            min: w.min,
-            low: w.high + 2,
-            high: promo_watermark(&w).max(w.high + 2),
-        })
+        Some(Watermarks { min: w.min, low: w.high + 2, high: promo_watermark(&w).max(w.high + 2) })
     }
 
     fn on_low_memory(&mut self, view: &View<'_>, node: NodeId) -> Timer {
         if !self.demotion || !view.machine.is_toptier(node) {
             return Timer::default();
         }
-        let w = self
-            .watermarks(view.machine, node.index())
-            .expect("always some");
+        let w = self.watermarks(view.machine, node.index()).expect("always some");
         let want = tiering::shortfall(view, node, w.high);
-        self.reclaim.demote(
-            view,
-            node,
-            want,
-            want.saturating_mul(16) + 4096,
-            "kswapd: cold page of a fast node below its watermark",
-        )
+        self.reclaim.demote(view, node, want, want.saturating_mul(16) + 4096, "kswapd: cold page of a fast node below its watermark")
     }
 
     fn report(&self, applied: &Applied, out: &mut Report) {
         tiering::report_moves(applied, out);
         out.count("promotions_deferred", self.deferred);
         out.count("rate_limited", self.rate_limited);
-        let th = if self.threshold == 0 {
-            self.default_th
-        } else {
-            self.threshold
-        };
+        let th = if self.threshold == 0 { self.default_th } else { self.threshold };
         out.number("hot_threshold_ms", Some(th as f64 / MS));
     }
 }
@@ -306,8 +266,7 @@ mod tests {
     /// slow node 1 of 512.
     fn tiered() -> Fixture {
         let mut f = Fixture::new(8);
-        let text = crate::topology::tests::TWO_NODES
-            .replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n");
+        let text = crate::topology::tests::TWO_NODES.replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n");
         f.machine = Machine::from_toml_str(&text, "t2c.toml").unwrap();
         f.homes = vec![1; 8];
         f.free = vec![250, 500];
@@ -325,10 +284,7 @@ mod tests {
         // 256 pages hold less than 1 GiB: "enough" free space never holds; free 250 is above
         // the high watermark (1 page), so a hot page is promoted...
         f.now += 500_000_000_000;
-        assert!(matches!(
-            p.on_fault(&f.view(), PageNo(1), NodeId(0)),
-            Some(Action::Migrate { to: NodeId(0), .. })
-        ));
+        assert!(matches!(p.on_fault(&f.view(), PageNo(1), NodeId(0)), Some(Action::Migrate { to: NodeId(0), .. })));
         // ...one faulting 1.5 s after its scan is not hot...
         f.now += 1_000_000_000_000;
         assert_eq!(p.on_fault(&f.view(), PageNo(2), NodeId(0)), None);
@@ -341,42 +297,17 @@ mod tests {
         assert_eq!(p2.on_fault(&f2.view(), PageNo(0), NodeId(0)), None);
         let mut out = Report::default();
         p2.report(&Applied::default(), &mut out);
-        assert_eq!(
-            out.names().collect::<Vec<_>>(),
-            [
-                "promotions",
-                "demotions",
-                "promotion_failures",
-                "background_ms",
-                "promotions_deferred",
-                "rate_limited",
-                "hot_threshold_ms"
-            ]
-        );
+        assert_eq!(out.names().collect::<Vec<_>>(), ["promotions", "demotions", "promotion_failures", "background_ms", "promotions_deferred", "rate_limited", "hot_threshold_ms"]);
     }
 
     #[test]
     fn the_rate_limit_stops_promotion_within_a_second_and_the_threshold_follows_it() {
         let mut f = tiered();
         // One page a second (4 KiB/s) at most.
-        let mut p = NumabTiering::new(
-            &crate::dynamic::resolve(
-                &crate::Spec::parse(
-                    "numab-tiering:rate_limit_mbps=0.00390625,threshold_period_ms=2000",
-                )
-                .unwrap(),
-            )
-            .unwrap()
-            .1,
-            &f.machine,
-        );
+        let mut p = NumabTiering::new(&crate::dynamic::resolve(&crate::Spec::parse("numab-tiering:rate_limit_mbps=0.00390625,threshold_period_ms=2000").unwrap()).unwrap().1, &f.machine);
         p.on_timer(&f.view());
         f.now = 10;
-        assert_eq!(
-            p.on_fault(&f.view(), PageNo(0), NodeId(0)),
-            None,
-            "the first candidate reaches a limit of one"
-        );
+        assert_eq!(p.on_fault(&f.view(), PageNo(0), NodeId(0)), None, "the first candidate reaches a limit of one");
         assert_eq!(p.rate_limited, 1);
         // Five more hot candidates in the next second, all limited...
         f.now = 1_400_000_000_000;
@@ -403,23 +334,9 @@ mod tests {
         assert!(t.background);
         // Linux's watermarks of 256 pages are one page each: kswapd wakes where a promotion is
         // deferred (free at most high + 1 = 2) and balances to max(promo 1, high + 2): 3 pages.
-        assert_eq!(
-            p.watermarks(&f.machine, 0),
-            Some(Watermarks {
-                min: 1,
-                low: 3,
-                high: 3
-            })
-        );
+        assert_eq!(p.watermarks(&f.machine, 0), Some(Watermarks { min: 1, low: 3, high: 3 }));
         assert_eq!(t.actions.len(), 3);
-        assert_eq!(
-            t.actions[0],
-            Action::Migrate {
-                page: PageNo(0),
-                to: NodeId(1),
-                reason: "kswapd: cold page of a fast node below its watermark"
-            }
-        );
+        assert_eq!(t.actions[0], Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "kswapd: cold page of a fast node below its watermark" });
         // Off: nothing.
         let mut off = f.policy("numab-tiering:demotion=off");
         assert_eq!(off.on_low_memory(&f.view(), NodeId(0)), Timer::default());

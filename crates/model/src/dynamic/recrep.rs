@@ -5,10 +5,8 @@
 
 use super::cost;
 use super::upmlib::{Upmlib, UPMLIB_PARAMS};
-use super::{
-    Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Trigger, View, SIM_ONLY,
-};
 use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, View, SIM_ONLY, Trigger, Applied};
 use crate::spec::{ParamDecl, ParamKind, Resolved, Spec};
 use crate::units::{NodeId, PageNo};
 
@@ -110,9 +108,7 @@ impl RecRep {
     }
 
     fn all_counts(view: &View<'_>) -> Vec<u16> {
-        (0..view.homes.len())
-            .flat_map(|p| view.counters.row(PageNo(p as u32)).to_vec())
-            .collect()
+        (0..view.homes.len()).flat_map(|p| view.counters.row(PageNo(p as u32)).to_vec()).collect()
     }
 }
 
@@ -163,11 +159,7 @@ impl DynamicPolicy for RecRep {
             let home = view.homes[page.0 as usize];
             if home != to.0 && (home as usize) < view.machine.nodes() {
                 self.undo.push((page, NodeId(home)));
-                out.push(Action::Migrate {
-                    page,
-                    to,
-                    reason: "record-replay: replay before the phase",
-                });
+                out.push(Action::Migrate { page, to, reason: "record-replay: replay before the phase" });
             }
         }
         out
@@ -178,9 +170,7 @@ impl DynamicPolicy for RecRep {
             return Vec::new();
         }
         if iteration == 2 && !self.snapshot.is_empty() {
-            self.phase_time = self
-                .phase_time
-                .saturating_add(view.now.saturating_sub(self.phase_started));
+            self.phase_time = self.phase_time.saturating_add(view.now.saturating_sub(self.phase_started));
             let now = Self::all_counts(view);
             if self.isolated.is_empty() {
                 self.isolated = vec![0; now.len()];
@@ -192,20 +182,13 @@ impl DynamicPolicy for RecRep {
         }
         self.undo
             .drain(..)
-            .map(|(page, to)| Action::Migrate {
-                page,
-                to,
-                reason: "record-replay: undo after the phase",
-            })
+            .map(|(page, to)| Action::Migrate { page, to, reason: "record-replay: undo after the phase" })
             .collect()
     }
 
     fn on_iteration_end(&mut self, view: &View<'_>, iteration: u32) -> Vec<Action> {
         if iteration == 1 {
-            return self
-                .distribute
-                .as_mut()
-                .map_or_else(Vec::new, |u| u.on_iteration_end(view, 1));
+            return self.distribute.as_mut().map_or_else(Vec::new, |u| u.on_iteration_end(view, 1));
         }
         if iteration != 2 || self.recorded {
             return Vec::new();
@@ -226,35 +209,22 @@ impl DynamicPolicy for RecRep {
                 continue;
             }
             let row = &self.isolated[page * nodes..(page + 1) * nodes];
-            let (best, r_max) = row.iter().enumerate().filter(|&(n, _)| n != home).fold(
-                (0, 0u32),
-                |acc, (n, &v)| if v > acc.1 { (n, v) } else { acc },
-            );
+            let (best, r_max) = row
+                .iter()
+                .enumerate()
+                .filter(|&(n, _)| n != home)
+                .fold((0, 0u32), |acc, (n, &v)| if v > acc.1 { (n, v) } else { acc });
             if r_max == 0 {
                 continue;
             }
             // No local access at all: the ratio is unbounded, the page eligible. (Counting
             // a_local = 0 as 1 would make a driver with sparse counts, such as the runtime's
             // hinting-fault samples, never select a page seen once or twice remotely.)
-            let ratio = if row[home] == 0 {
-                f64::INFINITY
-            } else {
-                r_max as f64 / row[home] as f64
-            };
+            let ratio = if row[home] == 0 { f64::INFINITY } else { r_max as f64 / row[home] as f64 };
             if ratio > self.ratio && self.cost_aware {
-                let saved = cost::saving(
-                    view,
-                    &rho,
-                    NodeId(home as u8),
-                    NodeId(best as u8),
-                    row.iter().map(|&c| c as f64),
-                    1.0,
-                    self.phase_time.max(1),
-                );
+                let saved = cost::saving(view, &rho, NodeId(home as u8), NodeId(best as u8), row.iter().map(|&c| c as f64), 1.0, self.phase_time.max(1));
                 // Replay and undo stop every thread; the saving is spread over them.
-                if saved / self.sharing_cpus as f64
-                    <= 2.0 * view.machine.migration_cost_ps(self.sharing_cpus) as f64
-                {
+                if saved / self.sharing_cpus as f64 <= 2.0 * view.machine.migration_cost_ps(self.sharing_cpus) as f64 {
                     self.refused.costly += 1;
                     continue;
                 }
@@ -265,22 +235,14 @@ impl DynamicPolicy for RecRep {
         }
         // Highest ratio first, then most remote accesses; ties by page number, for determinism.
         eligible.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
-        self.plan = eligible
-            .into_iter()
-            .take(self.n)
-            .map(|(_, _, p, to)| (p, to))
-            .collect();
+        self.plan = eligible.into_iter().take(self.n).map(|(_, _, p, to)| (p, to)).collect();
         self.isolated = Vec::new();
         self.snapshot = Vec::new();
         distributed
     }
 
     fn report(&self, _applied: &Applied, out: &mut Report) {
-        let d = self
-            .distribute
-            .as_ref()
-            .map(|u| u.refused())
-            .unwrap_or_default();
+        let d = self.distribute.as_ref().map(|u| u.refused()).unwrap_or_default();
         (self.refused + d).report(out);
     }
 }
@@ -323,23 +285,9 @@ mod tests {
         assert!(!r.counts(), "recording is over");
         assert!(r.on_epoch_start(&f.view(), 3, "other").is_empty());
         let before = r.on_epoch_start(&f.view(), 3, "p");
-        assert_eq!(
-            before,
-            vec![Action::Migrate {
-                page: PageNo(1),
-                to: NodeId(1),
-                reason: "record-replay: replay before the phase"
-            }]
-        );
+        assert_eq!(before, vec![Action::Migrate { page: PageNo(1), to: NodeId(1), reason: "record-replay: replay before the phase" }]);
         f.homes[1] = 1;
         let after = r.on_epoch_end(&f.view(), 3, "p");
-        assert_eq!(
-            after,
-            vec![Action::Migrate {
-                page: PageNo(1),
-                to: NodeId(0),
-                reason: "record-replay: undo after the phase"
-            }]
-        );
+        assert_eq!(after, vec![Action::Migrate { page: PageNo(1), to: NodeId(0), reason: "record-replay: undo after the phase" }]);
     }
 }

@@ -4,11 +4,8 @@
 //! pages that moved recently.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{
-    Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, Trigger,
-    View, BOTH, FROZEN_PAGES,
-};
 use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, View, BOTH, Trigger, Applied, FROZEN_PAGES};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 
@@ -133,32 +130,18 @@ impl DynamicPolicy for Sampled {
         // an adaptive interval may last many looks.
         if let Some(actions) = self.gate.audit(view) {
             // Moves back are made at once; the counters (samples) are left as they are.
-            return Timer {
-                actions,
-                ..Timer::default()
-            };
+            return Timer { actions, ..Timer::default() };
         }
         if self.period.is_none() {
             // Adaptive period: act only once the interval holds enough samples.
             let placed = view.homes.iter().filter(|&&h| (h as usize) < nodes).count() as f64;
-            let taken: u64 = (0..view.homes.len())
-                .map(|p| {
-                    view.counters
-                        .row(PageNo(p as u32))
-                        .iter()
-                        .map(|&v| v as u64)
-                        .sum::<u64>()
-                })
-                .sum();
+            let taken: u64 = (0..view.homes.len()).map(|p| view.counters.row(PageNo(p as u32)).iter().map(|&v| v as u64).sum::<u64>()).sum();
             if placed == 0.0 || (taken as f64) < self.per_page * placed {
                 return Timer::default();
             }
         }
         self.tick += 1;
-        let window = view
-            .now
-            .saturating_sub(self.last.unwrap_or(view.started))
-            .max(1);
+        let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
         self.last = Some(view.now);
         let scale = match self.sampling {
             Sampling::Interval(n) => n as f64,
@@ -181,16 +164,11 @@ impl DynamicPolicy for Sampled {
             }
             let previous = self.streak.get(&p.0).copied();
             // Temporary freeze: moved in one of the last `freeze` intervals (this is `tick`).
-            if !self.permanent && previous.is_some_and(|(last, _)| self.tick - last <= self.freeze)
-            {
+            if !self.permanent && previous.is_some_and(|(last, _)| self.tick - last <= self.freeze) {
                 self.frozen.insert(p.0);
                 continue;
             }
-            let ev = Evidence {
-                counts: view.counters.row(p),
-                scale,
-                window,
-            };
+            let ev = Evidence { counts: view.counters.row(p), scale, window };
             if self.gate.judge(view, p, NodeId(home), best, ev, 0) != Verdict::Move {
                 continue;
             }
@@ -202,17 +180,9 @@ impl DynamicPolicy for Sampled {
             if self.permanent && self.freeze > 0 && run >= self.freeze {
                 self.frozen.insert(p.0);
             }
-            actions.push(Action::Migrate {
-                page: p,
-                to: best,
-                reason: "most samples in the interval",
-            });
+            actions.push(Action::Migrate { page: p, to: best, reason: "most samples in the interval" });
         }
-        Timer {
-            reset: true,
-            actions,
-            ..Timer::default()
-        }
+        Timer { reset: true, actions, ..Timer::default() }
     }
 
     fn report(&self, _applied: &Applied, out: &mut Report) {
@@ -234,13 +204,8 @@ mod tests {
         f.counters.add(0, 1, 3);
         // Moved in interval 1 (the page stays at home in this fixture, so it asks again):
         // held in 2, 3 and 4 (it moved within the last three), free to move in 5, held after.
-        let acted: Vec<bool> = (1..=9)
-            .map(|_| !s.on_timer(&f.view()).actions.is_empty())
-            .collect();
-        assert_eq!(
-            acted,
-            [true, false, false, false, true, false, false, false, true]
-        );
+        let acted: Vec<bool> = (1..=9).map(|_| !s.on_timer(&f.view()).actions.is_empty()).collect();
+        assert_eq!(acted, [true, false, false, false, true, false, false, false, true]);
         let mut out = crate::report::Report::default();
         s.report(&Applied::default(), &mut out);
         assert_eq!(out.count_of("frozen_pages"), 1, "held back at least once");
@@ -253,20 +218,12 @@ mod tests {
         assert_eq!(s.sampling(), Some(Sampling::Interval(1024)));
         assert_eq!(s.timer_period(), Some(1_000_000_000));
         f.counters.add(0, 1, 3);
-        let moved = Action::Migrate {
-            page: PageNo(0),
-            to: NodeId(1),
-            reason: "most samples in the interval",
-        };
+        let moved = Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "most samples in the interval" };
         for tick in 1..=3 {
             let t = s.on_timer(&f.view());
             assert!(t.reset);
             // Moved in intervals 1 and 2 (the page stays at home in this fixture), frozen after.
-            let want = if tick <= 2 {
-                vec![moved.clone()]
-            } else {
-                Vec::new()
-            };
+            let want = if tick <= 2 { vec![moved.clone()] } else { Vec::new() };
             assert_eq!(t.actions, want, "interval {tick}");
         }
         let mut out = crate::report::Report::default();

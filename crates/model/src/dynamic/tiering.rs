@@ -10,11 +10,11 @@
 //! keeps four bytes per page.
 
 use super::{Action, Applied, Timer, View};
-use crate::pagetable::UNTOUCHED;
 use crate::report::{Report, StatDecl};
-use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
 use crate::units::{NodeId, PageNo, Ps};
+use crate::pagetable::UNTOUCHED;
+use crate::spec::{ParamDecl, ParamKind, Resolved};
 
 /// The moves a tiering policy reports, counted by the driver ([`Applied`]).
 pub const TIER_STATS: &[StatDecl] = &[
@@ -26,9 +26,7 @@ pub const TIER_STATS: &[StatDecl] = &[
 
 /// Whether a policy moves pages between tiers (its capabilities report [`TIER_STATS`]).
 pub fn moves_between_tiers(caps: &super::DynamicCaps) -> bool {
-    caps.stats
-        .iter()
-        .any(|group| group.iter().any(|d| d.name == TIER_STATS[0].name))
+    caps.stats.iter().any(|group| group.iter().any(|d| d.name == TIER_STATS[0].name))
 }
 
 /// Reports [`TIER_STATS`] from what the driver applied.
@@ -69,31 +67,10 @@ pub fn mark_accessed(flags: &mut u8) -> bool {
 
 /// The scanner's parameters, shared by the policies built on NUMA balancing's hint faults
 /// (Linux's sysctls, kernel/sched/fair.c).
-pub const SCAN_DELAY: ParamDecl = ParamDecl {
-    name: "scan_delay_ms",
-    kind: ParamKind::Float {
-        min: 0.001,
-        max: 1e7,
-    },
-    default: "1000",
-    doc: "time before the first scan (sysctl numa_balancing_scan_delay_ms: 1000)",
-};
+pub const SCAN_DELAY: ParamDecl = ParamDecl { name: "scan_delay_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "time before the first scan (sysctl numa_balancing_scan_delay_ms: 1000)" };
 pub const SCAN_PERIOD: ParamDecl = ParamDecl { name: "scan_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "scan period (numa_balancing_scan_period_min_ms: 1000; slow-tier faults are never local, so the period stays at its minimum)" };
-pub const SCAN_SIZE: ParamDecl = ParamDecl {
-    name: "scan_size_mb",
-    kind: ParamKind::Float {
-        min: 0.001,
-        max: 1e9,
-    },
-    default: "256",
-    doc: "address space made to fault per scan (numa_balancing_scan_size_mb: 256)",
-};
-pub const FAULT_NS: ParamDecl = ParamDecl {
-    name: "fault_ns",
-    kind: ParamKind::Float { min: 0.0, max: 1e9 },
-    default: "1000",
-    doc: "cost of one hinting fault (assumption: a minor fault, about 1 µs)",
-};
+pub const SCAN_SIZE: ParamDecl = ParamDecl { name: "scan_size_mb", kind: ParamKind::Float { min: 0.001, max: 1e9 }, default: "256", doc: "address space made to fault per scan (numa_balancing_scan_size_mb: 256)" };
+pub const FAULT_NS: ParamDecl = ParamDecl { name: "fault_ns", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "1000", doc: "cost of one hinting fault (assumption: a minor fault, about 1 µs)" };
 
 /// The NUMA-balancing scanner in a tiering mode: every `period` it makes the next window of
 /// `window` pages of the address space fault on their next access — only pages off the
@@ -113,26 +90,15 @@ pub struct Scanner {
 
 impl Scanner {
     pub fn new(period: Ps, window: u32) -> Self {
-        Scanner {
-            period,
-            window: window.max(1),
-            next: 0,
-            scanned: Vec::new(),
-        }
+        Scanner { period, window: window.max(1), next: 0, scanned: Vec::new() }
     }
 
     /// The scanner of a policy's resolved [`SCAN_PERIOD`] and [`SCAN_SIZE`] on `machine`, with
     /// the first scan's delay ([`SCAN_DELAY`]) and a fault's cost ([`FAULT_NS`]), ps.
     pub fn from_params(r: &Resolved, machine: &Machine) -> (Scanner, Ps, Ps) {
-        let window = ((r.float("scan_size_mb") * 1048576.0) / machine.raw.page_size as f64)
-            .ceil()
-            .max(1.0) as u32;
+        let window = ((r.float("scan_size_mb") * 1048576.0) / machine.raw.page_size as f64).ceil().max(1.0) as u32;
         let scanner = Scanner::new((r.float("scan_period_ms") * 1e9) as Ps, window);
-        (
-            scanner,
-            (r.float("scan_delay_ms") * 1e9) as Ps,
-            (r.float("fault_ns") * 1000.0) as Ps,
-        )
+        (scanner, (r.float("scan_delay_ms") * 1e9) as Ps, (r.float("fault_ns") * 1000.0) as Ps)
     }
 
     /// The next scan at `now`: the timer tick that revokes the next window.
@@ -147,20 +113,12 @@ impl Scanner {
         if let Some(t) = self.scanned.get_mut((start / self.window) as usize) {
             *t = now;
         }
-        Timer {
-            revoke: Some(start..end),
-            revoke_skip_toptier: true,
-            next_period: Some(self.period),
-            ..Timer::default()
-        }
+        Timer { revoke: Some(start..end), revoke_skip_toptier: true, next_period: Some(self.period), ..Timer::default() }
     }
 
     /// When `page`'s window was last scanned.
     pub fn scanned_at(&self, page: PageNo) -> Ps {
-        self.scanned
-            .get((page.0 / self.window) as usize)
-            .copied()
-            .unwrap_or(0)
+        self.scanned.get((page.0 / self.window) as usize).copied().unwrap_or(0)
     }
 }
 
@@ -198,21 +156,9 @@ impl Reclaim {
     /// Demotes up to `want` pages of `node` (a fast node with a demotion target), examining at
     /// most `budget` page numbers and at most one lap of them; the answer runs in the background (kswapd) and clears the
     /// referenced bits it read.
-    pub fn demote(
-        &mut self,
-        view: &View<'_>,
-        node: NodeId,
-        want: u64,
-        budget: u64,
-        reason: &'static str,
-    ) -> Timer {
-        let mut tick = Timer {
-            background: true,
-            ..Timer::default()
-        };
-        let Some(to) = view.machine.demotion[node.index()] else {
-            return tick;
-        };
+    pub fn demote(&mut self, view: &View<'_>, node: NodeId, want: u64, budget: u64, reason: &'static str) -> Timer {
+        let mut tick = Timer { background: true, ..Timer::default() };
+        let Some(to) = view.machine.demotion[node.index()] else { return tick };
         let pages = view.homes.len() as u32;
         if pages == 0 || want == 0 {
             return tick;
@@ -237,8 +183,7 @@ impl Reclaim {
                 // The hand passes the other nodes' pages that follow in one step, each counted
                 // as looked at, up to the budget and the end of the pages.
                 let limit = ((pages - p) as u64).min(budget - looked) as usize;
-                let skip =
-                    find_byte(&view.homes[p as usize..p as usize + limit], node.0).unwrap_or(limit);
+                let skip = find_byte(&view.homes[p as usize..p as usize + limit], node.0).unwrap_or(limit);
                 looked += skip as u64;
                 p += skip as u32;
                 if p >= pages {
@@ -261,11 +206,7 @@ impl Reclaim {
                 *f &= !(Flags::ACTIVE | Flags::REFERENCED);
             } else {
                 *f = (*f | Flags::DEMOTED) & !Flags::REFERENCED;
-                tick.actions.push(Action::Migrate {
-                    page: PageNo(page),
-                    to,
-                    reason,
-                });
+                tick.actions.push(Action::Migrate { page: PageNo(page), to, reason });
             }
         }
         self.hand[node.index()] = p;
@@ -289,11 +230,7 @@ fn find_byte(hay: &[u8], b: u8) -> Option<usize> {
         }
         at += 8;
     }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&h| h == b)
-        .map(|i| at + i)
+    chunks.remainder().iter().position(|&h| h == b).map(|i| at + i)
 }
 
 /// The pages a node must free to be back at `high`, or 0.
@@ -303,10 +240,7 @@ pub fn shortfall(view: &View<'_>, node: NodeId, high: u64) -> u64 {
 
 /// The fastest-tier node nearest to `node` that has memory (itself when it is one).
 pub fn nearest_toptier(machine: &Machine, node: NodeId) -> Option<NodeId> {
-    machine.nearest[node.index()]
-        .iter()
-        .copied()
-        .find(|&n| machine.is_toptier(n))
+    machine.nearest[node.index()].iter().copied().find(|&n| machine.is_toptier(n))
 }
 
 /// Refuses a tiering policy on a machine of one memory tier, where it could only do nothing.
@@ -346,10 +280,7 @@ mod tests {
         }
         // A byte below the searched one borrows in the subtraction: no false match after it.
         assert_eq!(find_byte(&[2, 1, 2, 2, 2, 2, 2, 2, 1], 1), Some(1));
-        assert_eq!(
-            find_byte(&[0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80], 0x80),
-            Some(1)
-        );
+        assert_eq!(find_byte(&[0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80], 0x80), Some(1));
         assert_eq!(find_byte(&[], 3), None);
     }
 
@@ -368,10 +299,7 @@ mod tests {
     fn a_tiering_policy_refuses_a_machine_of_one_tier() {
         let flat = Machine::from_toml_str(crate::topology::tests::TWO_NODES, "t2.toml").unwrap();
         for name in ["numab-tiering", "tpp", "hemem"] {
-            let e = crate::dynamic::build(&crate::Spec::parse(name).unwrap(), &flat, 2)
-                .err()
-                .unwrap()
-                .to_string();
+            let e = crate::dynamic::build(&crate::Spec::parse(name).unwrap(), &flat, 2).err().unwrap().to_string();
             assert_eq!(e, format!("dynamic policy '{name}' moves pages between memory tiers, and machine 't2' has one (give a node memory = \"cxl\" or \"pmem\", e.g. the cxl-tiered preset)"));
         }
     }
@@ -380,20 +308,10 @@ mod tests {
     fn the_scanner_revokes_windows_in_turn_and_remembers_when() {
         let mut s = Scanner::new(1_000, 4);
         let t = s.scan(10, 5);
-        assert_eq!(
-            (t.revoke, t.revoke_skip_toptier, t.next_period),
-            (Some(0..4), true, Some(1_000))
-        );
+        assert_eq!((t.revoke, t.revoke_skip_toptier, t.next_period), (Some(0..4), true, Some(1_000)));
         assert_eq!(s.scan(10, 7).revoke, Some(4..8));
         assert_eq!(s.scan(10, 9).revoke, Some(8..10));
         assert_eq!(s.scan(10, 11).revoke, Some(0..4));
-        assert_eq!(
-            (
-                s.scanned_at(PageNo(1)),
-                s.scanned_at(PageNo(5)),
-                s.scanned_at(PageNo(9))
-            ),
-            (11, 7, 9)
-        );
+        assert_eq!((s.scanned_at(PageNo(1)), s.scanned_at(PageNo(5)), s.scanned_at(PageNo(9))), (11, 7, 9));
     }
 }

@@ -30,9 +30,7 @@
 
 use super::numab::linux_watermarks;
 use super::tiering::{self, mark_accessed, Flags, Reclaim, Scanner};
-use super::{
-    Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View, BOTH,
-};
+use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View, BOTH};
 use crate::report::{Report, StatDecl};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
@@ -136,42 +134,25 @@ impl DynamicPolicy for Tpp {
             self.deferred += 1;
             return None;
         }
-        Some(Action::Migrate {
-            page,
-            to: node,
-            reason: "hint fault on an active slow page: promoted",
-        })
+        Some(Action::Migrate { page, to: node, reason: "hint fault on an active slow page: promoted" })
     }
 
     fn watermarks(&self, machine: &Machine, node: usize) -> Option<Watermarks> {
         let w = linux_watermarks(machine, node);
-        let demote =
-            (machine.capacity_pages[node] as f64 * self.demote_scale / 10000.0).ceil() as u64;
+        let demote = (machine.capacity_pages[node] as f64 * self.demote_scale / 10000.0).ceil() as u64;
         // Never below where a promotion is deferred (free at most high + 1), which wakes
         // kswapd in Linux.
         let low = w.low.max(demote).max(w.high + 2);
-        Some(Watermarks {
-            min: w.min,
-            low,
-            high: w.high.max(low + (w.high - w.low)),
-        })
+        Some(Watermarks { min: w.min, low, high: w.high.max(low + (w.high - w.low)) })
     }
 
     fn on_low_memory(&mut self, view: &View<'_>, node: NodeId) -> Timer {
         if !view.machine.is_toptier(node) {
             return Timer::default();
         }
-        let w = self
-            .watermarks(view.machine, node.index())
-            .expect("always some");
+        let w = self.watermarks(view.machine, node.index()).expect("always some");
         let want = tiering::shortfall(view, node, w.high);
-        self.reclaim.demote(
-            view,
-            node,
-            want,
-            want.saturating_mul(16) + 4096,
-            "kswapd: cold page below TPP's demotion watermark",
-        )
+        self.reclaim.demote(view, node, want, want.saturating_mul(16) + 4096, "kswapd: cold page below TPP's demotion watermark")
     }
 
     fn report(&self, applied: &Applied, out: &mut Report) {
@@ -189,8 +170,7 @@ mod tests {
 
     fn tiered() -> Fixture {
         let mut f = Fixture::new(8);
-        let text = crate::topology::tests::TWO_NODES
-            .replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n");
+        let text = crate::topology::tests::TWO_NODES.replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n");
         f.machine = Machine::from_toml_str(&text, "t2c.toml").unwrap();
         f.homes = vec![1; 8];
         f.free = vec![250, 500];
@@ -201,55 +181,21 @@ mod tests {
     fn a_slow_page_is_promoted_on_the_fault_after_it_became_active() {
         let f = tiered();
         let mut p = f.policy("tpp");
-        assert_eq!(
-            p.on_fault(&f.view(), PageNo(2), NodeId(0)),
-            None,
-            "first fault: referenced"
-        );
-        assert_eq!(
-            p.on_fault(&f.view(), PageNo(2), NodeId(0)),
-            None,
-            "second: active"
-        );
-        assert!(matches!(
-            p.on_fault(&f.view(), PageNo(2), NodeId(0)),
-            Some(Action::Migrate { to: NodeId(0), .. })
-        ));
+        assert_eq!(p.on_fault(&f.view(), PageNo(2), NodeId(0)), None, "first fault: referenced");
+        assert_eq!(p.on_fault(&f.view(), PageNo(2), NodeId(0)), None, "second: active");
+        assert!(matches!(p.on_fault(&f.view(), PageNo(2), NodeId(0)), Some(Action::Migrate { to: NodeId(0), .. })));
         let mut out = Report::default();
         p.report(&Applied::default(), &mut out);
-        assert_eq!(
-            out.names().collect::<Vec<_>>(),
-            [
-                "promotions",
-                "demotions",
-                "promotion_failures",
-                "background_ms",
-                "promotions_deferred",
-                "activations",
-                "thrash"
-            ]
-        );
+        assert_eq!(out.names().collect::<Vec<_>>(), ["promotions", "demotions", "promotion_failures", "background_ms", "promotions_deferred", "activations", "thrash"]);
     }
 
     #[test]
     fn demotion_starts_at_two_percent_and_counts_a_demoted_page_that_faults_again() {
         let mut f = tiered();
-        let p = Tpp::new(
-            &crate::dynamic::resolve(&crate::Spec::parse("tpp").unwrap())
-                .unwrap()
-                .1,
-            &f.machine,
-        );
+        let p = Tpp::new(&crate::dynamic::resolve(&crate::Spec::parse("tpp").unwrap()).unwrap().1, &f.machine);
         // 256 pages: 2 % is 6 pages (rounded up); Linux's own watermarks of so small a node
         // round to one page each, so the high–low gap adds nothing.
-        assert_eq!(
-            p.watermarks(&f.machine, 0),
-            Some(Watermarks {
-                min: 1,
-                low: 6,
-                high: 6
-            })
-        );
+        assert_eq!(p.watermarks(&f.machine, 0), Some(Watermarks { min: 1, low: 6, high: 6 }));
         let mut p: Box<dyn DynamicPolicy> = Box::new(p);
         f.homes = vec![0; 8];
         f.free = vec![4, 500];

@@ -4,11 +4,8 @@
 //! itself once an invocation moves nothing.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{
-    Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Trigger, View, BOTH,
-    FROZEN_PAGES,
-};
 use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, View, BOTH, Trigger, Applied, FROZEN_PAGES};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 use crate::Region;
@@ -87,10 +84,7 @@ impl DynamicPolicy for Upmlib {
         for name in self.regions.iter().flatten() {
             if !regions.iter().any(|r| &r.name == name) {
                 let known: Vec<&str> = regions.iter().map(|r| r.name.as_str()).collect();
-                return Err(format!(
-                    "dynamic policy 'upmlib': regions: no region '{name}' (the workload has: {})",
-                    known.join(", ")
-                ));
+                return Err(format!("dynamic policy 'upmlib': regions: no region '{name}' (the workload has: {})", known.join(", ")));
             }
         }
         Ok(())
@@ -106,10 +100,7 @@ impl DynamicPolicy for Upmlib {
         }
         self.invocations += 1;
         let inv = self.invocations;
-        let window = view
-            .now
-            .saturating_sub(self.last.unwrap_or(view.started))
-            .max(1);
+        let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
         self.last = Some(view.now);
         if let Some(back) = self.gate.audit(view) {
             self.active = false;
@@ -119,16 +110,10 @@ impl DynamicPolicy for Upmlib {
         self.gate.begin_window(view, window, 1.0);
         let mut out = Vec::new();
         let hot: Vec<&Region> = match &self.regions {
-            Some(names) => view
-                .regions
-                .iter()
-                .filter(|r| names.contains(&r.name))
-                .collect(),
+            Some(names) => view.regions.iter().filter(|r| names.contains(&r.name)).collect(),
             None => view.regions.iter().collect(),
         };
-        let pages = hot
-            .iter()
-            .flat_map(|r| r.first_page as usize..(r.first_page + r.pages) as usize);
+        let pages = hot.iter().flat_map(|r| r.first_page as usize..(r.first_page + r.pages) as usize);
         for page in pages {
             let home = view.homes[page];
             if home as usize >= view.machine.nodes() || self.frozen.contains(&(page as u32)) {
@@ -151,20 +136,12 @@ impl DynamicPolicy for Upmlib {
                     continue;
                 }
             }
-            let ev = Evidence {
-                counts: view.counters.row(p),
-                scale: 1.0,
-                window,
-            };
+            let ev = Evidence { counts: view.counters.row(p), scale: 1.0, window };
             if self.gate.judge(view, p, NodeId(home), best, ev, 0) != Verdict::Move {
                 continue;
             }
             self.moved.insert(p.0, (inv, home, best.0));
-            out.push(Action::Migrate {
-                page: p,
-                to: best,
-                reason: "competitive criterion",
-            });
+            out.push(Action::Migrate { page: p, to: best, reason: "competitive criterion" });
         }
         if self.first.is_none() {
             self.first = Some(out.len() as u64);
@@ -185,13 +162,7 @@ impl DynamicPolicy for Upmlib {
 
     fn report(&self, applied: &Applied, out: &mut Report) {
         out.count(FROZEN_PAGES.name, self.frozen.len() as u64);
-        let first = self.first.map(|f| {
-            if applied.migrations == 0 {
-                0.0
-            } else {
-                f as f64 / applied.migrations as f64
-            }
-        });
+        let first = self.first.map(|f| if applied.migrations == 0 { 0.0 } else { f as f64 / applied.migrations as f64 });
         out.number(FIRST_INVOCATION.name, first);
         self.gate.refused.report(out);
     }
@@ -221,33 +192,14 @@ mod tests {
         f.counters.add(1, 1, 3);
         f.counters.add(1, 0, 2);
         let moves = u.on_iteration_end(&f.view(), 1);
-        assert_eq!(
-            moves,
-            vec![Action::Migrate {
-                page: PageNo(0),
-                to: NodeId(1),
-                reason: "competitive criterion"
-            }]
-        );
+        assert_eq!(moves, vec![Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "competitive criterion" }]);
         // One migration at the first invocation: half of a run's two.
         let mut out = crate::report::Report::default();
-        u.report(
-            &Applied {
-                migrations: 2,
-                ..Applied::default()
-            },
-            &mut out,
-        );
-        assert_eq!(
-            out.get("first_invocation_fraction"),
-            Some(&crate::report::StatValue::Number(Some(0.5)))
-        );
+        u.report(&Applied { migrations: 2, ..Applied::default() }, &mut out);
+        assert_eq!(out.get("first_invocation_fraction"), Some(&crate::report::StatValue::Number(Some(0.5))));
         assert!(u.counts());
         f.counters.reset_all();
         assert!(u.on_iteration_end(&f.view(), 2).is_empty());
-        assert!(
-            !u.counts(),
-            "an invocation that moves nothing deactivates the library"
-        );
+        assert!(!u.counts(), "an invocation that moves nothing deactivates the library");
     }
 }

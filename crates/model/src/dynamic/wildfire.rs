@@ -4,11 +4,8 @@
 //! nodes' writes invalidate too much of them.
 
 use super::cost::{self, Evidence, Gate, Payer, Verdict};
-use super::{
-    Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View,
-    SIM_ONLY,
-};
 use crate::report::Report;
+use super::{Action, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, View, SIM_ONLY, Trigger, Applied};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 
@@ -120,17 +117,10 @@ impl DynamicPolicy for Wildfire {
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
         if let Some(actions) = self.gate.audit(view) {
-            return Timer {
-                reset: true,
-                actions,
-                ..Timer::default()
-            };
+            return Timer { reset: true, actions, ..Timer::default() };
         }
         self.tick += 1;
-        let window = view
-            .now
-            .saturating_sub(self.last.unwrap_or(view.started))
-            .max(1);
+        let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
         self.last = Some(view.now);
         let nodes = view.machine.nodes();
         let mut actions = Vec::new();
@@ -148,18 +138,10 @@ impl DynamicPolicy for Wildfire {
                 // The replicas' own accesses in the interval, against the lines other nodes'
                 // writes took from them.
                 let writes = view.replica_writes.get(page).copied().unwrap_or(0) as f64;
-                let served: f64 = row
-                    .iter()
-                    .enumerate()
-                    .filter(|&(n, _)| n < 64 && replicas & (1 << n) != 0)
-                    .map(|(_, &v)| v as f64)
-                    .sum();
+                let served: f64 = row.iter().enumerate().filter(|&(n, _)| n < 64 && replicas & (1 << n) != 0).map(|(_, &v)| v as f64).sum();
                 if writes > self.collapse_ratio * served.max(1.0) {
                     self.collapsed.insert(p.0, self.tick);
-                    actions.push(Action::Collapse {
-                        page: p,
-                        reason: "written often while replicated",
-                    });
+                    actions.push(Action::Collapse { page: p, reason: "written often while replicated" });
                     continue;
                 }
             }
@@ -167,20 +149,14 @@ impl DynamicPolicy for Wildfire {
                 .iter()
                 .enumerate()
                 .filter(|&(n, _)| n != home && replicas & (1 << n) == 0)
-                .fold(
-                    (0usize, 0u16),
-                    |acc, (n, &v)| if v > acc.1 { (n, v) } else { acc },
-                );
+                .fold((0usize, 0u16), |acc, (n, &v)| if v > acc.1 { (n, v) } else { acc });
             if count <= self.threshold {
                 if count > 0 {
                     self.gate.note(p, NodeId(best as u8));
                 }
                 continue;
             }
-            let recently = self
-                .migrated
-                .get(&p.0)
-                .is_some_and(|&t| t + self.recent >= self.tick);
+            let recently = self.migrated.get(&p.0).is_some_and(|&t| t + self.recent >= self.tick);
             let replicate = self.replication && (!self.migration || replicas != 0 || recently);
             if replicate && self.collapsed.contains_key(&p.0) {
                 continue;
@@ -188,50 +164,22 @@ impl DynamicPolicy for Wildfire {
             let to = NodeId(best as u8);
             if replicate {
                 only[best] = count;
-                let ev = Evidence {
-                    counts: &only,
-                    scale: 1.0,
-                    window,
-                };
+                let ev = Evidence { counts: &only, scale: 1.0, window };
                 let verdict = self.gate.judge(view, p, NodeId(home as u8), to, ev, 0);
                 only[best] = 0;
                 if verdict != Verdict::Move {
                     continue;
                 }
-                actions.push(Action::Replicate {
-                    page: p,
-                    node: to,
-                    reason: "remote reads past the threshold",
-                });
+                actions.push(Action::Replicate { page: p, node: to, reason: "remote reads past the threshold" });
             } else if self.migration && count > row[home] {
-                if self.gate.judge(
-                    view,
-                    p,
-                    NodeId(home as u8),
-                    to,
-                    Evidence {
-                        counts: row,
-                        scale: 1.0,
-                        window,
-                    },
-                    0,
-                ) != Verdict::Move
-                {
+                if self.gate.judge(view, p, NodeId(home as u8), to, Evidence { counts: row, scale: 1.0, window }, 0) != Verdict::Move {
                     continue;
                 }
                 self.migrated.insert(p.0, self.tick);
-                actions.push(Action::Migrate {
-                    page: p,
-                    to: NodeId(best as u8),
-                    reason: "remote accesses past the threshold",
-                });
+                actions.push(Action::Migrate { page: p, to: NodeId(best as u8), reason: "remote accesses past the threshold" });
             }
         }
-        Timer {
-            reset: true,
-            actions,
-            ..Timer::default()
-        }
+        Timer { reset: true, actions, ..Timer::default() }
     }
 
     fn report(&self, _applied: &Applied, out: &mut Report) {
@@ -253,31 +201,14 @@ mod tests {
         f.counters.add(1, 1, 64);
         let t = w.on_timer(&f.view());
         assert!(t.reset);
-        assert_eq!(
-            t.actions,
-            vec![Action::Migrate {
-                page: PageNo(0),
-                to: NodeId(1),
-                reason: "remote accesses past the threshold"
-            }]
-        );
+        assert_eq!(t.actions, vec![Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "remote accesses past the threshold" }]);
         // Still remote one interval later: migrated recently, so replicated instead.
         let t = w.on_timer(&f.view());
-        assert_eq!(
-            t.actions,
-            vec![Action::Replicate {
-                page: PageNo(0),
-                node: NodeId(1),
-                reason: "remote reads past the threshold"
-            }]
-        );
+        assert_eq!(t.actions, vec![Action::Replicate { page: PageNo(0), node: NodeId(1), reason: "remote reads past the threshold" }]);
         // Without replication it only migrates.
         let mut m = f.policy("wildfire:replication=off");
         assert!(!m.replicates());
         m.on_timer(&f.view());
-        assert!(matches!(
-            m.on_timer(&f.view()).actions[..],
-            [Action::Migrate { .. }]
-        ));
+        assert!(matches!(m.on_timer(&f.view()).actions[..], [Action::Migrate { .. }]));
     }
 }

@@ -51,26 +51,10 @@ pub struct App {
 
 /// Seed 002's applications (§6).
 pub const APPS: [App; 4] = [
-    App {
-        name: "swim",
-        workload: "swim",
-        cpus: 32,
-    },
-    App {
-        name: "bt",
-        workload: "nas-bt",
-        cpus: 32,
-    },
-    App {
-        name: "hydro2d",
-        workload: "hydro2d",
-        cpus: 32,
-    },
-    App {
-        name: "apsi",
-        workload: "apsi",
-        cpus: 2,
-    },
+    App { name: "swim", workload: "swim", cpus: 32 },
+    App { name: "bt", workload: "nas-bt", cpus: 32 },
+    App { name: "hydro2d", workload: "hydro2d", cpus: 32 },
+    App { name: "apsi", workload: "apsi", cpus: 2 },
 ];
 
 /// One mix of Table 1: each application's share in percent, and the jobs executed at 100 %
@@ -84,26 +68,10 @@ pub struct Mix {
 
 /// Table 1 of seed 002.
 pub const MIXES: [Mix; 4] = [
-    Mix {
-        name: "W1",
-        shares: &[("swim", 50), ("bt", 50)],
-        jobs_at_full_load: 61,
-    },
-    Mix {
-        name: "W2",
-        shares: &[("bt", 50), ("hydro2d", 50)],
-        jobs_at_full_load: 48,
-    },
-    Mix {
-        name: "W3",
-        shares: &[("swim", 25), ("bt", 25), ("hydro2d", 25), ("apsi", 25)],
-        jobs_at_full_load: 125,
-    },
-    Mix {
-        name: "W4",
-        shares: &[("bt", 100)],
-        jobs_at_full_load: 99,
-    },
+    Mix { name: "W1", shares: &[("swim", 50), ("bt", 50)], jobs_at_full_load: 61 },
+    Mix { name: "W2", shares: &[("bt", 50), ("hydro2d", 50)], jobs_at_full_load: 48 },
+    Mix { name: "W3", shares: &[("swim", 25), ("bt", 25), ("hydro2d", 25), ("apsi", 25)], jobs_at_full_load: 125 },
+    Mix { name: "W4", shares: &[("bt", 100)], jobs_at_full_load: 99 },
 ];
 
 /// The largest load a stream may be generated at: 4 (400 % of the machine's CPUs); seed 002
@@ -153,9 +121,7 @@ pub fn mix(name: &str) -> Result<&'static Mix, ModelError> {
 
 /// The application named `name`.
 fn app(name: &str) -> &'static App {
-    APPS.iter()
-        .find(|a| a.name == name)
-        .expect("Table 1 names only declared applications")
+    APPS.iter().find(|a| a.name == name).expect("Table 1 names only declared applications")
 }
 
 /// The mean inter-arrival time of `mix` at `load` on `machine_cpus` CPUs, seconds:
@@ -187,18 +153,9 @@ fn check(req: &MixRequest) -> Result<(), ModelError> {
             req.machine_cpus
         )));
     }
-    for name in req
-        .demand
-        .iter()
-        .map(|d| d.0)
-        .chain(req.workloads.iter().map(|w| w.0))
-    {
+    for name in req.demand.iter().map(|d| d.0).chain(req.workloads.iter().map(|w| w.0)) {
         if !APPS.iter().any(|a| a.name == name) {
-            return Err(ModelError::unknown(
-                "application of seed 002",
-                name,
-                APPS.iter().map(|a| a.name),
-            ));
+            return Err(ModelError::unknown("application of seed 002", name, APPS.iter().map(|a| a.name)));
         }
     }
     Ok(())
@@ -222,17 +179,8 @@ fn demand_of(req: &MixRequest, m: &Mix, name: &str) -> Result<f64, ModelError> {
 /// ties to the earlier application of the mix).
 pub fn counts(m: &Mix, n: u32) -> Vec<(&'static str, u32)> {
     let total: u64 = m.shares.iter().map(|&(_, p)| p as u64).sum();
-    let mut out: Vec<(&'static str, u32, u64)> = m
-        .shares
-        .iter()
-        .map(|&(a, p)| {
-            (
-                a,
-                (n as u64 * p as u64 / total) as u32,
-                n as u64 * p as u64 % total,
-            )
-        })
-        .collect();
+    let mut out: Vec<(&'static str, u32, u64)> =
+        m.shares.iter().map(|&(a, p)| (a, (n as u64 * p as u64 / total) as u32, n as u64 * p as u64 % total)).collect();
     let mut left = n - out.iter().map(|c| c.1).sum::<u32>();
     let mut order: Vec<usize> = (0..out.len()).collect();
     order.sort_by(|&i, &j| out[j].2.cmp(&out[i].2).then(i.cmp(&j)));
@@ -262,10 +210,7 @@ pub fn generate(req: &MixRequest) -> Result<JobStream, ModelError> {
         None => (m.jobs_at_full_load as f64 * req.load).round() as u32,
     };
     if n == 0 || n > MAX_JOBS {
-        return Err(ModelError::Config(format!(
-            "job mix {}: {n} jobs: expected 1..{MAX_JOBS}",
-            m.name
-        )));
+        return Err(ModelError::Config(format!("job mix {}: {n} jobs: expected 1..{MAX_JOBS}", m.name)));
     }
     // The applications in their proportions, shuffled (Fisher–Yates).
     let mut apps: Vec<&'static App> = Vec::with_capacity(n as usize);
@@ -293,18 +238,8 @@ pub fn generate(req: &MixRequest) -> Result<JobStream, ModelError> {
                 MAX_TIME_PS / 1_000_000_000_000
             )));
         }
-        let workload = req
-            .workloads
-            .iter()
-            .find(|(n, _)| *n == a.name)
-            .map_or(a.workload, |(_, w)| w);
-        jobs.push(Job {
-            id: i as u32,
-            arrival: arrival_ps.round() as Ps,
-            cpus: a.cpus,
-            workload: workload.to_string(),
-            origin: None,
-        });
+        let workload = req.workloads.iter().find(|(n, _)| *n == a.name).map_or(a.workload, |(_, w)| w);
+        jobs.push(Job { id: i as u32, arrival: arrival_ps.round() as Ps, cpus: a.cpus, workload: workload.to_string(), origin: None });
     }
     Ok(JobStream { jobs })
 }
@@ -313,23 +248,10 @@ pub fn generate(req: &MixRequest) -> Result<JobStream, ModelError> {
 mod tests {
     use super::*;
 
-    const DEMAND: [(&str, f64); 4] = [
-        ("swim", 3200.0),
-        ("bt", 6400.0),
-        ("hydro2d", 1600.0),
-        ("apsi", 100.0),
-    ];
+    const DEMAND: [(&str, f64); 4] = [("swim", 3200.0), ("bt", 6400.0), ("hydro2d", 1600.0), ("apsi", 100.0)];
 
     fn req(mix: &'static str, load: f64) -> MixRequest<'static> {
-        MixRequest {
-            mix,
-            load,
-            machine_cpus: 64,
-            seed: 7,
-            jobs: None,
-            demand: &DEMAND,
-            workloads: &[],
-        }
+        MixRequest { mix, load, machine_cpus: 64, seed: 7, jobs: None, demand: &DEMAND, workloads: &[] }
     }
 
     fn count(s: &JobStream, workload: &str) -> usize {
@@ -340,16 +262,9 @@ mod tests {
     fn job_counts_follow_table_1_and_scale_with_load() {
         for (mix, n100) in [("W1", 61), ("W2", 48), ("W3", 125), ("W4", 99)] {
             assert_eq!(generate(&req(mix, 1.0)).unwrap().jobs.len(), n100, "{mix}");
-            assert_eq!(
-                generate(&req(mix, 0.6)).unwrap().jobs.len(),
-                (n100 as f64 * 0.6).round() as usize,
-                "{mix}"
-            );
+            assert_eq!(generate(&req(mix, 0.6)).unwrap().jobs.len(), (n100 as f64 * 0.6).round() as usize, "{mix}");
         }
-        let r = MixRequest {
-            jobs: Some(10),
-            ..req("w3", 0.8)
-        };
+        let r = MixRequest { jobs: Some(10), ..req("w3", 0.8) };
         assert_eq!(generate(&r).unwrap().jobs.len(), 10);
     }
 
@@ -357,46 +272,21 @@ mod tests {
     fn proportions_and_requests_are_the_seeds() {
         let s = generate(&req("W3", 1.0)).unwrap();
         // 125 jobs in four equal shares: 32, 31, 31, 31 by largest remainder.
-        assert_eq!(
-            [
-                count(&s, "swim"),
-                count(&s, "nas-bt"),
-                count(&s, "hydro2d"),
-                count(&s, "apsi")
-            ],
-            [32, 31, 31, 31]
-        );
-        assert!(s
-            .jobs
-            .iter()
-            .all(|j| j.cpus == if j.workload == "apsi" { 2 } else { 32 }));
+        assert_eq!([count(&s, "swim"), count(&s, "nas-bt"), count(&s, "hydro2d"), count(&s, "apsi")], [32, 31, 31, 31]);
+        assert!(s.jobs.iter().all(|j| j.cpus == if j.workload == "apsi" { 2 } else { 32 }));
         let w1 = generate(&req("W1", 1.0)).unwrap();
         assert_eq!((count(&w1, "swim"), count(&w1, "nas-bt")), (31, 30));
         let w4 = generate(&req("W4", 0.8)).unwrap();
         assert_eq!(count(&w4, "nas-bt"), w4.jobs.len());
         // Shuffled: the first half of W1 is not all one application.
-        assert!(
-            count(
-                &JobStream {
-                    jobs: w1.jobs[..30].to_vec()
-                },
-                "swim"
-            ) > 5
-        );
+        assert!(count(&JobStream { jobs: w1.jobs[..30].to_vec() }, "swim") > 5);
     }
 
     #[test]
     fn same_seed_same_stream_and_ids_in_arrival_order() {
         let a = generate(&req("W3", 0.8)).unwrap();
         assert_eq!(a, generate(&req("W3", 0.8)).unwrap());
-        assert_ne!(
-            a,
-            generate(&MixRequest {
-                seed: 8,
-                ..req("W3", 0.8)
-            })
-            .unwrap()
-        );
+        assert_ne!(a, generate(&MixRequest { seed: 8, ..req("W3", 0.8) }).unwrap());
         assert_eq!(a.jobs[0].arrival, 0);
         for (i, w) in a.jobs.windows(2).enumerate() {
             assert!(w[0].arrival <= w[1].arrival);
@@ -408,17 +298,8 @@ mod tests {
     fn mean_interarrival_matches_the_formula_over_a_long_stream() {
         // W3: mean demand (32 + 64 + 16 + 1) / 4 = 28.25 CPU-s; at 80 % of 64 CPUs the mean
         // gap is 28.25 / 51.2 = 0.5518 s.
-        let demand = [
-            ("swim", 32.0),
-            ("bt", 64.0),
-            ("hydro2d", 16.0),
-            ("apsi", 1.0),
-        ];
-        let r = MixRequest {
-            jobs: Some(100_000),
-            demand: &demand,
-            ..req("W3", 0.8)
-        };
+        let demand = [("swim", 32.0), ("bt", 64.0), ("hydro2d", 16.0), ("apsi", 1.0)];
+        let r = MixRequest { jobs: Some(100_000), demand: &demand, ..req("W3", 0.8) };
         let mean = mean_interarrival_s(&r).unwrap();
         assert!((mean - 28.25 / 51.2).abs() < 1e-12, "{mean}");
         let s = generate(&r).unwrap();
@@ -426,93 +307,33 @@ mod tests {
         // The standard error of the mean of 10^5 exponential gaps is 0.3 % of the mean; the
         // seed is fixed, so the bound of 2 % (7 standard errors) is a check of the formula,
         // not a chance.
-        assert!(
-            (measured / mean - 1.0).abs() < 0.02,
-            "measured {measured}, formula {mean}"
-        );
+        assert!((measured / mean - 1.0).abs() < 0.02, "measured {measured}, formula {mean}");
     }
 
     #[test]
     fn workloads_can_be_replaced() {
-        let r = MixRequest {
-            workloads: &[("bt", "nas-bt:class=A")],
-            ..req("W4", 0.6)
-        };
-        assert!(generate(&r)
-            .unwrap()
-            .jobs
-            .iter()
-            .all(|j| j.workload == "nas-bt:class=A"));
+        let r = MixRequest { workloads: &[("bt", "nas-bt:class=A")], ..req("W4", 0.6) };
+        assert!(generate(&r).unwrap().jobs.iter().all(|j| j.workload == "nas-bt:class=A"));
     }
 
     #[test]
     fn bad_requests_are_one_line_errors() {
         let cases: Vec<(MixRequest, &str)> = vec![
-            (
-                req("W5", 1.0),
-                "unknown job mix 'W5' (known: W1, W2, W3, W4)",
-            ),
+            (req("W5", 1.0), "unknown job mix 'W5' (known: W1, W2, W3, W4)"),
             (req("W1", 0.0), "job mix load 0 is out of range"),
             (req("W1", f64::NAN), "job mix load NaN is out of range"),
             (req("W1", 4.5), "job mix load 4.5 is out of range"),
-            (
-                MixRequest {
-                    machine_cpus: 0,
-                    ..req("W1", 1.0)
-                },
-                "machine CPUs 0 is out of range",
-            ),
-            (
-                MixRequest {
-                    demand: &[("swim", 1.0)],
-                    ..req("W1", 1.0)
-                },
-                "job mix W1: no demand given for 'bt'",
-            ),
-            (
-                MixRequest {
-                    demand: &[("swim", 1.0), ("bt", -2.0)],
-                    ..req("W1", 1.0)
-                },
-                "demand of 'bt' is -2",
-            ),
-            (
-                MixRequest {
-                    demand: &[("swim", 1.0), ("lu", 2.0)],
-                    ..req("W1", 1.0)
-                },
-                "unknown application of seed 002 'lu'",
-            ),
-            (
-                MixRequest {
-                    workloads: &[("ft", "nas-ft")],
-                    ..req("W1", 1.0)
-                },
-                "unknown application of seed 002 'ft'",
-            ),
-            (
-                MixRequest {
-                    jobs: Some(0),
-                    ..req("W1", 1.0)
-                },
-                "job mix W1: 0 jobs",
-            ),
-            (
-                MixRequest {
-                    demand: &[("bt", 1e9)],
-                    jobs: Some(1_000_000),
-                    machine_cpus: 1,
-                    ..req("W4", 0.01)
-                },
-                "beyond the simulator's clock bound",
-            ),
+            (MixRequest { machine_cpus: 0, ..req("W1", 1.0) }, "machine CPUs 0 is out of range"),
+            (MixRequest { demand: &[("swim", 1.0)], ..req("W1", 1.0) }, "job mix W1: no demand given for 'bt'"),
+            (MixRequest { demand: &[("swim", 1.0), ("bt", -2.0)], ..req("W1", 1.0) }, "demand of 'bt' is -2"),
+            (MixRequest { demand: &[("swim", 1.0), ("lu", 2.0)], ..req("W1", 1.0) }, "unknown application of seed 002 'lu'"),
+            (MixRequest { workloads: &[("ft", "nas-ft")], ..req("W1", 1.0) }, "unknown application of seed 002 'ft'"),
+            (MixRequest { jobs: Some(0), ..req("W1", 1.0) }, "job mix W1: 0 jobs"),
+            (MixRequest { demand: &[("bt", 1e9)], jobs: Some(1_000_000), machine_cpus: 1, ..req("W4", 0.01) }, "beyond the simulator's clock bound"),
         ];
         for (r, want) in cases {
             let e = generate(&r).unwrap_err().to_string();
-            assert!(
-                e.contains(want) && !e.contains('\n'),
-                "want '{want}', got '{e}'"
-            );
+            assert!(e.contains(want) && !e.contains('\n'), "want '{want}', got '{e}'");
         }
     }
 
@@ -523,9 +344,6 @@ mod tests {
                 assert_eq!(counts(m, n).iter().map(|c| c.1).sum::<u32>(), n);
             }
         }
-        assert_eq!(
-            counts(&MIXES[2], 6),
-            vec![("swim", 2), ("bt", 2), ("hydro2d", 1), ("apsi", 1)]
-        );
+        assert_eq!(counts(&MIXES[2], 6), vec![("swim", 2), ("bt", 2), ("hydro2d", 1), ("apsi", 1)]);
     }
 }

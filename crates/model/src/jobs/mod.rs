@@ -90,19 +90,9 @@ mod tests {
 
     #[test]
     fn from_jobs_sorts_stably_and_numbers() {
-        let j = |id, arrival, w: &str| Job {
-            id,
-            arrival,
-            cpus: 1,
-            workload: w.into(),
-            origin: None,
-        };
+        let j = |id, arrival, w: &str| Job { id, arrival, cpus: 1, workload: w.into(), origin: None };
         let s = JobStream::from_jobs(vec![j(9, 5, "a"), j(9, 1, "b"), j(9, 5, "c:x=1")]);
-        let got: Vec<(u32, Ps, &str)> = s
-            .jobs
-            .iter()
-            .map(|j| (j.id, j.arrival, j.workload.as_str()))
-            .collect();
+        let got: Vec<(u32, Ps, &str)> = s.jobs.iter().map(|j| (j.id, j.arrival, j.workload.as_str())).collect();
         assert_eq!(got, vec![(0, 1, "b"), (1, 5, "a"), (2, 5, "c:x=1")]);
         assert_eq!(JobStream::app(&s.jobs[2]), "c");
     }

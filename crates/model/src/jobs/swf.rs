@@ -127,10 +127,7 @@ impl SwfRecord {
     /// The processors the job asked for: the request (field 8), or the allocation (field 5)
     /// where the request is unknown; `None` when neither is a positive number.
     pub fn cpus(&self) -> Option<u64> {
-        [self.requested, self.allocated]
-            .into_iter()
-            .find(|&n| n > 0)
-            .map(|n| n as u64)
+        [self.requested, self.allocated].into_iter().find(|&n| n > 0).map(|n| n as u64)
     }
 }
 
@@ -161,37 +158,24 @@ pub struct SwfLog {
 }
 
 /// The integer header keys the format defines.
-const INT_KEYS: [&str; 8] = [
-    "MaxJobs",
-    "MaxRecords",
-    "UnixStartTime",
-    "TimeZone",
-    "MaxNodes",
-    "MaxProcs",
-    "MaxRuntime",
-    "MaxMemory",
-];
+const INT_KEYS: [&str; 8] = ["MaxJobs", "MaxRecords", "UnixStartTime", "TimeZone", "MaxNodes", "MaxProcs", "MaxRuntime", "MaxMemory"];
 
 /// Reads one header comment (the text after `;`) into `h`. Only `Key: value` comments whose
 /// key is one word starting with a capital letter are header keys (the format's keys are
 /// capitalised words); a continuation line (`;   http://...`) or a blank `;` is free text.
 fn header_line(h: &mut SwfHeader, text: &str, line: usize) -> Result<(), SwfError> {
     let text = text.trim();
-    let Some((key, value)) = text.split_once(':') else {
-        return Ok(());
-    };
+    let Some((key, value)) = text.split_once(':') else { return Ok(()) };
     let key = key.trim();
-    let is_key = key.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-        && key.chars().all(|c| c.is_ascii_alphanumeric());
+    let is_key = key.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && key.chars().all(|c| c.is_ascii_alphanumeric());
     if !is_key {
         return Ok(());
     }
     let value = value.trim();
     if INT_KEYS.contains(&key) {
-        let v: i64 = value.parse().map_err(|_| SwfError {
-            line,
-            message: format!("header {key} is '{}', not an integer", shown(value)),
-        })?;
+        let v: i64 = value
+            .parse()
+            .map_err(|_| SwfError { line, message: format!("header {key} is '{}', not an integer", shown(value)) })?;
         set_int(h, key, v);
         return Ok(());
     }
@@ -218,6 +202,7 @@ fn set_int(h: &mut SwfHeader, key: &str, v: i64) {
     }
 }
 
+
 /// Parses a log's text.
 ///
 /// # Errors
@@ -239,10 +224,7 @@ pub fn parse(text: &str) -> Result<SwfLog, SwfError> {
             continue;
         }
         if log.records.len() == MAX_RECORDS {
-            return Err(SwfError {
-                line,
-                message: format!("more than {MAX_RECORDS} job lines (the bound on one log)"),
-            });
+            return Err(SwfError { line, message: format!("more than {MAX_RECORDS} job lines (the bound on one log)") });
         }
         log.records.push(record(trimmed, line)?);
     }
@@ -253,20 +235,12 @@ pub fn parse(text: &str) -> Result<SwfLog, SwfError> {
 fn record(text: &str, line: usize) -> Result<SwfRecord, SwfError> {
     let fields: Vec<&str> = text.split_whitespace().collect();
     if fields.len() != FIELDS {
-        return Err(SwfError {
-            line,
-            message: format!("{} fields, expected {FIELDS}", fields.len()),
-        });
+        return Err(SwfError { line, message: format!("{} fields, expected {FIELDS}", fields.len()) });
     }
     let int = |i: usize| -> Result<i64, SwfError> {
         fields[i].parse::<i64>().map_err(|_| SwfError {
             line,
-            message: format!(
-                "field {} ({}) is '{}', not an integer",
-                i + 1,
-                FIELD_NAMES[i],
-                shown(fields[i])
-            ),
+            message: format!("field {} ({}) is '{}', not an integer", i + 1, FIELD_NAMES[i], shown(fields[i])),
         })
     };
     let num = |i: usize| -> Result<f64, SwfError> {
@@ -274,12 +248,7 @@ fn record(text: &str, line: usize) -> Result<SwfRecord, SwfError> {
             Ok(v) if v.is_finite() => Ok(v),
             _ => Err(SwfError {
                 line,
-                message: format!(
-                    "field {} ({}) is '{}', not a number",
-                    i + 1,
-                    FIELD_NAMES[i],
-                    shown(fields[i])
-                ),
+                message: format!("field {} ({}) is '{}', not a number", i + 1, FIELD_NAMES[i], shown(fields[i])),
             }),
         }
     };
@@ -288,11 +257,7 @@ fn record(text: &str, line: usize) -> Result<SwfRecord, SwfError> {
         if v > MAX_JOB_CPUS as i64 {
             return Err(SwfError {
                 line,
-                message: format!(
-                    "field {} ({}) is {v}, more than the bound of {MAX_JOB_CPUS} processors",
-                    i + 1,
-                    FIELD_NAMES[i]
-                ),
+                message: format!("field {} ({}) is {v}, more than the bound of {MAX_JOB_CPUS} processors", i + 1, FIELD_NAMES[i]),
             });
         }
         Ok(v)
@@ -328,10 +293,7 @@ pub enum AppMap {
     Cycle(Vec<String>),
     /// Executable `a` runs the spec paired with `a`; executables not listed, and unknown ones,
     /// run `default`.
-    Table {
-        pairs: Vec<(i64, String)>,
-        default: String,
-    },
+    Table { pairs: Vec<(i64, String)>, default: String },
 }
 
 /// The default map: seed 002's four applications cycled by executable number (1 → `swim`,
@@ -355,8 +317,7 @@ impl AppMap {
     /// An empty map or entry, a mixture of the two forms, a table without `*`, or an
     /// executable number given twice; each names the map.
     pub fn parse(text: &str) -> Result<AppMap, ModelError> {
-        let err =
-            |what: String| ModelError::Spec(format!("application map '{}': {what}", shown(text)));
+        let err = |what: String| ModelError::Spec(format!("application map '{}': {what}", shown(text)));
         let entries: Vec<&str> = text.split(';').map(str::trim).collect();
         if entries.iter().any(|e| e.is_empty()) {
             return Err(err("an empty entry (entries are separated by ';')".into()));
@@ -368,14 +329,10 @@ impl AppMap {
         };
         let keyed_count = entries.iter().filter(|e| keyed(e).is_some()).count();
         if keyed_count == 0 {
-            return Ok(AppMap::Cycle(
-                entries.iter().map(|e| e.to_string()).collect(),
-            ));
+            return Ok(AppMap::Cycle(entries.iter().map(|e| e.to_string()).collect()));
         }
         if keyed_count != entries.len() {
-            return Err(err(
-                "mixes N=SPEC entries with plain specs; use one form".into()
-            ));
+            return Err(err("mixes N=SPEC entries with plain specs; use one form".into()));
         }
         let mut pairs: Vec<(i64, String)> = Vec::new();
         let mut default = None;
@@ -395,8 +352,7 @@ impl AppMap {
                 pairs.push((a, v));
             }
         }
-        let default = default
-            .ok_or_else(|| err("no '*=SPEC' entry for the executables not listed".into()))?;
+        let default = default.ok_or_else(|| err("no '*=SPEC' entry for the executables not listed".into()))?;
         Ok(AppMap::Table { pairs, default })
     }
 
@@ -405,17 +361,12 @@ impl AppMap {
         match self {
             AppMap::Cycle(specs) if specs.is_empty() => "",
             AppMap::Cycle(specs) => {
-                let i = if executable >= 1 {
-                    ((executable - 1) as u64 % specs.len() as u64) as usize
-                } else {
-                    0
-                };
+                let i = if executable >= 1 { ((executable - 1) as u64 % specs.len() as u64) as usize } else { 0 };
                 &specs[i]
             }
-            AppMap::Table { pairs, default } => pairs
-                .iter()
-                .find(|(a, _)| *a == executable)
-                .map_or(default.as_str(), |(_, s)| s.as_str()),
+            AppMap::Table { pairs, default } => {
+                pairs.iter().find(|(a, _)| *a == executable).map_or(default.as_str(), |(_, s)| s.as_str())
+            }
         }
     }
 }
@@ -461,28 +412,15 @@ pub struct SwfStream {
 /// record's line.
 pub fn to_stream(log: &SwfLog, opts: &StreamOptions) -> Result<SwfStream, ModelError> {
     if matches!(&opts.apps, AppMap::Cycle(v) if v.is_empty()) {
-        return Err(ModelError::Spec(
-            "application map: no workload given".into(),
-        ));
+        return Err(ModelError::Spec("application map: no workload given".into()));
     }
-    let window = log
-        .records
-        .iter()
-        .skip(opts.first)
-        .take(opts.limit.unwrap_or(usize::MAX));
+    let window = log.records.iter().skip(opts.first).take(opts.limit.unwrap_or(usize::MAX));
     let mut picked: Vec<(&SwfRecord, u64)> = Vec::new();
     let mut skipped = Vec::new();
     let mut clamped = Vec::new();
     for r in window {
         if r.submit < 0 {
-            return Err(SwfError {
-                line: r.line,
-                message: format!(
-                    "field 2 (submit time) is {}: unknown, so the job has no arrival",
-                    r.submit
-                ),
-            }
-            .into());
+            return Err(SwfError { line: r.line, message: format!("field 2 (submit time) is {}: unknown, so the job has no arrival", r.submit) }.into());
         }
         match r.cpus() {
             Some(c) if opts.max_cpus.is_some_and(|m| c > u64::from(m)) => {
@@ -515,23 +453,10 @@ pub fn to_stream(log: &SwfLog, opts: &StreamOptions) -> Result<SwfStream, ModelE
             .into());
         }
         let arrival: Ps = rel * PS_PER_S;
-        let origin = Some(JobOrigin {
-            line: r.line,
-            number: r.job,
-        });
-        jobs.push(Job {
-            id: 0,
-            arrival,
-            cpus: cpus as u32,
-            workload: opts.apps.workload(r.executable).to_string(),
-            origin,
-        });
+        let origin = Some(JobOrigin { line: r.line, number: r.job });
+        jobs.push(Job { id: 0, arrival, cpus: cpus as u32, workload: opts.apps.workload(r.executable).to_string(), origin });
     }
-    Ok(SwfStream {
-        stream: JobStream::from_jobs(jobs),
-        skipped,
-        clamped,
-    })
+    Ok(SwfStream { stream: JobStream::from_jobs(jobs), skipped, clamped })
 }
 
 #[cfg(test)]
@@ -543,18 +468,8 @@ mod tests {
     #[test]
     fn a_job_asking_for_more_than_the_machine_runs_on_all_of_it_and_is_listed() {
         let log = parse("1 0 10 100 4 -1 -1 8 -1 -1 1 5 2 3 1 0 -1 -1\n2 5 10 100 -1 -1 -1 65536 -1 -1 1 5 2 3 1 0 -1 -1").unwrap();
-        let s = to_stream(
-            &log,
-            &StreamOptions {
-                max_cpus: Some(64),
-                ..StreamOptions::default()
-            },
-        )
-        .unwrap();
-        assert_eq!(
-            s.stream.jobs.iter().map(|j| j.cpus).collect::<Vec<_>>(),
-            vec![8, 64]
-        );
+        let s = to_stream(&log, &StreamOptions { max_cpus: Some(64), ..StreamOptions::default() }).unwrap();
+        assert_eq!(s.stream.jobs.iter().map(|j| j.cpus).collect::<Vec<_>>(), vec![8, 64]);
         assert_eq!(s.clamped, vec![(2, 2, 65536)]);
         // Without a bound the request stands.
         let s = to_stream(&log, &StreamOptions::default()).unwrap();
@@ -565,18 +480,9 @@ mod tests {
     fn a_line_reads_every_field() {
         let log = parse(LINE).unwrap();
         let r = &log.records[0];
-        assert_eq!(
-            (r.line, r.job, r.submit, r.wait, r.run, r.allocated),
-            (1, 1, 0, 10, 100, 4)
-        );
-        assert_eq!(
-            (r.avg_cpu, r.used_memory, r.requested, r.requested_time),
-            (50.5, -1.0, 8, 3600)
-        );
-        assert_eq!(
-            (r.requested_memory, r.status, r.user, r.group, r.executable),
-            (-1, 1, 5, 2, 3)
-        );
+        assert_eq!((r.line, r.job, r.submit, r.wait, r.run, r.allocated), (1, 1, 0, 10, 100, 4));
+        assert_eq!((r.avg_cpu, r.used_memory, r.requested, r.requested_time), (50.5, -1.0, 8, 3600));
+        assert_eq!((r.requested_memory, r.status, r.user, r.group, r.executable), (-1, 1, 5, 2, 3));
         assert_eq!((r.queue, r.partition, r.preceding, r.think), (1, 0, -1, -1));
         assert_eq!(r.cpus(), Some(8));
     }
@@ -587,35 +493,20 @@ mod tests {
         let h = parse(text).unwrap().header;
         assert_eq!(h.version.as_deref(), Some("2.2"));
         assert_eq!(h.computer.as_deref(), Some("Intel iPSC/860"));
-        assert_eq!(
-            (h.max_procs, h.unix_start_time),
-            (Some(128), Some(749458803))
-        );
+        assert_eq!((h.max_procs, h.unix_start_time), (Some(128), Some(749458803)));
         assert_eq!(h.other, vec![("Note".to_string(), "x: y".to_string())]);
         let e = parse("; MaxProcs: many\n").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "swf line 1: header MaxProcs is 'many', not an integer"
-        );
+        assert_eq!(e.to_string(), "swf line 1: header MaxProcs is 'many', not an integer");
     }
 
     #[test]
     fn app_maps_parse_and_map() {
         let c = AppMap::parse("swim;nas-bt:class=A").unwrap();
-        assert_eq!(
-            (c.workload(1), c.workload(2), c.workload(3), c.workload(-1)),
-            ("swim", "nas-bt:class=A", "swim", "swim")
-        );
+        assert_eq!((c.workload(1), c.workload(2), c.workload(3), c.workload(-1)), ("swim", "nas-bt:class=A", "swim", "swim"));
         let t = AppMap::parse("1=swim; 7=apsi ;*=nas-bt:class=W").unwrap();
-        assert_eq!(
-            (t.workload(1), t.workload(7), t.workload(2), t.workload(-1)),
-            ("swim", "apsi", "nas-bt:class=W", "nas-bt:class=W")
-        );
+        assert_eq!((t.workload(1), t.workload(7), t.workload(2), t.workload(-1)), ("swim", "apsi", "nas-bt:class=W", "nas-bt:class=W"));
         let d = AppMap::default();
-        assert_eq!(
-            (d.workload(1), d.workload(4), d.workload(5), d.workload(-1)),
-            ("swim", "apsi", "swim", "swim")
-        );
+        assert_eq!((d.workload(1), d.workload(4), d.workload(5), d.workload(-1)), ("swim", "apsi", "swim", "swim"));
         for (text, what) in [
             ("", "empty entry"),
             ("swim;;apsi", "empty entry"),
@@ -626,10 +517,7 @@ mod tests {
             ("1=;*=a", "no workload"),
         ] {
             let e = AppMap::parse(text).unwrap_err().to_string();
-            assert!(
-                e.starts_with("application map '") && e.contains(what) && !e.contains('\n'),
-                "{text}: {e}"
-            );
+            assert!(e.starts_with("application map '") && e.contains(what) && !e.contains('\n'), "{text}: {e}");
         }
     }
 }

@@ -7,9 +7,7 @@
 //! jobs first come, first served. The CPUManager "maintains the processor mapping as much as
 //! possible" (seed 002 §6.1.2): a job keeps its CPUs across reallocations.
 
-use super::{
-    equal_shares, JobInfo, Pool, Running, SchedCaps, Scheduler, SchedulerInfo, Sharing, MPL,
-};
+use super::{equal_shares, JobInfo, Pool, Running, SchedCaps, Scheduler, SchedulerInfo, Sharing, MPL};
 use crate::spec::{ParamDecl, Resolved};
 use crate::topology::Machine;
 use crate::units::Ps;
@@ -34,12 +32,7 @@ pub(super) struct Equipartition {
 
 impl Equipartition {
     fn new(r: &Resolved, m: &Machine) -> Self {
-        Equipartition {
-            mpl: r.uint("mpl") as usize,
-            pool: Pool::new(m),
-            running: Vec::new(),
-            queue: VecDeque::new(),
-        }
+        Equipartition { mpl: r.uint("mpl") as usize, pool: Pool::new(m), running: Vec::new(), queue: VecDeque::new() }
     }
 
     /// Admits queued jobs up to the multiprogramming level (never more jobs than CPUs), then
@@ -47,14 +40,8 @@ impl Equipartition {
     fn rebalance(&mut self) {
         let limit = self.mpl.min(self.pool.cpus());
         while self.running.len() < limit {
-            let Some(j) = self.queue.pop_front() else {
-                break;
-            };
-            self.running.push(Running {
-                id: j.id,
-                request: j.request.max(1),
-                cpus: Vec::new(),
-            });
+            let Some(j) = self.queue.pop_front() else { break };
+            self.running.push(Running { id: j.id, request: j.request.max(1), cpus: Vec::new() });
         }
         let requests: Vec<u32> = self.running.iter().map(|r| r.request).collect();
         let targets = equal_shares(&requests, self.pool.cpus() as u32);

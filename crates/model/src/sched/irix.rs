@@ -17,10 +17,7 @@
 //! least-loaded CPU; when the running jobs' threads outnumber the CPUs, CPUs carry several
 //! threads, which share them.
 
-use super::{
-    equal_shares, least_loaded, loads, ms, JobInfo, Running, SchedCaps, Scheduler, SchedulerInfo,
-    Sharing, MPL,
-};
+use super::{equal_shares, least_loaded, loads, ms, JobInfo, Running, SchedCaps, Scheduler, SchedulerInfo, Sharing, MPL};
 use crate::rng::{derive, SplitMix64};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
@@ -78,14 +75,8 @@ impl Irix {
     /// share: a job drops its last threads, new threads start on least-loaded CPUs.
     fn rebalance(&mut self) {
         while self.running.len() < self.mpl.min(self.cpus) {
-            let Some(j) = self.queue.pop_front() else {
-                break;
-            };
-            self.running.push(Running {
-                id: j.id,
-                request: j.request.max(1),
-                cpus: Vec::new(),
-            });
+            let Some(j) = self.queue.pop_front() else { break };
+            self.running.push(Running { id: j.id, request: j.request.max(1), cpus: Vec::new() });
         }
         let requests: Vec<u32> = self.running.iter().map(|r| r.request).collect();
         let targets = equal_shares(&requests, self.cpus as u32);
@@ -196,20 +187,9 @@ mod tests {
     #[test]
     fn the_same_seed_gives_the_same_moves() {
         let run = |seed| {
-            let mut s = build(
-                &Spec::parse("irix").unwrap(),
-                &super::super::tests::machine(),
-                seed,
-            )
-            .unwrap()
-            .0;
+            let mut s = build(&Spec::parse("irix").unwrap(), &super::super::tests::machine(), seed).unwrap().0;
             s.arrive(0, JobInfo { id: 0, request: 8 });
-            (0..10)
-                .map(|k| {
-                    s.tick(k);
-                    s.running()[0].cpus.clone()
-                })
-                .collect::<Vec<_>>()
+            (0..10).map(|k| { s.tick(k); s.running()[0].cpus.clone() }).collect::<Vec<_>>()
         };
         assert_eq!(run(3), run(3));
         assert_ne!(run(3), run(4));

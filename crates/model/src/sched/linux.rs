@@ -14,9 +14,7 @@
 //! each thread fetched from each node in its last iteration, sampled by the driver
 //! ([`super::Report::faults`]).
 
-use super::{
-    loads, ms, JobInfo, Report, Running, SchedCaps, Scheduler, SchedulerInfo, Sharing, MPL,
-};
+use super::{loads, ms, JobInfo, Report, Running, SchedCaps, Scheduler, SchedulerInfo, Sharing, MPL};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
 use crate::units::{CpuId, Ps};
@@ -74,10 +72,7 @@ impl Linux {
     /// The node a task prefers: the most faults (the lowest node on ties), none before any.
     fn preferred(&self, j: usize, t: usize) -> Option<usize> {
         let f = self.faults[j].get(t)?;
-        let (best, &max) = f
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))?;
+        let (best, &max) = f.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))?;
         (max > 0.0).then_some(best)
     }
 
@@ -85,24 +80,16 @@ impl Linux {
     /// (the lowest on ties).
     fn admit(&mut self) {
         while self.running.len() < self.mpl {
-            let Some(j) = self.queue.pop_front() else {
-                break;
-            };
+            let Some(j) = self.queue.pop_front() else { break };
             let mut load = loads(self.cpus(), &self.running);
             let mut cpus = Vec::with_capacity(j.request as usize);
             for _ in 0..j.request.max(1) {
-                let c = (0..load.len())
-                    .min_by_key(|&c| (load[c], c))
-                    .expect("a machine has CPUs");
+                let c = (0..load.len()).min_by_key(|&c| (load[c], c)).expect("a machine has CPUs");
                 load[c] += 1;
                 cpus.push(CpuId(c as u16));
             }
             self.faults.push(vec![vec![0.0; self.nodes]; cpus.len()]);
-            self.running.push(Running {
-                id: j.id,
-                request: j.request.max(1),
-                cpus,
-            });
+            self.running.push(Running { id: j.id, request: j.request.max(1), cpus });
         }
     }
 
@@ -112,17 +99,12 @@ impl Linux {
     fn balance(&mut self) {
         loop {
             let load = loads(self.cpus(), &self.running);
-            let src = (0..load.len())
-                .max_by_key(|&c| (load[c], std::cmp::Reverse(c)))
-                .expect("CPUs");
+            let src = (0..load.len()).max_by_key(|&c| (load[c], std::cmp::Reverse(c))).expect("CPUs");
             let dst = (0..load.len()).min_by_key(|&c| (load[c], c)).expect("CPUs");
             if load[src] <= load[dst] + 1 {
                 return;
             }
-            let on_src: Vec<(usize, usize)> = self
-                .tasks()
-                .filter(|&(j, t)| self.running[j].cpus[t].0 as usize == src)
-                .collect();
+            let on_src: Vec<(usize, usize)> = self.tasks().filter(|&(j, t)| self.running[j].cpus[t].0 as usize == src).collect();
             let pick = on_src
                 .iter()
                 .copied()
@@ -135,38 +117,28 @@ impl Linux {
 
     /// Every task as (job index, thread index), in order.
     fn tasks(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.running
-            .iter()
-            .enumerate()
-            .flat_map(|(j, r)| (0..r.cpus.len()).map(move |t| (j, t)))
+        self.running.iter().enumerate().flat_map(|(j, r)| (0..r.cpus.len()).map(move |t| (j, t)))
     }
 
     /// NUMA placement: each task off its preferred node moves there or swaps with a task there.
     fn numa_place(&mut self) {
         let tasks: Vec<(usize, usize)> = self.tasks().collect();
         for (j, t) in tasks {
-            let Some(want) = self.preferred(j, t) else {
-                continue;
-            };
+            let Some(want) = self.preferred(j, t) else { continue };
             let src = self.running[j].cpus[t].0 as usize;
             if self.cpu_node[src] == want {
                 continue;
             }
             let load = loads(self.cpus(), &self.running);
-            let Some(dst) = (0..load.len())
-                .filter(|&c| self.cpu_node[c] == want)
-                .min_by_key(|&c| (load[c], c))
-            else {
-                continue;
-            };
+            let Some(dst) = (0..load.len()).filter(|&c| self.cpu_node[c] == want).min_by_key(|&c| (load[c], c)) else { continue };
             if load[dst] < load[src] {
                 self.running[j].cpus[t] = CpuId(dst as u16);
                 self.numa_moves += 1;
                 continue;
             }
-            let other = self.tasks().find(|&(oj, ot)| {
-                self.running[oj].cpus[ot].0 as usize == dst && self.preferred(oj, ot) != Some(want)
-            });
+            let other = self
+                .tasks()
+                .find(|&(oj, ot)| self.running[oj].cpus[ot].0 as usize == dst && self.preferred(oj, ot) != Some(want));
             if let Some((oj, ot)) = other {
                 self.running[oj].cpus[ot] = CpuId(src as u16);
                 self.running[j].cpus[t] = CpuId(dst as u16);
@@ -192,9 +164,7 @@ impl Scheduler for Linux {
     }
 
     fn report(&mut self, _now: Ps, report: &Report) {
-        let Some(j) = self.running.iter().position(|r| r.id == report.job) else {
-            return;
-        };
+        let Some(j) = self.running.iter().position(|r| r.id == report.job) else { return };
         let nodes = self.nodes;
         let f = &mut self.faults[j];
         f.resize(report.faults.len().max(f.len()), vec![0.0; nodes]);
@@ -247,10 +217,7 @@ mod tests {
         assert!(load.iter().all(|&l| (1..=2).contains(&l)), "{load:?}");
         s.complete(1, 0);
         let load = loads(8, s.running());
-        assert!(
-            load.iter().all(|&l| l <= 1),
-            "balanced after the completion: {load:?}"
-        );
+        assert!(load.iter().all(|&l| l <= 1), "balanced after the completion: {load:?}");
     }
 
     #[test]
@@ -261,30 +228,14 @@ mod tests {
         assert_eq!(s.running()[0].cpus, vec![CpuId(0), CpuId(1)]);
         // Thread 1's accesses go to node 3: after a period it runs there.
         let faults = vec![vec![10, 0, 0, 0], vec![1, 0, 0, 30]];
-        s.report(
-            0,
-            &Report {
-                job: 0,
-                cpus: 2,
-                efficiency: 1.0,
-                faults,
-            },
-        );
+        s.report(0, &Report { job: 0, cpus: 2, efficiency: 1.0, faults });
         s.tick(1);
         assert_eq!(s.running()[0].cpus[0], CpuId(0));
         assert_eq!(s.running()[0].cpus[1].0 / 2, 3, "{:?}", s.running()[0].cpus);
         assert_eq!(s.numa_moves, 1);
         // Decay: old faults halve, so a new majority wins after enough reports.
         for _ in 0..3 {
-            s.report(
-                0,
-                &Report {
-                    job: 0,
-                    cpus: 2,
-                    efficiency: 1.0,
-                    faults: vec![vec![0, 40, 0, 0], vec![0, 0, 0, 1]],
-                },
-            );
+            s.report(0, &Report { job: 0, cpus: 2, efficiency: 1.0, faults: vec![vec![0, 40, 0, 0], vec![0, 0, 0, 1]] });
         }
         s.tick(2);
         assert_eq!(s.running()[0].cpus[0].0 / 2, 1);
@@ -297,15 +248,7 @@ mod tests {
         // Every CPU busy; thread 0 (node 0) prefers node 2, whose threads 4, 5 prefer nothing.
         let mut faults = vec![vec![0; 4]; 8];
         faults[0] = vec![0, 0, 9, 0];
-        s.report(
-            0,
-            &Report {
-                job: 0,
-                cpus: 8,
-                efficiency: 1.0,
-                faults,
-            },
-        );
+        s.report(0, &Report { job: 0, cpus: 8, efficiency: 1.0, faults });
         s.tick(1);
         let cpus = &s.running()[0].cpus;
         assert_eq!(cpus[0].0 / 2, 2);

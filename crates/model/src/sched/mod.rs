@@ -125,10 +125,7 @@ pub type Build = fn(&Resolved, &Machine, u64) -> Box<dyn Scheduler>;
 pub type SchedulerInfo = Info<Build, SchedCaps>;
 
 /// Every scheduler, keyed by the name users type.
-pub const REGISTRY: Registry<Build, SchedCaps> = Registry {
-    kind: "scheduler",
-    groups: &[SCHEDULERS],
-};
+pub const REGISTRY: Registry<Build, SchedCaps> = Registry { kind: "scheduler", groups: &[SCHEDULERS] };
 
 /// In listing order.
 const SCHEDULERS: &[SchedulerInfo] = &[irix::INFO, equipartition::INFO, pdpa::INFO, linux::INFO];
@@ -137,11 +134,7 @@ const SCHEDULERS: &[SchedulerInfo] = &[irix::INFO, equipartition::INFO, pdpa::IN
 ///
 /// # Errors
 /// An unknown name (listing the known ones) or a bad parameter.
-pub fn build(
-    spec: &Spec,
-    machine: &Machine,
-    seed: u64,
-) -> Result<(Box<dyn Scheduler>, Resolved), ModelError> {
+pub fn build(spec: &Spec, machine: &Machine, seed: u64) -> Result<(Box<dyn Scheduler>, Resolved), ModelError> {
     let (info, resolved) = REGISTRY.resolve(spec)?;
     Ok(((info.build)(&resolved, machine, seed), resolved))
 }
@@ -205,11 +198,7 @@ impl Pool {
     pub fn new(m: &Machine) -> Self {
         Pool {
             cpu_node: m.cpu_node.iter().map(|n| n.index()).collect(),
-            nearest: m
-                .nearest
-                .iter()
-                .map(|v| v.iter().map(|n| n.index()).collect())
-                .collect(),
+            nearest: m.nearest.iter().map(|v| v.iter().map(|n| n.index()).collect()).collect(),
             owner: vec![None; m.cpus()],
         }
     }
@@ -239,9 +228,7 @@ impl Pool {
                     }
                 }
                 // Most free CPUs; ties to the lowest node.
-                (0..free.len())
-                    .max_by_key(|&i| (free[i], std::cmp::Reverse(i)))
-                    .unwrap_or(0)
+                (0..free.len()).max_by_key(|&i| (free[i], std::cmp::Reverse(i))).unwrap_or(0)
             }
         };
         let mut added = 0;
@@ -306,12 +293,7 @@ pub(crate) fn least_loaded(load: &[u32], rng: &mut SplitMix64) -> usize {
     let min = *load.iter().min().expect("a machine has CPUs");
     let n = load.iter().filter(|&&l| l == min).count();
     let k = rng.below(n as u64) as usize;
-    load.iter()
-        .enumerate()
-        .filter(|(_, &l)| l == min)
-        .nth(k)
-        .map(|(i, _)| i)
-        .expect("k < n")
+    load.iter().enumerate().filter(|(_, &l)| l == min).nth(k).map(|(i, _)| i).expect("k < n")
 }
 
 #[cfg(test)]
@@ -344,10 +326,7 @@ pub(crate) mod tests {
     pub fn check(s: &dyn Scheduler, sharing: Sharing) {
         let mut seen = std::collections::HashSet::new();
         for r in s.running() {
-            assert!(
-                !r.cpus.is_empty() && r.cpus.len() <= r.request as usize,
-                "{r:?}"
-            );
+            assert!(!r.cpus.is_empty() && r.cpus.len() <= r.request as usize, "{r:?}");
             for c in &r.cpus {
                 assert!((c.0 as usize) < 8);
                 if sharing == Sharing::Space {
@@ -370,19 +349,11 @@ pub(crate) mod tests {
     fn a_pool_grows_near_and_shrinks_from_the_end() {
         let m = machine();
         let mut p = Pool::new(&m);
-        let mut a = Running {
-            id: 0,
-            request: 8,
-            cpus: vec![],
-        };
+        let mut a = Running { id: 0, request: 8, cpus: vec![] };
         p.grow(&mut a, 3);
         // Node 0 first (all nodes tie on free CPUs), then its nearest.
         assert_eq!(a.cpus, vec![CpuId(0), CpuId(1), CpuId(2)]);
-        let mut b = Running {
-            id: 1,
-            request: 8,
-            cpus: vec![],
-        };
+        let mut b = Running { id: 1, request: 8, cpus: vec![] };
         p.grow(&mut b, 2);
         // Node 2 and 3 have 2 free each, node 1 one: node 2 first.
         assert_eq!(b.cpus, vec![CpuId(4), CpuId(5)]);
@@ -398,13 +369,7 @@ pub(crate) mod tests {
             assert!(s.running().is_empty() && s.queued() == 0, "{}", r);
             assert!(info.params.iter().all(|p| !p.doc.is_empty()));
         }
-        let e = build(&Spec::parse("fifo").unwrap(), &machine(), 1)
-            .err()
-            .unwrap()
-            .to_string();
-        assert_eq!(
-            e,
-            "unknown scheduler 'fifo' (known: equipartition, irix, linux, pdpa)"
-        );
+        let e = build(&Spec::parse("fifo").unwrap(), &machine(), 1).err().unwrap().to_string();
+        assert_eq!(e, "unknown scheduler 'fifo' (known: equipartition, irix, linux, pdpa)");
     }
 }

@@ -18,9 +18,7 @@
 //!
 //! The mapping is stable as under `equipartition` (the same CPUManager).
 
-use super::{
-    equal_shares, JobInfo, Pool, Report, Running, SchedCaps, Scheduler, SchedulerInfo, Sharing, MPL,
-};
+use super::{equal_shares, JobInfo, Pool, Report, Running, SchedCaps, Scheduler, SchedulerInfo, Sharing, MPL};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
 use crate::units::Ps;
@@ -90,32 +88,22 @@ impl Pdpa {
     fn admit(&mut self) {
         while let Some(&head) = self.queue.front() {
             let below_default = self.running.len() < self.mpl.min(self.pool.cpus());
-            let settled = self
-                .state
-                .iter()
-                .all(|s| matches!(s, State::Stable | State::Dec));
+            let settled = self.state.iter().all(|s| matches!(s, State::Stable | State::Dec));
             let free = self.pool.free();
             if !(below_default || (free > 0 && settled)) {
                 break;
             }
             self.queue.pop_front();
             let request = head.request.max(1);
-            let mut job = Running {
-                id: head.id,
-                request,
-                cpus: Vec::new(),
-            };
+            let mut job = Running { id: head.id, request, cpus: Vec::new() };
             let want = if free > 0 {
                 (request as usize).min(free.max(self.pool.cpus() / (self.running.len() + 1)))
             } else {
                 // Below the default level with every CPU taken: an equal share, taken from the
                 // largest jobs.
-                let mut requests: Vec<u32> =
-                    self.running.iter().map(|r| r.cpus.len() as u32).collect();
+                let mut requests: Vec<u32> = self.running.iter().map(|r| r.cpus.len() as u32).collect();
                 requests.push(request);
-                *equal_shares(&requests, self.pool.cpus() as u32)
-                    .last()
-                    .expect("one job at least") as usize
+                *equal_shares(&requests, self.pool.cpus() as u32).last().expect("one job at least") as usize
             };
             let need = want.saturating_sub(free).max(usize::from(free == 0));
             self.take_from_largest(need);
@@ -133,12 +121,7 @@ impl Pdpa {
     /// Frees `n` CPUs, one at a time from the job holding the most (never below one CPU).
     fn take_from_largest(&mut self, n: usize) {
         for _ in 0..n {
-            let Some((i, _)) = self
-                .running
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.cpus.len() > 1)
-                .max_by_key(|(i, r)| (r.cpus.len(), std::cmp::Reverse(*i)))
+            let Some((i, _)) = self.running.iter().enumerate().filter(|(_, r)| r.cpus.len() > 1).max_by_key(|(i, r)| (r.cpus.len(), std::cmp::Reverse(*i)))
             else {
                 return;
             };
@@ -152,10 +135,7 @@ impl Pdpa {
     fn decide(&mut self, i: usize, efficiency: f64) {
         let good = efficiency >= self.target;
         let have = self.running[i].cpus.len();
-        let room = (self.running[i].request as usize)
-            .saturating_sub(have)
-            .min(self.pool.free())
-            .min(self.step);
+        let room = (self.running[i].request as usize).saturating_sub(have).min(self.pool.free()).min(self.step);
         let next = match (self.state[i], good) {
             (State::NoRef | State::Inc, true) if room > 0 => {
                 self.pool.grow(&mut self.running[i], room);
@@ -164,13 +144,11 @@ impl Pdpa {
             (State::NoRef | State::Inc, true) => State::Stable,
             // Grew past the target: give the last step back.
             (State::Inc, false) => {
-                self.pool
-                    .shrink(&mut self.running[i], self.step.min(have - 1));
+                self.pool.shrink(&mut self.running[i], self.step.min(have - 1));
                 State::Stable
             }
             (State::NoRef | State::Dec, false) if have > 1 => {
-                self.pool
-                    .shrink(&mut self.running[i], self.step.min(have - 1));
+                self.pool.shrink(&mut self.running[i], self.step.min(have - 1));
                 State::Dec
             }
             (State::Dec, true) => State::Stable,
@@ -202,9 +180,7 @@ impl Scheduler for Pdpa {
     }
 
     fn report(&mut self, _now: Ps, report: &Report) {
-        let Some(i) = self.running.iter().position(|r| r.id == report.job) else {
-            return;
-        };
+        let Some(i) = self.running.iter().position(|r| r.id == report.job) else { return };
         // A measurement of an allocation the job no longer has says nothing about this one.
         if report.cpus as usize != self.running[i].cpus.len() || self.state[i] == State::Stable {
             return;
@@ -229,15 +205,7 @@ mod tests {
 
     fn report(s: &mut dyn Scheduler, job: u32, efficiency: f64) {
         let cpus = s.running().iter().find(|r| r.id == job).unwrap().cpus.len() as u32;
-        s.report(
-            0,
-            &Report {
-                job,
-                cpus,
-                efficiency,
-                faults: Vec::new(),
-            },
-        );
+        s.report(0, &Report { job, cpus, efficiency, faults: Vec::new() });
     }
 
     #[test]

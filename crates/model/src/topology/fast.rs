@@ -11,10 +11,7 @@ fn mib(bytes: u64) -> String {
 impl Machine {
     /// Pages of the fastest tier (every top-tier node's capacity).
     pub fn fast_capacity_pages(&self) -> u64 {
-        (0..self.nodes())
-            .filter(|&n| self.tier[n] == 0)
-            .map(|n| self.capacity_pages[n])
-            .sum()
+        (0..self.nodes()).filter(|&n| self.tier[n] == 0).map(|n| self.capacity_pages[n]).sum()
     }
 
     /// This machine with its fastest tier resized to `bytes` (the `fast_memory_mib` run
@@ -41,10 +38,7 @@ impl Machine {
         let page = self.raw.page_size;
         let total = self.capacity_total() * page;
         if bytes == 0 {
-            return Err(
-                "a fast tier of zero: the fast tier must hold at least one page per fast node"
-                    .into(),
-            );
+            return Err("a fast tier of zero: the fast tier must hold at least one page per fast node".into());
         }
         if bytes > total {
             return Err(format!(
@@ -53,9 +47,7 @@ impl Machine {
                 mib(total)
             ));
         }
-        let fast: Vec<usize> = (0..self.nodes())
-            .filter(|&n| self.tier[n] == 0 && self.capacity_pages[n] > 0)
-            .collect();
+        let fast: Vec<usize> = (0..self.nodes()).filter(|&n| self.tier[n] == 0 && self.capacity_pages[n] > 0).collect();
         let pages = bytes / page;
         if pages < fast.len() as u64 {
             return Err(format!(
@@ -63,10 +55,7 @@ impl Machine {
                 fast.len()
             ));
         }
-        let declared: u128 = fast
-            .iter()
-            .map(|&n| u128::from(self.capacity_pages[n]))
-            .sum();
+        let declared: u128 = fast.iter().map(|&n| u128::from(self.capacity_pages[n])).sum();
         // Each node's exact share pages * c / declared, floored; the pages left over go one
         // each to the largest remainders (ties: the lower node number).
         let mut share: Vec<(usize, u64, u128)> = fast
@@ -78,21 +67,14 @@ impl Machine {
             .collect();
         let left = pages - share.iter().map(|s| s.1).sum::<u64>();
         let mut order: Vec<usize> = (0..share.len()).collect();
-        order.sort_by(|&a, &b| {
-            share[b]
-                .2
-                .cmp(&share[a].2)
-                .then(share[a].0.cmp(&share[b].0))
-        });
+        order.sort_by(|&a, &b| share[b].2.cmp(&share[a].2).then(share[a].0.cmp(&share[b].0)));
         for &k in order.iter().take(left as usize) {
             share[k].1 += 1;
         }
         // At least one page each: a node whose share rounded to 0 takes one from the largest.
         for k in 0..share.len() {
             if share[k].1 == 0 {
-                let big = (0..share.len())
-                    .max_by_key(|&j| (share[j].1, std::cmp::Reverse(share[j].0)))
-                    .expect("fast nodes");
+                let big = (0..share.len()).max_by_key(|&j| (share[j].1, std::cmp::Reverse(share[j].0))).expect("fast nodes");
                 share[big].1 -= 1;
                 share[k].1 = 1;
             }
@@ -103,6 +85,7 @@ impl Machine {
         }
         Ok(m)
     }
+
 }
 
 #[cfg(test)]
@@ -153,25 +136,16 @@ tlb_shootdown_ns_per_cpu = 500.0
         // A part page is dropped; an even split's left-over page goes to the lower node number.
         let ten = m.with_fast_capacity(10 * 4096 + 4095).unwrap();
         assert_eq!(ten.capacity_pages, vec![3, 7, 1024]);
-        assert_eq!(
-            m.with_fast_capacity(2 * 4096).unwrap().capacity_pages,
-            vec![1, 1, 1024]
-        );
+        assert_eq!(m.with_fast_capacity(2 * 4096).unwrap().capacity_pages, vec![1, 1, 1024]);
         // Larger than declared, up to the whole machine's memory (8 MiB): the fast tier holds
         // everything the machine could.
         let all = m.with_fast_capacity(8 << 20).unwrap();
         assert_eq!(all.capacity_pages, vec![512, 1536, 1024]);
         // What derives from a node's capacity follows it; the orders and the description do not change.
-        assert_eq!(
-            half.watermarks(1).unwrap(),
-            m.raw.watermarks.unwrap().pages(384)
-        );
+        assert_eq!(half.watermarks(1).unwrap(), m.raw.watermarks.unwrap().pages(384));
         assert_eq!(half.watermarks(1).unwrap().high, 12); // 384 * 30 / 1000, rounded up
         assert_eq!(half.watermarks(2), m.watermarks(2));
-        assert_eq!(
-            (&half.nearest, &half.demotion, &half.tier, &half.raw),
-            (&m.nearest, &m.demotion, &m.tier, &m.raw)
-        );
+        assert_eq!((&half.nearest, &half.demotion, &half.tier, &half.raw), (&m.nearest, &m.demotion, &m.tier, &m.raw));
         assert_eq!(half.pages_per_huge(), Some(512));
         // The same size twice is the same machine (deterministic).
         assert_eq!(m.with_fast_capacity(512 * 4096).unwrap(), half);
@@ -182,37 +156,22 @@ tlb_shootdown_ns_per_cpu = 500.0
         // 1 MiB beside 1000 MiB: 2 pages would split 0 and 2; the small node takes one.
         let text = UNEVEN_TIERS.replace("memory_mib = 3\n", "memory_mib = 1000\n");
         let m = Machine::from_toml_str(&text, "t3.toml").unwrap();
-        assert_eq!(
-            m.with_fast_capacity(2 * 4096).unwrap().capacity_pages[..2],
-            [1, 1]
-        );
-        assert_eq!(
-            m.with_fast_capacity(3 * 4096).unwrap().capacity_pages[..2],
-            [1, 2]
-        );
+        assert_eq!(m.with_fast_capacity(2 * 4096).unwrap().capacity_pages[..2], [1, 1]);
+        assert_eq!(m.with_fast_capacity(3 * 4096).unwrap().capacity_pages[..2], [1, 2]);
     }
 
     #[test]
     fn a_fast_tier_of_zero_larger_than_the_machine_or_on_one_tier_is_refused() {
         let m = Machine::from_toml_str(UNEVEN_TIERS, "t3.toml").unwrap();
-        assert_eq!(
-            m.with_fast_capacity(0).unwrap_err(),
-            "a fast tier of zero: the fast tier must hold at least one page per fast node"
-        );
+        assert_eq!(m.with_fast_capacity(0).unwrap_err(), "a fast tier of zero: the fast tier must hold at least one page per fast node");
         assert_eq!(
             m.with_fast_capacity((8 << 20) + 1).unwrap_err(),
             "a fast tier larger than the machine: machine 't3' has 8 MiB of memory in all its tiers"
         );
-        assert_eq!(
-            m.with_fast_capacity(4096 + 4095).unwrap_err(),
-            "a fast tier smaller than one page (4096 bytes) per fast node (2 of them)"
-        );
+        assert_eq!(m.with_fast_capacity(4096 + 4095).unwrap_err(), "a fast tier smaller than one page (4096 bytes) per fast node (2 of them)");
         let flat = Machine::from_toml_str(TWO_NODES, "t2.toml").unwrap();
         let e = flat.with_fast_capacity(4096).unwrap_err();
-        assert!(
-            e.starts_with("machine 't2' has one memory tier: there is no fast tier to size"),
-            "{e}"
-        );
+        assert!(e.starts_with("machine 't2' has one memory tier: there is no fast tier to size"), "{e}");
         for e in [e, m.with_fast_capacity(0).unwrap_err()] {
             assert!(!e.contains('\n'));
         }

@@ -10,10 +10,7 @@ use crate::error::ModelError;
 /// other names such as `possible` or `power` are skipped), sorted. Names in, numbers out: the
 /// callers (host detection, the runtime) list the directory.
 pub fn sysfs_node_ids<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Vec<u32> {
-    let mut ids: Vec<u32> = names
-        .into_iter()
-        .filter_map(|n| n.as_ref().strip_prefix("node")?.parse().ok())
-        .collect();
+    let mut ids: Vec<u32> = names.into_iter().filter_map(|n| n.as_ref().strip_prefix("node")?.parse().ok()).collect();
     ids.sort_unstable();
     ids
 }
@@ -55,14 +52,7 @@ pub fn parse_cpulist(text: &str) -> Option<Vec<usize>> {
 
 /// `MemTotal` in kB from a sysfs `nodeN/meminfo` text (`Node 0 MemTotal:  262144 kB`).
 pub fn parse_meminfo_total_kb(text: &str) -> Option<u64> {
-    text.lines()
-        .find(|l| l.contains("MemTotal:"))
-        .and_then(|l| {
-            l.split_whitespace()
-                .rev()
-                .nth(1)
-                .and_then(|v| v.parse().ok())
-        })
+    text.lines().find(|l| l.contains("MemTotal:")).and_then(|l| l.split_whitespace().rev().nth(1).and_then(|v| v.parse().ok()))
 }
 
 /// One NUMA node of a host as Linux reports it (a sysfs `nodeN/` directory), in dense order.
@@ -93,14 +83,7 @@ pub struct HostOptions {
 
 impl Default for HostOptions {
     fn default() -> Self {
-        HostOptions {
-            name: "this-host".into(),
-            local_ns: 90.0,
-            bandwidth_gbps: 20.0,
-            mlp: 10.0,
-            page_size: 4096,
-            line_size: 64,
-        }
+        HostOptions { name: "this-host".into(), local_ns: 90.0, bandwidth_gbps: 20.0, mlp: 10.0, page_size: 4096, line_size: 64 }
     }
 }
 
@@ -110,12 +93,8 @@ impl Default for HostOptions {
 /// 250 ns per CPU, not a whole IPI round trip (1-2 us) per CPU: Linux sends the shootdown IPIs
 /// to all CPUs at once (`flush_tlb_mm_range` -> `on_each_cpu_cond_mask`) and waits for them
 /// together, so each extra CPU adds only a fraction of one round trip.
-pub const LINUX_MIGRATION: RawMigration = RawMigration {
-    fixed_ns: 2000.0,
-    trap_ns: 0.0,
-    copy_gbps: 10.0,
-    tlb_shootdown_ns_per_cpu: 250.0,
-};
+pub const LINUX_MIGRATION: RawMigration =
+    RawMigration { fixed_ns: 2000.0, trap_ns: 0.0, copy_gbps: 10.0, tlb_shootdown_ns_per_cpu: 250.0 };
 
 /// What the kernel publishes about one memory node's performance from ACPI HMAT (Linux's
 /// `nodeN/access1/initiators/` for CPU initiators, else `access0/`, any initiator;
@@ -146,13 +125,8 @@ pub struct HostMachine {
 ///
 /// # Errors
 /// As [`host_machine_hmat`].
-pub fn host_machine(
-    nodes: &[HostNode],
-    opts: &HostOptions,
-    origin: &str,
-) -> Result<Machine, ModelError> {
-    host_machine_hmat(nodes, &vec![HostPerf::default(); nodes.len()], opts, origin)
-        .map(|h| h.machine)
+pub fn host_machine(nodes: &[HostNode], opts: &HostOptions, origin: &str) -> Result<Machine, ModelError> {
+    host_machine_hmat(nodes, &vec![HostPerf::default(); nodes.len()], opts, origin).map(|h| h.machine)
 }
 
 /// Node numbers as a compact list, `0-2,5`.
@@ -164,11 +138,7 @@ fn node_list(ids: &[usize]) -> String {
         while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
             j += 1;
         }
-        parts.push(if j == i {
-            ids[i].to_string()
-        } else {
-            format!("{}-{}", ids[i], ids[j])
-        });
+        parts.push(if j == i { ids[i].to_string() } else { format!("{}-{}", ids[i], ids[j]) });
         i = j + 1;
     }
     parts.join(",")
@@ -199,28 +169,13 @@ fn node_list(ids: &[usize]) -> String {
 /// # Errors
 /// A distance row of the wrong length, a `perf` of the wrong length, or a machine
 /// [`Machine::from_raw`] refuses (no CPUs, no memory, too many nodes, values out of bounds).
-pub fn host_machine_hmat(
-    nodes: &[HostNode],
-    perf: &[HostPerf],
-    opts: &HostOptions,
-    origin: &str,
-) -> Result<HostMachine, ModelError> {
+pub fn host_machine_hmat(nodes: &[HostNode], perf: &[HostPerf], opts: &HostOptions, origin: &str) -> Result<HostMachine, ModelError> {
     let n = nodes.len();
-    if let Some((i, row)) = nodes
-        .iter()
-        .enumerate()
-        .find(|(_, nd)| nd.distance.len() != n)
-    {
-        return Err(ModelError::Config(format!(
-            "{origin}: node {i} has {} distances for {n} nodes",
-            row.distance.len()
-        )));
+    if let Some((i, row)) = nodes.iter().enumerate().find(|(_, nd)| nd.distance.len() != n) {
+        return Err(ModelError::Config(format!("{origin}: node {i} has {} distances for {n} nodes", row.distance.len())));
     }
     if perf.len() != n {
-        return Err(ModelError::Config(format!(
-            "{origin}: performance of {} nodes for {n} nodes",
-            perf.len()
-        )));
+        return Err(ModelError::Config(format!("{origin}: performance of {} nodes for {n} nodes", perf.len())));
     }
     let d = |i: usize, j: usize| nodes[i].distance[j];
     let has_mem = |j: usize| nodes[j].memory_kib > 0;
@@ -229,9 +184,7 @@ pub fn host_machine_hmat(
     let local: Vec<(f64, f64)> = (0..n)
         .map(|j| match perf[j].read_latency_ns {
             Some(l) => {
-                let near = |ks: &mut dyn Iterator<Item = usize>| {
-                    ks.map(|k| d(k, j)).fold(f64::INFINITY, f64::min)
-                };
+                let near = |ks: &mut dyn Iterator<Item = usize>| ks.map(|k| d(k, j)).fold(f64::INFINITY, f64::min);
                 let mut r = near(&mut perf[j].initiators.iter().copied().filter(|&k| k < n));
                 if !r.is_finite() {
                     r = near(&mut (0..n).filter(|&k| has_cpu(k)));
@@ -260,46 +213,25 @@ pub fn host_machine_hmat(
                 .collect()
         })
         .collect();
-    let bandwidth: Vec<f64> = (0..n)
-        .map(|j| perf[j].read_bandwidth_gbps.unwrap_or(opts.bandwidth_gbps))
-        .collect();
+    let bandwidth: Vec<f64> = (0..n).map(|j| perf[j].read_bandwidth_gbps.unwrap_or(opts.bandwidth_gbps)).collect();
 
     // Where each figure came from, by node (nodes with memory only: the others' are unused).
     let mem_nodes: Vec<usize> = (0..n).filter(|&j| has_mem(j)).collect();
     let mut notes = Vec::new();
-    let mut sources =
-        |what: &str, file: &str, published: &dyn Fn(usize) -> bool, assumed: String| {
-            let (from, not): (Vec<usize>, Vec<usize>) =
-                mem_nodes.iter().partition(|&&j| published(j));
-            let mut classes: Vec<&str> = from.iter().map(|&j| perf[j].class.as_str()).collect();
-            classes.sort_unstable();
-            classes.dedup();
-            if !from.is_empty() {
-                notes.push(format!(
-                    "{what}: HMAT {}/initiators/{file} on node {}",
-                    classes.join("+"),
-                    node_list(&from)
-                ));
-            }
-            if !not.is_empty() {
-                notes.push(format!(
-                    "assumed {what} {assumed} on node {} (no HMAT {file})",
-                    node_list(&not)
-                ));
-            }
-        };
-    sources(
-        "local latency",
-        "read_latency",
-        &|j| perf[j].read_latency_ns.is_some(),
-        format!("{} ns", opts.local_ns),
-    );
-    sources(
-        "bandwidth",
-        "read_bandwidth",
-        &|j| perf[j].read_bandwidth_gbps.is_some(),
-        format!("{} GB/s", opts.bandwidth_gbps),
-    );
+    let mut sources = |what: &str, file: &str, published: &dyn Fn(usize) -> bool, assumed: String| {
+        let (from, not): (Vec<usize>, Vec<usize>) = mem_nodes.iter().partition(|&&j| published(j));
+        let mut classes: Vec<&str> = from.iter().map(|&j| perf[j].class.as_str()).collect();
+        classes.sort_unstable();
+        classes.dedup();
+        if !from.is_empty() {
+            notes.push(format!("{what}: HMAT {}/initiators/{file} on node {}", classes.join("+"), node_list(&from)));
+        }
+        if !not.is_empty() {
+            notes.push(format!("assumed {what} {assumed} on node {} (no HMAT {file})", node_list(&not)));
+        }
+    };
+    sources("local latency", "read_latency", &|j| perf[j].read_latency_ns.is_some(), format!("{} ns", opts.local_ns));
+    sources("bandwidth", "read_bandwidth", &|j| perf[j].read_bandwidth_gbps.is_some(), format!("{} GB/s", opts.bandwidth_gbps));
     if n > 1 {
         notes.push(if perf.iter().any(|p| p.read_latency_ns.is_some()) {
             "remote latency = the memory node's local latency x SLIT distance / the SLIT distance from its nearest HMAT initiator (10 where assumed)".into()
@@ -310,11 +242,7 @@ pub fn host_machine_hmat(
 
     let raw = RawMachine {
         name: opts.name.clone(),
-        description: format!(
-            "detected from {origin} ({n} node{}); {}",
-            if n == 1 { "" } else { "s" },
-            notes.join("; ")
-        ),
+        description: format!("detected from {origin} ({n} node{}); {}", if n == 1 { "" } else { "s" }, notes.join("; ")),
         page_size: opts.page_size,
         line_size: opts.line_size,
         mlp: opts.mlp,
@@ -325,11 +253,7 @@ pub fn host_machine_hmat(
             .zip(&bandwidth)
             .map(|(nd, &bw)| RawNode {
                 cpus: nd.cpus,
-                memory_mib: if nd.memory_kib == 0 {
-                    0
-                } else {
-                    (nd.memory_kib / 1024).max(1)
-                },
+                memory_mib: if nd.memory_kib == 0 { 0 } else { (nd.memory_kib / 1024).max(1) },
                 bandwidth_gbps: bw,
                 memory: MemoryKind::Dram,
             })
@@ -339,10 +263,7 @@ pub fn host_machine_hmat(
         huge_page_size: None,
         protocol: None,
     };
-    Ok(HostMachine {
-        machine: Machine::from_raw(raw, origin)?,
-        notes,
-    })
+    Ok(HostMachine { machine: Machine::from_raw(raw, origin)?, notes })
 }
 
 #[cfg(test)]
@@ -352,45 +273,25 @@ mod tests {
 
     #[test]
     fn sysfs_texts_parse() {
-        assert_eq!(
-            parse_cpulist("0-3,8,10-11\n"),
-            Some(vec![0, 1, 2, 3, 8, 10, 11])
-        );
+        assert_eq!(parse_cpulist("0-3,8,10-11\n"), Some(vec![0, 1, 2, 3, 8, 10, 11]));
         assert_eq!(parse_cpulist(""), Some(vec![]));
         assert_eq!(parse_cpulist("3-1"), None);
         assert_eq!(parse_cpulist("x"), None);
-        assert_eq!(
-            parse_meminfo_total_kb("Node 0 MemTotal:       262144 kB\nNode 0 MemFree: 1 kB\n"),
-            Some(262144)
-        );
+        assert_eq!(parse_meminfo_total_kb("Node 0 MemTotal:       262144 kB\nNode 0 MemFree: 1 kB\n"), Some(262144));
         assert_eq!(parse_meminfo_total_kb("Node 0 MemFree: 1 kB\n"), None);
-        assert_eq!(
-            sysfs_node_ids(["node2", "possible", "node0", "nodeX", "node10", "power"]),
-            vec![0, 2, 10]
-        );
+        assert_eq!(sysfs_node_ids(["node2", "possible", "node0", "nodeX", "node10", "power"]), vec![0, 2, 10]);
     }
 
     #[test]
     fn a_host_machine_follows_the_documented_rule() {
-        let node = |cpus, memory_kib, distance: &[f64]| HostNode {
-            cpus,
-            memory_kib,
-            distance: distance.to_vec(),
-        };
+        let node = |cpus, memory_kib, distance: &[f64]| HostNode { cpus, memory_kib, distance: distance.to_vec() };
         // An asymmetric SLIT, a small node and a CPU-only (memory-less) node.
-        let nodes = [
-            node(4, 4 << 20, &[10.0, 20.0, 30.0]),
-            node(2, 100, &[22.0, 10.0, 30.0]),
-            node(2, 0, &[30.0, 30.0, 10.0]),
-        ];
+        let nodes = [node(4, 4 << 20, &[10.0, 20.0, 30.0]), node(2, 100, &[22.0, 10.0, 30.0]), node(2, 0, &[30.0, 30.0, 10.0])];
         let m = host_machine(&nodes, &HostOptions::default(), "sysfs").unwrap();
         assert_eq!(m.raw.latency_ns[0][0], 90.0);
         assert_eq!(m.raw.latency_ns[0][1], 189.0); // 90 x mean(20, 22) / 10
         assert_eq!(m.raw.latency_ns[1][0], 189.0);
-        assert_eq!(
-            m.raw.nodes.iter().map(|n| n.memory_mib).collect::<Vec<_>>(),
-            [4096, 1, 0]
-        );
+        assert_eq!(m.raw.nodes.iter().map(|n| n.memory_mib).collect::<Vec<_>>(), [4096, 1, 0]);
         assert_eq!(m.memory_nodes(), [NodeId(0), NodeId(1)]);
         assert_eq!(m.raw.migration.tlb_shootdown_ns_per_cpu, 250.0);
         assert_eq!(m.raw.counter_bits, default_counter_bits());
@@ -399,11 +300,7 @@ mod tests {
     }
     #[test]
     fn hmat_latencies_scale_by_the_slit_from_the_nearest_initiator() {
-        let node = |cpus, memory_kib, distance: &[f64]| HostNode {
-            cpus,
-            memory_kib,
-            distance: distance.to_vec(),
-        };
+        let node = |cpus, memory_kib, distance: &[f64]| HostNode { cpus, memory_kib, distance: distance.to_vec() };
         let perf = |l: Option<f64>, bw: Option<f64>, initiators: &[usize]| HostPerf {
             class: "access1".into(),
             read_latency_ns: l,
@@ -412,45 +309,17 @@ mod tests {
         };
         // A socket with memory, a CPU-only socket (no memory), and a CPU-less memory node whose
         // HMAT links no initiator: its nearest node with CPUs (node 0, distance 20) stands in.
-        let nodes = [
-            node(4, 1 << 20, &[10.0, 20.0, 20.0]),
-            node(4, 0, &[20.0, 10.0, 40.0]),
-            node(0, 1 << 20, &[20.0, 40.0, 10.0]),
-        ];
-        let hm = host_machine_hmat(
-            &nodes,
-            &[
-                perf(Some(100.0), Some(50.0), &[0]),
-                perf(None, None, &[]),
-                perf(Some(300.0), None, &[]),
-            ],
-            &HostOptions::default(),
-            "sysfs",
-        )
-        .unwrap();
+        let nodes = [node(4, 1 << 20, &[10.0, 20.0, 20.0]), node(4, 0, &[20.0, 10.0, 40.0]), node(0, 1 << 20, &[20.0, 40.0, 10.0])];
+        let hm = host_machine_hmat(&nodes, &[perf(Some(100.0), Some(50.0), &[0]), perf(None, None, &[]), perf(Some(300.0), None, &[])], &HostOptions::default(), "sysfs").unwrap();
         let l = &hm.machine.raw.latency_ns;
         assert_eq!(l[0][0], 100.0);
         assert_eq!(l[1][0], 200.0); // only CPU 1 -> memory 0 can occur: 100 x 20 / 10
         assert_eq!(l[0][2], 300.0); // 300 x 20 / 20
         assert_eq!(l[1][2], 600.0); // 300 x 40 / 20
         assert_eq!(l[2][2], 150.0); // 300 x 10 / 20, never used by a CPU
-        assert_eq!(
-            hm.machine
-                .raw
-                .nodes
-                .iter()
-                .map(|n| n.bandwidth_gbps)
-                .collect::<Vec<_>>(),
-            [50.0, 20.0, 20.0]
-        );
+        assert_eq!(hm.machine.raw.nodes.iter().map(|n| n.bandwidth_gbps).collect::<Vec<_>>(), [50.0, 20.0, 20.0]);
         // Node 1 has no memory, so nothing of it is reported as assumed.
-        assert_eq!(
-            hm.notes
-                .iter()
-                .filter(|n| n.starts_with("assumed"))
-                .collect::<Vec<_>>(),
-            ["assumed bandwidth 20 GB/s on node 2 (no HMAT read_bandwidth)"]
-        );
+        assert_eq!(hm.notes.iter().filter(|n| n.starts_with("assumed")).collect::<Vec<_>>(), ["assumed bandwidth 20 GB/s on node 2 (no HMAT read_bandwidth)"]);
         assert_eq!(node_list(&[0, 1, 2, 4, 6, 7]), "0-2,4,6-7");
         let e = host_machine_hmat(&nodes, &[], &HostOptions::default(), "sysfs").unwrap_err();
         assert_eq!(e.to_string(), "sysfs: performance of 0 nodes for 3 nodes");
@@ -462,15 +331,7 @@ mod tests {
         assert_eq!(parse_cpulist("0-65534"), Some((0..65535).collect()));
         assert_eq!(parse_cpulist("0-65535"), None);
         // Many ranges that each fit but together do not.
-        assert_eq!(
-            parse_cpulist(
-                &(0..100)
-                    .map(|i| format!("{}-{}", i * 1000, i * 1000 + 999))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            ),
-            None
-        );
+        assert_eq!(parse_cpulist(&(0..100).map(|i| format!("{}-{}", i * 1000, i * 1000 + 999)).collect::<Vec<_>>().join(",")), None);
         // Overlaps: Linux never writes them, and counting them twice inflated the node.
         assert_eq!(parse_cpulist("0-1,1,0-1"), None);
         assert_eq!(parse_cpulist("4,0-1"), Some(vec![0, 1, 4]));

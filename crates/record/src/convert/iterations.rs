@@ -18,16 +18,8 @@ pub fn iterations(names: &[&str]) -> Vec<u32> {
     let n = names.len();
     // Compare small integers, not strings.
     let mut ids: HashMap<&str, u32> = HashMap::new();
-    let seq: Vec<u32> = names
-        .iter()
-        .map(|s| {
-            let k = ids.len() as u32;
-            *ids.entry(s).or_insert(k)
-        })
-        .collect();
-    let max_l = (n.saturating_sub(1) / 2)
-        .min(MAX_PERIOD)
-        .min((PERIOD_WORK / n.max(1)).max(64));
+    let seq: Vec<u32> = names.iter().map(|s| { let k = ids.len() as u32; *ids.entry(s).or_insert(k) }).collect();
+    let max_l = (n.saturating_sub(1) / 2).min(MAX_PERIOD).min((PERIOD_WORK / n.max(1)).max(64));
     let mut best: Option<(usize, usize, usize)> = None; // (periodic length, L, start)
     for l in 1..=max_l {
         let mut i = 1;
@@ -45,9 +37,7 @@ pub fn iterations(names: &[&str]) -> Vec<u32> {
             if len >= 2 * l {
                 let better = match best {
                     None => true,
-                    Some((c, bl, bs)) => {
-                        len > c || (len == c && (l < bl || (l == bl && start < bs)))
-                    }
+                    Some((c, bl, bs)) => len > c || (len == c && (l < bl || (l == bl && start < bs))),
                 };
                 if better {
                     best = Some((len, l, start));
@@ -60,15 +50,7 @@ pub fn iterations(names: &[&str]) -> Vec<u32> {
         Some((len, l, start)) => {
             let last = len.div_ceil(l) as u32;
             (0..n)
-                .map(|i| {
-                    if i < start {
-                        0
-                    } else if i < start + len {
-                        1 + ((i - start) / l) as u32
-                    } else {
-                        last
-                    }
-                })
+                .map(|i| if i < start { 0 } else if i < start + len { 1 + ((i - start) / l) as u32 } else { last })
                 .collect()
         }
     }
@@ -112,9 +94,6 @@ mod tests {
 
     #[test]
     fn marker_iterations_count_marked_epochs() {
-        assert_eq!(
-            marker_iterations(&[false, true, false, true, true]),
-            vec![0, 1, 1, 2, 3]
-        );
+        assert_eq!(marker_iterations(&[false, true, false, true, true]), vec![0, 1, 1, 2, 3]);
     }
 }

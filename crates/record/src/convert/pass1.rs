@@ -73,18 +73,11 @@ pub(super) fn pass1(path: &Path) -> Result<Pass1, String> {
         sampling: None,
     };
     let mut first = true;
-    while let Some(Chunk {
-        kind,
-        offset,
-        payload,
-    }) = r.next_chunk().map_err(|e| err(path, e))?
-    {
+    while let Some(Chunk { kind, offset, payload }) = r.next_chunk().map_err(|e| err(path, e))? {
         let at = |m: String| err(path, format!("chunk at byte {}: {m}", offset - 5));
         let mut c = Cur::new(&payload);
         if first && kind != raw::HEADER {
-            return Err(at(
-                "expected the header chunk (is this a numaplace recording?)".into(),
-            ));
+            return Err(at("expected the header chunk (is this a numaplace recording?)".into()));
         }
         first = false;
         match kind {
@@ -94,14 +87,8 @@ pub(super) fn pass1(path: &Path) -> Result<Pass1, String> {
                 p.cache_bytes = c.u64().map_err(at)?;
                 p.ways = c.u32().map_err(at)?;
                 p.exe = c.str().map_err(at)?;
-                if !p.page_size.is_power_of_two()
-                    || !p.line_size.is_power_of_two()
-                    || p.line_size > p.page_size
-                {
-                    return Err(at(format!(
-                        "bad page size {} or line size {}",
-                        p.page_size, p.line_size
-                    )));
+                if !p.page_size.is_power_of_two() || !p.line_size.is_power_of_two() || p.line_size > p.page_size {
+                    return Err(at(format!("bad page size {} or line size {}", p.page_size, p.line_size)));
                 }
             }
             raw::ALLOC => {
@@ -111,16 +98,7 @@ pub(super) fn pass1(path: &Path) -> Result<Pass1, String> {
                 let base = c.u64().map_err(at)?;
                 let module = c.str().map_err(at)?;
                 let sym = c.str().map_err(at)?;
-                p.allocs.push(Alloc {
-                    addr,
-                    size,
-                    site: Site {
-                        pc,
-                        base,
-                        module,
-                        sym,
-                    },
-                });
+                p.allocs.push(Alloc { addr, size, site: Site { pc, base, module, sym } });
             }
             raw::FREE => {}
             raw::RECORDS => {
@@ -151,12 +129,7 @@ pub(super) fn pass1(path: &Path) -> Result<Pass1, String> {
                 e.ended.insert(thread);
                 if thread == 0 {
                     e.kind = k;
-                    e.site = Site {
-                        pc,
-                        base,
-                        module,
-                        sym,
-                    };
+                    e.site = Site { pc, base, module, sym };
                 }
             }
             raw::COUNTERS => {
@@ -170,9 +143,7 @@ pub(super) fn pass1(path: &Path) -> Result<Pass1, String> {
                 let k = c.u32().map_err(at)?;
                 let lines = c.u32().map_err(at)?;
                 if k == 0 || lines == 0 {
-                    return Err(at(format!(
-                        "bad sampling chunk (windows {k}, lines per page {lines})"
-                    )));
+                    return Err(at(format!("bad sampling chunk (windows {k}, lines per page {lines})")));
                 }
                 p.sampling = Some((k, lines));
             }

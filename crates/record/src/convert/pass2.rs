@@ -43,19 +43,12 @@ pub(super) fn pass2(
     let mut buf = Vec::new();
     let mut epoch_info = Vec::new();
     let mut ft: Vec<(u32, u32, usize)> = Vec::new(); // (trace page, thread, kept epoch index)
-    let region_of = |page: u32| {
-        header
-            .regions
-            .partition_point(|rg| rg.first_page + rg.pages <= page)
-    };
+    let region_of = |page: u32| header.regions.partition_point(|rg| rg.first_page + rg.pages <= page);
     // Per region and thread: [initialisation (iteration 0), timed iterations].
     let mut region_reads = vec![[vec![0u64; threads], vec![0u64; threads]]; header.regions.len()];
     let mut region_writes = region_reads.clone();
     let mut per_page: BTreeMap<(u32, u32), (u64, u64)> = BTreeMap::new();
-    let leaked: Vec<&'static str> = phase_names
-        .iter()
-        .map(|s| &*Box::leak(s.clone().into_boxed_str()))
-        .collect();
+    let leaked: Vec<&'static str> = phase_names.iter().map(|s| &*Box::leak(s.clone().into_boxed_str())).collect();
     numaplace_sim::output::write_with(trace_path, |f| {
         let mut w = TraceWriter::new(std::io::BufWriter::new(f), header, trace_path)?;
         let mut ep = Epoch { iteration: 0, phase: "", threads: Vec::new() };
@@ -101,11 +94,5 @@ pub(super) fn pass2(
         w.finish(trace_path)
     })
     .map_err(|e| e.to_string())?;
-    Ok(Counts {
-        epoch_info,
-        ft,
-        region_reads,
-        region_writes,
-        per_page,
-    })
+    Ok(Counts { epoch_info, ft, region_reads, region_writes, per_page })
 }

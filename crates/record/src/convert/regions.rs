@@ -49,11 +49,7 @@ pub(super) fn regions(p: &Pass1, syms: &Symbols, ps: u64) -> Regions {
     };
     // Claims the pages of `range` that `mine` accepts and nothing claimed before, as one region
     // named `name` (none if it claims nothing).
-    let mut claim = |range: std::ops::RangeInclusive<u64>,
-                     mine: &dyn Fn(u64) -> bool,
-                     name: &dyn Fn() -> String,
-                     addr: u64,
-                     bytes: u64| {
+    let mut claim = |range: std::ops::RangeInclusive<u64>, mine: &dyn Fn(u64) -> bool, name: &dyn Fn() -> String, addr: u64, bytes: u64| {
         let first = next;
         for v in range {
             if mine(v) {
@@ -65,45 +61,24 @@ pub(super) fn regions(p: &Pass1, syms: &Symbols, ps: u64) -> Regions {
         }
         if next > first {
             let name = unique(name());
-            region_info.push(
-                json!({"name": name, "first_page": first, "pages": next - first, "bytes": bytes,
-                "address": format!("0x{addr:x}"), "tracked": true}),
-            );
-            regions.push(Region {
-                name,
-                first_page: first as u32,
-                pages: (next - first) as u32,
-            });
+            region_info.push(json!({"name": name, "first_page": first, "pages": next - first, "bytes": bytes,
+                "address": format!("0x{addr:x}"), "tracked": true}));
+            regions.push(Region { name, first_page: first as u32, pages: (next - first) as u32 });
         }
     };
     for (i, a) in p.allocs.iter().enumerate() {
-        claim(
-            page_range(a.addr, a.size),
-            &|v| latest.get(&v) == Some(&i),
-            &|| syms.name(&a.site),
-            a.addr,
-            a.size,
-        );
+        claim(page_range(a.addr, a.size), &|v| latest.get(&v) == Some(&i), &|| syms.name(&a.site), a.addr, a.size);
     }
     // The program's static arrays (data and bss objects of at least a page, from its symbol
     // table through `nm`) are regions named after their symbols.
     let maps = parse_maps(&p.maps);
     for (name, addr, size) in static_objects(&p.exe, &maps, ps) {
-        claim(
-            page_range(addr, size),
-            &|_| true,
-            &|| format!("{name} (static)"),
-            addr,
-            size,
-        );
+        claim(page_range(addr, size), &|_| true, &|| format!("{name} (static)"), addr, size);
     }
     let mut untracked: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for &v in &p.pages {
         if !page_of.contains_key(&v) {
-            untracked
-                .entry(classify(&maps, v * ps, &p.exe))
-                .or_default()
-                .push(v);
+            untracked.entry(classify(&maps, v * ps, &p.exe)).or_default().push(v);
         }
     }
     for (kind, mut pages) in untracked {
@@ -115,18 +90,9 @@ pub(super) fn regions(p: &Pass1, syms: &Symbols, ps: u64) -> Regions {
         }
         let name = unique(format!("({kind})"));
         region_info.push(json!({"name": name, "first_page": first, "pages": pages.len(), "bytes": pages.len() as u64 * ps, "tracked": false}));
-        regions.push(Region {
-            name,
-            first_page: first as u32,
-            pages: pages.len() as u32,
-        });
+        regions.push(Region { name, first_page: first as u32, pages: pages.len() as u32 });
     }
-    Regions {
-        page_of,
-        regions,
-        region_info,
-        pages: next,
-    }
+    Regions { page_of, regions, region_info, pages: next }
 }
 
 /// The kind of untracked memory a page lies in, from the program's `/proc/self/maps`.
@@ -156,11 +122,7 @@ fn parse_maps(text: &str) -> Vec<(u64, u64, String)> {
             let range = f.next()?;
             let (lo, hi) = range.split_once('-')?;
             let name = f.nth(4).unwrap_or("").to_string();
-            Some((
-                u64::from_str_radix(lo, 16).ok()?,
-                u64::from_str_radix(hi, 16).ok()?,
-                name,
-            ))
+            Some((u64::from_str_radix(lo, 16).ok()?, u64::from_str_radix(hi, 16).ok()?, name))
         })
         .collect()
 }

@@ -34,21 +34,11 @@ impl Symbols {
         for (module, mut pcs) in by_module {
             pcs.sort_unstable();
             pcs.dedup();
-            let base = sites
-                .iter()
-                .find(|s| s.module == module)
-                .map_or(0, |s| s.base);
+            let base = sites.iter().find(|s| s.module == module).map_or(0, |s| s.base);
             let rel = if is_pie(module) { base } else { 0 };
             // A return address points after the call: look up the call instruction's byte.
-            let args: Vec<String> = pcs
-                .iter()
-                .map(|pc| format!("0x{:x}", pc - rel - 1))
-                .collect();
-            let Ok(out) = Command::new("addr2line")
-                .args(["-a", "-f", "-i", "-C", "-e", module])
-                .args(&args)
-                .output()
-            else {
+            let args: Vec<String> = pcs.iter().map(|pc| format!("0x{:x}", pc - rel - 1)).collect();
+            let Ok(out) = Command::new("addr2line").args(["-a", "-f", "-i", "-C", "-e", module]).args(&args).output() else {
                 break;
             };
             if !out.status.success() {
@@ -92,11 +82,7 @@ impl Symbols {
         }
         if let Some((funcs, loc)) = self.map.get(&s.pc) {
             if let Some(f) = funcs.last() {
-                return if loc.is_empty() {
-                    f.clone()
-                } else {
-                    format!("{f} {loc}")
-                };
+                return if loc.is_empty() { f.clone() } else { format!("{f} {loc}") };
             }
         }
         let module = s.module.rsplit('/').next().unwrap_or("");
@@ -112,41 +98,21 @@ impl Symbols {
     /// Whether code address `s` lies in function `f` (any frame of its inlined chain, or the
     /// dynamic symbol).
     pub(super) fn in_function(&self, s: &Site, f: &str) -> bool {
-        s.sym == f
-            || self.map.get(&s.pc).is_some_and(|(funcs, _)| {
-                funcs
-                    .iter()
-                    .any(|g| g == f || g.starts_with(&format!("{f}(")))
-            })
+        s.sym == f || self.map.get(&s.pc).is_some_and(|(funcs, _)| funcs.iter().any(|g| g == f || g.starts_with(&format!("{f}("))))
     }
 }
 
 /// The program's data and bss objects of at least `min` bytes, as (name, address, size) at their
 /// run-time addresses, from `nm -S` (none when binutils' nm is missing), by address.
-pub(super) fn static_objects(
-    exe: &str,
-    maps: &[(u64, u64, String)],
-    min: u64,
-) -> Vec<(String, u64, u64)> {
-    let Ok(out) = Command::new("nm")
-        .args(["-S", "-C", "--defined-only", exe])
-        .output()
-    else {
+pub(super) fn static_objects(exe: &str, maps: &[(u64, u64, String)], min: u64) -> Vec<(String, u64, u64)> {
+    let Ok(out) = Command::new("nm").args(["-S", "-C", "--defined-only", exe]).output() else {
         return Vec::new();
     };
     if !out.status.success() {
         return Vec::new();
     }
     // A position-independent program is loaded at its lowest mapping's address.
-    let base = if is_pie(exe) {
-        maps.iter()
-            .filter(|m| m.2 == exe)
-            .map(|m| m.0)
-            .min()
-            .unwrap_or(0)
-    } else {
-        0
-    };
+    let base = if is_pie(exe) { maps.iter().filter(|m| m.2 == exe).map(|m| m.0).min().unwrap_or(0) } else { 0 };
     let tls = tls_symbols(exe);
     let mut objs: Vec<(String, u64, u64)> = String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -168,10 +134,7 @@ pub(super) fn static_objects(
 /// `nm` lists them as data at their offset in the thread-local block (EP's `threadprivate` `x`
 /// at 0), which is no address of the running program; each thread's copy lives elsewhere.
 fn tls_symbols(exe: &str) -> HashSet<String> {
-    let Ok(out) = Command::new("readelf")
-        .args(["-sW", "--demangle", exe])
-        .output()
-    else {
+    let Ok(out) = Command::new("readelf").args(["-sW", "--demangle", exe]).output() else {
         return HashSet::new();
     };
     String::from_utf8_lossy(&out.stdout)

@@ -8,23 +8,16 @@ use super::memory::{view, Memory};
 /// policy itself can be borrowed mutably beside it).
 macro_rules! observed {
     ($d:expr) => {
-        crate::engine::memory::Observed {
-            counters: &$d.counters,
-            replica_writes: &$d.replica_writes,
-            referenced: &$d.referenced,
-            samples: &$d.samples,
-        }
+        crate::engine::memory::Observed { counters: &$d.counters, replica_writes: &$d.replica_writes, referenced: &$d.referenced, samples: &$d.samples }
     };
 }
+pub(super) use observed;
 use crate::hotloop::ThreadSampler;
 use crate::workload::Epoch;
 use numaplace_model::counters::PageCounters;
-use numaplace_model::dynamic::{
-    Action, Applied, DynamicCaps, DynamicPolicy, Observes, Sample, Sampling, Timer, Trigger,
-};
+use numaplace_model::dynamic::{Action, Applied, DynamicCaps, DynamicPolicy, Observes, Sample, Sampling, Timer, Trigger};
 use numaplace_model::report::Report;
 use numaplace_model::{Machine, NodeId, PageNo, Ps};
-pub(super) use observed;
 
 /// Thread `t`'s sampler as a run (or a thread added to it) starts. Each thread starts at a
 /// different point of its interval (deterministic), so that threads with the same pattern are
@@ -35,13 +28,7 @@ fn thread_sampler(mode: Sampling, t: usize) -> ThreadSampler {
         Sampling::Interval(n) => (n.max(1), u64::MAX),
         Sampling::MaxRate(_) => (1, 0),
     };
-    ThreadSampler {
-        countdown: 1 + (t as u64 * 7919) % interval,
-        interval,
-        lines: 0,
-        samples: 0,
-        budget,
-    }
+    ThreadSampler { countdown: 1 + (t as u64 * 7919) % interval, interval, lines: 0, samples: 0, budget }
 }
 
 /// The sampler of a sampled policy.
@@ -200,40 +187,18 @@ pub struct Decision {
 impl Dynamic {
     /// Attaches `policy`, whose registry entry has `caps`, to a run over `pages` pages of
     /// `machine` with `threads` threads.
-    pub fn new(
-        policy: Box<dyn DynamicPolicy>,
-        caps: &DynamicCaps,
-        machine: &Machine,
-        pages: usize,
-        threads: usize,
-    ) -> Self {
-        debug_assert_eq!(
-            caps.check(policy.as_ref()),
-            Ok(()),
-            "a dynamic policy disagrees with its capabilities"
-        );
+    pub fn new(policy: Box<dyn DynamicPolicy>, caps: &DynamicCaps, machine: &Machine, pages: usize, threads: usize) -> Self {
+        debug_assert_eq!(caps.check(policy.as_ref()), Ok(()), "a dynamic policy disagrees with its capabilities");
         let hot = HotLoop::choose(caps, policy.as_ref());
         let timer = policy.timer_period().map(|p| (p.max(1), p.max(1)));
         // The sampling mode is the instance's parameter.
         let sampled = matches!(hot, HotLoop::Sampled | HotLoop::AddressSampled);
-        let sampling = sampled.then(|| {
-            policy
-                .sampling()
-                .expect("a policy that observes samples has a sampling mode")
-        });
+        let sampling = sampled.then(|| policy.sampling().expect("a policy that observes samples has a sampling mode"));
         // Samples are counted in full 16-bit counters; access counters have the machine's width.
-        let bits = if sampling.is_some() {
-            16
-        } else {
-            machine.raw.counter_bits
-        };
+        let bits = if sampling.is_some() { 16 } else { machine.raw.counter_bits };
         let sampler = sampling.map(|mode| {
             let samplers = (0..threads).map(|t| thread_sampler(mode, t)).collect();
-            Sampler {
-                mode,
-                threads: samplers,
-                carry: vec![0.0; threads],
-            }
+            Sampler { mode, threads: samplers, carry: vec![0.0; threads] }
         });
         // Counters only for a policy that reads them: one that counts (at first; it may stop),
         // samples into them, or replicates.
@@ -253,19 +218,10 @@ impl Dynamic {
             revoked: Vec::new(),
             revoked_count: 0,
             faults: 0,
-            replica_writes: if hot == HotLoop::Replicated {
-                vec![0; pages]
-            } else {
-                Vec::new()
-            },
-            stale: if hot == HotLoop::Replicated {
-                vec![0; pages * machine.nodes()]
-            } else {
-                Vec::new()
-            },
+            replica_writes: if hot == HotLoop::Replicated { vec![0; pages] } else { Vec::new() },
+            stale: if hot == HotLoop::Replicated { vec![0; pages * machine.nodes()] } else { Vec::new() },
             nodes: machine.nodes(),
-            page_lines: (machine.raw.page_size / machine.raw.line_size.max(1))
-                .clamp(1, u16::MAX as u64) as u16,
+            page_lines: (machine.raw.page_size / machine.raw.line_size.max(1)).clamp(1, u16::MAX as u64) as u16,
             replications: 0,
             collapses: 0,
             policy,
@@ -282,11 +238,7 @@ impl Dynamic {
             decisions_acted: 0,
             final_barrier_withheld: false,
             triggers: caps.triggers,
-            low: if caps.acts_on(Trigger::LowMemory) {
-                vec![false; machine.nodes()]
-            } else {
-                Vec::new()
-            },
+            low: if caps.acts_on(Trigger::LowMemory) { vec![false; machine.nodes()] } else { Vec::new() },
             low_memory_events: 0,
             allocation_failures: 0,
         }
@@ -299,24 +251,10 @@ impl Dynamic {
     /// its share has all of them recorded, a faster one only its share, and an unused share
     /// is lost (the software cannot read ahead). The interval spreads a thread's samples over
     /// the quantum, predicted from the lines it issued in the last one.
-    pub(super) fn sampler_quantum(
-        &mut self,
-        q_lines: &[u64],
-        nn: usize,
-        quantum: Ps,
-        cursor: &[usize],
-        epoch: &Epoch,
-    ) {
-        let Some(sm) = self.sampler.as_mut() else {
-            return;
-        };
-        let Sampling::MaxRate(rate) = sm.mode else {
-            return;
-        };
-        let running = (0..sm.threads.len())
-            .filter(|&t| cursor[t] < epoch.threads[t].txns.len())
-            .count()
-            .max(1);
+    pub(super) fn sampler_quantum(&mut self, q_lines: &[u64], nn: usize, quantum: Ps, cursor: &[usize], epoch: &Epoch) {
+        let Some(sm) = self.sampler.as_mut() else { return };
+        let Sampling::MaxRate(rate) = sm.mode else { return };
+        let running = (0..sm.threads.len()).filter(|&t| cursor[t] < epoch.threads[t].txns.len()).count().max(1);
         let share = (rate * quantum as f64 / 1e12 / running as f64).max(1e-9);
         for (t, s) in sm.threads.iter_mut().enumerate() {
             let issued: u64 = q_lines[t * nn..(t + 1) * nn].iter().sum();
@@ -341,11 +279,7 @@ impl Dynamic {
                 .filter(|s| s.lines > 0)
                 .map(|s| {
                     let p_all = s.lines as f64 / all as f64;
-                    let p_sample = if taken == 0 {
-                        0.0
-                    } else {
-                        s.samples as f64 / taken as f64
-                    };
+                    let p_sample = if taken == 0 { 0.0 } else { s.samples as f64 / taken as f64 };
                     (p_sample - p_all).abs() / p_all
                 })
                 .collect(),
@@ -373,12 +307,8 @@ impl Dynamic {
             background_ps: self.background_ps,
         };
         self.policy.report(&applied, &mut report);
-        if let Some(distance) = self
-            .sampling_distance()
-            .filter(|_| self.hot == HotLoop::Sampled)
-        {
-            let mean = (!distance.is_empty())
-                .then(|| distance.iter().sum::<f64>() / distance.len() as f64);
+        if let Some(distance) = self.sampling_distance().filter(|_| self.hot == HotLoop::Sampled) {
+            let mean = (!distance.is_empty()).then(|| distance.iter().sum::<f64>() / distance.len() as f64);
             report.numbers("sampling_distance", Some(distance));
             report.number("sampling_distance_mean", mean);
         }
@@ -436,24 +366,14 @@ impl Dynamic {
         use numaplace_model::pagetable::layout;
         let counters = self.counters.row(PageNo(0)).len() * pages * std::mem::size_of::<u16>();
         let decisions = self.decisions.capacity() * std::mem::size_of::<Decision>()
-            + self
-                .decisions
-                .iter()
-                .map(|d| d.region.capacity() + d.counts.capacity() * 2)
-                .sum::<usize>();
+            + self.decisions.iter().map(|d| d.region.capacity() + d.counts.capacity() * 2).sum::<usize>();
         vec![
             (layout::REVOKED.name, self.revoked.capacity() as u64),
             (layout::REFERENCED.name, self.referenced.capacity() as u64),
             (layout::COUNTERS.name, counters as u64),
-            (
-                layout::REPLICA_WRITES.name,
-                (self.replica_writes.capacity() * 4) as u64,
-            ),
+            (layout::REPLICA_WRITES.name, (self.replica_writes.capacity() * 4) as u64),
             (layout::STALE.name, (self.stale.capacity() * 2) as u64),
-            (
-                "samples",
-                (self.samples.capacity() * std::mem::size_of::<Sample>()) as u64,
-            ),
+            ("samples", (self.samples.capacity() * std::mem::size_of::<Sample>()) as u64),
             ("decisions", decisions as u64),
         ]
     }
@@ -492,15 +412,7 @@ impl Dynamic {
                         cost = Ps::saturating_add(cost, mem.machine.migration_cost_ps(1));
                         self.replications += 1;
                         let home = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
-                        self.log(
-                            mem,
-                            now.saturating_add(cost),
-                            page,
-                            home,
-                            node.0,
-                            "replicate",
-                            reason,
-                        );
+                        self.log(mem, now.saturating_add(cost), page, home, node.0, "replicate", reason);
                     }
                 }
                 Action::Collapse { page, reason } => {
@@ -508,26 +420,13 @@ impl Dynamic {
                         self.clear_stale(page, None);
                         // Invalidate the replicas' mappings everywhere (a TLB shootdown).
                         let m = &mem.machine.raw.migration;
-                        cost = Ps::saturating_add(
-                            cost,
-                            numaplace_model::units::ns_to_ps(
-                                m.fixed_ns + m.tlb_shootdown_ns_per_cpu * self.sharing_cpus as f64,
-                            ),
-                        );
+                        cost = Ps::saturating_add(cost, numaplace_model::units::ns_to_ps(m.fixed_ns + m.tlb_shootdown_ns_per_cpu * self.sharing_cpus as f64));
                         self.collapses += 1;
                         if let Some(w) = self.replica_writes.get_mut(page.0 as usize) {
                             *w = 0;
                         }
                         let home = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
-                        self.log(
-                            mem,
-                            now.saturating_add(cost),
-                            page,
-                            home,
-                            home,
-                            "collapse",
-                            reason,
-                        );
+                        self.log(mem, now.saturating_add(cost), page, home, home, "collapse", reason);
                     }
                 }
                 Action::Migrate { page, to, reason } => {
@@ -541,16 +440,10 @@ impl Dynamic {
                         // A batch of moves (a barrier's, a timer's) flushes the TLBs once, as
                         // a range migration or Linux's batched migrate_pages does; a single
                         // move (an interrupt, a fault) pays its own shootdown.
-                        let shootdowns = if migrated_in_batch == 0 || actions_len == 1 {
-                            self.sharing_cpus
-                        } else {
-                            0
-                        };
+                        let shootdowns = if migrated_in_batch == 0 || actions_len == 1 { self.sharing_cpus } else { 0 };
                         migrated_in_batch += 1;
                         // A unit's pages after its first pay only their copy (migration_unit).
-                        let c = mem
-                            .machine
-                            .page_move_cost_ps(shootdowns, page.0 / unit != last_unit || unit == 1);
+                        let c = mem.machine.page_move_cost_ps(shootdowns, page.0 / unit != last_unit || unit == 1);
                         last_unit = page.0 / unit;
                         cost = Ps::saturating_add(cost, c);
                         self.migrations += 1;
@@ -599,15 +492,10 @@ impl Dynamic {
     pub(super) fn apply_tick(&mut self, mem: &mut Memory<'_>, tick: &mut Timer, now: Ps) -> Ps {
         let actions = std::mem::take(&mut tick.actions);
         let wait = if tick.background {
-            let homes: Vec<(PageNo, u8)> = actions
-                .iter()
-                .filter_map(|a| match a {
-                    Action::Migrate { page, .. } => {
-                        Some((*page, mem.pt.home(*page).map_or(u8::MAX, |n| n.0)))
-                    }
-                    _ => None,
-                })
-                .collect();
+            let homes: Vec<(PageNo, u8)> = actions.iter().filter_map(|a| match a {
+                Action::Migrate { page, .. } => Some((*page, mem.pt.home(*page).map_or(u8::MAX, |n| n.0))),
+                _ => None,
+            }).collect();
             let overhead = self.overhead_ps;
             let cost = self.apply(mem, actions, now);
             // Background work is not the threads' overhead.
@@ -660,16 +548,7 @@ impl Dynamic {
 
     /// Records a replication or collapse decision.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn log(
-        &mut self,
-        mem: &Memory<'_>,
-        at: Ps,
-        page: PageNo,
-        from: u8,
-        to: u8,
-        action: &'static str,
-        reason: &'static str,
-    ) {
+    pub(super) fn log(&mut self, mem: &Memory<'_>, at: Ps, page: PageNo, from: u8, to: u8, action: &'static str, reason: &'static str) {
         if !self.log_decisions {
             return;
         }
@@ -693,11 +572,7 @@ impl Dynamic {
         self.revoked_count -= 1;
         self.faults += 1;
         let free = mem.pt.free_per_node();
-        let action = self.policy.on_fault(
-            &view(observed!(self), mem, &free, now, self.overhead_ps),
-            PageNo(page),
-            NodeId(node as u8),
-        );
+        let action = self.policy.on_fault(&view(observed!(self), mem, &free, now, self.overhead_ps), PageNo(page), NodeId(node as u8));
         self.decided(action.is_some());
         let cost = self.policy.fault_cost();
         self.overhead_ps = self.overhead_ps.saturating_add(cost);
@@ -707,22 +582,10 @@ impl Dynamic {
     /// A first touch of `page` at `now` wanted `wanted`, which was full, and got `got`: the
     /// policy decides, and the touching thread pays for its actions (as an allocation that
     /// reclaims synchronously). Returns the time charged to the thread.
-    pub(super) fn allocation_failure(
-        &mut self,
-        mem: &mut Memory<'_>,
-        page: u32,
-        wanted: NodeId,
-        got: NodeId,
-        now: Ps,
-    ) -> Ps {
+    pub(super) fn allocation_failure(&mut self, mem: &mut Memory<'_>, page: u32, wanted: NodeId, got: NodeId, now: Ps) -> Ps {
         self.allocation_failures += 1;
         let free = mem.pt.free_per_node();
-        let actions = self.policy.on_allocation_failure(
-            &view(observed!(self), mem, &free, now, self.overhead_ps),
-            PageNo(page),
-            wanted,
-            got,
-        );
+        let actions = self.policy.on_allocation_failure(&view(observed!(self), mem, &free, now, self.overhead_ps), PageNo(page), wanted, got);
         self.decided(!actions.is_empty());
         self.apply(mem, actions, now)
     }
@@ -731,20 +594,10 @@ impl Dynamic {
     /// (`trap_ns`, or `fixed_ns` where the machine does not give the trap separately), the
     /// policy decides, the page's counters are reset whether or not it moves (so a refused
     /// page must earn its next interrupt). Returns the time charged to the thread.
-    pub(super) fn interrupt(
-        &mut self,
-        mem: &mut Memory<'_>,
-        page: u32,
-        node: usize,
-        now: Ps,
-    ) -> Ps {
+    pub(super) fn interrupt(&mut self, mem: &mut Memory<'_>, page: u32, node: usize, now: Ps) -> Ps {
         self.interrupts += 1;
         let free = mem.pt.free_per_node();
-        let action = self.policy.on_interrupt(
-            &view(observed!(self), mem, &free, now, self.overhead_ps),
-            PageNo(page),
-            NodeId(node as u8),
-        );
+        let action = self.policy.on_interrupt(&view(observed!(self), mem, &free, now, self.overhead_ps), PageNo(page), NodeId(node as u8));
         self.decided(action.is_some());
         self.counters.reset_page(PageNo(page));
         let m = &mem.machine.raw.migration;
@@ -756,11 +609,7 @@ impl Dynamic {
                 trap.saturating_add(self.apply(mem, vec![a], now.saturating_add(trap)))
             }
             None => {
-                let c = numaplace_model::units::ns_to_ps(if m.trap_ns > 0.0 {
-                    m.trap_ns
-                } else {
-                    m.fixed_ns
-                });
+                let c = numaplace_model::units::ns_to_ps(if m.trap_ns > 0.0 { m.trap_ns } else { m.fixed_ns });
                 self.overhead_ps = self.overhead_ps.saturating_add(c);
                 c
             }

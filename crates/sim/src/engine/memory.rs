@@ -44,11 +44,7 @@ impl Memory<'_> {
     /// Where the placement policy wants `page` when `toucher` touches it first.
     fn wanted(&self, page: u32, toucher: NodeId) -> NodeId {
         let idx = self.regions.partition_point(|r| r.first_page <= page) - 1;
-        self.placement.place(&PlaceRequest {
-            page: PageNo(page),
-            region: &self.regions[idx],
-            toucher,
-        })
+        self.placement.place(&PlaceRequest { page: PageNo(page), region: &self.regions[idx], toucher })
     }
 
     #[cold]
@@ -79,13 +75,7 @@ pub(super) struct Observed<'a> {
 }
 
 /// What a policy sees: what it observed and the memory state at `now`.
-pub(super) fn view<'a>(
-    o: Observed<'a>,
-    mem: &'a Memory<'_>,
-    free: &'a [u64],
-    now: Ps,
-    overhead: Ps,
-) -> View<'a> {
+pub(super) fn view<'a>(o: Observed<'a>, mem: &'a Memory<'_>, free: &'a [u64], now: Ps, overhead: Ps) -> View<'a> {
     View {
         machine: mem.machine,
         counters: o.counters,

@@ -15,14 +15,12 @@
 mod dynamic;
 mod memory;
 
-use dynamic::observed;
 pub use dynamic::{Decision, Dynamic, PolicyStats, Sampler};
+use dynamic::observed;
 
 use crate::binding::Placed;
 use crate::hotloop::{
-    hot_loop, hot_loop_address_sampled, hot_loop_counted, hot_loop_faulting,
-    hot_loop_faulting_marked, hot_loop_replicated, hot_loop_sampled, prefetch_resume, Stop,
-    Toucher,
+    hot_loop, hot_loop_address_sampled, hot_loop_counted, hot_loop_faulting, hot_loop_faulting_marked, hot_loop_replicated, hot_loop_sampled, prefetch_resume, Stop, Toucher,
 };
 use crate::timing::Timing;
 use crate::workload::{Epoch, Txn};
@@ -50,10 +48,7 @@ pub struct Traffic {
 
 impl Traffic {
     fn new(nn: usize) -> Self {
-        Traffic {
-            lines: vec![0; nn * nn],
-            writes: 0,
-        }
+        Traffic { lines: vec![0; nn * nn], writes: 0 }
     }
 }
 
@@ -61,13 +56,7 @@ impl Traffic {
 /// `qstart` until `qstart + lines(h) · S(h)`, the earliest the node could have served them.
 /// `q_lines` is `[t * nodes + h]`, `service_ps` has one entry per node.
 /// `node_lines` is scratch of one entry per node.
-fn bandwidth_guard(
-    q_lines: &[u64],
-    clocks: &mut [Ps],
-    service_ps: &[f64],
-    qstart: Ps,
-    node_lines: &mut [u64],
-) {
+fn bandwidth_guard(q_lines: &[u64], clocks: &mut [Ps], service_ps: &[f64], qstart: Ps, node_lines: &mut [u64]) {
     let nn = service_ps.len();
     node_lines.fill(0);
     for row in q_lines.chunks_exact(nn) {
@@ -138,34 +127,16 @@ pub struct Engine<'m> {
 
 impl<'m> Engine<'m> {
     /// An engine for `threads` bound as given, over an address space of `regions`.
-    pub fn new(
-        machine: &'m Machine,
-        threads: &[Placed],
-        regions: Vec<Region>,
-        placement: Box<dyn Placement>,
-        quantum_ps: Ps,
-    ) -> Self {
+    pub fn new(machine: &'m Machine, threads: &[Placed], regions: Vec<Region>, placement: Box<dyn Placement>, quantum_ps: Ps) -> Self {
         let nn = machine.nodes();
         let nt = threads.len();
-        let pages = regions
-            .last()
-            .map_or(0, |r| r.first_page as usize + r.pages as usize);
+        let pages = regions.last().map_or(0, |r| r.first_page as usize + r.pages as usize);
         let thread_node: Vec<usize> = threads.iter().map(|p| p.node.index()).collect();
         let share: Vec<u32> = threads.iter().map(|p| p.share).collect();
         Engine {
             nn,
             nt,
-            mem: Memory {
-                machine,
-                pt: PageTable::new(pages, machine),
-                placement,
-                regions,
-                started: 0,
-                queue: vec![0.0; nn],
-                done: 0,
-                declared: None,
-                completed: 0,
-            },
+            mem: Memory { machine, pt: PageTable::new(pages, machine), placement, regions, started: 0, queue: vec![0.0; nn], done: 0, declared: None, completed: 0 },
             timing: Timing::new(machine, &thread_node, &share),
             thread_node,
             quantum_ps: quantum_ps.max(1),
@@ -229,18 +200,11 @@ impl<'m> Engine<'m> {
     /// controllers' load for the next one (lines read at the source and written at the
     /// destination, spread over a quantum), or takes them away once there are none.
     fn copy_load(&mut self) {
-        let Some(d) = self.dynamic.as_mut() else {
-            return;
-        };
+        let Some(d) = self.dynamic.as_mut() else { return };
         match d.take_copy_lines() {
             Some(lines) => {
                 let q = self.quantum_ps as f64;
-                let load: Vec<f64> = self
-                    .background
-                    .iter()
-                    .zip(&lines)
-                    .map(|(&b, &l)| b + l as f64 / q)
-                    .collect();
+                let load: Vec<f64> = self.background.iter().zip(&lines).map(|(&b, &l)| b + l as f64 / q).collect();
                 self.timing.set_background(&load);
                 self.copy_load = true;
             }
@@ -266,13 +230,7 @@ impl<'m> Engine<'m> {
     /// The policy's hook before (`start`) or after an epoch, at the barrier; returns the cost
     /// of its actions, which every thread waits for.
     fn epoch_hook(&mut self, epoch: &Epoch, start: bool) -> Ps {
-        let Some(d) = self
-            .dynamic
-            .as_mut()
-            .filter(|d| d.acts_on(Trigger::EpochBoundary))
-        else {
-            return 0;
-        };
+        let Some(d) = self.dynamic.as_mut().filter(|d| d.acts_on(Trigger::EpochBoundary)) else { return 0 };
         let free = self.mem.pt.free_per_node();
         let v = view(observed!(d), &self.mem, &free, self.now, d.overhead_ps);
         let actions = if start {
@@ -314,15 +272,10 @@ impl<'m> Engine<'m> {
     /// lengthens the iteration (added to its last epoch).
     pub fn end_iteration(&mut self, iteration: u32) {
         self.mem.completed = iteration;
-        let Some(d) = self.dynamic.as_mut() else {
-            return;
-        };
+        let Some(d) = self.dynamic.as_mut() else { return };
         let actions = if d.acts_on(Trigger::IterationEnd) {
             let free = self.mem.pt.free_per_node();
-            d.policy.on_iteration_end(
-                &view(observed!(d), &self.mem, &free, self.now, d.overhead_ps),
-                iteration,
-            )
+            d.policy.on_iteration_end(&view(observed!(d), &self.mem, &free, self.now, d.overhead_ps), iteration)
         } else {
             Vec::new()
         };
@@ -357,17 +310,11 @@ impl<'m> Engine<'m> {
         use numaplace_model::pagetable::layout;
         let (home, replicas) = self.mem.pt.state_bytes();
         let pages = self.mem.pt.homes().len();
-        let mut out = vec![
-            (layout::HOME.name, home),
-            (layout::REPLICA_MASK.name, replicas),
-        ];
+        let mut out = vec![(layout::HOME.name, home), (layout::REPLICA_MASK.name, replicas)];
         if let Some(d) = &self.dynamic {
             out.extend(d.state_bytes(pages));
             if d.reclaims() {
-                out.push((
-                    layout::RECLAIM_FLAGS.name,
-                    pages as u64 * layout::RECLAIM_FLAGS.bytes,
-                ));
+                out.push((layout::RECLAIM_FLAGS.name, pages as u64 * layout::RECLAIM_FLAGS.bytes));
             }
         }
         out
@@ -407,25 +354,17 @@ impl<'m> Engine<'m> {
     /// If the epoch has a different number of threads than the engine, or a transaction names a
     /// page outside the regions (workloads guarantee neither happens; trace readers check).
     pub fn run_epoch(&mut self, epoch: &Epoch) {
-        assert_eq!(
-            epoch.threads.len(),
-            self.nt,
-            "epoch has the wrong number of threads"
-        );
+        assert_eq!(epoch.threads.len(), self.nt, "epoch has the wrong number of threads");
         let barrier = self.now;
         self.now = self.now.saturating_add(self.epoch_hook(epoch, true));
         let start = self.now;
         for (t, work) in epoch.threads.iter().enumerate() {
-            self.timing
-                .set_thread(t, work.mlp, work.think_ns, !work.txns.is_empty());
+            self.timing.set_thread(t, work.mlp, work.think_ns, !work.txns.is_empty());
             self.clocks[t] = start;
             self.cursor[t] = 0;
         }
         self.predict_mix(epoch);
-        solve(
-            &mut self.timing,
-            self.dynamic.as_ref().map(|_| &mut self.mem.queue[..]),
-        );
+        solve(&mut self.timing, self.dynamic.as_ref().map(|_| &mut self.mem.queue[..]));
         let iteration_slot = (epoch.iteration > 0).then(|| epoch.iteration as usize - 1);
         if let Some(it) = iteration_slot {
             if self.iteration_traffic.len() <= it {
@@ -454,25 +393,12 @@ impl<'m> Engine<'m> {
                 self.overran = true;
                 break;
             }
-            solve(
-                &mut self.timing,
-                self.dynamic.as_ref().map(|_| &mut self.mem.queue[..]),
-            );
+            solve(&mut self.timing, self.dynamic.as_ref().map(|_| &mut self.mem.queue[..]));
         }
-        let end = self
-            .clocks
-            .iter()
-            .copied()
-            .max()
-            .unwrap_or(start)
-            .max(start);
+        let end = self.clocks.iter().copied().max().unwrap_or(start).max(start);
         self.now = end;
         self.now = self.now.saturating_add(self.epoch_hook(epoch, false));
-        self.epochs.push(EpochStat {
-            iteration: epoch.iteration,
-            phase: epoch.phase,
-            time_ps: self.now - barrier,
-        });
+        self.epochs.push(EpochStat { iteration: epoch.iteration, phase: epoch.phase, time_ps: self.now - barrier });
     }
 
     /// The traffic an epoch adds to: the initialisation's (iteration 0) or the timed run's.
@@ -502,38 +428,15 @@ impl<'m> Engine<'m> {
         let mut writes = 0u64;
         // A first touch is placed in the loop unless the page falls back from the node the
         // placement wants and the policy acts on that (`Toucher`).
-        let stop_on_fallback = self
-            .dynamic
-            .as_ref()
-            .is_some_and(|d| d.acts_on(Trigger::AllocationFailure));
+        let stop_on_fallback = self.dynamic.as_ref().is_some_and(|d| d.acts_on(Trigger::AllocationFailure));
         loop {
             let (homes, pt, replicas) = self.mem.pt.placer();
             let pages = homes.len();
-            let homes = &mut Toucher::new(
-                homes,
-                pt,
-                &*self.mem.placement,
-                &self.mem.regions,
-                self.mem.machine,
-                NodeId(node as u8),
-                stop_on_fallback,
-            );
+            let homes = &mut Toucher::new(homes, pt, &*self.mem.placement, &self.mem.regions, self.mem.machine, NodeId(node as u8), stop_on_fallback);
             let stop = match self.dynamic.as_mut() {
                 Some(d) if d.hot == HotLoop::Sampled => {
                     let sm = d.sampler.as_mut().expect("a sampled loop has a sampler");
-                    hot_loop_sampled(
-                        txns,
-                        &mut i,
-                        homes,
-                        row,
-                        lines,
-                        &mut clock,
-                        qend,
-                        &mut writes,
-                        &mut d.counters,
-                        node,
-                        &mut sm.threads[t],
-                    )
+                    hot_loop_sampled(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes, &mut d.counters, node, &mut sm.threads[t])
                 }
                 Some(d) if d.hot == HotLoop::Replicated => hot_loop_replicated(
                     txns,
@@ -552,23 +455,8 @@ impl<'m> Engine<'m> {
                     node,
                 ),
                 Some(d) if d.hot == HotLoop::AddressSampled => {
-                    let sm = d
-                        .sampler
-                        .as_mut()
-                        .expect("an address-sampled loop has a sampler");
-                    hot_loop_address_sampled(
-                        txns,
-                        &mut i,
-                        homes,
-                        row,
-                        lines,
-                        &mut clock,
-                        qend,
-                        &mut writes,
-                        &mut d.samples,
-                        node,
-                        &mut sm.threads[t],
-                    )
+                    let sm = d.sampler.as_mut().expect("an address-sampled loop has a sampler");
+                    hot_loop_address_sampled(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes, &mut d.samples, node, &mut sm.threads[t])
                 }
                 // A reclaiming policy's referenced bits are kept whether or not pages are
                 // revoked.
@@ -576,54 +464,16 @@ impl<'m> Engine<'m> {
                     if d.revoked.len() != pages {
                         d.revoked = vec![false; pages];
                     }
-                    hot_loop_faulting_marked(
-                        txns,
-                        &mut i,
-                        homes,
-                        row,
-                        lines,
-                        &mut clock,
-                        qend,
-                        &mut writes,
-                        &d.revoked,
-                        &mut d.referenced,
-                    )
+                    hot_loop_faulting_marked(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes, &d.revoked, &mut d.referenced)
                 }
-                Some(d) if d.hot == HotLoop::Faulting && d.revoked_count > 0 => hot_loop_faulting(
-                    txns,
-                    &mut i,
-                    homes,
-                    row,
-                    lines,
-                    &mut clock,
-                    qend,
-                    &mut writes,
-                    &d.revoked,
-                ),
+                Some(d) if d.hot == HotLoop::Faulting && d.revoked_count > 0 => {
+                    hot_loop_faulting(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes, &d.revoked)
+                }
                 // Counted, or Faulting with no page revoked.
-                Some(d) if d.policy.counts() => hot_loop_counted(
-                    txns,
-                    &mut i,
-                    homes,
-                    row,
-                    lines,
-                    &mut clock,
-                    qend,
-                    &mut writes,
-                    &mut d.counters,
-                    node,
-                    d.threshold,
-                ),
-                _ => hot_loop(
-                    txns,
-                    &mut i,
-                    homes,
-                    row,
-                    lines,
-                    &mut clock,
-                    qend,
-                    &mut writes,
-                ),
+                Some(d) if d.policy.counts() => {
+                    hot_loop_counted(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes, &mut d.counters, node, d.threshold)
+                }
+                _ => hot_loop(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes),
             };
             match stop {
                 Stop::Done => break,
@@ -634,31 +484,19 @@ impl<'m> Engine<'m> {
                     let page = txns[i].page;
                     let (wanted, got) = self.mem.first_touch(page, NodeId(node as u8));
                     if wanted != got {
-                        if let Some(d) = self
-                            .dynamic
-                            .as_mut()
-                            .filter(|d| d.acts_on(Trigger::AllocationFailure))
-                        {
-                            clock = clock.saturating_add(d.allocation_failure(
-                                &mut self.mem,
-                                page,
-                                wanted,
-                                got,
-                                clock,
-                            ));
+                        if let Some(d) = self.dynamic.as_mut().filter(|d| d.acts_on(Trigger::AllocationFailure)) {
+                            clock = clock.saturating_add(d.allocation_failure(&mut self.mem, page, wanted, got, clock));
                         }
                     }
                 }
                 // Cold path: the interrupted thread runs the handler.
                 Stop::Interrupt(page) => {
                     let d = self.dynamic.as_mut().expect("interrupts need a policy");
-                    clock = clock.saturating_add(
-                        if d.revoked.get(page as usize).copied().unwrap_or(false) {
-                            d.fault(&mut self.mem, page, node, clock)
-                        } else {
-                            d.interrupt(&mut self.mem, page, node, clock)
-                        },
-                    );
+                    clock = clock.saturating_add(if d.revoked.get(page as usize).copied().unwrap_or(false) {
+                        d.fault(&mut self.mem, page, node, clock)
+                    } else {
+                        d.interrupt(&mut self.mem, page, node, clock)
+                    });
                 }
             }
         }
@@ -695,13 +533,7 @@ impl<'m> Engine<'m> {
         // when the mix changed within the quantum (pages first touched by others, a new phase)
         // the quantum may have charged too little, so every thread that used a node waits
         // until the node could have served the quantum's lines.
-        bandwidth_guard(
-            &self.q_lines,
-            &mut self.clocks,
-            &self.mem.machine.service_ps,
-            qend - self.quantum_ps,
-            &mut self.node_lines,
-        );
+        bandwidth_guard(&self.q_lines, &mut self.clocks, &self.mem.machine.service_ps, qend - self.quantum_ps, &mut self.node_lines);
         self.timer_tick(epoch, qend);
         self.low_memory(epoch, qend);
         self.copy_load();
@@ -711,21 +543,14 @@ impl<'m> Engine<'m> {
         // Then fold the quantum's lines into the totals and the timing model (a thread that
         // fetched nothing adds nothing and keeps its mix).
         let nn = self.nn;
-        let traffic = if epoch.iteration == 0 {
-            &mut self.init
-        } else {
-            &mut self.timed
-        };
+        let traffic = if epoch.iteration == 0 { &mut self.init } else { &mut self.timed };
         for t in 0..self.nt {
             let lines = &mut self.q_lines[t * nn..(t + 1) * nn];
             if lines.iter().fold(0, |any, &l| any | l) == 0 {
                 continue;
             }
             let from = self.thread_node[t];
-            for (sum, l) in traffic.lines[from * nn..(from + 1) * nn]
-                .iter_mut()
-                .zip(lines.iter())
-            {
+            for (sum, l) in traffic.lines[from * nn..(from + 1) * nn].iter_mut().zip(lines.iter()) {
                 *sum += l;
             }
             if let Some(it) = iteration_slot {
@@ -747,21 +572,13 @@ impl<'m> Engine<'m> {
     /// answer is applied as a timer tick's: stop-the-world, unless it runs in the background.
     fn low_memory(&mut self, epoch: &Epoch, qend: Ps) {
         // kswapd still busy with its last batch is not woken again.
-        let Some(d) = self
-            .dynamic
-            .as_mut()
-            .filter(|d| !d.low.is_empty() && d.busy_until <= qend)
-        else {
-            return;
-        };
+        let Some(d) = self.dynamic.as_mut().filter(|d| !d.low.is_empty() && d.busy_until <= qend) else { return };
         let mut free = self.mem.pt.free_per_node();
         for n in 0..self.nn {
             if self.mem.machine.capacity_pages[n] == 0 {
                 continue;
             }
-            let Some(w) = d.policy.watermarks(self.mem.machine, n) else {
-                continue;
-            };
+            let Some(w) = d.policy.watermarks(self.mem.machine, n) else { continue };
             if free[n] >= w.high {
                 d.low[n] = false;
                 continue;
@@ -773,10 +590,7 @@ impl<'m> Engine<'m> {
                 d.low[n] = true;
                 d.low_memory_events += 1;
             }
-            let mut tick = d.policy.on_low_memory(
-                &view(observed!(d), &self.mem, &free, qend, d.overhead_ps),
-                NodeId(n as u8),
-            );
+            let mut tick = d.policy.on_low_memory(&view(observed!(d), &self.mem, &free, qend, d.overhead_ps), NodeId(n as u8));
             d.decided(!tick.actions.is_empty());
             if tick.actions.is_empty() && tick.clear_referenced.is_empty() {
                 continue;
@@ -795,19 +609,13 @@ impl<'m> Engine<'m> {
     /// thread still running waits for its actions (stop the world); then the counters are aged
     /// or reset, pages revoked, and the next tick set, as the tick says.
     fn timer_tick(&mut self, epoch: &Epoch, qend: Ps) {
-        let Some(d) = self.dynamic.as_mut() else {
-            return;
-        };
-        let Some((period, next)) = d.timer else {
-            return;
-        };
+        let Some(d) = self.dynamic.as_mut() else { return };
+        let Some((period, next)) = d.timer else { return };
         if qend < next {
             return;
         }
         let free = self.mem.pt.free_per_node();
-        let mut tick =
-            d.policy
-                .on_timer(&view(observed!(d), &self.mem, &free, qend, d.overhead_ps));
+        let mut tick = d.policy.on_timer(&view(observed!(d), &self.mem, &free, qend, d.overhead_ps));
         // The samples are the policy's once it has seen them.
         d.samples.clear();
         d.decided(!tick.actions.is_empty());
@@ -826,11 +634,7 @@ impl<'m> Engine<'m> {
         }
         if let Some(range) = tick.revoke {
             // Another loop would never see the revoked pages.
-            debug_assert_eq!(
-                d.hot,
-                HotLoop::Faulting,
-                "only a policy that observes hinting faults revokes access"
-            );
+            debug_assert_eq!(d.hot, HotLoop::Faulting, "only a policy that observes hinting faults revokes access");
             if d.revoked.len() != self.mem.pt.homes().len() {
                 d.revoked = vec![false; self.mem.pt.homes().len()];
             }
@@ -838,8 +642,7 @@ impl<'m> Engine<'m> {
             let machine = self.mem.machine;
             for p in range {
                 let h = homes[p as usize];
-                let scanned =
-                    h != UNTOUCHED && !(tick.revoke_skip_toptier && machine.is_toptier(NodeId(h)));
+                let scanned = h != UNTOUCHED && !(tick.revoke_skip_toptier && machine.is_toptier(NodeId(h)));
                 if scanned && !d.revoked[p as usize] {
                     d.revoked[p as usize] = true;
                     d.revoked_count += 1;
@@ -849,14 +652,7 @@ impl<'m> Engine<'m> {
         let period = tick.next_period.unwrap_or(period).max(1);
         // A background thread's next pass starts when it has finished this one.
         let next = qend.saturating_add(period);
-        d.timer = Some((
-            period,
-            if tick.background {
-                next.max(d.busy_until)
-            } else {
-                next
-            },
-        ));
+        d.timer = Some((period, if tick.background { next.max(d.busy_until) } else { next }));
     }
 }
 

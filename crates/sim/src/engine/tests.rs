@@ -37,28 +37,17 @@ fn hand_worked_single_thread_epoch() {
     let m = one_node();
     let threads = bind(&m, 1, Binding::Spread, false).unwrap();
     let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m, 0).unwrap();
-    let regions = vec![Region {
-        name: "a".into(),
-        first_page: 0,
-        pages: 1,
-    }];
+    let regions = vec![Region { name: "a".into(), first_page: 0, pages: 1 }];
     let mut engine = Engine::new(&m, &threads, regions, place, 20_000_000);
     let epoch = Epoch {
         iteration: 1,
         phase: "walk",
-        threads: vec![ThreadWork {
-            txns: vec![Txn::read(0, 1); 1000],
-            mlp: 1.0,
-            think_ns: 0.0,
-        }],
+        threads: vec![ThreadWork { txns: vec![Txn::read(0, 1); 1000], mlp: 1.0, think_ns: 0.0 }],
     };
     engine.run_epoch(&epoch);
     let got = engine.epochs[0].time_ps as f64 / 1000.0;
     // The fixed point is solved to 1e-3 of the service time (0.05 ns) per line.
-    assert!(
-        (got - 130_901.7).abs() <= 1000.0 * 0.05,
-        "epoch took {got} ns"
-    );
+    assert!((got - 130_901.7).abs() <= 1000.0 * 0.05, "epoch took {got} ns");
     assert_eq!(engine.timed.lines, vec![1000]);
 }
 
@@ -67,35 +56,22 @@ fn a_run_past_the_time_bound_stops_instead_of_wrapping() {
     // The slowest machine the bounds allow (1 ms a miss) and 300 000 records of 65 535
     // lines: 1.97e19 ps, more than a u64 holds. The clock used to wrap to a small total;
     // now the epoch stops at the bound and says so.
-    let slow =
-        "name = \"slow\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[1e6]]\n\
+    let slow = "name = \"slow\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[1e6]]\n\
                 [[nodes]]\ncpus = 1\nmemory_mib = 64\nbandwidth_gbps = 1e6\n\
                 [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n";
     let m = Machine::from_toml_str(slow, "slow").unwrap();
     let threads = bind(&m, 1, Binding::Spread, false).unwrap();
     let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m, 0).unwrap();
-    let regions = vec![Region {
-        name: "a".into(),
-        first_page: 0,
-        pages: 1,
-    }];
+    let regions = vec![Region { name: "a".into(), first_page: 0, pages: 1 }];
     let mut engine = Engine::new(&m, &threads, regions, place, 1_000_000_000_000_000);
     let epoch = Epoch {
         iteration: 1,
         phase: "long",
-        threads: vec![ThreadWork {
-            txns: vec![Txn::read(0, u16::MAX); 300_000],
-            mlp: 1.0,
-            think_ns: 0.0,
-        }],
+        threads: vec![ThreadWork { txns: vec![Txn::read(0, u16::MAX); 300_000], mlp: 1.0, think_ns: 0.0 }],
     };
     engine.run_epoch(&epoch);
     assert!(engine.overran, "the bound was passed");
-    assert!(
-        engine.now() >= MAX_TIME_PS && engine.now() < MAX_TIME_PS + (1 << 60),
-        "{}",
-        engine.now()
-    );
+    assert!(engine.now() >= MAX_TIME_PS && engine.now() < MAX_TIME_PS + (1 << 60), "{}", engine.now());
     assert_eq!(engine.epochs[0].time_ps, engine.now());
     // A further epoch ends at once rather than looping at the saturated clock.
     engine.run_epoch(&epoch);
@@ -105,26 +81,8 @@ fn a_run_past_the_time_bound_stops_instead_of_wrapping() {
         let m = one_node();
         let threads = bind(&m, 1, Binding::Spread, false).unwrap();
         let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m, 0).unwrap();
-        let mut e = Engine::new(
-            &m,
-            &threads,
-            vec![Region {
-                name: "a".into(),
-                first_page: 0,
-                pages: 1,
-            }],
-            place,
-            20_000_000,
-        );
-        e.run_epoch(&Epoch {
-            iteration: 1,
-            phase: "p",
-            threads: vec![ThreadWork {
-                txns: vec![Txn::read(0, 1); 10],
-                mlp: 1.0,
-                think_ns: 0.0,
-            }],
-        });
+        let mut e = Engine::new(&m, &threads, vec![Region { name: "a".into(), first_page: 0, pages: 1 }], place, 20_000_000);
+        e.run_epoch(&Epoch { iteration: 1, phase: "p", threads: vec![ThreadWork { txns: vec![Txn::read(0, 1); 10], mlp: 1.0, think_ns: 0.0 }] });
         e.overran
     });
 }
@@ -138,11 +96,7 @@ fn max_rate_sampling_never_records_more_than_the_rate() {
     let m2 = two_cpu_machine();
     let threads = bind(&m2, 2, Binding::Spread, false).unwrap();
     let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m2, 0).unwrap();
-    let regions = vec![Region {
-        name: "a".into(),
-        first_page: 0,
-        pages: 2,
-    }];
+    let regions = vec![Region { name: "a".into(), first_page: 0, pages: 2 }];
     let mut engine = Engine::new(&m2, &threads, regions, place, 100_000_000);
     let spec = Spec::parse("sampled:mode=max-rate,max_rate=100000,period_ms=1000").unwrap();
     let (policy, _) = numaplace_model::dynamic::build(&spec, &m2, 2).unwrap();
@@ -151,16 +105,8 @@ fn max_rate_sampling_never_records_more_than_the_rate() {
         iteration: 1,
         phase: "p",
         threads: vec![
-            ThreadWork {
-                txns: vec![Txn::read(0, 1); 20_000],
-                mlp: 1.0,
-                think_ns: 0.0,
-            },
-            ThreadWork {
-                txns: vec![Txn::read(1, 1); 3],
-                mlp: 1.0,
-                think_ns: 0.0,
-            },
+            ThreadWork { txns: vec![Txn::read(0, 1); 20_000], mlp: 1.0, think_ns: 0.0 },
+            ThreadWork { txns: vec![Txn::read(1, 1); 3], mlp: 1.0, think_ns: 0.0 },
         ],
     };
     engine.run_epoch(&epoch);
@@ -169,10 +115,7 @@ fn max_rate_sampling_never_records_more_than_the_rate() {
     let (lines, samples) = (sm.threads[0].lines, sm.threads[0].samples);
     assert_eq!(lines, 20_000);
     // 5 a quantum while both run, up to 10 once thread 1 is done.
-    assert!(
-        samples > 0 && samples <= quanta * 10,
-        "{samples} samples in {quanta} quanta"
-    );
+    assert!(samples > 0 && samples <= quanta * 10, "{samples} samples in {quanta} quanta");
     assert!(sm.threads[1].samples <= 3);
 }
 
@@ -195,12 +138,7 @@ fn the_hot_loop_follows_the_capabilities() {
         ("hemem:page=4k", HotLoop::AddressSampled),
     ];
     for name in dynamic::REGISTRY.names() {
-        assert!(
-            cases
-                .iter()
-                .any(|&(text, _)| text.split(':').next() == Some(name)),
-            "no case for '{name}'"
-        );
+        assert!(cases.iter().any(|&(text, _)| text.split(':').next() == Some(name)), "no case for '{name}'");
     }
     for (text, want) in cases {
         let spec = Spec::parse(text).unwrap();
@@ -208,33 +146,12 @@ fn the_hot_loop_follows_the_capabilities() {
         let (policy, _) = dynamic::build(&spec, &m2, 2).unwrap();
         let d = Dynamic::new(policy, &info.caps, &m2, 4, 2);
         assert_eq!(d.hot, want, "{text}");
-        assert_eq!(
-            d.sampler.is_some(),
-            matches!(want, HotLoop::Sampled | HotLoop::AddressSampled),
-            "{text}"
-        );
+        assert_eq!(d.sampler.is_some(), matches!(want, HotLoop::Sampled | HotLoop::AddressSampled), "{text}");
         // Counters only for a policy that reads them; referenced bits only for one that
         // reclaims by them.
-        assert_eq!(
-            d.counters.row(PageNo(0)).is_empty(),
-            !(info.caps.observes != dynamic::Observes::HintingFaults
-                && want != HotLoop::AddressSampled),
-            "{text}"
-        );
-        assert_eq!(
-            d.referenced.len(),
-            if text == "numab-tiering" || text == "tpp" {
-                4
-            } else {
-                0
-            },
-            "{text}"
-        );
-        assert_eq!(
-            d.replica_writes.len(),
-            if want == HotLoop::Replicated { 4 } else { 0 },
-            "{text}"
-        );
+        assert_eq!(d.counters.row(PageNo(0)).is_empty(), !(info.caps.observes != dynamic::Observes::HintingFaults && want != HotLoop::AddressSampled), "{text}");
+        assert_eq!(d.referenced.len(), if text == "numab-tiering" || text == "tpp" { 4 } else { 0 }, "{text}");
+        assert_eq!(d.replica_writes.len(), if want == HotLoop::Replicated { 4 } else { 0 }, "{text}");
     }
 }
 
@@ -245,52 +162,24 @@ fn a_rebound_thread_leaves_its_pages_behind() {
     let m = crate::presets::preset("origin2000").unwrap();
     let threads = bind(&m, 1, Binding::Spread, false).unwrap();
     let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m, 0).unwrap();
-    let regions = vec![Region {
-        name: "a".into(),
-        first_page: 0,
-        pages: 2,
-    }];
+    let regions = vec![Region { name: "a".into(), first_page: 0, pages: 2 }];
     let mut engine = Engine::new(&m, &threads, regions, place, 1_000_000);
     let one = |pages: &[u32]| Epoch {
         iteration: 1,
         phase: "p",
-        threads: pages
-            .iter()
-            .map(|&p| ThreadWork {
-                txns: vec![Txn::read(p, 4)],
-                mlp: 1.0,
-                think_ns: 0.0,
-            })
-            .collect(),
+        threads: pages.iter().map(|&p| ThreadWork { txns: vec![Txn::read(p, 4)], mlp: 1.0, think_ns: 0.0 }).collect(),
     };
     engine.run_epoch(&one(&[0]));
-    let on = |node: u8| crate::binding::Placed {
-        cpu: m
-            .cpu_node
-            .iter()
-            .position(|n| n.0 == node)
-            .map(|c| numaplace_model::CpuId(c as u16))
-            .unwrap(),
-        node: NodeId(node),
-        share: 1,
-    };
+    let on = |node: u8| crate::binding::Placed { cpu: m.cpu_node.iter().position(|n| n.0 == node).map(|c| numaplace_model::CpuId(c as u16)).unwrap(), node: NodeId(node), share: 1 };
     engine.rebind(&[on(1)]);
     assert_eq!(engine.thread_nodes(), &[1]);
     engine.run_epoch(&one(&[0]));
     let nn = m.nodes();
     assert_eq!(engine.page_table().home(PageNo(0)), Some(NodeId(0)));
-    assert_eq!(
-        (engine.timed.lines[0], engine.timed.lines[nn]),
-        (4, 4),
-        "local first, then remote from node 1"
-    );
+    assert_eq!((engine.timed.lines[0], engine.timed.lines[nn]), (4, 4), "local first, then remote from node 1");
     engine.rebind(&[on(1), on(2)]);
     engine.run_epoch(&one(&[0, 1]));
-    assert_eq!(
-        engine.page_table().home(PageNo(1)),
-        Some(NodeId(2)),
-        "the new thread's first touch"
-    );
+    assert_eq!(engine.page_table().home(PageNo(1)), Some(NodeId(2)), "the new thread's first touch");
 }
 
 #[test]
@@ -298,26 +187,14 @@ fn barrier_waits_for_the_slowest_thread() {
     let m2 = two_cpu_machine();
     let threads = bind(&m2, 2, Binding::Spread, false).unwrap();
     let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m2, 0).unwrap();
-    let regions = vec![Region {
-        name: "a".into(),
-        first_page: 0,
-        pages: 1,
-    }];
+    let regions = vec![Region { name: "a".into(), first_page: 0, pages: 1 }];
     let mut engine = Engine::new(&m2, &threads, regions, place, 1_000_000);
     let epoch = Epoch {
         iteration: 1,
         phase: "p",
         threads: vec![
-            ThreadWork {
-                txns: vec![Txn::read(0, 10)],
-                mlp: 1.0,
-                think_ns: 0.0,
-            },
-            ThreadWork {
-                txns: vec![Txn::read(0, 30)],
-                mlp: 1.0,
-                think_ns: 0.0,
-            },
+            ThreadWork { txns: vec![Txn::read(0, 10)], mlp: 1.0, think_ns: 0.0 },
+            ThreadWork { txns: vec![Txn::read(0, 30)], mlp: 1.0, think_ns: 0.0 },
         ],
     };
     engine.run_epoch(&epoch);

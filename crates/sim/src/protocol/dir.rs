@@ -134,10 +134,7 @@ mod tests {
 
     #[test]
     fn an_entry_and_the_latest_store_are_the_state_bytes_per_line() {
-        assert_eq!(
-            std::mem::size_of::<Entry>() as u64 + 8,
-            STATE_BYTES_PER_LINE
-        );
+        assert_eq!(std::mem::size_of::<Entry>() as u64 + 8, STATE_BYTES_PER_LINE);
     }
 
     #[test]

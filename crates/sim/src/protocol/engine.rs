@@ -20,8 +20,8 @@ use super::caches::Caches;
 use super::cpu::{Cpu, CpuState};
 use super::ctrl::Node;
 use super::dir::{Directory, LineMap};
-pub use super::msg::KIND_NAMES;
 use super::msg::{MsgSlab, EV_ARRIVE, EV_CPU, EV_ID, INV};
+pub use super::msg::KIND_NAMES;
 use super::net::Network;
 use super::params::{BufferMode, ProtocolOptions, ProtocolParams};
 use super::program::{LineOp, LineProgram, CHUNK};
@@ -67,15 +67,7 @@ pub fn run(
     placement_name: &str,
     opts: &ProtocolOptions,
 ) -> Result<ProtocolResult, SimError> {
-    run_observed(
-        machine,
-        params,
-        program,
-        placement,
-        placement_name,
-        opts,
-        &mut |_| true,
-    )
+    run_observed(machine, params, program, placement, placement_name, opts, &mut |_| true)
 }
 
 /// [`run`] with an observer, called after every global barrier and at least every
@@ -120,24 +112,15 @@ pub fn run_observed(
         let first_page = r.base / page;
         let pages = r.bytes.div_ceil(page);
         if first_page + pages > u32::MAX as u64 / 2 {
-            return Err(cfg(format!(
-                "program {name}: region '{}' lies beyond the engine's address range",
-                r.name
-            )));
+            return Err(cfg(format!("program {name}: region '{}' lies beyond the engine's address range", r.name)));
         }
-        regions.push(Region {
-            name: r.name.clone(),
-            first_page: first_page as u32,
-            pages: pages as u32,
-        });
+        regions.push(Region { name: r.name.clone(), first_page: first_page as u32, pages: pages as u32 });
         proxy_region.push(r.proxy);
     }
     let total_pages = end.div_ceil(page);
     let total_lines = total_pages * (page / line);
     if total_lines > (1 << 28) {
-        return Err(cfg(format!(
-            "program {name}: {total_lines} lines of address space, more than the engine's 2^28"
-        )));
+        return Err(cfg(format!("program {name}: {total_lines} lines of address space, more than the engine's 2^28")));
     }
     machine.check_footprint(total_pages)?;
     let mut page_region = vec![INV; total_pages as usize];
@@ -151,21 +134,13 @@ pub fn run_observed(
     let slc_frames = (params.slc_bytes / line) as usize;
     let limit = match opts.buffers {
         BufferMode::Infinite => None,
-        BufferMode::Finite => Some(
-            opts.buffer_limit
-                .unwrap_or(params.input_buffer_reads)
-                .max(1) as usize,
-        ),
+        BufferMode::Finite => Some(opts.buffer_limit.unwrap_or(params.input_buffer_reads).max(1) as usize),
     };
     let mut e = Eng {
         p: params.clone(),
         n,
         limit,
-        hyst_limit: if opts.interface.hysteresis {
-            limit
-        } else {
-            None
-        },
+        hyst_limit: if opts.interface.hysteresis { limit } else { None },
         iface: opts.interface,
         invariants: opts.invariants,
         stall: opts.stall_cycles.max(1),
@@ -181,29 +156,12 @@ pub fn run_observed(
         caches: Caches::new(n, flc_frames, slc_frames),
         dir: Directory::new(lines),
         nodes: (0..n).map(|_| Node::default()).collect(),
-        cpus: (0..n)
-            .map(|_| Cpu {
-                ops: Vec::with_capacity(CHUNK),
-                pos: 0,
-                t: 0,
-                state: CpuState::Run,
-                finish: 0,
-            })
-            .collect(),
+        cpus: (0..n).map(|_| Cpu { ops: Vec::with_capacity(CHUNK), pos: 0, t: 0, state: CpuState::Run, finish: 0 }).collect(),
         net: Network::new(n, params.gap, opts.interface.bounce_gap),
-        prox: Proxies::new(
-            opts.proxies,
-            n,
-            params.proxy_clusters as usize,
-            proxy_region,
-        ),
+        prox: Proxies::new(opts.proxies, n, params.proxy_clusters as usize, proxy_region),
         events: EventQueue::new(),
         slab: MsgSlab::default(),
-        st: Stats {
-            node_reads: vec![0; n],
-            node_read_cycles: vec![0; n],
-            ..Stats::default()
-        },
+        st: Stats { node_reads: vec![0; n], node_read_cycles: vec![0; n], ..Stats::default() },
         store_seq: 0,
         locks: LineMap::default(),
         barrier_count: 0,
@@ -277,21 +235,14 @@ impl Eng<'_> {
                 cpu.ops.clear();
                 cpu.pos = 0;
                 if !program.fill(c, &mut cpu.ops) {
-                    return Err(cfg(format!(
-                        "program {}: thread {c} finished without stating EndInit",
-                        self.program_name
-                    )));
+                    return Err(cfg(format!("program {}: thread {c} finished without stating EndInit", self.program_name)));
                 }
             }
         }
         Ok(())
     }
 
-    fn main_loop(
-        &mut self,
-        program: &mut dyn LineProgram,
-        observer: &mut dyn FnMut(&ProtocolProgress) -> bool,
-    ) -> Result<(), SimError> {
+    fn main_loop(&mut self, program: &mut dyn LineProgram, observer: &mut dyn FnMut(&ProtocolProgress) -> bool) -> Result<(), SimError> {
         let (mut reported, mut next_report) = (0u64, PROGRESS_EVENTS);
         while let Some((t, p)) = self.events.pop() {
             self.now = t;
@@ -310,10 +261,7 @@ impl Eng<'_> {
             }
             if self.invariants {
                 if let Err(e) = self.check_invariants() {
-                    return Err(cfg(format!(
-                        "protocol engine: invariant violated at cycle {}: {e}",
-                        self.now
-                    )));
+                    return Err(cfg(format!("protocol engine: invariant violated at cycle {}: {e}", self.now)));
                 }
             }
             if self.barriers != reported || self.st.events >= next_report {
@@ -338,11 +286,7 @@ impl Eng<'_> {
             }
         }
         if self.cpus.iter().any(|c| c.state != CpuState::Done) {
-            return Err(cfg(format!(
-                "protocol engine: deadlock at cycle {} (no event pending); stuck: {}",
-                self.now,
-                self.stuck()
-            )));
+            return Err(cfg(format!("protocol engine: deadlock at cycle {} (no event pending); stuck: {}", self.now, self.stuck())));
         }
         Ok(())
     }
@@ -355,17 +299,8 @@ impl Eng<'_> {
             by_type.insert(format!("msg_{name}"), st.msgs[i]);
         }
         let messages = st.msgs.iter().sum();
-        let util: Vec<f64> = self
-            .nodes
-            .iter()
-            .map(|n| {
-                if cycles == 0 {
-                    0.0
-                } else {
-                    n.busy_cycles as f64 / cycles as f64
-                }
-            })
-            .collect();
+        let util: Vec<f64> =
+            self.nodes.iter().map(|n| if cycles == 0 { 0.0 } else { n.busy_cycles as f64 / cycles as f64 }).collect();
         let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
         ProtocolResult {
             program: self.program_name.clone(),
@@ -405,11 +340,7 @@ impl Eng<'_> {
             slc_miss_rate: ratio(st.slc_misses, st.slc_accesses),
             lines_accessed: self.dir.touched.len() as u64,
             per_node_pages: self.table.pages_per_node().to_vec(),
-            ctrl_util_mean: if util.is_empty() {
-                0.0
-            } else {
-                util.iter().sum::<f64>() / util.len() as f64
-            },
+            ctrl_util_mean: if util.is_empty() { 0.0 } else { util.iter().sum::<f64>() / util.len() as f64 },
             ctrl_util_max: util.iter().cloned().fold(0.0, f64::max),
             ctrl_util: util,
             loads_checked: st.loads_checked,

@@ -4,7 +4,7 @@
 
 use super::caches::{frame_word, ST_I, ST_M};
 use super::cpu::{CpuState, Turn};
-use super::msg::{Msg, F_WRITE, K, NONE16};
+use super::msg::{Msg, K, F_WRITE, NONE16};
 use super::program::{LineOp, LineProgram};
 use super::state::Eng;
 use std::collections::VecDeque;
@@ -58,8 +58,7 @@ impl Eng<'_> {
                         break Turn::Slow;
                     }
                     let line = (a >> shift) as u32;
-                    let (si, fi, li) =
-                        (line as usize & smask, line as usize & fmask, line as usize);
+                    let (si, fi, li) = (line as usize & smask, line as usize & fmask, line as usize);
                     // SAFETY: `si` and `fi` are masked to the frame counts, which are the
                     // lengths of `tags`, `vals` and `flc`.
                     unsafe {
@@ -137,10 +136,7 @@ impl Eng<'_> {
         let slc_base = c * self.caches.slc_frames;
         let fmask = self.caches.flc_frames - 1;
         let smask = self.caches.slc_frames - 1;
-        let slc_hit = self.p.acquire_slc_bus
-            + self.p.slc_lookup
-            + self.p.slc_line_access
-            + self.p.release_slc_bus;
+        let slc_hit = self.p.acquire_slc_bus + self.p.slc_lookup + self.p.slc_line_access + self.p.release_slc_bus;
         let slc_probe = self.p.acquire_slc_bus + self.p.slc_lookup + self.p.release_slc_bus;
         loop {
             if self.cpus[c].pos == self.cpus[c].ops.len() {
@@ -173,9 +169,7 @@ impl Eng<'_> {
                 LineOp::Read(a) => {
                     // A line a cache holds was touched before (its page homed, its region
                     // checked), so only a miss needs `touch`; the bound keeps `line_of` exact.
-                    let Some(line) = self.bounded_line(c, a) else {
-                        return;
-                    };
+                    let Some(line) = self.bounded_line(c, a) else { return };
                     self.st.flc_accesses += 1;
                     let fi = flc_base + (line as usize & fmask);
                     let si = slc_base + (line as usize & smask);
@@ -205,9 +199,7 @@ impl Eng<'_> {
                     self.retire_access(c);
                 }
                 LineOp::Write(a) | LineOp::Lock(a) | LineOp::Unlock(a) => {
-                    let Some(line) = self.bounded_line(c, a) else {
-                        return;
-                    };
+                    let Some(line) = self.bounded_line(c, a) else { return };
                     let si = slc_base + (line as usize & smask);
                     let hit = self.caches.ftag(si) == line && self.caches.fst(si) == ST_M;
                     if !hit && self.touch(c, a).is_none() {
@@ -240,10 +232,7 @@ impl Eng<'_> {
                     return;
                 }
                 LineOp::EndInit => {
-                    self.fail(format!(
-                        "program {}: thread {c} states EndInit twice",
-                        self.program_name
-                    ));
+                    self.fail(format!("program {}: thread {c} states EndInit twice", self.program_name));
                     return;
                 }
             }
@@ -334,10 +323,7 @@ impl Eng<'_> {
                         e.1.pop_front()
                     }
                     _ => {
-                        self.fail(format!(
-                            "program {}: thread {c} unlocks line {line:#x}, which it does not hold",
-                            self.program_name
-                        ));
+                        self.fail(format!("program {}: thread {c} unlocks line {line:#x}, which it does not hold", self.program_name));
                         return false;
                     }
                 };
@@ -378,8 +364,7 @@ impl Eng<'_> {
         let op = self.cpus[c].ops[self.cpus[c].pos];
         match op {
             LineOp::Read(_) => {
-                let fi =
-                    c * self.caches.flc_frames + (line as usize & (self.caches.flc_frames - 1));
+                let fi = c * self.caches.flc_frames + (line as usize & (self.caches.flc_frames - 1));
                 self.caches.flc[fi] = line;
                 if !self.load(c, line) {
                     return;

@@ -4,7 +4,7 @@
 
 use super::ctrl::Cx;
 use super::dir::{TKind, Txn};
-use super::msg::{Msg, F_NOT_RETAINED, K};
+use super::msg::{Msg, K, F_NOT_RETAINED};
 use super::state::Eng;
 use std::collections::VecDeque;
 
@@ -32,15 +32,7 @@ impl Eng<'_> {
                     debug_assert_ne!(o, r);
                     self.mem_op(cx, look);
                     let tid = self.dir.new_tid();
-                    self.dir.busy.insert(
-                        line,
-                        Txn {
-                            tid,
-                            kind: TKind::Read,
-                            req: r as u16,
-                            waiting: VecDeque::new(),
-                        },
-                    );
+                    self.dir.busy.insert(line, Txn { tid, kind: TKind::Read, req: r as u16, waiting: VecDeque::new() });
                     self.dir.lines[li].list.set(&[r as u16, o as u16]);
                     let mut f = Msg::new(K::FwdRead, o, r, line);
                     f.tid = tid;
@@ -59,15 +51,7 @@ impl Eng<'_> {
                     debug_assert_ne!(o, r);
                     self.mem_op(cx, look);
                     let tid = self.dir.new_tid();
-                    self.dir.busy.insert(
-                        line,
-                        Txn {
-                            tid,
-                            kind: TKind::Write { need_data: true },
-                            req: r as u16,
-                            waiting: VecDeque::new(),
-                        },
-                    );
+                    self.dir.busy.insert(line, Txn { tid, kind: TKind::Write { need_data: true }, req: r as u16, waiting: VecDeque::new() });
                     self.dir.lines[li].list.set(&[r as u16]);
                     let mut f = Msg::new(K::FwdWrite, o, r, line);
                     f.tid = tid;
@@ -88,15 +72,7 @@ impl Eng<'_> {
                 if let Some(head) = head {
                     self.mem_op(cx, look);
                     let tid = self.dir.new_tid();
-                    self.dir.busy.insert(
-                        line,
-                        Txn {
-                            tid,
-                            kind: TKind::Write { need_data },
-                            req: r as u16,
-                            waiting: VecDeque::new(),
-                        },
-                    );
+                    self.dir.busy.insert(line, Txn { tid, kind: TKind::Write { need_data }, req: r as u16, waiting: VecDeque::new() });
                     let mut i = Msg::new(K::Inval, head as usize, r, line);
                     i.tid = tid;
                     self.send(cx, i);
@@ -108,21 +84,11 @@ impl Eng<'_> {
             K::Replace => {
                 let x = m.src as usize;
                 self.mem_op(cx, look);
-                if !self.dir.lines[li].modified
-                    && self.dir.lines[li].list.iter().any(|&y| y as usize == x)
-                {
+                if !self.dir.lines[li].modified && self.dir.lines[li].list.iter().any(|&y| y as usize == x) {
                     // Stanford DD: the lower part of the list, from the leaving node down, is
                     // invalidated; the walk starts at the leaving node.
                     let tid = self.dir.new_tid();
-                    self.dir.busy.insert(
-                        line,
-                        Txn {
-                            tid,
-                            kind: TKind::Replace,
-                            req: x as u16,
-                            waiting: VecDeque::new(),
-                        },
-                    );
+                    self.dir.busy.insert(line, Txn { tid, kind: TKind::Replace, req: x as u16, waiting: VecDeque::new() });
                     let mut i = Msg::new(K::Inval, x, x, line);
                     i.tid = tid;
                     self.send(cx, i);
@@ -138,12 +104,7 @@ impl Eng<'_> {
         let li = line as usize;
         self.dir.lines[li].list.set(&[r as u16]);
         self.dir.lines[li].modified = true;
-        let mut g = Msg::new(
-            if need_data { K::DataEx } else { K::UpgradeAck },
-            r,
-            r,
-            line,
-        );
+        let mut g = Msg::new(if need_data { K::DataEx } else { K::UpgradeAck }, r, r, line);
         g.val = self.dir.lines[li].mem_val;
         self.send(cx, g);
     }
@@ -153,17 +114,11 @@ impl Eng<'_> {
         let line = m.line;
         let li = line as usize;
         let Some(t) = self.dir.busy.get(&line) else {
-            self.fail(format!(
-                "{:?} for line {line:#x} at home {} with no transaction in progress",
-                m.kind, cx.node
-            ));
+            self.fail(format!("{:?} for line {line:#x} at home {} with no transaction in progress", m.kind, cx.node));
             return;
         };
         if t.tid != m.tid {
-            self.fail(format!(
-                "{:?} for line {line:#x} carries transaction {} but {} is in progress",
-                m.kind, m.tid, t.tid
-            ));
+            self.fail(format!("{:?} for line {line:#x} carries transaction {} but {} is in progress", m.kind, m.tid, t.tid));
             return;
         }
         let t = self.dir.busy.remove(&line).expect("checked");
@@ -171,10 +126,7 @@ impl Eng<'_> {
         match (m.kind, t.kind) {
             (K::InvalAck, TKind::Write { need_data }) => {
                 if !self.dir.lines[li].list.is_empty() {
-                    self.fail(format!(
-                        "line {line:#x}: invalidation walk ended with sharers {:?} left",
-                        &*self.dir.lines[li].list
-                    ));
+                    self.fail(format!("line {line:#x}: invalidation walk ended with sharers {:?} left", &*self.dir.lines[li].list));
                     return;
                 }
                 self.mem_op(cx, if need_data { look + acc } else { look });
@@ -196,9 +148,7 @@ impl Eng<'_> {
                 self.mem_op(cx, look);
             }
             (k, tk) => {
-                self.fail(format!(
-                    "line {line:#x}: {k:?} does not end a {tk:?} transaction"
-                ));
+                self.fail(format!("line {line:#x}: {k:?} does not end a {tk:?} transaction"));
                 return;
             }
         }

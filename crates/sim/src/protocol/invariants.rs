@@ -22,22 +22,12 @@ impl Eng<'_> {
         }
         for (i, nd) in self.nodes.iter().enumerate() {
             for p in &nd.pend {
-                parts.push(format!(
-                    "node {i} line {:#x}: {:?} miss outstanding (cpu {}, chain {})",
-                    p.line,
-                    p.kind,
-                    p.cpu,
-                    p.chain.len()
-                ));
+                parts.push(format!("node {i} line {:#x}: {:?} miss outstanding (cpu {}, chain {})", p.line, p.kind, p.cpu, p.chain.len()));
             }
         }
         for (i, c) in self.cpus.iter().enumerate() {
             if c.state == CpuState::Wait {
-                let op = c
-                    .ops
-                    .get(c.pos)
-                    .map(|o| format!("{o:?}"))
-                    .unwrap_or_default();
+                let op = c.ops.get(c.pos).map(|o| format!("{o:?}")).unwrap_or_default();
                 parts.push(format!("cpu {i} waiting at {op}"));
             }
         }
@@ -60,10 +50,7 @@ impl Eng<'_> {
                 if st != ST_I {
                     let v = self.caches.slc_val[self.caches.sidx(nd, line)];
                     if v != self.dir.latest[li] {
-                        return Err(format!(
-                            "line {line:#x}: node {nd} holds store #{v}, the latest is #{}",
-                            self.dir.latest[li]
-                        ));
+                        return Err(format!("line {line:#x}: node {nd} holds store #{v}, the latest is #{}", self.dir.latest[li]));
                     }
                     if st == ST_M {
                         owners += 1;
@@ -72,33 +59,25 @@ impl Eng<'_> {
                 }
                 let fi = nd * self.caches.flc_frames + (li & (self.caches.flc_frames - 1));
                 if self.caches.flc[fi] == line && st == ST_I {
-                    return Err(format!(
-                        "line {line:#x}: in node {nd}'s FLC but not its SLC"
-                    ));
+                    return Err(format!("line {line:#x}: in node {nd}'s FLC but not its SLC"));
                 }
             }
             if owners > 0 && valid.len() > 1 {
-                return Err(format!(
-                    "line {line:#x}: modified at one node while nodes {valid:?} hold copies"
-                ));
+                return Err(format!("line {line:#x}: modified at one node while nodes {valid:?} hold copies"));
             }
             let list: &[u16] = &self.dir.lines[li].list;
             let mut sorted = list.to_vec();
             sorted.sort_unstable();
             sorted.dedup();
             if sorted.len() != list.len() {
-                return Err(format!(
-                    "line {line:#x}: sharing list {list:?} names a node twice"
-                ));
+                return Err(format!("line {line:#x}: sharing list {list:?} names a node twice"));
             }
             if self.dir.busy.contains_key(&line) {
                 continue;
             }
             let linked = |nd: usize| {
                 let n = &self.nodes[nd];
-                n.leaving.contains(&line)
-                    || n.pend.iter().any(|p| p.line == line)
-                    || n.wb.iter().any(|&(l, _)| l == line)
+                n.leaving.contains(&line) || n.pend.iter().any(|p| p.line == line) || n.wb.iter().any(|&(l, _)| l == line)
             };
             if self.dir.lines[li].modified {
                 if list.len() != 1 {
@@ -110,20 +89,10 @@ impl Eng<'_> {
                 }
             } else {
                 if owners > 0 {
-                    return Err(format!(
-                        "line {line:#x}: a modified copy exists but the home's state is shared"
-                    ));
+                    return Err(format!("line {line:#x}: a modified copy exists but the home's state is shared"));
                 }
-                if self.dir.lines[li].mem_val != self.dir.latest[li]
-                    && !self
-                        .nodes
-                        .iter()
-                        .any(|n| n.wb.iter().any(|&(l, _)| l == line))
-                {
-                    return Err(format!(
-                        "line {line:#x}: memory holds store #{}, the latest is #{}",
-                        self.dir.lines[li].mem_val, self.dir.latest[li]
-                    ));
+                if self.dir.lines[li].mem_val != self.dir.latest[li] && !self.nodes.iter().any(|n| n.wb.iter().any(|&(l, _)| l == line)) {
+                    return Err(format!("line {line:#x}: memory holds store #{}, the latest is #{}", self.dir.lines[li].mem_val, self.dir.latest[li]));
                 }
                 for &x in list {
                     let x = x as usize;

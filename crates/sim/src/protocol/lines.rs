@@ -23,8 +23,7 @@ pub const MAX_LINES: u64 = 1 << 23;
 /// Bytes of engine state per line held: the directory entry (the sharing list, the memory
 /// value, the modified and accessed flags, padded to 8 bytes: `dir::Entry`) and the latest
 /// store.
-pub const STATE_BYTES_PER_LINE: u64 =
-    ((std::mem::size_of::<super::list::SharingList>() + 8 + 1 + 1).next_multiple_of(8) + 8) as u64;
+pub const STATE_BYTES_PER_LINE: u64 = ((std::mem::size_of::<super::list::SharingList>() + 8 + 1 + 1).next_multiple_of(8) + 8) as u64;
 
 /// One per-line table, by line number, allocated by chunk ([`Lines::alloc`]). Indexing a line
 /// whose chunk is not allocated panics: the engine allocates a line's chunk when the line is
@@ -50,8 +49,7 @@ unsafe impl Zeroed for bool {}
 
 /// A chunk of [`CHUNK_LINES`] values, all zero bytes (`T::default()`).
 fn zeroed_chunk<T: Zeroed>() -> Box<[T]> {
-    let layout =
-        std::alloc::Layout::array::<T>(CHUNK_LINES).expect("a chunk fits the address space");
+    let layout = std::alloc::Layout::array::<T>(CHUNK_LINES).expect("a chunk fits the address space");
     if layout.size() == 0 {
         return (0..CHUNK_LINES).map(|_| T::default()).collect();
     }
@@ -71,11 +69,7 @@ fn zeroed_chunk<T: Zeroed>() -> Box<[T]> {
 impl<T: Zeroed> Lines<T> {
     /// A table for lines `0 .. lines`, with no chunk allocated (a pointer pair per chunk).
     pub fn new(lines: usize) -> Self {
-        Lines {
-            chunks: (0..lines.div_ceil(CHUNK_LINES))
-                .map(|_| Box::default())
-                .collect(),
-        }
+        Lines { chunks: (0..lines.div_ceil(CHUNK_LINES)).map(|_| Box::default()).collect() }
     }
 
     /// Whether `line`'s chunk is allocated.
@@ -131,24 +125,12 @@ mod tests {
         let doc = include_str!("../../../../docs/protocol.md");
         assert_eq!(STATE_BYTES_PER_LINE, 56);
         for fact in [
-            format!(
-                "at most 2^{} lines' worth of chunks",
-                MAX_LINES.trailing_zeros()
-            ),
+            format!("at most 2^{} lines' worth of chunks", MAX_LINES.trailing_zeros()),
             format!("chunks of {CHUNK_LINES} lines"),
             format!("about {STATE_BYTES_PER_LINE} bytes a line"),
-            format!(
-                "{} MiB of touched memory at 64-byte lines",
-                (MAX_LINES * 64) >> 20
-            ),
+            format!("{} MiB of touched memory at 64-byte lines", (MAX_LINES * 64) >> 20),
         ] {
-            assert!(
-                doc.split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-                    .contains(&fact),
-                "docs/protocol.md does not say: {fact}"
-            );
+            assert!(doc.split_whitespace().collect::<Vec<_>>().join(" ").contains(&fact), "docs/protocol.md does not say: {fact}");
         }
     }
 

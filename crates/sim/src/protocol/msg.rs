@@ -65,10 +65,7 @@ impl K {
     /// Carries a line of data (LogP long message).
     #[inline]
     pub(super) fn long(self) -> bool {
-        matches!(
-            self,
-            K::Data | K::DataEx | K::ProxyData | K::SharingWb | K::WriteBack
-        )
+        matches!(self, K::Data | K::DataEx | K::ProxyData | K::SharingWb | K::WriteBack)
     }
 }
 
@@ -104,18 +101,7 @@ pub(super) struct Msg {
 impl Msg {
     #[inline]
     pub(super) fn new(kind: K, dst: usize, req: usize, line: u32) -> Msg {
-        Msg {
-            kind,
-            flags: 0,
-            src: 0,
-            dst: dst as u16,
-            req: req as u16,
-            line,
-            tid: 0,
-            chain: INV,
-            val: 0,
-            at: 0,
-        }
+        Msg { kind, flags: 0, src: 0, dst: dst as u16, req: req as u16, line, tid: 0, chain: INV, val: 0, at: 0 }
     }
 }
 

@@ -79,10 +79,7 @@ impl Default for ProtocolParams {
 }
 
 fn perr(origin: &str, message: String) -> ModelError {
-    ModelError::Machine {
-        origin: origin.to_string(),
-        message,
-    }
+    ModelError::Machine { origin: origin.to_string(), message }
 }
 
 impl ProtocolParams {
@@ -93,21 +90,11 @@ impl ProtocolParams {
     pub fn from_machine(machine: &Machine) -> Result<Self, ModelError> {
         let origin = format!("machine {}", machine.name());
         let table = machine.raw.protocol.clone().ok_or_else(|| {
-            perr(
-                &origin,
-                "no [protocol] table: the protocol engine needs one (see machines/talbot64.toml)"
-                    .into(),
-            )
+            perr(&origin, "no [protocol] table: the protocol engine needs one (see machines/talbot64.toml)".into())
         })?;
-        let p: ProtocolParams =
-            toml::Value::Table(table)
-                .try_into()
-                .map_err(|e: toml::de::Error| {
-                    perr(
-                        &origin,
-                        format!("[protocol]: {}", e.message().trim().replace('\n', " ")),
-                    )
-                })?;
+        let p: ProtocolParams = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| perr(&origin, format!("[protocol]: {}", e.message().trim().replace('\n', " "))))?;
         p.validate(machine)?;
         Ok(p)
     }
@@ -120,10 +107,7 @@ impl ProtocolParams {
         let origin = format!("machine {}", machine.name());
         let line = machine.raw.line_size;
         if !(self.cycle_ns.is_finite() && self.cycle_ns > 0.0 && self.cycle_ns <= 1e6) {
-            return Err(perr(
-                &origin,
-                format!("protocol.cycle_ns = {}: must be in (0, 1e6]", self.cycle_ns),
-            ));
+            return Err(perr(&origin, format!("protocol.cycle_ns = {}: must be in (0, 1e6]", self.cycle_ns)));
         }
         for (key, v) in [("flc_bytes", self.flc_bytes), ("slc_bytes", self.slc_bytes)] {
             if !v.is_power_of_two() || v < line || v / line > (1 << 24) {
@@ -134,13 +118,7 @@ impl ProtocolParams {
             }
         }
         if self.flc_bytes > self.slc_bytes {
-            return Err(perr(
-                &origin,
-                format!(
-                    "protocol.flc_bytes = {}: larger than slc_bytes (the SLC includes the FLC)",
-                    self.flc_bytes
-                ),
-            ));
+            return Err(perr(&origin, format!("protocol.flc_bytes = {}: larger than slc_bytes (the SLC includes the FLC)", self.flc_bytes)));
         }
         for (key, v) in [
             ("acquire_slc_bus", self.acquire_slc_bus),
@@ -157,23 +135,14 @@ impl ProtocolParams {
             ("gap", self.gap),
         ] {
             if v > 1_000_000 {
-                return Err(perr(
-                    &origin,
-                    format!("protocol.{key} = {v}: at most 1000000 cycles"),
-                ));
+                return Err(perr(&origin, format!("protocol.{key} = {v}: at most 1000000 cycles")));
             }
         }
         if self.latency_long == 0 || self.latency_short == 0 {
-            return Err(perr(
-                &origin,
-                "protocol.latency_long and latency_short must be at least 1 cycle".into(),
-            ));
+            return Err(perr(&origin, "protocol.latency_long and latency_short must be at least 1 cycle".into()));
         }
         if self.input_buffer_reads == 0 {
-            return Err(perr(
-                &origin,
-                "protocol.input_buffer_reads = 0: must be at least 1".into(),
-            ));
+            return Err(perr(&origin, "protocol.input_buffer_reads = 0: must be at least 1".into()));
         }
         if self.proxy_clusters == 0 || self.proxy_clusters as usize > machine.nodes() {
             return Err(perr(
@@ -186,11 +155,7 @@ impl ProtocolParams {
             ));
         }
         if machine.nodes() > u16::MAX as usize || machine.raw.nodes.iter().any(|n| n.cpus != 1) {
-            return Err(perr(
-                &origin,
-                "the protocol engine runs one CPU per node: every [[nodes]] entry needs cpus = 1"
-                    .into(),
-            ));
+            return Err(perr(&origin, "the protocol engine runs one CPU per node: every [[nodes]] entry needs cpus = 1".into()));
         }
         Ok(())
     }
@@ -307,17 +272,9 @@ pub struct InterfaceModel {
 
 impl InterfaceModel {
     /// The seed's text: the receive gap, the send-back taking an injection slot, the hysteresis.
-    pub const SEED: InterfaceModel = InterfaceModel {
-        receive_gap: true,
-        bounce_gap: true,
-        hysteresis: true,
-    };
+    pub const SEED: InterfaceModel = InterfaceModel { receive_gap: true, bounce_gap: true, hysteresis: true };
     /// No receive gap, free bounces, no hysteresis (the engine before 2026-11-27).
-    pub const IDEAL: InterfaceModel = InterfaceModel {
-        receive_gap: false,
-        bounce_gap: false,
-        hysteresis: false,
-    };
+    pub const IDEAL: InterfaceModel = InterfaceModel { receive_gap: false, bounce_gap: false, hysteresis: false };
 }
 
 impl Default for InterfaceModel {
@@ -361,27 +318,9 @@ pub fn small_machine(nodes: usize) -> Machine {
         line_size: 64,
         mlp: 1.0,
         counter_bits: 11,
-        latency_ns: (0..nodes)
-            .map(|i| {
-                (0..nodes)
-                    .map(|j| if i == j { 850.0 } else { 1100.0 })
-                    .collect()
-            })
-            .collect(),
-        nodes: (0..nodes)
-            .map(|_| RawNode {
-                cpus: 1,
-                memory_mib: 1 << 16,
-                bandwidth_gbps: 6.4,
-                memory: Default::default(),
-            })
-            .collect(),
-        migration: RawMigration {
-            fixed_ns: 0.0,
-            trap_ns: 0.0,
-            copy_gbps: 1.0,
-            tlb_shootdown_ns_per_cpu: 0.0,
-        },
+        latency_ns: (0..nodes).map(|i| (0..nodes).map(|j| if i == j { 850.0 } else { 1100.0 }).collect()).collect(),
+        nodes: (0..nodes).map(|_| RawNode { cpus: 1, memory_mib: 1 << 16, bandwidth_gbps: 6.4, memory: Default::default() }).collect(),
+        migration: RawMigration { fixed_ns: 0.0, trap_ns: 0.0, copy_gbps: 1.0, tlb_shootdown_ns_per_cpu: 0.0 },
         watermarks: None,
         huge_page_size: None,
         protocol: None,

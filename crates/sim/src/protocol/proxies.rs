@@ -17,14 +17,7 @@ pub(super) struct Proxies {
 
 impl Proxies {
     pub(super) fn new(mode: ProxyMode, n: usize, clusters: usize, region: Vec<bool>) -> Proxies {
-        Proxies {
-            mode,
-            n,
-            clusters,
-            region,
-            chains: Vec::new(),
-            free_chains: Vec::new(),
-        }
+        Proxies { mode, n, clusters, region, chains: Vec::new(), free_chains: Vec::new() }
     }
 
     /// The proxy of `line` for `node`: a node of `node`'s cluster chosen by the line.

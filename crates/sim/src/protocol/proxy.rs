@@ -5,7 +5,7 @@
 
 use super::caches::{ST_M, ST_S};
 use super::ctrl::{Cx, PKind, Pend};
-use super::msg::{Msg, F_BOUNCED, F_FETCH, INV, K};
+use super::msg::{Msg, INV, K, F_BOUNCED, F_FETCH};
 use super::params::ProxyMode;
 use super::state::Eng;
 
@@ -22,10 +22,7 @@ impl Eng<'_> {
         let home = self.home_of(m.line);
         match m.kind {
             K::ReadReq => {
-                if self.prox.mode == ProxyMode::Reactive
-                    && m.req as usize == me
-                    && m.flags & F_FETCH == 0
-                {
+                if self.prox.mode == ProxyMode::Reactive && m.req as usize == me && m.flags & F_FETCH == 0 {
                     let p = self.prox.proxy_of(m.line, me);
                     if p != me && p != home {
                         self.st.proxy_reads += 1;
@@ -105,11 +102,7 @@ impl Eng<'_> {
         let list = &mut self.dir.lines[line as usize].list;
         match list.iter().position(|&x| x as usize == node) {
             Some(p) => list.insert(p + 1, client as u16),
-            None => {
-                self.err = self.err.take().or(Some(format!(
-                    "proxy {node} serves line {line:#x} but is not in its sharing list"
-                )))
-            }
+            None => self.err = self.err.take().or(Some(format!("proxy {node} serves line {line:#x} but is not in its sharing list"))),
         }
     }
 }

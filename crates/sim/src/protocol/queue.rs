@@ -141,11 +141,7 @@ impl EventQueue {
     fn wheel_next_beyond(&self, start: usize, w0: usize, b0: usize) -> u64 {
         for k in 1..=WORDS {
             let w = (w0 + k) % WORDS;
-            let bits = if k == WORDS {
-                self.bits[w] & ((1u64 << b0) - 1)
-            } else {
-                self.bits[w]
-            };
+            let bits = if k == WORDS { self.bits[w] & ((1u64 << b0) - 1) } else { self.bits[w] };
             if bits != 0 {
                 let i = w * 64 + bits.trailing_zeros() as usize;
                 let d = (i + WHEEL - start) % WHEEL;
@@ -168,8 +164,7 @@ impl EventQueue {
         if let Some(Reverse((t, _, _))) = self.past.peek() {
             return Some(*t);
         }
-        self.wheel_next()
-            .or_else(|| self.far.peek().map(|Reverse((t, _, _))| *t))
+        self.wheel_next().or_else(|| self.far.peek().map(|Reverse((t, _, _))| *t))
     }
 
     /// Moves the far events the window now covers onto the wheel, in (time, seq) order.

@@ -4,7 +4,7 @@
 
 use super::caches::{frame_word, ST_I, ST_M, ST_S};
 use super::ctrl::{Cx, PKind, Pend};
-use super::msg::{Msg, F_NOT_RETAINED, F_WRITE, INV, K};
+use super::msg::{Msg, INV, K, F_NOT_RETAINED, F_WRITE};
 use super::params::ProxyMode;
 use super::state::Eng;
 
@@ -23,8 +23,7 @@ impl Eng<'_> {
             }
             return;
         }
-        if self.nodes[c].leaving.contains(&line) || self.nodes[c].wb.iter().any(|&(l, _)| l == line)
-        {
+        if self.nodes[c].leaving.contains(&line) || self.nodes[c].wb.iter().any(|&(l, _)| l == line) {
             // The node's old entry is still linked in the sharing list (a replaced shared line)
             // or it is still the owner (a write-back in flight): it asks again only once the
             // home has unlinked it (the walk's Inval or the WbAck re-queues this miss), so that
@@ -56,11 +55,7 @@ impl Eng<'_> {
             chain: Vec::new(),
             sent: if remote_read { cx.now() } else { u64::MAX },
         });
-        if kind == PKind::Read
-            && home != c
-            && self.prox.mode == ProxyMode::Basic
-            && self.is_proxy_line(line)
-        {
+        if kind == PKind::Read && home != c && self.prox.mode == ProxyMode::Basic && self.is_proxy_line(line) {
             let p = self.prox.proxy_of(line, c);
             if p != c && p != home {
                 self.st.proxy_reads += 1;
@@ -176,11 +171,7 @@ impl Eng<'_> {
         let mut work = self.p.slc_lookup + self.p.slc_line_access;
         let old = self.caches.ftag(si);
         if old != line && self.caches.fst(si) != ST_I {
-            if self.nodes[me]
-                .pend
-                .iter()
-                .any(|p| p.line == old && p.kind == PKind::Upgrade)
-            {
+            if self.nodes[me].pend.iter().any(|p| p.line == old && p.kind == PKind::Upgrade) {
                 self.slc_op(cx, work);
                 return false;
             }
@@ -213,10 +204,7 @@ impl Eng<'_> {
         let me = cx.node;
         let line = m.line;
         let Some(pi) = self.nodes[me].pend_pos(line) else {
-            self.fail(format!(
-                "{:?} for line {line:#x} reached node {me}, which is not fetching it",
-                m.kind
-            ));
+            self.fail(format!("{:?} for line {line:#x} reached node {me}, which is not fetching it", m.kind));
             return;
         };
         let pend = self.nodes[me].pend.swap_remove(pi);
@@ -224,9 +212,7 @@ impl Eng<'_> {
             K::UpgradeAck => {
                 let si = self.caches.sidx(me, line);
                 if self.caches.ftag(si) != line || self.caches.fst(si) != ST_S {
-                    self.fail(format!(
-                        "upgrade of line {line:#x} acknowledged at node {me}, which lost its copy"
-                    ));
+                    self.fail(format!("upgrade of line {line:#x} acknowledged at node {me}, which lost its copy"));
                     return;
                 }
                 let lookup = self.p.slc_lookup;
@@ -243,11 +229,7 @@ impl Eng<'_> {
             self.st.node_read_cycles[me] += m.at - pend.sent;
         }
         // Proxy chain: the data goes to the last client first, and down the chain from there.
-        let chain = if m.kind == K::ProxyData && m.chain != INV {
-            Some(m.chain)
-        } else {
-            None
-        };
+        let chain = if m.kind == K::ProxyData && m.chain != INV { Some(m.chain) } else { None };
         let chain = match chain {
             Some(id) => Some(id),
             None if !pend.chain.is_empty() => Some(self.prox.new_chain(&pend.chain)),

@@ -141,12 +141,7 @@ impl Hist {
     }
 
     pub fn buckets(&self) -> Vec<[u64; 2]> {
-        self.counts
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c > 0)
-            .map(|(b, &c)| [upper(b), c])
-            .collect()
+        self.counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(b, &c)| [upper(b), c]).collect()
     }
 }
 

@@ -22,22 +22,12 @@ impl Script {
             }
         }
         let pos = vec![0; threads.len()];
-        Script {
-            name: name.to_string(),
-            regions,
-            threads,
-            pos,
-        }
+        Script { name: name.to_string(), regions, threads, pos }
     }
 
     /// One region `data` of `bytes` bytes at address 0, marked for proxying as given.
     pub fn one_region(bytes: u64, proxy: bool) -> Vec<LineRegion> {
-        vec![LineRegion {
-            name: "data".into(),
-            base: 0,
-            bytes,
-            proxy,
-        }]
+        vec![LineRegion { name: "data".into(), base: 0, bytes, proxy }]
     }
 }
 

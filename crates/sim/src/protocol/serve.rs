@@ -4,7 +4,7 @@
 
 use super::cpu::CpuState;
 use super::ctrl::Cx;
-use super::msg::{Msg, F_BOUNCED, F_RECEIVED, K};
+use super::msg::{Msg, K, F_BOUNCED, F_RECEIVED};
 use super::state::Eng;
 
 impl Eng<'_> {
@@ -27,11 +27,7 @@ impl Eng<'_> {
         }
         if let Some(limit) = self.limit {
             let read = matches!(m.kind, K::ReadReq | K::ProxyRead);
-            let full = if self.iface.hysteresis {
-                self.nodes[d].bouncing
-            } else {
-                self.nodes[d].queue.len() >= limit
-            };
+            let full = if self.iface.hysteresis { self.nodes[d].bouncing } else { self.nodes[d].queue.len() >= limit };
             if read && m.flags & F_BOUNCED == 0 && m.src != m.dst && full {
                 // Bounced straight back by the network interface (seed §1.4).
                 self.st.bounces += 1;
@@ -98,9 +94,7 @@ impl Eng<'_> {
             let m = match first.take() {
                 Some(m) => m,
                 None => {
-                    let Some(m) = self.nodes[d].queue.pop_front() else {
-                        return;
-                    };
+                    let Some(m) = self.nodes[d].queue.pop_front() else { return };
                     self.nodes[d].note_len(self.hyst_limit);
                     m
                 }
@@ -171,11 +165,7 @@ impl Eng<'_> {
         cx.w += self.p.send;
         let inject = self.net.inject(src, cx.now(), self.now);
         cx.w = inject - cx.s;
-        let lat = if m.kind.long() {
-            self.p.latency_long
-        } else {
-            self.p.latency_short
-        };
+        let lat = if m.kind.long() { self.p.latency_long } else { self.p.latency_short };
         let at = self.net.deliver(src, dst, inject, lat);
         m.at = at;
         self.st.msgs[m.kind as usize] += 1;
@@ -248,8 +238,7 @@ impl Eng<'_> {
     fn requeue_deferred_of(&mut self, node: usize, line: u32) {
         let nd = &mut self.nodes[node];
         if nd.deferred.iter().any(|d| d.line == line) {
-            let (mine, rest): (Vec<Msg>, Vec<Msg>) =
-                nd.deferred.drain(..).partition(|d| d.line == line);
+            let (mine, rest): (Vec<Msg>, Vec<Msg>) = nd.deferred.drain(..).partition(|d| d.line == line);
             nd.deferred = rest;
             for d in mine.into_iter().rev() {
                 nd.queue.push_front(d);

@@ -119,10 +119,7 @@ impl Eng<'_> {
     }
 
     pub(super) fn outside(&mut self, c: usize, a: u64) {
-        self.fail(format!(
-            "program {}: thread {c} accessed address {a:#x}, outside every region",
-            self.program_name
-        ));
+        self.fail(format!("program {}: thread {c} accessed address {a:#x}, outside every region", self.program_name));
     }
 
     /// Makes the per-line tables hold `line` ([`Directory::hold`]).
@@ -141,11 +138,7 @@ impl Eng<'_> {
         }
         if self.table.homes()[pg] == UNTOUCHED {
             let region = &self.regions[self.page_region[pg] as usize];
-            let req = PlaceRequest {
-                page: PageNo(pg as u32),
-                region,
-                toucher: numaplace_model::NodeId(c as u8),
-            };
+            let req = PlaceRequest { page: PageNo(pg as u32), region, toucher: numaplace_model::NodeId(c as u8) };
             let want = self.placement.place(&req);
             self.table.place(PageNo(pg as u32), want, self.machine);
         }

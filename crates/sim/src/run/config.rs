@@ -64,17 +64,13 @@ impl RunConfig {
     /// # Errors
     /// `fast_memory_mib` on a machine of one tier, zero, larger than the machine's whole
     /// memory, or less than a page per fast node: one line naming the option and its value.
-    pub fn machine_for_run(
-        &self,
-        machine: &Machine,
-    ) -> Result<Option<Machine>, numaplace_model::ModelError> {
-        let Some(mib) = self.fast_memory_mib else {
-            return Ok(None);
-        };
+    pub fn machine_for_run(&self, machine: &Machine) -> Result<Option<Machine>, numaplace_model::ModelError> {
+        let Some(mib) = self.fast_memory_mib else { return Ok(None) };
         let bytes = (mib * f64::from(1u32 << 20)).floor() as u64;
-        machine.with_fast_capacity(bytes).map(Some).map_err(|e| {
-            numaplace_model::ModelError::Config(format!("fast_memory_mib = {mib}: {e}"))
-        })
+        machine
+            .with_fast_capacity(bytes)
+            .map(Some)
+            .map_err(|e| numaplace_model::ModelError::Config(format!("fast_memory_mib = {mib}: {e}")))
     }
 }
 
@@ -117,3 +113,4 @@ impl RunKind {
         }
     }
 }
+

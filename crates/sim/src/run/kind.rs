@@ -36,9 +36,5 @@ pub trait KindOfRun {
     /// # Errors
     /// An option given that does not apply to this kind, any configuration error of the kind
     /// (each a one-line message), and [`SimError::Stopped`].
-    fn run(
-        machine: &Machine,
-        cfg: &RunConfig,
-        observer: &mut dyn FnMut(&Progress) -> bool,
-    ) -> Result<Self::Output, SimError>;
+    fn run(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Self::Output, SimError>;
 }

@@ -25,10 +25,7 @@ pub mod system;
 
 pub use config::{RunConfig, RunKind};
 pub use kind::{KindOfRun, Progress};
-pub use page::{
-    run, run_observed, run_on, run_on_observed, simulate, simulate_on, write_decisions,
-    EpochRecord, ResolvedConfig, Run, SimResult,
-};
+pub use page::{run, run_observed, run_on, run_on_observed, simulate, simulate_on, write_decisions, EpochRecord, ResolvedConfig, Run, SimResult};
 pub use request::DEFAULT_QUANTUM_NS;
 pub use source::{build_workload, settle_threads, workload_ctx};
 
@@ -63,10 +60,7 @@ impl Outcome {
 ///
 /// # Errors
 /// The kind's own ([`KindOfRun::run`]), and [`SimError::Stopped`].
-pub fn run_any_observed(
-    cfg: &RunConfig,
-    observer: &mut dyn FnMut(&Progress) -> bool,
-) -> Result<Outcome, SimError> {
+pub fn run_any_observed(cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Outcome, SimError> {
     let machine = load_machine(&cfg.machine)?;
     run_any_on(&machine, cfg, observer)
 }
@@ -75,11 +69,7 @@ pub fn run_any_observed(
 ///
 /// # Errors
 /// As [`run_any_observed`].
-pub fn run_any_on(
-    machine: &Machine,
-    cfg: &RunConfig,
-    observer: &mut dyn FnMut(&Progress) -> bool,
-) -> Result<Outcome, SimError> {
+pub fn run_any_on(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Outcome, SimError> {
     Ok(match RunKind::of(machine, cfg) {
         RunKind::Page => Outcome::Page(page::Page::run(machine, cfg, observer)?),
         RunKind::Protocol => Outcome::Protocol(protocol::Protocol::run(machine, cfg, observer)?),
@@ -94,17 +84,9 @@ pub fn run_any_on(
 /// # Errors
 /// A bad configuration (a system run has no single workload to write), a text form asked of a
 /// line-level program, or a write error.
-pub fn export_trace(
-    machine: &Machine,
-    cfg: &RunConfig,
-    path: &std::path::Path,
-    text: bool,
-) -> Result<(), SimError> {
+pub fn export_trace(machine: &Machine, cfg: &RunConfig, path: &std::path::Path, text: bool) -> Result<(), SimError> {
     match RunKind::of(machine, cfg) {
-        RunKind::Protocol if text => Err(numaplace_model::ModelError::Config(
-            "a line-level program has no text trace form: write the binary form (drop text)".into(),
-        )
-        .into()),
+        RunKind::Protocol if text => Err(numaplace_model::ModelError::Config("a line-level program has no text trace form: write the binary form (drop text)".into()).into()),
         RunKind::Protocol => protocol::export(machine, cfg, path).map(|_| ()),
         RunKind::Page | RunKind::System => page::export(machine, cfg, path, text),
     }

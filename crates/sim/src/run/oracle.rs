@@ -83,22 +83,13 @@ pub fn profile(
         None => build_workload(machine, cfg)?.0,
     };
     if wl.regions() != regions {
-        let what = trace.map_or_else(
-            || format!("workload '{}'", cfg.workload),
-            |p| format!("trace '{p}'"),
-        );
-        return Err(ModelError::Config(format!(
-            "placement 'oracle': {what} changed between the profile and the run"
-        ))
-        .into());
+        let what = trace.map_or_else(|| format!("workload '{}'", cfg.workload), |p| format!("trace '{p}'"));
+        return Err(ModelError::Config(format!("placement 'oracle': {what} changed between the profile and the run")).into());
     }
     let nn = machine.nodes();
     let pages = wl.pages();
     let bytes = pages.saturating_mul(nn as u64 * std::mem::size_of::<u64>() as u64);
-    check_state_bytes(
-        &format!("the oracle's profile of {pages} pages × {nn} nodes"),
-        bytes,
-    )?;
+    check_state_bytes(&format!("the oracle's profile of {pages} pages × {nn} nodes"), bytes)?;
     let mut counts = vec![0u64; pages as usize * nn];
     let node: Vec<usize> = threads.iter().map(|p| p.node.index()).collect();
     let iterations = wl.iterations();
@@ -112,12 +103,7 @@ pub fn profile(
                 }
             }
         }
-        if !observer(&Progress {
-            iteration: 0,
-            iterations,
-            epochs: 0,
-            simulated_ns: 0.0,
-        }) {
+        if !observer(&Progress { iteration: 0, iterations, epochs: 0, simulated_ns: 0.0 }) {
             return Err(SimError::Stopped);
         }
     }
@@ -138,13 +124,6 @@ fn reopen(machine: &Machine, cfg: &RunConfig, path: &str) -> Result<Box<dyn Work
     }
     let t = trace::open(p)?;
     let m = &machine.raw;
-    trace::check_fits(
-        t.header(),
-        path,
-        &format!("machine '{}'", machine.name()),
-        m.page_size,
-        m.line_size,
-        cfg.threads,
-    )?;
+    trace::check_fits(t.header(), path, &format!("machine '{}'", machine.name()), m.page_size, m.line_size, cfg.threads)?;
     Ok(t)
 }

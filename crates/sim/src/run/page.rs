@@ -18,6 +18,7 @@ use numaplace_model::units::{ns_to_ps, PS_PER_NS};
 use numaplace_model::{Machine, ModelError, Ps, Spec};
 use serde::Serialize;
 
+
 /// The configuration as resolved: every default filled in, the machine written out in full,
 /// so that a run can be repeated exactly from it.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -162,10 +163,7 @@ pub fn run_on(machine: &Machine, cfg: &RunConfig) -> Result<Run, SimError> {
 ///
 /// # Errors
 /// As [`simulate`], and [`SimError::Stopped`].
-pub fn run_observed(
-    cfg: &RunConfig,
-    observer: &mut dyn FnMut(&Progress) -> bool,
-) -> Result<Run, SimError> {
+pub fn run_observed(cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Run, SimError> {
     let machine = load_machine(&cfg.machine)?;
     run_on_observed(&machine, cfg, observer)
 }
@@ -177,11 +175,7 @@ impl KindOfRun for Page {
     const KIND: RunKind = RunKind::Page;
     type Output = Run;
 
-    fn run(
-        machine: &Machine,
-        cfg: &RunConfig,
-        observer: &mut dyn FnMut(&Progress) -> bool,
-    ) -> Result<Run, SimError> {
+    fn run(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Run, SimError> {
         run_on_observed(machine, cfg, observer)
     }
 }
@@ -190,11 +184,7 @@ impl KindOfRun for Page {
 ///
 /// # Errors
 /// As [`run_observed`]; a configuration for the protocol engine.
-pub fn run_on_observed(
-    machine: &Machine,
-    cfg: &RunConfig,
-    observer: &mut dyn FnMut(&Progress) -> bool,
-) -> Result<Run, SimError> {
+pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Run, SimError> {
     if RunKind::of(machine, cfg) == RunKind::Protocol {
         return Err(ModelError::Config(format!(
             "machine '{}' with engine = {} runs on the protocol engine: run it with run_any_observed",
@@ -221,58 +211,32 @@ pub fn run_on_observed(
     };
     let cfg = &with_threads_of(cfg, opened.as_ref().map(|t| t.header()));
     let threads = bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
-    let (mut wl, workload_spec, init): (Box<dyn Workload>, String, String) =
-        match (opened, &trace_path) {
-            (Some(t), Some(path)) => {
-                let m = &machine.raw;
-                trace::check_fits(
-                    t.header(),
-                    path,
-                    &format!("machine '{}'", machine.name()),
-                    m.page_size,
-                    m.line_size,
-                    cfg.threads,
-                )?;
-                let h = t.header();
-                let spec = h
-                    .meta("source")
-                    .map_or_else(|| format!("trace:{path}"), str::to_string);
-                let init = h.meta("init").unwrap_or("recorded").to_string();
-                (t, spec, init)
-            }
-            _ => {
-                let (wl, resolved) = build_workload(machine, cfg)?;
-                (wl, resolved.to_string(), cfg.init.name().to_string())
-            }
-        };
+    let (mut wl, workload_spec, init): (Box<dyn Workload>, String, String) = match (opened, &trace_path) {
+        (Some(t), Some(path)) => {
+            let m = &machine.raw;
+            trace::check_fits(t.header(), path, &format!("machine '{}'", machine.name()), m.page_size, m.line_size, cfg.threads)?;
+            let h = t.header();
+            let spec = h.meta("source").map_or_else(|| format!("trace:{path}"), str::to_string);
+            let init = h.meta("init").unwrap_or("recorded").to_string();
+            (t, spec, init)
+        }
+        _ => {
+            let (wl, resolved) = build_workload(machine, cfg)?;
+            (wl, resolved.to_string(), cfg.init.name().to_string())
+        }
+    };
     let needed = wl.pages();
     machine.check_footprint(needed)?;
     // The simulator's own per-page state, checked before it is allocated.
-    let state =
-        numaplace_model::pagetable::run_state_bytes(needed, machine.nodes(), cfg.dynamic.is_some());
+    let state = numaplace_model::pagetable::run_state_bytes(needed, machine.nodes(), cfg.dynamic.is_some());
     numaplace_model::pagetable::check_state_bytes(&format!("a run of {needed} pages"), state)?;
     // A placement that needs a profile of the run (`oracle`) gets it here: run::oracle.
-    let (place, pl_resolved) = crate::run::oracle::placement(
-        machine,
-        cfg,
-        &threads,
-        trace_path.as_deref(),
-        wl.regions(),
-        observer,
-    )?;
-    let mut engine = Engine::new(
-        machine,
-        &threads,
-        wl.regions().to_vec(),
-        place,
-        ns_to_ps(cfg.quantum_ns),
-    );
+    let (place, pl_resolved) = crate::run::oracle::placement(machine, cfg, &threads, trace_path.as_deref(), wl.regions(), observer)?;
+    let mut engine = Engine::new(machine, &threads, wl.regions().to_vec(), place, ns_to_ps(cfg.quantum_ns));
     let dynamic = match &cfg.dynamic {
         Some(text) => {
             let (policy, resolved) = dynamic::build(&Spec::parse(text)?, machine, cfg.threads)?;
-            policy
-                .check_regions(wl.regions())
-                .map_err(ModelError::Spec)?;
+            policy.check_regions(wl.regions()).map_err(ModelError::Spec)?;
             engine.set_dynamic(policy, &dynamic::REGISTRY.get(&resolved.name)?.caps);
             Some(resolved.to_string())
         }
@@ -293,12 +257,7 @@ pub fn run_on_observed(
         iteration = epoch.iteration;
         engine.run_epoch(&epoch);
         epochs += 1;
-        let at = Progress {
-            iteration,
-            iterations,
-            epochs,
-            simulated_ns: ns(engine.now()),
-        };
+        let at = Progress { iteration, iterations, epochs, simulated_ns: ns(engine.now()) };
         if !observer(&at) {
             return Err(SimError::Stopped);
         }
@@ -337,10 +296,7 @@ pub fn run_on_observed(
         numaplace_version: env!("CARGO_PKG_VERSION"),
     };
     let result = summarise(machine, &engine, wl.as_ref(), config);
-    Ok(Run {
-        result,
-        decisions: engine.dynamic.take().map(|d| d.decisions),
-    })
+    Ok(Run { result, decisions: engine.dynamic.take().map(|d| d.decisions) })
 }
 
 /// Writes the page-level workload of `cfg` on `machine` as a trace at `path` (text form if
@@ -349,12 +305,7 @@ pub fn run_on_observed(
 ///
 /// # Errors
 /// A bad configuration or a write error.
-pub fn export(
-    machine: &Machine,
-    cfg: &RunConfig,
-    path: &std::path::Path,
-    text: bool,
-) -> Result<(), SimError> {
+pub fn export(machine: &Machine, cfg: &RunConfig, path: &std::path::Path, text: bool) -> Result<(), SimError> {
     check_applies(cfg, RunKind::Page)?;
     let cfg = &settle_threads(cfg)?;
     bind(machine, cfg.threads, cfg.binding, cfg.oversubscribe)?;
@@ -370,10 +321,7 @@ pub fn export(
             ("seed".into(), cfg.seed.to_string()),
             ("iterations".into(), wl.iterations().to_string()),
             ("machine".into(), machine.name().into()),
-            (
-                "writer".into(),
-                format!("numaplace {}", env!("CARGO_PKG_VERSION")),
-            ),
+            ("writer".into(), format!("numaplace {}", env!("CARGO_PKG_VERSION"))),
         ],
     };
     if text {
@@ -387,10 +335,7 @@ pub fn export(
 ///
 /// # Errors
 /// The file cannot be written.
-pub fn write_decisions(
-    path: &std::path::Path,
-    decisions: &[crate::engine::Decision],
-) -> Result<(), SimError> {
+pub fn write_decisions(path: &std::path::Path, decisions: &[crate::engine::Decision]) -> Result<(), SimError> {
     use std::fmt::Write as _;
     let mut out = String::new();
     let csv = path.extension().is_some_and(|e| e == "csv");
@@ -400,54 +345,22 @@ pub fn write_decisions(
     for d in decisions {
         if csv {
             let counts: Vec<String> = d.counts.iter().map(u16::to_string).collect();
-            let _ = writeln!(
-                out,
-                "{},{},{},{},{},{},{},{}",
-                d.time_ns,
-                d.page,
-                d.region,
-                d.from,
-                d.to,
-                d.action,
-                d.reason,
-                counts.join(" ")
-            );
+            let _ = writeln!(out, "{},{},{},{},{},{},{},{}", d.time_ns, d.page, d.region, d.from, d.to, d.action, d.reason, counts.join(" "));
         } else {
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string(d).expect("decisions serialise")
-            );
+            let _ = writeln!(out, "{}", serde_json::to_string(d).expect("decisions serialise"));
         }
     }
     crate::output::write_bytes(path, out.as_bytes())
 }
 
-fn summarise(
-    machine: &Machine,
-    engine: &Engine<'_>,
-    wl: &dyn Workload,
-    config: ResolvedConfig,
-) -> SimResult {
+fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: ResolvedConfig) -> SimResult {
     let nn = machine.nodes();
     let Traffic { lines, writes } = &engine.timed;
     let transactions: u64 = lines.iter().sum();
     let local: u64 = (0..nn).map(|n| lines[n * nn + n]).sum();
-    let per_node: Vec<u64> = (0..nn)
-        .map(|h| (0..nn).map(|n| lines[n * nn + h]).sum())
-        .collect();
-    let timed_ps: Ps = engine
-        .epochs
-        .iter()
-        .filter(|e| e.iteration > 0)
-        .map(|e| e.time_ps)
-        .sum();
-    let init_ps: Ps = engine
-        .epochs
-        .iter()
-        .filter(|e| e.iteration == 0)
-        .map(|e| e.time_ps)
-        .sum();
+    let per_node: Vec<u64> = (0..nn).map(|h| (0..nn).map(|n| lines[n * nn + h]).sum()).collect();
+    let timed_ps: Ps = engine.epochs.iter().filter(|e| e.iteration > 0).map(|e| e.time_ps).sum();
+    let init_ps: Ps = engine.epochs.iter().filter(|e| e.iteration == 0).map(|e| e.time_ps).sum();
     let iterations = wl.iterations();
     let mut per_iter = vec![0 as Ps; iterations as usize];
     for e in engine.epochs.iter().filter(|e| e.iteration > 0) {
@@ -455,21 +368,11 @@ fn summarise(
             *slot += e.time_ps;
         }
     }
-    let policy = engine
-        .dynamic
-        .as_ref()
-        .map(|d| d.stats())
-        .unwrap_or_default();
+    let policy = engine.dynamic.as_ref().map(|d| d.stats()).unwrap_or_default();
     let utilisation = per_node
         .iter()
         .zip(&machine.service_ps)
-        .map(|(&l, &s)| {
-            if timed_ps == 0 {
-                0.0
-            } else {
-                l as f64 * s / timed_ps as f64
-            }
-        })
+        .map(|(&l, &s)| if timed_ps == 0 { 0.0 } else { l as f64 * s / timed_ps as f64 })
         .collect();
     SimResult {
         config,
@@ -480,20 +383,12 @@ fn summarise(
         epochs: engine
             .epochs
             .iter()
-            .map(|e| EpochRecord {
-                iteration: e.iteration,
-                phase: e.phase,
-                time_ns: ns(e.time_ps),
-            })
+            .map(|e| EpochRecord { iteration: e.iteration, phase: e.phase, time_ns: ns(e.time_ps) })
             .collect(),
         transactions,
         reads: transactions - writes,
         writes: *writes,
-        local_fraction: if transactions == 0 {
-            0.0
-        } else {
-            local as f64 / transactions as f64
-        },
+        local_fraction: if transactions == 0 { 0.0 } else { local as f64 / transactions as f64 },
         per_node_transactions: per_node,
         per_node_utilisation: utilisation,
         per_node_pages: engine.page_table().pages_per_node().to_vec(),
@@ -513,13 +408,7 @@ fn summarise(
         per_iteration_local_fraction: engine
             .iteration_traffic
             .iter()
-            .map(|&(local, all)| {
-                if all == 0 {
-                    0.0
-                } else {
-                    local as f64 / all as f64
-                }
-            })
+            .map(|&(local, all)| if all == 0 { 0.0 } else { local as f64 / all as f64 })
             .collect(),
     }
 }
@@ -529,16 +418,11 @@ mod tests {
     use super::*;
 
     fn cfg() -> RunConfig {
-        crate::run::request::resolve_json(
-            r#"{"workload": "nas-cg", "class": "S", "threads": 4, "dynamic": "upmlib"}"#,
-        )
-        .unwrap()
+        crate::run::request::resolve_json(r#"{"workload": "nas-cg", "class": "S", "threads": 4, "dynamic": "upmlib"}"#).unwrap()
     }
 
     fn tiered(extra: &str) -> Result<SimResult, SimError> {
-        let text = format!(
-            r#"{{"machine": "cxl-1to8", "workload": "gups:pages=2000,updates=2000,iterations=2", "threads": 2{extra}}}"#
-        );
+        let text = format!(r#"{{"machine": "cxl-1to8", "workload": "gups:pages=2000,updates=2000,iterations=2", "threads": 2{extra}}}"#);
         simulate(&crate::run::request::resolve_json(&text)?)
     }
 
@@ -556,16 +440,8 @@ mod tests {
         assert_eq!(small.config.machine_spec, declared.config.machine_spec); // as declared
         assert!(small.to_json().contains("\"fast_memory_mib\": 2.0"));
         // Fractions of a MiB: 0.25 MiB is 64 pages.
-        assert_eq!(
-            tiered(r#", "fast_memory_mib": 0.25"#)
-                .unwrap()
-                .per_node_pages,
-            vec![64, 1936]
-        );
-        assert_eq!(
-            tiered(r#", "fast_memory_mib": 2"#).unwrap().to_json(),
-            small.to_json()
-        );
+        assert_eq!(tiered(r#", "fast_memory_mib": 0.25"#).unwrap().per_node_pages, vec![64, 1936]);
+        assert_eq!(tiered(r#", "fast_memory_mib": 2"#).unwrap().to_json(), small.to_json());
     }
 
     #[test]
@@ -577,22 +453,13 @@ mod tests {
             "fast_memory_mib = 1980.5: a fast tier larger than the machine: machine 'cxl-1to8' has 1980 MiB of memory in all its tiers"
         );
         assert!(tiered(r#", "fast_memory_mib": 1980"#).is_ok()); // the whole machine, exactly
-        assert_eq!(
-            e(r#", "fast_memory_mib": -1"#),
-            "fast_memory_mib = -1: expected a number in [0, 272730423296]"
-        );
+        assert_eq!(e(r#", "fast_memory_mib": -1"#), "fast_memory_mib = -1: expected a number in [0, 272730423296]");
         let flat = r#"{"machine": "modern-2s", "workload": "stream:pages=64", "threads": 2, "fast_memory_mib": 64}"#;
-        let e = simulate(&crate::run::request::resolve_json(flat).unwrap())
-            .err()
-            .unwrap()
-            .to_string();
+        let e = simulate(&crate::run::request::resolve_json(flat).unwrap()).err().unwrap().to_string();
         assert!(e.starts_with("fast_memory_mib = 64: machine 'modern-2s' has one memory tier: there is no fast tier to size"), "{e}");
         // A footprint larger than the whole machine is the existing error, not this option's.
         let big = r#"{"machine": "cxl-1to8", "workload": "gups:pages=600000,updates=10", "threads": 2, "fast_memory_mib": 1}"#;
-        let e = simulate(&crate::run::request::resolve_json(big).unwrap())
-            .err()
-            .unwrap()
-            .to_string();
+        let e = simulate(&crate::run::request::resolve_json(big).unwrap()).err().unwrap().to_string();
         assert!(e.starts_with("out of memory: 600000 pages needed"), "{e}");
     }
 
@@ -609,20 +476,12 @@ mod tests {
         assert_eq!(observed.to_json(), plain.to_json());
         assert_eq!(seen.len(), plain.epochs.len());
         for (i, (p, e)) in seen.iter().zip(&plain.epochs).enumerate() {
-            assert_eq!(
-                (p.iteration, p.iterations, p.epochs),
-                (e.iteration, plain.iterations, i as u64 + 1)
-            );
+            assert_eq!((p.iteration, p.iterations, p.epochs), (e.iteration, plain.iterations, i as u64 + 1));
         }
-        assert!(seen
-            .windows(2)
-            .all(|w| w[0].simulated_ns <= w[1].simulated_ns));
+        assert!(seen.windows(2).all(|w| w[0].simulated_ns <= w[1].simulated_ns));
         let end = seen.last().unwrap().simulated_ns;
         let sum: f64 = plain.epochs.iter().map(|e| e.time_ns).sum();
-        assert!(
-            (end - sum).abs() <= 1e-6 * sum,
-            "simulated {end} ns, epochs sum to {sum} ns"
-        );
+        assert!((end - sum).abs() <= 1e-6 * sum, "simulated {end} ns, epochs sum to {sum} ns");
     }
 
     #[test]

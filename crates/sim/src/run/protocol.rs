@@ -3,6 +3,7 @@
 //! line-level program ([`crate::protocol::programs`], or a version 2 trace) in place of the
 //! workload.
 
+use numaplace_model::error::shown_path;
 use crate::error::SimError;
 use crate::protocol::engine;
 use crate::protocol::params::{BufferMode, ProtocolOptions, ProtocolParams, ProxyMode};
@@ -14,7 +15,6 @@ use crate::run::kind::{KindOfRun, Progress};
 use crate::run::request::check_applies;
 use crate::run::source::trace_path;
 use crate::trace::line::LineTrace;
-use numaplace_model::error::shown_path;
 use numaplace_model::placement;
 use numaplace_model::topology::RawMachine;
 use numaplace_model::{Machine, ModelError, Spec};
@@ -60,20 +60,13 @@ impl ProtocolRun {
 /// # Errors
 /// No program named, an unknown program or parameter, a trace that is unreadable, page-level
 /// or does not fit the machine.
-pub fn program(
-    machine: &Machine,
-    cfg: &RunConfig,
-) -> Result<(Box<dyn LineProgram>, String, Option<String>), SimError> {
+pub fn program(machine: &Machine, cfg: &RunConfig) -> Result<(Box<dyn LineProgram>, String, Option<String>), SimError> {
     let m = &machine.raw;
     if let Some(path) = trace_path(cfg)? {
         let t = LineTrace::open(Path::new(&path))?;
         let h = t.header();
         let mismatch = |what: &str, trace: u64, machine_has: u64| {
-            ModelError::Config(format!(
-                "{}: the trace's {what} is {trace} but machine '{}' has {machine_has}",
-                shown_path(Path::new(&path)),
-                machine.name()
-            ))
+            ModelError::Config(format!("{}: the trace's {what} is {trace} but machine '{}' has {machine_has}", shown_path(Path::new(&path)), machine.name()))
         };
         if h.page_size != m.page_size {
             return Err(mismatch("page size", h.page_size, m.page_size).into());
@@ -81,9 +74,7 @@ pub fn program(
         if h.line_size != m.line_size {
             return Err(mismatch("line size", h.line_size, m.line_size).into());
         }
-        let spec = h
-            .meta("source")
-            .map_or_else(|| format!("trace:{path}"), str::to_string);
+        let spec = h.meta("source").map_or_else(|| format!("trace:{path}"), str::to_string);
         return Ok((Box::new(t), spec, Some(path)));
     }
     if !cfg.given.contains(&"workload") {
@@ -94,12 +85,7 @@ pub fn program(
         ))
         .into());
     }
-    let ctx = LineCtx {
-        threads: machine.nodes(),
-        page_size: m.page_size,
-        line_size: m.line_size,
-        seed: cfg.seed,
-    };
+    let ctx = LineCtx { threads: machine.nodes(), page_size: m.page_size, line_size: m.line_size, seed: cfg.seed };
     let (p, resolved) = programs::build(&Spec::parse(&cfg.workload)?, &ctx)?;
     Ok((p, resolved.to_string(), None))
 }
@@ -112,18 +98,9 @@ impl KindOfRun for Protocol {
     const KIND: RunKind = RunKind::Protocol;
     type Output = ProtocolRun;
 
-    fn run(
-        machine: &Machine,
-        cfg: &RunConfig,
-        observer: &mut dyn FnMut(&Progress) -> bool,
-    ) -> Result<ProtocolRun, SimError> {
+    fn run(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<ProtocolRun, SimError> {
         let mut line_observer = |p: &engine::ProtocolProgress| {
-            let at = Progress {
-                iteration: p.barriers.min(u64::from(u32::MAX)) as u32,
-                iterations: 0,
-                epochs: p.barriers,
-                simulated_ns: p.simulated_ns,
-            };
+            let at = Progress { iteration: p.barriers.min(u64::from(u32::MAX)) as u32, iterations: 0, epochs: p.barriers, simulated_ns: p.simulated_ns };
             observer(&at)
         };
         run_protocol_observed(machine, cfg, &mut line_observer)
@@ -165,11 +142,7 @@ pub fn run_protocol_observed(
     let (mut program, workload, trace) = program(machine, cfg)?;
     let (info, resolved) = placement::resolve(&Spec::parse(&cfg.placement)?)?;
     if info.caps.needs_profile {
-        let can: Vec<&str> = placement::REGISTRY
-            .iter()
-            .filter(|i| !i.caps.needs_profile)
-            .map(|i| i.name)
-            .collect();
+        let can: Vec<&str> = placement::REGISTRY.iter().filter(|i| !i.caps.needs_profile).map(|i| i.name).collect();
         return Err(ModelError::Config(format!(
             "placement '{}' needs a page-level profile of the run, which the protocol engine does not make; it runs: {}",
             info.name,
@@ -183,15 +156,7 @@ pub fn run_protocol_observed(
         buffers: BufferMode::parse(&cfg.buffers)?,
         ..ProtocolOptions::default()
     };
-    let result = engine::run_observed(
-        machine,
-        &params,
-        program.as_mut(),
-        place.as_ref(),
-        &resolved.to_string(),
-        &opts,
-        observer,
-    );
+    let result = engine::run_observed(machine, &params, program.as_mut(), place.as_ref(), &resolved.to_string(), &opts, observer);
     // A malformed trace ends its threads early, which the engine may report first as a broken
     // contract: the trace's own error is the cause.
     if let Some(e) = program.take_error() {
@@ -226,10 +191,7 @@ pub fn export(machine: &Machine, cfg: &RunConfig, out: &Path) -> Result<(u64, u6
         ("source".to_string(), spec),
         ("seed".to_string(), cfg.seed.to_string()),
         ("machine".to_string(), machine.name().to_string()),
-        (
-            "writer".to_string(),
-            format!("numaplace {}", env!("CARGO_PKG_VERSION")),
-        ),
+        ("writer".to_string(), format!("numaplace {}", env!("CARGO_PKG_VERSION"))),
     ];
     crate::trace::line::export_line(p.as_mut(), m.page_size, m.line_size, meta, out)
 }

@@ -24,21 +24,12 @@ pub enum OptKind {
     /// Free text: a preset name or machine file, a `NAME:key=value` spec, a path.
     Text,
     /// An integer in `[min, max]`.
-    Int {
-        min: u64,
-        max: u64,
-    },
+    Int { min: u64, max: u64 },
     /// A finite number in `[min, max]`.
-    Float {
-        min: f64,
-        max: f64,
-    },
+    Float { min: f64, max: f64 },
     Bool,
     /// One of these names; another is an unknown-name error that lists them.
-    Name {
-        what: &'static str,
-        names: &'static [&'static str],
-    },
+    Name { what: &'static str, names: &'static [&'static str] },
 }
 
 /// Every kind of run.
@@ -86,8 +77,7 @@ pub const MIN_SYSTEM_QUANTUM_NS: f64 = 100_000.0;
 
 /// The `fast_memory_mib` option's range bound, MiB: every node at its largest
 /// (`topology::bounds::MAX_NODE_MEMORY_MIB`); the machine's own memory bounds it per run.
-pub const MAX_FAST_MEMORY_MIB: f64 = (numaplace_model::topology::bounds::MAX_NODE_MEMORY_MIB
-    * numaplace_model::units::MAX_NODES as u64) as f64;
+pub const MAX_FAST_MEMORY_MIB: f64 = (numaplace_model::topology::bounds::MAX_NODE_MEMORY_MIB * numaplace_model::units::MAX_NODES as u64) as f64;
 
 /// Every option of a run, in the order listings show them.
 pub const OPTIONS: &[RunOption] = &[
@@ -320,6 +310,7 @@ impl Default for RunConfig {
     }
 }
 
+
 /// The option named `name`.
 pub fn option(name: &str) -> Option<&'static RunOption> {
     OPTIONS.iter().find(|o| o.name == name)
@@ -335,12 +326,7 @@ enum Typed {
 }
 
 fn bad(o: &RunOption, value: &Value, why: String) -> SimError {
-    ModelError::Config(format!(
-        "{} = {}: {why}",
-        o.name,
-        numaplace_model::error::shown(&value.to_string())
-    ))
-    .into()
+    ModelError::Config(format!("{} = {}: {why}", o.name, numaplace_model::error::shown(&value.to_string()))).into()
 }
 
 /// Checks one JSON value against its option.
@@ -349,9 +335,7 @@ fn check(o: &RunOption, value: &Value) -> Result<Typed, SimError> {
         // An empty name, spec or path is never meant: refused here, rather than left to run a
         // default (an empty workload) or to write nowhere (an empty path).
         OptKind::Text => match value.as_str() {
-            Some(s) if s.trim().is_empty() => {
-                Err(bad(o, value, "expected a non-empty string".into()))
-            }
+            Some(s) if s.trim().is_empty() => Err(bad(o, value, "expected a non-empty string".into())),
             Some(s) => Ok(Typed::Text(s.to_string())),
             None => Err(bad(o, value, "expected a string".into())),
         },
@@ -362,19 +346,11 @@ fn check(o: &RunOption, value: &Value) -> Result<Typed, SimError> {
         },
         OptKind::Int { min, max } => match value.as_u64() {
             Some(v) if (min..=max).contains(&v) => Ok(Typed::Int(v)),
-            _ => Err(bad(
-                o,
-                value,
-                format!("expected an integer in [{min}, {max}]"),
-            )),
+            _ => Err(bad(o, value, format!("expected an integer in [{min}, {max}]"))),
         },
         OptKind::Float { min, max } => match value.as_f64() {
             Some(v) if v.is_finite() && (min..=max).contains(&v) => Ok(Typed::Float(v)),
-            _ => Err(bad(
-                o,
-                value,
-                format!("expected a number in [{min}, {max}]"),
-            )),
+            _ => Err(bad(o, value, format!("expected a number in [{min}, {max}]"))),
         },
         OptKind::Bool => match value.as_bool() {
             Some(v) => Ok(Typed::Bool(v)),
@@ -400,13 +376,8 @@ pub fn check_value(name: &str, value: &Value) -> Result<(), SimError> {
 fn default_value(o: &RunOption, text: &str) -> Value {
     match o.kind {
         OptKind::Text | OptKind::Name { .. } => Value::String(text.to_string()),
-        OptKind::Int { .. } => Value::from(
-            text.parse::<u64>()
-                .expect("declared integer defaults parse"),
-        ),
-        OptKind::Float { .. } => {
-            Value::from(text.parse::<f64>().expect("declared number defaults parse"))
-        }
+        OptKind::Int { .. } => Value::from(text.parse::<u64>().expect("declared integer defaults parse")),
+        OptKind::Float { .. } => Value::from(text.parse::<f64>().expect("declared number defaults parse")),
         OptKind::Bool => Value::Bool(text == "true"),
     }
 }
@@ -419,20 +390,11 @@ fn default_value(o: &RunOption, text: &str) -> Value {
 /// Text that is not a JSON object, an unknown option (the known ones are listed), or a value of
 /// the wrong type or outside its range (the message names the option).
 pub fn resolve(request: &Map<String, Value>) -> Result<RunConfig, SimError> {
-    let mut unknown: Vec<&str> = request
-        .keys()
-        .map(String::as_str)
-        .filter(|k| option(k).is_none())
-        .collect();
+    let mut unknown: Vec<&str> = request.keys().map(String::as_str).filter(|k| option(k).is_none()).collect();
     if !unknown.is_empty() {
         unknown.sort_unstable();
         let known: Vec<&str> = OPTIONS.iter().map(|o| o.name).collect();
-        return Err(ModelError::Config(format!(
-            "unknown option(s) {} for a run (known: {})",
-            unknown.join(", "),
-            known.join(", ")
-        ))
-        .into());
+        return Err(ModelError::Config(format!("unknown option(s) {} for a run (known: {})", unknown.join(", "), known.join(", "))).into());
     }
     let mut cfg = RunConfig {
         machine: String::new(),
@@ -464,9 +426,7 @@ pub fn resolve(request: &Map<String, Value>) -> Result<RunConfig, SimError> {
     for o in OPTIONS {
         let given = request.get(o.name).filter(|v| !v.is_null());
         threads_given |= o.name == "threads" && given.is_some();
-        let default = o
-            .default
-            .map(|d| check(o, &default_value(o, d)).expect("declared defaults are valid"));
+        let default = o.default.map(|d| check(o, &default_value(o, d)).expect("declared defaults are valid"));
         let value = match (given, default) {
             (Some(v), default) => {
                 let v = check(o, v)?;
@@ -503,20 +463,14 @@ pub fn resolve(request: &Map<String, Value>) -> Result<RunConfig, SimError> {
             ("job_count", Typed::Int(v)) => cfg.job_count = Some(v as u32),
             ("apps", Typed::Text(v)) => cfg.apps = Some(v),
             ("scheduler", Typed::Text(v)) => cfg.scheduler = v,
-            (name, v) => {
-                unreachable!("option '{name}' declared with a kind its field does not take: {v:?}")
-            }
+            (name, v) => unreachable!("option '{name}' declared with a kind its field does not take: {v:?}"),
         }
     }
     if let (Some(path), None) = (&cfg.decisions, &cfg.dynamic) {
-        return Err(ModelError::Config(format!(
-            "decisions = {path}: only a dynamic policy makes decisions (give dynamic)"
-        ))
-        .into());
+        return Err(ModelError::Config(format!("decisions = {path}: only a dynamic policy makes decisions (give dynamic)")).into());
     }
     // A trace knows its thread count; the request's is only checked against it when given.
-    cfg.threads_from_trace =
-        !threads_given && (cfg.trace.is_some() || is_trace_spec(&cfg.workload));
+    cfg.threads_from_trace = !threads_given && (cfg.trace.is_some() || is_trace_spec(&cfg.workload));
     Ok(cfg)
 }
 
@@ -548,11 +502,7 @@ pub fn check_applies(cfg: &RunConfig, kind: RunKind) -> Result<(), SimError> {
 pub fn resolve_json(text: &str) -> Result<RunConfig, SimError> {
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => resolve(&map),
-        Ok(_) | Err(_) => Err(ModelError::Config(format!(
-            "a run request must be a JSON object of options, got: {}",
-            text.chars().take(80).collect::<String>()
-        ))
-        .into()),
+        Ok(_) | Err(_) => Err(ModelError::Config(format!("a run request must be a JSON object of options, got: {}", text.chars().take(80).collect::<String>())).into()),
     }
 }
 
@@ -583,58 +533,20 @@ mod tests {
     #[test]
     fn values_are_typed_and_ranged() {
         let e = |v: Value| req(v).err().expect("an error").to_string();
-        assert_eq!(
-            e(json!({"threads": 0})),
-            "threads = 0: expected an integer in [1, 65535]"
-        );
-        assert_eq!(
-            e(json!({"threads": "4"})),
-            "threads = \"4\": expected an integer in [1, 65535]"
-        );
-        assert_eq!(
-            e(json!({"threads": 4.0})),
-            "threads = 4.0: expected an integer in [1, 65535]"
-        );
-        assert_eq!(
-            e(json!({"threads": true})),
-            "threads = true: expected an integer in [1, 65535]"
-        );
-        assert_eq!(
-            e(json!({"seed": -1})),
-            "seed = -1: expected an integer in [0, 18446744073709551615]"
-        );
-        assert_eq!(
-            e(json!({"quantum_ns": 1})),
-            "quantum_ns = 1: expected a number in [1000, 1000000000000]"
-        );
-        assert_eq!(
-            e(json!({"quantum_ns": 999.9})),
-            "quantum_ns = 999.9: expected a number in [1000, 1000000000000]"
-        );
-        assert_eq!(
-            e(json!({"quantum_ns": 1e17})),
-            "quantum_ns = 1e+17: expected a number in [1000, 1000000000000]"
-        );
-        assert_eq!(
-            e(json!({"oversubscribe": 1})),
-            "oversubscribe = 1: expected true or false"
-        );
+        assert_eq!(e(json!({"threads": 0})), "threads = 0: expected an integer in [1, 65535]");
+        assert_eq!(e(json!({"threads": "4"})), "threads = \"4\": expected an integer in [1, 65535]");
+        assert_eq!(e(json!({"threads": 4.0})), "threads = 4.0: expected an integer in [1, 65535]");
+        assert_eq!(e(json!({"threads": true})), "threads = true: expected an integer in [1, 65535]");
+        assert_eq!(e(json!({"seed": -1})), "seed = -1: expected an integer in [0, 18446744073709551615]");
+        assert_eq!(e(json!({"quantum_ns": 1})), "quantum_ns = 1: expected a number in [1000, 1000000000000]");
+        assert_eq!(e(json!({"quantum_ns": 999.9})), "quantum_ns = 999.9: expected a number in [1000, 1000000000000]");
+        assert_eq!(e(json!({"quantum_ns": 1e17})), "quantum_ns = 1e+17: expected a number in [1000, 1000000000000]");
+        assert_eq!(e(json!({"oversubscribe": 1})), "oversubscribe = 1: expected true or false");
         assert_eq!(e(json!({"machine": 3})), "machine = 3: expected a string");
-        assert_eq!(
-            e(json!({"workload": ""})),
-            "workload = \"\": expected a non-empty string"
-        );
-        assert_eq!(
-            e(json!({"decisions": " "})),
-            "decisions = \" \": expected a non-empty string"
-        );
-        assert_eq!(
-            e(json!({"binding": "diagonal"})),
-            "unknown binding 'diagonal' (known: compact, spread)"
-        );
-        assert!(e(json!({"thread": 4, "colour": 1})).starts_with(
-            "unknown option(s) colour, thread for a run (known: machine, engine, workload, class, "
-        ));
+        assert_eq!(e(json!({"workload": ""})), "workload = \"\": expected a non-empty string");
+        assert_eq!(e(json!({"decisions": " "})), "decisions = \" \": expected a non-empty string");
+        assert_eq!(e(json!({"binding": "diagonal"})), "unknown binding 'diagonal' (known: compact, spread)");
+        assert!(e(json!({"thread": 4, "colour": 1})).starts_with("unknown option(s) colour, thread for a run (known: machine, engine, workload, class, "));
     }
 
     #[test]
@@ -642,13 +554,7 @@ mod tests {
         let cfg = req(json!({"threads": null, "dynamic": "none", "class": null})).unwrap();
         assert_eq!(cfg.threads, 16);
         assert!(cfg.dynamic.is_none() && cfg.class.is_none());
-        assert_eq!(
-            req(json!({"dynamic": "upmlib"}))
-                .unwrap()
-                .dynamic
-                .as_deref(),
-            Some("upmlib")
-        );
+        assert_eq!(req(json!({"dynamic": "upmlib"})).unwrap().dynamic.as_deref(), Some("upmlib"));
     }
 
     #[test]
@@ -656,33 +562,15 @@ mod tests {
         let cfg = req(json!({"trace": "ft.nptrace", "threads": 4})).unwrap();
         assert_eq!(cfg.trace.as_deref(), Some("ft.nptrace"));
         assert!(!cfg.threads_from_trace);
-        assert!(
-            req(json!({"trace": "ft.nptrace"}))
-                .unwrap()
-                .threads_from_trace
-        );
-        assert!(
-            req(json!({"workload": "trace:file=ft.nptrace"}))
-                .unwrap()
-                .threads_from_trace
-        );
-        assert!(
-            !req(json!({"workload": "stream"}))
-                .unwrap()
-                .threads_from_trace
-        );
+        assert!(req(json!({"trace": "ft.nptrace"})).unwrap().threads_from_trace);
+        assert!(req(json!({"workload": "trace:file=ft.nptrace"})).unwrap().threads_from_trace);
+        assert!(!req(json!({"workload": "stream"})).unwrap().threads_from_trace);
     }
 
     #[test]
     fn decisions_need_a_dynamic_policy() {
-        let e = req(json!({"decisions": "d.csv"}))
-            .err()
-            .unwrap()
-            .to_string();
-        assert_eq!(
-            e,
-            "decisions = d.csv: only a dynamic policy makes decisions (give dynamic)"
-        );
+        let e = req(json!({"decisions": "d.csv"})).err().unwrap().to_string();
+        assert_eq!(e, "decisions = d.csv: only a dynamic policy makes decisions (give dynamic)");
         assert!(req(json!({"decisions": "d.csv", "dynamic": "none"})).is_err());
         assert!(req(json!({"decisions": "d.csv", "dynamic": "upmlib"})).is_ok());
     }
@@ -692,36 +580,15 @@ mod tests {
         // Given at its default, an option is not set: callers that pass every option work.
         let cfg = req(json!({"init": "parallel", "proxies": "none", "workload": "ge"})).unwrap();
         assert_eq!(cfg.given, ["workload"]);
-        assert!(
-            check_applies(&cfg, RunKind::Protocol).is_ok()
-                && check_applies(&cfg, RunKind::Page).is_ok()
-        );
+        assert!(check_applies(&cfg, RunKind::Protocol).is_ok() && check_applies(&cfg, RunKind::Page).is_ok());
         let cfg = req(json!({"proxies": "basic", "dynamic": "upmlib"})).unwrap();
-        let e = check_applies(&cfg, RunKind::Page)
-            .err()
-            .unwrap()
-            .to_string();
-        assert_eq!(
-            e,
-            "option proxies applies to protocol runs, not to this page run"
-        );
-        let e = check_applies(&cfg, RunKind::Protocol)
-            .err()
-            .unwrap()
-            .to_string();
-        assert_eq!(
-            e,
-            "option dynamic applies to page and system runs, not to this protocol run"
-        );
+        let e = check_applies(&cfg, RunKind::Page).err().unwrap().to_string();
+        assert_eq!(e, "option proxies applies to protocol runs, not to this page run");
+        let e = check_applies(&cfg, RunKind::Protocol).err().unwrap().to_string();
+        assert_eq!(e, "option dynamic applies to page and system runs, not to this protocol run");
         let cfg = req(json!({"job_stream": "W1", "threads": 4})).unwrap();
-        let e = check_applies(&cfg, RunKind::System)
-            .err()
-            .unwrap()
-            .to_string();
-        assert_eq!(
-            e,
-            "option threads applies to page and protocol runs, not to this system run"
-        );
+        let e = check_applies(&cfg, RunKind::System).err().unwrap().to_string();
+        assert_eq!(e, "option threads applies to page and protocol runs, not to this system run");
         let e = req(json!({"buffers": "huge"})).err().unwrap().to_string();
         assert_eq!(e, "unknown buffer mode 'huge' (known: finite, infinite)");
         let e = req(json!({"engine": "gem5"})).err().unwrap().to_string();
@@ -731,49 +598,18 @@ mod tests {
     #[test]
     fn non_objects_are_refused() {
         for text in ["[]", "3", "{", ""] {
-            assert!(
-                resolve_json(text)
-                    .err()
-                    .unwrap()
-                    .to_string()
-                    .starts_with("a run request must be a JSON object"),
-                "{text}"
-            );
+            assert!(resolve_json(text).err().unwrap().to_string().starts_with("a run request must be a JSON object"), "{text}");
         }
     }
 
     #[test]
     fn python_keywords_are_renamed_and_only_outputs_are_not_inputs() {
-        let renamed: Vec<&str> = OPTIONS
-            .iter()
-            .filter(|o| o.python.is_some())
-            .map(|o| o.name)
-            .collect();
+        let renamed: Vec<&str> = OPTIONS.iter().filter(|o| o.python.is_some()).map(|o| o.name).collect();
         assert_eq!(renamed, ["class"]);
-        let outputs: Vec<&str> = OPTIONS
-            .iter()
-            .filter(|o| !o.input)
-            .map(|o| o.name)
-            .collect();
+        let outputs: Vec<&str> = OPTIONS.iter().filter(|o| !o.input).map(|o| o.name).collect();
         assert_eq!(outputs, ["decisions"]);
-        let specs: Vec<(&str, &str)> = OPTIONS
-            .iter()
-            .filter_map(|o| o.registry.map(|r| (o.name, r)))
-            .collect();
-        assert_eq!(
-            specs,
-            [
-                ("workload", "workload"),
-                ("placement", "placement"),
-                ("dynamic", "dynamic"),
-                ("scheduler", "scheduler")
-            ]
-        );
-        assert!(
-            OPTIONS
-                .iter()
-                .all(|o| o.registry.is_none() || (o.input && o.kind == OptKind::Text)),
-            "a spec option is a text input"
-        );
+        let specs: Vec<(&str, &str)> = OPTIONS.iter().filter_map(|o| o.registry.map(|r| (o.name, r))).collect();
+        assert_eq!(specs, [("workload", "workload"), ("placement", "placement"), ("dynamic", "dynamic"), ("scheduler", "scheduler")]);
+        assert!(OPTIONS.iter().all(|o| o.registry.is_none() || (o.input && o.kind == OptKind::Text)), "a spec option is a text input");
     }
 }

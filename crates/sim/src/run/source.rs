@@ -24,10 +24,7 @@ pub fn workload_ctx(machine: &Machine, cfg: &RunConfig) -> WorkloadCtx {
 ///
 /// # Errors
 /// An unknown workload or a bad parameter.
-pub fn build_workload(
-    machine: &Machine,
-    cfg: &RunConfig,
-) -> Result<(Box<dyn Workload>, Resolved), SimError> {
+pub fn build_workload(machine: &Machine, cfg: &RunConfig) -> Result<(Box<dyn Workload>, Resolved), SimError> {
     let mut spec = Spec::parse(&cfg.workload)?;
     if let Some(class) = &cfg.class {
         if spec.params.iter().any(|(k, _)| k == "class") {
@@ -61,11 +58,7 @@ pub fn with_threads_of(cfg: &RunConfig, header: Option<&trace::TraceHeader>) -> 
         (Some(h), true) => h.threads,
         _ => cfg.threads,
     };
-    RunConfig {
-        threads,
-        threads_from_trace: false,
-        ..cfg.clone()
-    }
+    RunConfig { threads, threads_from_trace: false, ..cfg.clone() }
 }
 
 /// The trace a configuration replays: its `trace` path, or the `file` of a `trace:file=PATH`
@@ -84,13 +77,11 @@ pub fn trace_path(cfg: &RunConfig) -> Result<Option<String>, SimError> {
         None => return Ok(None),
     };
     if let Some(class) = &cfg.class {
-        return Err(ModelError::Spec(format!(
-            "workload 'trace': class given ({class}), but a trace was recorded at its own size"
-        ))
-        .into());
+        return Err(ModelError::Spec(format!("workload 'trace': class given ({class}), but a trace was recorded at its own size")).into());
     }
     if path.is_empty() {
         return Err(ModelError::Spec("workload 'trace': file= names no file".into()).into());
     }
     Ok(Some(path))
 }
+

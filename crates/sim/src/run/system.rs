@@ -8,13 +8,13 @@
 //! mode and seed, no dynamic policy: its simulated time (initialisation included, as a job
 //! runs it) times the CPUs requested.
 
+use numaplace_model::error::shown_path;
 use crate::error::SimError;
 use crate::run::config::{RunConfig, RunKind};
 use crate::run::kind::{KindOfRun, Progress};
 use crate::run::page::simulate_on;
 use crate::run::request::check_applies;
 use crate::system::{check_config, simulate_system_on, SystemConfig, SystemProgress, SystemResult};
-use numaplace_model::error::shown_path;
 use numaplace_model::jobs::{mix, swf, JobStream};
 use numaplace_model::topology::RawMachine;
 use numaplace_model::{Machine, ModelError};
@@ -76,16 +76,10 @@ fn mix_workloads(text: &str) -> Result<Vec<(String, String)>, ModelError> {
             return Err(ModelError::Spec(format!("apps = {text}: entry '{entry}' is not APP=SPEC (APP one of swim, bt, hydro2d, apsi)")));
         };
         if !mix::APPS.iter().any(|a| a.name == app) {
-            return Err(ModelError::unknown(
-                "application of seed 002",
-                app,
-                mix::APPS.iter().map(|a| a.name),
-            ));
+            return Err(ModelError::unknown("application of seed 002", app, mix::APPS.iter().map(|a| a.name)));
         }
         if spec.is_empty() || out.iter().any(|(a, _)| a == app) {
-            return Err(ModelError::Spec(format!(
-                "apps = {text}: application '{app}' has no spec or is given twice"
-            )));
+            return Err(ModelError::Spec(format!("apps = {text}: application '{app}' has no spec or is given twice")));
         }
         out.push((app.to_string(), spec.to_string()));
     }
@@ -93,11 +87,7 @@ fn mix_workloads(text: &str) -> Result<Vec<(String, String)>, ModelError> {
 }
 
 /// The job stream of `cfg` on `machine`, with the resolved configuration's stream fields.
-fn stream(
-    machine: &Machine,
-    cfg: &RunConfig,
-    jobs: &str,
-) -> Result<(JobStream, SystemRunConfig), SimError> {
+fn stream(machine: &Machine, cfg: &RunConfig, jobs: &str) -> Result<(JobStream, SystemRunConfig), SimError> {
     let mut out = SystemRunConfig {
         machine: machine.name().to_string(),
         machine_spec: machine.raw.clone(),
@@ -120,9 +110,7 @@ fn stream(
         let path = Path::new(jobs);
         let shown = shown_path(path);
         if !(jobs.contains('/') || jobs.ends_with(".swf")) {
-            return Err(
-                ModelError::unknown("job mix", jobs, mix::MIXES.iter().map(|m| m.name)).into(),
-            );
+            return Err(ModelError::unknown("job mix", jobs, mix::MIXES.iter().map(|m| m.name)).into());
         }
         let text = crate::input::read_text(path, crate::input::SWF_FILE)?;
         let log = swf::parse(&text).map_err(|e| ModelError::Config(format!("{shown}: {e}")))?;
@@ -130,35 +118,16 @@ fn stream(
             Some(a) => swf::AppMap::parse(a)?,
             None => swf::AppMap::default(),
         };
-        out.apps = cfg
-            .apps
-            .clone()
-            .unwrap_or_else(|| swf::DEFAULT_APPS.join(";"));
+        out.apps = cfg.apps.clone().unwrap_or_else(|| swf::DEFAULT_APPS.join(";"));
         let max_cpus = Some(u32::try_from(machine.cpus()).unwrap_or(u32::MAX));
-        let opts = swf::StreamOptions {
-            first: 0,
-            limit: cfg.job_count.map(|n| n as usize),
-            apps,
-            max_cpus,
-        };
-        let s =
-            swf::to_stream(&log, &opts).map_err(|e| ModelError::Config(format!("{shown}: {e}")))?;
+        let opts = swf::StreamOptions { first: 0, limit: cfg.job_count.map(|n| n as usize), apps, max_cpus };
+        let s = swf::to_stream(&log, &opts).map_err(|e| ModelError::Config(format!("{shown}: {e}")))?;
         if s.stream.jobs.is_empty() {
-            return Err(
-                ModelError::Config(format!("{shown}: no job with a processor count")).into(),
-            );
+            return Err(ModelError::Config(format!("{shown}: no job with a processor count")).into());
         }
         // The log's own machine, where its header says (`MaxProcs`), against this one.
-        if let Some(p) = log
-            .header
-            .max_procs
-            .filter(|&p| p > 0 && p as u64 != machine.cpus() as u64)
-        {
-            out.max_procs = Some(format!(
-                "the log's machine had {p} processors (MaxProcs), machine '{}' has {}",
-                machine.name(),
-                machine.cpus()
-            ));
+        if let Some(p) = log.header.max_procs.filter(|&p| p > 0 && p as u64 != machine.cpus() as u64) {
+            out.max_procs = Some(format!("the log's machine had {p} processors (MaxProcs), machine '{}' has {}", machine.name(), machine.cpus()));
         }
         if let Some(&(line, job, cpus)) = s.clamped.first() {
             out.clamped_jobs = Some(format!(
@@ -176,18 +145,12 @@ fn stream(
         None => Vec::new(),
     };
     let spec_of = |app: &mix::App| {
-        overrides
-            .iter()
-            .find(|(a, _)| a == app.name)
-            .map_or_else(|| app.workload.to_string(), |(_, s)| s.clone())
+        overrides.iter().find(|(a, _)| a == app.name).map_or_else(|| app.workload.to_string(), |(_, s)| s.clone())
     };
     // Each application's demand: one job alone on its request.
     let mut demand: Vec<(String, f64)> = Vec::new();
     for (name, _) in m.shares {
-        let app = mix::APPS
-            .iter()
-            .find(|a| a.name == *name)
-            .expect("a mix names declared applications");
+        let app = mix::APPS.iter().find(|a| a.name == *name).expect("a mix names declared applications");
         let alone = RunConfig {
             machine: cfg.machine.clone(),
             workload: spec_of(app),
@@ -198,17 +161,11 @@ fn stream(
             quantum_ns: cfg.quantum_ns,
             ..RunConfig::default()
         };
-        let r = simulate_on(machine, &alone).map_err(|e| {
-            ModelError::Config(format!("jobs = {jobs}: measuring {name}'s demand: {e}"))
-        })?;
-        demand.push((
-            name.to_string(),
-            (r.init_time_ns + r.total_time_ns) * app.cpus as f64 / 1e9,
-        ));
+        let r = simulate_on(machine, &alone).map_err(|e| ModelError::Config(format!("jobs = {jobs}: measuring {name}'s demand: {e}")))?;
+        demand.push((name.to_string(), (r.init_time_ns + r.total_time_ns) * app.cpus as f64 / 1e9));
     }
     let workloads: Vec<(&str, String)> = mix::APPS.iter().map(|a| (a.name, spec_of(a))).collect();
-    let workloads_ref: Vec<(&str, &str)> =
-        workloads.iter().map(|(a, s)| (*a, s.as_str())).collect();
+    let workloads_ref: Vec<(&str, &str)> = workloads.iter().map(|(a, s)| (*a, s.as_str())).collect();
     let demand_ref: Vec<(&str, f64)> = demand.iter().map(|(a, d)| (a.as_str(), *d)).collect();
     let req = mix::MixRequest {
         mix: jobs,
@@ -222,12 +179,7 @@ fn stream(
     let s = mix::generate(&req)?;
     out.load = Some(cfg.load);
     out.mean_interarrival_s = Some(mix::mean_interarrival_s(&req)?);
-    out.apps = workloads
-        .iter()
-        .filter(|(a, _)| m.shares.iter().any(|(n, _)| n == a))
-        .map(|(a, s)| format!("{a}={s}"))
-        .collect::<Vec<_>>()
-        .join(";");
+    out.apps = workloads.iter().filter(|(a, _)| m.shares.iter().any(|(n, _)| n == a)).map(|(a, s)| format!("{a}={s}")).collect::<Vec<_>>().join(";");
     out.demand_s = demand;
     Ok((s, out))
 }
@@ -240,18 +192,9 @@ impl KindOfRun for System {
     const KIND: RunKind = RunKind::System;
     type Output = SystemRun;
 
-    fn run(
-        machine: &Machine,
-        cfg: &RunConfig,
-        observer: &mut dyn FnMut(&Progress) -> bool,
-    ) -> Result<SystemRun, SimError> {
+    fn run(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<SystemRun, SimError> {
         let mut sys_observer = |p: &SystemProgress| {
-            let at = Progress {
-                iteration: p.done as u32,
-                iterations: p.jobs as u32,
-                epochs: p.done as u64,
-                simulated_ns: p.simulated_ns,
-            };
+            let at = Progress { iteration: p.done as u32, iterations: p.jobs as u32, epochs: p.done as u64, simulated_ns: p.simulated_ns };
             observer(&at)
         };
         run_system(machine, cfg, &mut sys_observer)
@@ -264,22 +207,12 @@ impl KindOfRun for System {
 /// An option that does not apply to system runs, the protocol engine asked for, a bad job
 /// stream (unknown mix, unreadable or malformed SWF file, bad application map), and the
 /// system simulator's errors.
-pub fn run_system(
-    machine: &Machine,
-    cfg: &RunConfig,
-    observer: &mut dyn FnMut(&SystemProgress) -> bool,
-) -> Result<SystemRun, SimError> {
+pub fn run_system(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&SystemProgress) -> bool) -> Result<SystemRun, SimError> {
     check_applies(cfg, RunKind::System)?;
     if cfg.engine == "protocol" {
-        return Err(ModelError::Config(
-            "engine = protocol: a system run's jobs run on the page engine".into(),
-        )
-        .into());
+        return Err(ModelError::Config("engine = protocol: a system run's jobs run on the page engine".into()).into());
     }
-    let jobs = cfg
-        .job_stream
-        .as_deref()
-        .expect("a system run names its job stream");
+    let jobs = cfg.job_stream.as_deref().expect("a system run names its job stream");
     let sys = SystemConfig {
         scheduler: cfg.scheduler.clone(),
         placement: cfg.placement.clone(),

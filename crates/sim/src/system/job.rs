@@ -102,16 +102,8 @@ impl<'m> Live<'m> {
     /// # Errors
     /// A bad workload, placement or policy spec, or a footprint the machine cannot hold; each
     /// message names the job.
-    pub fn new(
-        machine: &'m Machine,
-        spec: &JobSpec<'_>,
-        placed: Vec<Placed>,
-        now: Ps,
-        sample_faults: bool,
-    ) -> Result<Self, SimError> {
-        let named = |e: ModelError| -> SimError {
-            ModelError::Spec(format!("{}: {e}", job_name(spec.id, spec.origin))).into()
-        };
+    pub fn new(machine: &'m Machine, spec: &JobSpec<'_>, placed: Vec<Placed>, now: Ps, sample_faults: bool) -> Result<Self, SimError> {
+        let named = |e: ModelError| -> SimError { ModelError::Spec(format!("{}: {e}", job_name(spec.id, spec.origin))).into() };
         let ctx = WorkloadCtx {
             threads: spec.request.max(1) as usize,
             page_size: machine.raw.page_size,
@@ -119,23 +111,14 @@ impl<'m> Live<'m> {
             seed: spec.seed,
             init: spec.init,
         };
-        let (mut wl, resolved) =
-            workloads::build(&Spec::parse(spec.workload).map_err(named)?, &ctx).map_err(named)?;
+        let (mut wl, resolved) = workloads::build(&Spec::parse(spec.workload).map_err(named)?, &ctx).map_err(named)?;
         machine.check_footprint(wl.pages()).map_err(named)?;
         wl.share_caches(&thread_of_chunks(spec.request.max(1), placed.len()));
         let (place, _) = placement::build(&Spec::parse(spec.placement)?, machine, spec.seed)?;
-        let mut engine = Engine::new(
-            machine,
-            &placed,
-            wl.regions().to_vec(),
-            place,
-            spec.quantum_ps,
-        );
+        let mut engine = Engine::new(machine, &placed, wl.regions().to_vec(), place, spec.quantum_ps);
         if let Some(text) = spec.dynamic {
             let (policy, resolved) = dynamic::build(&Spec::parse(text)?, machine, ctx.threads)?;
-            policy
-                .check_regions(wl.regions())
-                .map_err(|e| named(ModelError::Spec(e)))?;
+            policy.check_regions(wl.regions()).map_err(|e| named(ModelError::Spec(e)))?;
             engine.set_dynamic(policy, &dynamic::REGISTRY.get(&resolved.name)?.caps);
         }
         engine.set_declared_iterations(wl.declared_iterations());
@@ -165,11 +148,7 @@ impl<'m> Live<'m> {
             bursts: 0,
             served: vec![0; nn],
             rate: vec![0.0; nn],
-            faults: if sample_faults {
-                vec![vec![0; nn]; p as usize]
-            } else {
-                Vec::new()
-            },
+            faults: if sample_faults { vec![vec![0; nn]; p as usize] } else { Vec::new() },
             sample_faults,
             allocations: vec![(now, p)],
         })
@@ -198,9 +177,7 @@ impl<'m> Live<'m> {
         // A process migration is a thread resuming on another CPU than it last ran on (seed
         // 002 §2): a kept thread moved (`last_cpu` starts with the current CPUs), or a dropped
         // one taken back elsewhere.
-        self.migrations += (0..cpus.len())
-            .filter(|&i| self.last_cpu.get(i).is_some_and(|&c| c != cpus[i]))
-            .count() as u64;
+        self.migrations += (0..cpus.len()).filter(|&i| self.last_cpu.get(i).is_some_and(|&c| c != cpus[i])).count() as u64;
         for (i, &c) in cpus.iter().enumerate() {
             match self.last_cpu.get_mut(i) {
                 Some(last) => *last = c,
@@ -222,8 +199,7 @@ impl<'m> Live<'m> {
             self.wl.cache_lost(c);
         }
         if cpus.len() != self.cpus.len() {
-            self.wl
-                .share_caches(&thread_of_chunks(self.request, cpus.len()));
+            self.wl.share_caches(&thread_of_chunks(self.request, cpus.len()));
         }
         self.engine.rebind(&placed);
         self.cpus = cpus;
@@ -246,10 +222,7 @@ impl<'m> Live<'m> {
             self.engine.end_iteration(self.iteration);
             let time = self.engine.now() - self.iteration_start;
             if !self.iteration_mixed {
-                step = Step::Iteration {
-                    time,
-                    threads: self.cpus.len() as u32,
-                };
+                step = Step::Iteration { time, threads: self.cpus.len() as u32 };
             }
         }
         if self.chunks.iteration > 0 && self.iteration == 0 {
@@ -305,11 +278,7 @@ impl<'m> Live<'m> {
         if wall <= 0.0 {
             return;
         }
-        let shares: f64 = self
-            .placed
-            .iter()
-            .map(|p| 1.0 / p.share.max(1) as f64)
-            .sum();
+        let shares: f64 = self.placed.iter().map(|p| 1.0 / p.share.max(1) as f64).sum();
         self.cpu_time += wall * shares;
         self.alloc_time += wall * self.placed.len() as f64;
         if !traffic {
@@ -332,21 +301,14 @@ impl<'m> Live<'m> {
     /// The job's record, at its end (system time `self.clock`); the threads' last bursts end.
     pub fn finish(mut self, arrival: Ps, one_cpu: Ps) -> Result<JobRecord, SimError> {
         if let Some(d) = &self.engine.dynamic {
-            d.check_finished().map_err(|e| {
-                ModelError::Spec(format!("{}: {e}", job_name(self.id, self.origin)))
-            })?;
+            d.check_finished().map_err(|e| ModelError::Spec(format!("{}: {e}", job_name(self.id, self.origin))))?;
         }
         self.bursts += self.cpus.len() as u64;
         let nn = self.served.len();
         let (init, timed) = (&self.engine.init.lines, &self.engine.timed.lines);
         let all: u64 = init.iter().chain(timed).sum();
         let local: u64 = (0..nn).map(|n| init[n * nn + n] + timed[n * nn + n]).sum();
-        let stats = self
-            .engine
-            .dynamic
-            .as_ref()
-            .map(|d| d.stats())
-            .unwrap_or_default();
+        let stats = self.engine.dynamic.as_ref().map(|d| d.stats()).unwrap_or_default();
         let execution = (self.clock - self.start) as f64;
         Ok(JobRecord {
             job: self.id,
@@ -360,28 +322,12 @@ impl<'m> Live<'m> {
             execution_ns: ns(execution),
             cpu_time_ns: ns(self.cpu_time),
             one_cpu_ns: ns(one_cpu as f64),
-            speedup: if execution > 0.0 {
-                one_cpu as f64 / execution
-            } else {
-                0.0
-            },
-            mean_cpus: if execution > 0.0 {
-                self.alloc_time / execution
-            } else {
-                self.cpus.len() as f64
-            },
+            speedup: if execution > 0.0 { one_cpu as f64 / execution } else { 0.0 },
+            mean_cpus: if execution > 0.0 { self.alloc_time / execution } else { self.cpus.len() as f64 },
             process_migrations: self.migrations,
             bursts: self.bursts,
-            mean_burst_ns: if self.bursts > 0 {
-                ns(self.cpu_time) / self.bursts as f64
-            } else {
-                0.0
-            },
-            local_fraction: if all == 0 {
-                0.0
-            } else {
-                local as f64 / all as f64
-            },
+            mean_burst_ns: if self.bursts > 0 { ns(self.cpu_time) / self.bursts as f64 } else { 0.0 },
+            local_fraction: if all == 0 { 0.0 } else { local as f64 / all as f64 },
             pages_migrated: stats.migrations,
             transactions: all,
             policy_overhead_ns: ns(stats.overhead_ps as f64),
@@ -393,12 +339,11 @@ impl<'m> Live<'m> {
 /// `block_range(r, p, i)`).
 fn thread_of_chunks(r: u32, p: usize) -> Vec<usize> {
     let (r, p) = (u64::from(r), p as u64);
-    (0..p)
-        .flat_map(|i| {
-            let (a, b) = block_range(r, p, i);
-            (a..b).map(move |_| i as usize)
-        })
-        .collect()
+    (0..p).flat_map(|i| {
+        let (a, b) = block_range(r, p, i);
+        (a..b).map(move |_| i as usize)
+    })
+    .collect()
 }
 
 /// The chunks (of `r`) whose CPU differs between thread CPUs `old` and `new` (thread `i` of
@@ -407,14 +352,9 @@ fn moved_chunks(r: u32, old: &[CpuId], new: &[CpuId]) -> Vec<usize> {
     let r = u64::from(r);
     let cpu_of = |cpus: &[CpuId], c: u64| {
         let p = cpus.len() as u64;
-        (0..p)
-            .find(|&i| block_range(r, p, i).1 > c)
-            .map(|i| cpus[i as usize])
+        (0..p).find(|&i| block_range(r, p, i).1 > c).map(|i| cpus[i as usize])
     };
-    (0..r)
-        .filter(|&c| cpu_of(old, c) != cpu_of(new, c))
-        .map(|c| c as usize)
-        .collect()
+    (0..r).filter(|&c| cpu_of(old, c) != cpu_of(new, c)).map(|c| c as usize).collect()
 }
 
 /// Merges the chunks of `chunks` into `p` threads: thread `i` runs chunks
@@ -445,11 +385,7 @@ fn merge(chunks: &Epoch, p: usize, out: &mut Epoch) {
         }
         if lines > 0.0 {
             t.think_ns = think / lines;
-            t.mlp = if inv_mlp > 0.0 {
-                lines / inv_mlp
-            } else {
-                f64::INFINITY
-            };
+            t.mlp = if inv_mlp > 0.0 { lines / inv_mlp } else { f64::INFINITY };
         } else {
             t.think_ns = 0.0;
             t.mlp = f64::INFINITY;
@@ -467,38 +403,16 @@ mod tests {
         let chunks = Epoch {
             iteration: 2,
             phase: "p",
-            threads: (0..4u32)
-                .map(|c| ThreadWork {
-                    txns: vec![Txn::read(c, 1)],
-                    mlp: 2.0,
-                    think_ns: 1.0,
-                })
-                .collect(),
+            threads: (0..4u32).map(|c| ThreadWork { txns: vec![Txn::read(c, 1)], mlp: 2.0, think_ns: 1.0 }).collect(),
         };
         let mut out = Epoch::default();
         merge(&chunks, 2, &mut out);
-        let pages: Vec<Vec<u32>> = out
-            .threads
-            .iter()
-            .map(|t| t.txns.iter().map(|x| x.page).collect())
-            .collect();
+        let pages: Vec<Vec<u32>> = out.threads.iter().map(|t| t.txns.iter().map(|x| x.page).collect()).collect();
         assert_eq!(pages, vec![vec![0, 1], vec![2, 3]]);
         merge(&chunks, 3, &mut out);
-        let pages: Vec<Vec<u32>> = out
-            .threads
-            .iter()
-            .map(|t| t.txns.iter().map(|x| x.page).collect())
-            .collect();
+        let pages: Vec<Vec<u32>> = out.threads.iter().map(|t| t.txns.iter().map(|x| x.page).collect()).collect();
         assert_eq!(pages, vec![vec![0], vec![1], vec![2, 3]]);
-        assert_eq!(
-            (
-                out.iteration,
-                out.phase,
-                out.threads[2].mlp,
-                out.threads[2].think_ns
-            ),
-            (2, "p", 2.0, 1.0)
-        );
+        assert_eq!((out.iteration, out.phase, out.threads[2].mlp, out.threads[2].think_ns), (2, "p", 2.0, 1.0));
     }
 
     #[test]
@@ -509,15 +423,9 @@ mod tests {
         assert_eq!(thread_of_chunks(4, 2), vec![0, 0, 1, 1]);
         assert_eq!(thread_of_chunks(5, 2), vec![0, 0, 1, 1, 1]);
         assert_eq!(thread_of_chunks(3, 3), vec![0, 1, 2]);
-        assert_eq!(
-            moved_chunks(4, &c(&[0, 1, 2, 3]), &c(&[0, 1])),
-            vec![1, 2, 3]
-        );
+        assert_eq!(moved_chunks(4, &c(&[0, 1, 2, 3]), &c(&[0, 1])), vec![1, 2, 3]);
         // The same CPUs: nothing moves; a thread moved to CPU 9 moves its chunks.
-        assert_eq!(
-            moved_chunks(4, &c(&[0, 1]), &c(&[0, 1])),
-            Vec::<usize>::new()
-        );
+        assert_eq!(moved_chunks(4, &c(&[0, 1]), &c(&[0, 1])), Vec::<usize>::new());
         assert_eq!(moved_chunks(4, &c(&[0, 1]), &c(&[9, 1])), vec![0, 1]);
         // Grown back: chunk 2 keeps CPU 1; chunks 1 and 3 go to CPUs 5 and 7.
         assert_eq!(moved_chunks(4, &c(&[0, 1]), &c(&[0, 5, 1, 7])), vec![1, 3]);
@@ -527,46 +435,15 @@ mod tests {
     fn a_merged_thread_keeps_every_chunks_compute_and_memory_time() {
         // Chunk 0 fetched 1 line carrying 100 ns of compute (its other lines hit); chunk 1
         // fetched 9 lines at 10 ns each and overlaps no misses; chunk 2 is empty.
-        let w = |lines: u16, mlp: f64, think_ns: f64| ThreadWork {
-            txns: if lines > 0 {
-                vec![Txn::read(0, lines)]
-            } else {
-                vec![]
-            },
-            mlp,
-            think_ns,
-        };
-        let chunks = Epoch {
-            iteration: 1,
-            phase: "p",
-            threads: vec![w(1, 4.0, 100.0), w(9, 1.0, 10.0), w(0, 8.0, 5.0)],
-        };
+        let w = |lines: u16, mlp: f64, think_ns: f64| ThreadWork { txns: if lines > 0 { vec![Txn::read(0, lines)] } else { vec![] }, mlp, think_ns };
+        let chunks = Epoch { iteration: 1, phase: "p", threads: vec![w(1, 4.0, 100.0), w(9, 1.0, 10.0), w(0, 8.0, 5.0)] };
         let mut out = Epoch::default();
         merge(&chunks, 1, &mut out);
         let t = &out.threads[0];
-        assert!(
-            (t.think_ns * 10.0 - (100.0 + 90.0)).abs() < 1e-9,
-            "compute {}",
-            t.think_ns * 10.0
-        );
-        assert!(
-            (10.0 / t.mlp - (1.0 / 4.0 + 9.0)).abs() < 1e-9,
-            "memory time in latencies {}",
-            10.0 / t.mlp
-        );
+        assert!((t.think_ns * 10.0 - (100.0 + 90.0)).abs() < 1e-9, "compute {}", t.think_ns * 10.0);
+        assert!((10.0 / t.mlp - (1.0 / 4.0 + 9.0)).abs() < 1e-9, "memory time in latencies {}", 10.0 / t.mlp);
         // An idle thread carries nothing.
-        merge(
-            &Epoch {
-                iteration: 1,
-                phase: "p",
-                threads: vec![w(0, 8.0, 5.0)],
-            },
-            1,
-            &mut out,
-        );
-        assert_eq!(
-            (out.threads[0].think_ns, out.threads[0].mlp),
-            (0.0, f64::INFINITY)
-        );
+        merge(&Epoch { iteration: 1, phase: "p", threads: vec![w(0, 8.0, 5.0)] }, 1, &mut out);
+        assert_eq!((out.threads[0].think_ns, out.threads[0].mlp), (0.0, f64::INFINITY));
     }
 }

@@ -78,11 +78,7 @@ pub struct SystemProgress {
 ///
 /// # Errors
 /// As [`simulate_system_on`], and an unknown machine.
-pub fn simulate_system(
-    machine: &str,
-    stream: &JobStream,
-    cfg: &SystemConfig,
-) -> Result<SystemResult, SimError> {
+pub fn simulate_system(machine: &str, stream: &JobStream, cfg: &SystemConfig) -> Result<SystemResult, SimError> {
     simulate_system_on(&load_machine(machine)?, stream, cfg, &mut |_| true)
 }
 
@@ -130,19 +126,11 @@ pub fn simulate_system_on(
     observer: &mut dyn FnMut(&SystemProgress) -> bool,
 ) -> Result<SystemResult, SimError> {
     check_config(machine, cfg)?;
-    let (mut scheduler, sched_resolved) = sched::build(
-        &Spec::parse(&cfg.scheduler)?,
-        machine,
-        derive(cfg.seed, 0x5C4E),
-    )?;
+    let (mut scheduler, sched_resolved) = sched::build(&Spec::parse(&cfg.scheduler)?, machine, derive(cfg.seed, 0x5C4E))?;
     let caps = sched::REGISTRY.get(&sched_resolved.name)?.caps;
     let (_, pl_resolved) = numaplace_model::placement::resolve(&Spec::parse(&cfg.placement)?)?;
     let dyn_resolved = match &cfg.dynamic {
-        Some(text) => Some(
-            numaplace_model::dynamic::resolve(&Spec::parse(text)?)?
-                .1
-                .to_string(),
-        ),
+        Some(text) => Some(numaplace_model::dynamic::resolve(&Spec::parse(text)?)?.1.to_string()),
         None => None,
     };
     let index = index_jobs(stream)?;
@@ -173,11 +161,7 @@ pub fn simulate_system_on(
     let nn = machine.nodes();
     loop {
         let ta = stream.jobs.get(next_arrival).map(|j| j.arrival);
-        let tj = live
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, l)| (l.clock, l.id))
-            .map(|(i, l)| (l.clock, i));
+        let tj = live.iter().enumerate().min_by_key(|(_, l)| (l.clock, l.id)).map(|(i, l)| (l.clock, i));
         // Ticks only while jobs run; an idle machine skips to the next arrival.
         if live.is_empty() {
             if let (Some(p), Some(t), Some(a)) = (scheduler.period(), next_tick, ta) {
@@ -193,13 +177,7 @@ pub fn simulate_system_on(
         if ta == Some(t) {
             let j = &stream.jobs[next_arrival];
             next_arrival += 1;
-            scheduler.arrive(
-                now,
-                JobInfo {
-                    id: j.id,
-                    request: j.cpus.max(1),
-                },
-            );
+            scheduler.arrive(now, JobInfo { id: j.id, request: j.cpus.max(1) });
         } else if tt == Some(t) {
             scheduler.tick(now);
             next_tick = scheduler.period().map(|p| t + p.max(1));
@@ -218,19 +196,11 @@ pub fn simulate_system_on(
                     let t1 = one_cpu_time(machine, &spec_of(k), &mut one_cpu, &key)?.0;
                     let end = l.clock;
                     now = now.max(end);
-                    timeline.push(AllocationPoint {
-                        time_ns: ns(end),
-                        job: id,
-                        cpus: 0,
-                    });
+                    timeline.push(AllocationPoint { time_ns: ns(end), job: id, cpus: 0 });
                     records[k] = Some(l.finish(arrival, t1)?);
                     scheduler.complete(now, id);
                     done += 1;
-                    if !observer(&SystemProgress {
-                        done,
-                        jobs: stream.jobs.len(),
-                        simulated_ns: ns(now),
-                    }) {
+                    if !observer(&SystemProgress { done, jobs: stream.jobs.len(), simulated_ns: ns(now) }) {
                         return Err(SimError::Stopped);
                     }
                 }
@@ -239,62 +209,23 @@ pub fn simulate_system_on(
                         let l = &mut live[i];
                         let efficiency = if caps.efficiency {
                             let key = (l.workload.clone(), l.request);
-                            let per_iteration =
-                                one_cpu_time(machine, &spec_of(index[&l.id]), &mut one_cpu, &key)?
-                                    .1;
+                            let per_iteration = one_cpu_time(machine, &spec_of(index[&l.id]), &mut one_cpu, &key)?.1;
                             per_iteration as f64 / time.max(1) as f64 / threads.max(1) as f64
                         } else {
                             0.0
                         };
-                        let faults = if caps.faults {
-                            std::mem::replace(&mut l.faults, vec![vec![0; nn]; threads as usize])
-                        } else {
-                            Vec::new()
-                        };
-                        scheduler.report(
-                            now,
-                            &Report {
-                                job: l.id,
-                                cpus: threads,
-                                efficiency,
-                                faults,
-                            },
-                        );
+                        let faults = if caps.faults { std::mem::replace(&mut l.faults, vec![vec![0; nn]; threads as usize]) } else { Vec::new() };
+                        scheduler.report(now, &Report { job: l.id, cpus: threads, efficiency, faults });
                     }
-                    check_answer(
-                        machine,
-                        scheduler.as_ref(),
-                        &sched_resolved.name,
-                        caps.sharing,
-                    )?;
-                    start_admitted(
-                        machine,
-                        scheduler.as_ref(),
-                        &mut live,
-                        &spec_of,
-                        &index,
-                        now,
-                        caps.faults,
-                        caps.sharing,
-                        &mut timeline,
-                    )?;
+                    check_answer(machine, scheduler.as_ref(), &sched_resolved.name, caps.sharing)?;
+                    start_admitted(machine, scheduler.as_ref(), &mut live, &spec_of, &index, now, caps.faults, caps.sharing, &mut timeline)?;
                     let l_id = live[i].id;
                     let wanted = target(scheduler.as_ref(), &sched_resolved.name, l_id)?;
-                    let placed = effective(
-                        machine,
-                        &wanted,
-                        &live[i].cpus,
-                        &occupancy(machine.cpus(), &live, Some(i)),
-                        caps.sharing,
-                    );
+                    let placed = effective(machine, &wanted, &live[i].cpus, &occupancy(machine.cpus(), &live, Some(i)), caps.sharing);
                     let old = live[i].cpus.len();
                     live[i].adopt(placed, now);
                     if live[i].cpus.len() != old {
-                        timeline.push(AllocationPoint {
-                            time_ns: ns(now),
-                            job: l_id,
-                            cpus: live[i].cpus.len() as u32,
-                        });
+                        timeline.push(AllocationPoint { time_ns: ns(now), job: l_id, cpus: live[i].cpus.len() as u32 });
                     }
                     let (background, capacity) = beside(machine, &live, i);
                     live[i].run(&background, &capacity);
@@ -304,23 +235,8 @@ pub fn simulate_system_on(
                 }
             }
         }
-        check_answer(
-            machine,
-            scheduler.as_ref(),
-            &sched_resolved.name,
-            caps.sharing,
-        )?;
-        start_admitted(
-            machine,
-            scheduler.as_ref(),
-            &mut live,
-            &spec_of,
-            &index,
-            now,
-            caps.faults,
-            caps.sharing,
-            &mut timeline,
-        )?;
+        check_answer(machine, scheduler.as_ref(), &sched_resolved.name, caps.sharing)?;
+        start_admitted(machine, scheduler.as_ref(), &mut live, &spec_of, &index, now, caps.faults, caps.sharing, &mut timeline)?;
         max_running = max_running.max(live.len());
     }
     if done < stream.jobs.len() {
@@ -331,25 +247,10 @@ pub fn simulate_system_on(
         ))
         .into());
     }
-    let jobs: Vec<JobRecord> = records
-        .into_iter()
-        .map(|r| r.expect("every job finished"))
-        .collect();
+    let jobs: Vec<JobRecord> = records.into_iter().map(|r| r.expect("every job finished")).collect();
     timeline.sort_by(|a, b| a.time_ns.total_cmp(&b.time_ns).then(a.job.cmp(&b.job)));
-    let system = system_record(
-        machine,
-        cfg,
-        sched_resolved.to_string(),
-        pl_resolved.to_string(),
-        dyn_resolved,
-        &jobs,
-        max_running,
-    );
-    Ok(SystemResult {
-        system,
-        jobs,
-        timeline,
-    })
+    let system = system_record(machine, cfg, sched_resolved.to_string(), pl_resolved.to_string(), dyn_resolved, &jobs, max_running);
+    Ok(SystemResult { system, jobs, timeline })
 }
 
 /// The jobs of `stream` by id, each with its index in the stream, checked: the stream is in
@@ -357,19 +258,10 @@ pub fn simulate_system_on(
 fn index_jobs(stream: &JobStream) -> Result<BTreeMap<u32, usize>, SimError> {
     for w in stream.jobs.windows(2) {
         if (w[1].arrival, w[1].id) < (w[0].arrival, w[0].id) {
-            return Err(ModelError::Config(format!(
-                "job stream: job {} arrives before job {} but comes after it",
-                w[1].id, w[0].id
-            ))
-            .into());
+            return Err(ModelError::Config(format!("job stream: job {} arrives before job {} but comes after it", w[1].id, w[0].id)).into());
         }
     }
-    let index: BTreeMap<u32, usize> = stream
-        .jobs
-        .iter()
-        .enumerate()
-        .map(|(i, j)| (j.id, i))
-        .collect();
+    let index: BTreeMap<u32, usize> = stream.jobs.iter().enumerate().map(|(i, j)| (j.id, i)).collect();
     if index.len() != stream.jobs.len() {
         return Err(ModelError::Config("job stream: two jobs have the same id".into()).into());
     }
@@ -390,12 +282,7 @@ fn beside(machine: &Machine, live: &[Live<'_>], i: usize) -> (Vec<f64>, Vec<u64>
             }
         }
     }
-    let capacity: Vec<u64> = machine
-        .capacity_pages
-        .iter()
-        .zip(&used)
-        .map(|(c, u)| c.saturating_sub(*u))
-        .collect();
+    let capacity: Vec<u64> = machine.capacity_pages.iter().zip(&used).map(|(c, u)| c.saturating_sub(*u)).collect();
     (background, capacity)
 }
 
@@ -414,10 +301,7 @@ fn system_record(
     let cpu_time: f64 = jobs.iter().map(|j| j.cpu_time_ns).sum();
     let bursts: u64 = jobs.iter().map(|j| j.bursts).sum();
     let lines: u64 = jobs.iter().map(|j| j.transactions).sum();
-    let local: f64 = jobs
-        .iter()
-        .map(|j| j.local_fraction * j.transactions as f64)
-        .sum();
+    let local: f64 = jobs.iter().map(|j| j.local_fraction * j.transactions as f64).sum();
     let cpus = machine.cpus();
     SystemRecord {
         machine: machine.name().to_string(),
@@ -430,27 +314,15 @@ fn system_record(
         jobs: jobs.len(),
         cpus,
         makespan_ns: makespan,
-        utilisation: if makespan > 0.0 {
-            cpu_time / (cpus as f64 * makespan)
-        } else {
-            0.0
-        },
+        utilisation: if makespan > 0.0 { cpu_time / (cpus as f64 * makespan) } else { 0.0 },
         cpu_time_ns: cpu_time,
         process_migrations: jobs.iter().map(|j| j.process_migrations).sum(),
         bursts,
-        mean_burst_ns: if bursts > 0 {
-            cpu_time / bursts as f64
-        } else {
-            0.0
-        },
+        mean_burst_ns: if bursts > 0 { cpu_time / bursts as f64 } else { 0.0 },
         bursts_per_cpu: bursts as f64 / cpus as f64,
         pages_migrated: jobs.iter().map(|j| j.pages_migrated).sum(),
         local_fraction: if lines > 0 { local / lines as f64 } else { 0.0 },
-        mean_response_ns: if jobs.is_empty() {
-            0.0
-        } else {
-            jobs.iter().map(|j| j.response_ns).sum::<f64>() / jobs.len() as f64
-        },
+        mean_response_ns: if jobs.is_empty() { 0.0 } else { jobs.iter().map(|j| j.response_ns).sum::<f64>() / jobs.len() as f64 },
         max_running,
         numaplace_version: env!("CARGO_PKG_VERSION"),
     }
@@ -461,10 +333,7 @@ fn ns(ps: Ps) -> f64 {
 }
 
 fn time_bound() -> ModelError {
-    ModelError::Config(format!(
-        "the system's simulated time passed {} ps (about 53 days), the simulator's bound",
-        numaplace_model::units::MAX_TIME_PS
-    ))
+    ModelError::Config(format!("the system's simulated time passed {} ps (about 53 days), the simulator's bound", numaplace_model::units::MAX_TIME_PS))
 }
 
 fn dropped(scheduler: &str, job: u32) -> SimError {
@@ -474,15 +343,8 @@ fn dropped(scheduler: &str, job: u32) -> SimError {
 /// Checks the scheduler's answer against its contract: every running job has between one and
 /// `request` threads on CPUs of the machine, each job listed once, no CPU given twice under
 /// space sharing.
-fn check_answer(
-    machine: &Machine,
-    scheduler: &dyn Scheduler,
-    name: &str,
-    sharing: sched::Sharing,
-) -> Result<(), SimError> {
-    let broke = |what: String| -> SimError {
-        ModelError::Config(format!("scheduler '{name}' broke its contract: {what}")).into()
-    };
+fn check_answer(machine: &Machine, scheduler: &dyn Scheduler, name: &str, sharing: sched::Sharing) -> Result<(), SimError> {
+    let broke = |what: String| -> SimError { ModelError::Config(format!("scheduler '{name}' broke its contract: {what}")).into() };
     let mut taken = vec![false; machine.cpus()];
     let mut ids = std::collections::BTreeSet::new();
     for r in scheduler.running() {
@@ -490,27 +352,14 @@ fn check_answer(
             return Err(broke(format!("job {} listed twice", r.id)));
         }
         if r.cpus.is_empty() || r.cpus.len() > r.request.max(1) as usize {
-            return Err(broke(format!(
-                "job {} given {} threads (request {})",
-                r.id,
-                r.cpus.len(),
-                r.request
-            )));
+            return Err(broke(format!("job {} given {} threads (request {})", r.id, r.cpus.len(), r.request)));
         }
         for c in &r.cpus {
             let Some(t) = taken.get_mut(c.0 as usize) else {
-                return Err(broke(format!(
-                    "job {} given CPU {}, which machine '{}' does not have",
-                    r.id,
-                    c.0,
-                    machine.name()
-                )));
+                return Err(broke(format!("job {} given CPU {}, which machine '{}' does not have", r.id, c.0, machine.name())));
             };
             if *t && sharing == sched::Sharing::Space {
-                return Err(broke(format!(
-                    "CPU {} given twice under space sharing",
-                    c.0
-                )));
+                return Err(broke(format!("CPU {} given twice under space sharing", c.0)));
             }
             *t = true;
         }
@@ -540,44 +389,19 @@ fn occupancy(cpus: usize, live: &[Live<'_>], except: Option<usize>) -> Vec<u32> 
 /// the job runs its first threads up to the first CPU of its target that is busy (a thread
 /// already running on its CPU, `current`, keeps it, sharing it meanwhile); if even its first
 /// CPU is busy, on all its target, sharing the busy CPUs meanwhile.
-fn effective(
-    machine: &Machine,
-    target: &[CpuId],
-    current: &[CpuId],
-    others: &[u32],
-    sharing: sched::Sharing,
-) -> Vec<Placed> {
-    let free = target
-        .iter()
-        .enumerate()
-        .take_while(|&(i, c)| others[c.0 as usize] == 0 || current.get(i) == Some(c))
-        .count();
-    let cpus = if sharing == sched::Sharing::Space && free > 0 {
-        &target[..free]
-    } else {
-        target
-    };
+fn effective(machine: &Machine, target: &[CpuId], current: &[CpuId], others: &[u32], sharing: sched::Sharing) -> Vec<Placed> {
+    let free = target.iter().enumerate().take_while(|&(i, c)| others[c.0 as usize] == 0 || current.get(i) == Some(c)).count();
+    let cpus = if sharing == sched::Sharing::Space && free > 0 { &target[..free] } else { target };
     let mut load = others.to_vec();
     for c in cpus {
         load[c.0 as usize] += 1;
     }
-    cpus.iter()
-        .map(|&cpu| Placed {
-            cpu,
-            node: machine.node_of(cpu),
-            share: load[cpu.0 as usize],
-        })
-        .collect()
+    cpus.iter().map(|&cpu| Placed { cpu, node: machine.node_of(cpu), share: load[cpu.0 as usize] }).collect()
 }
 
 /// The CPUs the scheduler gives job `id` now.
 fn target(scheduler: &dyn Scheduler, name: &str, id: u32) -> Result<Vec<CpuId>, SimError> {
-    scheduler
-        .running()
-        .iter()
-        .find(|r| r.id == id)
-        .map(|r| r.cpus.clone())
-        .ok_or_else(|| dropped(name, id))
+    scheduler.running().iter().find(|r| r.id == id).map(|r| r.cpus.clone()).ok_or_else(|| dropped(name, id))
 }
 
 /// Builds the jobs the scheduler has admitted since the last call, in its start order.
@@ -593,30 +417,16 @@ fn start_admitted<'m, 's>(
     sharing: sched::Sharing,
     timeline: &mut Vec<AllocationPoint>,
 ) -> Result<(), SimError> {
-    let new: Vec<u32> = scheduler
-        .running()
-        .iter()
-        .map(|r| r.id)
-        .filter(|id| !live.iter().any(|l| l.id == *id))
-        .collect();
+    let new: Vec<u32> = scheduler.running().iter().map(|r| r.id).filter(|id| !live.iter().any(|l| l.id == *id)).collect();
     if new.is_empty() {
         return Ok(());
     }
     for id in new {
         let Some(&k) = index.get(&id) else {
-            return Err(ModelError::Config(format!(
-                "the scheduler started job {id}, which never arrived"
-            ))
-            .into());
+            return Err(ModelError::Config(format!("the scheduler started job {id}, which never arrived")).into());
         };
         let spec = spec_of(k);
-        let placed = effective(
-            machine,
-            &target(scheduler, "", id)?,
-            &[],
-            &occupancy(machine.cpus(), live, None),
-            sharing,
-        );
+        let placed = effective(machine, &target(scheduler, "", id)?, &[], &occupancy(machine.cpus(), live, None), sharing);
         let l = Live::new(machine, &spec, placed, now, faults)?;
         // Memory: the running jobs' footprints together must fit the machine.
         let footprints: u64 = live.iter().map(Live::footprint).sum::<u64>() + l.footprint();
@@ -629,11 +439,7 @@ fn start_admitted<'m, 's>(
             ))
             .into());
         }
-        timeline.push(AllocationPoint {
-            time_ns: ns(now),
-            job: id,
-            cpus: l.cpus.len() as u32,
-        });
+        timeline.push(AllocationPoint { time_ns: ns(now), job: id, cpus: l.cpus.len() as u32 });
         live.push(l);
     }
     Ok(())
@@ -644,26 +450,13 @@ fn start_admitted<'m, 's>(
 /// under the run's placement and no dynamic policy. (Not the job's `request` chunks run one
 /// after another: a workload with a cache model keeps each chunk's cache, and one CPU would
 /// then have `request` caches.)
-fn one_cpu_time(
-    machine: &Machine,
-    spec: &JobSpec<'_>,
-    cache: &mut OneCpu,
-    key: &(String, u32),
-) -> Result<(Ps, Ps), SimError> {
+fn one_cpu_time(machine: &Machine, spec: &JobSpec<'_>, cache: &mut OneCpu, key: &(String, u32)) -> Result<(Ps, Ps), SimError> {
     if let Some(&t) = cache.get(key) {
         return Ok(t);
     }
     let cpu = CpuId(0);
-    let placed = vec![Placed {
-        cpu,
-        node: machine.node_of(cpu),
-        share: 1,
-    }];
-    let alone = JobSpec {
-        dynamic: None,
-        request: 1,
-        ..*spec
-    };
+    let placed = vec![Placed { cpu, node: machine.node_of(cpu), share: 1 }];
+    let alone = JobSpec { dynamic: None, request: 1, ..*spec };
     let mut l = Live::new(machine, &alone, placed, 0, false)?;
     let background = vec![0.0; machine.nodes()];
     let (mut sum, mut count) = (0 as Ps, 0 as Ps);

@@ -10,13 +10,10 @@ mod writer;
 pub use reader::BinaryTrace;
 pub use writer::{export, TraceWriter};
 
+pub(super) use codec::{flush_block, put_str, put_uvarint, unzigzag, write_end, write_frame, zigzag, BlockReader, Cursor, Next};
+pub(super) use reader::{split_counts, take_split};
 #[cfg(test)]
 pub(crate) use codec::zigzag_roundtrip;
-pub(super) use codec::{
-    flush_block, put_str, put_uvarint, unzigzag, write_end, write_frame, zigzag, BlockReader,
-    Cursor, Next,
-};
-pub(super) use reader::{split_counts, take_split};
 
 // The items of a page-level block.
 const ITEM_EPOCH: u8 = 1;

@@ -15,14 +15,11 @@
 //! before every thread's `EndInit`. Every malformed input is a one-line error naming the file
 //! and the position; the reader never panics and never trusts a count it has not checked.
 
-use super::binary::{
-    flush_block, put_str, put_uvarint, unzigzag, write_end, write_frame, zigzag, BlockReader,
-    Cursor, Next,
-};
+use numaplace_model::error::{shown, shown_path};
+use super::binary::{flush_block, put_str, put_uvarint, unzigzag, write_end, write_frame, zigzag, BlockReader, Cursor, Next};
 use super::{MAX_REGIONS, VERSION, VERSION_LINE};
 use crate::error::SimError;
 use crate::protocol::program::{Addr, LineOp, LineProgram, LineRegion, CHUNK};
-use numaplace_model::error::{shown, shown_path};
 use std::collections::VecDeque;
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
@@ -66,45 +63,26 @@ pub struct LineTraceHeader {
 impl LineTraceHeader {
     /// A metadata value.
     pub fn meta(&self, key: &str) -> Option<&str> {
-        self.meta
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
     /// Checks sizes and the region table (disjoint, sorted, page aligned, below [`MAX_ADDR`]).
     fn validate(&self) -> Result<(), String> {
         if !self.page_size.is_power_of_two() || self.page_size < 512 {
-            return Err(format!(
-                "page size {} is not a power of two >= 512",
-                self.page_size
-            ));
+            return Err(format!("page size {} is not a power of two >= 512", self.page_size));
         }
-        if !self.line_size.is_power_of_two()
-            || self.line_size < 8
-            || self.line_size > self.page_size
-        {
-            return Err(format!(
-                "line size {} is not a power of two between 8 and the page size",
-                self.line_size
-            ));
+        if !self.line_size.is_power_of_two() || self.line_size < 8 || self.line_size > self.page_size {
+            return Err(format!("line size {} is not a power of two between 8 and the page size", self.line_size));
         }
         if self.threads == 0 || self.threads > MAX_LINE_THREADS {
-            return Err(format!(
-                "thread count {} is not in 1..={MAX_LINE_THREADS}",
-                self.threads
-            ));
+            return Err(format!("thread count {} is not in 1..={MAX_LINE_THREADS}", self.threads));
         }
         if self.regions.is_empty() {
             return Err("no regions".into());
         }
         let mut end = 0u64;
         for r in &self.regions {
-            if r.bytes == 0
-                || r.base % self.page_size != 0
-                || r.base < end
-                || r.base.saturating_add(r.bytes) > MAX_ADDR
-            {
+            if r.bytes == 0 || r.base % self.page_size != 0 || r.base < end || r.base.saturating_add(r.bytes) > MAX_ADDR {
                 return Err(format!(
                     "region '{}' at byte {:#x} with {} bytes: regions must be non-empty, page aligned, sorted, disjoint and below {MAX_ADDR:#x}",
                     r.name, r.base, r.bytes
@@ -149,24 +127,14 @@ impl LineTraceHeader {
         let mut regions = Vec::with_capacity(n);
         for _ in 0..n {
             let name = c.string("a region name")?;
-            let base =
-                u64::from_le_bytes(c.bytes(8, "a region's base")?.try_into().expect("8 bytes"));
-            let bytes =
-                u64::from_le_bytes(c.bytes(8, "a region's size")?.try_into().expect("8 bytes"));
+            let base = u64::from_le_bytes(c.bytes(8, "a region's base")?.try_into().expect("8 bytes"));
+            let bytes = u64::from_le_bytes(c.bytes(8, "a region's size")?.try_into().expect("8 bytes"));
             let flags_at = c.pos;
             let flags = c.u8("a region's flags")?;
             if flags & !REGION_PROXY != 0 {
-                return Err((
-                    flags_at,
-                    format!("region '{}': unknown flags {flags:#04x}", shown(&name)),
-                ));
+                return Err((flags_at, format!("region '{}': unknown flags {flags:#04x}", shown(&name))));
             }
-            regions.push(LineRegion {
-                name,
-                base,
-                bytes,
-                proxy: flags & REGION_PROXY != 0,
-            });
+            regions.push(LineRegion { name, base, bytes, proxy: flags & REGION_PROXY != 0 });
         }
         let m = c.u16("the metadata count")? as usize;
         let mut meta = Vec::with_capacity(m.min(1024));
@@ -176,18 +144,9 @@ impl LineTraceHeader {
             meta.push((k, v));
         }
         if c.pos != body.len() {
-            return Err((
-                c.pos,
-                format!("{} unexpected bytes after the metadata", body.len() - c.pos),
-            ));
+            return Err((c.pos, format!("{} unexpected bytes after the metadata", body.len() - c.pos)));
         }
-        Ok(LineTraceHeader {
-            page_size,
-            line_size,
-            threads,
-            regions,
-            meta,
-        })
+        Ok(LineTraceHeader { page_size, line_size, threads, regions, meta })
     }
 }
 
@@ -208,11 +167,7 @@ impl<W: Write> LineTraceWriter<W> {
     /// # Errors
     /// An invalid header, or a write error (`path` names the destination).
     pub fn new(mut out: W, header: &LineTraceHeader, path: &Path) -> Result<Self, SimError> {
-        header.validate().map_err(|m| SimError::Trace {
-            path: shown_path(path),
-            at: "header".into(),
-            message: m,
-        })?;
+        header.validate().map_err(|m| SimError::Trace { path: shown_path(path), at: "header".into(), message: m })?;
         write_frame(&mut out, VERSION_LINE, &header.body(), path)?;
         Ok(LineTraceWriter {
             out,
@@ -250,10 +205,7 @@ impl<W: Write> LineTraceWriter<W> {
                 };
                 self.raw.push(code);
                 if let Some(a) = addr {
-                    put_uvarint(
-                        &mut self.raw,
-                        zigzag(a.wrapping_sub(self.prev[thread]) as i64),
-                    );
+                    put_uvarint(&mut self.raw, zigzag(a.wrapping_sub(self.prev[thread]) as i64));
                     self.prev[thread] = a;
                 }
             }
@@ -290,13 +242,7 @@ pub fn export_line(
     meta: Vec<(String, String)>,
     path: &Path,
 ) -> Result<(u64, u64), SimError> {
-    let header = LineTraceHeader {
-        page_size,
-        line_size,
-        threads: program.threads(),
-        regions: program.regions().to_vec(),
-        meta,
-    };
+    let header = LineTraceHeader { page_size, line_size, threads: program.threads(), regions: program.regions().to_vec(), meta };
     crate::output::write_with(path, |file| {
         let mut w = LineTraceWriter::new(BufWriter::new(file), &header, path)?;
         let threads = header.threads;
@@ -384,21 +330,13 @@ impl LineTrace {
     pub fn from_reader(input: Box<dyn Read + Send>, name: &str) -> Result<Self, SimError> {
         let mut reader = BlockReader::new(input, name, 1 << 16);
         let body = reader.read_frame(VERSION_LINE)?;
-        let header =
-            LineTraceHeader::parse(&body).map_err(|(p, m)| reader.err(16 + p as u64, m))?;
-        header.validate().map_err(|m| SimError::Trace {
-            path: name.to_string(),
-            at: "header".into(),
-            message: m,
-        })?;
+        let header = LineTraceHeader::parse(&body).map_err(|(p, m)| reader.err(16 + p as u64, m))?;
+        header.validate().map_err(|m| SimError::Trace { path: name.to_string(), at: "header".into(), message: m })?;
         let (tx, rx) = std::sync::mpsc::sync_channel(2);
         std::thread::Builder::new()
             .name("numaplace-trace-reader".into())
             .spawn(move || reader.run(tx))
-            .map_err(|e| SimError::Io {
-                path: name.to_string(),
-                message: format!("cannot start the reader thread: {e}"),
-            })?;
+            .map_err(|e| SimError::Io { path: name.to_string(), message: format!("cannot start the reader thread: {e}") })?;
         let threads = header.threads;
         Ok(LineTrace {
             path: name.to_string(),
@@ -410,13 +348,7 @@ impl LineTrace {
             queues: vec![VecDeque::new(); threads],
             buffered: 0,
             max_buffered: MAX_BUFFERED_OPS,
-            state: vec![
-                ThreadState {
-                    at_phase_start: true,
-                    ..Default::default()
-                };
-                threads
-            ],
+            state: vec![ThreadState { at_phase_start: true, ..Default::default() }; threads],
             runs: 0,
             ops: 0,
             finished: false,
@@ -429,11 +361,7 @@ impl LineTrace {
     }
 
     fn err_at(&self, at: String, message: impl Into<String>) -> SimError {
-        SimError::Trace {
-            path: self.path.clone(),
-            at,
-            message: message.into(),
-        }
+        SimError::Trace { path: self.path.clone(), at, message: message.into() }
     }
 
     /// Reads one item (a run) into the queues, or the end marker; errors as they come.
@@ -449,11 +377,7 @@ impl LineTrace {
                     self.block_at = at;
                     self.pos = 0;
                 }
-                Next::End {
-                    at,
-                    epochs: runs,
-                    records: ops,
-                } => {
+                Next::End { at, epochs: runs, records: ops } => {
                     self.finished = true;
                     let at = format!("byte {at}");
                     if (runs, ops) != (self.runs, self.ops) {
@@ -468,10 +392,7 @@ impl LineTrace {
         let block_at = self.block_at;
         let at = |p: usize| format!("block at byte {block_at}, payload byte {p}");
         let raw = std::mem::take(&mut self.raw);
-        let mut c = Cursor {
-            buf: &raw,
-            pos: self.pos,
-        };
+        let mut c = Cursor { buf: &raw, pos: self.pos };
         let item_at = c.pos;
         let r = decode_run(&mut c, &self.header, &mut self.state);
         let end = c.pos;
@@ -500,19 +421,12 @@ impl LineTrace {
                 return Err(format!("thread {t} ends holding the lock at {l:#x}"));
             }
             if s.barriers != first.barriers {
-                return Err(format!(
-                    "thread {t} states {} barriers, thread 0 states {}",
-                    s.barriers, first.barriers
-                ));
+                return Err(format!("thread {t} states {} barriers, thread 0 states {}", s.barriers, first.barriers));
             }
             match (s.end_init, first.end_init) {
-                (None, _) => {
-                    return Err(format!("thread {t} never states the end of initialisation"))
-                }
+                (None, _) => return Err(format!("thread {t} never states the end of initialisation")),
                 (Some(a), Some(b)) if a != b => {
-                    return Err(format!(
-                        "thread {t} ends initialisation after {a} barriers, thread 0 after {b}"
-                    ))
+                    return Err(format!("thread {t} ends initialisation after {a} barriers, thread 0 after {b}"))
                 }
                 _ => {}
             }
@@ -524,35 +438,19 @@ impl LineTrace {
 /// Decodes one item at the cursor: a run of one thread's operations, checked against the
 /// regions and the program contract (the thread's state is updated only if all of it is
 /// valid). Returns the thread and its operations.
-fn decode_run(
-    c: &mut Cursor<'_>,
-    header: &LineTraceHeader,
-    state: &mut [ThreadState],
-) -> Result<(usize, Vec<LineOp>), (usize, String)> {
+fn decode_run(c: &mut Cursor<'_>, header: &LineTraceHeader, state: &mut [ThreadState]) -> Result<(usize, Vec<LineOp>), (usize, String)> {
     let item_at = c.pos;
     let tag = c.u8("an item tag")?;
     if tag != ITEM_OPS {
-        return Err((
-            item_at,
-            format!("expected an operation run (0x11), found item tag {tag:#04x}"),
-        ));
+        return Err((item_at, format!("expected an operation run (0x11), found item tag {tag:#04x}")));
     }
     let t = c.uvarint("a run's thread")?;
     if t >= header.threads as u64 {
-        return Err((
-            item_at,
-            format!(
-                "run thread {t} out of range (the trace has {} threads)",
-                header.threads
-            ),
-        ));
+        return Err((item_at, format!("run thread {t} out of range (the trace has {} threads)", header.threads)));
     }
     let n = c.uvarint("a run's operation count")?;
     if n == 0 || n > RUN_MAX as u64 || n > (c.buf.len() - c.pos) as u64 {
-        return Err((
-            item_at,
-            format!("run of {n} operations: expected 1..={RUN_MAX}, within the block"),
-        ));
+        return Err((item_at, format!("run of {n} operations: expected 1..={RUN_MAX}, within the block")));
     }
     let t = t as usize;
     let mut ops = Vec::with_capacity(n as usize);
@@ -566,10 +464,7 @@ fn decode_run(
                 let a = st.prev.wrapping_add(d as u64);
                 st.prev = a;
                 if !in_regions(&header.regions, a) {
-                    return Err((
-                        op_at,
-                        format!("thread {t}: address {a:#x} lies in no region"),
-                    ));
+                    return Err((op_at, format!("thread {t}: address {a:#x} lies in no region")));
                 }
                 match code {
                     OP_READ => LineOp::Read(a),
@@ -580,12 +475,7 @@ fn decode_run(
             }
             OP_COMPUTE => {
                 let v = c.uvarint("a cycle count")?;
-                LineOp::Compute(u32::try_from(v).map_err(|_| {
-                    (
-                        op_at,
-                        format!("thread {t}: compute of {v} cycles exceeds 2^32 - 1"),
-                    )
-                })?)
+                LineOp::Compute(u32::try_from(v).map_err(|_| (op_at, format!("thread {t}: compute of {v} cycles exceeds 2^32 - 1")))?)
             }
             OP_BARRIER => LineOp::Barrier,
             OP_END_INIT => LineOp::EndInit,
@@ -610,26 +500,20 @@ fn check_op(st: &mut ThreadState, t: usize, op: LineOp) -> Result<(), String> {
     match op {
         LineOp::Barrier => {
             if let Some(l) = st.lock {
-                return Err(format!(
-                    "thread {t}: barrier while holding the lock at {l:#x}"
-                ));
+                return Err(format!("thread {t}: barrier while holding the lock at {l:#x}"));
             }
             st.barriers += 1;
             st.at_phase_start = true;
         }
         LineOp::Lock(a) => {
             if let Some(l) = st.lock {
-                return Err(format!(
-                    "thread {t}: lock at {a:#x} while holding the lock at {l:#x}"
-                ));
+                return Err(format!("thread {t}: lock at {a:#x} while holding the lock at {l:#x}"));
             }
             st.lock = Some(a);
         }
         LineOp::Unlock(a) => {
             if st.lock != Some(a) {
-                return Err(format!(
-                    "thread {t}: unlock at {a:#x} of a lock it does not hold"
-                ));
+                return Err(format!("thread {t}: unlock at {a:#x} of a lock it does not hold"));
             }
             st.lock = None;
         }
@@ -638,9 +522,7 @@ fn check_op(st: &mut ThreadState, t: usize, op: LineOp) -> Result<(), String> {
                 return Err(format!("thread {t}: a second end of initialisation"));
             }
             if !phase_start {
-                return Err(format!(
-                    "thread {t}: end of initialisation not directly after a barrier"
-                ));
+                return Err(format!("thread {t}: end of initialisation not directly after a barrier"));
             }
             st.end_init = Some(st.barriers);
             // Still at the phase's start: nothing has happened since the barrier.
@@ -654,11 +536,7 @@ fn check_op(st: &mut ThreadState, t: usize, op: LineOp) -> Result<(), String> {
 impl LineProgram for LineTrace {
     /// The recorded program's name (its `source` spec's, before any parameters), else `trace`.
     fn name(&self) -> &str {
-        self.header
-            .meta("source")
-            .and_then(|s| s.split(':').next())
-            .filter(|s| !s.is_empty())
-            .unwrap_or("trace")
+        self.header.meta("source").and_then(|s| s.split(':').next()).filter(|s| !s.is_empty()).unwrap_or("trace")
     }
 
     fn threads(&self) -> usize {
@@ -719,11 +597,7 @@ pub fn summarise(p: &mut dyn LineProgram) -> Result<LineTraceInfo, SimError> {
     let mut info = LineTraceInfo {
         format: "line",
         threads,
-        regions: p
-            .regions()
-            .iter()
-            .map(|r| (r.name.clone(), r.base, r.bytes, r.proxy))
-            .collect(),
+        regions: p.regions().iter().map(|r| (r.name.clone(), r.base, r.bytes, r.proxy)).collect(),
         ..Default::default()
     };
     let mut done = vec![false; threads];
@@ -771,10 +645,7 @@ pub fn info(path: &Path) -> Result<LineTraceInfo, SimError> {
 ///
 /// # Errors
 /// Any malformed part of the stream.
-pub fn info_from_reader(
-    input: Box<dyn Read + Send>,
-    name: &str,
-) -> Result<LineTraceInfo, SimError> {
+pub fn info_from_reader(input: Box<dyn Read + Send>, name: &str) -> Result<LineTraceInfo, SimError> {
     let mut t = LineTrace::from_reader(input, name)?;
     let h = t.header().clone();
     let mut info = summarise(&mut t)?;

@@ -17,9 +17,9 @@ mod text;
 pub use binary::{export, BinaryTrace, TraceWriter};
 pub use text::{write_text, TextTrace};
 
+use numaplace_model::error::shown_path;
 use crate::error::SimError;
 use crate::workload::{Epoch, Workload, WorkloadCtx, WorkloadInfo};
-use numaplace_model::error::shown_path;
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::ModelError;
 use numaplace_model::Region;
@@ -72,50 +72,30 @@ pub struct TraceHeader {
 impl TraceHeader {
     /// A metadata value.
     pub fn meta(&self, key: &str) -> Option<&str> {
-        self.meta
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
     /// Total pages of the address space.
     pub fn pages(&self) -> u64 {
-        self.regions
-            .last()
-            .map_or(0, |r| r.first_page as u64 + r.pages as u64)
+        self.regions.last().map_or(0, |r| r.first_page as u64 + r.pages as u64)
     }
 
     /// Checks sizes and the region table; `at` names where the header was read from.
     pub(crate) fn validate(&self, at: &dyn Fn(String) -> SimError) -> Result<(), SimError> {
         if !self.page_size.is_power_of_two() || self.page_size < 512 {
-            return Err(at(format!(
-                "page size {} is not a power of two >= 512",
-                self.page_size
-            )));
+            return Err(at(format!("page size {} is not a power of two >= 512", self.page_size)));
         }
-        if !self.line_size.is_power_of_two()
-            || self.line_size < 8
-            || self.line_size > self.page_size
-        {
-            return Err(at(format!(
-                "line size {} is not a power of two between 8 and the page size",
-                self.line_size
-            )));
+        if !self.line_size.is_power_of_two() || self.line_size < 8 || self.line_size > self.page_size {
+            return Err(at(format!("line size {} is not a power of two between 8 and the page size", self.line_size)));
         }
         if self.threads == 0 || self.threads > u16::MAX as usize {
-            return Err(at(format!(
-                "thread count {} is not in 1..=65535",
-                self.threads
-            )));
+            return Err(at(format!("thread count {} is not in 1..=65535", self.threads)));
         }
         if self.regions.is_empty() {
             return Err(at("no regions".into()));
         }
         if self.regions.len() > MAX_REGIONS {
-            return Err(at(format!(
-                "{} regions: expected at most {MAX_REGIONS}",
-                self.regions.len()
-            )));
+            return Err(at(format!("{} regions: expected at most {MAX_REGIONS}", self.regions.len())));
         }
         if let Some(v) = self.meta("iterations") {
             check_iterations_meta(v).map_err(at)?;
@@ -142,9 +122,7 @@ impl TraceHeader {
 pub(crate) fn check_iterations_meta(v: &str) -> Result<u32, String> {
     match v.parse::<u64>() {
         Ok(n) if n <= MAX_ITERATION as u64 => Ok(n as u32),
-        _ => Err(format!(
-            "metadata iterations = {v}: expected an iteration count in 0..={MAX_ITERATION}"
-        )),
+        _ => Err(format!("metadata iterations = {v}: expected an iteration count in 0..={MAX_ITERATION}")),
     }
 }
 
@@ -152,14 +130,10 @@ pub(crate) fn check_iterations_meta(v: &str) -> Result<u32, String> {
 /// (`last`): the message gives the reason that applies, the bound first.
 pub(crate) fn check_iteration(it: u64, last: u32) -> Result<u32, String> {
     if it > MAX_ITERATION as u64 {
-        return Err(format!(
-            "iteration {it} exceeds the maximum iteration number {MAX_ITERATION}"
-        ));
+        return Err(format!("iteration {it} exceeds the maximum iteration number {MAX_ITERATION}"));
     }
     if (it as u32) < last {
-        return Err(format!(
-            "iteration {it} after iteration {last}: iterations must not decrease"
-        ));
+        return Err(format!("iteration {it} after iteration {last}: iterations must not decrease"));
     }
     Ok(it as u32)
 }
@@ -193,11 +167,7 @@ pub fn open(path: &Path) -> Result<Box<dyn TraceSource>, SimError> {
 }
 
 /// Reads a trace of `format` from `input`; `name` stands for the file in messages.
-fn open_reader(
-    format: Format,
-    input: Box<dyn Read + Send>,
-    name: &str,
-) -> Result<Box<dyn TraceSource>, SimError> {
+fn open_reader(format: Format, input: Box<dyn Read + Send>, name: &str) -> Result<Box<dyn TraceSource>, SimError> {
     match format {
         Format::Binary => Ok(Box::new(BinaryTrace::from_reader(input, name)?)),
         Format::Text => Ok(Box::new(TextTrace::from_reader(input, name)?)),
@@ -270,14 +240,9 @@ fn open_input(path: &Path) -> Result<Opened, SimError> {
             message: format!("expected the magic \"NUMAPTRC\" or a first line \"{TEXT_MAGIC} 1\""),
         });
     };
-    let version =
-        (format == Format::Binary && n == 10).then(|| u16::from_le_bytes([first[8], first[9]]));
+    let version = (format == Format::Binary && n == 10).then(|| u16::from_le_bytes([first[8], first[9]]));
     let input: Box<dyn Read + Send> = Box::new(std::io::Cursor::new(first[..n].to_vec()).chain(f));
-    Ok(Opened {
-        format,
-        version,
-        input,
-    })
+    Ok(Opened { format, version, input })
 }
 
 /// The header of the trace at `path`, checked, without decoding its body (a text trace, the
@@ -371,20 +336,9 @@ fn build_workload(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, 
     let as_model = |e: SimError| ModelError::Config(e.to_string());
     let path = Path::new(r.text("file"));
     if path.as_os_str().is_empty() {
-        return Err(ModelError::Spec(
-            "workload 'trace': file= names no file".into(),
-        ));
+        return Err(ModelError::Spec("workload 'trace': file= names no file".into()));
     }
-    let fits = |h: &TraceHeader| {
-        check_fits(
-            h,
-            r.text("file"),
-            "the machine",
-            ctx.page_size,
-            ctx.line_size,
-            ctx.threads,
-        )
-    };
+    let fits = |h: &TraceHeader| check_fits(h, r.text("file"), "the machine", ctx.page_size, ctx.line_size, ctx.threads);
     // One open: the trace may come from a pipe.
     let t = open(path).map_err(as_model)?;
     fits(t.header())?;
@@ -397,43 +351,18 @@ fn build_workload(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, 
 ///
 /// # Errors
 /// [`ModelError::Config`] naming the file and the mismatch.
-pub fn check_fits(
-    h: &TraceHeader,
-    path: &str,
-    machine: &str,
-    page_size: u64,
-    line_size: u64,
-    threads: usize,
-) -> Result<(), ModelError> {
+pub fn check_fits(h: &TraceHeader, path: &str, machine: &str, page_size: u64, line_size: u64, threads: usize) -> Result<(), ModelError> {
     let mismatch = |what: &str, trace: u64, run: u64, hint: &str| {
-        Err(ModelError::Config(format!(
-            "{}: the trace's {what} is {trace} but {hint} {run}",
-            shown_path(Path::new(path))
-        )))
+        Err(ModelError::Config(format!("{}: the trace's {what} is {trace} but {hint} {run}", shown_path(Path::new(path)))))
     };
     if h.page_size != page_size {
-        return mismatch(
-            "page size",
-            h.page_size,
-            page_size,
-            &format!("{machine} has"),
-        );
+        return mismatch("page size", h.page_size, page_size, &format!("{machine} has"));
     }
     if h.line_size != line_size {
-        return mismatch(
-            "line size",
-            h.line_size,
-            line_size,
-            &format!("{machine} has"),
-        );
+        return mismatch("line size", h.line_size, line_size, &format!("{machine} has"));
     }
     if h.threads != threads {
-        return mismatch(
-            "thread count",
-            h.threads as u64,
-            threads as u64,
-            "the run asks for",
-        );
+        return mismatch("thread count", h.threads as u64, threads as u64, "the run asks for");
     }
     Ok(())
 }
@@ -510,9 +439,7 @@ pub fn info_any(path: &Path) -> Result<AnyInfo, SimError> {
     if o.version == Some(VERSION_LINE) {
         return Ok(AnyInfo::Line(line::info_from_reader(o.input, &name)?));
     }
-    Ok(AnyInfo::Page(summarise(open_reader(
-        o.format, o.input, &name,
-    )?)?))
+    Ok(AnyInfo::Page(summarise(open_reader(o.format, o.input, &name)?)?))
 }
 
 /// Reads the rest of a page-level trace and summarises it.
@@ -520,8 +447,7 @@ fn summarise(mut t: Box<dyn TraceSource>) -> Result<TraceInfo, SimError> {
     let format = t.format().name();
     let h = t.header().clone();
     let mut epoch = Epoch::default();
-    let (mut epochs, mut records, mut transactions, mut writes, mut iterations) =
-        (0u64, 0u64, 0u64, 0u64, 0u32);
+    let (mut epochs, mut records, mut transactions, mut writes, mut iterations) = (0u64, 0u64, 0u64, 0u64, 0u32);
     let mut phases: Vec<(String, u64, u64)> = Vec::new();
     while t.next_epoch(&mut epoch) {
         epochs += 1;
@@ -531,11 +457,7 @@ fn summarise(mut t: Box<dyn TraceSource>) -> Result<TraceInfo, SimError> {
             records += w.txns.len() as u64;
             for r in &w.txns {
                 tx += r.count as u64;
-                writes += if r.op == crate::workload::Op::Write {
-                    r.count as u64
-                } else {
-                    0
-                };
+                writes += if r.op == crate::workload::Op::Write { r.count as u64 } else { 0 };
             }
         }
         transactions += tx;
@@ -556,11 +478,7 @@ fn summarise(mut t: Box<dyn TraceSource>) -> Result<TraceInfo, SimError> {
         line_size: h.line_size,
         threads: h.threads,
         pages: h.pages(),
-        regions: h
-            .regions
-            .iter()
-            .map(|r| (r.name.clone(), r.first_page, r.pages))
-            .collect(),
+        regions: h.regions.iter().map(|r| (r.name.clone(), r.first_page, r.pages)).collect(),
         meta: h.meta.clone(),
         epochs,
         iterations,
@@ -579,10 +497,7 @@ mod tests;
 #[doc(hidden)]
 pub fn read_all_for_fuzz(bytes: &[u8]) -> Result<u64, SimError> {
     let mut t: Box<dyn TraceSource> = if bytes.starts_with(MAGIC) {
-        Box::new(BinaryTrace::from_reader(
-            Box::new(std::io::Cursor::new(bytes.to_vec())),
-            "input",
-        )?)
+        Box::new(BinaryTrace::from_reader(Box::new(std::io::Cursor::new(bytes.to_vec())), "input")?)
     } else {
         Box::new(TextTrace::parse_bytes(bytes, "input")?)
     };

@@ -109,22 +109,14 @@ pub struct Objects {
 /// # Errors
 /// A trace that cannot be read, more threads than CPUs without `oversubscribe`, or a footprint
 /// whose per-page table would exceed the state bound.
-pub fn objects(
-    path: &Path,
-    machine: &Machine,
-    binding: Binding,
-    oversubscribe: bool,
-) -> Result<Objects, SimError> {
+pub fn objects(path: &Path, machine: &Machine, binding: Binding, oversubscribe: bool) -> Result<Objects, SimError> {
     let mut t = trace::open(path)?;
     let h = t.header().clone();
     let placed = bind(machine, h.threads, binding, oversubscribe)?;
     let nodes = machine.nodes();
     let thread_nodes: Vec<usize> = placed.iter().map(|p| p.node.index()).collect();
     let pages = h.pages() as usize;
-    check_state_bytes(
-        "the trace's per-page diagnosis table",
-        pages as u64 * (8 * nodes as u64 + 16),
-    )?;
+    check_state_bytes("the trace's per-page diagnosis table", pages as u64 * (8 * nodes as u64 + 16))?;
     // Per page: timed lines per node; first touch (thread + 1, 0: none) and its epoch.
     let mut per_node = vec![0u64; pages * nodes];
     let mut ft_thread = vec![0u32; pages];
@@ -185,8 +177,7 @@ pub fn objects(
                 }
                 let pb = heat_bucket(p as u32 - obj.first_page, obj.pages);
                 if obj.heat.len() <= bucket {
-                    obj.heat
-                        .resize_with(bucket + 1, || vec![vec![0; nodes]; heat_buckets(obj.pages)]);
+                    obj.heat.resize_with(bucket + 1, || vec![vec![0; nodes]; heat_buckets(obj.pages)]);
                 }
                 obj.heat[bucket][pb][node] += c;
             }
@@ -213,10 +204,7 @@ pub fn objects(
                 reads_since_write[o] = 0;
             }
         }
-        epochs.push(EpochName {
-            iteration: epoch.iteration,
-            phase: epoch.phase.to_string(),
-        });
+        epochs.push(EpochName { iteration: epoch.iteration, phase: epoch.phase.to_string() });
         index += 1;
         if (index / width) as usize >= 2 * HEAT_EPOCHS {
             width *= 2;
@@ -338,28 +326,16 @@ end
         let o = objects(&p, &m, Binding::Spread, false).unwrap();
         assert_eq!(o.thread_nodes, vec![0, 1]);
         let a = &o.objects[0];
-        assert_eq!(
-            (a.first_touch_pages.clone(), a.first_touch_serial_pages),
-            (vec![4, 0], 4)
-        );
+        assert_eq!((a.first_touch_pages.clone(), a.first_touch_serial_pages), (vec![4, 0], 4));
         assert_eq!(a.timed_lines, vec![20, 20]);
         assert_eq!(a.init_lines, vec![512, 0]);
-        assert_eq!(
-            (a.local_first_touch, a.local_bound, a.local_interleaved),
-            (20, 40, 20)
-        );
+        assert_eq!((a.local_first_touch, a.local_bound, a.local_interleaved), (20, 40, 20));
         let b = &o.objects[1];
-        assert_eq!(
-            (b.first_touch_pages.clone(), b.first_touch_serial_pages),
-            (vec![2, 2], 0)
-        );
+        assert_eq!((b.first_touch_pages.clone(), b.first_touch_serial_pages), (vec![2, 2], 0));
         assert_eq!((b.local_first_touch, b.local_bound), (40, 40));
         assert_eq!(o.timed_lines, 80);
         // Both are written at initialisation only: read-only after it.
-        assert_eq!(
-            (a.last_write_epoch, a.reads_after_last_write),
-            (Some(0), 40)
-        );
+        assert_eq!((a.last_write_epoch, a.reads_after_last_write), (Some(0), 40));
         assert_eq!(b.last_write_epoch, Some(1));
         // Heat: epoch 2's reads of `a` come from node 0 for its first half, node 1 for the rest.
         assert_eq!(a.heat[2].iter().map(|r| r[0]).sum::<u64>(), 20);
@@ -375,33 +351,16 @@ end
     #[test]
     fn the_heat_map_keeps_at_most_twice_its_epoch_buckets() {
         let d = tmp("many");
-        let mut text = String::from(
-            "numaplace-trace 1\npage_size 4096\nline_size 64\nthreads 1\nregion a 0 1\n",
-        );
+        let mut text = String::from("numaplace-trace 1\npage_size 4096\nline_size 64\nthreads 1\nregion a 0 1\n");
         for e in 0..500 {
             text += &format!("epoch {} step\n0 0 1 0\nend\n", (e > 0) as u32);
         }
         let p = write(&d, "many.txt", &text);
-        let o = objects(
-            &p,
-            &load_machine("modern-2s").unwrap(),
-            Binding::Spread,
-            false,
-        )
-        .unwrap();
+        let o = objects(&p, &load_machine("modern-2s").unwrap(), Binding::Spread, false).unwrap();
         assert_eq!(o.epochs.len(), 500);
         let h = &o.objects[0].heat;
-        assert!(
-            h.len() < 2 * HEAT_EPOCHS && o.heat_epoch_width >= 8,
-            "{} buckets of {}",
-            h.len(),
-            o.heat_epoch_width
-        );
-        assert_eq!(
-            h.iter().map(|b| b[0][0]).sum::<u64>(),
-            500,
-            "no line lost in merging"
-        );
+        assert!(h.len() < 2 * HEAT_EPOCHS && o.heat_epoch_width >= 8, "{} buckets of {}", h.len(), o.heat_epoch_width);
+        assert_eq!(h.iter().map(|b| b[0][0]).sum::<u64>(), 500, "no line lost in merging");
         std::fs::remove_dir_all(d).ok();
     }
 }

@@ -1,8 +1,8 @@
 //! Trace round trips and every malformed-input case, each with its message.
 
 use super::*;
-use crate::presets::preset;
 use crate::run::{export_trace, simulate_on, RunConfig};
+use crate::presets::preset;
 use crate::workload::Init;
 use std::path::PathBuf;
 
@@ -10,38 +10,20 @@ use std::path::PathBuf;
 fn tmp(name: &str) -> PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "np-trace-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
+    let dir = std::env::temp_dir().join(format!("np-trace-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
 }
 
 fn cfg(workload: &str, threads: usize) -> RunConfig {
-    RunConfig {
-        machine: "origin2000".into(),
-        workload: workload.into(),
-        threads,
-        ..RunConfig::default()
-    }
+    RunConfig { machine: "origin2000".into(), workload: workload.into(), threads, ..RunConfig::default() }
 }
 
 /// A small valid binary trace and its bytes.
 fn sample() -> (PathBuf, Vec<u8>) {
     let m = preset("origin2000").unwrap();
     let p = tmp("sample.nptrace");
-    export_trace(
-        &m,
-        &cfg(
-            "random:pages=64,accesses=300,iterations=2,write_fraction=0.3",
-            4,
-        ),
-        &p,
-        false,
-    )
-    .unwrap();
+    export_trace(&m, &cfg("random:pages=64,accesses=300,iterations=2,write_fraction=0.3", 4), &p, false).unwrap();
     let bytes = std::fs::read(&p).unwrap();
     (p, bytes)
 }
@@ -54,14 +36,8 @@ fn replay_err_threads(bytes: &[u8], name: &str, threads: usize) -> String {
     let p = tmp(name);
     std::fs::write(&p, bytes).unwrap();
     let m = preset("origin2000").unwrap();
-    let c = RunConfig {
-        trace: Some(p.display().to_string()),
-        ..cfg("ignored", threads)
-    };
-    let e = simulate_on(&m, &c)
-        .err()
-        .expect("a malformed trace must fail")
-        .to_string();
+    let c = RunConfig { trace: Some(p.display().to_string()), ..cfg("ignored", threads) };
+    let e = simulate_on(&m, &c).err().expect("a malformed trace must fail").to_string();
     assert!(!e.contains('\n'), "{e}");
     e
 }
@@ -69,26 +45,14 @@ fn replay_err_threads(bytes: &[u8], name: &str, threads: usize) -> String {
 #[test]
 fn replay_is_byte_identical_to_the_kernel() {
     let m = preset("origin2000").unwrap();
-    for (w, init) in [
-        ("stream:pages=64,iterations=3", Init::Parallel),
-        ("random:pages=128,accesses=500", Init::Sequential),
-        ("traverse:pattern=random,pages=16", Init::None),
-    ] {
+    for (w, init) in [("stream:pages=64,iterations=3", Init::Parallel), ("random:pages=128,accesses=500", Init::Sequential), ("traverse:pattern=random,pages=16", Init::None)] {
         let threads = if w.starts_with("traverse") { 1 } else { 16 };
-        let c = RunConfig {
-            init,
-            placement: "random".into(),
-            seed: 5,
-            ..cfg(w, threads)
-        };
+        let c = RunConfig { init, placement: "random".into(), seed: 5, ..cfg(w, threads) };
         let direct = simulate_on(&m, &c).unwrap();
         for text in [false, true] {
             let p = tmp(if text { "rt.txt" } else { "rt.nptrace" });
             export_trace(&m, &c, &p, text).unwrap();
-            let c2 = RunConfig {
-                trace: Some(p.display().to_string()),
-                ..c.clone()
-            };
+            let c2 = RunConfig { trace: Some(p.display().to_string()), ..c.clone() };
             let mut replay = simulate_on(&m, &c2).unwrap();
             assert_eq!(replay.config.trace.take(), Some(p.display().to_string()));
             assert_eq!(direct.to_json(), replay.to_json(), "{w} text={text}");
@@ -100,16 +64,10 @@ fn replay_is_byte_identical_to_the_kernel() {
 fn info_summarises() {
     let (p, _) = sample();
     let i = info(&p).unwrap();
-    assert_eq!(
-        (i.format, i.threads, i.pages, i.epochs, i.iterations),
-        ("binary", 4, 64, 3, 2)
-    );
+    assert_eq!((i.format, i.threads, i.pages, i.epochs, i.iterations), ("binary", 4, 64, 3, 2));
     assert_eq!(i.transactions, 64 * 128 + 2 * 4 * 300);
     assert_eq!(i.phases[0].0, "init");
-    assert!(i
-        .meta
-        .iter()
-        .any(|(k, v)| k == "source" && v.starts_with("random:pages=64")));
+    assert!(i.meta.iter().any(|(k, v)| k == "source" && v.starts_with("random:pages=64")));
 }
 
 #[test]
@@ -117,12 +75,7 @@ fn bad_magic() {
     let (_, mut b) = sample();
     b[0] = b'X';
     let e = replay_err(&b, "magic.nptrace");
-    assert!(
-        e.ends_with(
-            "byte 0: expected the magic \"NUMAPTRC\" or a first line \"numaplace-trace 1\""
-        ),
-        "{e}"
-    );
+    assert!(e.ends_with("byte 0: expected the magic \"NUMAPTRC\" or a first line \"numaplace-trace 1\""), "{e}");
 }
 
 #[test]
@@ -130,10 +83,7 @@ fn wrong_version() {
     let (_, mut b) = sample();
     b[8] = 9;
     let e = replay_err(&b, "version.nptrace");
-    assert!(
-        e.ends_with("byte 8: format version 9, this numaplace reads version 1"),
-        "{e}"
-    );
+    assert!(e.ends_with("byte 8: format version 9, this numaplace reads version 1"), "{e}");
 }
 
 #[test]
@@ -157,10 +107,7 @@ fn corrupted_compressed_block() {
     c[header_len + 13 + 5] ^= 0x55; // inside the first block's compressed bytes
     let e = replay_err(&c, "corrupt.nptrace");
     assert!(e.contains(&format!("byte {header_len}: ")), "{e}");
-    assert!(
-        e.contains("corrupt") || e.contains("checksum mismatch") || e.contains("decodes to"),
-        "{e}"
-    );
+    assert!(e.contains("corrupt") || e.contains("checksum mismatch") || e.contains("decodes to"), "{e}");
 }
 
 #[test]
@@ -172,27 +119,17 @@ fn corrupted_header() {
 }
 
 fn text_err(body: &str) -> String {
-    TextTrace::parse(body, "t.txt")
-        .err()
-        .expect("must fail")
-        .to_string()
+    TextTrace::parse(body, "t.txt").err().expect("must fail").to_string()
 }
 
-const TEXT_HEAD: &str =
-    "numaplace-trace 1\npage_size 16384\nline_size 128\nthreads 2\nregion a 0 4\n";
+const TEXT_HEAD: &str = "numaplace-trace 1\npage_size 16384\nline_size 128\nthreads 2\nregion a 0 4\n";
 
 #[test]
 fn page_or_thread_out_of_range() {
     let e = text_err(&format!("{TEXT_HEAD}epoch 1 x\n0 4 1 0\nend\n"));
-    assert_eq!(
-        e,
-        "t.txt: line 7: page 4 out of range (the trace has 4 pages)"
-    );
+    assert_eq!(e, "t.txt: line 7: page 4 out of range (the trace has 4 pages)");
     let e = text_err(&format!("{TEXT_HEAD}epoch 1 x\n2 0 1 0\nend\n"));
-    assert_eq!(
-        e,
-        "t.txt: line 7: thread 2 out of range (the trace has 2 threads)"
-    );
+    assert_eq!(e, "t.txt: line 7: thread 2 out of range (the trace has 2 threads)");
     // The same in binary: write a valid trace, then patch a record's thread.
     let m = preset("origin2000").unwrap();
     let p = tmp("one.nptrace");
@@ -201,10 +138,7 @@ fn page_or_thread_out_of_range() {
     let mut src = TextTrace::open(&txt).unwrap();
     let h = src.header().clone();
     export(&mut src, &h, &p).unwrap();
-    let c = RunConfig {
-        trace: Some(p.display().to_string()),
-        ..cfg("x", 2)
-    };
+    let c = RunConfig { trace: Some(p.display().to_string()), ..cfg("x", 2) };
     assert!(simulate_on(&m, &c).is_ok());
     let mut raw = Vec::new();
     let mut w = TraceWriter::new(&mut raw, &h, &p).unwrap();
@@ -214,18 +148,12 @@ fn page_or_thread_out_of_range() {
     w.epoch(&e, &p).unwrap();
     w.finish(&p).unwrap();
     let err = replay_err_threads(&raw, "thread.nptrace", 2);
-    assert!(
-        err.contains("record thread 2 out of range (the trace has 2 threads)"),
-        "{err}"
-    );
+    assert!(err.contains("record thread 2 out of range (the trace has 2 threads)"), "{err}");
 }
 
 #[test]
 fn text_errors_name_the_line_and_expectation() {
-    assert_eq!(
-        text_err("hello"),
-        "t.txt: line 1: expected \"numaplace-trace 1\", found \"hello\""
-    );
+    assert_eq!(text_err("hello"), "t.txt: line 1: expected \"numaplace-trace 1\", found \"hello\"");
     assert_eq!(
         text_err(&format!("{TEXT_HEAD}epoch 1 x\n0 1 one 0\nend\n")),
         "t.txt: line 7: expected a read count, found \"one\""
@@ -242,25 +170,13 @@ fn text_errors_name_the_line_and_expectation() {
 fn mismatched_machine_or_threads_is_refused() {
     let (p, _) = sample();
     let m = preset("origin2000").unwrap();
-    let c = RunConfig {
-        trace: Some(p.display().to_string()),
-        ..cfg("x", 8)
-    };
+    let c = RunConfig { trace: Some(p.display().to_string()), ..cfg("x", 8) };
     let e = simulate_on(&m, &c).unwrap_err().to_string();
-    assert!(
-        e.ends_with("the trace's thread count is 4 but the run asks for 8"),
-        "{e}"
-    );
+    assert!(e.ends_with("the trace's thread count is 4 but the run asks for 8"), "{e}");
     let s = preset("sunfire6800").unwrap();
-    let c = RunConfig {
-        trace: Some(p.display().to_string()),
-        ..cfg("x", 4)
-    };
+    let c = RunConfig { trace: Some(p.display().to_string()), ..cfg("x", 4) };
     let e = simulate_on(&s, &c).unwrap_err().to_string();
-    assert!(
-        e.ends_with("the trace's page size is 16384 but machine 'sunfire6800' has 8192"),
-        "{e}"
-    );
+    assert!(e.ends_with("the trace's page size is 16384 but machine 'sunfire6800' has 8192"), "{e}");
 }
 
 #[test]
@@ -272,16 +188,11 @@ fn zigzag_round_trips() {
 
 /// The files of a saved fuzz corpus (`fuzz/corpus/NAME`), each with its bytes.
 fn corpus(name: &str) -> Vec<(PathBuf, Vec<u8>)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fuzz/corpus")
-        .join(name);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(name);
     let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let mut files: Vec<_> = entries.flatten().map(|e| e.path()).collect();
     files.sort();
-    files
-        .into_iter()
-        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
-        .collect()
+    files.into_iter().map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect()
 }
 
 /// Replays the saved fuzz corpus of the binary reader (`fuzz/corpus/trace_reader`), as its
@@ -289,11 +200,7 @@ fn corpus(name: &str) -> Vec<(PathBuf, Vec<u8>)> {
 #[test]
 fn fuzz_corpus_replays_without_panic() {
     let files = corpus("trace_reader");
-    assert!(
-        files.len() > 100,
-        "the saved corpus is missing ({} files)",
-        files.len()
-    );
+    assert!(files.len() > 100, "the saved corpus is missing ({} files)", files.len());
     for (p, bytes) in files {
         if let Err(e) = crate::trace::read_all_for_fuzz(&bytes) {
             assert!(!e.to_string().contains('\n'), "{}: {e}", p.display());
@@ -306,22 +213,14 @@ fn fuzz_corpus_replays_without_panic() {
 #[test]
 fn text_fuzz_corpus_replays_with_line_numbers() {
     let files = corpus("text_reader");
-    assert!(
-        files.len() >= 10,
-        "the saved corpus is missing ({} files)",
-        files.len()
-    );
+    assert!(files.len() >= 10, "the saved corpus is missing ({} files)", files.len());
     let mut valid = 0;
     for (p, bytes) in files {
         match crate::trace::read_text_for_fuzz(&bytes) {
             Ok(_) => valid += 1,
             Err(e) => {
                 let m = e.to_string();
-                assert!(
-                    !m.contains('\n') && m.starts_with("input: line "),
-                    "{}: {m}",
-                    p.display()
-                );
+                assert!(!m.contains('\n') && m.starts_with("input: line "), "{}: {m}", p.display());
             }
         }
     }
@@ -336,22 +235,13 @@ fn unusual_records_round_trip_through_the_slow_path() {
         page_size: 4096,
         line_size: 64,
         threads: 2,
-        regions: vec![numaplace_model::Region {
-            name: "huge".into(),
-            first_page: 0,
-            pages: u32::MAX,
-        }],
+        regions: vec![numaplace_model::Region { name: "huge".into(), first_page: 0, pages: u32::MAX }],
         meta: vec![],
     };
     let mut e = Epoch::default();
     e.reset(2, 1, "odd");
     // Wide deltas (5 bytes), full-width counts, and a thread with one record at a block tail.
-    e.threads[0].txns = vec![
-        Txn::read(0, 1),
-        Txn::write(4_000_000_000, 65535),
-        Txn::read(5, 3),
-        Txn::write(5, 1),
-    ];
+    e.threads[0].txns = vec![Txn::read(0, 1), Txn::write(4_000_000_000, 65535), Txn::read(5, 3), Txn::write(5, 1)];
     e.threads[1].txns = vec![Txn::read(u32::MAX - 1, 7)];
     let p = tmp("odd.nptrace");
     let mut raw = Vec::new();
@@ -370,8 +260,5 @@ fn unusual_records_round_trip_through_the_slow_path() {
     let mut tt = TextTrace::parse(text, "t").unwrap();
     let mut ep = Epoch::default();
     assert!(tt.next_epoch(&mut ep));
-    assert_eq!(
-        ep.threads[0].txns,
-        vec![Txn::read(1, 65535), Txn::read(1, 4465), Txn::write(1, 2)]
-    );
+    assert_eq!(ep.threads[0].txns, vec![Txn::read(1, 65535), Txn::read(1, 4465), Txn::write(1, 2)]);
 }

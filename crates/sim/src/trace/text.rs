@@ -22,13 +22,13 @@
 //! distinct, and an epoch's `mlp` and `think` lines come before its records. The whole file is
 //! read at once (text traces are small: at most [`MAX_TEXT_BYTES`]).
 
+use numaplace_model::error::{shown, shown_path};
 use super::{
-    check_iteration, check_iterations_meta, intern, push_record, think_ok, Format, TraceHeader,
-    TraceSource, MAX_REGIONS, MAX_SPLIT_TRANSACTIONS, MAX_THINK_NS, TEXT_MAGIC, VERSION,
+    check_iteration, check_iterations_meta, intern, push_record, think_ok, Format, TraceHeader, TraceSource, MAX_REGIONS,
+    MAX_SPLIT_TRANSACTIONS, MAX_THINK_NS, TEXT_MAGIC, VERSION,
 };
 use crate::error::SimError;
 use crate::workload::{Epoch, Op, Workload};
-use numaplace_model::error::{shown, shown_path};
 use numaplace_model::Region;
 use std::collections::{HashMap, VecDeque};
 use std::io::Read;
@@ -64,13 +64,10 @@ impl TextTrace {
     /// A read error, a stream beyond the size bound, or as [`TextTrace::parse_bytes`].
     pub fn from_reader(input: Box<dyn Read + Send>, origin: &str) -> Result<Self, SimError> {
         let mut bytes = Vec::new();
-        input
-            .take(MAX_TEXT_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| SimError::Io {
-                path: origin.to_string(),
-                message: format!("read error after {} bytes: {e}", bytes.len()),
-            })?;
+        input.take(MAX_TEXT_BYTES + 1).read_to_end(&mut bytes).map_err(|e| SimError::Io {
+            path: origin.to_string(),
+            message: format!("read error after {} bytes: {e}", bytes.len()),
+        })?;
         if bytes.len() as u64 > MAX_TEXT_BYTES {
             return Err(SimError::Trace {
                 path: origin.to_string(),
@@ -115,28 +112,11 @@ impl TextTrace {
             .enumerate()
             .map(|(i, l)| (i + 1, l.split('#').next().unwrap_or("").trim()))
             .filter(|(_, l)| !l.is_empty());
-        let (n, first) = lines.next().ok_or_else(|| {
-            err(
-                1,
-                format!("expected \"{TEXT_MAGIC} {VERSION}\", found an empty file"),
-            )
-        })?;
+        let (n, first) = lines.next().ok_or_else(|| err(1, format!("expected \"{TEXT_MAGIC} {VERSION}\", found an empty file")))?;
         if first != format!("{TEXT_MAGIC} {VERSION}") {
-            return Err(err(
-                n,
-                format!(
-                    "expected \"{TEXT_MAGIC} {VERSION}\", found \"{}\"",
-                    shown(first)
-                ),
-            ));
+            return Err(err(n, format!("expected \"{TEXT_MAGIC} {VERSION}\", found \"{}\"", shown(first))));
         }
-        let mut h = TraceHeader {
-            page_size: 0,
-            line_size: 0,
-            threads: 0,
-            regions: Vec::new(),
-            meta: Vec::new(),
-        };
+        let mut h = TraceHeader { page_size: 0, line_size: 0, threads: 0, regions: Vec::new(), meta: Vec::new() };
         let mut epochs = VecDeque::new();
         let mut current: Option<(Epoch, usize)> = None;
         let mut last_iteration = 0u32;
@@ -152,20 +132,13 @@ impl TextTrace {
             let word = f.next().unwrap_or("");
             if !header_done && matches!(word, "epoch") {
                 let path = origin.to_string();
-                h.validate(&|m| SimError::Trace {
-                    path: path.clone(),
-                    at: format!("line {n}"),
-                    message: format!("header: {m}"),
-                })?;
+                h.validate(&|m| SimError::Trace { path: path.clone(), at: format!("line {n}"), message: format!("header: {m}") })?;
                 pages = h.pages();
                 header_done = true;
             }
             if !header_done && matches!(word, "page_size" | "line_size" | "threads") {
                 if let Some(first) = said.insert(word, n) {
-                    return Err(err(
-                        n,
-                        format!("\"{}\" given twice (first on line {first})", shown(word)),
-                    ));
+                    return Err(err(n, format!("\"{}\" given twice (first on line {first})", shown(word))));
                 }
             }
             match (word, header_done) {
@@ -173,9 +146,7 @@ impl TextTrace {
                 ("line_size", false) => h.line_size = num(f.next(), "a line size", n, &err)?,
                 ("threads", false) => h.threads = num(f.next(), "a thread count", n, &err)?,
                 ("meta", false) => {
-                    let k = f
-                        .next()
-                        .ok_or_else(|| err(n, "expected a metadata key".into()))?;
+                    let k = f.next().ok_or_else(|| err(n, "expected a metadata key".into()))?;
                     let v: Vec<&str> = f.collect();
                     let v = v.join(" ");
                     if k == "iterations" {
@@ -185,29 +156,17 @@ impl TextTrace {
                     continue;
                 }
                 ("region", false) => {
-                    let name = f
-                        .next()
-                        .ok_or_else(|| err(n, "expected a region name".into()))?;
+                    let name = f.next().ok_or_else(|| err(n, "expected a region name".into()))?;
                     // Checked before the region is kept: the table grows by one line at a time.
                     if h.regions.len() >= MAX_REGIONS {
                         return Err(err(n, format!("more than {MAX_REGIONS} regions")));
                     }
                     if let Some(first) = region_lines.insert(name, n) {
-                        return Err(err(
-                            n,
-                            format!(
-                                "region name \"{}\" given twice (first on line {first})",
-                                shown(name)
-                            ),
-                        ));
+                        return Err(err(n, format!("region name \"{}\" given twice (first on line {first})", shown(name))));
                     }
                     let first_page = num(f.next(), "a first page", n, &err)?;
                     let count = num(f.next(), "a page count", n, &err)?;
-                    h.regions.push(Region {
-                        name: name.to_string(),
-                        first_page,
-                        pages: count,
-                    });
+                    h.regions.push(Region { name: name.to_string(), first_page, pages: count });
                 }
                 ("epoch", true) => {
                     if current.is_some() {
@@ -217,16 +176,13 @@ impl TextTrace {
                     let it = check_iteration(it, last_iteration).map_err(|m| err(n, m))?;
                     last_iteration = it;
                     let phase = f.next().unwrap_or("main");
-                    let phase = intern(phase)
-                        .ok_or_else(|| err(n, "too many distinct phase names".into()))?;
+                    let phase = intern(phase).ok_or_else(|| err(n, "too many distinct phase names".into()))?;
                     let mut e = Epoch::default();
                     e.reset(h.threads, it, phase);
                     current = Some((e, 0));
                 }
                 ("mlp" | "think", true) => {
-                    let (e, records) = current
-                        .as_mut()
-                        .ok_or_else(|| err(n, format!("\"{}\" outside an epoch", shown(word))))?;
+                    let (e, records) = current.as_mut().ok_or_else(|| err(n, format!("\"{}\" outside an epoch", shown(word))))?;
                     if *records > 0 {
                         return Err(err(n, format!("\"{}\" after the epoch's records: expected it before the first record", shown(word))));
                     }
@@ -235,24 +191,18 @@ impl TextTrace {
                     set_thread(e, h.threads, word, t, v).map_err(|m| err(n, m))?;
                 }
                 ("end", true) => {
-                    let (e, _) = current
-                        .take()
-                        .ok_or_else(|| err(n, "\"end\" outside an epoch".into()))?;
+                    let (e, _) = current.take().ok_or_else(|| err(n, "\"end\" outside an epoch".into()))?;
                     epochs.push_back(e);
                 }
                 (_, true) if word.bytes().all(|b| b.is_ascii_digit()) => {
-                    let (e, records) = current
-                        .as_mut()
-                        .ok_or_else(|| err(n, "a record outside an epoch".into()))?;
+                    let (e, records) = current.as_mut().ok_or_else(|| err(n, "a record outside an epoch".into()))?;
                     let t: usize = num(Some(word), "a thread", n, &err)?;
                     let page: u64 = num(f.next(), "a page", n, &err)?;
                     let reads: u64 = num(f.next(), "a read count", n, &err)?;
                     let writes: u64 = num(f.next(), "a write count", n, &err)?;
-                    check_record(t, page, reads, writes, h.threads, pages)
-                        .map_err(|m| err(n, m))?;
+                    check_record(t, page, reads, writes, h.threads, pages).map_err(|m| err(n, m))?;
                     let pieces = reads.div_ceil(u16::MAX as u64) + writes.div_ceil(u16::MAX as u64);
-                    super::binary::take_split(pieces - 1, &mut split_left)
-                        .map_err(|m| err(n, m))?;
+                    super::binary::take_split(pieces - 1, &mut split_left).map_err(|m| err(n, m))?;
                     push_record(e, t, page as u32, reads, writes);
                     *records += 1;
                 }
@@ -262,67 +212,38 @@ impl TextTrace {
                     } else {
                         "\"page_size\", \"line_size\", \"threads\", \"meta\", \"region\" or \"epoch\""
                     };
-                    return Err(err(
-                        n,
-                        format!("expected {expected}, found \"{}\"", shown(line)),
-                    ));
+                    return Err(err(n, format!("expected {expected}, found \"{}\"", shown(line))));
                 }
             }
             if let Some(extra) = f.next() {
-                return Err(err(
-                    n,
-                    format!("unexpected \"{}\" at the end of the line", shown(extra)),
-                ));
+                return Err(err(n, format!("unexpected \"{}\" at the end of the line", shown(extra))));
             }
         }
         if current.is_some() {
-            return Err(err(
-                text.lines().count(),
-                "the trace ends inside an epoch (missing \"end\")".into(),
-            ));
+            return Err(err(text.lines().count(), "the trace ends inside an epoch (missing \"end\")".into()));
         }
         if !header_done {
             // A trace without epochs: its header ends with the file, whose last line the error
             // names.
             let (path, last) = (origin.to_string(), text.lines().count().max(1));
-            h.validate(&|m| SimError::Trace {
-                path: path.clone(),
-                at: format!("line {last}"),
-                message: format!("header: {m}"),
-            })?;
+            h.validate(&|m| SimError::Trace { path: path.clone(), at: format!("line {last}"), message: format!("header: {m}") })?;
         }
         // The metadata value was checked on its line.
-        let declared = h
-            .meta("iterations")
-            .and_then(|v| check_iterations_meta(v).ok());
-        Ok(TextTrace {
-            header: h,
-            epochs,
-            iterations: declared.unwrap_or(last_iteration),
-            declared,
-        })
+        let declared = h.meta("iterations").and_then(|v| check_iterations_meta(v).ok());
+        Ok(TextTrace { header: h, epochs, iterations: declared.unwrap_or(last_iteration), declared })
     }
 }
 
 /// A number, the next field of a line (`None`: the line ended); `what` names it in errors.
-fn num<T: std::str::FromStr>(
-    s: Option<&str>,
-    what: &str,
-    line: usize,
-    err: &dyn Fn(usize, String) -> SimError,
-) -> Result<T, SimError> {
+fn num<T: std::str::FromStr>(s: Option<&str>, what: &str, line: usize, err: &dyn Fn(usize, String) -> SimError) -> Result<T, SimError> {
     let s = s.ok_or_else(|| err(line, format!("expected {what}, found the end of the line")))?;
-    s.parse()
-        .map_err(|_| err(line, format!("expected {what}, found \"{}\"", shown(s))))
+    s.parse().map_err(|_| err(line, format!("expected {what}, found \"{}\"", shown(s))))
 }
 
 /// Sets thread `t`'s `mlp` or `think` (the line's `word`) in epoch `e` of a trace of `threads`
 /// threads to `v`, or says why not.
 fn set_thread(e: &mut Epoch, threads: usize, word: &str, t: usize, v: f64) -> Result<(), String> {
-    let w = e
-        .threads
-        .get_mut(t)
-        .ok_or_else(|| format!("thread {t} out of range (the trace has {threads} threads)"))?;
+    let w = e.threads.get_mut(t).ok_or_else(|| format!("thread {t} out of range (the trace has {threads} threads)"))?;
     if word == "mlp" {
         if !(v >= 1.0) {
             return Err(format!("mlp {v:e}: expected a number >= 1 or inf"));
@@ -330,9 +251,7 @@ fn set_thread(e: &mut Epoch, threads: usize, word: &str, t: usize, v: f64) -> Re
         w.mlp = v;
     } else {
         if !think_ok(v) {
-            return Err(format!(
-                "think {v:e}: expected a finite number of ns in 0..={MAX_THINK_NS:e}"
-            ));
+            return Err(format!("think {v:e}: expected a finite number of ns in 0..={MAX_THINK_NS:e}"));
         }
         w.think_ns = v;
     }
@@ -341,28 +260,15 @@ fn set_thread(e: &mut Epoch, threads: usize, word: &str, t: usize, v: f64) -> Re
 
 /// Checks a record of thread `t` for `page` against a trace of `threads` threads and `pages`
 /// pages, and its counts (one line at least, each below 2^32), or says why not.
-fn check_record(
-    t: usize,
-    page: u64,
-    reads: u64,
-    writes: u64,
-    threads: usize,
-    pages: u64,
-) -> Result<(), String> {
+fn check_record(t: usize, page: u64, reads: u64, writes: u64, threads: usize, pages: u64) -> Result<(), String> {
     if t >= threads {
-        return Err(format!(
-            "thread {t} out of range (the trace has {threads} threads)"
-        ));
+        return Err(format!("thread {t} out of range (the trace has {threads} threads)"));
     }
     if page >= pages {
-        return Err(format!(
-            "page {page} out of range (the trace has {pages} pages)"
-        ));
+        return Err(format!("page {page} out of range (the trace has {pages} pages)"));
     }
     if reads == 0 && writes == 0 || reads > u32::MAX as u64 || writes > u32::MAX as u64 {
-        return Err(format!(
-            "reads={reads} writes={writes}: expected 1..2^32 lines in all"
-        ));
+        return Err(format!("reads={reads} writes={writes}: expected 1..2^32 lines in all"));
     }
     Ok(())
 }
@@ -405,19 +311,11 @@ impl TraceSource for TextTrace {
 ///
 /// # Errors
 /// A write error.
-pub fn write_text(
-    workload: &mut dyn Workload,
-    header: &TraceHeader,
-    path: &Path,
-) -> Result<(), SimError> {
+pub fn write_text(workload: &mut dyn Workload, header: &TraceHeader, path: &Path) -> Result<(), SimError> {
     use std::fmt::Write as _;
     let mut out = String::new();
     let _ = writeln!(out, "{TEXT_MAGIC} {VERSION}");
-    let _ = writeln!(
-        out,
-        "page_size {}\nline_size {}\nthreads {}",
-        header.page_size, header.line_size, header.threads
-    );
+    let _ = writeln!(out, "page_size {}\nline_size {}\nthreads {}", header.page_size, header.line_size, header.threads);
     for (k, v) in &header.meta {
         let _ = writeln!(out, "meta {k} {v}");
     }
@@ -437,11 +335,7 @@ pub fn write_text(
         }
         for (t, w) in epoch.threads.iter().enumerate() {
             for tx in &w.txns {
-                let (r, wr) = if tx.op == Op::Write {
-                    (0, tx.count)
-                } else {
-                    (tx.count, 0)
-                };
+                let (r, wr) = if tx.op == Op::Write { (0, tx.count) } else { (tx.count, 0) };
                 let _ = writeln!(out, "{t} {} {r} {wr}", tx.page);
             }
         }

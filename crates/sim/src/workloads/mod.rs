@@ -26,17 +26,8 @@ pub const BASIC: &[WorkloadInfo] = &[stream::INFO, random::INFO, traverse::INFO]
 
 /// Every workload, keyed by the name users type, in listing order: the generated ones, then
 /// the trace of a recorded program (`trace:file=PATH`).
-pub const REGISTRY: Registry<Build> = Registry {
-    kind: "workload",
-    groups: &[
-        BASIC,
-        nas::INFOS,
-        splash::INFOS,
-        spec95::INFOS,
-        tiering::INFOS,
-        &[crate::trace::INFO],
-    ],
-};
+pub const REGISTRY: Registry<Build> =
+    Registry { kind: "workload", groups: &[BASIC, nas::INFOS, splash::INFOS, spec95::INFOS, tiering::INFOS, &[crate::trace::INFO]] };
 
 /// Builds the workload named by `spec`, returning it with its resolved spec.
 ///
@@ -61,17 +52,8 @@ mod tests {
 
     #[test]
     fn unknown_workload_lists_known() {
-        let ctx = WorkloadCtx {
-            threads: 1,
-            page_size: 4096,
-            line_size: 64,
-            seed: 0,
-            init: Init::Parallel,
-        };
-        let e = build(&Spec::parse("nas-xx").unwrap(), &ctx)
-            .err()
-            .unwrap()
-            .to_string();
+        let ctx = WorkloadCtx { threads: 1, page_size: 4096, line_size: 64, seed: 0, init: Init::Parallel };
+        let e = build(&Spec::parse("nas-xx").unwrap(), &ctx).err().unwrap().to_string();
         assert!(e.starts_with("unknown workload 'nas-xx' (known: "), "{e}");
         for name in REGISTRY.names() {
             assert!(e.contains(name), "{name} missing from: {e}");

@@ -5,35 +5,15 @@
 //! line of a page drawn uniformly from the whole array from the thread's own seeded stream.
 //! Accesses are independent, so the machine's `mlp` applies.
 
-use crate::workload::{
-    block_range, layout, push_lines, Epoch, Init, Op, Txn, Workload, WorkloadCtx, WorkloadInfo,
-};
+use crate::workload::{block_range, layout, push_lines, Epoch, Init, Op, Txn, WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::rng::SplitMix64;
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::{ModelError, Region};
 
 const PARAMS: &[ParamDecl] = &[
-    ParamDecl {
-        name: "pages",
-        kind: ParamKind::UINT,
-        default: "16384",
-        doc: "pages of the shared array",
-    },
-    ParamDecl {
-        name: "accesses",
-        kind: ParamKind::UInt {
-            min: 0,
-            max: numaplace_model::spec::MAX_EPOCH_RECORDS,
-        },
-        default: "65536",
-        doc: "accesses per thread per iteration",
-    },
-    ParamDecl {
-        name: "iterations",
-        kind: ParamKind::ITERATIONS,
-        default: "4",
-        doc: "timed iterations",
-    },
+    ParamDecl { name: "pages", kind: ParamKind::UINT, default: "16384", doc: "pages of the shared array" },
+    ParamDecl { name: "accesses", kind: ParamKind::UInt { min: 0, max: numaplace_model::spec::MAX_EPOCH_RECORDS }, default: "65536", doc: "accesses per thread per iteration" },
+    ParamDecl { name: "iterations", kind: ParamKind::ITERATIONS, default: "4", doc: "timed iterations" },
     ParamDecl {
         name: "write_fraction",
         kind: ParamKind::Float { min: 0.0, max: 1.0 },
@@ -63,9 +43,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         iterations: r.uint("iterations") as u32,
         write_fraction: r.float("write_fraction"),
         think_ns: r.float("think_ns"),
-        rngs: (0..ctx.threads)
-            .map(|t| SplitMix64::new(ctx.thread_seed(t)))
-            .collect(),
+        rngs: (0..ctx.threads).map(|t| SplitMix64::new(ctx.thread_seed(t))).collect(),
         ctx: *ctx,
         next: if ctx.init == Init::None { 1 } else { 0 },
     }))
@@ -99,11 +77,7 @@ impl Workload for Random {
         self.next += 1;
         let pages = self.regions[0].pages as u64;
         let lpp = self.ctx.lines_per_page();
-        epoch.reset(
-            self.ctx.threads,
-            it,
-            if it == 0 { "init" } else { "access" },
-        );
+        epoch.reset(self.ctx.threads, it, if it == 0 { "init" } else { "access" });
         for (t, work) in epoch.threads.iter_mut().enumerate() {
             work.think_ns = self.think_ns;
             if it == 0 {
@@ -120,11 +94,7 @@ impl Workload for Random {
             for _ in 0..self.accesses {
                 let page = rng.below(pages) as u32;
                 let write = self.write_fraction > 0.0 && rng.unit() < self.write_fraction;
-                work.txns.push(if write {
-                    Txn::write(page, 1)
-                } else {
-                    Txn::read(page, 1)
-                });
+                work.txns.push(if write { Txn::write(page, 1) } else { Txn::read(page, 1) });
             }
         }
         true

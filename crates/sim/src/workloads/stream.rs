@@ -7,31 +7,14 @@
 //! Records are one per page and array, interleaved across arrays page by page, as the loop
 //! touches them. Accesses are independent, so the machine's `mlp` applies.
 
-use crate::workload::{
-    block_range, layout, push_lines, Epoch, Init, Op, Workload, WorkloadCtx, WorkloadInfo,
-};
+use crate::workload::{block_range, layout, push_lines, Epoch, Init, Op, WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::{ModelError, Region};
 
 const PARAMS: &[ParamDecl] = &[
-    ParamDecl {
-        name: "pages",
-        kind: ParamKind::UINT,
-        default: "4096",
-        doc: "pages per array",
-    },
-    ParamDecl {
-        name: "arrays",
-        kind: ParamKind::UINT,
-        default: "3",
-        doc: "arrays swept (the last is written)",
-    },
-    ParamDecl {
-        name: "iterations",
-        kind: ParamKind::ITERATIONS,
-        default: "10",
-        doc: "timed sweeps",
-    },
+    ParamDecl { name: "pages", kind: ParamKind::UINT, default: "4096", doc: "pages per array" },
+    ParamDecl { name: "arrays", kind: ParamKind::UINT, default: "3", doc: "arrays swept (the last is written)" },
+    ParamDecl { name: "iterations", kind: ParamKind::ITERATIONS, default: "10", doc: "timed sweeps" },
     ParamDecl {
         name: "think_ns",
         kind: ParamKind::Float { min: 0.0, max: 1e9 },
@@ -51,17 +34,10 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
     let arrays = r.uint("arrays");
     if !(1..=26).contains(&arrays) {
-        return Err(ModelError::Spec(format!(
-            "workload 'stream': arrays={arrays}: expected 1..26"
-        )));
+        return Err(ModelError::Spec(format!("workload 'stream': arrays={arrays}: expected 1..26")));
     }
-    let names: Vec<String> = (0..arrays)
-        .map(|i| ((b'a' + i as u8) as char).to_string())
-        .collect();
-    let spec: Vec<(&str, u64)> = names
-        .iter()
-        .map(|n| (n.as_str(), r.uint("pages")))
-        .collect();
+    let names: Vec<String> = (0..arrays).map(|i| ((b'a' + i as u8) as char).to_string()).collect();
+    let spec: Vec<(&str, u64)> = names.iter().map(|n| (n.as_str(), r.uint("pages"))).collect();
     Ok(Box::new(Stream {
         regions: layout("stream", &spec)?,
         iterations: r.uint("iterations") as u32,
@@ -111,11 +87,7 @@ impl Workload for Stream {
             while from < hi {
                 let to = ((from / lpp + 1) * lpp).min(hi);
                 for (a, region) in self.regions.iter().enumerate() {
-                    let op = if it == 0 || (a == last && last > 0) {
-                        Op::Write
-                    } else {
-                        Op::Read
-                    };
+                    let op = if it == 0 || (a == last && last > 0) { Op::Write } else { Op::Read };
                     push_lines(&mut work.txns, region.first_page, lpp, from, to, op);
                 }
                 from = to;

@@ -15,7 +15,7 @@
 //!   Sun Fire 6800 local latency, seed 003 §2.1);
 //! * random: 52 ns = 512.5 / 546.6 × (70 + 225) − 225 (same derivation).
 
-use crate::workload::{layout, push_lines, Epoch, Op, Txn, Workload, WorkloadCtx, WorkloadInfo};
+use crate::workload::{layout, push_lines, Epoch, Op, Txn, WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::rng::SplitMix64;
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved, Value};
 use numaplace_model::{ModelError, Region};
@@ -23,24 +23,9 @@ use numaplace_model::{ModelError, Region};
 const PATTERNS: &[&str] = &["sequential", "strided", "random"];
 
 const PARAMS: &[ParamDecl] = &[
-    ParamDecl {
-        name: "pattern",
-        kind: ParamKind::Choice(PATTERNS),
-        default: "sequential",
-        doc: "access order",
-    },
-    ParamDecl {
-        name: "pages",
-        kind: ParamKind::UINT,
-        default: "2048",
-        doc: "pages of the array",
-    },
-    ParamDecl {
-        name: "iterations",
-        kind: ParamKind::ITERATIONS,
-        default: "4",
-        doc: "timed traversals",
-    },
+    ParamDecl { name: "pattern", kind: ParamKind::Choice(PATTERNS), default: "sequential", doc: "access order" },
+    ParamDecl { name: "pages", kind: ParamKind::UINT, default: "2048", doc: "pages of the array" },
+    ParamDecl { name: "iterations", kind: ParamKind::ITERATIONS, default: "4", doc: "timed traversals" },
     ParamDecl {
         name: "stride",
         kind: ParamKind::UINT,
@@ -75,21 +60,11 @@ pub fn default_think_ns(pattern: &str) -> f64 {
 fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
     let pattern = r.choice("pattern");
     let lpp = ctx.lines_per_page();
-    let stride = if r.is_auto("stride") {
-        lpp + 1
-    } else {
-        r.uint("stride")
-    };
+    let stride = if r.is_auto("stride") { lpp + 1 } else { r.uint("stride") };
     if stride == 0 {
-        return Err(ModelError::Spec(
-            "workload 'traverse': stride=0: expected at least 1".into(),
-        ));
+        return Err(ModelError::Spec("workload 'traverse': stride=0: expected at least 1".into()));
     }
-    let think_ns = if r.is_auto("think_ns") {
-        default_think_ns(pattern)
-    } else {
-        r.float("think_ns")
-    };
+    let think_ns = if r.is_auto("think_ns") { default_think_ns(pattern) } else { r.float("think_ns") };
     let mut resolved = r.clone();
     resolved.set("stride", Value::UInt(stride));
     resolved.set("think_ns", Value::Float(think_ns));
@@ -101,11 +76,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         think_ns,
         rng: SplitMix64::new(ctx.thread_seed(0)),
         ctx: *ctx,
-        next: if ctx.init == crate::workload::Init::None {
-            1
-        } else {
-            0
-        },
+        next: if ctx.init == crate::workload::Init::None { 1 } else { 0 },
         resolved,
     }))
 }
@@ -143,11 +114,7 @@ impl Workload for Traverse {
         self.next += 1;
         let lpp = self.ctx.lines_per_page();
         let lines = self.regions[0].pages as u64 * lpp;
-        epoch.reset(
-            self.ctx.threads,
-            it,
-            if it == 0 { "init" } else { "traverse" },
-        );
+        epoch.reset(self.ctx.threads, it, if it == 0 { "init" } else { "traverse" });
         let work = &mut epoch.threads[0];
         work.mlp = 1.0;
         work.think_ns = self.think_ns;

@@ -84,9 +84,7 @@ impl Payback {
 
     /// Time and lines of the baseline intervals together.
     fn baseline(&self) -> (f64, f64) {
-        self.base
-            .iter()
-            .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
+        self.base.iter().fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
     }
 }
 
@@ -158,18 +156,8 @@ impl Gate {
             .origin
             .iter()
             .enumerate()
-            .filter(|&(page, &o)| {
-                o != u8::MAX
-                    && view
-                        .homes
-                        .get(page)
-                        .is_some_and(|&h| h != o && (h as usize) < view.machine.nodes())
-            })
-            .map(|(page, &o)| Action::Migrate {
-                page: PageNo(page as u32),
-                to: NodeId(o),
-                reason: "measured payback: moved back",
-            })
+            .filter(|&(page, &o)| o != u8::MAX && view.homes.get(page).is_some_and(|&h| h != o && (h as usize) < view.machine.nodes()))
+            .map(|(page, &o)| Action::Migrate { page: PageNo(page as u32), to: NodeId(o), reason: "measured payback: moved back" })
             .collect();
         self.refused.undone += back.len() as u64;
         Some(back)
@@ -183,11 +171,7 @@ mod tests {
     use crate::dynamic::fixture::Fixture;
 
     fn ev(counts: &[u16], window: Ps) -> Evidence<'_> {
-        Evidence {
-            counts,
-            scale: 1.0,
-            window,
-        }
+        Evidence { counts, scale: 1.0, window }
     }
 
     /// Payback fixtures: a first window of `LINES` lines in `W` ps, then page 0 (at home on
@@ -201,28 +185,8 @@ mod tests {
         f.done = LINES;
         assert_eq!(g.audit(&f.view()), None, "nothing moved: nothing to judge");
         let counts = [0, u16::MAX];
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(0),
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, W),
-                0
-            ),
-            Verdict::Unstable
-        );
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(0),
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, W),
-                0
-            ),
-            Verdict::Move
-        );
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Unstable);
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
         f.homes[0] = 1;
         g
     }
@@ -241,32 +205,14 @@ mod tests {
         let mut f = Fixture::new(2);
         let mut g = moved_after_one_window(&mut f);
         next_window(&mut f, 1.0 + 2.0 * PAYBACK_TOLERANCE);
-        let back = vec![Action::Migrate {
-            page: PageNo(0),
-            to: NodeId(0),
-            reason: "measured payback: moved back",
-        }];
-        assert_eq!(
-            g.audit(&f.view()),
-            Some(back),
-            "the page goes back where it was"
-        );
+        let back = vec![Action::Migrate { page: PageNo(0), to: NodeId(0), reason: "measured payback: moved back" }];
+        assert_eq!(g.audit(&f.view()), Some(back), "the page goes back where it was");
         assert!(g.withdrawn());
         assert_eq!(g.refused.undone, 1);
         // Nothing more moves, however good it looks, and nothing is undone twice.
         f.homes[0] = 0;
         let counts = [0, u16::MAX];
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(0),
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, W),
-                0
-            ),
-            Verdict::Withdrawn
-        );
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Withdrawn);
         assert_eq!(g.refused.withdrawn, 1);
         next_window(&mut f, 1.0);
         assert_eq!(g.audit(&f.view()), Some(Vec::new()));
@@ -284,18 +230,7 @@ mod tests {
         next_window(&mut f, 0.8);
         assert_eq!(g.audit(&f.view()), None);
         assert!(!g.withdrawn());
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(1),
-                NodeId(0),
-                NodeId(1),
-                ev(&[0, u16::MAX], W),
-                0
-            ),
-            Verdict::Unstable,
-            "still judging"
-        );
+        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&[0, u16::MAX], W), 0), Verdict::Unstable, "still judging");
     }
 
     #[test]
@@ -322,11 +257,7 @@ mod tests {
         f.overhead += W / 10;
         f.now += W / 10 + (W as f64 * 0.99) as Ps;
         f.done += LINES;
-        assert_eq!(
-            g.audit(&f.view()),
-            Some(Vec::new()),
-            "the pages stay: they are no worse where they are"
-        );
+        assert_eq!(g.audit(&f.view()), Some(Vec::new()), "the pages stay: they are no worse where they are");
         assert!(g.withdrawn());
         assert_eq!(g.refused.undone, 0);
     }
@@ -337,57 +268,16 @@ mod tests {
         let mut g = moved_after_one_window(&mut f);
         let counts = [0, u16::MAX];
         // The rest of the first batch (same decision point) goes through.
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(1),
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, W),
-                0
-            ),
-            Verdict::Unstable
-        );
+        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Unstable);
         g.note(PageNo(2), NodeId(1));
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(2),
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, W),
-                0
-            ),
-            Verdict::Move
-        );
+        assert_eq!(g.judge(&f.view(), PageNo(2), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
         // A later decision point waits for the measurement.
         f.now += 1;
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(1),
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, W),
-                0
-            ),
-            Verdict::Probation
-        );
+        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Probation);
         assert_eq!(g.refused.probation, 1);
         next_window(&mut f, 1.0);
         assert_eq!(g.audit(&f.view()), None);
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(1),
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, W),
-                0
-            ),
-            Verdict::Move,
-            "measured: moves go on"
-        );
+        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move, "measured: moves go on");
     }
 
     #[test]
@@ -396,25 +286,8 @@ mod tests {
         let mut g = Gate::with(true, 2, Payer::EveryThread);
         f.now = W;
         let counts = [0, u16::MAX];
-        g.judge(
-            &f.view(),
-            PageNo(0),
-            NodeId(0),
-            NodeId(1),
-            ev(&counts, W),
-            0,
-        );
-        assert_eq!(
-            g.judge(
-                &f.view(),
-                PageNo(0),
-                NodeId(0),
-                NodeId(1),
-                ev(&counts, W),
-                0
-            ),
-            Verdict::Move
-        );
+        g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0);
+        assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
         f.homes[0] = 1;
         f.now = 10 * W;
         assert_eq!(g.audit(&f.view()), None);

@@ -16,15 +16,12 @@ pub struct Evidence<'a> {
     pub window: Ps,
 }
 
+
 /// Each memory controller's utilisation as the view's measured queueing implies it (the M/M/1
 /// model: `ρ = W / (S + W)`); empty where the driver measures none.
 pub fn utilisation_from_queue(view: &View<'_>) -> Vec<f64> {
     let s = &view.machine.service_ps;
-    view.queue
-        .iter()
-        .zip(s)
-        .map(|(&w, &s)| if s > 0.0 { w / (s + w) } else { 0.0 })
-        .collect()
+    view.queue.iter().zip(s).map(|(&w, &s)| if s > 0.0 { w / (s + w) } else { 0.0 }).collect()
 }
 
 /// Each memory controller's utilisation over a window of `window` ps, from the lines the
@@ -36,20 +33,10 @@ pub fn utilisation_from_counts(view: &View<'_>, window: Ps, scale: f64) -> Vec<f
     let mut lines = vec![0.0; nodes];
     for (page, &home) in view.homes.iter().enumerate() {
         if (home as usize) < nodes {
-            lines[home as usize] += view
-                .counters
-                .row(PageNo(page as u32))
-                .iter()
-                .map(|&c| c as f64)
-                .sum::<f64>()
-                * scale;
+            lines[home as usize] += view.counters.row(PageNo(page as u32)).iter().map(|&c| c as f64).sum::<f64>() * scale;
         }
     }
-    lines
-        .iter()
-        .zip(&m.service_ps)
-        .map(|(&l, &s)| (l * s / window.max(1) as f64).min(SATURATED))
-        .collect()
+    lines.iter().zip(&m.service_ps).map(|(&l, &s)| (l * s / window.max(1) as f64).min(SATURATED)).collect()
 }
 
 /// The utilisation past which a controller counts as saturated.
@@ -66,15 +53,7 @@ pub(super) const SATURATED: f64 = 0.99;
 /// page's `λ` lines per ps leave the home's `ρ` and join the target's, and every other line a
 /// controller serves pays or saves the change in its delay. A move that would saturate the
 /// target saves nothing.
-pub fn saving(
-    view: &View<'_>,
-    rho: &[f64],
-    home: NodeId,
-    to: NodeId,
-    counts: impl IntoIterator<Item = f64>,
-    scale: f64,
-    window: Ps,
-) -> f64 {
+pub fn saving(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, counts: impl IntoIterator<Item = f64>, scale: f64, window: Ps) -> f64 {
     let m = view.machine;
     let lines: Vec<f64> = counts.into_iter().map(|c| c * scale).collect();
     let total: f64 = lines.iter().sum();
@@ -117,26 +96,9 @@ pub fn saving(
 /// the window's saving times the windows the run is expected still to last (what the
 /// program's declared iterations imply, `View::remaining`; else as many again as have
 /// passed), at most `tenure` windows.
-pub fn expected_benefit(
-    view: &View<'_>,
-    rho: &[f64],
-    home: NodeId,
-    to: NodeId,
-    ev: Evidence<'_>,
-    tenure: f64,
-) -> f64 {
-    let saved = saving(
-        view,
-        rho,
-        home,
-        to,
-        ev.counts.iter().map(|&c| c as f64),
-        ev.scale,
-        ev.window,
-    );
-    let left = view
-        .remaining
-        .unwrap_or_else(|| view.now.saturating_sub(view.started)) as f64;
+pub fn expected_benefit(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, ev: Evidence<'_>, tenure: f64) -> f64 {
+    let saved = saving(view, rho, home, to, ev.counts.iter().map(|&c| c as f64), ev.scale, ev.window);
+    let left = view.remaining.unwrap_or_else(|| view.now.saturating_sub(view.started)) as f64;
     saved * (left / ev.window.max(1) as f64).min(tenure)
 }
 
@@ -146,11 +108,7 @@ mod tests {
     use crate::dynamic::fixture::Fixture;
 
     fn ev(counts: &[u16], window: Ps) -> Evidence<'_> {
-        Evidence {
-            counts,
-            scale: 1.0,
-            window,
-        }
+        Evidence { counts, scale: 1.0, window }
     }
 
     #[test]
@@ -159,59 +117,22 @@ mod tests {
         let w = 1_000_000; // 1 µs windows
         f.now = 2 * w;
         let counts = [0u16, 10];
-        let plain = expected_benefit(
-            &f.view(),
-            &[],
-            NodeId(0),
-            NodeId(1),
-            ev(&counts, w),
-            f64::INFINITY,
-        );
+        let plain = expected_benefit(&f.view(), &[], NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY);
         // Node 0 (S = 10 ns) queues 40 ns: utilisation 0.8, 80 lines a µs; node 1 is idle.
         let queue = [40_000.0, 0.0];
         let mut v = f.view();
         v.queue = &queue;
-        let loaded = expected_benefit(
-            &v,
-            &utilisation_from_queue(&v),
-            NodeId(0),
-            NodeId(1),
-            ev(&counts, w),
-            f64::INFINITY,
-        );
-        assert!(
-            loaded > plain + 10.0 * 40_000.0 * 2.0 / f.machine.raw.mlp,
-            "the page's own lines stop queueing: {plain} {loaded}"
-        );
+        let loaded = expected_benefit(&v, &utilisation_from_queue(&v), NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY);
+        assert!(loaded > plain + 10.0 * 40_000.0 * 2.0 / f.machine.raw.mlp, "the page's own lines stop queueing: {plain} {loaded}");
         // The other way round, onto the busy node: its 70 other lines a µs would wait longer,
         // and the move costs more than the latency it saves.
         f.homes = vec![1];
         let mut v = f.view();
         v.queue = &queue;
         let toward = [10u16, 0];
-        assert!(
-            expected_benefit(
-                &v,
-                &utilisation_from_queue(&v),
-                NodeId(1),
-                NodeId(0),
-                ev(&toward, w),
-                f64::INFINITY
-            ) < 0.0
-        );
+        assert!(expected_benefit(&v, &utilisation_from_queue(&v), NodeId(1), NodeId(0), ev(&toward, w), f64::INFINITY) < 0.0);
         // Enough lines to saturate it: never worth it.
         let flood = [0u16, 30];
-        assert_eq!(
-            saving(
-                &v,
-                &utilisation_from_queue(&v),
-                NodeId(1),
-                NodeId(0),
-                flood.iter().map(|&c| c as f64),
-                1.0,
-                w
-            ),
-            f64::NEG_INFINITY
-        );
+        assert_eq!(saving(&v, &utilisation_from_queue(&v), NodeId(1), NodeId(0), flood.iter().map(|&c| c as f64), 1.0, w), f64::NEG_INFINITY);
     }
 }

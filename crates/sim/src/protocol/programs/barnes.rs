@@ -79,10 +79,7 @@ const STEP_PHASES: usize = 4;
 const PARAMS: &[ParamDecl] = &[
     ParamDecl {
         name: "particles",
-        kind: ParamKind::UInt {
-            min: 2,
-            max: 1 << 22,
-        },
+        kind: ParamKind::UInt { min: 2, max: 1 << 22 },
         default: "16384",
         doc: "bodies (seed 004 Table 1.3: 16K)",
     },
@@ -109,12 +106,7 @@ pub const INFO: LineInfo = Info {
 };
 
 fn build(r: &Resolved, ctx: &LineCtx) -> Result<Box<dyn LineProgram>, ModelError> {
-    Ok(Driver::boxed(Barnes::new(
-        r.uint("particles") as usize,
-        r.uint("steps") as usize,
-        r.float("theta"),
-        ctx,
-    )?))
+    Ok(Driver::boxed(Barnes::new(r.uint("particles") as usize, r.uint("steps") as usize, r.float("theta"), ctx)?))
 }
 
 /// What a force walk meets.
@@ -157,10 +149,7 @@ pub(crate) struct Barnes {
 impl Barnes {
     fn new(n: usize, steps: usize, theta: f64, ctx: &LineCtx) -> Result<Barnes, ModelError> {
         if ctx.threads > n {
-            return Err(spec_error(
-                NAME,
-                format!("particles={n}: fewer bodies than {} threads", ctx.threads),
-            ));
+            return Err(spec_error(NAME, format!("particles={n}: fewer bodies than {} threads", ctx.threads)));
         }
         let pos = plummer(n, 3, ctx.seed);
         let tree = Tree::build(&pos, 3, MAX_PER_LEAF);
@@ -201,18 +190,11 @@ impl Barnes {
         for (id, node) in b.tree.nodes.iter().enumerate() {
             let t = b.zone_of(node.bodies.0 as usize);
             b.created[t].push(id as u32);
-            let pool = if node.is_leaf() {
-                &mut leaves
-            } else {
-                &mut cells
-            };
+            let pool = if node.is_leaf() { &mut leaves } else { &mut cells };
             local.push(pool[t]);
             pool[t] += 1;
         }
-        let (max_c, max_l) = (
-            cells.iter().copied().max().unwrap_or(0).max(1),
-            leaves.iter().copied().max().unwrap_or(1),
-        );
+        let (max_c, max_l) = (cells.iter().copied().max().unwrap_or(0).max(1), leaves.iter().copied().max().unwrap_or(1));
         let mut l = Layout::new(ctx.page_size);
         b.bodytab = l.alloc("bodytab", n as u64 * BODY_BYTES, true);
         let celltab = l.alloc("celltab", ctx.threads as u64 * max_c * CELL_BYTES, true);
@@ -312,11 +294,7 @@ impl Phased for Barnes {
     fn units(&self, p: usize, t: usize) -> usize {
         let (lo, hi) = self.zone(t);
         if p == 0 {
-            return if t == 0 {
-                self.pos.len().div_ceil(INIT_CHUNK)
-            } else {
-                0
-            };
+            return if t == 0 { self.pos.len().div_ceil(INIT_CHUNK) } else { 0 };
         }
         match (p - 1) % STEP_PHASES {
             1 => self.created[t].len(),
@@ -473,12 +451,7 @@ mod tests {
             .collect();
         for (t, stream) in s.iter().enumerate() {
             let force = check::timed_phase(stream, 2);
-            let foreign = force
-                .iter()
-                .filter(
-                    |op| matches!(op, LineOp::Read(a) if creator.get(a).is_some_and(|&c| c != t)),
-                )
-                .count();
+            let foreign = force.iter().filter(|op| matches!(op, LineOp::Read(a) if creator.get(a).is_some_and(|&c| c != t))).count();
             assert!(foreign > 0, "thread {t} reads no other thread's nodes");
             // The root is read by every walk.
             assert!(force.contains(&LineOp::Read(b.addr[0])));
@@ -488,24 +461,15 @@ mod tests {
             let mut costs = std::collections::HashMap::new();
             for op in force {
                 if let LineOp::Write(a) = *op {
-                    if a >= b.bodytab
-                        && a < b.bodytab + 400 * BODY_BYTES
-                        && (a - b.bodytab) % BODY_BYTES == 0
-                    {
+                    if a >= b.bodytab && a < b.bodytab + 400 * BODY_BYTES && (a - b.bodytab) % BODY_BYTES == 0 {
                         *costs.entry(a).or_insert(0) += 1;
                     }
                 }
             }
-            let own: std::collections::HashMap<_, _> = b.tree.order[lo..hi]
-                .iter()
-                .map(|&o| (b.body(o), 2))
-                .collect();
+            let own: std::collections::HashMap<_, _> = b.tree.order[lo..hi].iter().map(|&o| (b.body(o), 2)).collect();
             assert_eq!(costs, own, "thread {t}");
             let tree = check::timed_phase(stream, 0);
-            assert!(
-                tree.iter().any(|op| matches!(op, LineOp::Lock(_))),
-                "thread {t} inserts without locks"
-            );
+            assert!(tree.iter().any(|op| matches!(op, LineOp::Lock(_))), "thread {t} inserts without locks");
         }
     }
 

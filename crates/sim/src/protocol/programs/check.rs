@@ -6,12 +6,7 @@ use numaplace_model::spec::Spec;
 
 /// A small machine: `threads` threads, 8 KiB pages (seed 004 Table 1.1), 64-byte lines.
 pub fn ctx(threads: usize) -> LineCtx {
-    LineCtx {
-        threads,
-        page_size: 8192,
-        line_size: 64,
-        seed: 7,
-    }
+    LineCtx { threads, page_size: 8192, line_size: 64, seed: 7 }
 }
 
 /// Every thread's whole stream, drained by `fill` calls in `order` (thread visiting order,
@@ -36,10 +31,7 @@ pub fn drain(p: &mut dyn LineProgram, rotate: bool) -> Vec<Vec<LineOp>> {
                 assert!(buf.is_empty(), "fill returned false with operations");
                 done[t] = true;
                 let mut again = Vec::new();
-                assert!(
-                    !p.fill(t, &mut again) && again.is_empty(),
-                    "a finished thread came back"
-                );
+                assert!(!p.fill(t, &mut again) && again.is_empty(), "a finished thread came back");
             }
             streams[t].extend(buf);
         }
@@ -53,12 +45,7 @@ pub fn contract(p: &dyn LineProgram, streams: &[Vec<LineOp>], page: u64) {
     let regions = p.regions();
     assert!(!regions.is_empty());
     for w in regions.windows(2) {
-        assert!(
-            w[0].base + w[0].bytes <= w[1].base,
-            "regions {} and {} overlap or are unsorted",
-            w[0].name,
-            w[1].name
-        );
+        assert!(w[0].base + w[0].bytes <= w[1].base, "regions {} and {} overlap or are unsorted", w[0].name, w[1].name);
     }
     for r in regions {
         assert_eq!(r.base % page, 0, "region {} not page aligned", r.name);
@@ -86,19 +73,12 @@ pub fn contract(p: &dyn LineProgram, streams: &[Vec<LineOp>], page: u64) {
                     held = Some(a);
                 }
                 LineOp::Unlock(a) => {
-                    assert_eq!(
-                        held,
-                        Some(a),
-                        "thread {t} op {i}: unlock of a lock not held"
-                    );
+                    assert_eq!(held, Some(a), "thread {t} op {i}: unlock of a lock not held");
                     held = None;
                 }
                 LineOp::EndInit => {
                     assert!(end_init.is_none(), "thread {t}: EndInit twice");
-                    assert!(
-                        i == 0 || s[i - 1] == LineOp::Barrier,
-                        "thread {t}: EndInit not after a barrier"
-                    );
+                    assert!(i == 0 || s[i - 1] == LineOp::Barrier, "thread {t}: EndInit not after a barrier");
                     end_init = Some(barriers);
                 }
             }
@@ -107,11 +87,7 @@ pub fn contract(p: &dyn LineProgram, streams: &[Vec<LineOp>], page: u64) {
         let e = end_init.unwrap_or_else(|| panic!("thread {t}: no EndInit"));
         match shape {
             None => shape = Some((barriers, e)),
-            Some(sh) => assert_eq!(
-                sh,
-                (barriers, e),
-                "thread {t}: barriers / EndInit position differ from thread 0"
-            ),
+            Some(sh) => assert_eq!(sh, (barriers, e), "thread {t}: barriers / EndInit position differ from thread 0"),
         }
     }
 }
@@ -125,10 +101,7 @@ pub fn run(spec: &str, threads: usize) -> Vec<Vec<LineOp>> {
     contract(p.as_ref(), &a, c.page_size);
     let (mut q, _) = build(&Spec::parse(spec).unwrap(), &c).unwrap();
     let b = drain(q.as_mut(), true);
-    assert!(
-        a == b,
-        "{spec}: streams depend on the fill order or are not deterministic"
-    );
+    assert!(a == b, "{spec}: streams depend on the fill order or are not deterministic");
     a
 }
 
@@ -191,12 +164,7 @@ pub fn timed(stream: &[LineOp]) -> Vec<(Addr, bool)> {
 pub fn timed_phase(stream: &[LineOp], k: usize) -> &[LineOp] {
     let start = stream.iter().position(|o| *o == LineOp::EndInit).unwrap() + 1;
     let s = &stream[start..];
-    let bars: Vec<usize> = s
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| **o == LineOp::Barrier)
-        .map(|(i, _)| i)
-        .collect();
+    let bars: Vec<usize> = s.iter().enumerate().filter(|(_, o)| **o == LineOp::Barrier).map(|(i, _)| i).collect();
     let lo = if k == 0 { 0 } else { bars[k - 1] + 1 };
     &s[lo..bars[k]]
 }

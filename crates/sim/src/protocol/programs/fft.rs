@@ -84,12 +84,7 @@ pub const INFO: LineInfo = Info {
 };
 
 fn build(r: &Resolved, ctx: &LineCtx) -> Result<Box<dyn LineProgram>, ModelError> {
-    Ok(Driver::boxed(Fft::new(
-        r.uint("points"),
-        r.uint("passes") as usize,
-        r.uint("pad_page"),
-        ctx,
-    )?))
+    Ok(Driver::boxed(Fft::new(r.uint("points"), r.uint("passes") as usize, r.uint("pad_page"), ctx)?))
 }
 
 /// Padding elements per row, as SPLASH-2's `fft.C` computes them for `root` elements per row,
@@ -132,13 +127,8 @@ enum Step {
     Rows(usize, bool),
 }
 
-const PASS: [Step; 5] = [
-    Step::Transpose(0),
-    Step::Rows(1, true),
-    Step::Transpose(1),
-    Step::Rows(0, false),
-    Step::Transpose(0),
-];
+const PASS: [Step; 5] =
+    [Step::Transpose(0), Step::Rows(1, true), Step::Transpose(1), Step::Rows(0, false), Step::Transpose(0)];
 
 pub(crate) struct Fft {
     regions: Vec<LineRegion>,
@@ -155,41 +145,23 @@ impl Fft {
     fn new(points: u64, passes: usize, pad_page: u64, ctx: &LineCtx) -> Result<Fft, ModelError> {
         let m = points.trailing_zeros();
         if !points.is_power_of_two() || !m.is_multiple_of(2) {
-            return Err(spec_error(
-                NAME,
-                format!("points={points}: expected an even power of 2 (4^k)"),
-            ));
+            return Err(spec_error(NAME, format!("points={points}: expected an even power of 2 (4^k)")));
         }
         let root = 1u64 << (m / 2);
         if ctx.threads as u64 > root {
-            return Err(spec_error(
-                NAME,
-                format!("points={points}: fewer than one row ({root} rows) per thread"),
-            ));
+            return Err(spec_error(NAME, format!("points={points}: fewer than one row ({root} rows) per thread")));
         }
         if !pad_page.is_power_of_two() {
-            return Err(spec_error(
-                NAME,
-                format!("pad_page={pad_page}: expected a power of 2"),
-            ));
+            return Err(spec_error(NAME, format!("pad_page={pad_page}: expected a power of 2")));
         }
-        let row = (root + pad_elements(root, root / ctx.threads as u64, ctx.line_size, pad_page))
-            * COMPLEX;
+        let row = (root + pad_elements(root, root / ctx.threads as u64, ctx.line_size, pad_page)) * COMPLEX;
         let mut l = Layout::new(ctx.page_size);
         let mut mats = [Matrix { base: 0, row }; 3];
         for (i, name) in ["x", "trans", "umain2"].iter().enumerate() {
             mats[i].base = l.alloc(name, root * row, true);
         }
         let umain = l.alloc("umain", root * COMPLEX, true);
-        Ok(Fft {
-            regions: l.regions,
-            root,
-            passes,
-            threads: ctx.threads,
-            line: ctx.line_size,
-            mats,
-            umain,
-        })
+        Ok(Fft { regions: l.regions, root, passes, threads: ctx.threads, line: ctx.line_size, mats, umain })
     }
 
     fn rows(&self, t: usize) -> (u64, u64) {
@@ -248,11 +220,7 @@ impl Phased for Fft {
         let (lo, hi) = self.rows(t);
         let own = (hi - lo) as usize;
         if p == 0 {
-            return if t == 0 {
-                2 * self.root as usize + 1
-            } else {
-                0
-            };
+            return if t == 0 { 2 * self.root as usize + 1 } else { 0 };
         }
         match self.step(p) {
             Step::Touch | Step::Rows(..) => own,
@@ -271,13 +239,7 @@ impl Phased for Fft {
                 self.span(out, from, to, false, true);
             } else {
                 compute(out, 4 * self.root);
-                self.span(
-                    out,
-                    self.umain,
-                    self.umain + self.root * COMPLEX,
-                    false,
-                    true,
-                );
+                self.span(out, self.umain, self.umain + self.root * COMPLEX, false, true);
             }
             return;
         }
@@ -346,10 +308,7 @@ mod tests {
     #[test]
     fn bad_sizes_are_errors() {
         for spec in ["fft:points=128", "fft:points=100", "fft:points=16,passes=1"] {
-            let r = super::super::build(
-                &numaplace_model::spec::Spec::parse(spec).unwrap(),
-                &check::ctx(8),
-            );
+            let r = super::super::build(&numaplace_model::spec::Spec::parse(spec).unwrap(), &check::ctx(8));
             let e = r.err().unwrap().to_string();
             assert!(e.contains("fft") && e.contains("points="), "{spec}: {e}");
         }
@@ -365,12 +324,7 @@ mod tests {
         // Rows that do not fill a page are padded up to one: 2 rows of 32 elements.
         assert_eq!(pad_elements(32, 2, 64, 4096), (4096 - 2 * 32 * 16) / 32);
         for (pad_page, ctx_page) in [(4096u64, 8192u64), (8192, 8192), (4096, 4096)] {
-            let ctx = LineCtx {
-                threads: 64,
-                page_size: ctx_page,
-                line_size: 64,
-                seed: 1,
-            };
+            let ctx = LineCtx { threads: 64, page_size: ctx_page, line_size: 64, seed: 1 };
             let f = Fft::new(1 << 16, 1, pad_page, &ctx).unwrap();
             for m in f.mats {
                 assert_eq!(m.base % ctx_page, 0);
@@ -378,10 +332,7 @@ mod tests {
                 assert_eq!((4 * m.row) % pad_page, 0, "{pad_page}");
             }
         }
-        let e = super::super::build(
-            &numaplace_model::spec::Spec::parse("fft:pad_page=5000").unwrap(),
-            &check::ctx(8),
-        );
+        let e = super::super::build(&numaplace_model::spec::Spec::parse("fft:pad_page=5000").unwrap(), &check::ctx(8));
         assert!(e.err().unwrap().to_string().contains("pad_page=5000"));
     }
 
@@ -403,20 +354,14 @@ mod tests {
                 let (slo, _) = f.rows(other);
                 let (dlo, _) = f.rows(t);
                 let want = LineOp::Read(x.at(slo, dlo) / 64 * 64);
-                assert!(
-                    phase.contains(&want),
-                    "thread {t} does not read thread {other}'s block"
-                );
+                assert!(phase.contains(&want), "thread {t} does not read thread {other}'s block");
             }
             // It writes only its own rows of trans.
             let (lo, hi) = f.rows(t);
             let trans = f.mats[1];
             for op in phase {
                 if let LineOp::Write(a) = *op {
-                    assert!(
-                        a >= trans.at(lo, 0) && a < trans.at(hi, 0),
-                        "thread {t} writes {a:#x}"
-                    );
+                    assert!(a >= trans.at(lo, 0) && a < trans.at(hi, 0), "thread {t} writes {a:#x}");
                 }
             }
         }

@@ -86,10 +86,7 @@ const BOUNDS_CYCLES: u64 = 4;
 const PARAMS: &[ParamDecl] = &[
     ParamDecl {
         name: "particles",
-        kind: ParamKind::UInt {
-            min: 2,
-            max: 1 << 22,
-        },
+        kind: ParamKind::UInt { min: 2, max: 1 << 22 },
         default: "8192",
         doc: "particles (seed 004 Table 1.3: 8K)",
     },
@@ -110,11 +107,7 @@ pub const INFO: LineInfo = Info {
 };
 
 fn build(r: &Resolved, ctx: &LineCtx) -> Result<Box<dyn LineProgram>, ModelError> {
-    Ok(Driver::boxed(Fmm::new(
-        r.uint("particles") as usize,
-        r.uint("steps") as usize,
-        ctx,
-    )?))
+    Ok(Driver::boxed(Fmm::new(r.uint("particles") as usize, r.uint("steps") as usize, ctx)?))
 }
 
 pub(crate) struct Fmm {
@@ -143,13 +136,7 @@ pub(crate) struct Fmm {
 impl Fmm {
     fn new(n: usize, steps: usize, ctx: &LineCtx) -> Result<Fmm, ModelError> {
         if ctx.threads > n {
-            return Err(spec_error(
-                NAME,
-                format!(
-                    "particles={n}: fewer particles than {} threads",
-                    ctx.threads
-                ),
-            ));
+            return Err(spec_error(NAME, format!("particles={n}: fewer particles than {} threads", ctx.threads)));
         }
         let pos = plummer(n, 2, ctx.seed);
         let tree = Tree::build(&pos, 2, MAX_PER_BOX);
@@ -177,14 +164,9 @@ impl Fmm {
         let mut cost = vec![1u64; n];
         for (id, node) in tree.nodes.iter().enumerate() {
             if node.is_leaf() {
-                let direct: u64 = ulist[id]
-                    .iter()
-                    .map(|&l| tree.nodes[l as usize].count() as u64)
-                    .sum::<u64>()
+                let direct: u64 = ulist[id].iter().map(|&l| tree.nodes[l as usize].count() as u64).sum::<u64>()
                     + node.count() as u64;
-                let v = vlist[id].len() as u64 * M2L_CYCLES
-                    / DIRECT_CYCLES
-                    / node.count().max(1) as u64;
+                let v = vlist[id].len() as u64 * M2L_CYCLES / DIRECT_CYCLES / node.count().max(1) as u64;
                 for &b in &tree.order[node.bodies.0 as usize..node.bodies.1 as usize] {
                     cost[b as usize] += direct + v;
                 }
@@ -201,20 +183,13 @@ impl Fmm {
             local.push(created[t].len() as u64);
             created[t].push(id as u32);
         }
-        let max = created
-            .iter()
-            .map(|c| c.len() as u64)
-            .max()
-            .unwrap_or(1)
-            .max(1);
+        let max = created.iter().map(|c| c.len() as u64).max().unwrap_or(1).max(1);
         let mut l = Layout::new(ctx.page_size);
         let particles = l.alloc("particles", n as u64 * PARTICLE_BYTES, false);
         let pool = l.alloc("boxes", ctx.threads as u64 * max * BOX_BYTES, false);
         let locks = l.alloc("lock_array", MAX_LOCKS * 8, false);
         let f_array = l.alloc("f_array", ctx.threads as u64 * F_ROW, true);
-        let addr = (0..boxes)
-            .map(|id| pool + (owner[id] as u64 * max + local[id]) * BOX_BYTES)
-            .collect();
+        let addr = (0..boxes).map(|id| pool + (owner[id] as u64 * max + local[id]) * BOX_BYTES).collect();
         Ok(Fmm {
             regions: l.regions,
             threads: ctx.threads,
@@ -293,11 +268,7 @@ impl Phased for Fmm {
     fn units(&self, p: usize, t: usize) -> usize {
         let (lo, hi) = self.zone(t);
         if p == 0 {
-            return if t == 0 {
-                self.n.div_ceil(INIT_CHUNK)
-            } else {
-                0
-            };
+            return if t == 0 { self.n.div_ceil(INIT_CHUNK) } else { 0 };
         }
         match (p - 1) % STEP_PHASES {
             0 => 1,
@@ -378,23 +349,11 @@ impl Phased for Fmm {
                     }
                 } else {
                     for &c in &node.children {
-                        self.span(
-                            out,
-                            self.addr[c as usize] + MP,
-                            EXPANSION_BYTES,
-                            true,
-                            false,
-                        );
+                        self.span(out, self.addr[c as usize] + MP, EXPANSION_BYTES, true, false);
                         compute(out, M2M_CYCLES);
                     }
                 }
-                self.span(
-                    out,
-                    self.addr[n as usize] + MP,
-                    EXPANSION_BYTES,
-                    false,
-                    true,
-                );
+                self.span(out, self.addr[n as usize] + MP, EXPANSION_BYTES, false, true);
             }
             3 => {
                 let own = self.created[t].len();
@@ -402,23 +361,11 @@ impl Phased for Fmm {
                     let n = self.created[t][u];
                     for &v in &self.vlist[n as usize] {
                         out.push(LineOp::Read(self.addr[v as usize]));
-                        self.span(
-                            out,
-                            self.addr[v as usize] + MP,
-                            EXPANSION_BYTES,
-                            true,
-                            false,
-                        );
+                        self.span(out, self.addr[v as usize] + MP, EXPANSION_BYTES, true, false);
                         compute(out, M2L_CYCLES);
                     }
                     if !self.vlist[n as usize].is_empty() {
-                        self.span(
-                            out,
-                            self.addr[n as usize] + LOCAL,
-                            EXPANSION_BYTES,
-                            true,
-                            true,
-                        );
+                        self.span(out, self.addr[n as usize] + LOCAL, EXPANSION_BYTES, true, true);
                     }
                 } else {
                     let i = lo + u - own;
@@ -440,21 +387,9 @@ impl Phased for Fmm {
                 let n = self.created[t][u];
                 let node = &nodes[n as usize];
                 if node.parent != u32::MAX {
-                    self.span(
-                        out,
-                        self.addr[node.parent as usize] + LOCAL,
-                        EXPANSION_BYTES,
-                        true,
-                        false,
-                    );
+                    self.span(out, self.addr[node.parent as usize] + LOCAL, EXPANSION_BYTES, true, false);
                     compute(out, M2M_CYCLES);
-                    self.span(
-                        out,
-                        self.addr[n as usize] + LOCAL,
-                        EXPANSION_BYTES,
-                        true,
-                        true,
-                    );
+                    self.span(out, self.addr[n as usize] + LOCAL, EXPANSION_BYTES, true, true);
                 }
                 if node.is_leaf() {
                     for &b in self.members(n) {
@@ -497,27 +432,16 @@ mod tests {
         let s = check::run("fmm:particles=2000,steps=1", threads);
         let f = Fmm::new(2000, 1, &check::ctx(threads)).unwrap();
         // Only f_array is marked (seed 004 Table 1.3), and it holds a row of 4 reals per thread.
-        let marked: Vec<_> = f
-            .regions
-            .iter()
-            .filter(|r| r.proxy)
-            .map(|r| r.name.as_str())
-            .collect();
+        let marked: Vec<_> = f.regions.iter().filter(|r| r.proxy).map(|r| r.name.as_str()).collect();
         assert_eq!(marked, vec!["f_array"]);
         for (t, stream) in s.iter().enumerate() {
             // Bounds: its own row written, no other f_array line touched.
             let bounds = check::timed_phase(stream, 0);
-            let rows: Vec<_> = bounds
-                .iter()
-                .filter(|op| matches!(op, LineOp::Write(a) if *a >= f.f_array))
-                .collect();
+            let rows: Vec<_> = bounds.iter().filter(|op| matches!(op, LineOp::Write(a) if *a >= f.f_array)).collect();
             assert_eq!(rows, vec![&LineOp::Write(f.f_array + t as u64 * 32)]);
             // Build: every row read (two rows to a line), before any insertion.
             let build = check::timed_phase(stream, 1);
-            let reads: Vec<_> = build
-                .iter()
-                .take_while(|op| matches!(op, LineOp::Read(a) if *a >= f.f_array))
-                .collect();
+            let reads: Vec<_> = build.iter().take_while(|op| matches!(op, LineOp::Read(a) if *a >= f.f_array)).collect();
             assert_eq!(reads.len(), (threads * 32).div_ceil(64));
             // Locks: a box's pool index modulo MAX_LOCKS - 1.
             for op in build {
@@ -541,10 +465,7 @@ mod tests {
         let f = Fmm::new(2000, 1, &check::ctx(threads)).unwrap();
         assert!(f.vlist.iter().any(|v| !v.is_empty()), "no V-lists");
         let owner_of = |a: Addr| -> Option<usize> {
-            f.addr
-                .iter()
-                .position(|&b| a >= b && a < b + BOX_BYTES)
-                .map(|id| f.owner[id] as usize)
+            f.addr.iter().position(|&b| a >= b && a < b + BOX_BYTES).map(|id| f.owner[id] as usize)
         };
         let mut foreign = 0;
         for (t, stream) in s.iter().enumerate() {
@@ -562,9 +483,7 @@ mod tests {
             assert!(v.iter().all(|&k| !f.tree.adjacent(k, id as u32)));
         }
         for (id, u) in f.ulist.iter().enumerate() {
-            assert!(u
-                .iter()
-                .all(|&k| f.tree.adjacent(k, id as u32) && f.tree.nodes[k as usize].is_leaf()));
+            assert!(u.iter().all(|&k| f.tree.adjacent(k, id as u32) && f.tree.nodes[k as usize].is_leaf()));
         }
     }
 }

@@ -82,11 +82,7 @@ fn build(r: &Resolved, ctx: &LineCtx) -> Result<Box<dyn LineProgram>, ModelError
             proxy: true,
         })
         .collect();
-    let a = Array2 {
-        base: regions[0].base,
-        rows: n,
-        cols: n,
-    };
+    let a = Array2 { base: regions[0].base, rows: n, cols: n };
     Ok(Driver::boxed(Ge {
         regions,
         a,
@@ -106,10 +102,7 @@ pub(crate) struct Ge {
 
 impl Ge {
     fn row_count(&self, from: u64, t: usize) -> usize {
-        assigned_rows(self.a.rows, self.threads, self.cyclic, from, t)
-            .iter()
-            .map(|(lo, hi)| (hi - lo) as usize)
-            .sum()
+        assigned_rows(self.a.rows, self.threads, self.cyclic, from, t).iter().map(|(lo, hi)| (hi - lo) as usize).sum()
     }
 
     /// The `u`-th of thread `t`'s rows of `from .. n`.
@@ -211,11 +204,7 @@ mod tests {
     fn generation_is_lazy() {
         let g = Ge {
             regions: Vec::new(),
-            a: Array2 {
-                base: 0,
-                rows: 300,
-                cols: 300,
-            },
+            a: Array2 { base: 0, rows: 300, cols: 300 },
             cyclic: false,
             threads: 2,
             line: 64,
@@ -230,52 +219,24 @@ mod tests {
             let spec = format!("ge:n={n}{}", if cyclic { ",schedule=cyclic" } else { "" });
             let s = check::run(&spec, 4);
             let c = check::ctx(4);
-            let a = Array2 {
-                base: 0,
-                rows: n,
-                cols: n,
-            };
+            let a = Array2 { base: 0, rows: n, cols: n };
             for k in 0..n - 1 {
                 for (t, stream) in s.iter().enumerate() {
                     let phase = check::timed_phase(stream, k as usize);
-                    let got: Vec<LineOp> = phase
-                        .iter()
-                        .copied()
-                        .filter(|o| !matches!(o, LineOp::Compute(_)))
-                        .collect();
+                    let got: Vec<LineOp> = phase.iter().copied().filter(|o| !matches!(o, LineOp::Compute(_))).collect();
                     let mut want = Vec::new();
                     for (lo, hi) in assigned_rows(n, c.threads, cyclic, k + 1, t) {
                         for i in lo..hi {
                             for j in k..n {
-                                want.extend([
-                                    LineOp::Read(a.addr(k, j)),
-                                    LineOp::Read(a.addr(i, j)),
-                                    LineOp::Write(a.addr(i, j)),
-                                ]);
+                                want.extend([LineOp::Read(a.addr(k, j)), LineOp::Read(a.addr(i, j)), LineOp::Write(a.addr(i, j))]);
                             }
                         }
                     }
                     assert_eq!(got, want, "{spec}: step {k} thread {t}");
                     // The compute: 20 per row and 4 per element, the loads and store a cycle each.
-                    let cycles: u64 = phase
-                        .iter()
-                        .map(|o| {
-                            if let LineOp::Compute(x) = o {
-                                *x as u64
-                            } else {
-                                0
-                            }
-                        })
-                        .sum();
-                    let rows = assigned_rows(n, c.threads, cyclic, k + 1, t)
-                        .iter()
-                        .map(|(lo, hi)| hi - lo)
-                        .sum::<u64>();
-                    assert_eq!(
-                        cycles,
-                        rows * (ROW_CYCLES + (n - k) * (UPDATE_CYCLES - UPDATE_ACCESSES)),
-                        "{spec}: step {k} thread {t}"
-                    );
+                    let cycles: u64 = phase.iter().map(|o| if let LineOp::Compute(x) = o { *x as u64 } else { 0 }).sum();
+                    let rows = assigned_rows(n, c.threads, cyclic, k + 1, t).iter().map(|(lo, hi)| hi - lo).sum::<u64>();
+                    assert_eq!(cycles, rows * (ROW_CYCLES + (n - k) * (UPDATE_CYCLES - UPDATE_ACCESSES)), "{spec}: step {k} thread {t}");
                 }
             }
         }
@@ -287,9 +248,7 @@ mod tests {
         let n = 32u64;
         let s = check::run(&format!("ge:n={n}"), 4);
         let last = check::timed_phase(&s[3], n as usize - 2);
-        assert!(last
-            .iter()
-            .any(|o| matches!(o, LineOp::Write(x) if *x >= (n - 1) * n * 8)));
+        assert!(last.iter().any(|o| matches!(o, LineOp::Write(x) if *x >= (n - 1) * n * 8)));
         assert!(check::timed_phase(&s[0], n as usize - 2).is_empty());
     }
 }

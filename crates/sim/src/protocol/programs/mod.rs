@@ -41,21 +41,10 @@ pub type LineBuild = fn(&Resolved, &LineCtx) -> Result<Box<dyn LineProgram>, Mod
 pub type LineInfo = Info<LineBuild>;
 
 /// Seed 004 Table 1.3, in the table's order.
-pub const SEED004: &[LineInfo] = &[
-    barnes::INFO,
-    fft::INFO,
-    fmm::INFO,
-    ge::INFO,
-    ocean::CONTIG,
-    ocean::NONCONTIG,
-    water::INFO,
-];
+pub const SEED004: &[LineInfo] = &[barnes::INFO, fft::INFO, fmm::INFO, ge::INFO, ocean::CONTIG, ocean::NONCONTIG, water::INFO];
 
 /// Every line-level program, keyed by the name users type.
-pub const REGISTRY: Registry<LineBuild> = Registry {
-    kind: "line-level program",
-    groups: &[SEED004],
-};
+pub const REGISTRY: Registry<LineBuild> = Registry { kind: "line-level program", groups: &[SEED004] };
 
 /// Builds the line-level program named by `spec`, returning it with its resolved spec.
 ///
@@ -114,11 +103,7 @@ pub(crate) struct Driver<P: Phased> {
 impl<P: Phased> Driver<P> {
     pub(crate) fn new(prog: P) -> Self {
         let cursors = vec![Cursor::default(); prog.threads()];
-        Driver {
-            prog,
-            cursors,
-            max_carry: 0,
-        }
+        Driver { prog, cursors, max_carry: 0 }
     }
 
     pub(crate) fn boxed(prog: P) -> Box<dyn LineProgram>
@@ -147,9 +132,7 @@ impl<P: Phased> Driver<P> {
                 prog.unit(c.phase, t, c.unit, dst);
                 // A unit's streams are its own: a leading `Compute` that `compute` merged into
                 // the previous unit's trailing one is split off again.
-                if let (Some(LineOp::Compute(was)), Some(&LineOp::Compute(now))) =
-                    (last, before.checked_sub(1).and_then(|i| dst.get(i)))
-                {
+                if let (Some(LineOp::Compute(was)), Some(&LineOp::Compute(now))) = (last, before.checked_sub(1).and_then(|i| dst.get(i))) {
                     if now != was {
                         dst[before - 1] = LineOp::Compute(was);
                         dst.insert(before, LineOp::Compute(now - was));
@@ -222,23 +205,14 @@ pub(crate) struct Layout {
 
 impl Layout {
     pub(crate) fn new(page: u64) -> Self {
-        Layout {
-            regions: Vec::new(),
-            page,
-            next: 0,
-        }
+        Layout { regions: Vec::new(), page, next: 0 }
     }
 
     /// Adds a region of at least `bytes` bytes (whole pages, at least one) and returns its base.
     pub(crate) fn alloc(&mut self, name: &str, bytes: u64, proxy: bool) -> Addr {
         let base = self.next;
         let bytes = bytes.div_ceil(self.page).max(1) * self.page;
-        self.regions.push(LineRegion {
-            name: name.to_string(),
-            base,
-            bytes,
-            proxy,
-        });
+        self.regions.push(LineRegion { name: name.to_string(), base, bytes, proxy });
         self.next += bytes;
         base
     }
@@ -267,32 +241,17 @@ mod tests {
     use super::*;
 
     fn ctx() -> LineCtx {
-        LineCtx {
-            threads: 2,
-            page_size: 8192,
-            line_size: 64,
-            seed: 1,
-        }
+        LineCtx { threads: 2, page_size: 8192, line_size: 64, seed: 1 }
     }
 
     #[test]
     fn unknown_program_lists_known() {
-        let e = build(&Spec::parse("splash-xx").unwrap(), &ctx())
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(
-            e.starts_with("unknown line-level program 'splash-xx' (known: "),
-            "{e}"
-        );
+        let e = build(&Spec::parse("splash-xx").unwrap(), &ctx()).err().unwrap().to_string();
+        assert!(e.starts_with("unknown line-level program 'splash-xx' (known: "), "{e}");
         for name in REGISTRY.names() {
             assert!(e.contains(name), "{name} missing from: {e}");
         }
-        assert_eq!(
-            REGISTRY.names().count(),
-            7,
-            "seed 004 Table 1.3 has seven programs"
-        );
+        assert_eq!(REGISTRY.names().count(), 7, "seed 004 Table 1.3 has seven programs");
     }
 
     /// Line accesses and barriers of each program at its defaults on seed 004's machine (64
@@ -314,26 +273,13 @@ mod tests {
     /// to 150 M; the others state a line once per use; 200 M in all.
     #[test]
     fn default_sizes_fit_the_budget() {
-        let c = LineCtx {
-            threads: 64,
-            page_size: 8192,
-            line_size: 64,
-            seed: 1,
-        };
+        let c = LineCtx { threads: 64, page_size: 8192, line_size: 64, seed: 1 };
         let mut total = 0;
         for (name, accesses, barriers) in DEFAULTS {
             let n = check::count(name, &c);
             eprintln!("{name}: {n:?}");
-            assert_eq!(
-                (n.accesses, n.barriers),
-                (accesses, barriers),
-                "{name}: update its module doc and this table"
-            );
-            let most = if name == "ge" {
-                150_000_000
-            } else {
-                20_000_000
-            };
+            assert_eq!((n.accesses, n.barriers), (accesses, barriers), "{name}: update its module doc and this table");
+            let most = if name == "ge" { 150_000_000 } else { 20_000_000 };
             assert!((1_000_000..=most).contains(&n.accesses), "{name}: {n:?}");
             total += n.accesses;
         }
@@ -413,9 +359,6 @@ mod tests {
         compute(&mut v, 4);
         v.push(LineOp::Read(0));
         compute(&mut v, 1);
-        assert_eq!(
-            v,
-            vec![LineOp::Compute(7), LineOp::Read(0), LineOp::Compute(1)]
-        );
+        assert_eq!(v, vec![LineOp::Compute(7), LineOp::Read(0), LineOp::Compute(1)]);
     }
 }

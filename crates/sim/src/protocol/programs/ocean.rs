@@ -46,9 +46,7 @@
 use super::{compute, spec_error, Driver, LineInfo, Phased};
 use crate::protocol::program::{LineCtx, LineOp, LineProgram, LineRegion};
 use crate::workloads::splash::common::Touch;
-use crate::workloads::splash::ocean::{
-    OceanLayout, Planner, Role, Task, CYCLES_PARAM, N_PARAM, Q, RHS, SWEEPS_PARAM,
-};
+use crate::workloads::splash::ocean::{OceanLayout, Planner, Role, Task, CYCLES_PARAM, N_PARAM, Q, RHS, SWEEPS_PARAM};
 use numaplace_model::registry::Info;
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::ModelError;
@@ -57,10 +55,7 @@ const PARAMS: &[ParamDecl] = &[
     N_PARAM,
     ParamDecl {
         name: "steps",
-        kind: ParamKind::UInt {
-            min: 1,
-            max: 1 << 10,
-        },
+        kind: ParamKind::UInt { min: 1, max: 1 << 10 },
         default: "2",
         doc: "time steps (SPLASH-2 runs 6; 2 repeat a step's pattern at a sixth of the cost)",
     },
@@ -131,12 +126,7 @@ impl Ocean {
                 proxy: if contig { f == Q || f == RHS } else { f < Q },
             })
             .collect();
-        let plan = Planner::step(
-            contig,
-            lay.d.sides.len(),
-            r.uint("cycles"),
-            r.uint("sweeps"),
-        );
+        let plan = Planner::step(contig, lay.d.sides.len(), r.uint("cycles"), r.uint("sweeps"));
         Ok(Ocean {
             name,
             regions,
@@ -166,18 +156,12 @@ impl Ocean {
 
     /// Thread `t`'s ghost-cell copies in an exchange of `grids`, in order.
     fn exchanges(&self, grids: &[(usize, usize)], t: usize) -> Vec<(Touch, Touch)> {
-        grids
-            .iter()
-            .flat_map(|&(f, k)| self.lay.exchange(f, k, t))
-            .collect()
+        grids.iter().flat_map(|&(f, k)| self.lay.exchange(f, k, t)).collect()
     }
 
     /// One access per line of `touch`'s row `r` (columns `cols`), of kind `op`.
     fn row(&self, out: &mut Vec<LineOp>, touch: &Touch, r: u64, rmw: bool, write: bool) {
-        let (from, to) = (
-            touch.arr.addr(r, touch.cols.0),
-            touch.arr.addr(r, touch.cols.1),
-        );
+        let (from, to) = (touch.arr.addr(r, touch.cols.0), touch.arr.addr(r, touch.cols.1));
         let mut a = from / self.line * self.line;
         while a < to {
             if !write || rmw {
@@ -214,12 +198,7 @@ impl Phased for Ocean {
 
     fn units(&self, p: usize, t: usize) -> usize {
         if p == 0 {
-            return self
-                .lay
-                .owned(t)
-                .iter()
-                .map(|o| (o.rows.1 - o.rows.0) as usize)
-                .sum();
+            return self.lay.owned(t).iter().map(|o| (o.rows.1 - o.rows.0) as usize).sum();
         }
         match self.task(p) {
             Task::Sweep { ops, .. } => {
@@ -337,18 +316,12 @@ mod tests {
                         continue;
                     }
                     // Lines straddling two allocations may be shared; allow only in exchanges.
-                    assert!(
-                        matches!(task, Task::Exchange(_)),
-                        "thread {t} accesses {a:#x} of {owner:?} in a sweep"
-                    );
+                    assert!(matches!(task, Task::Exchange(_)), "thread {t} accesses {a:#x} of {owner:?} in a sweep");
                     assert!(!w, "thread {t} writes another's partition");
                 }
             }
             // And it does read its neighbours' borders.
-            let foreign = check::timed(stream)
-                .iter()
-                .filter(|(a, _)| contig_owner(&o, *a) != Some(t))
-                .count();
+            let foreign = check::timed(stream).iter().filter(|(a, _)| contig_owner(&o, *a) != Some(t)).count();
             assert!(foreign > 0);
         }
     }
@@ -362,16 +335,8 @@ mod tests {
         // psi1 at level 0 is one 34 x 34 array; thread 0 owns interior rows/cols 1..17.
         let psi1 = o.lay.fields[0].levels[0][0];
         let lap = check::timed_phase(&s[0], 0);
-        let reads: Vec<u64> = lap
-            .iter()
-            .filter_map(|op| {
-                if let LineOp::Read(a) = op {
-                    Some(*a)
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let reads: Vec<u64> =
+            lap.iter().filter_map(|op| if let LineOp::Read(a) = op { Some(*a) } else { None }).collect();
         // Row 17 (thread 2's first row) is read as a halo; row 18 is not.
         assert!(reads.contains(&(psi1.addr(17, 1) / 64 * 64)));
         assert!(!reads.contains(&(psi1.addr(18, 8) / 64 * 64)));

@@ -54,11 +54,7 @@ impl Tree {
             }
         }
         let side = 2.0 * extent * 1.0001 + 1e-9;
-        let mut t = Tree {
-            dims,
-            nodes: Vec::new(),
-            order: (0..pos.len() as u32).collect(),
-        };
+        let mut t = Tree { dims, nodes: Vec::new(), order: (0..pos.len() as u32).collect() };
         t.split(pos, u32::MAX, 0, [0.0; 3], side, 0, pos.len(), max_per_leaf);
         t
     }
@@ -95,8 +91,7 @@ impl Tree {
             return id;
         }
         let dims = self.dims;
-        let octant =
-            |p: &[f64; 3]| (0..dims).fold(0usize, |o, d| o | (((p[d] >= center[d]) as usize) << d));
+        let octant = |p: &[f64; 3]| (0..dims).fold(0usize, |o, d| o | (((p[d] >= center[d]) as usize) << d));
         // Stable partition of the range by octant.
         let mut slice: Vec<u32> = self.order[lo..hi].to_vec();
         slice.sort_by_key(|&b| octant(&pos[b as usize]));
@@ -111,11 +106,7 @@ impl Tree {
             if end > start {
                 let mut c = center;
                 for (d, cd) in c.iter_mut().enumerate().take(dims) {
-                    *cd += if o >> d & 1 == 1 {
-                        side / 4.0
-                    } else {
-                        -side / 4.0
-                    };
+                    *cd += if o >> d & 1 == 1 { side / 4.0 } else { -side / 4.0 };
                 }
                 children.push(self.split(pos, id, depth + 1, c, side / 2.0, start, end, max));
             }
@@ -182,10 +173,7 @@ impl Tree {
         let mut k = 1;
         for (i, &b) in self.order.iter().enumerate() {
             acc += cost[b as usize];
-            while k < parts
-                && acc as u128 * parts as u128 >= total as u128 * k as u128
-                && i + 1 > *bounds.last().unwrap()
-            {
+            while k < parts && acc as u128 * parts as u128 >= total as u128 * k as u128 && i + 1 > *bounds.last().unwrap() {
                 bounds.push(i + 1);
                 k += 1;
             }
@@ -217,11 +205,7 @@ pub fn plummer(n: usize, dims: usize, seed: u64) -> Vec<[f64; 3]> {
             let z = 2.0 * rng.unit() - 1.0;
             let phi = 2.0 * std::f64::consts::PI * rng.unit();
             let s = (1.0 - z * z).sqrt();
-            let mut p = [
-                r * s * phi.cos() * scale,
-                r * s * phi.sin() * scale,
-                r * z * scale,
-            ];
+            let mut p = [r * s * phi.cos() * scale, r * s * phi.sin() * scale, r * z * scale];
             if dims == 2 {
                 p[2] = 0.0;
             }
@@ -246,11 +230,7 @@ mod tests {
                     seen[b as usize] += 1;
                 }
             } else {
-                let sum: u32 = n
-                    .children
-                    .iter()
-                    .map(|&c| t.nodes[c as usize].count())
-                    .sum();
+                let sum: u32 = n.children.iter().map(|&c| t.nodes[c as usize].count()).sum();
                 assert_eq!(sum, n.count());
             }
         }

@@ -72,19 +72,13 @@ const ADD_CYCLES_PER_DOUBLE: u64 = 3;
 const PARAMS: &[ParamDecl] = &[
     ParamDecl {
         name: "molecules",
-        kind: ParamKind::UInt {
-            min: 2,
-            max: 1 << 16,
-        },
+        kind: ParamKind::UInt { min: 2, max: 1 << 16 },
         default: "512",
         doc: "molecules (seed 004 Table 1.3: 512)",
     },
     ParamDecl {
         name: "steps",
-        kind: ParamKind::UInt {
-            min: 1,
-            max: 1 << 10,
-        },
+        kind: ParamKind::UInt { min: 1, max: 1 << 10 },
         default: "3",
         doc: "time steps (SPLASH-2's sample input: 3)",
     },
@@ -99,11 +93,7 @@ pub const INFO: LineInfo = Info {
 };
 
 fn build(r: &Resolved, ctx: &LineCtx) -> Result<Box<dyn LineProgram>, ModelError> {
-    Ok(Driver::boxed(Water::new(
-        r.uint("molecules"),
-        r.uint("steps") as usize,
-        ctx,
-    )?))
+    Ok(Driver::boxed(Water::new(r.uint("molecules"), r.uint("steps") as usize, ctx)?))
 }
 
 pub(crate) struct Water {
@@ -127,30 +117,14 @@ const PAIR_CHUNK: u64 = 32;
 impl Water {
     fn new(n: u64, steps: usize, ctx: &LineCtx) -> Result<Water, ModelError> {
         if (ctx.threads as u64) > n {
-            return Err(spec_error(
-                NAME,
-                format!(
-                    "molecules={n}: fewer molecules than {} threads",
-                    ctx.threads
-                ),
-            ));
+            return Err(spec_error(NAME, format!("molecules={n}: fewer molecules than {} threads", ctx.threads)));
         }
         let mut l = Layout::new(ctx.page_size);
         let var = l.alloc("VAR", n * MOL_BYTES, true);
         let pforces = l.alloc("PFORCES", ctx.threads as u64 * n * ORDER_BYTES, true);
         let locks = l.alloc("locks", n * 8, false);
         let gl = l.alloc("gl", 4 * ctx.line_size, false);
-        Ok(Water {
-            regions: l.regions,
-            n,
-            steps,
-            threads: ctx.threads,
-            line: ctx.line_size,
-            var,
-            pforces,
-            locks,
-            gl,
-        })
+        Ok(Water { regions: l.regions, n, steps, threads: ctx.threads, line: ctx.line_size, var, pforces, locks, gl })
     }
 
     fn own(&self, t: usize) -> (u64, u64) {
@@ -184,11 +158,7 @@ impl Water {
     /// The partners of molecule `i` in the half-sweep.
     fn partners(&self, i: u64) -> impl Iterator<Item = u64> {
         let n = self.n;
-        let half = if n.is_multiple_of(2) && i >= n / 2 {
-            n / 2 - 1
-        } else {
-            n / 2
-        };
+        let half = if n.is_multiple_of(2) && i >= n / 2 { n / 2 - 1 } else { n / 2 };
         (1..=half).map(move |d| (i + d) % n)
     }
 
@@ -253,9 +223,7 @@ impl Phased for Water {
         }
         match (p - 1) % STEP_PHASES {
             0 => own,
-            1 => {
-                (self.zero_units() + own as u64 * self.pair_units() + 1 + self.updated(t)) as usize
-            }
+            1 => (self.zero_units() + own as u64 * self.pair_units() + 1 + self.updated(t)) as usize,
             _ => own + 1,
         }
     }
@@ -267,12 +235,7 @@ impl Phased for Water {
         if p == 0 {
             if u < self.n {
                 compute(out, 3 * MOL_BYTES / 8);
-                self.touch(
-                    out,
-                    (self.var + u * MOL_BYTES, self.var + (u + 1) * MOL_BYTES),
-                    false,
-                    true,
-                );
+                self.touch(out, (self.var + u * MOL_BYTES, self.var + (u + 1) * MOL_BYTES), false, true);
             } else {
                 self.touch(out, (self.gl, self.gl + 4 * self.line), false, true);
             }
@@ -296,18 +259,11 @@ impl Phased for Water {
                     compute(out, (mols.1 - mols.0) * 9);
                     self.touch(out, (from, to), false, true);
                 } else if u < zero + pairs {
-                    let (i, c) = (
-                        lo + (u - zero) / self.pair_units(),
-                        (u - zero) % self.pair_units(),
-                    );
+                    let (i, c) = (lo + (u - zero) / self.pair_units(), (u - zero) % self.pair_units());
                     if c == 0 {
                         self.touch(out, self.order(i, 0), true, false);
                     }
-                    for j in self
-                        .partners(i)
-                        .skip((c * PAIR_CHUNK) as usize)
-                        .take(PAIR_CHUNK as usize)
-                    {
+                    for j in self.partners(i).skip((c * PAIR_CHUNK) as usize).take(PAIR_CHUNK as usize) {
                         self.touch(out, self.order(j, 0), true, false);
                         compute(out, PAIR_CYCLES);
                         self.touch(out, self.pf(t, i), true, true);
@@ -360,13 +316,11 @@ mod tests {
 
     #[test]
     fn too_many_threads_is_an_error() {
-        let e = super::super::build(
-            &numaplace_model::spec::Spec::parse("water-nsq:molecules=4").unwrap(),
-            &check::ctx(8),
-        )
-        .err()
-        .unwrap()
-        .to_string();
+        let e =
+            super::super::build(&numaplace_model::spec::Spec::parse("water-nsq:molecules=4").unwrap(), &check::ctx(8))
+                .err()
+                .unwrap()
+                .to_string();
         assert!(e.contains("water-nsq") && e.contains("molecules=4"), "{e}");
     }
 
@@ -403,10 +357,7 @@ mod tests {
                     LineOp::Write(a) if a >= w.var && a < w.var + n * MOL_BYTES => {
                         let mol = held.expect("a VAR write outside a lock");
                         let (f, e) = w.order(mol, FORCES);
-                        assert!(
-                            a + 64 > f && a < e,
-                            "write {a:#x} is not molecule {mol}'s forces"
-                        );
+                        assert!(a + 64 > f && a < e, "write {a:#x} is not molecule {mol}'s forces");
                     }
                     _ => {}
                 }

@@ -39,12 +39,7 @@ pub(in crate::trace) fn put_str(out: &mut Vec<u8>, s: &str) {
 
 /// Writes a header frame: magic, `version`, flags 0, the body's length, the body, and the
 /// CRC-32 of all of it.
-pub(in crate::trace) fn write_frame<W: Write>(
-    out: &mut W,
-    version: u16,
-    body: &[u8],
-    path: &Path,
-) -> Result<(), SimError> {
+pub(in crate::trace) fn write_frame<W: Write>(out: &mut W, version: u16, body: &[u8], path: &Path) -> Result<(), SimError> {
     let mut head = Vec::with_capacity(16 + body.len() + 4);
     head.extend_from_slice(MAGIC);
     head.extend_from_slice(&version.to_le_bytes());
@@ -58,11 +53,7 @@ pub(in crate::trace) fn write_frame<W: Write>(
 
 /// Writes `raw` as one block (compressed, or stored when LZ4 does not shrink it by an eighth)
 /// and clears it; nothing for an empty buffer.
-pub(in crate::trace) fn flush_block<W: Write>(
-    out: &mut W,
-    raw: &mut Vec<u8>,
-    path: &Path,
-) -> Result<(), SimError> {
+pub(in crate::trace) fn flush_block<W: Write>(out: &mut W, raw: &mut Vec<u8>, path: &Path) -> Result<(), SimError> {
     if raw.is_empty() {
         return Ok(());
     }
@@ -83,12 +74,7 @@ pub(in crate::trace) fn flush_block<W: Write>(
 }
 
 /// Writes the end marker with the file's two totals, and flushes.
-pub(in crate::trace) fn write_end<W: Write>(
-    out: &mut W,
-    a: u64,
-    b: u64,
-    path: &Path,
-) -> Result<(), SimError> {
+pub(in crate::trace) fn write_end<W: Write>(out: &mut W, a: u64, b: u64, path: &Path) -> Result<(), SimError> {
     let mut end = vec![TAG_END];
     end.extend_from_slice(&a.to_le_bytes());
     end.extend_from_slice(&b.to_le_bytes());
@@ -117,21 +103,12 @@ pub(in crate::trace) struct BlockReader {
 impl BlockReader {
     /// A reader of `input` (`name` stands for the file in messages), buffering `buffer` bytes.
     pub(in crate::trace) fn new(input: Box<dyn Read + Send>, name: &str, buffer: usize) -> Self {
-        BlockReader {
-            path: name.to_string(),
-            input: BufReader::with_capacity(buffer, input),
-            offset: 0,
-            packed: Vec::new(),
-        }
+        BlockReader { path: name.to_string(), input: BufReader::with_capacity(buffer, input), offset: 0, packed: Vec::new() }
     }
 
     /// An error at file offset `at`.
     pub(in crate::trace) fn err(&self, at: u64, message: impl Into<String>) -> SimError {
-        SimError::Trace {
-            path: self.path.clone(),
-            at: format!("byte {at}"),
-            message: message.into(),
-        }
+        SimError::Trace { path: self.path.clone(), at: format!("byte {at}"), message: message.into() }
     }
 
     fn read_exact(&mut self, buf: &mut [u8], what: &str) -> Result<(), SimError> {
@@ -142,10 +119,7 @@ impl BlockReader {
                 Ok(0) => {
                     return Err(self.err(
                         at,
-                        format!(
-                            "file ends after {got} of the {} bytes of {what} (truncated)",
-                            buf.len()
-                        ),
+                        format!("file ends after {got} of the {} bytes of {what} (truncated)", buf.len()),
                     ))
                 }
                 Ok(n) => got += n,
@@ -179,10 +153,7 @@ impl BlockReader {
         }
         let len = u32::from_le_bytes(fixed[12..16].try_into().expect("4 bytes")) as usize;
         if len > MAX_HEADER_BYTES {
-            return Err(self.err(
-                12,
-                format!("header length {len} exceeds {MAX_HEADER_BYTES} bytes"),
-            ));
+            return Err(self.err(12, format!("header length {len} exceeds {MAX_HEADER_BYTES} bytes")));
         }
         let mut body = vec![0u8; len];
         self.read_exact(&mut body, "the header body")?;
@@ -192,10 +163,7 @@ impl BlockReader {
         h.update(&fixed);
         h.update(&body);
         if h.finalize() != u32::from_le_bytes(crc) {
-            return Err(self.err(
-                16 + len as u64,
-                "header checksum mismatch (the header is corrupt)",
-            ));
+            return Err(self.err(16 + len as u64, "header checksum mismatch (the header is corrupt)"));
         }
         Ok(body)
     }
@@ -211,27 +179,17 @@ impl BlockReader {
             let nregions = c.u32("the region count")? as usize;
             // Checked before the table is allocated: the count is the file's word.
             if nregions > MAX_REGIONS {
-                return Err((
-                    count_at,
-                    format!("region count {nregions}: expected at most {MAX_REGIONS}"),
-                ));
+                return Err((count_at, format!("region count {nregions}: expected at most {MAX_REGIONS}")));
             }
             if nregions > body.len() {
-                return Err((
-                    c.pos,
-                    format!("region count {nregions} cannot fit in the header"),
-                ));
+                return Err((c.pos, format!("region count {nregions} cannot fit in the header")));
             }
             let mut regions = Vec::with_capacity(nregions);
             for _ in 0..nregions {
                 let name = c.string("a region name")?;
                 let first_page = c.u32("a region's first page")?;
                 let pages = c.u32("a region's page count")?;
-                regions.push(Region {
-                    name,
-                    first_page,
-                    pages,
-                });
+                regions.push(Region { name, first_page, pages });
             }
             let nmeta = c.u16("the metadata count")? as usize;
             let mut meta = Vec::with_capacity(nmeta.min(1024));
@@ -241,26 +199,13 @@ impl BlockReader {
                 meta.push((k, v));
             }
             if c.pos != body.len() {
-                return Err((
-                    c.pos,
-                    format!("{} unexpected bytes after the metadata", body.len() - c.pos),
-                ));
+                return Err((c.pos, format!("{} unexpected bytes after the metadata", body.len() - c.pos)));
             }
-            Ok(TraceHeader {
-                page_size,
-                line_size,
-                threads,
-                regions,
-                meta,
-            })
+            Ok(TraceHeader { page_size, line_size, threads, regions, meta })
         };
         let header = parse(&mut c).map_err(|(p, m)| self.err(16 + p as u64, m))?;
         let path = self.path.clone();
-        header.validate(&|m| SimError::Trace {
-            path: path.clone(),
-            at: "header".into(),
-            message: m,
-        })?;
+        header.validate(&|m| SimError::Trace { path: path.clone(), at: "header".into(), message: m })?;
         Ok(header)
     }
 
@@ -276,19 +221,10 @@ impl BlockReader {
                 let epochs = u64::from_le_bytes(end[..8].try_into().expect("8 bytes"));
                 let records = u64::from_le_bytes(end[8..].try_into().expect("8 bytes"));
                 let mut extra = [0u8; 1];
-                if self
-                    .input
-                    .read(&mut extra)
-                    .map_err(|e| self.err(self.offset, e.to_string()))?
-                    != 0
-                {
+                if self.input.read(&mut extra).map_err(|e| self.err(self.offset, e.to_string()))? != 0 {
                     return Err(self.err(self.offset, "unexpected bytes after the end marker"));
                 }
-                Ok(Next::End {
-                    at,
-                    epochs,
-                    records,
-                })
+                Ok(Next::End { at, epochs, records })
             }
             TAG_BLOCK | TAG_STORED => {
                 let mut head = [0u8; 12];
@@ -319,16 +255,9 @@ impl BlockReader {
                     match lz4_flex::block::decompress_into(&self.packed, &mut raw) {
                         Ok(n) if n == raw_len => {}
                         Ok(n) => {
-                            return Err(self.err(
-                                at,
-                                format!(
-                                    "compressed block decodes to {n} bytes, header says {raw_len}"
-                                ),
-                            ))
+                            return Err(self.err(at, format!("compressed block decodes to {n} bytes, header says {raw_len}")))
                         }
-                        Err(e) => {
-                            return Err(self.err(at, format!("corrupt compressed block: {e}")))
-                        }
+                        Err(e) => return Err(self.err(at, format!("corrupt compressed block: {e}"))),
                     }
                 }
                 if crc32fast::hash(&raw) != crc {
@@ -336,21 +265,13 @@ impl BlockReader {
                 }
                 Ok(Next::Block { at, raw })
             }
-            other => Err(self.err(
-                at,
-                format!(
-                    "expected a block tag 'B' or 'S' or the end tag 'Z', found byte 0x{other:02x}"
-                ),
-            )),
+            other => Err(self.err(at, format!("expected a block tag 'B' or 'S' or the end tag 'Z', found byte 0x{other:02x}"))),
         }
     }
 
     /// Runs on the reader thread: sends blocks until the end marker, an error, or the parser
     /// hanging up.
-    pub(in crate::trace) fn run(
-        mut self,
-        out: std::sync::mpsc::SyncSender<Result<Next, SimError>>,
-    ) {
+    pub(in crate::trace) fn run(mut self, out: std::sync::mpsc::SyncSender<Result<Next, SimError>>) {
         loop {
             let next = self.next_block();
             let last = !matches!(next, Ok(Next::Block { .. }));
@@ -372,13 +293,7 @@ pub(in crate::trace) type CursorResult<T> = Result<T, (usize, String)>;
 impl<'a> Cursor<'a> {
     pub(in crate::trace) fn bytes(&mut self, n: usize, what: &str) -> CursorResult<&'a [u8]> {
         if self.buf.len() - self.pos < n {
-            return Err((
-                self.pos,
-                format!(
-                    "expected {what} ({n} bytes), found only {} (truncated)",
-                    self.buf.len() - self.pos
-                ),
-            ));
+            return Err((self.pos, format!("expected {what} ({n} bytes), found only {} (truncated)", self.buf.len() - self.pos)));
         }
         let s = &self.buf[self.pos..self.pos + n];
         self.pos += n;
@@ -388,19 +303,13 @@ impl<'a> Cursor<'a> {
         Ok(self.bytes(1, what)?[0])
     }
     pub(in crate::trace) fn u16(&mut self, what: &str) -> CursorResult<u16> {
-        Ok(u16::from_le_bytes(
-            self.bytes(2, what)?.try_into().expect("2 bytes"),
-        ))
+        Ok(u16::from_le_bytes(self.bytes(2, what)?.try_into().expect("2 bytes")))
     }
     pub(in crate::trace) fn u32(&mut self, what: &str) -> CursorResult<u32> {
-        Ok(u32::from_le_bytes(
-            self.bytes(4, what)?.try_into().expect("4 bytes"),
-        ))
+        Ok(u32::from_le_bytes(self.bytes(4, what)?.try_into().expect("4 bytes")))
     }
     pub(in crate::trace) fn f64(&mut self, what: &str) -> CursorResult<f64> {
-        Ok(f64::from_le_bytes(
-            self.bytes(8, what)?.try_into().expect("8 bytes"),
-        ))
+        Ok(f64::from_le_bytes(self.bytes(8, what)?.try_into().expect("8 bytes")))
     }
     pub(in crate::trace) fn string(&mut self, what: &str) -> CursorResult<String> {
         let n = self.u16(what)? as usize;
@@ -412,12 +321,10 @@ impl<'a> Cursor<'a> {
         let start = self.pos;
         let mut v: u64 = 0;
         for shift in (0..70).step_by(7) {
-            let b = *self.buf.get(self.pos).ok_or_else(|| {
-                (
-                    start,
-                    format!("expected {what} (a varint), found the end of the block (truncated)"),
-                )
-            })?;
+            let b = *self
+                .buf
+                .get(self.pos)
+                .ok_or_else(|| (start, format!("expected {what} (a varint), found the end of the block (truncated)")))?;
             self.pos += 1;
             if shift == 63 && b > 1 {
                 break;
@@ -427,10 +334,7 @@ impl<'a> Cursor<'a> {
                 return Ok(v);
             }
         }
-        Err((
-            start,
-            format!("expected {what}: varint longer than 64 bits"),
-        ))
+        Err((start, format!("expected {what}: varint longer than 64 bits")))
     }
 }
 

@@ -6,8 +6,8 @@ use super::codec::{unzigzag, BlockReader, Cursor, Next};
 use super::{ITEM_EPOCH, ITEM_EPOCH_END, ITEM_RUN};
 use crate::error::SimError;
 use crate::trace::{
-    check_iteration, check_iterations_meta, intern, think_ok, Format, TraceHeader, TraceSource,
-    MAX_SPLIT_TRANSACTIONS, MAX_THINK_NS,
+    check_iteration, check_iterations_meta, intern, think_ok, Format, TraceHeader, TraceSource, MAX_SPLIT_TRANSACTIONS,
+    MAX_THINK_NS,
 };
 use crate::workload::{Epoch, Workload};
 use numaplace_model::error::shown_path;
@@ -60,10 +60,7 @@ impl BinaryTrace {
     ///
     /// # Errors
     /// As [`BinaryTrace::open`].
-    pub fn header_from_reader(
-        input: Box<dyn Read + Send>,
-        name: &str,
-    ) -> Result<TraceHeader, SimError> {
+    pub fn header_from_reader(input: Box<dyn Read + Send>, name: &str) -> Result<TraceHeader, SimError> {
         let mut reader = BlockReader::new(input, name, 1 << 12);
         reader.read_header()
     }
@@ -79,18 +76,12 @@ impl BinaryTrace {
         std::thread::Builder::new()
             .name("numaplace-trace-reader".into())
             .spawn(move || reader.run(tx))
-            .map_err(|e| SimError::Io {
-                path: name.to_string(),
-                message: format!("cannot start the reader thread: {e}"),
-            })?;
+            .map_err(|e| SimError::Io { path: name.to_string(), message: format!("cannot start the reader thread: {e}") })?;
         Ok(BinaryTrace {
             path: name.to_string(),
             pages: header.pages(),
             // Checked by the header's validation; absent, the iterations come from the epochs.
-            iterations: header
-                .meta("iterations")
-                .and_then(|v| check_iterations_meta(v).ok())
-                .unwrap_or(0),
+            iterations: header.meta("iterations").and_then(|v| check_iterations_meta(v).ok()).unwrap_or(0),
             header,
             blocks: rx,
             raw: Vec::new(),
@@ -106,11 +97,7 @@ impl BinaryTrace {
 
     /// An error at file offset `at`.
     fn err(&self, at: u64, message: impl Into<String>) -> SimError {
-        SimError::Trace {
-            path: self.path.clone(),
-            at: format!("byte {at}"),
-            message: message.into(),
-        }
+        SimError::Trace { path: self.path.clone(), at: format!("byte {at}"), message: message.into() }
     }
 
     /// Takes the next block from the reader thread; `Ok(false)` at the (checked) end marker.
@@ -126,11 +113,7 @@ impl BinaryTrace {
                 self.pos = 0;
                 Ok(true)
             }
-            Next::End {
-                at,
-                epochs,
-                records,
-            } => {
+            Next::End { at, epochs, records } => {
                 if (epochs, records) != (self.epochs, self.records) {
                     return Err(self.err(
                         at,
@@ -166,10 +149,7 @@ impl BinaryTrace {
                 return Ok(false);
             }
             let (block_at, item_at) = (self.block_at, self.pos);
-            let mut c = Cursor {
-                buf: &self.raw,
-                pos: self.pos,
-            };
+            let mut c = Cursor { buf: &self.raw, pos: self.pos };
             let e = |p: usize, m: String| SimError::Trace {
                 path: self.path.clone(),
                 at: format!("block at byte {block_at}, payload byte {p}"),
@@ -182,19 +162,14 @@ impl BinaryTrace {
                     let it = check_iteration(it, self.last_iteration).map_err(|m| e(item_at, m))?;
                     let plen = c.u8("a phase length").map_err(|(p, m)| e(p, m))? as usize;
                     let phase = c.bytes(plen, "a phase name").map_err(|(p, m)| e(p, m))?;
-                    let phase = std::str::from_utf8(phase)
-                        .map_err(|_| e(item_at, "phase name is not UTF-8".into()))?;
-                    let phase = intern(phase)
-                        .ok_or_else(|| e(item_at, "too many distinct phase names".into()))?;
+                    let phase = std::str::from_utf8(phase).map_err(|_| e(item_at, "phase name is not UTF-8".into()))?;
+                    let phase = intern(phase).ok_or_else(|| e(item_at, "too many distinct phase names".into()))?;
                     epoch.reset(threads, it, phase);
                     for t in 0..threads {
                         let mlp = c.f64("a thread's mlp").map_err(|(p, m)| e(p, m))?;
                         let think = c.f64("a thread's think time").map_err(|(p, m)| e(p, m))?;
                         if !(mlp >= 1.0) {
-                            return Err(e(
-                                item_at,
-                                format!("thread {t}: mlp {mlp:e}: expected a number >= 1 or inf"),
-                            ));
+                            return Err(e(item_at, format!("thread {t}: mlp {mlp:e}: expected a number >= 1 or inf")));
                         }
                         if !think_ok(think) {
                             return Err(e(item_at, format!("thread {t}: think time {think:e} ns: expected 0..={MAX_THINK_NS:e}")));
@@ -208,55 +183,29 @@ impl BinaryTrace {
                 ITEM_RUN if started => {
                     let t = c.uvarint("a run's thread").map_err(|(p, m)| e(p, m))?;
                     if t >= threads as u64 {
-                        return Err(e(
-                            item_at,
-                            format!(
-                                "record thread {t} out of range (the trace has {threads} threads)"
-                            ),
-                        ));
+                        return Err(e(item_at, format!("record thread {t} out of range (the trace has {threads} threads)")));
                     }
-                    let n = c
-                        .uvarint("a run's record count")
-                        .map_err(|(p, m)| e(p, m))?;
+                    let n = c.uvarint("a run's record count").map_err(|(p, m)| e(p, m))?;
                     let widths = c.u8("a run's field widths").map_err(|(p, m)| e(p, m))?;
                     let (dw, cw) = ((widths & 15) as usize, (widths >> 4) as usize);
                     if !(1..=8).contains(&dw) || !(1..=8).contains(&cw) {
-                        return Err(e(
-                            item_at,
-                            format!("run field widths {dw} and {cw}: expected 1..8 bytes each"),
-                        ));
+                        return Err(e(item_at, format!("run field widths {dw} and {cw}: expected 1..8 bytes each")));
                     }
                     if n == 0 || n > ((c.buf.len() - c.pos) / (dw + cw)) as u64 {
-                        return Err(e(
-                            item_at,
-                            format!("run of {n} records cannot fit in the rest of the block"),
-                        ));
+                        return Err(e(item_at, format!("run of {n} records cannot fit in the rest of the block")));
                     }
                     let t = t as usize;
-                    let (pos, page) = decode_run(
-                        &mut epoch.threads[t].txns,
-                        c.buf,
-                        c.pos,
-                        n as usize,
-                        (dw, cw),
-                        prev[t],
-                        self.pages,
-                        &mut split_left,
-                    )
-                    .map_err(|(p, m)| e(p, m))?;
+                    let (pos, page) =
+                        decode_run(&mut epoch.threads[t].txns, c.buf, c.pos, n as usize, (dw, cw), prev[t], self.pages, &mut split_left)
+                            .map_err(|(p, m)| e(p, m))?;
                     c.pos = pos;
                     prev[t] = page;
                     count += n;
                 }
                 ITEM_EPOCH_END if started => {
-                    let n = c
-                        .uvarint("an epoch's record count")
-                        .map_err(|(p, m)| e(p, m))?;
+                    let n = c.uvarint("an epoch's record count").map_err(|(p, m)| e(p, m))?;
                     if n != count {
-                        return Err(e(
-                            item_at,
-                            format!("epoch end counts {n} records, the epoch has {count}"),
-                        ));
+                        return Err(e(item_at, format!("epoch end counts {n} records, the epoch has {count}")));
                     }
                     self.pos = c.pos;
                     self.epochs += 1;
@@ -264,15 +213,8 @@ impl BinaryTrace {
                     return Ok(true);
                 }
                 other => {
-                    let expected = if started {
-                        "a record run (2) or an epoch end (3)"
-                    } else {
-                        "an epoch start (1)"
-                    };
-                    return Err(e(
-                        item_at,
-                        format!("expected {expected}, found item tag {other}"),
-                    ));
+                    let expected = if started { "a record run (2) or an epoch end (3)" } else { "an epoch start (1)" };
+                    return Err(e(item_at, format!("expected {expected}, found item tag {other}")));
                 }
             }
             self.pos = c.pos;
@@ -389,11 +331,7 @@ fn decode_fast<const D: usize, const C: usize>(
             break;
         }
         page = next;
-        dst[done] = if v & 1 == 0 {
-            Txn::read(page as u32, count as u16)
-        } else {
-            Txn::write(page as u32, count as u16)
-        };
+        dst[done] = if v & 1 == 0 { Txn::read(page as u32, count as u16) } else { Txn::write(page as u32, count as u16) };
         pos += D + C;
         done += 1;
     }
@@ -414,12 +352,7 @@ fn decode_slow(
     split_left: &mut u64,
 ) -> Result<(usize, i64), (usize, String)> {
     use crate::workload::Txn;
-    let field = |pos: usize, w: usize| {
-        buf[pos..pos + w]
-            .iter()
-            .rev()
-            .fold(0u64, |v, &b| v << 8 | b as u64)
-    };
+    let field = |pos: usize, w: usize| buf[pos..pos + w].iter().rev().fold(0u64, |v, &b| v << 8 | b as u64);
     for _ in 0..n {
         let at = pos;
         let d = field(pos, dw);
@@ -430,11 +363,7 @@ fn decode_slow(
         if page < 0 || page as u64 >= pages || count == 0 || count > 0xffff {
             bad_record(out, at, page, count, v & 1 == 1, pages, split_left)?;
         } else {
-            out.push(if v & 1 == 0 {
-                Txn::read(page as u32, count as u16)
-            } else {
-                Txn::write(page as u32, count as u16)
-            });
+            out.push(if v & 1 == 0 { Txn::read(page as u32, count as u16) } else { Txn::write(page as u32, count as u16) });
         }
     }
     Ok((pos, page))
@@ -454,10 +383,7 @@ fn bad_record(
     split_left: &mut u64,
 ) -> Result<(), (usize, String)> {
     if page < 0 || page as u64 >= pages {
-        return Err((
-            at,
-            format!("record page {page} out of range (the trace has {pages} pages)"),
-        ));
+        return Err((at, format!("record page {page} out of range (the trace has {pages} pages)")));
     }
     if count == 0 || count > u32::MAX as u64 {
         return Err((at, format!("record count {count}: expected 1..2^32 lines")));
@@ -484,21 +410,12 @@ pub(in crate::trace) fn take_split(extra: u64, left: &mut u64) -> Result<(), Str
 /// Appends a record with both counts, or counts beyond one transaction record: the reads
 /// first, then the writes.
 #[cold]
-pub(in crate::trace) fn split_counts(
-    out: &mut Vec<crate::workload::Txn>,
-    page: u32,
-    reads: u64,
-    writes: u64,
-) {
+pub(in crate::trace) fn split_counts(out: &mut Vec<crate::workload::Txn>, page: u32, reads: u64, writes: u64) {
     use crate::workload::Txn;
     for (mut n, write) in [(reads, false), (writes, true)] {
         while n > 0 {
             let c = n.min(u16::MAX as u64) as u16;
-            out.push(if write {
-                Txn::write(page, c)
-            } else {
-                Txn::read(page, c)
-            });
+            out.push(if write { Txn::write(page, c) } else { Txn::read(page, c) });
             n -= c as u64;
         }
     }

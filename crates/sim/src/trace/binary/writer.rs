@@ -45,13 +45,7 @@ impl<W: Write> TraceWriter<W> {
             put_str(&mut body, v);
         }
         write_frame(&mut out, VERSION, &body, path)?;
-        Ok(TraceWriter {
-            out,
-            threads: header.threads,
-            raw: Vec::with_capacity(BLOCK_TARGET * 2),
-            epochs: 0,
-            records: 0,
-        })
+        Ok(TraceWriter { out, threads: header.threads, raw: Vec::with_capacity(BLOCK_TARGET * 2), epochs: 0, records: 0 })
     }
 
     /// Appends one epoch (threads' records in thread order).
@@ -65,10 +59,7 @@ impl<W: Write> TraceWriter<W> {
         self.raw.push(phase.len().min(255) as u8);
         self.raw.extend_from_slice(&phase[..phase.len().min(255)]);
         for t in 0..self.threads {
-            let (mlp, think) = epoch
-                .threads
-                .get(t)
-                .map_or((f64::INFINITY, 0.0), |w| (w.mlp, w.think_ns));
+            let (mlp, think) = epoch.threads.get(t).map_or((f64::INFINITY, 0.0), |w| (w.mlp, w.think_ns));
             self.raw.extend_from_slice(&mlp.to_le_bytes());
             self.raw.extend_from_slice(&think.to_le_bytes());
         }
@@ -96,8 +87,7 @@ impl<W: Write> TraceWriter<W> {
                     let d = zigzag(tx.page as i64 - prev);
                     prev = tx.page as i64;
                     self.raw.extend_from_slice(&d.to_le_bytes()[..dw]);
-                    self.raw
-                        .extend_from_slice(&counts_field(tx).to_le_bytes()[..cw]);
+                    self.raw.extend_from_slice(&counts_field(tx).to_le_bytes()[..cw]);
                 }
                 n += run.len() as u64;
                 if self.raw.len() >= BLOCK_TARGET {
@@ -146,11 +136,7 @@ fn width(v: u64) -> usize {
 ///
 /// # Errors
 /// A write error.
-pub fn export(
-    workload: &mut dyn Workload,
-    header: &TraceHeader,
-    path: &Path,
-) -> Result<(u64, u64), SimError> {
+pub fn export(workload: &mut dyn Workload, header: &TraceHeader, path: &Path) -> Result<(u64, u64), SimError> {
     crate::output::write_with(path, |file| {
         let mut w = TraceWriter::new(BufWriter::new(file), header, path)?;
         let mut epoch = Epoch::default();

@@ -32,10 +32,8 @@
 //! (`PHASE_FLOPS`), so `z_solve` computes 29 % of an iteration and `add` 0.1 %, where an even
 //! spread over the lines gave them 16 % and 13 %.
 
-use super::common::{
-    finish, grid_arrays, padded, params, Access, Class, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC,
-};
-use crate::workload::{Workload, WorkloadCtx, WorkloadInfo};
+use super::common::{finish, grid_arrays, padded, params, Access, Class, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC};
+use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::ModelError;
 
@@ -107,13 +105,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let n = class.pick(SIZE);
     let g = Geom::of(ctx);
     let (regions, fields) = grid_arrays("nas-bt", &ARRAYS, padded(n), &g)?;
-    let solve = [
-        Access::r(RHO_I),
-        Access::r(QS),
-        Access::r(SQUARE),
-        Access::r(U),
-        Access::w(RHS),
-    ];
+    let solve = [Access::r(RHO_I), Access::r(QS), Access::r(SQUARE), Access::r(U), Access::w(RHS)];
     let interior = Part::Planes { lo: 1, hi: n - 1 };
     let sweeps = vec![
         Sweep::new(
@@ -135,18 +127,8 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         Sweep::new("y_solve", interior.clone(), &solve),
         Sweep::new(
             "z_solve",
-            Part::Rows {
-                lo: 1,
-                hi: n - 1,
-                k0: 0,
-                k1: n,
-            },
-            &[
-                Access::r(U),
-                Access::r(QS),
-                Access::r(SQUARE),
-                Access::w(RHS),
-            ],
+            Part::Rows { lo: 1, hi: n - 1, k0: 0, k1: n },
+            &[Access::r(U), Access::r(QS), Access::r(SQUARE), Access::w(RHS)],
         ),
         Sweep::new("add", interior, &[Access::w(U), Access::r(RHS)]),
     ];
@@ -154,23 +136,9 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let flops = 3478.8 * nf * nf * nf - 17655.7 * nf * nf + 28023.7 * nf;
     let repeat = r.uint("repeat");
     if !(1..=1000).contains(&repeat) {
-        return Err(ModelError::Spec(format!(
-            "workload 'nas-bt': repeat={repeat}: expected 1 to 1000"
-        )));
+        return Err(ModelError::Spec(format!("workload 'nas-bt': repeat={repeat}: expected 1 to 1000")));
     }
-    let shares = PHASE_FLOPS
-        .iter()
-        .map(|f| f / PHASE_FLOPS.iter().sum::<f64>())
-        .collect();
-    let kernel = Sweeps {
-        regions,
-        fields,
-        sweeps,
-        flops,
-        g,
-        threads: ctx.threads,
-        repeat: repeat as u32,
-        shares,
-    };
+    let shares = PHASE_FLOPS.iter().map(|f| f / PHASE_FLOPS.iter().sum::<f64>()).collect();
+    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: repeat as u32, shares };
     finish("nas-bt", r, ctx, kernel, class.pick(ITERS))
 }

@@ -40,7 +40,7 @@
 //! memory-bound, about 19 flops per line.
 
 use super::common::{finish, params, regions, Class, Field, Geom, Kernel, ITERATIONS_DOC};
-use crate::workload::{block_range, Op, ThreadWork, Txn, Workload, WorkloadCtx, WorkloadInfo};
+use crate::workload::{block_range, Op, ThreadWork, Txn, WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::rng::{derive, SplitMix64};
 use numaplace_model::spec::{ParamDecl, Resolved};
 use numaplace_model::{ModelError, Region};
@@ -52,8 +52,7 @@ const PARAMS: &[ParamDecl] = &params(
 
 pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-cg",
-    doc:
-        "NAS CG: sparse matrix-vector products; row blocks per thread, p gathered at random columns",
+    doc: "NAS CG: sparse matrix-vector products; row blocks per thread, p gathered at random columns",
     params: PARAMS,
     caps: (),
     build,
@@ -111,36 +110,12 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         ],
         &g,
     )?;
-    let sizes = [
-        (8, nnz),
-        (4, nnz),
-        (4, n + 1),
-        (8, n + 2),
-        (8, n + 2),
-        (8, n + 2),
-        (8, n + 2),
-        (8, n + 2),
-    ];
-    let fields = regions
-        .iter()
-        .zip(sizes)
-        .map(|(reg, (bpp, len))| Field::vector(reg, bpp, len))
-        .collect();
-    let gathers = (0..ctx.threads)
-        .map(|t| gathers(ctx, &g, n, width, t))
-        .collect();
+    let sizes = [(8, nnz), (4, nnz), (4, n + 1), (8, n + 2), (8, n + 2), (8, n + 2), (8, n + 2), (8, n + 2)];
+    let fields = regions.iter().zip(sizes).map(|(reg, (bpp, len))| Field::vector(reg, bpp, len)).collect();
+    let gathers = (0..ctx.threads).map(|t| gathers(ctx, &g, n, width, t)).collect();
     let nz1 = (nonzer * (nonzer + 1)) as f64;
     let flops = 2.0 * n as f64 * (3.0 + nz1 + CGITMAX as f64 * (5.0 + nz1) + 3.0);
-    let kernel = Cg {
-        regions,
-        fields,
-        g,
-        threads: ctx.threads,
-        n,
-        width,
-        gathers,
-        flops,
-    };
+    let kernel = Cg { regions, fields, g, threads: ctx.threads, n, width, gathers, flops };
     finish("nas-cg", r, ctx, kernel, class.pick(ITERS))
 }
 
@@ -196,14 +171,7 @@ impl Cg {
             self.fields[A].push_span(g, out, &mut ca, s * 8, e * 8, Op::Read);
             while next < gathers.len() && e0 + (gathers[next].0 as u64) < e {
                 let line = gathers[next].1 as u64;
-                self.fields[src].push_span(
-                    g,
-                    out,
-                    &mut 0,
-                    line * g.line,
-                    (line + 1) * g.line,
-                    Op::Read,
-                );
+                self.fields[src].push_span(g, out, &mut 0, line * g.line, (line + 1) * g.line, Op::Read);
                 next += 1;
             }
             s = e;
@@ -234,23 +202,9 @@ impl Kernel for Cg {
     fn fill(&self, e: usize, t: usize, work: &mut ThreadWork) {
         let out = &mut work.txns;
         match self.phase(e) {
-            "cg-init" => self.vectors(
-                t,
-                &[
-                    (X, Op::Read),
-                    (Q, Op::Write),
-                    (Z, Op::Write),
-                    (R, Op::Write),
-                    (P, Op::Write),
-                ],
-                out,
-            ),
+            "cg-init" => self.vectors(t, &[(X, Op::Read), (Q, Op::Write), (Z, Op::Write), (R, Op::Write), (P, Op::Write)], out),
             "matvec" => self.matvec(t, P, Q, out),
-            "axpy" => self.vectors(
-                t,
-                &[(Z, Op::Write), (P, Op::Read), (R, Op::Write), (Q, Op::Read)],
-                out,
-            ),
+            "axpy" => self.vectors(t, &[(Z, Op::Write), (P, Op::Read), (R, Op::Write), (Q, Op::Read)], out),
             "p-update" => self.vectors(t, &[(R, Op::Read), (P, Op::Write)], out),
             "residual" => {
                 self.matvec(t, Z, R, out);

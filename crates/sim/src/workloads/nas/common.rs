@@ -81,10 +81,7 @@ impl Class {
 pub(crate) const NS_PER_FLOP: f64 = 7.5;
 
 /// The three parameters every NAS kernel takes: `class`, `iterations` and `think_ns`.
-pub(crate) const fn params(
-    iterations_doc: &'static str,
-    think_doc: &'static str,
-) -> [ParamDecl; 3] {
+pub(crate) const fn params(iterations_doc: &'static str, think_doc: &'static str) -> [ParamDecl; 3] {
     [
         ParamDecl {
             name: "class",
@@ -92,18 +89,8 @@ pub(crate) const fn params(
             default: "A",
             doc: "NPB problem class (S, W, A, B), official NPB 3.x sizes",
         },
-        ParamDecl {
-            name: "iterations",
-            kind: ParamKind::ITERATIONS,
-            default: "auto",
-            doc: iterations_doc,
-        },
-        ParamDecl {
-            name: "think_ns",
-            kind: ParamKind::Float { min: 0.0, max: 1e9 },
-            default: "auto",
-            doc: think_doc,
-        },
+        ParamDecl { name: "iterations", kind: ParamKind::ITERATIONS, default: "auto", doc: iterations_doc },
+        ParamDecl { name: "think_ns", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "auto", doc: think_doc },
     ]
 }
 
@@ -120,11 +107,7 @@ pub(crate) struct Geom {
 
 impl Geom {
     pub fn of(ctx: &WorkloadCtx) -> Geom {
-        Geom {
-            line: ctx.line_size,
-            lpp: ctx.lines_per_page(),
-            page: ctx.page_size,
-        }
+        Geom { line: ctx.line_size, lpp: ctx.lines_per_page(), page: ctx.page_size }
     }
 
     /// Pages needed for `bytes`.
@@ -134,11 +117,7 @@ impl Geom {
 }
 
 /// Lays out one region per `(name, bytes)`, each starting on a page boundary.
-pub(crate) fn regions(
-    workload: &str,
-    arrays: &[(&str, u64)],
-    g: &Geom,
-) -> Result<Vec<Region>, ModelError> {
+pub(crate) fn regions(workload: &str, arrays: &[(&str, u64)], g: &Geom) -> Result<Vec<Region>, ModelError> {
     let pages: Vec<(&str, u64)> = arrays.iter().map(|(n, b)| (*n, g.pages(*b))).collect();
     layout(workload, &pages)
 }
@@ -157,16 +136,9 @@ pub(crate) fn grid_arrays(
     dims: (u64, u64, u64),
     g: &Geom,
 ) -> Result<(Vec<Region>, Vec<Field>), ModelError> {
-    let bytes: Vec<(&str, u64)> = arrays
-        .iter()
-        .map(|(a, bpp)| (*a, bpp * dims.0 * dims.1 * dims.2))
-        .collect();
+    let bytes: Vec<(&str, u64)> = arrays.iter().map(|(a, bpp)| (*a, bpp * dims.0 * dims.1 * dims.2)).collect();
     let regions = regions(workload, &bytes, g)?;
-    let fields = regions
-        .iter()
-        .zip(arrays)
-        .map(|(r, (_, bpp))| Field::grid(r, *bpp, dims))
-        .collect();
+    let fields = regions.iter().zip(arrays).map(|(r, (_, bpp))| Field::grid(r, *bpp, dims)).collect();
     Ok((regions, fields))
 }
 
@@ -196,15 +168,7 @@ pub(crate) struct Field {
 impl Field {
     /// A field filling `region` from its start.
     pub fn grid(region: &Region, bpp: u64, (sx, sy, sz): (u64, u64, u64)) -> Field {
-        Field {
-            first_page: region.first_page,
-            base: 0,
-            bpp,
-            sx,
-            sy,
-            sz,
-            init: InitPart::Planes,
-        }
+        Field { first_page: region.first_page, base: 0, bpp, sx, sy, sz, init: InitPart::Planes }
     }
 
     /// A 1-D array of `n` elements of `bpp` bytes filling `region` from its start.
@@ -226,15 +190,7 @@ impl Field {
 
     /// Appends the lines holding bytes `[lo, hi)` of the array, skipping lines before
     /// `*cursor` (already fetched in this epoch) and advancing it.
-    pub fn push_span(
-        &self,
-        g: &Geom,
-        out: &mut Vec<Txn>,
-        cursor: &mut u64,
-        lo: u64,
-        hi: u64,
-        op: Op,
-    ) {
+    pub fn push_span(&self, g: &Geom, out: &mut Vec<Txn>, cursor: &mut u64, lo: u64, hi: u64, op: Op) {
         if lo >= hi {
             return;
         }
@@ -249,10 +205,7 @@ impl Field {
         if let Some(last) = out.last_mut() {
             let page = from / g.lpp;
             let end = ((page + 1) * g.lpp).min(to);
-            if last.page == self.first_page + page as u32
-                && last.op == op
-                && last.count as u64 + (end - from) <= g.lpp
-            {
+            if last.page == self.first_page + page as u32 && last.op == op && last.count as u64 + (end - from) <= g.lpp {
                 last.count += (end - from) as u16;
                 from = end;
             }
@@ -261,42 +214,18 @@ impl Field {
     }
 
     /// Appends the lines of planes `[k0, k1)`.
-    pub fn push_planes(
-        &self,
-        g: &Geom,
-        out: &mut Vec<Txn>,
-        cursor: &mut u64,
-        k0: u64,
-        k1: u64,
-        op: Op,
-    ) {
+    pub fn push_planes(&self, g: &Geom, out: &mut Vec<Txn>, cursor: &mut u64, k0: u64, k1: u64, op: Op) {
         let pb = self.plane_bytes();
         self.push_span(g, out, cursor, k0 * pb, k1.min(self.sz) * pb, op);
     }
 
     /// Appends the lines of rows `[j0, j1)` of plane `k`.
-    pub fn push_rows(
-        &self,
-        g: &Geom,
-        out: &mut Vec<Txn>,
-        cursor: &mut u64,
-        k: u64,
-        j0: u64,
-        j1: u64,
-        op: Op,
-    ) {
+    pub fn push_rows(&self, g: &Geom, out: &mut Vec<Txn>, cursor: &mut u64, k: u64, j0: u64, j1: u64, op: Op) {
         if k >= self.sz {
             return;
         }
         let at = k * self.plane_bytes();
-        self.push_span(
-            g,
-            out,
-            cursor,
-            at + j0 * self.row_bytes(),
-            at + j1.min(self.sy) * self.row_bytes(),
-            op,
-        );
+        self.push_span(g, out, cursor, at + j0 * self.row_bytes(), at + j1.min(self.sy) * self.row_bytes(), op);
     }
 
     /// Appends the lines of points `[p0, p1)` in storage order.
@@ -327,23 +256,11 @@ mod tests {
     use super::*;
 
     fn g() -> Geom {
-        Geom {
-            line: 64,
-            lpp: 4,
-            page: 256,
-        }
+        Geom { line: 64, lpp: 4, page: 256 }
     }
 
     fn field(bpp: u64, dims: (u64, u64, u64)) -> Field {
-        Field::grid(
-            &Region {
-                name: "a".into(),
-                first_page: 10,
-                pages: 1000,
-            },
-            bpp,
-            dims,
-        )
+        Field::grid(&Region { name: "a".into(), first_page: 10, pages: 1000 }, bpp, dims)
     }
 
     fn lines(out: &[Txn]) -> u64 {
@@ -365,10 +282,7 @@ mod tests {
     #[test]
     fn init_partitions_cover_the_array() {
         for part in [InitPart::Planes, InitPart::Rows] {
-            let f = Field {
-                init: part,
-                ..field(8, (8, 4, 3))
-            };
+            let f = Field { init: part, ..field(8, (8, 4, 3)) };
             let total: u64 = (0..5)
                 .map(|t| {
                     let mut out = Vec::new();

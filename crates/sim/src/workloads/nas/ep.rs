@@ -26,7 +26,7 @@
 //! default `think_ns` is ≈ 108 µs per line: EP is almost pure compute.
 
 use super::common::{finish, params, regions, Class, Field, Geom, Kernel};
-use crate::workload::{block_range, Op, ThreadWork, Txn, Workload, WorkloadCtx, WorkloadInfo};
+use crate::workload::{block_range, Op, ThreadWork, Txn, WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, Resolved};
 use numaplace_model::{ModelError, Region};
 
@@ -72,11 +72,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let buffer = 2 * (1u64 << MK) * 8;
     let buffer_pages = g.pages(buffer);
     let t = ctx.threads as u64;
-    let regions = regions(
-        "nas-ep",
-        &[("x", buffer_pages * g.page * t), ("q", Q_SLOT * t)],
-        &g,
-    )?;
+    let regions = regions("nas-ep", &[("x", buffer_pages * g.page * t), ("q", Q_SLOT * t)], &g)?;
     let pairs = 1u64 << class.pick(M);
     let kernel = Ep {
         regions,
@@ -94,11 +90,7 @@ impl Ep {
     /// Thread `u`'s buffer.
     fn buffer(&self, u: usize) -> Field {
         let first = self.regions[0].first_page + (u as u64 * self.buffer_pages) as u32;
-        let region = Region {
-            name: String::new(),
-            first_page: first,
-            pages: self.buffer_pages as u32,
-        };
+        let region = Region { name: String::new(), first_page: first, pages: self.buffer_pages as u32 };
         Field::vector(&region, 8, 2 << MK)
     }
 
@@ -133,20 +125,12 @@ impl Kernel for Ep {
             let mut left = self.lines_per_batch;
             while left > 0 {
                 let take = left.min(total - at);
-                x.push_span(
-                    &self.g,
-                    &mut work.txns,
-                    &mut 0,
-                    at * self.g.line,
-                    (at + take) * self.g.line,
-                    Op::Write,
-                );
+                x.push_span(&self.g, &mut work.txns, &mut 0, at * self.g.line, (at + take) * self.g.line, Op::Write);
                 at = (at + take) % total;
                 left -= take;
             }
         }
-        self.q()
-            .push_points(&self.g, &mut work.txns, t as u64, t as u64 + 1, Op::Write);
+        self.q().push_points(&self.g, &mut work.txns, t as u64, t as u64 + 1, Op::Write);
     }
 
     fn init(&self, t: usize, parts: usize, out: &mut Vec<Txn>) {
@@ -164,3 +148,4 @@ impl Kernel for Ep {
         self.flops
     }
 }
+

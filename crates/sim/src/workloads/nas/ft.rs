@@ -29,10 +29,8 @@
 //! `N` points (`ft.f`), 120 per point at class A; the model fetches ≈ 0.69 lines (128 B) per
 //! point per iteration, so the default is 1 306 ns per line at class A with 16 threads.
 
-use super::common::{
-    finish, grid_arrays, params, Access, Class, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC,
-};
-use crate::workload::{Workload, WorkloadCtx, WorkloadInfo};
+use super::common::{finish, grid_arrays, params, Access, Class, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC};
+use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, Resolved};
 use numaplace_model::ModelError;
 
@@ -50,12 +48,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 };
 
 /// `(nx, ny, nz)` and official iterations.
-const SIZE: [(u64, u64, u64); 4] = [
-    (64, 64, 64),
-    (128, 128, 32),
-    (256, 256, 128),
-    (512, 256, 256),
-];
+const SIZE: [(u64, u64, u64); 4] = [(64, 64, 64), (128, 128, 32), (256, 256, 128), (512, 256, 256)];
 const ITERS: [u64; 4] = [6, 6, 6, 20];
 
 const U0: usize = 0;
@@ -67,46 +60,18 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let (nx, ny, nz) = class.pick(SIZE);
     let g = Geom::of(ctx);
     let dims = (nx + 1, ny, nz);
-    let (regions, fields) = grid_arrays(
-        "nas-ft",
-        &[("u0", 16), ("u1", 16), ("twiddle", 8)],
-        dims,
-        &g,
-    )?;
-    let points: Vec<u64> = (1..=1024u64)
-        .map(|j| (j % nx) + (3 * j % ny) * dims.0 + (5 * j % nz) * dims.0 * dims.1)
-        .collect();
+    let (regions, fields) = grid_arrays("nas-ft", &[("u0", 16), ("u1", 16), ("twiddle", 8)], dims, &g)?;
+    let points: Vec<u64> =
+        (1..=1024u64).map(|j| (j % nx) + (3 * j % ny) * dims.0 + (5 * j % nz) * dims.0 * dims.1).collect();
     let slabs = Part::Planes { lo: 0, hi: nz };
     let sweeps = vec![
-        Sweep::new(
-            "evolve",
-            slabs.clone(),
-            &[Access::r(TWIDDLE), Access::w(U0), Access::w(U1)],
-        ),
-        Sweep::new(
-            "transpose",
-            Part::Rows {
-                lo: 0,
-                hi: ny,
-                k0: 0,
-                k1: nz,
-            },
-            &[Access::w(U1)],
-        ),
+        Sweep::new("evolve", slabs.clone(), &[Access::r(TWIDDLE), Access::w(U0), Access::w(U1)]),
+        Sweep::new("transpose", Part::Rows { lo: 0, hi: ny, k0: 0, k1: nz }, &[Access::w(U1)]),
         Sweep::new("fft-xy", slabs, &[Access::w(U1), Access::w(U1)]),
         Sweep::new("checksum", Part::Points(points), &[Access::r(U1)]),
     ];
     let n = (nx * ny * nz) as f64;
     let flops = n * (5.23518 + 7.21113 * n.ln());
-    let kernel = Sweeps {
-        regions,
-        fields,
-        sweeps,
-        flops,
-        g,
-        threads: ctx.threads,
-        repeat: 1,
-        shares: Vec::new(),
-    };
+    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: 1, shares: Vec::new() };
     finish("nas-ft", r, ctx, kernel, class.pick(ITERS))
 }

@@ -62,9 +62,7 @@
 //! per line fetched: IS is memory-bound.
 
 use super::common::{finish, params, regions, Class, Field, Geom, Kernel, ITERATIONS_DOC};
-use crate::workload::{
-    block_range, Epoch, Op, ThreadWork, Txn, Workload, WorkloadCtx, WorkloadInfo,
-};
+use crate::workload::{block_range, Epoch, Op, ThreadWork, Txn, Workload, WorkloadCtx, WorkloadInfo};
 use numaplace_model::rng::{derive, SplitMix64};
 use numaplace_model::spec::{ParamDecl, Resolved};
 use numaplace_model::{ModelError, Region};
@@ -129,13 +127,7 @@ struct Is {
 }
 
 /// Thread-by-bucket key counts of `keys` keys below `2^max_log`, split among `threads`.
-fn count_keys(
-    seed: u64,
-    keys: u64,
-    max_log: u32,
-    bucket_log: u32,
-    threads: usize,
-) -> Vec<Vec<u64>> {
+fn count_keys(seed: u64, keys: u64, max_log: u32, bucket_log: u32, threads: usize) -> Vec<Vec<u64>> {
     let buckets = 1usize << bucket_log;
     let mut count = vec![vec![0u64; buckets]; threads];
     let mut t = 0;
@@ -165,12 +157,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let t = ctx.threads as u64;
     let regions = regions(
         "nas-is",
-        &[
-            ("key_array", keys * KEY),
-            ("key_buff2", keys * KEY),
-            ("key_buff1", max_key * KEY),
-            ("bucket_size", t * buckets * KEY),
-        ],
+        &[("key_array", keys * KEY), ("key_buff2", keys * KEY), ("key_buff1", max_key * KEY), ("bucket_size", t * buckets * KEY)],
         &g,
     )?;
     let fields = vec![
@@ -180,9 +167,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         Field::grid(&regions[BUCKET_SIZE], KEY, (buckets, t, 1)),
     ];
     let count = count_keys(ctx.seed, keys, max_log, bucket_log, ctx.threads);
-    let total: Vec<u64> = (0..buckets as usize)
-        .map(|b| count.iter().map(|c| c[b]).sum())
-        .collect();
+    let total: Vec<u64> = (0..buckets as usize).map(|b| count.iter().map(|c| c[b]).sum()).collect();
     let mut slot = vec![vec![0u64; buckets as usize]; ctx.threads];
     let mut at = 0;
     for b in 0..buckets as usize {
@@ -211,13 +196,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     // The default think_ns is measured on the untimed ranking's schedule (iteration 0).
     let inner = finish("nas-is", r, ctx, kernel, ITERATIONS)?;
     let init = ctx.init != crate::workload::Init::None;
-    Ok(Box::new(IsRun {
-        inner,
-        iteration,
-        per,
-        played: 0,
-        init,
-    }))
+    Ok(Box::new(IsRun { inner, iteration, per, played: 0, init }))
 }
 
 impl Is {
@@ -257,10 +236,7 @@ impl Is {
         let mut key_cursor = 0;
         let mut slot_cursor = vec![0u64; self.buckets as usize];
         for p in 0..pieces {
-            let (a, b) = (
-                k0 + (k1 - k0) * p / pieces,
-                k0 + (k1 - k0) * (p + 1) / pieces,
-            );
+            let (a, b) = (k0 + (k1 - k0) * p / pieces, k0 + (k1 - k0) * (p + 1) / pieces);
             keys.push_span(g, out, &mut key_cursor, a * KEY, b * KEY, op);
             if !scatter {
                 continue;
@@ -282,22 +258,8 @@ impl Is {
             let n = self.total[b];
             if owner[b] == t {
                 let k = b as u64 * self.bucket_keys;
-                self.fields[BUFF1].push_span(
-                    g,
-                    out,
-                    &mut c1,
-                    k * KEY,
-                    (k + self.bucket_keys) * KEY,
-                    Op::Write,
-                );
-                self.fields[BUFF2].push_span(
-                    g,
-                    out,
-                    &mut c2,
-                    start * KEY,
-                    (start + n) * KEY,
-                    Op::Read,
-                );
+                self.fields[BUFF1].push_span(g, out, &mut c1, k * KEY, (k + self.bucket_keys) * KEY, Op::Write);
+                self.fields[BUFF2].push_span(g, out, &mut c2, start * KEY, (start + n) * KEY, Op::Read);
             }
             start += n;
         }
@@ -345,26 +307,11 @@ impl Kernel for Is {
             self.keys_and_slots(u, Op::Write, false, out);
             let (k0, k1) = self.block(u);
             self.fields[BUFF2].push_points(&self.g, out, k0, k1, Op::Write);
-            self.fields[BUCKET_SIZE].push_rows(
-                &self.g,
-                out,
-                &mut 0,
-                0,
-                u as u64,
-                u as u64 + 1,
-                Op::Write,
-            );
+            self.fields[BUCKET_SIZE].push_rows(&self.g, out, &mut 0, 0, u as u64, u as u64 + 1, Op::Write);
             let mut c1 = 0;
             for b in (0..self.buckets as usize).filter(|&b| owner[b] == u) {
                 let k = b as u64 * self.bucket_keys;
-                self.fields[BUFF1].push_span(
-                    &self.g,
-                    out,
-                    &mut c1,
-                    k * KEY,
-                    (k + self.bucket_keys) * KEY,
-                    Op::Write,
-                );
+                self.fields[BUFF1].push_span(&self.g, out, &mut c1, k * KEY, (k + self.bucket_keys) * KEY, Op::Write);
             }
         }
     }
@@ -400,14 +347,9 @@ impl Workload for IsRun {
     }
 
     fn next_epoch(&mut self, epoch: &mut Epoch) -> bool {
-        let timed = if self.init {
-            self.played.checked_sub(1)
-        } else {
-            Some(self.played)
-        };
+        let timed = if self.init { self.played.checked_sub(1) } else { Some(self.played) };
         let iteration = timed.map_or(0, |n| 1 + n / self.per);
-        self.iteration
-            .store(iteration.min(u32::MAX as u64) as u32, Ordering::Relaxed);
+        self.iteration.store(iteration.min(u32::MAX as u64) as u32, Ordering::Relaxed);
         let more = self.inner.next_epoch(epoch);
         debug_assert!(!more || epoch.iteration as u64 == iteration);
         self.played += more as u64;

@@ -42,11 +42,8 @@
 //! per iteration (`lu.f`), ≈ 1 985 per point; the model fetches ≈ 5.0 lines (128 B) per point
 //! per iteration, so the default is 2 960 ns per line at class A with 16 threads.
 
-use super::common::{
-    finish, padded, params, regions, wave_stages, Access, Class, Field, Geom, InitPart, Part,
-    Sweep, Sweeps, ITERATIONS_DOC,
-};
-use crate::workload::{Workload, WorkloadCtx, WorkloadInfo};
+use super::common::{finish, padded, params, regions, wave_stages, Access, Class, Field, Geom, InitPart, Part, Sweep, Sweeps, ITERATIONS_DOC};
+use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, Resolved};
 use numaplace_model::ModelError;
 
@@ -57,8 +54,7 @@ const PARAMS: &[ParamDecl] = &params(
 
 pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-lu",
-    doc:
-        "NAS LU: SSOR with pipelined blts/buts wavefronts over j-blocks; neighbours exchange planes",
+    doc: "NAS LU: SSOR with pipelined blts/buts wavefronts over j-blocks; neighbours exchange planes",
     params: PARAMS,
     caps: (),
     build,
@@ -73,13 +69,7 @@ const FRCT: usize = 2;
 const RHO_I: usize = 3;
 const QS: usize = 4;
 
-const GRID: [(&str, u64); 5] = [
-    ("u", 40),
-    ("rsd", 40),
-    ("frct", 40),
-    ("rho_i", 8),
-    ("qs", 8),
-];
+const GRID: [(&str, u64); 5] = [("u", 40), ("rsd", 40), ("frct", 40), ("rho_i", 8), ("qs", 8)];
 const JACOBIANS: [&str; 8] = ["a", "b", "c", "d", "au", "bu", "cu", "du"];
 
 fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
@@ -88,44 +78,17 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let g = Geom::of(ctx);
     let dims = padded(n);
     let plane = (dims.0, dims.1, 1);
-    let mut arrays: Vec<(&str, u64)> = GRID
-        .iter()
-        .map(|(a, bpp)| (*a, bpp * dims.0 * dims.1 * dims.2))
-        .collect();
+    let mut arrays: Vec<(&str, u64)> = GRID.iter().map(|(a, bpp)| (*a, bpp * dims.0 * dims.1 * dims.2)).collect();
     arrays.extend(JACOBIANS.iter().map(|a| (*a, 200 * plane.0 * plane.1)));
     let regions = regions("nas-lu", &arrays, &g)?;
-    let mut fields: Vec<Field> = GRID
-        .iter()
-        .zip(&regions)
-        .map(|((_, bpp), r)| Field::grid(r, *bpp, dims))
-        .collect();
-    fields.extend(regions[GRID.len()..].iter().map(|r| Field {
-        init: InitPart::Rows,
-        ..Field::grid(r, 200, plane)
-    }));
+    let mut fields: Vec<Field> = GRID.iter().zip(&regions).map(|((_, bpp), r)| Field::grid(r, *bpp, dims)).collect();
+    fields.extend(regions[GRID.len()..].iter().map(|r| Field { init: InitPart::Rows, ..Field::grid(r, 200, plane) }));
 
     let interior = Part::Planes { lo: 1, hi: n - 1 };
     let stages = wave_stages(n - 2, n - 2, ctx.threads);
-    let wave = |stage, up| Part::Wave {
-        lo: 1,
-        hi: n - 1,
-        k0: 1,
-        k1: n - 1,
-        stage,
-        up,
-    };
-    let lower = [
-        Access::r(U).halo(1, 0),
-        Access::r(RHO_I).halo(1, 0),
-        Access::r(QS).halo(1, 0),
-        Access::w(RSD).halo(1, 0),
-    ];
-    let upper = [
-        Access::r(U).halo(0, 1),
-        Access::r(RHO_I).halo(0, 1),
-        Access::r(QS).halo(0, 1),
-        Access::w(RSD).halo(0, 1),
-    ];
+    let wave = |stage, up| Part::Wave { lo: 1, hi: n - 1, k0: 1, k1: n - 1, stage, up };
+    let lower = [Access::r(U).halo(1, 0), Access::r(RHO_I).halo(1, 0), Access::r(QS).halo(1, 0), Access::w(RSD).halo(1, 0)];
+    let upper = [Access::r(U).halo(0, 1), Access::r(RHO_I).halo(0, 1), Access::r(QS).halo(0, 1), Access::w(RSD).halo(0, 1)];
     let mut sweeps = vec![Sweep::new("scale", interior.clone(), &[Access::w(RSD)])];
     sweeps.extend((0..stages).map(|s| Sweep::new("blts", wave(s, false), &lower)));
     sweeps.extend((0..stages).map(|s| Sweep::new("buts", wave(s, true), &upper)));
@@ -133,40 +96,15 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     sweeps.push(Sweep::new(
         "rhs",
         Part::Planes { lo: 0, hi: n },
-        &[
-            Access::r(FRCT),
-            Access::r(U),
-            Access::w(RHO_I),
-            Access::w(QS),
-            Access::w(RSD),
-        ],
+        &[Access::r(FRCT), Access::r(U), Access::w(RHO_I), Access::w(QS), Access::w(RSD)],
     ));
     sweeps.push(Sweep::new(
         "rhs-z",
-        Part::Rows {
-            lo: 1,
-            hi: n - 1,
-            k0: 0,
-            k1: n,
-        },
-        &[
-            Access::r(U),
-            Access::r(RHO_I),
-            Access::r(QS),
-            Access::w(RSD),
-        ],
+        Part::Rows { lo: 1, hi: n - 1, k0: 0, k1: n },
+        &[Access::r(U), Access::r(RHO_I), Access::r(QS), Access::w(RSD)],
     ));
     let nf = n as f64;
     let flops = 1984.77 * nf * nf * nf - 10923.3 * nf * nf + 27770.9 * nf - 144010.0;
-    let kernel = Sweeps {
-        regions,
-        fields,
-        sweeps,
-        flops,
-        g,
-        threads: ctx.threads,
-        repeat: 1,
-        shares: Vec::new(),
-    };
+    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: 1, shares: Vec::new() };
     finish("nas-lu", r, ctx, kernel, class.pick(ITERS))
 }

@@ -28,10 +28,8 @@
 //! class A with 16 threads, about one miss's latency on the Origin2000 (329 ns local, 564–862 ns
 //! remote): MG is memory-bound.
 
-use super::common::{
-    finish, params, regions, Access, Class, Field, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC,
-};
-use crate::workload::{Workload, WorkloadCtx, WorkloadInfo};
+use super::common::{finish, params, regions, Access, Class, Field, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC};
+use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, Resolved};
 use numaplace_model::ModelError;
 
@@ -60,11 +58,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let m: Vec<u64> = (0..=lt).map(|k| (1u64 << k) + 2).collect();
     let cube = |k: usize| m[k] * m[k] * m[k] * 8;
     let hierarchy: u64 = (1..=lt).map(cube).sum();
-    let regions = regions(
-        "nas-mg",
-        &[("u", hierarchy), ("v", cube(lt)), ("r", hierarchy)],
-        &g,
-    )?;
+    let regions = regions("nas-mg", &[("u", hierarchy), ("v", cube(lt)), ("r", hierarchy)], &g)?;
     // Fields: u(k) = 2(k-1), r(k) = 2(k-1)+1, then v.
     let u = |k: usize| 2 * (k - 1);
     let rr = |k: usize| 2 * (k - 1) + 1;
@@ -76,52 +70,20 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     }
     for k in 1..=lt {
         let dims = (m[k], m[k], m[k]);
-        fields.push(Field {
-            base: base[k],
-            ..Field::grid(&regions[0], 8, dims)
-        });
-        fields.push(Field {
-            base: base[k],
-            ..Field::grid(&regions[2], 8, dims)
-        });
+        fields.push(Field { base: base[k], ..Field::grid(&regions[0], 8, dims) });
+        fields.push(Field { base: base[k], ..Field::grid(&regions[2], 8, dims) });
     }
     fields.push(Field::grid(&regions[1], 8, (m[lt], m[lt], m[lt])));
 
-    let inner = |k: usize| Part::Planes {
-        lo: 1,
-        hi: m[k] - 1,
-    };
+    let inner = |k: usize| Part::Planes { lo: 1, hi: m[k] - 1 };
     let all = |k: usize| Part::Planes { lo: 0, hi: m[k] };
-    let rprj3 = |k: usize| {
-        Sweep::new(
-            "rprj3",
-            inner(k - 1),
-            &[Access::r(rr(k)).scale(2).halo(1, 1), Access::w(rr(k - 1))],
-        )
-    };
+    let rprj3 = |k: usize| Sweep::new("rprj3", inner(k - 1), &[Access::r(rr(k)).scale(2).halo(1, 1), Access::w(rr(k - 1))]);
     let interp = |k: usize| {
-        Sweep::new(
-            "interp",
-            Part::Planes {
-                lo: 0,
-                hi: m[k - 1] - 1,
-            },
-            &[Access::r(u(k - 1)).halo(0, 1), Access::w(u(k)).scale(2)],
-        )
+        Sweep::new("interp", Part::Planes { lo: 0, hi: m[k - 1] - 1 }, &[Access::r(u(k - 1)).halo(0, 1), Access::w(u(k)).scale(2)])
     };
-    let psinv = |k: usize| {
-        Sweep::new(
-            "psinv",
-            inner(k),
-            &[Access::r(rr(k)).halo(1, 1), Access::w(u(k))],
-        )
-    };
+    let psinv = |k: usize| Sweep::new("psinv", inner(k), &[Access::r(rr(k)).halo(1, 1), Access::w(u(k))]);
     let zero3 = |k: usize| Sweep::new("zero3", all(k), &[Access::w(u(k))]);
-    let resid_fine = Sweep::new(
-        "resid",
-        inner(lt),
-        &[Access::r(u(lt)).halo(1, 1), Access::r(v), Access::w(rr(lt))],
-    );
+    let resid_fine = Sweep::new("resid", inner(lt), &[Access::r(u(lt)).halo(1, 1), Access::r(v), Access::w(rr(lt))]);
 
     let mut sweeps: Vec<Sweep> = (2..=lt).rev().map(rprj3).collect();
     sweeps.push(zero3(1));
@@ -129,11 +91,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     for k in 2..lt {
         sweeps.push(zero3(k));
         sweeps.push(interp(k));
-        sweeps.push(Sweep::new(
-            "resid",
-            inner(k),
-            &[Access::r(u(k)).halo(1, 1), Access::w(rr(k))],
-        ));
+        sweeps.push(Sweep::new("resid", inner(k), &[Access::r(u(k)).halo(1, 1), Access::w(rr(k))]));
         sweeps.push(psinv(k));
     }
     sweeps.push(interp(lt));
@@ -142,15 +100,6 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     sweeps.push(resid_fine);
 
     let n = (1u64 << lt) as f64;
-    let kernel = Sweeps {
-        regions,
-        fields,
-        sweeps,
-        flops: 58.0 * n * n * n,
-        g,
-        threads: ctx.threads,
-        repeat: 1,
-        shares: Vec::new(),
-    };
+    let kernel = Sweeps { regions, fields, sweeps, flops: 58.0 * n * n * n, g, threads: ctx.threads, repeat: 1, shares: Vec::new() };
     finish("nas-mg", r, ctx, kernel, class.pick(ITERS))
 }

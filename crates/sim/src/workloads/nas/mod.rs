@@ -33,13 +33,4 @@ mod sp;
 use crate::workload::WorkloadInfo;
 
 /// Every NAS kernel.
-pub const INFOS: &[WorkloadInfo] = &[
-    bt::INFO,
-    sp::INFO,
-    lu::INFO,
-    mg::INFO,
-    cg::INFO,
-    ft::INFO,
-    ep::INFO,
-    is::INFO,
-];
+pub const INFOS: &[WorkloadInfo] = &[bt::INFO, sp::INFO, lu::INFO, mg::INFO, cg::INFO, ft::INFO, ep::INFO, is::INFO];

@@ -28,10 +28,8 @@
 //! per iteration, so the default is 1 069 ns per line at class A with 16 threads: SP is far more
 //! memory-bound than BT.
 
-use super::common::{
-    finish, grid_arrays, padded, params, Access, Class, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC,
-};
-use crate::workload::{Workload, WorkloadCtx, WorkloadInfo};
+use super::common::{finish, grid_arrays, padded, params, Access, Class, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC};
+use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, Resolved};
 use numaplace_model::ModelError;
 
@@ -99,40 +97,12 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
                 Access::w(RHS),
             ],
         ),
-        Sweep::new(
-            "x_solve",
-            interior.clone(),
-            &[
-                Access::r(RHO_I),
-                Access::r(US),
-                Access::r(SPEED),
-                Access::w(RHS),
-            ],
-        ),
-        Sweep::new(
-            "y_solve",
-            interior.clone(),
-            &[
-                Access::r(RHO_I),
-                Access::r(VS),
-                Access::r(SPEED),
-                Access::w(RHS),
-            ],
-        ),
+        Sweep::new("x_solve", interior.clone(), &[Access::r(RHO_I), Access::r(US), Access::r(SPEED), Access::w(RHS)]),
+        Sweep::new("y_solve", interior.clone(), &[Access::r(RHO_I), Access::r(VS), Access::r(SPEED), Access::w(RHS)]),
         Sweep::new(
             "z_solve",
-            Part::Rows {
-                lo: 1,
-                hi: n - 1,
-                k0: 0,
-                k1: n,
-            },
-            &[
-                Access::r(RHO_I),
-                Access::r(WS),
-                Access::r(SPEED),
-                Access::w(RHS),
-            ],
+            Part::Rows { lo: 1, hi: n - 1, k0: 0, k1: n },
+            &[Access::r(RHO_I), Access::r(WS), Access::r(SPEED), Access::w(RHS)],
         ),
         Sweep::new(
             "tzetar",
@@ -151,15 +121,6 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     ];
     let nf = n as f64;
     let flops = 881.174 * nf * nf * nf - 4683.91 * nf * nf + 11484.5 * nf - 19272.4;
-    let kernel = Sweeps {
-        regions,
-        fields,
-        sweeps,
-        flops,
-        g,
-        threads: ctx.threads,
-        repeat: 1,
-        shares: Vec::new(),
-    };
+    let kernel = Sweeps { regions, fields, sweeps, flops, g, threads: ctx.threads, repeat: 1, shares: Vec::new() };
     finish("nas-sp", r, ctx, kernel, class.pick(ITERS))
 }

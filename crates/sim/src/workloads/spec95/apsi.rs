@@ -38,8 +38,7 @@
 //! 128-byte line: 128 ns per line.
 
 use super::super::splash::common::{
-    first_iteration, init_epoch, pages_for, resolve_think, spec_error, Array2, Geometry, Touch,
-    ELEM,
+    first_iteration, init_epoch, pages_for, resolve_think, spec_error, Array2, Geometry, Touch, ELEM,
 };
 use super::{epoch_loops, Part, PhaseCache, CACHE_PARAM, WAYS_PARAM};
 use crate::workload::{block_range, layout, Epoch, Init, Workload, WorkloadCtx, WorkloadInfo};
@@ -91,9 +90,7 @@ const TMP: usize = 7;
 const PARTIAL: usize = 8;
 
 /// The loops of one time step, in order.
-pub const PHASES: [&str; 7] = [
-    "wind", "advect", "diffuse", "update", "mass", "mass-sum", "physics",
-];
+pub const PHASES: [&str; 7] = ["wind", "advect", "diffuse", "update", "mass", "mass-sum", "physics"];
 
 /// The most grid points: 2^26 (512 MB per field).
 const MAX_POINTS: u64 = 1 << 26;
@@ -101,13 +98,7 @@ const MAX_POINTS: u64 = 1 << 26;
 fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
     let (nx, ny, nz) = (r.uint("nx"), r.uint("ny"), r.uint("nz"));
     if nx * ny * nz > MAX_POINTS {
-        return Err(spec_error(
-            NAME,
-            format!(
-                "nx*ny*nz = {}: more than {MAX_POINTS} grid points",
-                nx * ny * nz
-            ),
-        ));
+        return Err(spec_error(NAME, format!("nx*ny*nz = {}: more than {MAX_POINTS} grid points", nx * ny * nz)));
     }
     let (think_ns, resolved) = resolve_think(r, ctx, FLOPS_PER_ELEMENT);
     let rows = ny * nz;
@@ -118,18 +109,8 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     spec.push(("partial", partial_pages));
     let regions = layout(NAME, &spec)?;
     let base = |i: usize| regions[i].first_page as u64 * ctx.page_size;
-    let arrays = (0..ARRAYS.len())
-        .map(|i| Array2 {
-            base: base(i),
-            rows,
-            cols: nx,
-        })
-        .collect();
-    let partial = Array2 {
-        base: base(PARTIAL),
-        rows: ctx.threads as u64,
-        cols: line_elems,
-    };
+    let arrays = (0..ARRAYS.len()).map(|i| Array2 { base: base(i), rows, cols: nx }).collect();
+    let partial = Array2 { base: base(PARTIAL), rows: ctx.threads as u64, cols: line_elems };
     Ok(Box::new(Apsi {
         regions,
         arrays,
@@ -174,22 +155,10 @@ impl Apsi {
         let a = |i: usize| self.arrays[i];
         // The wind u, v is never written: every thread keeps all of it.
         let keep = |i: usize| if i == U || i == V { all } else { own };
-        let rd = |i: usize| Part {
-            touch: Touch::read_rows(a(i), own),
-            array: i,
-            owned: keep(i),
-        };
-        let wr = |i: usize| Part {
-            touch: Touch::write_rows(a(i), own),
-            array: i,
-            owned: own,
-        };
+        let rd = |i: usize| Part { touch: Touch::read_rows(a(i), own), array: i, owned: keep(i) };
+        let wr = |i: usize| Part { touch: Touch::write_rows(a(i), own), array: i, owned: own };
         let partial = |rows: (u64, u64), write: bool| Part {
-            touch: if write {
-                Touch::write_rows(self.partial, rows)
-            } else {
-                Touch::read_rows(self.partial, rows)
-            },
+            touch: if write { Touch::write_rows(self.partial, rows) } else { Touch::read_rows(self.partial, rows) },
             array: PARTIAL,
             owned: (0, 0),
         };
@@ -197,29 +166,13 @@ impl Apsi {
             _ if own.0 == own.1 && !matches!(PHASES[phase], "advect" | "mass-sum") => Vec::new(),
             "wind" => vec![rd(U), rd(V), rd(T), wr(W)],
             "advect" if t == 0 => {
-                let r = |i: usize| Part {
-                    touch: Touch::read_rows(a(i), all),
-                    array: i,
-                    owned: keep(i),
-                };
-                let w = |i: usize| Part {
-                    touch: Touch::write_rows(a(i), all),
-                    array: i,
-                    owned: own,
-                };
+                let r = |i: usize| Part { touch: Touch::read_rows(a(i), all), array: i, owned: keep(i) };
+                let w = |i: usize| Part { touch: Touch::write_rows(a(i), all), array: i, owned: own };
                 vec![r(U), r(V), r(W), w(C), w(T), w(Q)]
             }
             "diffuse" => {
                 let halo = (own.0.saturating_sub(self.ny), (own.1 + self.ny).min(all.1));
-                vec![
-                    Part {
-                        touch: Touch::read_rows(a(C), halo),
-                        array: C,
-                        owned: own,
-                    },
-                    rd(KZ),
-                    wr(TMP),
-                ]
+                vec![Part { touch: Touch::read_rows(a(C), halo), array: C, owned: own }, rd(KZ), wr(TMP)]
             }
             "update" => vec![rd(TMP), wr(C)],
             "mass" => vec![rd(C), partial((t as u64, t as u64 + 1), true)],
@@ -264,10 +217,7 @@ impl Workload for Apsi {
             let owned: Vec<(u64, u64)> = (0..threads).map(|t| self.owned(t)).collect();
             let (arrays, partial) = (&self.arrays, self.partial);
             init_epoch(epoch, &self.ctx, &self.geo, self.think_ns, |t| {
-                let mut v: Vec<Touch> = arrays
-                    .iter()
-                    .map(|&a| Touch::write_rows(a, owned[t]))
-                    .collect();
+                let mut v: Vec<Touch> = arrays.iter().map(|&a| Touch::write_rows(a, owned[t])).collect();
                 v.push(Touch::write_rows(partial, (t as u64, t as u64 + 1)));
                 v
             });
@@ -275,32 +225,20 @@ impl Workload for Apsi {
             match self.ctx.init {
                 Init::Sequential => {
                     let whole = self.arrays[0].rows * row;
-                    self.cache
-                        .push(0, (0..ARRAYS.len()).map(|i| (i, whole)).collect());
+                    self.cache.push(0, (0..ARRAYS.len()).map(|i| (i, whole)).collect());
                 }
                 _ => {
                     for (t, &(lo, hi)) in owned.iter().enumerate() {
-                        self.cache
-                            .push(t, (0..ARRAYS.len()).map(|i| (i, (hi - lo) * row)).collect());
+                        self.cache.push(t, (0..ARRAYS.len()).map(|i| (i, (hi - lo) * row)).collect());
                     }
                 }
             }
             return true;
         }
-        self.next = if phase + 1 == PHASES.len() {
-            (step + 1, 0)
-        } else {
-            (step, phase + 1)
-        };
+        self.next = if phase + 1 == PHASES.len() { (step + 1, 0) } else { (step, phase + 1) };
         epoch.reset(threads, step, PHASES[phase]);
         let parts: Vec<Vec<Part>> = (0..threads).map(|t| self.parts(phase, t)).collect();
-        epoch_loops(
-            &mut epoch.threads,
-            &self.geo,
-            &mut self.cache,
-            &parts,
-            self.think_ns,
-        );
+        epoch_loops(&mut epoch.threads, &self.geo, &mut self.cache, &parts, self.think_ns);
         true
     }
 }

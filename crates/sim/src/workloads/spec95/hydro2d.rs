@@ -37,8 +37,7 @@
 //! 128-byte line: 192 ns per line.
 
 use super::super::splash::common::{
-    first_iteration, init_epoch, pages_for, resolve_think, spec_error, Array2, Geometry, Touch,
-    ELEM,
+    first_iteration, init_epoch, pages_for, resolve_think, spec_error, Array2, Geometry, Touch, ELEM,
 };
 use super::{epoch_loops, Part, PhaseCache, CACHE_PARAM, WAYS_PARAM};
 use crate::workload::{block_range, layout, Epoch, Init, Workload, WorkloadCtx, WorkloadInfo};
@@ -84,35 +83,14 @@ const PARTIAL: usize = 9;
 
 /// The loops of one time step, in order.
 pub const PHASES: [&str; 20] = [
-    "eos",
-    "tstep",
-    "tstep-sum",
-    "tz-ro",
-    "uz-ro",
-    "tz-en",
-    "uz-en",
-    "tz-gz",
-    "uz-gz",
-    "tz-gr",
-    "uz-gr",
-    "tr-ro",
-    "ur-ro",
-    "tr-en",
-    "ur-en",
-    "tr-gz",
-    "ur-gz",
-    "tr-gr",
-    "ur-gr",
-    "bound",
+    "eos", "tstep", "tstep-sum", "tz-ro", "uz-ro", "tz-en", "uz-en", "tz-gz", "uz-gz", "tz-gr", "uz-gr", "tr-ro", "ur-ro",
+    "tr-en", "ur-en", "tr-gz", "ur-gz", "tr-gr", "ur-gr", "bound",
 ];
 
 fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
     let (n, m) = (r.uint("n"), r.uint("m"));
     if (ctx.threads as u64) > n {
-        return Err(spec_error(
-            NAME,
-            format!("n={n}: fewer grid rows than the {} threads", ctx.threads),
-        ));
+        return Err(spec_error(NAME, format!("n={n}: fewer grid rows than the {} threads", ctx.threads)));
     }
     let (think_ns, resolved) = resolve_think(r, ctx, FLOPS_PER_ELEMENT);
     let grid_pages = pages_for(n * m * ELEM, ctx.page_size);
@@ -122,18 +100,8 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     spec.push(("partial", partial_pages));
     let regions = layout(NAME, &spec)?;
     let base = |i: usize| regions[i].first_page as u64 * ctx.page_size;
-    let arrays = (0..ARRAYS.len())
-        .map(|i| Array2 {
-            base: base(i),
-            rows: n,
-            cols: m,
-        })
-        .collect();
-    let partial = Array2 {
-        base: base(PARTIAL),
-        rows: ctx.threads as u64,
-        cols: line_elems,
-    };
+    let arrays = (0..ARRAYS.len()).map(|i| Array2 { base: base(i), rows: n, cols: m }).collect();
+    let partial = Array2 { base: base(PARTIAL), rows: ctx.threads as u64, cols: line_elems };
     Ok(Box::new(Hydro2d {
         regions,
         arrays,
@@ -176,46 +144,21 @@ impl Hydro2d {
         let (lo, hi) = own;
         let n = self.n;
         let a = |i: usize| self.arrays[i];
-        let part = |i: usize, touch: Touch| Part {
-            touch,
-            array: i,
-            owned: own,
-        };
-        let rd = |i: usize, d0: u64, d1: u64| {
-            part(
-                i,
-                Touch::read_rows(a(i), (lo.saturating_sub(d0), (hi + d1).min(n))),
-            )
-        };
+        let part = |i: usize, touch: Touch| Part { touch, array: i, owned: own };
+        let rd = |i: usize, d0: u64, d1: u64| part(i, Touch::read_rows(a(i), (lo.saturating_sub(d0), (hi + d1).min(n))));
         let wr = |i: usize| part(i, Touch::write_rows(a(i), (lo, hi)));
         let name = PHASES[phase];
         match name {
-            "eos" => vec![
-                rd(0, 0, 0),
-                rd(1, 0, 0),
-                rd(2, 0, 0),
-                rd(3, 0, 0),
-                wr(P),
-                wr(VZ),
-                wr(VR),
-            ],
+            "eos" => vec![rd(0, 0, 0), rd(1, 0, 0), rd(2, 0, 0), rd(3, 0, 0), wr(P), wr(VZ), wr(VR)],
             "tstep" => vec![
                 rd(P, 0, 0),
                 rd(RO, 0, 0),
                 rd(VZ, 0, 0),
                 rd(VR, 0, 0),
-                Part {
-                    touch: Touch::write_rows(self.partial, (t as u64, t as u64 + 1)),
-                    array: PARTIAL,
-                    owned: (0, 0),
-                },
+                Part { touch: Touch::write_rows(self.partial, (t as u64, t as u64 + 1)), array: PARTIAL, owned: (0, 0) },
             ],
             "tstep-sum" if t == 0 => {
-                vec![Part {
-                    touch: Touch::read_rows(self.partial, (0, self.partial.rows)),
-                    array: PARTIAL,
-                    owned: (0, 0),
-                }]
+                vec![Part { touch: Touch::read_rows(self.partial, (0, self.partial.rows)), array: PARTIAL, owned: (0, 0) }]
             }
             "bound" if t == 0 => {
                 let mut v = Vec::new();
@@ -223,10 +166,7 @@ impl Hydro2d {
                 for i in RO..=VR {
                     v.push(part(i, Touch::write_rows(a(i), (0, edge))));
                     v.push(part(i, Touch::write(a(i), (0, n), (0, 2.min(self.m)))));
-                    v.push(part(
-                        i,
-                        Touch::write(a(i), (0, n), (self.m - 2.min(self.m), self.m)),
-                    ));
+                    v.push(part(i, Touch::write(a(i), (0, n), (self.m - 2.min(self.m), self.m))));
                     v.push(part(i, Touch::write_rows(a(i), (n - edge, n))));
                 }
                 v
@@ -280,41 +220,25 @@ impl Workload for Hydro2d {
             let owned: Vec<(u64, u64)> = (0..threads).map(|t| self.owned(t)).collect();
             let (arrays, partial) = (&self.arrays, self.partial);
             init_epoch(epoch, &self.ctx, &self.geo, self.think_ns, |t| {
-                let mut v: Vec<Touch> = arrays
-                    .iter()
-                    .map(|&a| Touch::write_rows(a, owned[t]))
-                    .collect();
+                let mut v: Vec<Touch> = arrays.iter().map(|&a| Touch::write_rows(a, owned[t])).collect();
                 v.push(Touch::write_rows(partial, (t as u64, t as u64 + 1)));
                 v
             });
             let row = self.m * ELEM;
             match self.ctx.init {
-                Init::Sequential => self
-                    .cache
-                    .push(0, (0..ARRAYS.len()).map(|i| (i, self.n * row)).collect()),
+                Init::Sequential => self.cache.push(0, (0..ARRAYS.len()).map(|i| (i, self.n * row)).collect()),
                 _ => {
                     for (t, &(lo, hi)) in owned.iter().enumerate() {
-                        self.cache
-                            .push(t, (0..ARRAYS.len()).map(|i| (i, (hi - lo) * row)).collect());
+                        self.cache.push(t, (0..ARRAYS.len()).map(|i| (i, (hi - lo) * row)).collect());
                     }
                 }
             }
             return true;
         }
-        self.next = if phase + 1 == PHASES.len() {
-            (step + 1, 0)
-        } else {
-            (step, phase + 1)
-        };
+        self.next = if phase + 1 == PHASES.len() { (step + 1, 0) } else { (step, phase + 1) };
         epoch.reset(threads, step, PHASES[phase]);
         let parts: Vec<Vec<Part>> = (0..threads).map(|t| self.parts(phase, t)).collect();
-        epoch_loops(
-            &mut epoch.threads,
-            &self.geo,
-            &mut self.cache,
-            &parts,
-            self.think_ns,
-        );
+        epoch_loops(&mut epoch.threads, &self.geo, &mut self.cache, &parts, self.think_ns);
         true
     }
 }

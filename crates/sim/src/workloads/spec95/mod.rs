@@ -110,12 +110,7 @@ pub(crate) struct PhaseCache {
 
 impl PhaseCache {
     pub fn new(threads: usize, cache_kb: u64, ways: u64) -> Self {
-        PhaseCache {
-            bytes: cache_kb * 1024,
-            ways: ways.max(1),
-            history: vec![VecDeque::new(); threads],
-            cache_of: (0..threads).collect(),
-        }
+        PhaseCache { bytes: cache_kb * 1024, ways: ways.max(1), history: vec![VecDeque::new(); threads], cache_of: (0..threads).collect() }
     }
 
     /// Threads `t` and `u` run through one cache when `cache_of[t] == cache_of[u]` (a system
@@ -133,26 +128,15 @@ impl PhaseCache {
     /// thread records every loop (an empty one too), so the same count of loops back is the
     /// same stretch of time for all.
     fn distance(&self, t: usize, a: usize, nows: &[Vec<(usize, u64)>]) -> Option<u64> {
-        let back = self.history[t]
-            .iter()
-            .rev()
-            .position(|past| past.iter().any(|&(arr, _)| arr == a))?
-            + 1;
+        let back = self.history[t].iter().rev().position(|past| past.iter().any(|&(arr, _)| arr == a))? + 1;
         let mine = self.cache_of[t];
-        Some(
-            (0..self.history.len())
-                .filter(|&u| self.cache_of[u] == mine)
-                .map(|u| self.distinct(u, &nows[u], back))
-                .sum(),
-        )
+        Some((0..self.history.len()).filter(|&u| self.cache_of[u] == mine).map(|u| self.distinct(u, &nows[u], back)).sum())
     }
 
     /// The distinct data of thread `u`'s current loop `now` and its `back` latest past loops.
     fn distinct(&self, u: usize, now: &[(usize, u64)], back: usize) -> u64 {
         let (mut seen, mut total) = (Vec::new(), 0u64);
-        for loop_parts in
-            std::iter::once(now).chain(self.history[u].iter().rev().take(back).map(Vec::as_slice))
-        {
+        for loop_parts in std::iter::once(now).chain(self.history[u].iter().rev().take(back).map(Vec::as_slice)) {
             for &(arr, b) in loop_parts {
                 if !seen.contains(&arr) {
                     seen.push(arr);
@@ -225,11 +209,7 @@ fn push_merge(out: &mut Vec<Txn>, page: u64, from: u64, to: u64, op: Op, tail: &
             return;
         }
     }
-    out.push(Txn {
-        page: page as u32,
-        count: (to - from) as u16,
-        op,
-    });
+    out.push(Txn { page: page as u32, count: (to - from) as u16, op });
     *tail = Some(to);
 }
 
@@ -246,9 +226,7 @@ struct Cached {
 /// but a page's lines of owned rows are left out when the page's colour keeps it cached (a
 /// fixed draw per page, true with probability `hit`). Returns the lines touched and fetched.
 fn sweep_cached(out: &mut Vec<Txn>, g: &Geometry, parts: &[Cached]) -> (u64, u64) {
-    let Some(first) = parts.first() else {
-        return (0, 0);
-    };
+    let Some(first) = parts.first() else { return (0, 0) };
     let rows = first.touch.rows.1 - first.touch.rows.0;
     let bytes = rows * (first.touch.cols.1 - first.touch.cols.0) * ELEM;
     let chunks = bytes.div_ceil(g.page).clamp(1, rows.max(1));
@@ -261,11 +239,7 @@ fn sweep_cached(out: &mut Vec<Txn>, g: &Geometry, parts: &[Cached]) -> (u64, u64
             let t = &p.touch;
             let n = t.rows.1 - t.rows.0;
             for r in t.rows.0 + n * c / chunks..t.rows.0 + n * (c + 1) / chunks {
-                let op = if (t.write.0..t.write.1).contains(&r) {
-                    Op::Write
-                } else {
-                    Op::Read
-                };
+                let op = if (t.write.0..t.write.1).contains(&r) { Op::Write } else { Op::Read };
                 let from = (t.arr.addr(r, t.cols.0) / g.line).max(last[k]);
                 let to = t.arr.addr(r, t.cols.1).div_ceil(g.line);
                 if from >= to {
@@ -293,38 +267,18 @@ fn sweep_cached(out: &mut Vec<Txn>, g: &Geometry, parts: &[Cached]) -> (u64, u64
 /// Fills each thread's work with its loop over `parts[t]` under the cache model: the lines
 /// that miss, in loop order, and `think_ns` spread over them (see the module doc). Records the
 /// loop in every thread's history (after all are generated: the threads run it together).
-pub(crate) fn epoch_loops(
-    threads: &mut [ThreadWork],
-    g: &Geometry,
-    cache: &mut PhaseCache,
-    parts: &[Vec<Part>],
-    think_ns: f64,
-) {
-    let parts: Vec<Vec<&Part>> = parts
-        .iter()
-        .map(|ps| {
-            ps.iter()
-                .filter(|p| p.touch.rows.0 < p.touch.rows.1 && p.touch.cols.0 < p.touch.cols.1)
-                .collect()
-        })
-        .collect();
-    let nows: Vec<Vec<(usize, u64)>> = parts
-        .iter()
-        .map(|ps| {
-            ps.iter()
-                .map(|p| (p.array, cached_bytes(&p.touch, g.line)))
-                .collect()
-        })
-        .collect();
+pub(crate) fn epoch_loops(threads: &mut [ThreadWork], g: &Geometry, cache: &mut PhaseCache, parts: &[Vec<Part>], think_ns: f64) {
+    let parts: Vec<Vec<&Part>> =
+        parts.iter().map(|ps| ps.iter().filter(|p| p.touch.rows.0 < p.touch.rows.1 && p.touch.cols.0 < p.touch.cols.1).collect()).collect();
+    let nows: Vec<Vec<(usize, u64)>> =
+        parts.iter().map(|ps| ps.iter().map(|p| (p.array, cached_bytes(&p.touch, g.line))).collect()).collect();
     for (t, (work, ps)) in threads.iter_mut().zip(&parts).enumerate() {
         let cached: Vec<Cached> = ps
             .iter()
             .map(|p| Cached {
                 touch: p.touch,
                 owned: p.owned,
-                hit: cache
-                    .distance(t, p.array, &nows)
-                    .map_or(0.0, |d| cache.hit_fraction(d)),
+                hit: cache.distance(t, p.array, &nows).map_or(0.0, |d| cache.hit_fraction(d)),
             })
             .collect();
         let before = work.txns.len();
@@ -357,14 +311,8 @@ mod tests {
         let mut c = PhaseCache::new(1, 10, 2);
         c.push(0, vec![(0, 4 * k)]);
         c.push(0, vec![(1, 4 * k)]);
-        assert_eq!(
-            c.distance(0, 0, &[vec![(0, 4 * k), (1, 4 * k)]]),
-            Some(8 * k)
-        );
-        assert_eq!(
-            c.distance(0, 0, &[vec![(0, 4 * k), (2, 4 * k)]]),
-            Some(12 * k)
-        );
+        assert_eq!(c.distance(0, 0, &[vec![(0, 4 * k), (1, 4 * k)]]), Some(8 * k));
+        assert_eq!(c.distance(0, 0, &[vec![(0, 4 * k), (2, 4 * k)]]), Some(12 * k));
         assert_eq!(c.distance(0, 2, &[vec![(2, 4 * k)]]), None);
         // Repeated arrays count once.
         c.push(0, vec![(1, 4 * k)]);
@@ -379,9 +327,7 @@ mod tests {
             c.push(t, vec![(0, 4 * k)]);
             c.push(t, vec![(1, (t as u64 + 1) * k)]);
         }
-        let nows: Vec<Vec<(usize, u64)>> = (0..3)
-            .map(|t| vec![(0, 4 * k), (2, (t as u64 + 1) * k)])
-            .collect();
+        let nows: Vec<Vec<(usize, u64)>> = (0..3).map(|t| vec![(0, 4 * k), (2, (t as u64 + 1) * k)]).collect();
         // Alone: its own loops only.
         assert_eq!(c.distance(1, 0, &nows), Some(4 * k + 2 * k + 2 * k));
         // Threads 0 and 1 on one CPU: each one's distance holds both threads' loops back to
@@ -395,31 +341,16 @@ mod tests {
         assert_eq!(c.distance(0, 3, &nows), None);
         // A cold partner adds only its current loop.
         c.forget(1);
-        assert_eq!(
-            c.distance(0, 0, &nows),
-            Some((4 * k + k + k) + (4 * k + 2 * k))
-        );
+        assert_eq!(c.distance(0, 0, &nows), Some((4 * k + k + k) + (4 * k + 2 * k)));
     }
 
     #[test]
     fn a_shared_cache_misses_more_of_the_same_sweep() {
         // Two threads each sweep 600 pages of their own; a cache of 1000 pages (2 ways) keeps
         // most of one thread's sweep, far less of two.
-        let g = Geometry {
-            line: 128,
-            lines_per_page: 1,
-            page: 128,
-        };
-        let a = Array2 {
-            base: 0,
-            rows: 1200,
-            cols: 16,
-        };
-        let part = |t: u64| Part {
-            touch: Touch::read_rows(a, (600 * t, 600 * (t + 1))),
-            array: 0,
-            owned: (600 * t, 600 * (t + 1)),
-        };
+        let g = Geometry { line: 128, lines_per_page: 1, page: 128 };
+        let a = Array2 { base: 0, rows: 1200, cols: 16 };
+        let part = |t: u64| Part { touch: Touch::read_rows(a, (600 * t, 600 * (t + 1))), array: 0, owned: (600 * t, 600 * (t + 1)) };
         let parts = vec![vec![part(0)], vec![part(1)]];
         let fetched = |share: bool| {
             let mut cache = PhaseCache::new(2, 1000 * 128 / 1024, 2);
@@ -430,22 +361,12 @@ mod tests {
             epoch_loops(&mut threads, &g, &mut cache, &parts, 1.0);
             let mut threads = vec![ThreadWork::default(), ThreadWork::default()];
             epoch_loops(&mut threads, &g, &mut cache, &parts, 1.0);
-            threads
-                .iter()
-                .flat_map(|w| &w.txns)
-                .map(|t| u64::from(t.count))
-                .sum::<u64>()
+            threads.iter().flat_map(|w| &w.txns).map(|t| u64::from(t.count)).sum::<u64>()
         };
         let (alone, shared) = (fetched(false), fetched(true));
         // λ = 2 × 600 / 1000 = 1.2: 66 % hit alone; λ = 2.4: 31 % hit shared.
-        assert!(
-            (alone as f64 / 1200.0 - (1.0 - 2.2 * (-1.2f64).exp())).abs() < 0.06,
-            "{alone}"
-        );
-        assert!(
-            (shared as f64 / 1200.0 - (1.0 - 3.4 * (-2.4f64).exp())).abs() < 0.06,
-            "{shared}"
-        );
+        assert!((alone as f64 / 1200.0 - (1.0 - 2.2 * (-1.2f64).exp())).abs() < 0.06, "{alone}");
+        assert!((shared as f64 / 1200.0 - (1.0 - 3.4 * (-2.4f64).exp())).abs() < 0.06, "{shared}");
     }
 
     #[test]
@@ -462,37 +383,18 @@ mod tests {
 
     #[test]
     fn a_column_strip_takes_a_line_per_row() {
-        let a = Array2 {
-            base: 0,
-            rows: 10,
-            cols: 32,
-        };
+        let a = Array2 { base: 0, rows: 10, cols: 32 };
         assert_eq!(cached_bytes(&Touch::read_rows(a, (0, 10)), 128), 10 * 256);
-        assert_eq!(
-            cached_bytes(&Touch::read(a, (0, 10), (0, 2)), 128),
-            10 * 128
-        );
+        assert_eq!(cached_bytes(&Touch::read(a, (0, 10), (0, 2)), 128), 10 * 128);
     }
 
     #[test]
     fn a_cached_array_costs_its_halo_only_and_keeps_its_compute() {
         // 4 rows of 32 doubles (one 256-byte page each, 2 lines of 128 B); the thread owns
         // rows 0..2 and reads row 2 as a halo. A 1 MiB cache with 64 ways holds all of it.
-        let g = Geometry {
-            line: 128,
-            lines_per_page: 2,
-            page: 256,
-        };
-        let a = Array2 {
-            base: 0,
-            rows: 4,
-            cols: 32,
-        };
-        let part = Part {
-            touch: Touch::read_rows(a, (0, 3)),
-            array: 0,
-            owned: (0, 2),
-        };
+        let g = Geometry { line: 128, lines_per_page: 2, page: 256 };
+        let a = Array2 { base: 0, rows: 4, cols: 32 };
+        let part = Part { touch: Touch::read_rows(a, (0, 3)), array: 0, owned: (0, 2) };
         let mut cache = PhaseCache::new(1, 1024, 64);
         let one = |cache: &mut PhaseCache, p: Part| {
             let mut w = [ThreadWork::default()];
@@ -501,38 +403,15 @@ mod tests {
             w
         };
         let work = one(&mut cache, part);
-        assert_eq!(
-            work.txns.iter().map(|t| t.count).sum::<u16>(),
-            6,
-            "cold: every line"
-        );
+        assert_eq!(work.txns.iter().map(|t| t.count).sum::<u16>(), 6, "cold: every line");
         assert_eq!(work.think_ns, 10.0);
         let work = one(&mut cache, part);
-        assert_eq!(
-            work.txns,
-            vec![Txn {
-                page: 2,
-                count: 2,
-                op: Op::Read
-            }],
-            "warm: the halo row"
-        );
+        assert_eq!(work.txns, vec![Txn { page: 2, count: 2, op: Op::Read }], "warm: the halo row");
         assert_eq!(work.think_ns, 30.0, "6 lines of compute over 2 fetched");
         // Nothing but owned rows: one line carries the compute.
-        let own = Part {
-            touch: Touch::read_rows(a, (0, 2)),
-            array: 0,
-            owned: (0, 2),
-        };
+        let own = Part { touch: Touch::read_rows(a, (0, 2)), array: 0, owned: (0, 2) };
         let work = one(&mut cache, own);
-        assert_eq!(
-            work.txns,
-            vec![Txn {
-                page: 0,
-                count: 1,
-                op: Op::Read
-            }]
-        );
+        assert_eq!(work.txns, vec![Txn { page: 0, count: 1, op: Op::Read }]);
         assert_eq!(work.think_ns, 40.0);
     }
 
@@ -540,21 +419,9 @@ mod tests {
     fn pages_of_a_half_cached_sweep_hit_by_a_fixed_draw() {
         // 1000 pages of one line each, owned; reuse distance = the cache, 2 ways: about 41 %
         // of the pages hit, the same ones every time.
-        let g = Geometry {
-            line: 128,
-            lines_per_page: 1,
-            page: 128,
-        };
-        let a = Array2 {
-            base: 0,
-            rows: 1000,
-            cols: 16,
-        };
-        let part = Part {
-            touch: Touch::read_rows(a, (0, 1000)),
-            array: 0,
-            owned: (0, 1000),
-        };
+        let g = Geometry { line: 128, lines_per_page: 1, page: 128 };
+        let a = Array2 { base: 0, rows: 1000, cols: 16 };
+        let part = Part { touch: Touch::read_rows(a, (0, 1000)), array: 0, owned: (0, 1000) };
         let mut cache = PhaseCache::new(1, 1000 * 128 / 1024, 2);
         cache.push(0, vec![(0, 1000 * 128)]);
         let run = |cache: &mut PhaseCache| {

@@ -26,9 +26,7 @@
 //! **Compute.** 65 flops per grid point over 26 array elements touched (as SHALLOW), 4 ns per
 //! flop, 32 four-byte elements per 128-byte line: 320 ns per line.
 
-use super::super::splash::common::{
-    first_iteration, init_epoch, pages_for, spec_error, Array2, Geometry, Touch, ELEM, FLOP_NS,
-};
+use super::super::splash::common::{first_iteration, init_epoch, pages_for, spec_error, Array2, Geometry, Touch, ELEM, FLOP_NS};
 use super::super::splash::shallow::FLOPS_PER_ELEMENT;
 use super::{epoch_loops, Part, PhaseCache, CACHE_PARAM, WAYS_PARAM};
 use crate::workload::{block_range, layout, Epoch, Init, Workload, WorkloadCtx, WorkloadInfo};
@@ -67,19 +65,14 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 };
 
 // SHALLOW's arrays and loops: swim is the same program (the module doc).
+use super::super::splash::shallow::{periodic_arrays, ARRAYS, CU, CV, H, P, PNEW, POLD, U, UNEW, UOLD, V, VNEW, VOLD, Z};
 /// The loops of one time step, in order.
 pub use super::super::splash::shallow::PHASES;
-use super::super::splash::shallow::{
-    periodic_arrays, ARRAYS, CU, CV, H, P, PNEW, POLD, U, UNEW, UOLD, V, VNEW, VOLD, Z,
-};
 
 fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
     let n = r.uint("n");
     if (ctx.threads as u64) > n {
-        return Err(spec_error(
-            NAME,
-            format!("n={n}: fewer grid rows than the {} threads", ctx.threads),
-        ));
+        return Err(spec_error(NAME, format!("n={n}: fewer grid rows than the {} threads", ctx.threads)));
     }
     let mut resolved = r.clone();
     let think_ns = if r.is_auto("think_ns") {
@@ -95,11 +88,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let regions = layout(NAME, &spec)?;
     let arrays = regions
         .iter()
-        .map(|reg| Array2 {
-            base: reg.first_page as u64 * ctx.page_size,
-            rows: side,
-            cols,
-        })
+        .map(|reg| Array2 { base: reg.first_page as u64 * ctx.page_size, rows: side, cols })
         .collect();
     Ok(Box::new(Swim {
         regions,
@@ -133,14 +122,7 @@ impl Swim {
     /// Rows thread `t` owns: its block, and the periodic row `n` for the last thread.
     fn owned(&self, t: usize) -> (u64, u64) {
         let (lo, hi) = block_range(self.n, self.ctx.threads as u64, t as u64);
-        (
-            lo,
-            if t + 1 == self.ctx.threads {
-                self.n + 1
-            } else {
-                hi
-            },
-        )
+        (lo, if t + 1 == self.ctx.threads { self.n + 1 } else { hi })
     }
 
     /// Thread `t`'s loop `phase` and its periodic continuation, as SHALLOW's (see its module).
@@ -148,26 +130,10 @@ impl Swim {
         let (lo, hi) = block_range(self.n, self.ctx.threads as u64, t as u64);
         let owned = self.owned(t);
         let a = |i: usize| self.arrays[i];
-        let rd = |i: usize, d0: u64, d1: u64| Part {
-            touch: Touch::read_rows(a(i), (lo + d0, hi + d1)),
-            array: i,
-            owned,
-        };
-        let wr = |i: usize, d: u64| Part {
-            touch: Touch::write_rows(a(i), (lo + d, hi + d)),
-            array: i,
-            owned,
-        };
+        let rd = |i: usize, d0: u64, d1: u64| Part { touch: Touch::read_rows(a(i), (lo + d0, hi + d1)), array: i, owned };
+        let wr = |i: usize, d: u64| Part { touch: Touch::write_rows(a(i), (lo + d, hi + d)), array: i, owned };
         let mut v = match phase {
-            0 => vec![
-                rd(U, 0, 1),
-                rd(V, 0, 1),
-                rd(P, 0, 1),
-                wr(CU, 0),
-                wr(CV, 1),
-                wr(Z, 1),
-                wr(H, 0),
-            ],
+            0 => vec![rd(U, 0, 1), rd(V, 0, 1), rd(P, 0, 1), wr(CU, 0), wr(CV, 1), wr(Z, 1), wr(H, 0)],
             1 => vec![
                 rd(CU, 0, 1),
                 rd(CV, 0, 1),
@@ -197,16 +163,8 @@ impl Swim {
         let n = self.n;
         let copy = |i: usize, from: u64, to: u64| {
             [
-                Part {
-                    touch: Touch::read_rows(a(i), (from, from + 1)),
-                    array: i,
-                    owned,
-                },
-                Part {
-                    touch: Touch::write_rows(a(i), (to, to + 1)),
-                    array: i,
-                    owned,
-                },
+                Part { touch: Touch::read_rows(a(i), (from, from + 1)), array: i, owned },
+                Part { touch: Touch::write_rows(a(i), (to, to + 1)), array: i, owned },
             ]
         };
         if t + 1 == self.ctx.threads {
@@ -251,42 +209,25 @@ impl Workload for Swim {
             let owned: Vec<(u64, u64)> = (0..threads).map(|t| self.owned(t)).collect();
             let arrays = &self.arrays;
             init_epoch(epoch, &self.ctx, &self.geo, self.think_ns, |t| {
-                arrays
-                    .iter()
-                    .map(|&a| Touch::write_rows(a, owned[t]))
-                    .collect()
+                arrays.iter().map(|&a| Touch::write_rows(a, owned[t])).collect()
             });
             // What each thread's cache holds after it: its rows of every array, or (sequential)
             // thread 0's whole grid.
             let row = self.arrays[0].cols * ELEM;
             match self.ctx.init {
-                Init::Sequential => self.cache.push(
-                    0,
-                    (0..ARRAYS.len()).map(|i| (i, (self.n + 1) * row)).collect(),
-                ),
+                Init::Sequential => self.cache.push(0, (0..ARRAYS.len()).map(|i| (i, (self.n + 1) * row)).collect()),
                 _ => {
                     for (t, &(lo, hi)) in owned.iter().enumerate() {
-                        self.cache
-                            .push(t, (0..ARRAYS.len()).map(|i| (i, (hi - lo) * row)).collect());
+                        self.cache.push(t, (0..ARRAYS.len()).map(|i| (i, (hi - lo) * row)).collect());
                     }
                 }
             }
             return true;
         }
-        self.next = if phase + 1 == PHASES.len() {
-            (step + 1, 0)
-        } else {
-            (step, phase + 1)
-        };
+        self.next = if phase + 1 == PHASES.len() { (step + 1, 0) } else { (step, phase + 1) };
         epoch.reset(threads, step, PHASES[phase]);
         let parts: Vec<Vec<Part>> = (0..threads).map(|t| self.parts(phase, t)).collect();
-        epoch_loops(
-            &mut epoch.threads,
-            &self.geo,
-            &mut self.cache,
-            &parts,
-            self.think_ns,
-        );
+        epoch_loops(&mut epoch.threads, &self.geo, &mut self.cache, &parts, self.think_ns);
         true
     }
 }

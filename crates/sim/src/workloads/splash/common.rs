@@ -32,11 +32,7 @@ pub fn think_from_flops(flops_per_element: f64, line_size: u64) -> f64 {
 /// Resolves a `think_ns` parameter declared with default `auto`: `auto` becomes
 /// [`think_from_flops`], written back so the canonical spec shows the number.
 pub fn resolve_think(r: &Resolved, ctx: &WorkloadCtx, flops_per_element: f64) -> (f64, Resolved) {
-    let think = if r.is_auto("think_ns") {
-        think_from_flops(flops_per_element, ctx.line_size)
-    } else {
-        r.float("think_ns")
-    };
+    let think = if r.is_auto("think_ns") { think_from_flops(flops_per_element, ctx.line_size) } else { r.float("think_ns") };
     let mut resolved = r.clone();
     resolved.set("think_ns", Value::Float(think));
     (think, resolved)
@@ -89,21 +85,11 @@ pub struct Touch {
 
 impl Touch {
     pub fn read(arr: Array2, rows: (u64, u64), cols: (u64, u64)) -> Self {
-        Touch {
-            arr,
-            rows,
-            cols,
-            write: (0, 0),
-        }
+        Touch { arr, rows, cols, write: (0, 0) }
     }
 
     pub fn write(arr: Array2, rows: (u64, u64), cols: (u64, u64)) -> Self {
-        Touch {
-            arr,
-            rows,
-            cols,
-            write: rows,
-        }
+        Touch { arr, rows, cols, write: rows }
     }
 
     /// Full rows `rows` of `arr`, read.
@@ -118,21 +104,10 @@ impl Touch {
 
     /// A stencil operand: the interior `rows × cols` (written when `write`) plus a halo of
     /// `halo` rows and columns on every side (read), clamped to the array.
-    pub fn stencil(
-        arr: Array2,
-        rows: (u64, u64),
-        cols: (u64, u64),
-        halo: u64,
-        write: bool,
-    ) -> Self {
+    pub fn stencil(arr: Array2, rows: (u64, u64), cols: (u64, u64), halo: u64, write: bool) -> Self {
         let r = (rows.0.saturating_sub(halo), (rows.1 + halo).min(arr.rows));
         let c = (cols.0.saturating_sub(halo), (cols.1 + halo).min(arr.cols));
-        Touch {
-            arr,
-            rows: r,
-            cols: c,
-            write: if write { rows } else { (0, 0) },
-        }
+        Touch { arr, rows: r, cols: c, write: if write { rows } else { (0, 0) } }
     }
 
     fn is_empty(&self) -> bool {
@@ -150,11 +125,7 @@ pub struct Geometry {
 
 impl Geometry {
     pub fn new(ctx: &WorkloadCtx) -> Self {
-        Geometry {
-            line: ctx.line_size,
-            lines_per_page: ctx.lines_per_page(),
-            page: ctx.page_size,
-        }
+        Geometry { line: ctx.line_size, lines_per_page: ctx.lines_per_page(), page: ctx.page_size }
     }
 }
 
@@ -192,11 +163,7 @@ pub fn sweep(out: &mut Vec<Txn>, g: &Geometry, touches: &[Touch]) {
             let n = t.rows.1 - t.rows.0;
             let (a, b) = (t.rows.0 + n * c / chunks, t.rows.0 + n * (c + 1) / chunks);
             for r in a..b {
-                let op = if (t.write.0..t.write.1).contains(&r) {
-                    Op::Write
-                } else {
-                    Op::Read
-                };
+                let op = if (t.write.0..t.write.1).contains(&r) { Op::Write } else { Op::Read };
                 let from = (t.arr.addr(r, t.cols.0) / g.line).max(*last);
                 let to = t.arr.addr(r, t.cols.1).div_ceil(g.line);
                 if from < to {
@@ -220,13 +187,7 @@ pub fn first_iteration(init: Init) -> u32 {
 /// Fills the initialisation epoch: under [`Init::Parallel`] thread `t` writes the touches
 /// `owned(t)` lists (the data it owns); under [`Init::Sequential`] thread 0 writes every
 /// thread's share, in thread order. (Under [`Init::None`] there is no initialisation epoch.)
-pub fn init_epoch(
-    epoch: &mut Epoch,
-    ctx: &WorkloadCtx,
-    g: &Geometry,
-    think_ns: f64,
-    owned: impl Fn(usize) -> Vec<Touch>,
-) {
+pub fn init_epoch(epoch: &mut Epoch, ctx: &WorkloadCtx, g: &Geometry, think_ns: f64, owned: impl Fn(usize) -> Vec<Touch>) {
     epoch.reset(ctx.threads, 0, "init");
     for t in 0..ctx.threads {
         let writer = if ctx.init == Init::Sequential { 0 } else { t };
@@ -243,21 +204,13 @@ mod tests {
     use super::*;
 
     fn geo() -> Geometry {
-        Geometry {
-            line: 64,
-            lines_per_page: 4,
-            page: 256,
-        }
+        Geometry { line: 64, lines_per_page: 4, page: 256 }
     }
 
     #[test]
     fn full_rows_merge_into_one_record_per_page() {
         // 3 rows of 20 doubles (160 B = 2.5 lines): 480 B = 7.5 lines, lines 0..8 on pages 0, 1.
-        let a = Array2 {
-            base: 0,
-            rows: 3,
-            cols: 20,
-        };
+        let a = Array2 { base: 0, rows: 3, cols: 20 };
         let mut v = Vec::new();
         sweep(&mut v, &geo(), &[Touch::read_rows(a, (0, 3))]);
         assert_eq!(v, vec![Txn::read(0, 4), Txn::read(1, 4)]);
@@ -265,64 +218,25 @@ mod tests {
 
     #[test]
     fn halo_rows_are_read_and_interior_written() {
-        let a = Array2 {
-            base: 0,
-            rows: 4,
-            cols: 32,
-        }; // one row = 256 B = one page
+        let a = Array2 { base: 0, rows: 4, cols: 32 }; // one row = 256 B = one page
         let mut v = Vec::new();
-        sweep(
-            &mut v,
-            &geo(),
-            &[Touch::stencil(a, (1, 3), (0, 32), 1, true)],
-        );
-        assert_eq!(
-            v,
-            vec![
-                Txn::read(0, 4),
-                Txn::write(1, 4),
-                Txn::write(2, 4),
-                Txn::read(3, 4)
-            ]
-        );
+        sweep(&mut v, &geo(), &[Touch::stencil(a, (1, 3), (0, 32), 1, true)]);
+        assert_eq!(v, vec![Txn::read(0, 4), Txn::write(1, 4), Txn::write(2, 4), Txn::read(3, 4)]);
     }
 
     #[test]
     fn a_column_is_one_line_per_row() {
-        let a = Array2 {
-            base: 1024,
-            rows: 4,
-            cols: 32,
-        };
+        let a = Array2 { base: 1024, rows: 4, cols: 32 };
         let mut v = Vec::new();
         sweep(&mut v, &geo(), &[Touch::read(a, (0, 4), (5, 6))]);
-        assert_eq!(
-            v,
-            vec![
-                Txn::read(4, 1),
-                Txn::read(5, 1),
-                Txn::read(6, 1),
-                Txn::read(7, 1)
-            ]
-        );
+        assert_eq!(v, vec![Txn::read(4, 1), Txn::read(5, 1), Txn::read(6, 1), Txn::read(7, 1)]);
     }
 
     #[test]
     fn only_consecutive_lines_share_a_record() {
         // Rows of 8 doubles (one line): column 0 of rows 0..4 is lines 0..4, consecutive, while
         // in rows of 16 doubles it is every other line.
-        let (a, b) = (
-            Array2 {
-                base: 0,
-                rows: 4,
-                cols: 8,
-            },
-            Array2 {
-                base: 512,
-                rows: 4,
-                cols: 16,
-            },
-        );
+        let (a, b) = (Array2 { base: 0, rows: 4, cols: 8 }, Array2 { base: 512, rows: 4, cols: 16 });
         let mut v = Vec::new();
         sweep(&mut v, &geo(), &[Touch::read(a, (0, 4), (0, 1))]);
         assert_eq!(v, vec![Txn::read(0, 4)]);
@@ -333,31 +247,11 @@ mod tests {
 
     #[test]
     fn touches_interleave_by_chunks() {
-        let a = Array2 {
-            base: 0,
-            rows: 2,
-            cols: 32,
-        };
-        let b = Array2 {
-            base: 512,
-            rows: 2,
-            cols: 32,
-        };
+        let a = Array2 { base: 0, rows: 2, cols: 32 };
+        let b = Array2 { base: 512, rows: 2, cols: 32 };
         let mut v = Vec::new();
-        sweep(
-            &mut v,
-            &geo(),
-            &[Touch::read_rows(a, (0, 2)), Touch::write_rows(b, (0, 2))],
-        );
-        assert_eq!(
-            v,
-            vec![
-                Txn::read(0, 4),
-                Txn::write(2, 4),
-                Txn::read(1, 4),
-                Txn::write(3, 4)
-            ]
-        );
+        sweep(&mut v, &geo(), &[Touch::read_rows(a, (0, 2)), Touch::write_rows(b, (0, 2))]);
+        assert_eq!(v, vec![Txn::read(0, 4), Txn::write(2, 4), Txn::read(1, 4), Txn::write(3, 4)]);
     }
 
     #[test]

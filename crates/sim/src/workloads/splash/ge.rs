@@ -34,11 +34,8 @@
 //! cyclic share, of all `n` rows) — seed 004's "first-touch after initialisation";
 //! `sequential`: thread 0 writes the matrix. No randomness.
 
-use super::common::{
-    first_iteration, init_epoch, pages_for, resolve_think, spec_error, sweep, Array2, Geometry,
-    Touch, ELEM,
-};
-use crate::workload::{block_range, layout, Epoch, Workload, WorkloadCtx, WorkloadInfo};
+use super::common::{first_iteration, init_epoch, pages_for, resolve_think, spec_error, sweep, Array2, Geometry, Touch, ELEM};
+use crate::workload::{block_range, layout, Epoch, WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::{ModelError, Region};
 
@@ -50,12 +47,8 @@ pub const FLOPS_PER_ELEMENT: f64 = 2.0;
 const SCHEDULES: &[&str] = &["block", "cyclic"];
 
 /// The matrix order, shared with the line-level GE ([`crate::protocol::programs::ge`]).
-pub const N_PARAM: ParamDecl = ParamDecl {
-    name: "n",
-    kind: ParamKind::UINT,
-    default: "512",
-    doc: "matrix order (seed 004 Table 1.3: 512 x 512)",
-};
+pub const N_PARAM: ParamDecl =
+    ParamDecl { name: "n", kind: ParamKind::UINT, default: "512", doc: "matrix order (seed 004 Table 1.3: 512 x 512)" };
 
 /// The row assignment, shared with the line-level GE.
 pub const SCHEDULE_PARAM: ParamDecl = ParamDecl {
@@ -88,10 +81,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 pub fn order(workload: &str, r: &Resolved) -> Result<u64, ModelError> {
     let n = r.uint("n");
     if !(2..=1 << 20).contains(&n) {
-        return Err(spec_error(
-            workload,
-            format!("n={n}: expected 2..{}", 1u64 << 20),
-        ));
+        return Err(spec_error(workload, format!("n={n}: expected 2..{}", 1u64 << 20)));
     }
     Ok(n)
 }
@@ -123,11 +113,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let (think_ns, resolved) = resolve_think(r, ctx, FLOPS_PER_ELEMENT);
     let regions = matrix_layout(NAME, n, ctx.page_size)?;
     Ok(Box::new(Ge {
-        a: Array2 {
-            base: regions[0].first_page as u64 * ctx.page_size,
-            rows: n,
-            cols: n,
-        },
+        a: Array2 { base: regions[0].first_page as u64 * ctx.page_size, rows: n, cols: n },
         regions,
         cyclic: r.choice("schedule") == "cyclic",
         think_ns,
@@ -178,10 +164,7 @@ impl Workload for Ge {
         self.next += 1;
         if it == 0 {
             init_epoch(epoch, &self.ctx, &self.geo, self.think_ns, |t| {
-                self.rows(0, t)
-                    .into_iter()
-                    .map(|rows| Touch::write_rows(self.a, rows))
-                    .collect()
+                self.rows(0, t).into_iter().map(|rows| Touch::write_rows(self.a, rows)).collect()
             });
             return true;
         }
@@ -195,11 +178,7 @@ impl Workload for Ge {
             }
             let work = &mut epoch.threads[t];
             work.think_ns = self.think_ns;
-            sweep(
-                &mut work.txns,
-                &self.geo,
-                &[Touch::read(self.a, (k, k + 1), cols)],
-            );
+            sweep(&mut work.txns, &self.geo, &[Touch::read(self.a, (k, k + 1), cols)]);
             for r in rows {
                 sweep(&mut work.txns, &self.geo, &[Touch::write(self.a, r, cols)]);
             }

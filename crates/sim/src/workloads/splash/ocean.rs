@@ -62,11 +62,8 @@
 //! its whole allocations, ghost cells included; non-contig: its interior block, plus the grid
 //! boundary next to it); `sequential`: thread 0 writes everything. No randomness.
 
-use super::common::{
-    first_iteration, init_epoch, pages_for, resolve_think, spec_error, sweep, Array2, Geometry,
-    Touch,
-};
-use crate::workload::{block_range, layout, Epoch, Txn, Workload, WorkloadCtx, WorkloadInfo};
+use super::common::{first_iteration, init_epoch, pages_for, resolve_think, spec_error, sweep, Array2, Geometry, Touch};
+use crate::workload::{block_range, layout, Epoch, Txn, WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::{ModelError, Region};
 
@@ -78,17 +75,12 @@ pub const N_PARAM: ParamDecl = ParamDecl {
     name: "n",
     kind: ParamKind::UINT,
     default: "258",
-    doc:
-        "grid points per side, boundary included; (power of 2) + 2 (seed 004 Table 1.3: 258 x 258)",
+    doc: "grid points per side, boundary included; (power of 2) + 2 (seed 004 Table 1.3: 258 x 258)",
 };
 
 /// V-cycles per solve, shared with the line-level Ocean.
-pub const CYCLES_PARAM: ParamDecl = ParamDecl {
-    name: "cycles",
-    kind: ParamKind::REPEATS,
-    default: "2",
-    doc: "multigrid V-cycles per elliptic solve",
-};
+pub const CYCLES_PARAM: ParamDecl =
+    ParamDecl { name: "cycles", kind: ParamKind::REPEATS, default: "2", doc: "multigrid V-cycles per elliptic solve" };
 
 /// Relaxation iterations per level visit, shared with the line-level Ocean.
 pub const SWEEPS_PARAM: ParamDecl = ParamDecl {
@@ -134,8 +126,8 @@ pub const NONCONTIG: WorkloadInfo = WorkloadInfo {
 
 /// The full-size grids, in region order; then the two multigrid fields.
 pub const GRIDS: [&str; 15] = [
-    "psi1", "psi3", "psim1", "psim3", "work1_1", "work1_3", "work5_1", "work5_3", "work7_1",
-    "work7_3", "tauz", "ga", "gb", "oldga", "oldgb",
+    "psi1", "psi3", "psim1", "psim3", "work1_1", "work1_3", "work5_1", "work5_3", "work7_1", "work7_3", "tauz", "ga", "gb",
+    "oldga", "oldgb",
 ];
 pub const PSI1: usize = 0;
 pub const PSI3: usize = 1;
@@ -177,13 +169,7 @@ impl Decomp {
     fn new(name: &str, n: u64, threads: u64) -> Result<Decomp, ModelError> {
         let interior = n.saturating_sub(2);
         if n > (1 << 20) + 2 || !interior.is_power_of_two() || interior < 2 {
-            return Err(spec_error(
-                name,
-                format!(
-                    "n={n}: expected a power of 2 plus 2, from 4 to {}",
-                    (1u64 << 20) + 2
-                ),
-            ));
+            return Err(spec_error(name, format!("n={n}: expected a power of 2 plus 2, from 4 to {}", (1u64 << 20) + 2)));
         }
         // SPLASH-2 main.c: the factor pair closest to the square root, no wider than tall.
         let threads = threads.max(1);
@@ -192,10 +178,8 @@ impl Decomp {
             j -= 1;
         }
         let (px, py) = (j.min(threads / j), j.max(threads / j));
-        let sides: Vec<u64> = (0..)
-            .map(|k| interior >> k)
-            .take_while(|&s| s >= 1 && s / py >= 2 && s / px >= 2)
-            .collect();
+        let sides: Vec<u64> =
+            (0..).map(|k| interior >> k).take_while(|&s| s >= 1 && s / py >= 2 && s / px >= 2).collect();
         if sides.is_empty() {
             return Err(spec_error(
                 name,
@@ -208,10 +192,7 @@ impl Decomp {
     /// Rows and columns `[lo, hi)` of thread `t`'s block at level `k`, in interior coordinates.
     pub fn block(&self, k: usize, t: usize) -> ((u64, u64), (u64, u64)) {
         let (prow, pcol) = (t as u64 / self.px, t as u64 % self.px);
-        (
-            block_range(self.sides[k], self.py, prow),
-            block_range(self.sides[k], self.px, pcol),
-        )
+        (block_range(self.sides[k], self.py, prow), block_range(self.sides[k], self.px, pcol))
     }
 
     pub fn thread(&self, prow: u64, pcol: u64) -> usize {
@@ -226,17 +207,8 @@ pub struct Field {
 }
 
 /// Lays out a field of `levels` levels from page `first_page`; returns it and its pages.
-fn place(
-    d: &Decomp,
-    contig: bool,
-    levels: usize,
-    threads: usize,
-    first_page: u64,
-    page: u64,
-) -> (Field, u64) {
-    let mut field = Field {
-        levels: vec![Vec::new(); levels],
-    };
+fn place(d: &Decomp, contig: bool, levels: usize, threads: usize, first_page: u64, page: u64) -> (Field, u64) {
+    let mut field = Field { levels: vec![Vec::new(); levels] };
     let mut next = first_page * page;
     // Levels are stored coarsest first, as SPLASH-2 allocates them.
     if contig {
@@ -244,11 +216,7 @@ fn place(
             let start = next;
             for k in (0..levels).rev() {
                 let ((r0, r1), (c0, c1)) = d.block(k, t);
-                let a = Array2 {
-                    base: next,
-                    rows: r1 - r0 + 2,
-                    cols: c1 - c0 + 2,
-                };
+                let a = Array2 { base: next, rows: r1 - r0 + 2, cols: c1 - c0 + 2 };
                 next += a.bytes();
                 field.levels[k].push(a);
             }
@@ -257,11 +225,7 @@ fn place(
     } else {
         let start = next;
         for k in (0..levels).rev() {
-            let a = Array2 {
-                base: next,
-                rows: d.sides[k] + 2,
-                cols: d.sides[k] + 2,
-            };
+            let a = Array2 { base: next, rows: d.sides[k] + 2, cols: d.sides[k] + 2 };
             next += a.bytes();
             field.levels[k].push(a);
         }
@@ -291,10 +255,7 @@ pub struct Operand {
 #[derive(Clone, Debug)]
 pub enum Task {
     /// One loop nest over each thread's partition.
-    Sweep {
-        phase: &'static str,
-        ops: Vec<Operand>,
-    },
+    Sweep { phase: &'static str, ops: Vec<Operand> },
     /// Ghost-cell refresh of these (field, level)s (contig only).
     Exchange(Vec<(usize, usize)>),
 }
@@ -314,17 +275,11 @@ impl Planner {
     }
 
     fn sweep(&mut self, phase: &'static str, ops: &[(usize, usize, Role)]) {
-        let ops: Vec<Operand> = ops
-            .iter()
-            .map(|&(field, level, role)| Operand { field, level, role })
-            .collect();
+        let ops: Vec<Operand> = ops.iter().map(|&(field, level, role)| Operand { field, level, role }).collect();
         if self.contig {
             let stale: Vec<(usize, usize)> = ops
                 .iter()
-                .filter(|o| {
-                    matches!(o.role, Role::Halo | Role::UpdateHalo)
-                        && !self.fresh[self.slot(o.field, o.level)]
-                })
+                .filter(|o| matches!(o.role, Role::Halo | Role::UpdateHalo) && !self.fresh[self.slot(o.field, o.level)])
                 .map(|o| (o.field, o.level))
                 .collect();
             if !stale.is_empty() {
@@ -335,10 +290,7 @@ impl Planner {
                 self.tasks.push(Task::Exchange(stale));
             }
         }
-        for o in ops
-            .iter()
-            .filter(|o| matches!(o.role, Role::Write | Role::UpdateHalo))
-        {
+        for o in ops.iter().filter(|o| matches!(o.role, Role::Write | Role::UpdateHalo)) {
             let s = self.slot(o.field, o.level);
             self.fresh[s] = false;
         }
@@ -353,12 +305,7 @@ impl Planner {
 
     pub fn step(contig: bool, levels: usize, cycles: u64, sweeps: u64) -> Vec<Task> {
         use Role::*;
-        let mut p = Planner {
-            contig,
-            levels,
-            fresh: vec![false; FIELDS * levels],
-            tasks: Vec::new(),
-        };
+        let mut p = Planner { contig, levels, fresh: vec![false; FIELDS * levels], tasks: Vec::new() };
         p.sweep(
             "laplacian",
             &[
@@ -374,26 +321,11 @@ impl Planner {
         );
         p.sweep(
             "jacobian",
-            &[
-                (PSI1, 0, Halo),
-                (PSI3, 0, Halo),
-                (WORK1_1, 0, Halo),
-                (WORK1_3, 0, Halo),
-                (WORK5_1, 0, Write),
-                (WORK5_3, 0, Write),
-            ],
+            &[(PSI1, 0, Halo), (PSI3, 0, Halo), (WORK1_1, 0, Halo), (WORK1_3, 0, Halo), (WORK5_1, 0, Write), (WORK5_3, 0, Write)],
         );
         p.sweep(
             "rhs",
-            &[
-                (WORK5_1, 0, Read),
-                (WORK5_3, 0, Read),
-                (WORK7_1, 0, Read),
-                (WORK7_3, 0, Read),
-                (TAUZ, 0, Read),
-                (GA, 0, Write),
-                (GB, 0, Write),
-            ],
+            &[(WORK5_1, 0, Read), (WORK5_3, 0, Read), (WORK7_1, 0, Read), (WORK7_3, 0, Read), (TAUZ, 0, Read), (GA, 0, Write), (GB, 0, Write)],
         );
         let coarsest = levels - 1;
         for g in [GA, GB] {
@@ -401,15 +333,7 @@ impl Planner {
             for _ in 0..cycles {
                 for k in 0..coarsest {
                     p.relax(k, sweeps);
-                    p.sweep(
-                        "restrict",
-                        &[
-                            (Q, k, Halo),
-                            (RHS, k, Read),
-                            (RHS, k + 1, Write),
-                            (Q, k + 1, Write),
-                        ],
-                    );
+                    p.sweep("restrict", &[(Q, k, Halo), (RHS, k, Read), (RHS, k + 1, Write), (Q, k + 1, Write)]);
                 }
                 p.relax(coarsest, sweeps);
                 for k in (0..coarsest).rev() {
@@ -438,11 +362,7 @@ impl Planner {
 
 /// The names of the fields, in region order: [`GRIDS`], then `q_multi` and `rhs_multi`.
 pub fn field_names() -> Vec<&'static str> {
-    GRIDS
-        .iter()
-        .copied()
-        .chain(["q_multi", "rhs_multi"])
-        .collect()
+    GRIDS.iter().copied().chain(["q_multi", "rhs_multi"]).collect()
 }
 
 /// Where every field of one Ocean layout lives, and who owns what: shared by the page-level
@@ -460,44 +380,17 @@ impl OceanLayout {
     ///
     /// # Errors
     /// A bad `n` for this many threads, naming `name`.
-    pub fn new(
-        name: &str,
-        n: u64,
-        threads: usize,
-        page_size: u64,
-        contig: bool,
-    ) -> Result<OceanLayout, ModelError> {
+    pub fn new(name: &str, n: u64, threads: usize, page_size: u64, contig: bool) -> Result<OceanLayout, ModelError> {
         let d = Decomp::new(name, n, threads as u64)?;
         let levels = |f: usize| if f >= Q { d.sides.len() } else { 1 };
         let names = field_names();
-        let spec: Vec<(&str, u64)> = (0..FIELDS)
-            .map(|f| {
-                (
-                    names[f],
-                    place(&d, contig, levels(f), threads, 0, page_size).1,
-                )
-            })
-            .collect();
+        let spec: Vec<(&str, u64)> =
+            (0..FIELDS).map(|f| (names[f], place(&d, contig, levels(f), threads, 0, page_size).1)).collect();
         let regions = layout(name, &spec)?;
         let fields = (0..FIELDS)
-            .map(|f| {
-                place(
-                    &d,
-                    contig,
-                    levels(f),
-                    threads,
-                    regions[f].first_page as u64,
-                    page_size,
-                )
-                .0
-            })
+            .map(|f| place(&d, contig, levels(f), threads, regions[f].first_page as u64, page_size).0)
             .collect();
-        Ok(OceanLayout {
-            regions,
-            fields,
-            d,
-            contig,
-        })
+        Ok(OceanLayout { regions, fields, d, contig })
     }
 
     /// Thread `t`'s partition of field `f` at level `k`: its array and interior rows and
@@ -535,12 +428,7 @@ impl OceanLayout {
                     // The interior block, extended to the grid boundary along the edges.
                     let (a, (r0, r1), (c0, c1)) = self.part(f, k, t);
                     let (last_r, last_c) = (a.rows - 1, a.cols - 1);
-                    let ext = |lo: u64, hi: u64, last: u64| {
-                        (
-                            if lo == 1 { 0 } else { lo },
-                            if hi == last { hi + 1 } else { hi },
-                        )
-                    };
+                    let ext = |lo: u64, hi: u64, last: u64| (if lo == 1 { 0 } else { lo }, if hi == last { hi + 1 } else { hi });
                     v.push(Touch::write(a, ext(r0, r1, last_r), ext(c0, c1, last_c)));
                 }
             }
@@ -557,12 +445,7 @@ impl OceanLayout {
         for dr in [-1i64, 0, 1] {
             for dc in [-1i64, 0, 1] {
                 let (nr, nc) = (prow as i64 + dr, pcol as i64 + dc);
-                if (dr, dc) == (0, 0)
-                    || nr < 0
-                    || nc < 0
-                    || nr >= self.d.py as i64
-                    || nc >= self.d.px as i64
-                {
+                if (dr, dc) == (0, 0) || nr < 0 || nc < 0 || nr >= self.d.py as i64 || nc >= self.d.px as i64 {
                     continue;
                 }
                 let src = self.fields[f].levels[k][self.d.thread(nr as u64, nc as u64)];
@@ -591,12 +474,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx, contig: bool) -> Result<Box<dyn Worklo
     let lay = OceanLayout::new(name, r.uint("n"), ctx.threads, ctx.page_size, contig)?;
     let (think_ns, resolved) = resolve_think(r, ctx, FLOPS_PER_ELEMENT);
     Ok(Box::new(Ocean {
-        plan: Planner::step(
-            contig,
-            lay.d.sides.len(),
-            r.uint("cycles"),
-            r.uint("sweeps"),
-        ),
+        plan: Planner::step(contig, lay.d.sides.len(), r.uint("cycles"), r.uint("sweeps")),
         lay,
         steps: r.uint("steps") as u32,
         think_ns,
@@ -648,16 +526,10 @@ impl Workload for Ocean {
         }
         if step == 0 {
             self.next = (1, 0);
-            init_epoch(epoch, &self.ctx, &self.geo, self.think_ns, |t| {
-                self.lay.owned(t)
-            });
+            init_epoch(epoch, &self.ctx, &self.geo, self.think_ns, |t| self.lay.owned(t));
             return true;
         }
-        self.next = if i + 1 == self.plan.len() {
-            (step + 1, 0)
-        } else {
-            (step, i + 1)
-        };
+        self.next = if i + 1 == self.plan.len() { (step + 1, 0) } else { (step, i + 1) };
         let task = &self.plan[i];
         let phase = match task {
             Task::Sweep { phase, .. } => phase,

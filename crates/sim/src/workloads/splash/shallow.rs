@@ -48,11 +48,8 @@
 //! **Init.** `parallel`: each thread writes its rows of all thirteen arrays; `sequential`: thread
 //! 0 writes everything. There is no randomness: the output depends on the parameters only.
 
-use super::common::{
-    first_iteration, init_epoch, pages_for, resolve_think, spec_error, sweep, Array2, Geometry,
-    Touch, ELEM,
-};
-use crate::workload::{block_range, layout, Epoch, Workload, WorkloadCtx, WorkloadInfo};
+use super::common::{first_iteration, init_epoch, pages_for, resolve_think, spec_error, sweep, Array2, Geometry, Touch, ELEM};
+use crate::workload::{block_range, layout, Epoch, WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::{ModelError, Region};
 
@@ -87,9 +84,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 };
 
 /// The arrays, in region order.
-pub(crate) const ARRAYS: [&str; 13] = [
-    "u", "v", "p", "unew", "vnew", "pnew", "uold", "vold", "pold", "cu", "cv", "z", "h",
-];
+pub(crate) const ARRAYS: [&str; 13] = ["u", "v", "p", "unew", "vnew", "pnew", "uold", "vold", "pold", "cu", "cv", "z", "h"];
 pub(crate) const U: usize = 0;
 pub(crate) const V: usize = 1;
 pub(crate) const P: usize = 2;
@@ -120,16 +115,10 @@ pub const PHASES: [&str; 3] = ["calc1", "calc2", "calc3"];
 fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
     let n = r.uint("n");
     if !(2..=1 << 20).contains(&n) {
-        return Err(spec_error(
-            NAME,
-            format!("n={n}: expected 2..{}", 1u64 << 20),
-        ));
+        return Err(spec_error(NAME, format!("n={n}: expected 2..{}", 1u64 << 20)));
     }
     if (ctx.threads as u64) > n {
-        return Err(spec_error(
-            NAME,
-            format!("n={n}: fewer grid rows than the {} threads", ctx.threads),
-        ));
+        return Err(spec_error(NAME, format!("n={n}: fewer grid rows than the {} threads", ctx.threads)));
     }
     let (think_ns, resolved) = resolve_think(r, ctx, FLOPS_PER_ELEMENT);
     let side = n + 1;
@@ -138,11 +127,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let regions = layout(NAME, &spec)?;
     let arrays = regions
         .iter()
-        .map(|reg| Array2 {
-            base: reg.first_page as u64 * ctx.page_size,
-            rows: side,
-            cols: side,
-        })
+        .map(|reg| Array2 { base: reg.first_page as u64 * ctx.page_size, rows: side, cols: side })
         .collect();
     Ok(Box::new(Shallow {
         regions,
@@ -183,15 +168,7 @@ impl Shallow {
         let rd = |i: usize, d0: u64, d1: u64| Touch::read_rows(a(i), (lo + d0, hi + d1));
         let wr = |i: usize, d: u64| Touch::write_rows(a(i), (lo + d, hi + d));
         match phase {
-            0 => vec![
-                rd(U, 0, 1),
-                rd(V, 0, 1),
-                rd(P, 0, 1),
-                wr(CU, 0),
-                wr(CV, 1),
-                wr(Z, 1),
-                wr(H, 0),
-            ],
+            0 => vec![rd(U, 0, 1), rd(V, 0, 1), rd(P, 0, 1), wr(CU, 0), wr(CV, 1), wr(Z, 1), wr(H, 0)],
             1 => vec![
                 rd(CU, 0, 1),
                 rd(CV, 0, 1),
@@ -224,10 +201,7 @@ impl Shallow {
         let (down, up) = periodic_arrays(phase);
         let (n, last) = (self.n, t + 1 == self.ctx.threads);
         let copy = |i: usize, from: u64, to: u64| {
-            [
-                Touch::read_rows(self.arrays[i], (from, from + 1)),
-                Touch::write_rows(self.arrays[i], (to, to + 1)),
-            ]
+            [Touch::read_rows(self.arrays[i], (from, from + 1)), Touch::write_rows(self.arrays[i], (to, to + 1))]
         };
         let mut v: Vec<[Touch; 2]> = Vec::new();
         if last {
@@ -265,18 +239,11 @@ impl Workload for Shallow {
             init_epoch(epoch, &self.ctx, &self.geo, self.think_ns, |t| {
                 let (lo, hi) = block_range(n, threads as u64, t as u64);
                 let hi = if t + 1 == threads { n + 1 } else { hi };
-                self.arrays
-                    .iter()
-                    .map(|&a| Touch::write_rows(a, (lo, hi)))
-                    .collect()
+                self.arrays.iter().map(|&a| Touch::write_rows(a, (lo, hi))).collect()
             });
             return true;
         }
-        self.next = if phase + 1 == PHASES.len() {
-            (step + 1, 0)
-        } else {
-            (step, phase + 1)
-        };
+        self.next = if phase + 1 == PHASES.len() { (step + 1, 0) } else { (step, phase + 1) };
         epoch.reset(self.ctx.threads, step, PHASES[phase]);
         for t in 0..self.ctx.threads {
             let work = &mut epoch.threads[t];

@@ -36,9 +36,7 @@
 
 use super::kron::{build_csr, edges, Csr};
 use super::{first_iteration, pages_for, push_line, Array, Init, Last};
-use crate::workload::{
-    block_range, layout, push_lines, Epoch, Op, Txn, Workload, WorkloadCtx, WorkloadInfo,
-};
+use crate::workload::{block_range, layout, push_lines, Epoch, Op, Txn, Workload, WorkloadCtx, WorkloadInfo};
 use numaplace_model::rng::{derive, SplitMix64};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved, Value};
 use numaplace_model::{ModelError, Region};
@@ -78,8 +76,7 @@ const PARAMS: &[ParamDecl] = &[
 
 pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "graph",
-    doc:
-        "GAPBS PageRank or betweenness centrality on a generated Kronecker graph (A=0.57, B=C=0.19)",
+    doc: "GAPBS PageRank or betweenness centrality on a generated Kronecker graph (A=0.57, B=C=0.19)",
     params: PARAMS,
     caps: (),
     build,
@@ -115,88 +112,63 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
 
 impl Graph {
     fn new(r: &Resolved, ctx: &WorkloadCtx) -> Result<Graph, ModelError> {
-        let (scale, degree) = (r.uint("scale") as u32, r.uint("degree"));
-        if degree << scale > MAX_EDGES {
-            return Err(bad(format!(
-                "scale={scale}, degree={degree}: {} edges, more than {MAX_EDGES}",
-                degree << scale
-            )));
-        }
-        let kernel = if r.choice("kernel") == "bc" {
-            Kernel::Bc
-        } else {
-            Kernel::Pr
-        };
-        let iterations = if r.is_auto("iterations") {
-            if kernel == Kernel::Pr {
-                20
-            } else {
-                4
-            }
-        } else {
-            r.uint("iterations")
-        };
-        let mut resolved = r.clone();
-        resolved.set("iterations", Value::UInt(iterations));
-        let n = 1usize << scale;
-        let mut rng = SplitMix64::new(derive(ctx.seed, 0x6b72_6f6e));
-        let csr = build_csr(n, &edges(scale, degree, &mut rng));
-        if csr.neighs.is_empty() {
-            return Err(bad(format!(
-                "scale={scale}, degree={degree}: the graph has only self-loops, no edges"
-            )));
-        }
-        let (nn, m, ps) = (n as u64, csr.neighs.len() as u64, ctx.page_size);
-        let mut spec: Vec<(&str, u64)> = vec![
-            ("index", pages_for((nn + 1) * 8, ps)),
-            ("neighs", pages_for(m * 4, ps)),
-            ("scores", pages_for(nn * 4, ps)),
-        ];
-        match kernel {
-            Kernel::Pr => spec.push(("contrib", pages_for(nn * 4, ps))),
-            Kernel::Bc => spec.extend([
-                ("path_counts", pages_for(nn * 8, ps)),
-                ("depths", pages_for(nn * 4, ps)),
-                ("deltas", pages_for(nn * 4, ps)),
-                ("succ", pages_for(m.div_ceil(64) * 8, ps)),
-                ("queue", pages_for(nn * 4, ps)),
-            ]),
-        }
-        let regions = layout("graph", &spec)?;
-        let at = |name: &str, bytes: u64| {
-            Array::of(
-                regions
-                    .iter()
-                    .find(|g| g.name == name)
-                    .unwrap_or(&regions[2]),
-                bytes,
-            )
-        };
-        let arrays = Arrays {
-            index: at("index", 8),
-            neighs: at("neighs", 4),
-            scores: at("scores", 4),
-            contrib: at("contrib", 4),
-            path_counts: at("path_counts", 8),
-            depths: at("depths", 4),
-            deltas: at("deltas", 4),
-            succ: at("succ", 8),
-            queue: at("queue", 4),
-        };
-        Ok(Graph {
-            regions,
-            a: arrays,
-            csr,
-            kernel,
-            iterations: iterations as u32,
-            think_ns: r.float("think_ns"),
-            sources: SplitMix64::new(derive(ctx.seed, 0x4243)),
-            bfs: Bfs::default(),
-            ctx: *ctx,
-            next: first_iteration(ctx.init),
-            step: Step::Reset,
-            resolved,
-        })
+    let (scale, degree) = (r.uint("scale") as u32, r.uint("degree"));
+    if degree << scale > MAX_EDGES {
+        return Err(bad(format!("scale={scale}, degree={degree}: {} edges, more than {MAX_EDGES}", degree << scale)));
+    }
+    let kernel = if r.choice("kernel") == "bc" { Kernel::Bc } else { Kernel::Pr };
+    let iterations = if r.is_auto("iterations") {
+        if kernel == Kernel::Pr { 20 } else { 4 }
+    } else {
+        r.uint("iterations")
+    };
+    let mut resolved = r.clone();
+    resolved.set("iterations", Value::UInt(iterations));
+    let n = 1usize << scale;
+    let mut rng = SplitMix64::new(derive(ctx.seed, 0x6b72_6f6e));
+    let csr = build_csr(n, &edges(scale, degree, &mut rng));
+    if csr.neighs.is_empty() {
+        return Err(bad(format!("scale={scale}, degree={degree}: the graph has only self-loops, no edges")));
+    }
+    let (nn, m, ps) = (n as u64, csr.neighs.len() as u64, ctx.page_size);
+    let mut spec: Vec<(&str, u64)> = vec![("index", pages_for((nn + 1) * 8, ps)), ("neighs", pages_for(m * 4, ps)), ("scores", pages_for(nn * 4, ps))];
+    match kernel {
+        Kernel::Pr => spec.push(("contrib", pages_for(nn * 4, ps))),
+        Kernel::Bc => spec.extend([
+            ("path_counts", pages_for(nn * 8, ps)),
+            ("depths", pages_for(nn * 4, ps)),
+            ("deltas", pages_for(nn * 4, ps)),
+            ("succ", pages_for(m.div_ceil(64) * 8, ps)),
+            ("queue", pages_for(nn * 4, ps)),
+        ]),
+    }
+    let regions = layout("graph", &spec)?;
+    let at = |name: &str, bytes: u64| Array::of(regions.iter().find(|g| g.name == name).unwrap_or(&regions[2]), bytes);
+    let arrays = Arrays {
+        index: at("index", 8),
+        neighs: at("neighs", 4),
+        scores: at("scores", 4),
+        contrib: at("contrib", 4),
+        path_counts: at("path_counts", 8),
+        depths: at("depths", 4),
+        deltas: at("deltas", 4),
+        succ: at("succ", 8),
+        queue: at("queue", 4),
+    };
+    Ok(Graph {
+        regions,
+        a: arrays,
+        csr,
+        kernel,
+        iterations: iterations as u32,
+        think_ns: r.float("think_ns"),
+        sources: SplitMix64::new(derive(ctx.seed, 0x4243)),
+        bfs: Bfs::default(),
+        ctx: *ctx,
+        next: first_iteration(ctx.init),
+        step: Step::Reset,
+        resolved,
+    })
     }
 }
 
@@ -296,11 +268,7 @@ struct Graph {
 
 impl Graph {
     fn emit<'a>(&self, out: &'a mut Vec<Txn>) -> Emit<'a> {
-        Emit {
-            out,
-            ls: self.ctx.line_size,
-            lpp: self.ctx.lines_per_page(),
-        }
+        Emit { out, ls: self.ctx.line_size, lpp: self.ctx.lines_per_page() }
     }
 
     fn init_epoch(&self, epoch: &mut Epoch) {
@@ -317,12 +285,7 @@ impl Graph {
             work.think_ns = self.think_ns;
             let mut e = self.emit(&mut work.txns);
             e.span(a.index, lo, if hi == n { n + 1 } else { hi }, Op::Write);
-            e.span(
-                a.neighs,
-                self.csr.offsets[lo as usize] as u64,
-                self.csr.offsets[hi as usize] as u64,
-                Op::Write,
-            );
+            e.span(a.neighs, self.csr.offsets[lo as usize] as u64, self.csr.offsets[hi as usize] as u64, Op::Write);
             e.span(a.scores, lo, hi, Op::Write);
             if self.kernel == Kernel::Pr {
                 e.span(a.contrib, lo, hi, Op::Write);
@@ -334,20 +297,14 @@ impl Graph {
     fn pr_block(&self, lo: u32, hi: u32, out: &mut Vec<Txn>) {
         let a = self.a;
         let mut e = self.emit(out);
-        let (mut li, mut ln, mut lc, mut ls, mut lw) =
-            (Last::NONE, Last::NONE, Last::NONE, Last::NONE, Last::NONE);
+        let (mut li, mut ln, mut lc, mut ls, mut lw) = (Last::NONE, Last::NONE, Last::NONE, Last::NONE, Last::NONE);
         for u in lo..hi {
             e.touch(a.index, &mut li, u as u64, Op::Read);
             e.touch(a.index, &mut li, u as u64 + 1, Op::Read);
             let (s, t) = self.csr.range(u);
             for k in s..t {
                 e.touch(a.neighs, &mut ln, k as u64, Op::Read);
-                e.touch(
-                    a.contrib,
-                    &mut lc,
-                    self.csr.neighs[k as usize] as u64,
-                    Op::Read,
-                );
+                e.touch(a.contrib, &mut lc, self.csr.neighs[k as usize] as u64, Op::Read);
             }
             e.touch(a.scores, &mut ls, u as u64, Op::Write);
             e.touch(a.contrib, &mut lw, u as u64, Op::Write);
@@ -385,12 +342,7 @@ impl Graph {
             e.span(a.depths, lo, hi, Op::Write);
             e.span(a.deltas, lo, hi, Op::Write);
             if t == 0 {
-                e.span(
-                    a.succ,
-                    0,
-                    (self.csr.neighs.len() as u64).div_ceil(64),
-                    Op::Write,
-                );
+                e.span(a.succ, 0, (self.csr.neighs.len() as u64).div_ceil(64), Op::Write);
                 e.span(a.depths, source as u64, source as u64 + 1, Op::Write);
                 e.span(a.path_counts, source as u64, source as u64 + 1, Op::Write);
                 e.span(a.queue, 0, 1, Op::Write);
@@ -411,11 +363,7 @@ impl Graph {
             let mut txns = std::mem::take(&mut epoch.threads[t].txns);
             let mut found = 0u64;
             {
-                let mut e = Emit {
-                    out: &mut txns,
-                    ls: self.ctx.line_size,
-                    lpp: self.ctx.lines_per_page(),
-                };
+                let mut e = Emit { out: &mut txns, ls: self.ctx.line_size, lpp: self.ctx.lines_per_page() };
                 let mut l = [Last::NONE; 9];
                 for q in start as u64 + lo..start as u64 + hi {
                     let u = self.bfs.queue[q as usize];
@@ -433,12 +381,7 @@ impl Graph {
                         let claim = !self.bfs.claimed[v];
                         self.bfs.claimed[v] = true;
                         found += claim as u64;
-                        e.touch(
-                            a.depths,
-                            &mut l[3],
-                            v as u64,
-                            if claim { Op::Write } else { Op::Read },
-                        );
+                        e.touch(a.depths, &mut l[3], v as u64, if claim { Op::Write } else { Op::Read });
                         e.touch(a.succ, &mut l[4], k as u64 / 64, Op::Write);
                         e.touch(a.path_counts, &mut l[5], u as u64, Op::Read);
                         e.touch(a.path_counts, &mut l[6], v as u64, Op::Write);
@@ -494,11 +437,7 @@ impl Graph {
             }
             Step::Forward(d) => {
                 self.bc_forward(epoch, it, d);
-                self.step = if d + 1 < self.bfs.level_count() {
-                    Step::Forward(d + 1)
-                } else {
-                    Step::Backward(d)
-                };
+                self.step = if d + 1 < self.bfs.level_count() { Step::Forward(d + 1) } else { Step::Backward(d) };
             }
             Step::Backward(d) => {
                 self.bc_backward(epoch, it, d);

@@ -20,9 +20,7 @@
 //! partition (Colloid `memset`s its buffer in its thread).
 
 use super::{first_iteration, Init};
-use crate::workload::{
-    block_range, layout, push_lines, Epoch, Op, Txn, Workload, WorkloadCtx, WorkloadInfo,
-};
+use crate::workload::{block_range, layout, push_lines, Epoch, Op, Txn, Workload, WorkloadCtx, WorkloadInfo};
 use numaplace_model::rng::SplitMix64;
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved, Value, MAX_EPOCH_RECORDS};
 use numaplace_model::{ModelError, Region};
@@ -95,9 +93,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let pages = r.uint("pages");
     let threads = ctx.threads as u64;
     if pages < threads {
-        return Err(bad(format!(
-            "pages={pages}: fewer than the {threads} threads, each needs a partition"
-        )));
+        return Err(bad(format!("pages={pages}: fewer than the {threads} threads, each needs a partition")));
     }
     let hot_pages = if r.is_auto("hot_pages") {
         (r.float("hot_fraction") * pages as f64).round() as u64
@@ -105,9 +101,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         r.uint("hot_pages")
     };
     if hot_pages > pages {
-        return Err(bad(format!(
-            "hot_pages={hot_pages}: larger than the table (pages={pages})"
-        )));
+        return Err(bad(format!("hot_pages={hot_pages}: larger than the table (pages={pages})")));
     }
     let hot_share = r.float("hot_share");
     if hot_pages == 0 && hot_share > 0.0 {
@@ -119,10 +113,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     }
     let element = r.uint("element_bytes");
     if !element.is_power_of_two() || element > ctx.page_size {
-        return Err(bad(format!(
-            "element_bytes={element}: expected a power of two up to the page size ({})",
-            ctx.page_size
-        )));
+        return Err(bad(format!("element_bytes={element}: expected a power of two up to the page size ({})", ctx.page_size)));
     }
     let mut resolved = r.clone();
     resolved.set("hot_pages", Value::UInt(hot_pages));
@@ -130,11 +121,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         .map(|t| {
             let (lo, hi) = block_range(pages, threads, t);
             let hot = ((hot_pages as u128 * (hi - lo) as u128) / pages as u128) as u64;
-            Part {
-                lo,
-                len: hi - lo,
-                hot: if hot_pages > 0 { hot.max(1) } else { 0 },
-            }
+            Part { lo, len: hi - lo, hot: if hot_pages > 0 { hot.max(1) } else { 0 } }
         })
         .collect();
     Ok(Box::new(Gups {
@@ -146,9 +133,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         iterations: r.uint("iterations") as u32,
         move_every: r.uint("move_every"),
         think_ns: r.float("think_ns"),
-        rngs: (0..ctx.threads)
-            .map(|t| SplitMix64::new(ctx.thread_seed(t)))
-            .collect(),
+        rngs: (0..ctx.threads).map(|t| SplitMix64::new(ctx.thread_seed(t))).collect(),
         ctx: *ctx,
         next: first_iteration(ctx.init),
         resolved,
@@ -211,11 +196,7 @@ impl Workload for Gups {
         self.next += 1;
         let lpp = self.ctx.lines_per_page();
         let table = self.regions[0].first_page;
-        epoch.reset(
-            self.ctx.threads,
-            it,
-            if it == 0 { "init" } else { "update" },
-        );
+        epoch.reset(self.ctx.threads, it, if it == 0 { "init" } else { "update" });
         for t in 0..self.ctx.threads {
             let p = self.parts[t];
             let work = &mut epoch.threads[t];
@@ -238,8 +219,7 @@ impl Workload for Gups {
                 } else {
                     rng.below(p.len)
                 };
-                work.txns
-                    .push(Txn::write(table + (p.lo + off) as u32, self.lines));
+                work.txns.push(Txn::write(table + (p.lo + off) as u32, self.lines));
             }
         }
         true
@@ -261,10 +241,7 @@ mod tests {
         let all = epochs(make(spec, &ctx(1, 3)).as_mut());
         let (_, _, threads) = all.iter().find(|(i, _, _)| *i == it).unwrap();
         let txns = &threads[0];
-        assert!(
-            txns.iter().all(|t| t.op == Op::Write && t.count == 1),
-            "an update is one line written"
-        );
+        assert!(txns.iter().all(|t| t.op == Op::Write && t.count == 1), "an update is one line written");
         txns.iter().filter(|t| (lo..hi).contains(&t.page)).count() as f64 / txns.len() as f64
     }
 
@@ -274,12 +251,7 @@ mod tests {
         let spec = "gups:pages=1000,hot_pages=100,hot_share=0.9,updates=65536,iterations=1";
         let s = share_in(spec, 1, 0, 100);
         assert!((s - 0.91).abs() < 0.01, "{s}");
-        let s = share_in(
-            "gups:pages=1000,hot_pages=100,hot_share=0.5,updates=65536,iterations=1",
-            1,
-            0,
-            100,
-        );
+        let s = share_in("gups:pages=1000,hot_pages=100,hot_share=0.5,updates=65536,iterations=1", 1, 0, 100);
         assert!((s - 0.55).abs() < 0.01, "{s}");
     }
 
@@ -293,28 +265,14 @@ mod tests {
 
     #[test]
     fn each_thread_updates_only_its_partition_and_elements_span_lines() {
-        let all = epochs(
-            make(
-                "gups:pages=100,updates=1000,iterations=1,element_bytes=4096",
-                &ctx(4, 1),
-            )
-            .as_mut(),
-        );
+        let all = epochs(make("gups:pages=100,updates=1000,iterations=1,element_bytes=4096", &ctx(4, 1)).as_mut());
         let (_, _, threads) = &all[1];
         for (t, txns) in threads.iter().enumerate() {
             let (lo, hi) = (25 * t as u32, 25 * (t as u32 + 1));
-            assert!(
-                txns.iter()
-                    .all(|x| (lo..hi).contains(&x.page) && x.count == 64),
-                "thread {t}"
-            );
+            assert!(txns.iter().all(|x| (lo..hi).contains(&x.page) && x.count == 64), "thread {t}");
         }
         // The initialisation epoch writes each partition once.
-        let init: Vec<u64> = all[0]
-            .2
-            .iter()
-            .map(|v| v.iter().map(|t| t.count as u64).sum())
-            .collect();
+        let init: Vec<u64> = all[0].2.iter().map(|v| v.iter().map(|t| t.count as u64).sum()).collect();
         assert_eq!(init, vec![25 * 64; 4]);
     }
 

@@ -112,10 +112,7 @@ pub fn build_csr(n: usize, edges: &[(u32, u32)]) -> Csr {
     squished[n] = out as u32;
     neighs.truncate(out);
     neighs.shrink_to_fit();
-    Csr {
-        offsets: squished,
-        neighs,
-    }
+    Csr { offsets: squished, neighs }
 }
 
 #[cfg(test)]
@@ -134,11 +131,7 @@ mod tests {
             deg[u as usize] += 1;
             deg[v as usize] += 1;
         }
-        assert!(
-            *deg.iter().max().unwrap() > 10 * 32,
-            "{:?}",
-            deg.iter().max()
-        );
+        assert!(*deg.iter().max().unwrap() > 10 * 32, "{:?}", deg.iter().max());
     }
 
     #[test]
@@ -155,10 +148,7 @@ mod tests {
             assert!(list.windows(2).all(|w| w[0] < w[1]) && !list.contains(&u));
             for &v in list {
                 let (a, b) = g.range(v);
-                assert!(
-                    g.neighs[a as usize..b as usize].binary_search(&u).is_ok(),
-                    "{u}-{v} not symmetric"
-                );
+                assert!(g.neighs[a as usize..b as usize].binary_search(&u).is_ok(), "{u}-{v} not symmetric");
             }
         }
     }

@@ -101,12 +101,8 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
             "workload 'kvstore': records={records} of fields x field_bytes = {record_bytes} bytes exceed 2^32 pages"
         )));
     }
-    let cache_pages =
-        (r.float("page_cache_mib") * (1u64 << 20) as f64 / ctx.page_size as f64).round() as u64;
-    let mut arrays = vec![
-        ("index", index_pages),
-        ("values", pages_for(value_bytes as u64, ctx.page_size)),
-    ];
+    let cache_pages = (r.float("page_cache_mib") * (1u64 << 20) as f64 / ctx.page_size as f64).round() as u64;
+    let mut arrays = vec![("index", index_pages), ("values", pages_for(value_bytes as u64, ctx.page_size))];
     if cache_pages > 0 {
         arrays.insert(0, ("page_cache", cache_pages));
     }
@@ -130,9 +126,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         operations: r.uint("operations"),
         iterations: r.uint("iterations") as u32,
         think_ns: r.float("think_ns"),
-        rngs: (0..ctx.threads)
-            .map(|t| SplitMix64::new(ctx.thread_seed(t)))
-            .collect(),
+        rngs: (0..ctx.threads).map(|t| SplitMix64::new(ctx.thread_seed(t))).collect(),
         ctx: *ctx,
         next: first_iteration(ctx.init),
     }))
@@ -172,20 +166,9 @@ impl KvStore {
         } else if self.write_all {
             (start, self.values.elem_bytes, Op::Write)
         } else {
-            (
-                start + rng.below(self.fields) * self.field_bytes,
-                self.field_bytes,
-                Op::Write,
-            )
+            (start + rng.below(self.fields) * self.field_bytes, self.field_bytes, Op::Write)
         };
-        push_lines(
-            out,
-            self.values.first_page,
-            lpp,
-            from / ls,
-            (from + bytes - 1) / ls + 1,
-            op,
-        );
+        push_lines(out, self.values.first_page, lpp, from / ls, (from + bytes - 1) / ls + 1, op);
     }
 }
 
@@ -269,27 +252,20 @@ mod tests {
         for (mix, reads) in [("a", 0.5), ("b", 0.95), ("c", 1.0)] {
             let spec = format!("kvstore:records=2000,fields=1,field_bytes=4096,operations=20000,iterations=1,mix={mix}");
             let (_, ops) = value_ops(&spec);
-            let share =
-                ops.iter().filter(|(_, op)| *op == Op::Read).count() as f64 / ops.len() as f64;
+            let share = ops.iter().filter(|(_, op)| *op == Op::Read).count() as f64 / ops.len() as f64;
             assert!((share - reads).abs() < 0.01, "mix {mix}: {share}");
         }
     }
 
     #[test]
     fn a_read_touches_the_index_line_then_the_whole_record_and_an_update_one_field() {
-        let mut w = make(
-            "kvstore:records=64,operations=200,iterations=1,mix=a",
-            &ctx(1, 2),
-        );
+        let mut w = make("kvstore:records=64,operations=200,iterations=1,mix=a", &ctx(1, 2));
         let first = w.regions()[1].first_page;
         let all = epochs(w.as_mut());
         let txns = &all[1].2[0];
         let mut i = 0;
         while i < txns.len() {
-            assert!(
-                txns[i].page < first && txns[i].count == 1 && txns[i].op == Op::Read,
-                "index line first"
-            );
+            assert!(txns[i].page < first && txns[i].count == 1 && txns[i].op == Op::Read, "index line first");
             let mut lines = 0;
             let op = txns[i + 1].op;
             i += 1;
@@ -299,21 +275,14 @@ mod tests {
                 i += 1;
             }
             // 1000 bytes span 16 or 17 lines; 100 bytes 2 or 3.
-            let ok = if op == Op::Read {
-                (16..=17).contains(&lines)
-            } else {
-                (2..=3).contains(&lines)
-            };
+            let ok = if op == Op::Read { (16..=17).contains(&lines) } else { (2..=3).contains(&lines) };
             assert!(ok, "{op:?} of {lines} lines");
         }
     }
 
     #[test]
     fn a_page_cache_is_written_first_at_load_and_never_touched_again() {
-        let mut w = make(
-            "kvstore:records=64,operations=200,iterations=2,page_cache_mib=1",
-            &ctx(2, 3),
-        );
+        let mut w = make("kvstore:records=64,operations=200,iterations=2,page_cache_mib=1", &ctx(2, 3));
         let names: Vec<&str> = w.regions().iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["page_cache", "index", "values"]);
         let cache = w.regions()[0].clone();
@@ -323,21 +292,11 @@ mod tests {
         for (t, txns) in all[0].2.iter().enumerate() {
             // Each loading thread writes its block of the cache before its blocks of the store.
             let cached: Vec<_> = txns.iter().take_while(|x| in_cache(x.page)).collect();
-            assert_eq!(
-                cached.iter().map(|x| x.count as u64).sum::<u64>(),
-                256 * 64 / 2,
-                "thread {t}"
-            );
+            assert_eq!(cached.iter().map(|x| x.count as u64).sum::<u64>(), 256 * 64 / 2, "thread {t}");
             assert!(cached.iter().all(|x| x.op == Op::Write));
             assert!(txns.iter().skip(cached.len()).all(|x| !in_cache(x.page)));
         }
-        assert!(
-            all[1..]
-                .iter()
-                .flat_map(|(_, _, th)| th.iter().flatten())
-                .all(|x| !in_cache(x.page)),
-            "cold after the load"
-        );
+        assert!(all[1..].iter().flat_map(|(_, _, th)| th.iter().flatten()).all(|x| !in_cache(x.page)), "cold after the load");
     }
 
     #[test]
@@ -345,10 +304,6 @@ mod tests {
         check_error("kvstore:mix=d", "kvstore", "mix");
         check_error("kvstore:records=0", "kvstore", "records");
         check_error("kvstore:fields=0", "kvstore", "fields");
-        check_error(
-            "kvstore:records=4294967296,fields=1024,field_bytes=1048576",
-            "kvstore",
-            "records",
-        );
+        check_error("kvstore:records=4294967296,fields=1024,field_bytes=1048576", "kvstore", "records");
     }
 }

@@ -57,10 +57,7 @@ pub(crate) struct Array {
 
 impl Array {
     pub fn of(region: &Region, elem_bytes: u64) -> Array {
-        Array {
-            first_page: region.first_page,
-            elem_bytes,
-        }
+        Array { first_page: region.first_page, elem_bytes }
     }
 
     /// The region line holding element `i`.
@@ -103,12 +100,7 @@ impl Last {
 /// The initialisation epoch of workloads whose arrays are first touched in even blocks: with
 /// `init = parallel` thread `t` writes block `t` of every region's lines (OpenMP static
 /// schedule), with `sequential` thread 0 writes every line.
-pub(crate) fn init_in_blocks(
-    epoch: &mut Epoch,
-    ctx: &WorkloadCtx,
-    regions: &[Region],
-    think_ns: f64,
-) {
+pub(crate) fn init_in_blocks(epoch: &mut Epoch, ctx: &WorkloadCtx, regions: &[Region], think_ns: f64) {
     epoch.reset(ctx.threads, 0, "init");
     let lpp = ctx.lines_per_page();
     for (t, work) in epoch.threads.iter_mut().enumerate() {
@@ -139,13 +131,7 @@ pub(crate) mod testing {
     use numaplace_model::spec::Spec;
 
     pub fn ctx(threads: usize, seed: u64) -> WorkloadCtx {
-        WorkloadCtx {
-            threads,
-            page_size: 4096,
-            line_size: 64,
-            seed,
-            init: Init::Parallel,
-        }
+        WorkloadCtx { threads, page_size: 4096, line_size: 64, seed, init: Init::Parallel }
     }
 
     pub fn make(spec: &str, ctx: &WorkloadCtx) -> Box<dyn Workload> {
@@ -161,17 +147,11 @@ pub(crate) mod testing {
     }
 
     /// Every epoch of `w`, as (iteration, phase, per-thread records).
-    pub fn epochs(
-        w: &mut dyn Workload,
-    ) -> Vec<(u32, &'static str, Vec<Vec<crate::workload::Txn>>)> {
+    pub fn epochs(w: &mut dyn Workload) -> Vec<(u32, &'static str, Vec<Vec<crate::workload::Txn>>)> {
         let mut out = Vec::new();
         let mut e = Epoch::default();
         while w.next_epoch(&mut e) {
-            out.push((
-                e.iteration,
-                e.phase,
-                e.threads.iter().map(|t| t.txns.clone()).collect(),
-            ));
+            out.push((e.iteration, e.phase, e.threads.iter().map(|t| t.txns.clone()).collect()));
         }
         out
     }
@@ -189,9 +169,6 @@ pub(crate) mod testing {
     /// The error is one line naming the workload and `param`.
     pub fn check_error(spec: &str, name: &str, param: &str) {
         let e = error(spec, &ctx(2, 0));
-        assert!(
-            !e.contains('\n') && e.contains(name) && e.contains(param),
-            "{spec}: {e}"
-        );
+        assert!(!e.contains('\n') && e.contains(name) && e.contains(param), "{spec}: {e}");
     }
 }

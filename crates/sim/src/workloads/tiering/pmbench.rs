@@ -89,20 +89,14 @@ enum Pattern {
 fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
     let pages = r.uint("pages");
     let mut resolved = r.clone();
-    let stddev = if r.is_auto("stddev") {
-        pages as f64 / 12.0
-    } else {
-        r.float("stddev")
-    };
+    let stddev = if r.is_auto("stddev") { pages as f64 / 12.0 } else { r.float("stddev") };
     resolved.set("stddev", Value::Float(stddev));
     let pattern = match r.choice("pattern") {
         "normal" => Pattern::Normal(stddev),
         "stride" => {
             let s = r.uint("stride");
             if s >= pages && pages > 1 {
-                return Err(ModelError::Spec(format!(
-                    "workload 'pmbench': stride={s}: expected fewer than pages={pages}"
-                )));
+                return Err(ModelError::Spec(format!("workload 'pmbench': stride={s}: expected fewer than pages={pages}")));
             }
             Pattern::Stride(s)
         }
@@ -115,14 +109,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         accesses: r.uint("accesses"),
         iterations: r.uint("iterations") as u32,
         think_ns: r.float("think_ns"),
-        gens: (0..ctx.threads)
-            .map(|t| Gen {
-                rng: SplitMix64::new(ctx.thread_seed(t)),
-                i: 0,
-                phase: 0,
-                saved: None,
-            })
-            .collect(),
+        gens: (0..ctx.threads).map(|t| Gen { rng: SplitMix64::new(ctx.thread_seed(t)), i: 0, phase: 0, saved: None }).collect(),
         ctx: *ctx,
         next: first_iteration(ctx.init),
         resolved,
@@ -227,11 +214,7 @@ impl Workload for Pmbench {
             for _ in 0..self.accesses {
                 let page = first + gen.next_page(self.pattern, n) as u32;
                 let read = self.reads >= 1.0 || (self.reads > 0.0 && gen.rng.unit() < self.reads);
-                work.txns.push(if read {
-                    Txn::read(page, 1)
-                } else {
-                    Txn::write(page, 1)
-                });
+                work.txns.push(if read { Txn::read(page, 1) } else { Txn::write(page, 1) });
             }
         }
         true
@@ -252,28 +235,18 @@ mod tests {
     fn timed_pages(spec: &str, threads: usize) -> Vec<Vec<u32>> {
         let all = epochs(make(spec, &ctx(threads, 4)).as_mut());
         let (_, _, ts) = all.iter().find(|(it, _, _)| *it == 1).unwrap();
-        ts.iter()
-            .map(|v| v.iter().map(|t| t.page).collect())
-            .collect()
+        ts.iter().map(|v| v.iter().map(|t| t.page).collect()).collect()
     }
 
     #[test]
     fn the_stride_pattern_visits_pages_in_pmbenchs_linear_order() {
         // pmbench pattern.c's own example: size 10, stride 3.
-        let pages = timed_pages(
-            "pmbench:pages=10,pattern=stride,stride=3,accesses=22,iterations=1",
-            2,
-        );
-        let want = vec![
-            0, 3, 6, 9, 1, 4, 7, 2, 5, 8, 0, 3, 6, 9, 1, 4, 7, 2, 5, 8, 0, 3,
-        ];
+        let pages = timed_pages("pmbench:pages=10,pattern=stride,stride=3,accesses=22,iterations=1", 2);
+        let want = vec![0, 3, 6, 9, 1, 4, 7, 2, 5, 8, 0, 3, 6, 9, 1, 4, 7, 2, 5, 8, 0, 3];
         assert_eq!(pages[0], want);
         assert_eq!(pages[1], want, "every thread walks from page 0");
         // A larger set: every page exactly once per pass.
-        let pages = timed_pages(
-            "pmbench:pages=1000,pattern=stride,stride=7,accesses=1000,iterations=1",
-            1,
-        );
+        let pages = timed_pages("pmbench:pages=1000,pattern=stride,stride=7,accesses=1000,iterations=1", 1);
         let mut seen = pages[0].clone();
         seen.sort_unstable();
         assert_eq!(seen, (0..1000).collect::<Vec<u32>>());
@@ -281,10 +254,7 @@ mod tests {
 
     #[test]
     fn the_normal_pattern_centres_on_the_middle_with_its_stddev() {
-        let pages = timed_pages(
-            "pmbench:pages=10000,pattern=normal,stddev=500,accesses=100000,iterations=1",
-            1,
-        );
+        let pages = timed_pages("pmbench:pages=10000,pattern=normal,stddev=500,accesses=100000,iterations=1", 1);
         let xs: Vec<f64> = pages[0].iter().map(|&p| p as f64).collect();
         let mean = xs.iter().sum::<f64>() / xs.len() as f64;
         let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64).sqrt();
@@ -294,13 +264,7 @@ mod tests {
 
     #[test]
     fn the_read_percentage_sets_the_mix() {
-        let all = epochs(
-            make(
-                "pmbench:pages=100,accesses=50000,iterations=1,read_percent=70",
-                &ctx(1, 9),
-            )
-            .as_mut(),
-        );
+        let all = epochs(make("pmbench:pages=100,accesses=50000,iterations=1,read_percent=70", &ctx(1, 9)).as_mut());
         let txns = &all[1].2[0];
         let reads = txns.iter().filter(|t| t.op == Op::Read).count() as f64 / txns.len() as f64;
         assert!((reads - 0.7).abs() < 0.01, "{reads}");
@@ -309,11 +273,7 @@ mod tests {
     #[test]
     fn bad_pmbench_parameters_are_refused_by_name() {
         check_error("pmbench:pattern=pareto", "pmbench", "pattern");
-        check_error(
-            "pmbench:pages=10,pattern=stride,stride=10",
-            "pmbench",
-            "stride",
-        );
+        check_error("pmbench:pages=10,pattern=stride,stride=10", "pmbench", "stride");
         check_error("pmbench:read_percent=101", "pmbench", "read_percent");
     }
 }

@@ -70,13 +70,7 @@ impl ScrambledZipf {
         let items = ITEM_COUNT as f64 + 1.0;
         let zeta2 = zeta(2, THETA);
         let eta = (1.0 - (2.0 / items).powf(1.0 - THETA)) / (1.0 - zeta2 / ZETAN);
-        ScrambledZipf {
-            records,
-            items,
-            alpha: 1.0 / (1.0 - THETA),
-            eta,
-            second: 1.0 + 0.5f64.powf(THETA),
-        }
+        ScrambledZipf { records, items, alpha: 1.0 / (1.0 - THETA), eta, second: 1.0 + 0.5f64.powf(THETA) }
     }
 
     /// The Zipfian rank (0 the most popular) of one draw.

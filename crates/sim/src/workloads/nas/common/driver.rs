@@ -76,17 +76,7 @@ fn phase_scale(shares: &[f64], lines: &[u64]) -> Vec<f64> {
     if shares.len() != lines.len() {
         return vec![1.0; lines.len()];
     }
-    shares
-        .iter()
-        .zip(lines)
-        .map(|(&s, &l)| {
-            if l == 0 {
-                0.0
-            } else {
-                s * total as f64 / l as f64
-            }
-        })
-        .collect()
+    shares.iter().zip(lines).map(|(&s, &l)| if l == 0 { 0.0 } else { s * total as f64 / l as f64 }).collect()
 }
 
 /// Finishes building a kernel: resolves `iterations` (auto: `official`) and `think_ns` (auto:
@@ -101,23 +91,12 @@ pub(crate) fn finish<K: Kernel + 'static>(
     kernel: K,
     official: u64,
 ) -> Result<Box<dyn Workload>, ModelError> {
-    let iterations = if r.is_auto("iterations") {
-        official
-    } else {
-        r.uint("iterations")
-    };
+    let iterations = if r.is_auto("iterations") { official } else { r.uint("iterations") };
     if iterations >= u32::MAX as u64 {
-        return Err(ModelError::Spec(format!(
-            "workload '{name}': iterations={iterations}: expected at most {}",
-            u32::MAX - 1
-        )));
+        return Err(ModelError::Spec(format!("workload '{name}': iterations={iterations}: expected at most {}", u32::MAX - 1)));
     }
     let lines = lines_per_epoch(&kernel, ctx.threads);
-    let think_ns = if r.is_auto("think_ns") {
-        auto_think_ns(&kernel, lines.iter().sum())
-    } else {
-        r.float("think_ns")
-    };
+    let think_ns = if r.is_auto("think_ns") { auto_think_ns(&kernel, lines.iter().sum()) } else { r.float("think_ns") };
     let phase_scale = phase_scale(kernel.flop_shares(), &lines);
     let mut resolved = r.clone();
     resolved.set("iterations", Value::UInt(iterations));
@@ -172,11 +151,7 @@ impl<K: Kernel> Workload for Driver<K> {
             work.think_ns = self.think_ns * self.phase_scale[e];
             self.kernel.fill(e, t, work);
         }
-        self.next = if e + 1 == per {
-            (it + 1, 0)
-        } else {
-            (it, e + 1)
-        };
+        self.next = if e + 1 == per { (it + 1, 0) } else { (it, e + 1) };
         true
     }
 }
@@ -191,10 +166,7 @@ mod tests {
         // scaled by 0.25 × 40 / 30 and 0.75 × 40 / 10, so the phases compute 10 and 30 lines'
         // worth of the mean.
         let s = phase_scale(&[0.25, 0.75], &[30, 10]);
-        assert!(
-            (s[0] * 30.0 - 10.0).abs() < 1e-12 && (s[1] * 10.0 - 30.0).abs() < 1e-12,
-            "{s:?}"
-        );
+        assert!((s[0] * 30.0 - 10.0).abs() < 1e-12 && (s[1] * 10.0 - 30.0).abs() < 1e-12, "{s:?}");
         // No shares, or shares that do not match the phases: the even spread.
         assert_eq!(phase_scale(&[], &[30, 10]), vec![1.0, 1.0]);
         assert_eq!(phase_scale(&[1.0], &[30, 10]), vec![1.0, 1.0]);

@@ -22,29 +22,16 @@ pub(crate) struct Access {
 
 impl Access {
     pub fn r(field: usize) -> Access {
-        Access {
-            field,
-            op: Op::Read,
-            scale: 1,
-            halo: (0, 0),
-        }
+        Access { field, op: Op::Read, scale: 1, halo: (0, 0) }
     }
 
     /// A write, or a read-modify-write: either is one line fetched per line touched.
     pub fn w(field: usize) -> Access {
-        Access {
-            field,
-            op: Op::Write,
-            scale: 1,
-            halo: (0, 0),
-        }
+        Access { field, op: Op::Write, scale: 1, halo: (0, 0) }
     }
 
     pub fn halo(self, below: u64, above: u64) -> Access {
-        Access {
-            halo: (below, above),
-            ..self
-        }
+        Access { halo: (below, above), ..self }
     }
 
     pub fn scale(self, scale: u64) -> Access {
@@ -65,14 +52,7 @@ pub(crate) enum Part {
     /// `[lo, hi)` and the `p`-th thread with rows works, at `stage`, on the `(stage - p)`-th
     /// plane (counting from `k1 - 1` downwards with `p` counted from the last thread when
     /// `up`), so each thread starts a plane once its neighbour has finished it.
-    Wave {
-        lo: u64,
-        hi: u64,
-        k0: u64,
-        k1: u64,
-        stage: u64,
-        up: bool,
-    },
+    Wave { lo: u64, hi: u64, k0: u64, k1: u64, stage: u64, up: bool },
     /// Scattered points (linear indices) in contiguous blocks of the list, one line each.
     Points(Vec<u64>),
 }
@@ -87,19 +67,13 @@ pub(crate) struct Sweep {
 
 impl Sweep {
     pub fn new(phase: &'static str, part: Part, acc: &[Access]) -> Sweep {
-        Sweep {
-            phase,
-            part,
-            acc: acc.to_vec(),
-        }
+        Sweep { phase, part, acc: acc.to_vec() }
     }
 }
 
 /// Threads among the first `t` whose block of `n` items is not empty.
 fn nonempty_before(n: u64, parts: u64, t: u64) -> u64 {
-    (0..t)
-        .filter(|&u| block_range(n, parts, u).0 < block_range(n, parts, u).1)
-        .count() as u64
+    (0..t).filter(|&u| block_range(n, parts, u).0 < block_range(n, parts, u).1).count() as u64
 }
 
 /// Stages of a pipelined sweep over `planes` planes with `rows` rows among `threads` threads.
@@ -113,14 +87,7 @@ pub(crate) fn wave_stages(planes: u64, rows: u64, threads: usize) -> u64 {
 }
 
 /// Appends thread `t`'s records for `sweep`.
-pub(crate) fn emit(
-    sweep: &Sweep,
-    fields: &[Field],
-    g: &Geom,
-    t: usize,
-    threads: usize,
-    out: &mut Vec<Txn>,
-) {
+pub(crate) fn emit(sweep: &Sweep, fields: &[Field], g: &Geom, t: usize, threads: usize, out: &mut Vec<Txn>) {
     let (tt, nt) = (t as u64, threads as u64);
     let mut cursor = vec![0u64; sweep.acc.len()];
     match &sweep.part {
@@ -134,11 +101,7 @@ pub(crate) fn emit(
                     let full = (own.0.saturating_sub(a.halo.0), (own.1 + a.halo.1).min(f.sz));
                     // This loop plane's share: its own planes, plus the halo at the ends.
                     let from = if p == p0 { full.0 } else { a.scale * p };
-                    let to = if p + 1 == p1 {
-                        full.1
-                    } else {
-                        (a.scale * (p + 1)).min(f.sz)
-                    };
+                    let to = if p + 1 == p1 { full.1 } else { (a.scale * (p + 1)).min(f.sz) };
                     f.push_planes(g, out, c, from, to.min(own.0), Op::Read);
                     f.push_planes(g, out, c, from.max(own.0), to.min(own.1), a.op);
                     f.push_planes(g, out, c, from.max(own.1), to, Op::Read);
@@ -156,28 +119,13 @@ pub(crate) fn emit(
                 let mut planes: Vec<Vec<Txn>> = Vec::with_capacity(k1.saturating_sub(*k0) as usize);
                 for k in *k0..*k1 {
                     let mut plane = Vec::new();
-                    rows_at(
-                        sweep,
-                        fields,
-                        g,
-                        k,
-                        (lo + a, lo + b),
-                        &mut cursor,
-                        &mut plane,
-                    );
+                    rows_at(sweep, fields, g, k, (lo + a, lo + b), &mut cursor, &mut plane);
                     planes.push(plane);
                 }
                 interleave_lines(&planes, g.lpp, out);
             }
         }
-        Part::Wave {
-            lo,
-            hi,
-            k0,
-            k1,
-            stage,
-            up,
-        } => {
+        Part::Wave { lo, hi, k0, k1, stage, up } => {
             let rows = hi.saturating_sub(*lo);
             let (a, b) = block_range(rows, nt, tt);
             if a < b {
@@ -213,21 +161,11 @@ fn interleave_lines(planes: &[Vec<Txn>], lpp: u64, out: &mut Vec<Txn>) {
     loop {
         let mut any = false;
         for (plane, pos) in planes.iter().zip(at.iter_mut()) {
-            let Some(rec) = plane.get(pos.0) else {
-                continue;
-            };
+            let Some(rec) = plane.get(pos.0) else { continue };
             any = true;
             match out.last_mut() {
-                Some(last)
-                    if last.page == rec.page && last.op == rec.op && (last.count as u64) < lpp =>
-                {
-                    last.count += 1
-                }
-                _ => out.push(Txn {
-                    page: rec.page,
-                    count: 1,
-                    op: rec.op,
-                }),
+                Some(last) if last.page == rec.page && last.op == rec.op && (last.count as u64) < lpp => last.count += 1,
+                _ => out.push(Txn { page: rec.page, count: 1, op: rec.op }),
             }
             pos.1 += 1;
             if pos.1 == rec.count {
@@ -241,15 +179,7 @@ fn interleave_lines(planes: &[Vec<Txn>], lpp: u64, out: &mut Vec<Txn>) {
 }
 
 /// Rows `own` of plane `k` of every array of the sweep, with their row halos read.
-fn rows_at(
-    sweep: &Sweep,
-    fields: &[Field],
-    g: &Geom,
-    k: u64,
-    own: (u64, u64),
-    cursor: &mut [u64],
-    out: &mut Vec<Txn>,
-) {
+fn rows_at(sweep: &Sweep, fields: &[Field], g: &Geom, k: u64, own: (u64, u64), cursor: &mut [u64], out: &mut Vec<Txn>) {
     for (a, c) in sweep.acc.iter().zip(cursor.iter_mut()) {
         let f = &fields[a.field];
         let (j0, j1) = (own.0.min(f.sy), own.1.min(f.sy));
@@ -290,14 +220,7 @@ impl Kernel for Sweeps {
 
     fn fill(&self, e: usize, t: usize, work: &mut ThreadWork) {
         for _ in 0..self.repeat.max(1) {
-            emit(
-                &self.sweeps[e],
-                &self.fields,
-                &self.g,
-                t,
-                self.threads,
-                &mut work.txns,
-            );
+            emit(&self.sweeps[e], &self.fields, &self.g, t, self.threads, &mut work.txns);
         }
     }
 
@@ -321,23 +244,11 @@ mod tests {
     use super::*;
 
     fn g() -> Geom {
-        Geom {
-            line: 64,
-            lpp: 4,
-            page: 256,
-        }
+        Geom { line: 64, lpp: 4, page: 256 }
     }
 
     fn field(bpp: u64, dims: (u64, u64, u64)) -> Field {
-        Field::grid(
-            &Region {
-                name: "a".into(),
-                first_page: 10,
-                pages: 1000,
-            },
-            bpp,
-            dims,
-        )
+        Field::grid(&Region { name: "a".into(), first_page: 10, pages: 1000 }, bpp, dims)
     }
 
     fn lines(out: &[Txn]) -> u64 {
@@ -348,11 +259,7 @@ mod tests {
     fn plane_sweep_reads_its_halo_once() {
         // 4 planes of one 64-byte line each; two threads; halo 1 on each side.
         let f = field(8, (8, 1, 4));
-        let s = Sweep::new(
-            "s",
-            Part::Planes { lo: 0, hi: 4 },
-            &[Access::w(0).halo(1, 1)],
-        );
+        let s = Sweep::new("s", Part::Planes { lo: 0, hi: 4 }, &[Access::w(0).halo(1, 1)]);
         let mut out = Vec::new();
         emit(&s, &[f], &g(), 0, 2, &mut out);
         // Thread 0: writes planes 0, 1; reads plane 2 (halo).
@@ -368,16 +275,7 @@ mod tests {
         // Rows of one line, planes of four (a page each); thread 1 of 2 owns rows 2 and 3. NPB
         // runs all k innermost: row 2 of planes 0, 1, 2, then row 3 of planes 0, 1, 2.
         let f = field(8, (8, 4, 3));
-        let s = Sweep::new(
-            "s",
-            Part::Rows {
-                lo: 0,
-                hi: 4,
-                k0: 0,
-                k1: 3,
-            },
-            &[Access::r(0)],
-        );
+        let s = Sweep::new("s", Part::Rows { lo: 0, hi: 4, k0: 0, k1: 3 }, &[Access::r(0)]);
         let mut out = Vec::new();
         emit(&s, &[f], &g(), 1, 2, &mut out);
         let pages: Vec<u32> = out.iter().map(|t| t.page).collect();
@@ -394,15 +292,7 @@ mod tests {
         let c = vec![Txn::write(9, 2)];
         let mut out = Vec::new();
         interleave_lines(&[a.clone(), b, c], 4, &mut out);
-        let want = vec![
-            Txn::read(1, 1),
-            Txn::read(7, 1),
-            Txn::write(9, 1),
-            Txn::read(1, 1),
-            Txn::write(9, 1),
-            Txn::read(1, 1),
-            Txn::read(2, 1),
-        ];
+        let want = vec![Txn::read(1, 1), Txn::read(7, 1), Txn::write(9, 1), Txn::read(1, 1), Txn::write(9, 1), Txn::read(1, 1), Txn::read(2, 1)];
         assert_eq!(out, want);
         // One plane alone comes out as it went in.
         let mut one = Vec::new();
@@ -462,18 +352,7 @@ mod tests {
         let planes = |t: usize, up: bool| -> Vec<Option<u32>> {
             (0..stages)
                 .map(|s| {
-                    let sw = Sweep::new(
-                        "w",
-                        Part::Wave {
-                            lo: 0,
-                            hi: 4,
-                            k0: 0,
-                            k1: 5,
-                            stage: s,
-                            up,
-                        },
-                        &[Access::w(0)],
-                    );
+                    let sw = Sweep::new("w", Part::Wave { lo: 0, hi: 4, k0: 0, k1: 5, stage: s, up }, &[Access::w(0)]);
                     let mut out = Vec::new();
                     emit(&sw, &[f], &g(), t, 2, &mut out);
                     out.first().map(|x| x.page - 10)
@@ -481,32 +360,16 @@ mod tests {
                 .collect()
         };
         // Plane k is page k (four one-line rows per plane, four lines per page).
-        assert_eq!(
-            planes(0, false),
-            vec![Some(0), Some(1), Some(2), Some(3), Some(4), None]
-        );
-        assert_eq!(
-            planes(1, false),
-            vec![None, Some(0), Some(1), Some(2), Some(3), Some(4)]
-        );
-        assert_eq!(
-            planes(1, true),
-            vec![Some(4), Some(3), Some(2), Some(1), Some(0), None]
-        );
-        assert_eq!(
-            planes(0, true),
-            vec![None, Some(4), Some(3), Some(2), Some(1), Some(0)]
-        );
+        assert_eq!(planes(0, false), vec![Some(0), Some(1), Some(2), Some(3), Some(4), None]);
+        assert_eq!(planes(1, false), vec![None, Some(0), Some(1), Some(2), Some(3), Some(4)]);
+        assert_eq!(planes(1, true), vec![Some(4), Some(3), Some(2), Some(1), Some(0), None]);
+        assert_eq!(planes(0, true), vec![None, Some(4), Some(3), Some(2), Some(1), Some(0)]);
     }
 
     #[test]
     fn scaled_access_maps_coarse_loop_onto_fine_planes() {
         let fine = field(8, (8, 1, 8));
-        let s = Sweep::new(
-            "p",
-            Part::Planes { lo: 0, hi: 4 },
-            &[Access::r(0).scale(2).halo(1, 1)],
-        );
+        let s = Sweep::new("p", Part::Planes { lo: 0, hi: 4 }, &[Access::r(0).scale(2).halo(1, 1)]);
         let mut out = Vec::new();
         emit(&s, &[fine], &g(), 1, 2, &mut out); // coarse planes 2, 3 -> fine 4..8, halo 3
         assert_eq!(lines(&out), 5);
