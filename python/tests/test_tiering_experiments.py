@@ -54,10 +54,11 @@ def test_claims_are_evaluated_and_the_fidelity_rows_exist(results: pd.DataFrame)
 def test_one_time_scale_divides_every_period_and_cost() -> None:
     assert tiering.TIME_SCALE == 100
     assert tiering.numab_spec("hot_selection=off").startswith(
-        "numab-tiering:scan_delay_ms=10,scan_period_ms=10,hot_threshold_ms=10,rate_limit_window_ms=10,threshold_period_ms=600,fault_ns=10,"
+        "numab-tiering:scan_delay_ms=10,scan_period_ms=10,max_scan_mb_per_s=256000,hot_threshold_ms=10,rate_limit_window_ms=10,threshold_period_ms=600,fault_ns=10,"
     )
-    assert tiering.tpp_spec() == "tpp:scan_delay_ms=10,scan_period_ms=10,fault_ns=10"
-    assert tiering.autonuma_spec() == "autonuma:scan_period_min_ms=10,scan_period_max_ms=600,fault_ns=10"
+    # the scan-rate cap (MAX_SCAN_WINDOW, 2560 MB/s) is a rate: multiplied
+    assert tiering.tpp_spec() == "tpp:scan_delay_ms=10,scan_period_ms=10,max_scan_mb_per_s=256000,fault_ns=10"
+    assert tiering.autonuma_spec() == "autonuma:scan_period_min_ms=10,scan_period_max_ms=600,max_scan_mb_per_s=256000,fault_ns=10"
     assert tiering.hemem_spec() == "hemem:interval_ms=0.1,sample_period=200"
     # the rate limit: the published rate-limited promotion rate, scaled, declared once
     assert tiering.RATE_LIMIT_MBPS == pytest.approx(165.2 * 100 * 396 / 65536)

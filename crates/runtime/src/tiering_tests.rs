@@ -165,7 +165,7 @@ fn tpp_runs_on_real_pages_promotes_on_its_third_fault_and_demotes_only_unreferen
     fake.topo.tiers = vec![Some(4), Some(4), Some(22), Some(22)];
     let fake = Arc::new(fake);
     // The registry's tpp, its scan every tick (the sampler's period bounds the timer's).
-    let cfg = Config { dynamic: "tpp:scan_delay_ms=0.001,scan_period_ms=0.001".into(), sample_period_ms: 0.0, ..Config::default() };
+    let cfg = Config { dynamic: "tpp:scan_delay_ms=0.001,scan_period_ms=0.001,max_scan_mb_per_s=1e12".into(), sample_period_ms: 0.0, ..Config::default() };
     let mut rt = Runtime::new(Box::new(Shared(fake.clone())), cfg).unwrap();
     assert!(rt.driver.takes_faults());
     let low = rt.driver.low.as_ref().expect("tpp acts on low memory");

@@ -281,7 +281,7 @@ fn autonuma_migrates_on_the_second_fault_from_the_same_node() {
     // Node 1 reads page 0 (home 0) steadily; the scanner revokes every page each 1 ms. The
     // first hinting fault from node 1 only records it; the second migrates the page.
     let epochs: String = (1..=30).map(|i| format!("epoch {i} a\n1 0 2000 0\nend\n")).collect();
-    let r = run(&format!("{INIT}{epochs}"), "autonuma:scan_period_min_ms=1,scan_period_max_ms=1");
+    let r = run(&format!("{INIT}{epochs}"), "autonuma:scan_period_min_ms=1,scan_period_max_ms=1,max_scan_mb_per_s=2560000");
     assert_eq!(r.migrations, 1);
     assert_eq!(r.per_node_pages[1], 1);
     assert!(r.hinting_faults >= 2, "{}", r.hinting_faults);
@@ -294,8 +294,8 @@ fn autonuma_scans_less_often_when_faults_are_local() {
     // with a long maximum takes fewer faults than one pinned at the minimum.
     let epochs: String = (1..=60).map(|i| format!("epoch {i} a\n0 0 2000 0\n1 1 2000 0\nend\n")).collect();
     let body = format!("epoch 0 init\n0 0 0 128\n1 1 0 128\nend\n{epochs}");
-    let pinned = run(&body, "autonuma:scan_period_min_ms=1,scan_period_max_ms=1");
-    let adaptive = run(&body, "autonuma:scan_period_min_ms=1,scan_period_max_ms=16");
+    let pinned = run(&body, "autonuma:scan_period_min_ms=1,scan_period_max_ms=1,max_scan_mb_per_s=2560000");
+    let adaptive = run(&body, "autonuma:scan_period_min_ms=1,scan_period_max_ms=16,max_scan_mb_per_s=2560000");
     assert_eq!(pinned.migrations + adaptive.migrations, 0);
     assert!(adaptive.hinting_faults * 2 < pinned.hinting_faults, "{} vs {}", adaptive.hinting_faults, pinned.hinting_faults);
 }

@@ -8,7 +8,8 @@ use numaplace_model::report::StatValue;
 use numaplace_sim::{simulate, RunConfig, SimResult};
 
 /// 60,000 pages (the fast node of `cxl-1to32` holds 15,360), a hot set of 10 % that fits it,
-/// all bound to the slow node; the policies' periods shortened to the run's milliseconds.
+/// all bound to the slow node; the policies' periods shortened to the run's milliseconds
+/// (and the scanners' rate cap raised by as much).
 fn run(dynamic: Option<&str>) -> SimResult {
     let cfg = RunConfig {
         machine: "cxl-1to32".into(),
@@ -26,7 +27,7 @@ fn every_tiering_policy_promotes_a_hot_set_that_starts_on_the_slow_tier() {
     let none = run(None);
     assert_eq!(none.per_node_pages, vec![0, 60000]);
     assert_eq!(none.local_fraction, 0.0);
-    for spec in ["numab-tiering:scan_delay_ms=1,scan_period_ms=1", "tpp:scan_delay_ms=1,scan_period_ms=1", "hemem:sample_period=997,interval_ms=1"] {
+    for spec in ["numab-tiering:scan_delay_ms=1,scan_period_ms=1,max_scan_mb_per_s=2560000", "tpp:scan_delay_ms=1,scan_period_ms=1,max_scan_mb_per_s=2560000", "hemem:sample_period=997,interval_ms=1"] {
         let r = run(Some(spec));
         let again = run(Some(spec));
         assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&again).unwrap(), "{spec}: not deterministic");

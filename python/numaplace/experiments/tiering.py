@@ -15,7 +15,8 @@ The kernel policies act on 1 s periods (scan delay, scan period, hot threshold; 
 hot threshold's adjustment) and HeMem every 10 ms on one sample per 19,997 accesses, while a
 quick run lasts 0.1–1 s of simulated time. Every policy therefore runs with one declared
 factor, :data:`TIME_SCALE` = 100: each of its periods, time thresholds and its per-fault cost
-is divided by it, each of its rates (MB/s) multiplied by it, and HeMem's sample period (a
+is divided by it, each of its rates (MB/s, the scanners' cap ``MAX_SCAN_WINDOW`` included)
+multiplied by it, and HeMem's sample period (a
 count of accesses, which sets the sample rate) divided by it — the policy runs 100 times
 faster, with the same share of its own overheads in the run time. Sizes per period (the
 scanner's 256 MB, HeMem's 10 GB per pass) and counts (HeMem's hot thresholds) are kept. The
@@ -50,25 +51,36 @@ def scaled(ms: float) -> str:
     return f"{ms / TIME_SCALE:g}"
 
 
+MAX_SCAN_MB_PER_S = 2560
+"""Linux's cap on NUMA balancing's scan rate (kernel/sched/fair.c ``MAX_SCAN_WINDOW``), a rate:
+multiplied by :data:`TIME_SCALE` in every scanner's spec."""
+
+
+def scan_cap() -> str:
+    """The scanners' ``max_scan_mb_per_s``, time-scaled."""
+    return f"max_scan_mb_per_s={MAX_SCAN_MB_PER_S * TIME_SCALE:g}"
+
+
 def numab_spec(params: str) -> str:
     """``numab-tiering`` with its Linux 6.1 periods (scan delay and period 1000 ms, hot
-    threshold 1000 ms, rate-limit window 1000 ms, threshold period 60000 ms, fault 1 µs)
-    time-scaled, and ``params``."""
+    threshold 1000 ms, rate-limit window 1000 ms, threshold period 60000 ms, fault 1 µs, the
+    scan-rate cap) time-scaled, and ``params``."""
     return (
-        f"numab-tiering:scan_delay_ms={scaled(1000)},scan_period_ms={scaled(1000)},hot_threshold_ms={scaled(1000)},"
+        f"numab-tiering:scan_delay_ms={scaled(1000)},scan_period_ms={scaled(1000)},{scan_cap()},hot_threshold_ms={scaled(1000)},"
         f"rate_limit_window_ms={scaled(1000)},threshold_period_ms={scaled(60000)},fault_ns={scaled(1000)},{params}"
     )
 
 
 def tpp_spec() -> str:
-    """``tpp`` with its periods (scan delay and period 1000 ms, fault 1 µs) time-scaled."""
-    return f"tpp:scan_delay_ms={scaled(1000)},scan_period_ms={scaled(1000)},fault_ns={scaled(1000)}"
+    """``tpp`` with its periods (scan delay and period 1000 ms, fault 1 µs, the scan-rate cap)
+    time-scaled."""
+    return f"tpp:scan_delay_ms={scaled(1000)},scan_period_ms={scaled(1000)},{scan_cap()},fault_ns={scaled(1000)}"
 
 
 def autonuma_spec() -> str:
     """``autonuma`` (NUMA balancing's plain mode, numa_balancing=1) with its scan periods
-    (1000 ms to 60000 ms, fault 1 µs) time-scaled."""
-    return f"autonuma:scan_period_min_ms={scaled(1000)},scan_period_max_ms={scaled(60000)},fault_ns={scaled(1000)}"
+    (1000 ms to 60000 ms, fault 1 µs, the scan-rate cap) time-scaled."""
+    return f"autonuma:scan_period_min_ms={scaled(1000)},scan_period_max_ms={scaled(60000)},{scan_cap()},fault_ns={scaled(1000)}"
 
 
 def hemem_spec() -> str:

@@ -15,13 +15,13 @@ const AUTONUMA_PARAMS: &[ParamDecl] = &[
         name: "scan_period_min_ms",
         kind: ParamKind::Float { min: 0.001, max: 1e7 },
         default: "1000",
-        doc: "shortest scan period (Linux sysctl numa_balancing_scan_period_min_ms, kernel/sched/fair.c: 1000)",
+        doc: "shortest time to scan the whole address space (Linux sysctl numa_balancing_scan_period_min_ms, kernel/sched/fair.c: 1000); a window's period is this over the windows (task_scan_min)",
     },
     ParamDecl {
         name: "scan_period_max_ms",
         kind: ParamKind::Float { min: 0.001, max: 1e7 },
         default: "60000",
-        doc: "longest scan period (numa_balancing_scan_period_max_ms: 60000)",
+        doc: "longest time to scan the whole address space (numa_balancing_scan_period_max_ms: 60000); over the windows (task_scan_max)",
     },
     ParamDecl {
         name: "scan_size_mb",
@@ -29,6 +29,7 @@ const AUTONUMA_PARAMS: &[ParamDecl] = &[
         default: "256",
         doc: "address space made to fault per scan (numa_balancing_scan_size_mb: 256)",
     },
+    super::tiering::MAX_SCAN_RATE,
     ParamDecl {
         name: "fault_ns",
         kind: ParamKind::Float { min: 0.0, max: 1e9 },
@@ -58,9 +59,11 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
 /// of the address space (task_numa_work); the next access to such a page takes a hinting
 /// fault; the page migrates to the faulting node when the previous fault on it also came from
 /// that node (the two-stage filter of should_numa_migrate_memory, which compares with the
-/// last faulting CPU's node). The period doubles after a scan window whose faults were
-/// mostly local (≥ 70 %, NUMA_PERIOD_THRESHOLD 7 of 10) and halves otherwise, between the
-/// minimum and the maximum. Task placement (moving threads) is not modelled: threads are bound.
+/// last faulting CPU's node). A window's period starts at the minimum over the windows of the
+/// address space (`task_scan_min`: the sysctl is the time of a whole pass, floored at the
+/// `MAX_SCAN_WINDOW` rate) and doubles after a scan window whose faults were mostly local
+/// (≥ 70 %, NUMA_PERIOD_THRESHOLD 7 of 10) and halves otherwise, between that and the maximum
+/// over the windows (`task_scan_max`). Task placement (moving threads) is not modelled: threads are bound.
 ///
 /// With `cost_aware=on` a migration the filter lets through must also pass the [`Gate`]. A
 /// hinting fault shows one access since the page's access was revoked, so the page's rate is
@@ -70,8 +73,11 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
 struct AutoNuma {
     min: Ps,
     max: Ps,
+    /// The current period of one window (0 before the first scan).
     period: Ps,
     window: u32,
+    /// The shortest period of one window (the scan-rate cap).
+    floor: Ps,
     next_page: u32,
     fault_cost: Ps,
     /// Node of the last fault on each page (`u8::MAX`: none yet).
@@ -91,9 +97,10 @@ impl AutoNuma {
         AutoNuma {
             min,
             max,
-            // Linux starts at the minimum period (task_scan_start).
-            period: min,
+            // Linux starts at the minimum period (task_scan_start), set at the first scan.
+            period: 0,
             window,
+            floor: (r.float("scan_size_mb") / r.float("max_scan_mb_per_s") * 1e12) as Ps,
             next_page: 0,
             fault_cost: (r.float("fault_ns") * 1000.0) as Ps,
             last_fault: Vec::new(),
@@ -127,14 +134,18 @@ impl DynamicPolicy for AutoNuma {
         if self.last_fault.len() != pages as usize {
             self.last_fault = vec![u8::MAX; pages as usize];
         }
-        // Adapt the period to the last window's faults.
-        if self.faults > 0 {
-            self.period = if self.local_faults * 10 >= self.faults * 7 {
-                (self.period * 2).min(self.max)
-            } else {
-                (self.period / 2).max(self.min)
-            };
+        // A window's bounds (task_scan_min, task_scan_max), then the period adapted to the
+        // last window's faults.
+        let windows = Ps::from(pages.div_ceil(self.window).max(1));
+        let lo = (self.min / windows).max(self.floor).max(1);
+        let hi = (self.max / windows).max(lo);
+        if self.period == 0 {
+            self.period = lo;
         }
+        if self.faults > 0 {
+            self.period = if self.local_faults * 10 >= self.faults * 7 { self.period * 2 } else { self.period / 2 };
+        }
+        self.period = self.period.clamp(lo, hi);
         self.local_faults = 0;
         self.faults = 0;
         let start = if self.next_page >= pages { 0 } else { self.next_page };
@@ -184,12 +195,13 @@ mod tests {
         let mut a = f.policy("autonuma:scan_size_mb=0.0078125");
         let t = a.on_timer(&f.view());
         assert_eq!(t.revoke, Some(0..2));
-        assert_eq!(t.next_period, Some(1_000_000_000_000));
+        // Two windows: each comes every 500 ms, a whole pass every 1000 ms.
+        assert_eq!(t.next_period, Some(500_000_000_000));
         assert_eq!(a.on_fault(&f.view(), PageNo(0), NodeId(1)), None);
         let second = a.on_fault(&f.view(), PageNo(0), NodeId(1));
         assert_eq!(second, Some(Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "two consecutive hinting faults from this node" }));
         // Every fault was remote: the next window comes as soon as the minimum allows.
         let t = a.on_timer(&f.view());
-        assert_eq!((t.revoke, t.next_period), (Some(2..4), Some(1_000_000_000_000)));
+        assert_eq!((t.revoke, t.next_period), (Some(2..4), Some(500_000_000_000)));
     }
 }

@@ -43,6 +43,7 @@ const PARAMS: &[ParamDecl] = &[
     tiering::SCAN_DELAY,
     tiering::SCAN_PERIOD,
     tiering::SCAN_SIZE,
+    tiering::MAX_SCAN_RATE,
     ParamDecl { name: "hot_threshold_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "hint-fault latency below which a slow page is hot (numa_balancing_hot_threshold_ms: MSEC_PER_SEC)" },
     ParamDecl { name: "rate_limit_mbps", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "65536", doc: "promotion candidates per second, MB/s (numa_balancing_promote_rate_limit_MBps: 65536)" },
     ParamDecl { name: "rate_limit_window_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "the window the rate limit counts candidates in (numa_promotion_rate_limit: MSEC_PER_SEC)" },

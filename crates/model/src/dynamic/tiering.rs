@@ -68,12 +68,18 @@ pub fn mark_accessed(flags: &mut u8) -> bool {
 /// The scanner's parameters, shared by the policies built on NUMA balancing's hint faults
 /// (Linux's sysctls, kernel/sched/fair.c).
 pub const SCAN_DELAY: ParamDecl = ParamDecl { name: "scan_delay_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "time before the first scan (sysctl numa_balancing_scan_delay_ms: 1000)" };
-pub const SCAN_PERIOD: ParamDecl = ParamDecl { name: "scan_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "scan period (numa_balancing_scan_period_min_ms: 1000; slow-tier faults are never local, so the period stays at its minimum)" };
+pub const SCAN_PERIOD: ParamDecl = ParamDecl { name: "scan_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "time to scan the whole address space (numa_balancing_scan_period_min_ms: 1000, \"approximate time to scan a full NUMA task\"; each window's period is this over the windows, task_scan_min; slow-tier faults are never local, so it stays at its minimum)" };
 pub const SCAN_SIZE: ParamDecl = ParamDecl { name: "scan_size_mb", kind: ParamKind::Float { min: 0.001, max: 1e9 }, default: "256", doc: "address space made to fault per scan (numa_balancing_scan_size_mb: 256)" };
+/// Linux's cap on the scan rate (kernel/sched/fair.c `MAX_SCAN_WINDOW`, "never scan more PTEs
+/// than MAX_SCAN_WINDOW MB/sec"): a window's period is at least scan size ÷ this.
+pub const MAX_SCAN_RATE: ParamDecl = ParamDecl { name: "max_scan_mb_per_s", kind: ParamKind::Float { min: 0.001, max: 1e12 }, default: "2560", doc: "the scanner's rate cap: a window's period is at least scan_size_mb / this, s (MAX_SCAN_WINDOW 2560 MB/s, task_scan_min)" };
 pub const FAULT_NS: ParamDecl = ParamDecl { name: "fault_ns", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "1000", doc: "cost of one hinting fault (assumption: a minor fault, about 1 µs)" };
 
-/// The NUMA-balancing scanner in a tiering mode: every `period` it makes the next window of
-/// `window` pages of the address space fault on their next access — only pages off the
+/// The NUMA-balancing scanner in a tiering mode: it makes the next window of `window` pages of
+/// the address space fault on their next access, one window per `period ÷ windows` (at least
+/// `floor`), so the whole space in about `period`, as `task_scan_min` (kernel/sched/fair.c)
+/// divides `numa_balancing_scan_period_min_ms` by `task_nr_scan_windows` and floors it at the
+/// `MAX_SCAN_WINDOW` rate (the footprint here is the workload's pages, touched or not) — only pages off the
 /// fastest tier, as `change_pte_range` skips top-tier pages when NUMA balancing runs in
 /// memory-tiering mode only (mm/mprotect.c) — and remembers when each window was scanned (the
 /// hint-fault latency is the fault's time minus its page's scan time, kernel/sched/fair.c
@@ -83,21 +89,29 @@ pub const FAULT_NS: ParamDecl = ParamDecl { name: "fault_ns", kind: ParamKind::F
 pub struct Scanner {
     pub period: Ps,
     pub window: u32,
+    /// The shortest period of one window (the scan-rate cap).
+    pub floor: Ps,
     next: u32,
     /// When each window (`page / window`) was last scanned.
     scanned: Vec<Ps>,
 }
 
 impl Scanner {
-    pub fn new(period: Ps, window: u32) -> Self {
-        Scanner { period, window: window.max(1), next: 0, scanned: Vec::new() }
+    pub fn new(period: Ps, window: u32, floor: Ps) -> Self {
+        Scanner { period, window: window.max(1), floor, next: 0, scanned: Vec::new() }
     }
 
-    /// The scanner of a policy's resolved [`SCAN_PERIOD`] and [`SCAN_SIZE`] on `machine`, with
+    /// The period of one window over `windows` windows (`task_scan_min`).
+    pub fn window_period(&self, windows: u32) -> Ps {
+        (self.period / Ps::from(windows.max(1))).max(self.floor).max(1)
+    }
+
+    /// The scanner of a policy's resolved [`SCAN_PERIOD`], [`SCAN_SIZE`] and [`MAX_SCAN_RATE`] on `machine`, with
     /// the first scan's delay ([`SCAN_DELAY`]) and a fault's cost ([`FAULT_NS`]), ps.
     pub fn from_params(r: &Resolved, machine: &Machine) -> (Scanner, Ps, Ps) {
         let window = ((r.float("scan_size_mb") * 1048576.0) / machine.raw.page_size as f64).ceil().max(1.0) as u32;
-        let scanner = Scanner::new((r.float("scan_period_ms") * 1e9) as Ps, window);
+        let floor = (r.float("scan_size_mb") / r.float("max_scan_mb_per_s") * 1e12) as Ps;
+        let scanner = Scanner::new((r.float("scan_period_ms") * 1e9) as Ps, window, floor);
         (scanner, (r.float("scan_delay_ms") * 1e9) as Ps, (r.float("fault_ns") * 1000.0) as Ps)
     }
 
@@ -113,7 +127,7 @@ impl Scanner {
         if let Some(t) = self.scanned.get_mut((start / self.window) as usize) {
             *t = now;
         }
-        Timer { revoke: Some(start..end), revoke_skip_toptier: true, next_period: Some(self.period), ..Timer::default() }
+        Timer { revoke: Some(start..end), revoke_skip_toptier: true, next_period: Some(self.window_period(windows as u32)), ..Timer::default() }
     }
 
     /// When `page`'s window was last scanned.
@@ -306,12 +320,27 @@ mod tests {
 
     #[test]
     fn the_scanner_revokes_windows_in_turn_and_remembers_when() {
-        let mut s = Scanner::new(1_000, 4);
+        // Three windows: the whole space every 1,200 ps, a window every 400.
+        let mut s = Scanner::new(1_200, 4, 100);
         let t = s.scan(10, 5);
-        assert_eq!((t.revoke, t.revoke_skip_toptier, t.next_period), (Some(0..4), true, Some(1_000)));
+        assert_eq!((t.revoke, t.revoke_skip_toptier, t.next_period), (Some(0..4), true, Some(400)));
         assert_eq!(s.scan(10, 7).revoke, Some(4..8));
         assert_eq!(s.scan(10, 9).revoke, Some(8..10));
         assert_eq!(s.scan(10, 11).revoke, Some(0..4));
         assert_eq!((s.scanned_at(PageNo(1)), s.scanned_at(PageNo(5)), s.scanned_at(PageNo(9))), (11, 7, 9));
+    }
+
+    #[test]
+    fn a_window_takes_the_scan_period_over_the_windows_floored_at_the_rate_cap() {
+        // Linux's defaults: 1000 ms per pass, 256 MB windows, at most 2560 MB/s (a window
+        // every 100 ms at least). 6.2 windows (1,584 MiB, pmbench's set): 7 windows of 142.9 ms.
+        let m = Machine::from_toml_str(crate::topology::tests::TWO_NODES, "t2.toml").unwrap();
+        let r = crate::dynamic::resolve(&crate::Spec::parse("tpp").unwrap()).unwrap().1;
+        let (s, _, _) = Scanner::from_params(&r, &m);
+        assert_eq!((s.window, s.floor), (65_536, 100_000_000_000));
+        assert_eq!(s.window_period(7), 142_857_142_857);
+        // 64 GiB: 256 windows, the cap rules (a full pass in 25.6 s, not 1 s).
+        assert_eq!(s.window_period(256), 100_000_000_000);
+        assert_eq!(s.window_period(1), 1_000_000_000_000);
     }
 }

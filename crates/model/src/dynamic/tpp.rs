@@ -41,6 +41,7 @@ const PARAMS: &[ParamDecl] = &[
     tiering::SCAN_DELAY,
     tiering::SCAN_PERIOD,
     tiering::SCAN_SIZE,
+    tiering::MAX_SCAN_RATE,
     ParamDecl { name: "demote_scale_factor", kind: ParamKind::Float { min: 0.0, max: 10000.0 }, default: "200", doc: "demotion watermark in 1/10000 of a fast node (TPP patch 2/5 vm.demote_scale_factor: 200, i.e. 2 %)" },
     tiering::FAULT_NS,
 ];
