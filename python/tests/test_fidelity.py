@@ -225,6 +225,20 @@ def test_quick_claims_have_the_verdicts_the_readme_gives(quick_report: Path) -> 
     assert f"({listed} fail in the quick report;" in " ".join(repo_readme.split()), listed
 
 
+def test_the_declared_pmbench_rate_is_the_quick_runs_own(quick_report: Path) -> None:
+    """``tiering.SIM_RATE_PER_PAGE``, from which ``--full``'s time scale follows, is what the
+    quick grid's pmbench run without tiering measures (within 5 %): an engine change that moves
+    it must move the declaration."""
+    results = pd.read_csv(quick_report / "results.csv")
+    run = results[(results.experiment == "tiering-numab") & results["request.dynamic"].isna()]
+    assert len(run) == 1
+    row = run.iloc[0]
+    workload = row["config.workload"]
+    accesses = int(re.search(r"accesses=(\d+)", workload)[1]) * int(re.search(r"iterations=(\d+)", workload)[1]) * row["request.threads"]
+    rate = accesses / (row["total_time_ns"] / 1e9) / tiering.PMBENCH_PAGES
+    assert rate == pytest.approx(tiering.SIM_RATE_PER_PAGE, rel=0.05)
+
+
 def test_every_row_carries_its_seeds_declaration_once_in_declared_order(quick_report: Path) -> None:
     """On the real simulator: fidelity.csv lists every declared number exactly once, in the seed
     module's order, with the declared value (so no number is written a second time), and each

@@ -25,9 +25,16 @@ tens of scan periods; not tuned. Two limits of the policies' code, not scaled: t
 promotion rate limit of ``numab-tiering`` counts per simulated second, a constant in
 crates/model/src/dynamic/numab.rs (a 1 s window is 100 unscaled seconds, so the scaled limit
 acts as a budget per run), and ``autonuma`` has no scan-delay parameter.
+
+One experiment departs from the one factor at ``--full``: pmbench (:data:`NUMAB`), whose
+paper's run is known well enough (docs/tiering-full-sizes.md §1) to run at its own length in
+accesses per page, with the time scale the notes' per-page rule gives (:data:`FULL_SCALE`):
+the same accesses per page per scan period as the paper's, fault costs unscaled.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -61,13 +68,28 @@ def scan_cap() -> str:
     return f"max_scan_mb_per_s={MAX_SCAN_MB_PER_S * TIME_SCALE:g}"
 
 
-def numab_spec(params: str) -> str:
+@dataclass(frozen=True)
+class Scale:
+    """How a run maps a paper's time and size onto the simulation: periods and time thresholds
+    are divided by ``time``, rates multiplied by it, the promotion rate limit also divided by
+    ``capacity`` (the footprint's shrink); the fault cost is divided by ``time`` too when
+    ``fault`` is set (the quick grid's single factor), kept otherwise (the per-page rule)."""
+
+    time: float
+    capacity: float
+    fault: bool
+
+
+def numab_spec(params: str, scale: Scale | None = None) -> str:
     """``numab-tiering`` with its Linux 6.1 periods (scan delay and period 1000 ms, hot
     threshold 1000 ms, rate-limit window 1000 ms, threshold period 60000 ms, fault 1 µs, the
-    scan-rate cap) time-scaled, and ``params``."""
+    scan-rate cap) scaled by ``scale`` (default: the quick grid's :data:`TIME_SCALE`), and
+    ``params``."""
+    t = scale.time if scale else TIME_SCALE
+    fault = 1000 / t if scale is None or scale.fault else 1000
     return (
-        f"numab-tiering:scan_delay_ms={scaled(1000)},scan_period_ms={scaled(1000)},{scan_cap()},hot_threshold_ms={scaled(1000)},"
-        f"rate_limit_window_ms={scaled(1000)},threshold_period_ms={scaled(60000)},fault_ns={scaled(1000)},{params}"
+        f"numab-tiering:scan_delay_ms={1000 / t:g},scan_period_ms={1000 / t:g},max_scan_mb_per_s={MAX_SCAN_MB_PER_S * t:g},"
+        f"hot_threshold_ms={1000 / t:g},rate_limit_window_ms={1000 / t:g},threshold_period_ms={60000 / t:g},fault_ns={fault:g},{params}"
     )
 
 
@@ -126,19 +148,30 @@ NUMAB_NOT_COMPARED = (
 CAPACITY_SCALE = 65536 / 396
 """``cxl-1to4``'s fast node (396 MiB) models a 64 GiB DRAM node (docs/tiering.md): sizes are
 scaled down by this factor."""
+QUICK_SCALE = Scale(TIME_SCALE, CAPACITY_SCALE, True)
+"""The test and quick grids' scale: the one time factor, ``cxl-1to4``'s capacity shrink."""
 RATE_LIMIT_MBPS = NUMAB_RATE["rate limit"] * TIME_SCALE / CAPACITY_SCALE
 """The promotion rate limit of the ``rate limit`` and ``auto threshold`` runs. The series does
 not say the value it tested; a limit caps the candidates, so at least the published
 rate-limited promotion rate, 165.2 MB/s: we take that smallest value, scaled as the model is
 (× :data:`TIME_SCALE` for the time, ÷ :data:`CAPACITY_SCALE` for the capacity): 99.8 MB/s.
 Chosen before the runs."""
-NUMAB_SWITCHES = {
-    "base": "hot_selection=off,auto_threshold=off",
-    "hot selection": "hot_selection=on,auto_threshold=off,rate_limit_mbps=65536",
-    "rate limit": f"hot_selection=on,auto_threshold=off,rate_limit_mbps={RATE_LIMIT_MBPS:.1f}",
-    "auto threshold": f"hot_selection=on,auto_threshold=on,rate_limit_mbps={RATE_LIMIT_MBPS:.1f}",
-}
-"""The ``numab-tiering`` switches of each step of the series."""
+
+
+def numab_switches(scale: Scale) -> dict[str, str]:
+    """The ``numab-tiering`` switches of each step of the series at ``scale``: the rate limit is
+    the published rate-limited 165.2 MB/s, × the time scale, ÷ the capacity shrink."""
+    limit = NUMAB_RATE["rate limit"] * scale.time / scale.capacity
+    return {
+        "base": "hot_selection=off,auto_threshold=off",
+        "hot selection": "hot_selection=on,auto_threshold=off,rate_limit_mbps=65536",
+        "rate limit": f"hot_selection=on,auto_threshold=off,rate_limit_mbps={limit:.1f}",
+        "auto threshold": f"hot_selection=on,auto_threshold=on,rate_limit_mbps={limit:.1f}",
+    }
+
+
+NUMAB_SWITCHES = numab_switches(QUICK_SCALE)
+"""The ``numab-tiering`` switches of each step of the series on the quick grid."""
 NO_TIERING = "no tiering"
 """The reference run without a policy (shown, not claimed)."""
 
@@ -146,23 +179,74 @@ PMBENCH_PAGES = 4 * 101376
 """pmbench's set: four times ``cxl-1to4``'s fast node (101,376 pages), so that, initialised
 sequentially (first touch, one thread), the fast node holds the set's first quarter, cold under
 the Gaussian pattern, and the hot middle starts on the CXL node."""
-_ACCESSES = {Grid.TEST: 20_000, Grid.QUICK: 400_000, Grid.FULL: 1_600_000}
-"""pmbench accesses per thread per iteration (10 iterations)."""
+NUMAB_THREADS = 4
+PAPER_PAGES = 48 * 1728 * 256
+"""The series' pmbench set as Intel's LKP job ``pmbench-dcpmm.yaml`` runs it (48 processes of
+1728 MiB, 4 KiB pages; docs/tiering-full-sizes.md §1: the job read, that it is the series'
+set a guess)."""
+PAPER_SECONDS = 900
+"""The job's runtime, s (the score is pmbench's whole-run average)."""
+PAPER_RATE_PER_PAGE = NUMAB_SCORE["base"] / PAPER_PAGES
+"""Accesses per page per second in the base kernel's run: 146.9 M/s over 21.2 M pages, 6.92."""
+PAPER_ACCESSES_PER_PAGE = PAPER_RATE_PER_PAGE * PAPER_SECONDS
+"""Accesses per page over the base kernel's run: 6,226."""
+SIM_RATE_PER_PAGE = 36.6
+"""Accesses per page per simulated second of the quick grid's run without tiering (16 M
+accesses in 1.080 s over :data:`PMBENCH_PAGES`; measured at stop 43, checked against every
+quick report by python/tests/test_fidelity.py)."""
+FULL_SCALE = Scale(SIM_RATE_PER_PAGE / PAPER_RATE_PER_PAGE, PAPER_PAGES / PMBENCH_PAGES, False)
+"""``--full``'s scale by the per-page rule (docs/tiering-full-sizes.md §0): time ÷ 5.29, so
+that a page gets as many accesses per scan period as in the paper's run (the simulated pmbench
+thread runs about 3.7 M accesses/s, the paper's processes 3.06 M/s, so fault costs are kept);
+the rate limit ÷ 52.4, the set's shrink."""
+_ITERATIONS = {Grid.TEST: 10, Grid.QUICK: 10, Grid.FULL: 100}
+_ACCESSES = {
+    Grid.TEST: 20_000,
+    Grid.QUICK: 400_000,
+    Grid.FULL: round(PAPER_ACCESSES_PER_PAGE * PMBENCH_PAGES / (NUMAB_THREADS * _ITERATIONS[Grid.FULL])),
+}
+"""pmbench accesses per thread per iteration; ``--full``: the paper's 6,226 per page over the
+run, in 100 iterations (an epoch holds at most 2^24 records a thread)."""
+
+
+def numab_scale(grid: Grid) -> Scale | None:
+    """The scale of a grid's runs (``None``: the quick grid's single factor)."""
+    return FULL_SCALE if grid == Grid.FULL else None
 
 
 def numab_runs(grid: Grid) -> list[RunConfig]:
     """pmbench (Gaussian, 80 % reads as in the series' RFC tests) on ``cxl-1to4``, 4 threads,
     without tiering and with each step of the series."""
-    workload = f"pmbench:pages={PMBENCH_PAGES},pattern=normal,read_percent=80,accesses={_ACCESSES[grid]},iterations=10"
-    base: RunConfig = {"machine": "cxl-1to4", "workload": workload, "placement": "first-touch", "threads": 4, "init": "sequential", "seed": 0}
-    return [dict(base)] + [base | {"dynamic": numab_spec(NUMAB_SWITCHES[s])} for s in STEPS]
+    workload = f"pmbench:pages={PMBENCH_PAGES},pattern=normal,read_percent=80,accesses={_ACCESSES[grid]},iterations={_ITERATIONS[grid]}"
+    base: RunConfig = {"machine": "cxl-1to4", "workload": workload, "placement": "first-touch", "threads": NUMAB_THREADS, "init": "sequential", "seed": 0}
+    scale = numab_scale(grid)
+    switches = numab_switches(scale or QUICK_SCALE)
+    return [dict(base)] + [base | {"dynamic": numab_spec(switches[s], scale)} for s in STEPS]
+
+
+def _step_of(dynamic: object) -> str:
+    """The step of the series a run's ``dynamic`` spec is (:data:`NO_TIERING` for none)."""
+    if not isinstance(dynamic, str):
+        return NO_TIERING
+    for scale in (None, FULL_SCALE):
+        for step, switches in numab_switches(scale or QUICK_SCALE).items():
+            if dynamic == numab_spec(switches, scale):
+                return step
+    raise ValueError(f"tiering-numab: a run of no step of the series: {dynamic}")
+
+
+def _spec_value(results: pd.DataFrame, key: str, step: str | None = None) -> float:
+    """A parameter of the runs' specs (of ``step``'s run if given)."""
+    spec = next(d for d in requested(results, "dynamic") if isinstance(d, str) and (step is None or _step_of(d) == step))
+    return float(spec.split(f"{key}=")[1].split(",")[0])
 
 
 def _numab_frame(results: pd.DataFrame) -> pd.DataFrame:
     """Per run: the step, the score (accesses/s) and the promotion rate (MB/s, of simulated time)."""
-    spec = requested(results, "dynamic")
-    step = [NO_TIERING if not isinstance(d, str) else next(s for s in STEPS if d == numab_spec(NUMAB_SWITCHES[s])) for d in spec]
-    accesses = results["config.workload"].str.extract(r"accesses=(\d+)")[0].astype(float) * 10 * results["request.threads"]
+    step = [_step_of(d) for d in requested(results, "dynamic")]
+    workload = results["config.workload"]
+    per_thread = workload.str.extract(r"accesses=(\d+)")[0].astype(float) * workload.str.extract(r"iterations=(\d+)")[0].astype(float)
+    accesses = per_thread * results["request.threads"]
     seconds = results["total_time_ns"] / 1e9
     promotions = results.get("policy.promotions", pd.Series(0.0, index=results.index)).fillna(0.0)
     return pd.DataFrame(
@@ -190,7 +274,7 @@ def numab_claims(results: pd.DataFrame) -> list[Claim]:
             f"{NUMAB_SOURCE}: promote rate 544.0 \u2192 165.2 MB/s",
             {"promotions, hot selection": p["hot selection"], "promotions, rate limit": p["rate limit"]},
             bool(p["rate limit"] < p["hot selection"]),
-            f"promotions {p['hot selection']:.0f} (hot selection) \u2192 {p['rate limit']:.0f} (rate limit, {RATE_LIMIT_MBPS:.1f} MB/s)",
+            f"promotions {p['hot selection']:.0f} (hot selection) \u2192 {p['rate limit']:.0f} (rate limit, {_spec_value(results, 'rate_limit_mbps', 'rate limit'):.1f} MB/s)",
             f"promotion rate, rate limit \u00f7 hot selection {f.loc['rate limit', 'promotion_rate'] / max(f.loc['hot selection', 'promotion_rate'], 1e-12):.2f} "
             f"(published {NUMAB_RATE['rate limit'] / NUMAB_RATE['hot selection']:.2f}; claim < 1)",
         ),
@@ -233,7 +317,7 @@ def numab_analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
         plot.baseline_line(ax)
         ax.set_title(title, fontsize="medium")
         ax.tick_params(axis="x", labelsize="small")
-    fig.suptitle(f"pmbench on cxl-1to4, numab-tiering steps (time scale 1/{TIME_SCALE:g})")
+    fig.suptitle(f"pmbench on cxl-1to4, numab-tiering steps (time scale 1/{1000 / _spec_value(results, 'scan_period_ms'):.3g})")
     plot.legend_below(fig, axes)
     return claims_table(numab_claims(results)), fig
 
@@ -250,7 +334,11 @@ NUMAB = Experiment(
         "quarter and the hot middle starts on CXL, without tiering and with numab-tiering at "
         "each step of the series; every policy period, threshold and fault cost is divided by "
         f"{TIME_SCALE:g} (the time scale, module documentation), the rate limit is "
-        f"{RATE_LIMIT_MBPS:.1f} MB/s (the published rate-limited 165.2 MB/s, scaled). Claims "
+        f"{RATE_LIMIT_MBPS:.1f} MB/s (the published rate-limited 165.2 MB/s, scaled). With "
+        f"--full the runs have the paper's {PAPER_ACCESSES_PER_PAGE:,.0f} accesses per page, "
+        f"periods divided by {FULL_SCALE.time:.2f} (the same accesses per page per scan period "
+        f"as the paper's), faults at 1 \u00b5s, the rate limit "
+        f"{NUMAB_RATE['rate limit'] * FULL_SCALE.time / FULL_SCALE.capacity:.1f} MB/s. Claims "
         "NB1\u2013NB3 are the series' directions."
     ),
     runs=numab_runs,

@@ -6,7 +6,10 @@
 //! * **Sensing.** The scanner makes the next 256 MB window of the address space fault every
 //!   scan period, skipping top-tier pages ([`tiering::Scanner`]). Faults on top-tier pages are
 //!   not taken at all in this mode, so the policy sees only slow-tier pages, and only the first
-//!   access after each scan.
+//!   access after each scan. A page's scan time is stamped when a scan makes it fault, and a
+//!   page still waiting for its fault from an earlier scan keeps its stamp (change_pte_range
+//!   and change_huge_pmd skip a PTE already `protnone` before `xchg_page_access_time`), so a
+//!   page untouched for several scans shows a hint-fault latency of several periods.
 //! * **Promotion** (in the fault, synchronous: the faulting thread pays the fault and the move).
 //!   When the faulting CPU's node has "enough" free memory — above its promotion watermark
 //!   plus the larger of 1 GiB and 1/16 of the node — every faulting slow page is promoted and
@@ -104,9 +107,24 @@ struct NumabTiering {
     reclaim: Reclaim,
     deferred: u64,
     rate_limited: u64,
+    /// Each page's scan stamp, µs of simulated time ([`UNSTAMPED`]: no scan is waiting for
+    /// its fault).
+    stamps: Vec<u32>,
 }
 
+/// A page no scan is waiting on (it faulted, or was never scanned on the slow tier).
+const UNSTAMPED: u32 = u32::MAX;
+
 impl NumabTiering {
+    /// When the scan that made `page` fault stamped it, ps (its window's last scan for a page
+    /// never stamped).
+    fn scanned_at(&self, page: PageNo) -> Ps {
+        match self.stamps.get(page.0 as usize) {
+            Some(&s) if s != UNSTAMPED => Ps::from(s) * 1_000_000,
+            _ => self.scanner.scanned_at(page),
+        }
+    }
+
     fn new(r: &Resolved, m: &Machine) -> Self {
         let page = m.raw.page_size as f64;
         let (scanner, delay, fault_cost) = Scanner::from_params(r, m);
@@ -131,6 +149,7 @@ impl NumabTiering {
             reclaim: Reclaim::default(),
             deferred: 0,
             rate_limited: 0,
+            stamps: Vec::new(),
         }
     }
 
@@ -198,12 +217,29 @@ impl DynamicPolicy for NumabTiering {
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
         self.started = true;
-        self.scanner.scan(view.homes.len() as u32, view.now)
+        let tick = self.scanner.scan(view.homes.len() as u32, view.now);
+        if self.stamps.len() != view.homes.len() {
+            self.stamps = vec![UNSTAMPED; view.homes.len()];
+        }
+        let now = (view.now / 1_000_000).min(u64::from(UNSTAMPED - 1)) as u32;
+        for p in tick.revoke.clone().unwrap_or(0..0) {
+            // Stamp the slow pages this scan makes fault; one still waiting keeps its stamp.
+            let home = view.homes[p as usize];
+            if self.stamps[p as usize] == UNSTAMPED && home != crate::pagetable::UNTOUCHED && !view.machine.is_toptier(NodeId(home)) {
+                self.stamps[p as usize] = now;
+            }
+        }
+        tick
     }
 
     fn on_fault(&mut self, view: &View<'_>, page: PageNo, node: NodeId) -> Option<Action> {
         if !tiering::on_slow_tier(view, page) || !view.machine.is_toptier(node) {
             return None;
+        }
+        let scanned = self.scanned_at(page);
+        // The fault restores access: the next scan stamps the page again.
+        if let Some(s) = self.stamps.get_mut(page.0 as usize) {
+            *s = UNSTAMPED;
         }
         let w = linux_watermarks(view.machine, node.index());
         let free = view.free[node.index()];
@@ -217,7 +253,7 @@ impl DynamicPolicy for NumabTiering {
                 self.adjust_threshold(view.now);
             }
             let th = if self.threshold == 0 { self.default_th } else { self.threshold };
-            let latency = view.now.saturating_sub(self.scanner.scanned_at(page));
+            let latency = view.now.saturating_sub(scanned);
             if latency >= th {
                 return None;
             }
@@ -302,6 +338,25 @@ mod tests {
     }
 
     #[test]
+    fn a_page_untouched_since_an_earlier_scan_keeps_that_scans_stamp() {
+        let mut f = tiered();
+        // One window of all 8 pages, a pass a second.
+        let mut p = f.policy("numab-tiering:scan_size_mb=0.03125");
+        let s = 1_000_000_000_000;
+        f.now = s;
+        p.on_timer(&f.view());
+        f.now = s + s / 5;
+        assert!(p.on_fault(&f.view(), PageNo(1), NodeId(0)).is_some(), "0.2 s after its scan: hot");
+        // The next pass stamps page 1 again (it faulted), not page 2, which is still waiting
+        // for the fault the first pass armed (Linux skips a PTE already protnone).
+        f.now = 2 * s;
+        p.on_timer(&f.view());
+        f.now = 2 * s + s / 2;
+        assert_eq!(p.on_fault(&f.view(), PageNo(2), NodeId(0)), None, "1.5 s since its stamp: cold");
+        assert!(p.on_fault(&f.view(), PageNo(1), NodeId(0)).is_some(), "0.5 s since its new stamp: hot");
+    }
+
+    #[test]
     fn the_rate_limit_stops_promotion_within_a_second_and_the_threshold_follows_it() {
         let mut f = tiered();
         // One page a second (4 KiB/s) at most.
@@ -310,7 +365,10 @@ mod tests {
         f.now = 10;
         assert_eq!(p.on_fault(&f.view(), PageNo(0), NodeId(0)), None, "the first candidate reaches a limit of one");
         assert_eq!(p.rate_limited, 1);
-        // Five more hot candidates in the next second, all limited...
+        // Five more hot candidates in the next second, all limited: page 1 faults (cold, 1.3 s
+        // after its stamp), is stamped again by the next scan, and faults soon after...
+        f.now = 1_300_000_000_000;
+        assert_eq!(p.on_fault(&f.view(), PageNo(1), NodeId(0)), None);
         f.now = 1_400_000_000_000;
         p.on_timer(&f.view());
         for k in 0..5 {
@@ -319,7 +377,7 @@ mod tests {
         }
         assert_eq!((p.rate_limited, p.candidates), (6, 6));
         // ...so when the 2 s period is over, six candidates against two allowed: the
-        // threshold goes down by 1/8 of the default, and a page 1.6 s from its scan is cold.
+        // threshold goes down by 1/8 of the default, and a page 3 s from its scan is cold.
         f.now = 3_000_000_000_000;
         assert_eq!(p.on_fault(&f.view(), PageNo(2), NodeId(0)), None);
         assert_eq!(p.threshold, 1_000_000_000_000 - 125_000_000_000);

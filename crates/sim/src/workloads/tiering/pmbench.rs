@@ -12,7 +12,10 @@
 //!   the set from page 1 (the next phase), and so on, so every page is visited once per
 //!   `pages` accesses. As in pmbench every thread's walk starts at page 0.
 //!
-//! One access is one line (the word's). pmbench's map may be larger than its set; only the set
+//! One access is one line (the word's). pmbench times each access on its own (`access.c`:
+//! `measure_read` and `measure_write` start a stopwatch, touch the word, stop the stopwatch
+//! and record the latency in a histogram), so a thread's accesses do not overlap: its timed
+//! epochs have a memory-level parallelism of 1, not the machine's. pmbench's map may be larger than its set; only the set
 //! is modelled. Initialisation: with `init = parallel` each thread writes a block of the set
 //! (pmbench warms up with its pattern instead; `init = none` leaves first touch to the
 //! accesses, which is close to a `--cold` run).
@@ -210,6 +213,8 @@ impl Workload for Pmbench {
         epoch.reset(self.ctx.threads, it, "access");
         for (work, gen) in epoch.threads.iter_mut().zip(self.gens.iter_mut()) {
             work.think_ns = self.think_ns;
+            // Each access is timed on its own (module doc).
+            work.mlp = 1.0;
             work.txns.reserve(self.accesses as usize);
             for _ in 0..self.accesses {
                 let page = first + gen.next_page(self.pattern, n) as u32;
@@ -225,6 +230,16 @@ impl Workload for Pmbench {
 mod tests {
     use super::super::testing::{check_determinism, check_error, ctx, epochs, make};
     use crate::workload::Op;
+
+    #[test]
+    fn each_timed_access_is_timed_alone_so_a_thread_never_overlaps_two() {
+        let mut w = make("pmbench:pages=100,accesses=10,iterations=1", &ctx(2, 1));
+        let mut e = crate::workload::Epoch::default();
+        assert!(w.next_epoch(&mut e));
+        assert!(e.threads.iter().all(|t| t.mlp.is_infinite()), "the warm-up writes overlap");
+        assert!(w.next_epoch(&mut e));
+        assert!(e.threads.iter().all(|t| t.mlp == 1.0), "timed accesses: mlp 1");
+    }
 
     #[test]
     fn pmbench_is_deterministic_per_seed() {
