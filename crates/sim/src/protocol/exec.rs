@@ -123,6 +123,39 @@ impl Eng<'_> {
         turn
     }
 
+    /// What [`Eng::hits`] returns when it would stop before `c`'s next operation (which exists):
+    /// `Yield` past the run-ahead window, `Slow` for an operation it leaves to the general path
+    /// (a miss in both caches, a barrier or lock, an address past the regions); `None` when it
+    /// would retire it. Checked first because a turn that starts with a miss (most turns while
+    /// the caches are cold) then skips the hit loop's set-up; a stop at the first operation
+    /// changes nothing in `hits`, so the answer is the same either way.
+    #[inline]
+    fn stops_at_once(&mut self, c: usize) -> Option<Turn> {
+        let cpu = &self.cpus[c];
+        let op = cpu.ops[cpu.pos];
+        let t = cpu.t;
+        if let Some(next) = self.events.peek_t() {
+            if t > next + self.lookahead {
+                return Some(Turn::Yield);
+            }
+        }
+        let a = match op {
+            LineOp::Compute(_) => return None,
+            LineOp::Read(a) | LineOp::Write(a) => a,
+            _ => return Some(Turn::Slow),
+        };
+        if a >= self.addr_end {
+            return Some(Turn::Slow);
+        }
+        let line = self.line_of(a);
+        let w = self.caches.slc_tag[self.caches.sidx(c, line)];
+        let slow = match op {
+            LineOp::Read(_) => self.caches.flc[self.caches.fidx(c, line)] != line && (w >> 2 != line || w & 3 == ST_I as u32),
+            _ => w != frame_word(line, ST_M),
+        };
+        slow.then_some(Turn::Slow)
+    }
+
     pub(super) fn run_cpu(&mut self, c: usize, program: &mut dyn LineProgram) {
         {
             let cpu = &mut self.cpus[c];
@@ -150,7 +183,7 @@ impl Eng<'_> {
                     return;
                 }
             }
-            match self.hits(c) {
+            match self.stops_at_once(c).unwrap_or_else(|| self.hits(c)) {
                 Turn::Refill => continue,
                 Turn::Yield => {
                     let t = self.cpus[c].t;
@@ -338,6 +371,7 @@ impl Eng<'_> {
     }
 
     /// The CPU's SLC missed: the request goes to its controller at `t`.
+    #[inline]
     pub(super) fn cpu_miss(&mut self, c: usize, line: u32, write: bool, t: u64) {
         let cpu = &mut self.cpus[c];
         cpu.t = t;
@@ -359,6 +393,7 @@ impl Eng<'_> {
     }
 
     /// The CPU's operation completes at the fill: performs it, then resumes the CPU at `t`.
+    #[inline]
     pub(super) fn cpu_complete(&mut self, c: usize, line: u32, t: u64) {
         self.cpus[c].t = t;
         let op = self.cpus[c].ops[self.cpus[c].pos];
