@@ -23,6 +23,9 @@ impl Eng<'_> {
             Some(next) => next + self.lookahead,
             None => u64::MAX,
         };
+        // One bound, not an optional one: the compiler otherwise tests "no event pending" at
+        // every operation.
+        let limit = std::hint::black_box(limit);
         let (fmask, smask) = (self.caches.flc_frames - 1, self.caches.slc_frames - 1);
         let p = &self.p;
         let slc_hit = p.acquire_slc_bus + p.slc_lookup + p.slc_line_access + p.release_slc_bus;
@@ -41,8 +44,9 @@ impl Eng<'_> {
         let mut free = self.caches.slc_free[c];
         let seq0 = self.store_seq;
         let mut store_seq = seq0;
-        // Loads retired, and of them FLC misses; the stores are `store_seq - seq0`.
-        let (mut loads, mut flc_misses) = (0u64, 0u64);
+        // Computes retired, and loads that missed the FLC; the stores are `store_seq - seq0`
+        // and the loads the rest of the `k` operations retired.
+        let (mut computes, mut flc_misses) = (0u64, 0u64);
         let mut k = 0;
         let turn = loop {
             let Some(&op) = ops.get(k) else {
@@ -52,7 +56,10 @@ impl Eng<'_> {
                 break Turn::Yield;
             }
             match op {
-                LineOp::Compute(n) => t += n as u64,
+                LineOp::Compute(n) => {
+                    t += n as u64;
+                    computes += 1;
+                }
                 LineOp::Read(a) => {
                     if a >= end {
                         break Turn::Slow;
@@ -79,7 +86,6 @@ impl Eng<'_> {
                             break Turn::Slow;
                         }
                     }
-                    loads += 1;
                 }
                 LineOp::Write(a) => {
                     if a >= end {
@@ -109,6 +115,7 @@ impl Eng<'_> {
         self.caches.slc_free[c] = free;
         self.store_seq = store_seq;
         let stores = store_seq - seq0;
+        let loads = k as u64 - stores - computes;
         let st = &mut self.st;
         st.flc_accesses += loads;
         st.flc_misses += flc_misses;
