@@ -256,7 +256,8 @@ impl Eng<'_> {
                 }
                 _ => self.done(id as usize),
             }
-            if let Some(e) = self.err.take() {
+            if self.err.is_some() {
+                let e = self.err.take().unwrap_or_default();
                 return Err(cfg(format!("protocol engine: {e}")));
             }
             if self.invariants {

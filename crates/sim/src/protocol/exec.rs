@@ -23,6 +23,9 @@ impl Eng<'_> {
             Some(next) => next + self.lookahead,
             None => u64::MAX,
         };
+        // One bound, not an optional one: the compiler otherwise tests "no event pending" at
+        // every operation.
+        let limit = std::hint::black_box(limit);
         let (fmask, smask) = (self.caches.flc_frames - 1, self.caches.slc_frames - 1);
         let p = &self.p;
         let slc_hit = p.acquire_slc_bus + p.slc_lookup + p.slc_line_access + p.release_slc_bus;
@@ -41,8 +44,9 @@ impl Eng<'_> {
         let mut free = self.caches.slc_free[c];
         let seq0 = self.store_seq;
         let mut store_seq = seq0;
-        // Loads retired, and of them FLC misses; the stores are `store_seq - seq0`.
-        let (mut loads, mut flc_misses) = (0u64, 0u64);
+        // Computes retired, and loads that missed the FLC; the stores are `store_seq - seq0`
+        // and the loads the rest of the `k` operations retired.
+        let (mut computes, mut flc_misses) = (0u64, 0u64);
         let mut k = 0;
         let turn = loop {
             let Some(&op) = ops.get(k) else {
@@ -52,7 +56,10 @@ impl Eng<'_> {
                 break Turn::Yield;
             }
             match op {
-                LineOp::Compute(n) => t += n as u64,
+                LineOp::Compute(n) => {
+                    t += n as u64;
+                    computes += 1;
+                }
                 LineOp::Read(a) => {
                     if a >= end {
                         break Turn::Slow;
@@ -79,7 +86,6 @@ impl Eng<'_> {
                             break Turn::Slow;
                         }
                     }
-                    loads += 1;
                 }
                 LineOp::Write(a) => {
                     if a >= end {
@@ -109,6 +115,7 @@ impl Eng<'_> {
         self.caches.slc_free[c] = free;
         self.store_seq = store_seq;
         let stores = store_seq - seq0;
+        let loads = k as u64 - stores - computes;
         let st = &mut self.st;
         st.flc_accesses += loads;
         st.flc_misses += flc_misses;
@@ -121,6 +128,39 @@ impl Eng<'_> {
             self.last_progress = self.last_progress.max(t).max(self.now);
         }
         turn
+    }
+
+    /// What [`Eng::hits`] returns when it would stop before `c`'s next operation (which exists):
+    /// `Yield` past the run-ahead window, `Slow` for an operation it leaves to the general path
+    /// (a miss in both caches, a barrier or lock, an address past the regions); `None` when it
+    /// would retire it. Checked first because a turn that starts with a miss (most turns while
+    /// the caches are cold) then skips the hit loop's set-up; a stop at the first operation
+    /// changes nothing in `hits`, so the answer is the same either way.
+    #[inline]
+    fn stops_at_once(&mut self, c: usize) -> Option<Turn> {
+        let cpu = &self.cpus[c];
+        let op = cpu.ops[cpu.pos];
+        let t = cpu.t;
+        if let Some(next) = self.events.peek_t() {
+            if t > next + self.lookahead {
+                return Some(Turn::Yield);
+            }
+        }
+        let a = match op {
+            LineOp::Compute(_) => return None,
+            LineOp::Read(a) | LineOp::Write(a) => a,
+            _ => return Some(Turn::Slow),
+        };
+        if a >= self.addr_end {
+            return Some(Turn::Slow);
+        }
+        let line = self.line_of(a);
+        let w = self.caches.slc_tag[self.caches.sidx(c, line)];
+        let slow = match op {
+            LineOp::Read(_) => self.caches.flc[self.caches.fidx(c, line)] != line && (w >> 2 != line || w & 3 == ST_I as u32),
+            _ => w != frame_word(line, ST_M),
+        };
+        slow.then_some(Turn::Slow)
     }
 
     pub(super) fn run_cpu(&mut self, c: usize, program: &mut dyn LineProgram) {
@@ -150,7 +190,7 @@ impl Eng<'_> {
                     return;
                 }
             }
-            match self.hits(c) {
+            match self.stops_at_once(c).unwrap_or_else(|| self.hits(c)) {
                 Turn::Refill => continue,
                 Turn::Yield => {
                     let t = self.cpus[c].t;
@@ -338,6 +378,7 @@ impl Eng<'_> {
     }
 
     /// The CPU's SLC missed: the request goes to its controller at `t`.
+    #[inline]
     pub(super) fn cpu_miss(&mut self, c: usize, line: u32, write: bool, t: u64) {
         let cpu = &mut self.cpus[c];
         cpu.t = t;
@@ -359,6 +400,7 @@ impl Eng<'_> {
     }
 
     /// The CPU's operation completes at the fill: performs it, then resumes the CPU at `t`.
+    #[inline]
     pub(super) fn cpu_complete(&mut self, c: usize, line: u32, t: u64) {
         self.cpus[c].t = t;
         let op = self.cpus[c].ops[self.cpus[c].pos];

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 
 impl Eng<'_> {
     /// A request at the home: waits behind a transaction in progress, else starts.
+    #[inline]
     pub(super) fn home_req(&mut self, cx: &mut Cx, m: Msg) {
         if let Some(t) = self.dir.busy.get_mut(&m.line) {
             t.waiting.push_back(m);
@@ -100,6 +101,7 @@ impl Eng<'_> {
         }
     }
 
+    #[inline]
     pub(super) fn grant_exclusive(&mut self, cx: &mut Cx, line: u32, r: usize, need_data: bool) {
         let li = line as usize;
         self.dir.lines[li].list.set(&[r as u16]);

@@ -186,10 +186,15 @@ impl EventQueue {
         if !self.past.is_empty() {
             return self.pop_past();
         }
-        let t = match self.wheel_next() {
+        // A known earliest time is exact (`push` lowers it, and `pop` forgets it when it empties
+        // that time's slot); the past heap, served first, is empty here.
+        let t = match self.min_t {
             Some(t) => t,
-            None if self.far_min != u64::MAX => self.far_min,
-            None => return None,
+            None => match self.wheel_next() {
+                Some(t) => t,
+                None if self.far_min != u64::MAX => self.far_min,
+                None => return None,
+            },
         };
         if t != self.cursor {
             self.cursor = t;

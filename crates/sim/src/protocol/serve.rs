@@ -123,6 +123,7 @@ impl Eng<'_> {
     /// The controller uses the SLC bus for `cycles` (plus acquire and release). It waits for
     /// the CPU's access in progress, at most one SLC access; bus time a CPU running ahead has
     /// booked beyond that slips by the controller's tenure, and so does that CPU's clock.
+    #[inline]
     pub(super) fn slc_op(&mut self, cx: &mut Cx, cycles: u64) {
         let node = cx.node;
         let t = cx.now();
@@ -144,6 +145,7 @@ impl Eng<'_> {
         cx.w = end - cx.s;
     }
 
+    #[inline]
     pub(super) fn mem_op(&mut self, cx: &mut Cx, cycles: u64) {
         cx.w += self.p.acquire_mem_bus + cycles + self.p.release_mem_bus;
     }

@@ -129,6 +129,7 @@ impl Eng<'_> {
     }
 
     /// Checks that `line` lies in a region and homes its page on first touch by `node`.
+    #[inline]
     pub(super) fn touch(&mut self, c: usize, a: u64) -> Option<u32> {
         let line = self.bounded_line(c, a)?;
         let pg = (line >> self.page_lines_shift) as usize;
