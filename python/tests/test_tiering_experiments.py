@@ -64,3 +64,19 @@ def test_one_time_scale_divides_every_period_and_cost() -> None:
     assert tiering.RATE_LIMIT_MBPS == pytest.approx(165.2 * 100 * 396 / 65536)
     assert tiering.NUMAB_RATE["rate limit"] == 165.2 and tiering.NUMAB_SCORE["auto threshold"] == 170495294.0
     assert tiering_apps.TPP_GAIN_LINUX.value == 0.18 and tiering_apps.HEMEM_GAP_REDUCTION.value == 0.50
+
+
+def test_pmbench_full_runs_the_papers_accesses_per_page_at_the_per_page_time_scale() -> None:
+    """``--full``'s pmbench: the paper's 6,226 accesses per page over the run (146.9 M/s over
+    48 x 1728 MiB for 900 s), periods divided by the simulated-to-paper rate per page, faults
+    at 1 µs, and each run recognised as its step."""
+    runs = tiering.numab_runs(Grid.FULL)
+    workload = runs[0]["workload"]
+    accesses = int(workload.split("accesses=")[1].split(",")[0]) * int(workload.split("iterations=")[1].split(",")[0]) * runs[0]["threads"]
+    assert accesses / tiering.PMBENCH_PAGES == pytest.approx(146887704.1 * 900 / (48 * 1728 * 256), rel=1e-3)
+    t = tiering.SIM_RATE_PER_PAGE / (146887704.1 / (48 * 1728 * 256))
+    assert tiering.FULL_SCALE.time == pytest.approx(t) and 5 < t < 6
+    base = runs[1]["dynamic"]
+    assert f"scan_period_ms={1000 / t:g}," in base and "fault_ns=1000," in base and f"max_scan_mb_per_s={2560 * t:g}," in base
+    assert f"rate_limit_mbps={165.2 * t / (48 * 1728 * 256 / tiering.PMBENCH_PAGES):.1f}" in runs[3]["dynamic"]
+    assert [tiering._step_of(r.get("dynamic")) for r in runs] == [tiering.NO_TIERING, *tiering.STEPS]

@@ -83,10 +83,10 @@ class Scale:
 def numab_spec(params: str, scale: Scale | None = None) -> str:
     """``numab-tiering`` with its Linux 6.1 periods (scan delay and period 1000 ms, hot
     threshold 1000 ms, rate-limit window 1000 ms, threshold period 60000 ms, fault 1 µs, the
-    scan-rate cap) scaled by ``scale`` (default: the quick grid's :data:`TIME_SCALE`), and
-    ``params``."""
-    t = scale.time if scale else TIME_SCALE
-    fault = 1000 / t if scale is None or scale.fault else 1000
+    scan-rate cap) scaled by ``scale`` (default: :data:`QUICK_SCALE`), and ``params``."""
+    scale = scale or QUICK_SCALE
+    t = scale.time
+    fault = 1000 / t if scale.fault else 1000
     return (
         f"numab-tiering:scan_delay_ms={1000 / t:g},scan_period_ms={1000 / t:g},max_scan_mb_per_s={MAX_SCAN_MB_PER_S * t:g},"
         f"hot_threshold_ms={1000 / t:g},rate_limit_window_ms={1000 / t:g},threshold_period_ms={60000 / t:g},fault_ns={fault:g},{params}"
@@ -150,18 +150,23 @@ CAPACITY_SCALE = 65536 / 396
 scaled down by this factor."""
 QUICK_SCALE = Scale(TIME_SCALE, CAPACITY_SCALE, True)
 """The test and quick grids' scale: the one time factor, ``cxl-1to4``'s capacity shrink."""
-RATE_LIMIT_MBPS = NUMAB_RATE["rate limit"] * TIME_SCALE / CAPACITY_SCALE
-"""The promotion rate limit of the ``rate limit`` and ``auto threshold`` runs. The series does
-not say the value it tested; a limit caps the candidates, so at least the published
-rate-limited promotion rate, 165.2 MB/s: we take that smallest value, scaled as the model is
-(× :data:`TIME_SCALE` for the time, ÷ :data:`CAPACITY_SCALE` for the capacity): 99.8 MB/s.
-Chosen before the runs."""
+
+
+def rate_limit_mbps(scale: Scale) -> float:
+    """The promotion rate limit of the ``rate limit`` and ``auto threshold`` runs at ``scale``.
+    The series does not say the value it tested; a limit caps the candidates, so at least the
+    published rate-limited promotion rate, 165.2 MB/s: we take that smallest value, scaled as
+    the model is (× the time scale, ÷ the capacity shrink). Chosen before the runs."""
+    return NUMAB_RATE["rate limit"] * scale.time / scale.capacity
+
+
+RATE_LIMIT_MBPS = rate_limit_mbps(QUICK_SCALE)
+"""The quick grid's rate limit: 99.8 MB/s."""
 
 
 def numab_switches(scale: Scale) -> dict[str, str]:
-    """The ``numab-tiering`` switches of each step of the series at ``scale``: the rate limit is
-    the published rate-limited 165.2 MB/s, × the time scale, ÷ the capacity shrink."""
-    limit = NUMAB_RATE["rate limit"] * scale.time / scale.capacity
+    """The ``numab-tiering`` switches of each step of the series at ``scale``."""
+    limit = rate_limit_mbps(scale)
     return {
         "base": "hot_selection=off,auto_threshold=off",
         "hot selection": "hot_selection=on,auto_threshold=off,rate_limit_mbps=65536",
@@ -209,9 +214,9 @@ _ACCESSES = {
 run, in 100 iterations (an epoch holds at most 2^24 records a thread)."""
 
 
-def numab_scale(grid: Grid) -> Scale | None:
-    """The scale of a grid's runs (``None``: the quick grid's single factor)."""
-    return FULL_SCALE if grid == Grid.FULL else None
+def numab_scale(grid: Grid) -> Scale:
+    """The scale of a grid's runs."""
+    return FULL_SCALE if grid == Grid.FULL else QUICK_SCALE
 
 
 def numab_runs(grid: Grid) -> list[RunConfig]:
@@ -220,7 +225,7 @@ def numab_runs(grid: Grid) -> list[RunConfig]:
     workload = f"pmbench:pages={PMBENCH_PAGES},pattern=normal,read_percent=80,accesses={_ACCESSES[grid]},iterations={_ITERATIONS[grid]}"
     base: RunConfig = {"machine": "cxl-1to4", "workload": workload, "placement": "first-touch", "threads": NUMAB_THREADS, "init": "sequential", "seed": 0}
     scale = numab_scale(grid)
-    switches = numab_switches(scale or QUICK_SCALE)
+    switches = numab_switches(scale)
     return [dict(base)] + [base | {"dynamic": numab_spec(switches[s], scale)} for s in STEPS]
 
 
@@ -228,8 +233,8 @@ def _step_of(dynamic: object) -> str:
     """The step of the series a run's ``dynamic`` spec is (:data:`NO_TIERING` for none)."""
     if not isinstance(dynamic, str):
         return NO_TIERING
-    for scale in (None, FULL_SCALE):
-        for step, switches in numab_switches(scale or QUICK_SCALE).items():
+    for scale in (QUICK_SCALE, FULL_SCALE):
+        for step, switches in numab_switches(scale).items():
             if dynamic == numab_spec(switches, scale):
                 return step
     raise ValueError(f"tiering-numab: a run of no step of the series: {dynamic}")
@@ -338,7 +343,7 @@ NUMAB = Experiment(
         f"--full the runs have the paper's {PAPER_ACCESSES_PER_PAGE:,.0f} accesses per page, "
         f"periods divided by {FULL_SCALE.time:.2f} (the same accesses per page per scan period "
         f"as the paper's), faults at 1 \u00b5s, the rate limit "
-        f"{NUMAB_RATE['rate limit'] * FULL_SCALE.time / FULL_SCALE.capacity:.1f} MB/s. Claims "
+        f"{rate_limit_mbps(FULL_SCALE):.1f} MB/s. Claims "
         "NB1\u2013NB3 are the series' directions."
     ),
     runs=numab_runs,
