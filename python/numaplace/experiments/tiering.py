@@ -63,9 +63,9 @@ MAX_SCAN_MB_PER_S = 2560
 multiplied by :data:`TIME_SCALE` in every scanner's spec."""
 
 
-def scan_cap() -> str:
-    """The scanners' ``max_scan_mb_per_s``, time-scaled."""
-    return f"max_scan_mb_per_s={MAX_SCAN_MB_PER_S * TIME_SCALE:g}"
+def scan_cap(time_scale: float = TIME_SCALE) -> str:
+    """The scanners' ``max_scan_mb_per_s``, multiplied by ``time_scale``."""
+    return f"max_scan_mb_per_s={MAX_SCAN_MB_PER_S * time_scale:g}"
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def numab_spec(params: str, scale: Scale | None = None) -> str:
     t = scale.time
     fault = 1000 / t if scale.fault else 1000
     return (
-        f"numab-tiering:scan_delay_ms={1000 / t:g},scan_period_ms={1000 / t:g},max_scan_mb_per_s={MAX_SCAN_MB_PER_S * t:g},"
+        f"numab-tiering:scan_delay_ms={1000 / t:g},scan_period_ms={1000 / t:g},{scan_cap(t)},"
         f"hot_threshold_ms={1000 / t:g},rate_limit_window_ms={1000 / t:g},threshold_period_ms={60000 / t:g},fault_ns={fault:g},{params}"
     )
 
