@@ -93,14 +93,14 @@ impl AutoNuma {
     fn new(r: &Resolved, m: &Machine, threads: usize) -> Self {
         let min = (r.float("scan_period_min_ms") * 1e9) as Ps;
         let max = ((r.float("scan_period_max_ms") * 1e9) as Ps).max(min);
-        let window = ((r.float("scan_size_mb") * 1048576.0) / m.raw.page_size as f64).ceil().max(1.0) as u32;
+        let (window, floor) = super::tiering::scan_window(r, m);
         AutoNuma {
             min,
             max,
             // Linux starts at the minimum period (task_scan_start), set at the first scan.
             period: 0,
             window,
-            floor: (r.float("scan_size_mb") / r.float("max_scan_mb_per_s") * 1e12) as Ps,
+            floor,
             next_page: 0,
             fault_cost: (r.float("fault_ns") * 1000.0) as Ps,
             last_fault: Vec::new(),
@@ -136,9 +136,9 @@ impl DynamicPolicy for AutoNuma {
         }
         // A window's bounds (task_scan_min, task_scan_max), then the period adapted to the
         // last window's faults.
-        let windows = Ps::from(pages.div_ceil(self.window).max(1));
-        let lo = (self.min / windows).max(self.floor).max(1);
-        let hi = (self.max / windows).max(lo);
+        let windows = pages.div_ceil(self.window);
+        let lo = super::tiering::per_window(self.min, windows, self.floor);
+        let hi = super::tiering::per_window(self.max, windows, lo);
         if self.period == 0 {
             self.period = lo;
         }

@@ -95,6 +95,8 @@ struct Unit {
     /// Bumped at every list change: an entry of a list whose generation differs is stale.
     generation: u32,
     fast: bool,
+    /// On the incomplete list (`HeMem::incomplete`).
+    incomplete: bool,
 }
 
 struct HeMem {
@@ -197,7 +199,7 @@ impl HeMem {
     fn register(&mut self, view: &View<'_>, fast: NodeId, budget: u32) {
         let total = (view.homes.len() as u32).div_ceil(self.per_unit);
         if self.units.len() != total as usize {
-            self.units = vec![Unit { reads: 0, writes: 0, clock: 0, list: List::None, generation: 0, fast: false }; total as usize];
+            self.units = vec![Unit { reads: 0, writes: 0, clock: 0, list: List::None, generation: 0, fast: false, incomplete: false }; total as usize];
             self.sweep = 0;
         }
         let mut left = budget;
@@ -208,7 +210,7 @@ impl HeMem {
             self.units[self.sweep as usize].fast = view.machine.is_toptier(NodeId(home)) || home == fast.0;
             self.enqueue(self.sweep, List::Cold);
             if self.per_unit > 1 {
-                self.incomplete.push(self.sweep);
+                self.mark_incomplete(self.sweep);
             }
             self.sweep += 1;
             left -= 1;
@@ -267,10 +269,19 @@ impl HeMem {
     /// pages not yet placed is listed as incomplete.
     fn move_unit(&mut self, u: u32, to: NodeId, view: &View<'_>, reason: &'static str, out: &mut Vec<Action>) -> u64 {
         let (moved, untouched) = self.gather(u, to, view, reason, out);
-        if untouched && !self.incomplete.contains(&u) {
-            self.incomplete.push(u);
+        if untouched {
+            self.mark_incomplete(u);
         }
         moved
+    }
+
+    /// Lists unit `u` as incomplete, once.
+    fn mark_incomplete(&mut self, u: u32) {
+        let unit = &mut self.units[u as usize];
+        if !unit.incomplete {
+            unit.incomplete = true;
+            self.incomplete.push(u);
+        }
     }
 
     /// Migrations of unit `u`'s placed pages that are not on `to`: how many, and whether a page
@@ -306,6 +317,8 @@ impl HeMem {
             }
             if untouched {
                 keep.push(u);
+            } else {
+                self.units[u as usize].incomplete = false;
             }
         }
         self.incomplete = keep;

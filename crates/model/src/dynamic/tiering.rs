@@ -75,6 +75,20 @@ pub const SCAN_SIZE: ParamDecl = ParamDecl { name: "scan_size_mb", kind: ParamKi
 pub const MAX_SCAN_RATE: ParamDecl = ParamDecl { name: "max_scan_mb_per_s", kind: ParamKind::Float { min: 0.001, max: 1e12 }, default: "2560", doc: "the scanner's rate cap: a window's period is at least scan_size_mb / this, s (MAX_SCAN_WINDOW 2560 MB/s, task_scan_min)" };
 pub const FAULT_NS: ParamDecl = ParamDecl { name: "fault_ns", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "1000", doc: "cost of one hinting fault (assumption: a minor fault, about 1 µs)" };
 
+/// A scan's window in pages ([`SCAN_SIZE`] on `machine`) and the shortest period of one
+/// window at the [`MAX_SCAN_RATE`] cap, ps: what every NUMA-balancing scanner reads.
+pub fn scan_window(r: &Resolved, machine: &Machine) -> (u32, Ps) {
+    let mb = r.float("scan_size_mb");
+    let window = ((mb * 1048576.0) / machine.raw.page_size as f64).ceil().max(1.0) as u32;
+    (window, (mb / r.float("max_scan_mb_per_s") * 1e12) as Ps)
+}
+
+/// `task_scan_min` (kernel/sched/fair.c): the period of one of `windows` windows when a whole
+/// pass takes `period`, at least `floor` (and 1 ps).
+pub fn per_window(period: Ps, windows: u32, floor: Ps) -> Ps {
+    (period / Ps::from(windows.max(1))).max(floor).max(1)
+}
+
 /// The NUMA-balancing scanner in a tiering mode: it makes the next window of `window` pages of
 /// the address space fault on their next access, one window per `period ÷ windows` (at least
 /// `floor`), so the whole space in about `period`, as `task_scan_min` (kernel/sched/fair.c)
@@ -103,14 +117,13 @@ impl Scanner {
 
     /// The period of one window over `windows` windows (`task_scan_min`).
     pub fn window_period(&self, windows: u32) -> Ps {
-        (self.period / Ps::from(windows.max(1))).max(self.floor).max(1)
+        per_window(self.period, windows, self.floor)
     }
 
     /// The scanner of a policy's resolved [`SCAN_PERIOD`], [`SCAN_SIZE`] and [`MAX_SCAN_RATE`] on `machine`, with
     /// the first scan's delay ([`SCAN_DELAY`]) and a fault's cost ([`FAULT_NS`]), ps.
     pub fn from_params(r: &Resolved, machine: &Machine) -> (Scanner, Ps, Ps) {
-        let window = ((r.float("scan_size_mb") * 1048576.0) / machine.raw.page_size as f64).ceil().max(1.0) as u32;
-        let floor = (r.float("scan_size_mb") / r.float("max_scan_mb_per_s") * 1e12) as Ps;
+        let (window, floor) = scan_window(r, machine);
         let scanner = Scanner::new((r.float("scan_period_ms") * 1e9) as Ps, window, floor);
         (scanner, (r.float("scan_delay_ms") * 1e9) as Ps, (r.float("fault_ns") * 1000.0) as Ps)
     }
