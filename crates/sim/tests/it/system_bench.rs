@@ -2,7 +2,7 @@
 //! applications, 32 CPUs requested, 2 for the poorly scaling one) on the 64-CPU Origin2000.
 //! A benchmark, not a test: it prints its wall time and asserts nothing about it.
 //!
-//! `cargo test --release -p numaplace-sim --test system_bench -- --ignored --nocapture`
+//! `cargo test --release -p numaplace-sim --test it system_bench -- --ignored --nocapture`
 //!
 //! The workloads default to stand-ins from the existing registry; set `W3_WORKLOADS` to four
 //! comma-free specs separated by `;` (swim, bt, hydro2d, apsi), `W3_SCHEDULERS` to the

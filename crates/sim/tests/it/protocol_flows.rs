@@ -308,11 +308,11 @@ fn talbot64_holds_the_seed_parameters() {
     assert_eq!(ProtocolParams::from_machine(&m).unwrap(), ProtocolParams::default());
     let e = ProtocolParams::from_machine(&numaplace_sim::presets::preset("origin2000").unwrap()).unwrap_err().to_string();
     assert!(e.contains("no [protocol] table"), "{e}");
-    let text = include_str!("../../../machines/talbot64.toml").replace("gap = 5 ", "gapp = 5 ");
+    let text = include_str!("../../../../machines/talbot64.toml").replace("gap = 5 ", "gapp = 5 ");
     let m = Machine::from_toml_str(&text, "t.toml").unwrap();
     let e = ProtocolParams::from_machine(&m).unwrap_err().to_string();
     assert!(e.contains("unknown field `gapp`"), "{e}");
-    let text = include_str!("../../../machines/talbot64.toml").replace("slc_bytes = 4194304", "slc_bytes = 3000000");
+    let text = include_str!("../../../../machines/talbot64.toml").replace("slc_bytes = 4194304", "slc_bytes = 3000000");
     let e = ProtocolParams::from_machine(&Machine::from_toml_str(&text, "t.toml").unwrap()).unwrap_err().to_string();
     assert!(e.contains("protocol.slc_bytes = 3000000"), "{e}");
 }
