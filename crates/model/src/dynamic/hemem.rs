@@ -48,11 +48,11 @@ const PARAMS: &[ParamDecl] = &[
     ParamDecl { name: "cooling_pages", kind: ParamKind::UInt { min: 1, max: 1 << 30 }, default: "8192", doc: "hot-list entries re-checked per pass while cooling (COOLING_PAGES 8192)" },
     ParamDecl { name: "interval_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "10", doc: "period of the policy thread's passes (PEBS_KSWAPD_INTERVAL 10000 us)" },
     ParamDecl { name: "migrate_gb", kind: ParamKind::Float { min: 0.000001, max: 1e6 }, default: "10", doc: "bytes migrated per pass at most, GB (PEBS_KSWAPD_MIGRATE_RATE 10 GiB)" },
-    ParamDecl { name: "page", kind: ParamKind::Choice(&["2m", "4k"]), default: "2m", doc: "the unit HeMem manages: the machine's huge page (HUGE_PFN_MASK, 2 MiB), or its base page" },
+    tiering::PAGE_UNIT,
 ];
 
 const OWN_STATS: &[StatDecl] = &[
-    StatDecl { name: "samples", unit: "samples", doc: "address samples the policy read" },
+    tiering::SAMPLES,
     StatDecl { name: "cooling_clock", unit: "ticks", doc: "the global cooling clock at the run's end: how often counts were halved" },
     StatDecl { name: "fast_full_of_hot", unit: "passes", doc: "passes that stopped because every fast page was hot (a hot slow page found no cold fast page to replace)" },
     StatDecl { name: "joined_pages", unit: "pages", doc: "base pages first touched after their 2 MiB unit was placed or moved, moved to the unit's tier (HeMem maps a huge page whole)" },
@@ -128,16 +128,7 @@ struct HeMem {
 
 impl HeMem {
     fn new(r: &Resolved, m: &Machine) -> Result<Self, ModelError> {
-        let per_unit = if r.choice("page") == "2m" {
-            m.pages_per_huge().ok_or_else(|| {
-                ModelError::Config(format!(
-                    "dynamic policy 'hemem': page=2m: machine '{}' declares no huge pages (huge_page_size); give it one or use page=4k",
-                    m.name()
-                ))
-            })?
-        } else {
-            1
-        };
+        let per_unit = tiering::managed_unit("hemem", r, m)?;
         Ok(HeMem {
             period: r.uint("sample_period"),
             read_th: r.uint("hot_read_threshold") as u32,
@@ -326,12 +317,6 @@ impl HeMem {
         (up, down)
     }
 
-    /// The fast node HeMem manages and its slow node.
-    fn tiers(machine: &Machine) -> Option<(NodeId, NodeId)> {
-        let fast = (0..machine.nodes()).filter(|&n| machine.is_toptier(NodeId(n as u8))).max_by_key(|&n| (machine.capacity_pages[n], std::cmp::Reverse(n)))?;
-        let fast = NodeId(fast as u8);
-        Some((fast, machine.demotion[fast.index()]?))
-    }
 }
 
 impl DynamicPolicy for HeMem {
@@ -353,7 +338,7 @@ impl DynamicPolicy for HeMem {
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
         let mut tick = Timer { background: true, ..Timer::default() };
-        let Some((fast, slow)) = Self::tiers(view.machine) else { return tick };
+        let Some((fast, slow)) = tiering::managed_pair(view.machine) else { return tick };
         self.register(view, fast, 1 << 16);
         for s in view.samples {
             self.samples += 1;
@@ -429,12 +414,7 @@ mod tests {
 
     /// Fast node 0 of 4 pages, slow node 1 of 8; HeMem on base pages.
     fn tiered() -> Fixture {
-        let mut f = Fixture::new(8);
-        let text = crate::topology::tests::TWO_NODES.replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n");
-        f.machine = Machine::from_toml_str(&text, "t2c.toml").unwrap();
-        f.homes = vec![0, 0, 0, 0, 1, 1, 1, 1];
-        f.free = vec![0, 500];
-        f
+        Fixture::tiered(vec![0, 0, 0, 0, 1, 1, 1, 1], vec![0, 500])
     }
 
     #[test]

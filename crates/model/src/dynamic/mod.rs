@@ -20,6 +20,7 @@
 //! * `numab-tiering`: Linux NUMA balancing's memory-tiering mode (`numa_balancing=2`).
 //! * `tpp`: Transparent Page Placement (Meta, ASPLOS'23).
 //! * `hemem`: HeMem's PEBS-sampled hot/cold tiering (SOSP'21).
+//! * `colloid`: Colloid's loaded-latency balancing (SOSP'24), layered on HeMem.
 //!
 //! `tiering` holds what the tiering policies share: the promotion and demotion counts, and the
 //! reclaimer that demotes cold pages from a fast node that runs low (Linux's kswapd with
@@ -36,6 +37,7 @@ use crate::Region;
 
 mod adaptive;
 mod autonuma;
+mod colloid;
 pub mod cost;
 mod hemem;
 mod kernel;
@@ -129,6 +131,10 @@ pub struct View<'a> {
     /// Lines fetched from memory since the timed run started (0 where the driver does not
     /// count them): with `now`, what a cost-aware policy measures its moves' payback by.
     pub done: u64,
+    /// Lines each node's memory served since the run started, initialisation included (empty
+    /// where the driver does not count them): the arrivals a memory controller's request
+    /// counters see (the CHA's TOR inserts Colloid reads).
+    pub served: &'a [u64],
     /// What the policy's own work has cost so far (traps, faults, moves), ps, as the driver
     /// charged it (0 where it charges none): the time a payback audit leaves out of the
     /// program's and holds against the moves.
@@ -545,7 +551,7 @@ pub const REGISTRY: Registry<Build, DynamicCaps> = Registry { kind: "dynamic pol
 
 /// In listing order (`numaplace policies`, the unknown-name error).
 const POLICIES: &[DynamicInfo] =
-    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO];
+    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO, colloid::INFO];
 
 
 /// Builds the policy named by `spec` for `machine` and a run of `threads` threads.
@@ -605,6 +611,8 @@ pub(crate) mod fixture {
         pub overhead: Ps,
         /// `View::remaining`.
         pub remaining: Option<Ps>,
+        /// Lines served per node so far (`View::served`; empty unless a test sets it).
+        pub served: Vec<u64>,
     }
 
     impl Fixture {
@@ -620,7 +628,19 @@ pub(crate) mod fixture {
                 done: 0,
                 overhead: 0,
                 remaining: None,
+                served: Vec::new(),
             }
+        }
+
+        /// The fixture with its CPU-less node 1 made CXL (a fast node 0 of 256 pages, a slow
+        /// node 1 of 512), its pages at `homes` and `free` pages free on each node.
+        pub fn tiered(homes: Vec<u8>, free: Vec<u64>) -> Self {
+            let mut f = Fixture::new(homes.len() as u32);
+            let text = TWO_NODES.replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n");
+            f.machine = Machine::from_toml_str(&text, "t2c.toml").unwrap();
+            f.homes = homes;
+            f.free = free;
+            f
         }
 
         /// The policy named by `spec`, for a run of two threads on the fixture's machine.
@@ -641,6 +661,7 @@ pub(crate) mod fixture {
                 started: 0,
                 queue: &[],
                 done: self.done,
+                served: &self.served,
                 overhead: self.overhead,
                 remaining: self.remaining,
                 referenced: &[],

@@ -270,6 +270,38 @@ pub fn nearest_toptier(machine: &Machine, node: NodeId) -> Option<NodeId> {
     machine.nearest[node.index()].iter().copied().find(|&n| machine.is_toptier(n))
 }
 
+/// The unit a huge-page manager (HeMem, Colloid on HeMem) moves: `page=2m`, the machine's huge
+/// page (HeMem's `HUGE_PFN_MASK`, 2 MiB), or `page=4k`, its base page ([`managed_unit`]).
+pub const PAGE_UNIT: ParamDecl = ParamDecl { name: "page", kind: ParamKind::Choice(&["2m", "4k"]), default: "2m", doc: "the unit managed: the machine's huge page (HeMem's HUGE_PFN_MASK, 2 MiB), or its base page" };
+
+/// The address samples a sampling policy read.
+pub const SAMPLES: StatDecl = StatDecl { name: "samples", unit: "samples", doc: "address samples the policy read" };
+
+/// Base pages per unit of [`PAGE_UNIT`] for `policy` on `machine`.
+///
+/// # Errors
+/// `page=2m` on a machine that declares no huge pages.
+pub fn managed_unit(policy: &str, r: &Resolved, machine: &Machine) -> Result<u32, crate::error::ModelError> {
+    if r.choice(PAGE_UNIT.name) == "4k" {
+        return Ok(1);
+    }
+    machine.pages_per_huge().ok_or_else(|| {
+        crate::error::ModelError::Config(format!(
+            "dynamic policy '{policy}': page=2m: machine '{}' declares no huge pages (huge_page_size); give it one or use page=4k",
+            machine.name()
+        ))
+    })
+}
+
+/// The fast node a two-tier manager (HeMem, Colloid on HeMem) manages — the top-tier node
+/// with the most memory, the lowest numbered among equals (HeMem manages one DRAM device) —
+/// and its demotion target, the slow node.
+pub fn managed_pair(machine: &Machine) -> Option<(NodeId, NodeId)> {
+    let fast = (0..machine.nodes()).filter(|&n| machine.is_toptier(NodeId(n as u8))).max_by_key(|&n| (machine.capacity_pages[n], std::cmp::Reverse(n)))?;
+    let fast = NodeId(fast as u8);
+    Some((fast, machine.demotion[fast.index()]?))
+}
+
 /// Refuses a tiering policy on a machine of one memory tier, where it could only do nothing.
 ///
 /// # Errors

@@ -170,12 +170,7 @@ mod tests {
     use crate::dynamic::fixture::Fixture;
 
     fn tiered() -> Fixture {
-        let mut f = Fixture::new(8);
-        let text = crate::topology::tests::TWO_NODES.replace("memory_mib = 2\n", "memory_mib = 2\nmemory = \"cxl\"\n");
-        f.machine = Machine::from_toml_str(&text, "t2c.toml").unwrap();
-        f.homes = vec![1; 8];
-        f.free = vec![250, 500];
-        f
+        Fixture::tiered(vec![1; 8], vec![250, 500])
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub(super) struct Memory<'m> {
     /// Lines fetched in the timed iterations so far (a policy's view; folded in at each
     /// quantum's end).
     pub(super) done: u64,
+    /// Lines each node served so far, initialisation included (a policy's view; folded in at
+    /// each quantum's end).
+    pub(super) served: Vec<u64>,
     /// The timed iterations the workload declares, and how many have ended.
     pub(super) declared: Option<u32>,
     pub(super) completed: u32,
@@ -88,6 +91,7 @@ pub(super) fn view<'a>(o: Observed<'a>, mem: &'a Memory<'_>, free: &'a [u64], no
         started: mem.started,
         queue: &mem.queue,
         done: mem.done,
+        served: &mem.served,
         overhead,
         remaining: mem.remaining(now),
         referenced: o.referenced,

@@ -136,7 +136,7 @@ impl<'m> Engine<'m> {
         Engine {
             nn,
             nt,
-            mem: Memory { machine, pt: PageTable::new(pages, machine), placement, regions, started: 0, queue: vec![0.0; nn], done: 0, declared: None, completed: 0 },
+            mem: Memory { machine, pt: PageTable::new(pages, machine), placement, regions, started: 0, queue: vec![0.0; nn], done: 0, served: vec![0; nn], declared: None, completed: 0 },
             timing: Timing::new(machine, &thread_node, &share),
             thread_node,
             quantum_ps: quantum_ps.max(1),
@@ -534,6 +534,9 @@ impl<'m> Engine<'m> {
         // the quantum may have charged too little, so every thread that used a node waits
         // until the node could have served the quantum's lines.
         bandwidth_guard(&self.q_lines, &mut self.clocks, &self.mem.machine.service_ps, qend - self.quantum_ps, &mut self.node_lines);
+        for (served, lines) in self.mem.served.iter_mut().zip(&self.node_lines) {
+            *served += lines;
+        }
         self.timer_tick(epoch, qend);
         self.low_memory(epoch, qend);
         self.copy_load();
