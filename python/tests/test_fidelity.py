@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from numaplace.experiments import EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, SEED_PUBLISHED, Fidelity, Grid, Published, median_relative_error
+from numaplace.experiments import ABSOLUTE_BELOW, EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, SEED_PUBLISHED, Fidelity, Grid, Published, median_error
 from numaplace.experiments import seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps
 from numaplace.experiments.fidelity import declared
 from numaplace.report import reproduce
@@ -43,17 +43,30 @@ def test_a_published_zero_or_a_missing_simulated_value_has_no_relative_error() -
     assert math.isnan(missing.abs_error) and math.isnan(missing.rel_error)
 
 
-def test_median_is_of_absolute_relative_errors_where_defined() -> None:
-    # |rel|: 0.5, 0.1, 0.3 -> median 0.3 (odd count); a published 0 and a missing value are left out
-    rows = [row(1.0, 1.5), row(1.0, 0.9), row(2.0, 1.4), row(0.0, 1.0), row(1.0, math.nan)]
-    median, n = median_relative_error(rows)
+def test_a_number_below_the_floor_is_judged_by_its_absolute_error() -> None:
+    """Issue 34: seed 000 Table 2's 0.2 % simulated as 1.2 % is one point off, not 500 %."""
+    small = row(0.002, 0.012)
+    assert small.rel_error == pytest.approx(5.0) and small.measure == "absolute" and small.error == pytest.approx(0.01)
+    assert row(-0.03, -0.01).error == pytest.approx(0.02) and row(-0.03, -0.01).measure == "absolute"
+    at = row(ABSOLUTE_BELOW, 2 * ABSOLUTE_BELOW)
+    assert at.measure == "relative" and at.error == pytest.approx(1.0)
+    assert math.isnan(row(0.01, math.nan).error)
+
+
+def test_median_is_of_the_absolute_errors_each_row_is_judged_by_where_defined() -> None:
+    # |error|: 0.5, 0.1, 0.3 -> median 0.3 (odd count); a missing value is left out; a published
+    # 0 is below the floor, judged by its absolute error (1.0)
+    rows = [row(1.0, 1.5), row(1.0, 0.9), row(2.0, 1.4), row(1.0, math.nan)]
+    median, n = median_error(rows)
     assert n == 3 and median == pytest.approx(0.3)
     # even count: the mean of the middle two (0.1, 0.3, 0.5, 0.7 -> 0.4)
-    median, n = median_relative_error([*rows, row(1.0, 0.3)])
+    median, n = median_error([*rows, row(1.0, 0.3)])
     assert n == 4 and median == pytest.approx(0.4)
-    median, n = median_relative_error([row(0.0, 1.0)])
+    median, n = median_error([row(0.0, 1.0)])
+    assert n == 1 and median == pytest.approx(1.0)
+    median, n = median_error([row(1.0, math.nan)])
     assert n == 0 and math.isnan(median)
-    median, n = median_relative_error([])
+    median, n = median_error([])
     assert n == 0 and math.isnan(median)
 
 
@@ -244,12 +257,15 @@ def test_every_row_carries_its_seeds_declaration_once_in_declared_order(quick_re
     module's order, with the declared value (so no number is written a second time), and each
     error follows from the two values."""
     csv = pd.read_csv(quick_report / "fidelity.csv", dtype={"seed": str})
-    assert list(csv.columns) == ["seed", "quantity", "source", "published", "simulated", "abs_error", "rel_error"]
+    assert list(csv.columns) == ["seed", "quantity", "source", "published", "simulated", "abs_error", "rel_error", "measure", "error"]
     expected = [(seed, p.quantity, p.source, p.value) for seed, published in SEED_PUBLISHED.items() for p in published]
     assert list(zip(csv.seed, csv.quantity, csv.source, csv.published)) == expected
     assert csv.simulated.notna().all(), csv[csv.simulated.isna()]
     assert csv.abs_error.tolist() == pytest.approx((csv.simulated - csv.published).tolist())
     assert csv.rel_error.tolist() == pytest.approx(((csv.simulated - csv.published) / csv.published.abs()).tolist())
+    small = csv.published.abs() < ABSOLUTE_BELOW
+    assert (csv.measure == small.map({True: "absolute", False: "relative"})).all()
+    assert csv.error.tolist() == pytest.approx(csv.abs_error.where(small, csv.rel_error).tolist())
 
 
 def test_the_summary_quotes_each_seeds_median_as_the_tables_give_it(quick_report: Path) -> None:
@@ -258,14 +274,14 @@ def test_the_summary_quotes_each_seeds_median_as_the_tables_give_it(quick_report
     html = (quick_report / "index.html").read_text()
     summary = readme[: readme.index("Full citations under")]
     for seed, rows in csv.groupby("seed", sort=False):
-        median = rows.rel_error.abs().median()
+        median = rows.error.abs().median()
         assert f"{PAPERS[seed].name} ({PAPERS[seed].short}): {median * 100:.0f} % over {len(rows)} numbers" in summary, seed
-        assert f"Median \\|relative error\\| {median * 100:.0f} % over {len(rows)} published numbers." in readme
+        assert f"Median \\|error\\| {median * 100:.0f} % over {len(rows)} published numbers." in readme
         assert f'<h3 id="fidelity-{seed}">' in html and f'<a id="fidelity-{seed}"></a>' in readme
         assert SEED_NOT_COMPARED[seed] in readme
     # the headline groups: seed 000's averages
     averages = csv[csv.quantity.isin([p.quantity for p in seed000.MEAN_SLOWDOWN.values()])]
-    assert f", placement and migration averages {averages.rel_error.abs().median() * 100:.0f} % over 9." in summary
+    assert f", placement and migration averages {averages.error.abs().median() * 100:.0f} % over 9." in summary
     assert html.index('id="summary"') < html.index('<h2 id="fidelity">') < html.index('<h2 id="references">')
     assert '<li><a href="#fidelity">Fidelity to the published numbers</a></li>' in html
 

@@ -181,19 +181,20 @@ def test_fidelity_csv_is_tidy_and_its_errors_follow_the_fake_times(report_dir: P
     """seed003-table2's published slowdowns beside the fake ones (1.3, 1.2, 1.1): one row each in
     fidelity.csv, the same in both pages' fidelity table, and the seed's median in the summary."""
     csv = pd.read_csv(report_dir / "fidelity.csv", dtype={"seed": str})
-    assert list(csv.columns) == ["seed", "quantity", "source", "published", "simulated", "abs_error", "rel_error"]
+    assert list(csv.columns) == ["seed", "quantity", "source", "published", "simulated", "abs_error", "rel_error", "measure", "error"]
     assert csv.seed.tolist() == ["003"] * 3 and csv.source.tolist() == ["§4.2, Table 2"] * 3
     assert csv.published.tolist() == [1.25, 1.23, 1.18]
     assert csv.simulated.tolist() == pytest.approx([1.3, 1.2, 1.1])
     assert csv.abs_error.tolist() == pytest.approx([0.05, -0.03, -0.08])
     assert csv.rel_error.tolist() == pytest.approx([0.04, -0.03 / 1.23, -0.08 / 1.18])
+    assert csv.measure.tolist() == ["relative"] * 3 and csv.error.tolist() == pytest.approx(csv.rel_error.tolist())
     readme = (report_dir / "README.md").read_text()
     html = (report_dir / "index.html").read_text()
     # median of |4 %|, |-2.4 %|, |-6.8 %|: 4 %
     assert "Seed 003 (Tikir and Hollingsworth 2004): 4 % over 3 numbers." in readme
     assert "Seed 003 (Tikir and Hollingsworth 2004): 4 % over 3 numbers." in html
-    assert "| sequential traversal, one thread: array access time, non-local ÷ local pages | §4.2, Table 2 | 1.25 | 1.3 | +0.05 | +4 % |" in readme
-    assert "| random traversal, one thread: array access time, non-local ÷ local pages | §4.2, Table 2 | 1.18 | 1.1 | -0.08 | -7 % |" in readme
+    assert "| sequential traversal, one thread: array access time, non-local ÷ local pages | §4.2, Table 2 | 1.25 | 1.3 | +0.05 | +4 % | relative |" in readme
+    assert "| random traversal, one thread: array access time, non-local ÷ local pages | §4.2, Table 2 | 1.18 | 1.1 | -0.08 | -7 % | relative |" in readme
     assert '<table class="fidelity">' in html and '<td class="num">-7 %</td>' in html
     assert "Not compared: Table 2's times, which have no units" in readme
 
@@ -202,7 +203,7 @@ def test_no_fidelity_section_without_fidelity_rows(tmp_path: Path) -> None:
     """placement-sensitivity compares no published number: fidelity.csv has its header only and
     the pages have no fidelity section."""
     out = reproduce(tmp_path, simulate=fake_simulate, progress=False, experiments=["placement-sensitivity"])
-    assert (out / "fidelity.csv").read_text() == "seed,quantity,source,published,simulated,abs_error,rel_error\n"
+    assert (out / "fidelity.csv").read_text() == "seed,quantity,source,published,simulated,abs_error,rel_error,measure,error\n"
     assert 'id="fidelity"' not in (out / "index.html").read_text() and "## Fidelity" not in (out / "README.md").read_text()
 
 

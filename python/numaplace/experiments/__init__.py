@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from numaplace.experiments.papers import PAPERS, Paper
 from numaplace.experiments.base import Claim, Experiment, Grid, RunConfig, Simulate, SupportsToDict, claims_table
-from numaplace.experiments.fidelity import Fidelity, Published, median_relative_error
+from numaplace.experiments.fidelity import ABSOLUTE_BELOW, Fidelity, Published, median_error
 from numaplace.experiments.registry import (
     EXPERIMENTS,
     SEED_NOT_COMPARED,
@@ -35,6 +35,7 @@ from numaplace.experiments.registry import (
 from numaplace.experiments.run import run_experiments
 
 __all__ = [
+    "ABSOLUTE_BELOW",
     "EXPERIMENTS",
     "PAPERS",
     "SEED_NOT_COMPARED",
@@ -52,7 +53,7 @@ __all__ = [
     "claims_table",
     "Paper",
     "get_experiment",
-    "median_relative_error",
+    "median_error",
     "run_experiments",
     "select",
 ]

@@ -13,8 +13,11 @@ table.
 
 Errors are signed: ``abs_error`` is simulated − published, in the quantity's own unit, and
 ``rel_error`` is that divided by ``|published|`` (undefined, NaN, where the published number
-is 0 or the simulation gives no value). The summary statistic is the median of
-``|rel_error|`` over the numbers where it is defined.
+is 0 or the simulation gives no value). The error a row is judged by (``error``) is its
+relative error, except where the published number is smaller in magnitude than
+:data:`ABSOLUTE_BELOW`: there the absolute error counts (``measure`` says which). The
+summary statistic is the median of ``|error|`` over the numbers where it is defined
+(:func:`median_error`); the report, ``fidelity.csv`` and the tests all read it from here.
 """
 
 from __future__ import annotations
@@ -23,7 +26,14 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Fidelity", "Published", "median_relative_error"]
+__all__ = ["ABSOLUTE_BELOW", "Fidelity", "Published", "median_error"]
+
+ABSOLUTE_BELOW = 0.05
+"""Published numbers smaller in magnitude than this are compared by absolute error, not
+relative error (issue 34): every such number the seeds give is a share or a slowdown as a
+fraction (seed 000 Table 2's last-75 % slowdowns of 0.2-1.4 %, seed 003's overheads of
+0.5-1.2 %), where a simulated 1.2 % against a published 0.2 % is one point off, not 500 %.
+The value is the issue's example of a floor (5 points); no row was looked at to choose it."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,11 +80,22 @@ class Fidelity:
             return math.nan
         return self.abs_error / abs(self.published.value)
 
+    @property
+    def measure(self) -> str:
+        """``"absolute"`` where ``|published| < ABSOLUTE_BELOW``, else ``"relative"``."""
+        return "absolute" if abs(self.published.value) < ABSOLUTE_BELOW else "relative"
 
-def median_relative_error(rows: Iterable[Fidelity]) -> tuple[float, int]:
-    """The median of ``|rel_error|`` over the rows where it is defined, and how many those
-    are; ``(nan, 0)`` when there are none."""
-    errors = sorted(abs(r.rel_error) for r in rows if not math.isnan(r.rel_error))
+    @property
+    def error(self) -> float:
+        """The error the row is judged by: :attr:`abs_error` or :attr:`rel_error`, as
+        :attr:`measure` says (NaN without a simulated value)."""
+        return self.abs_error if self.measure == "absolute" else self.rel_error
+
+
+def median_error(rows: Iterable[Fidelity]) -> tuple[float, int]:
+    """The median of ``|error|`` (:attr:`Fidelity.error`) over the rows where it is defined,
+    and how many those are; ``(nan, 0)`` when there are none."""
+    errors = sorted(abs(r.error) for r in rows if not math.isnan(r.error))
     n = len(errors)
     if n == 0:
         return math.nan, 0

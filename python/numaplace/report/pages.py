@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow as pa
 from matplotlib.figure import Figure
 
-from numaplace.experiments import EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, Claim, Experiment, Fidelity, Grid, median_relative_error
+from numaplace.experiments import EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, ABSOLUTE_BELOW, Claim, Experiment, Fidelity, Grid, median_error
 from numaplace.report.tables import (
     breakable,
     distinct_values,
@@ -37,7 +37,7 @@ EPOCHS_PARQUET = "epochs.parquet"
 """The per-epoch data: one row per run and epoch."""
 FIDELITY_CSV = "fidelity.csv"
 """Every published number compared, one row each (:data:`FIDELITY_COLUMNS`)."""
-FIDELITY_COLUMNS = ("seed", "quantity", "source", "published", "simulated", "abs_error", "rel_error")
+FIDELITY_COLUMNS = ("seed", "quantity", "source", "published", "simulated", "abs_error", "rel_error", "measure", "error")
 """The columns of :data:`FIDELITY_CSV`: the seed, the published number's quantity and source,
 the published and simulated values, simulated − published, and that ÷ |published|."""
 EPOCHS_COLUMN = "epochs"
@@ -153,7 +153,7 @@ def _html_summary(sections: Sequence[Section], grid: Grid) -> list[str]:
         *([f'<table class="summary"><thead><tr>{head}</tr></thead><tbody>', *rows, "</tbody></table>"] if rows else []),
         *(
             [
-                f'<p><a href="#fidelity">{esc(FIDELITY_TITLE)}</a>, median |relative error|: '
+                f'<p><a href="#fidelity">{esc(FIDELITY_TITLE)}</a>, median |error|: '
                 + " ".join(f"{esc(_fidelity_brief(seed, found, headlines))}." for seed, found, headlines in fidelity)
                 + "</p>"
             ]
@@ -191,10 +191,10 @@ def _percent(value: float) -> str:
 
 
 def _median_text(rows: Sequence[Fidelity]) -> str:
-    """``"<median> % over <n>"``, saying how many rows have no relative error."""
-    median, n = median_relative_error(rows)
+    """``"<median> % over <n>"``, saying how many rows have no error (no simulated value)."""
+    median, n = median_error(rows)
     missing = len(rows) - n
-    return f"{_percent(median)} over {n}" + (f" (of {len(rows)}; {missing} without a relative error)" if missing else "")
+    return f"{_percent(median)} over {n}" + (f" (of {len(rows)}; {missing} without an error)" if missing else "")
 
 
 def _groups(rows: Sequence[Fidelity]) -> dict[str, list[Fidelity]]:
@@ -225,13 +225,13 @@ def _signed(value: float, percent: bool = False) -> str:
     return text[1:] if text.lstrip("+-").rstrip(" %") in ("0", "0.0") else text
 
 
-FIDELITY_RIGHT = ("published", "simulated", "error", "relative error")
+FIDELITY_RIGHT = ("published", "simulated", "error", "relative error", "judged by")
 """The fidelity tables' number columns (right-aligned)."""
 
 
 def _fidelity_display(rows: Sequence[Fidelity]) -> pd.DataFrame:
     """One group's table as the pages print it: numbers to 4 significant digits, the error
-    signed, the relative error in percent."""
+    signed, the relative error in percent, and which of the two the row is judged by."""
     return pd.DataFrame(
         [
             (
@@ -241,6 +241,7 @@ def _fidelity_display(rows: Sequence[Fidelity]) -> pd.DataFrame:
                 _number(r.simulated),
                 _signed(r.abs_error),
                 _signed(r.rel_error, percent=True),
+                r.measure,
             )
             for r in rows
         ],
@@ -252,8 +253,9 @@ def _fidelity_intro(grid: Grid) -> str:
     return (
         "Each seed's published numbers that the simulation computes, beside the simulated values, "
         f"generated in {grid.description}. The error is simulated − published, in the quantity's unit (slowdowns "
-        "and shares as fractions: 0.22 is 22 %); the relative error divides it by |published|; "
-        "the medians are of |relative error|. Every row is also in "
+        "and shares as fractions: 0.22 is 22 %); the relative error divides it by |published|. "
+        f"A row is judged by its relative error, or by its absolute error where |published| is below {ABSOLUTE_BELOW:g} "
+        "(a share of 0.2 % simulated as 1.2 % is one point off, not 500 %); the medians are of those. Every row is also in "
     )
 
 
@@ -300,11 +302,11 @@ def _html_fidelity(sections: Sequence[Section], grid: Grid) -> list[str]:
     for seed, rows, headlines in by_seed:
         out += [
             f'<h3 id="fidelity-{seed}">{esc(PAPERS[seed].name)} — {esc(PAPERS[seed].short)}</h3>',
-            f"<p><b>Median |relative error| {esc(_median_text(rows))} published numbers.</b></p>",
+            f"<p><b>Median |error| {esc(_median_text(rows))} published numbers.</b></p>",
         ]
         for group, found in _groups(rows).items():
             out += [
-                f"<p><b>{esc(group)}</b> — median |relative error| {esc(_median_text(found))}.</p>",
+                f"<p><b>{esc(group)}</b> — median |error| {esc(_median_text(found))}.</p>",
                 html_table(_fidelity_display(found), right=FIDELITY_RIGHT).replace("<table>", '<table class="fidelity">', 1),
             ]
         if seed in SEED_NOT_COMPARED:
@@ -369,11 +371,11 @@ def _markdown_fidelity(sections: Sequence[Section], grid: Grid) -> list[str]:
     for seed, rows, _ in by_seed:
         out += [
             f'<a id="fidelity-{seed}"></a>\n\n### {PAPERS[seed].name} — {PAPERS[seed].short}',
-            f"**Median \\|relative error\\| {_md(_median_text(rows))} published numbers.**",
+            f"**Median \\|error\\| {_md(_median_text(rows))} published numbers.**",
         ]
         for group, found in _groups(rows).items():
             out += [
-                f"**{_md(group)}** — median \\|relative error\\| {_md(_median_text(found))}.",
+                f"**{_md(group)}** — median \\|error\\| {_md(_median_text(found))}.",
                 markdown_table(_fidelity_display(found), right=FIDELITY_RIGHT),
             ]
         if seed in SEED_NOT_COMPARED:
@@ -401,7 +403,7 @@ def markdown_page(sections: Sequence[Section], grid: Grid) -> str:
         *([markdown_table(summary)] if len(summary) else []),
         *(
             [
-                f"[{FIDELITY_TITLE}](#fidelity), median \\|relative error\\|: "
+                f"[{FIDELITY_TITLE}](#fidelity), median \\|error\\|: "
                 + " ".join(f"{_md(_fidelity_brief(seed, found, headlines))}." for seed, found, headlines in fidelity)
             ]
             if fidelity
@@ -462,7 +464,7 @@ def fidelity_frame(sections: Sequence[Section]) -> pd.DataFrame:
     order (seeds in :data:`PAPERS` order, then section order)."""
     return pd.DataFrame(
         [
-            (seed, r.published.quantity, r.published.source, r.published.value, r.simulated, r.abs_error, r.rel_error)
+            (seed, r.published.quantity, r.published.source, r.published.value, r.simulated, r.abs_error, r.rel_error, r.measure, r.error)
             for seed, rows, _ in _fidelity_by_seed(sections)
             for r in rows
         ],
