@@ -20,6 +20,7 @@
 //! * `numab-tiering`: Linux NUMA balancing's memory-tiering mode (`numa_balancing=2`).
 //! * `tpp`: Transparent Page Placement (Meta, ASPLOS'23).
 //! * `hemem`: HeMem's PEBS-sampled hot/cold tiering (SOSP'21).
+//! * `memtis`: Memtis's histogram-sized hot set with huge-page splitting (SOSP'23).
 //!
 //! `tiering` holds what the tiering policies share: the promotion and demotion counts, and the
 //! reclaimer that demotes cold pages from a fast node that runs low (Linux's kswapd with
@@ -39,6 +40,7 @@ mod autonuma;
 pub mod cost;
 mod hemem;
 mod kernel;
+mod memtis;
 mod numab;
 mod recrep;
 mod sampled;
@@ -545,7 +547,7 @@ pub const REGISTRY: Registry<Build, DynamicCaps> = Registry { kind: "dynamic pol
 
 /// In listing order (`numaplace policies`, the unknown-name error).
 const POLICIES: &[DynamicInfo] =
-    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO];
+    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO, memtis::INFO];
 
 
 /// Builds the policy named by `spec` for `machine` and a run of `threads` threads.
