@@ -222,7 +222,6 @@ struct Ksampled {
     ki: usize,
     load_credit: u64,
     store_credit: u64,
-    keep_credit: f64,
     last: Ps,
     cap_start: Ps,
     cap_busy: Ps,
@@ -384,15 +383,14 @@ impl Memtis {
                 }
             }
         }
-        let can = if self.cost == 0 { u64::MAX } else { elapsed / self.cost };
-        let share = if (kept.len() as u64) <= can { 1.0 } else { can as f64 / kept.len() as f64 };
-        for s in kept {
-            self.ks.keep_credit += share;
-            if self.ks.keep_credit < 1.0 {
+        // ksampled reads `can` of the `n` records in the time: the others are lost, evenly.
+        let (n, can) = (kept.len() as u128, if self.cost == 0 { u128::MAX } else { u128::from(elapsed / self.cost) });
+        for (i, s) in kept.into_iter().enumerate() {
+            let i = i as u128;
+            if can < n && (i + 1) * can / n == i * can / n {
                 self.ks.lost += 1;
                 continue;
             }
-            self.ks.keep_credit -= 1.0;
             self.ks.read += 1;
             let h = view.homes.get(s.page.0 as usize).copied().unwrap_or(UNTOUCHED);
             if h != UNTOUCHED && (s.page.0 as usize) < self.pages.len() && self.units[(s.page.0 / self.per_unit) as usize].registered {
@@ -719,3 +717,6 @@ impl DynamicPolicy for Memtis {
         out.count("joined_pages", self.joined);
     }
 }
+
+#[cfg(test)]
+mod tests;

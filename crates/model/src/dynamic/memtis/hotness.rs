@@ -219,7 +219,7 @@ impl Memtis {
     }
 
     /// `__adjust_active_threshold`.
-    fn adjust_active_threshold(&mut self, view: &View<'_>) {
+    pub(super) fn adjust_active_threshold(&mut self, view: &View<'_>) {
         let max_dram = fast_limit(view);
         let max = max_dram.saturating_sub(self.watermarks(max_dram).1);
         let fit = |hg: &[u64; 16]| {
