@@ -7,21 +7,16 @@ use numaplace_model::report::StatValue;
 use numaplace_sim::{simulate, RunConfig, SimResult};
 
 /// 60,000 pages (the fast node of `cxl-1to32` holds 15,360, 60 MiB), a hot set of 10 % that
-/// fits it, all bound to the slow node. Memtis's periods shortened to the run's milliseconds,
-/// its watermark floors (50 and 100 MB, more than this fast node) scaled down by as much, and
-/// base pages (the preset declares no huge pages).
+/// fits it, all bound to the slow node (as `tiering.rs` runs the other tiering policies). Base
+/// pages: the policy's `page=4k`.
 fn run(dynamic: Option<&str>) -> SimResult {
-    let cfg = RunConfig {
-        machine: "cxl-1to32".into(),
-        workload: "gups:pages=60000,hot_fraction=0.1,updates=50000,iterations=6".into(),
-        placement: "bind:node=1".into(),
-        threads: 4,
-        dynamic: dynamic.map(str::to_string),
-        ..RunConfig::default()
-    };
+    let workload = "gups:pages=60000,hot_fraction=0.1,updates=50000,iterations=6";
+    let cfg = RunConfig { machine: "cxl-1to32".into(), workload: workload.into(), placement: "bind:node=1".into(), threads: 4, dynamic: dynamic.map(str::to_string), ..RunConfig::default() };
     simulate(&cfg).unwrap_or_else(|e| panic!("{dynamic:?}: {e}"))
 }
 
+/// Memtis's periods shortened to the run's milliseconds, and its watermark floors (50 and
+/// 100 MB, more than this fast node) scaled down by as much.
 const SCALED: &str = "memtis:page=4k,period_ms=1,cpucap_period_ms=30,cooling_period=20000,adaptation_period=1000,demotion_floor_mb=0.5,promotion_floor_mb=1";
 
 fn number(r: &SimResult, name: &str) -> f64 {

@@ -69,42 +69,39 @@ impl Memtis {
         }
     }
 
+    /// What a sample does to a 4 KiB page's (or a subpage's) `pginfo`: the count grows by
+    /// `HPAGE_PMD_NR`, an estimated DRAM hit is counted if it was `may_hot`, and the estimated
+    /// base-page histogram follows. Returns the page's bins before and after.
+    fn count_subpage(&mut self, page: u32) -> (u32, u32) {
+        let b = &mut self.pages[page as usize];
+        let prev = get_idx(b.total);
+        b.total += self.pmd_nr;
+        let cur = get_idx(b.total);
+        self.cg.max_dram += u64::from(b.may_hot);
+        b.may_hot = cur >= self.cg.bp;
+        Self::rebin(&mut self.cg.ebp, prev, cur, 1);
+        (prev, cur)
+    }
+
     /// `update_base_page`.
     fn update_base(&mut self, page: u32) {
         self.check_base_cooling(page);
-        let (bp, active) = (self.cg.bp, self.cg.active);
-        let b = &mut self.pages[page as usize];
-        let prev = get_idx(b.total);
-        b.total += self.pmd_nr;
-        let cur = get_idx(b.total);
-        if b.may_hot {
-            self.cg.max_dram += 1;
-        }
-        b.may_hot = cur >= bp;
-        b.active = cur >= active;
+        let (prev, cur) = self.count_subpage(page);
+        self.pages[page as usize].active = cur >= self.cg.active;
         Self::rebin(&mut self.cg.hg, prev, cur, 1);
-        Self::rebin(&mut self.cg.ebp, prev, cur, 1);
     }
 
-    /// `update_huge_page` (the split check is kmigraterd's, `DEFERRED_SPLIT_ISOLATED`).
+    /// `update_huge_page` (the split check is kmigraterd's, `DEFERRED_SPLIT_ISOLATED`): the
+    /// subpage counts as a base page does, the huge page by one.
     fn update_huge(&mut self, u: u32, page: u32) {
         self.check_huge_cooling(u);
-        let (bp, active) = (self.cg.bp, self.cg.active);
-        let b = &mut self.pages[page as usize];
-        let prev = get_idx(b.total);
-        b.total += self.pmd_nr;
-        let cur = get_idx(b.total);
-        if b.may_hot {
-            self.cg.max_dram += 1;
-        }
-        b.may_hot = cur >= bp;
-        Self::rebin(&mut self.cg.ebp, prev, cur, 1);
+        self.count_subpage(page);
         let h = &mut self.units[u as usize];
         h.total += 1;
         let cur = get_idx(h.total);
         Self::rebin(&mut self.cg.hg, h.idx, cur, self.pmd_nr);
         h.idx = cur;
-        h.active = cur >= active;
+        h.active = cur >= self.cg.active;
     }
 
     /// `check_base_cooling`: halves a base page's count once per clock tick it missed.
