@@ -114,7 +114,7 @@ const PARAMS: &[ParamDecl] = &[
     ParamDecl { name: "warm", kind: ParamKind::Choice(&["on", "off"]), default: "on", doc: "the warm set: pages one bin below hot are not demoted while the hot set is small (mempolicy.c htmm_nowarm 0)" },
     ParamDecl { name: "cooling_alloc_mb", kind: ParamKind::Float { min: 0.001, max: 1e12 }, default: "10240", doc: "footprint growth that forces a cooling, MB (mempolicy.c htmm_thres_cooling_alloc 256*1024*10 pages, 10 GiB)" },
     ParamDecl { name: "demotion_floor_mb", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "50", doc: "the demotion watermark's floor, MB (htmm_migrater.c MIN_WATERMARK_LOWER_LIMIT 12800 pages; its ceiling 1000 MB and 2 % of the limit between; also what a direct demotion frees beyond the excess, 128*100 pages)" },
-    ParamDecl { name: "promotion_floor_mb", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "100", doc: "the promotion watermark's floor, MB (htmm_migrater.c MAX_WATERMARK_LOWER_LIMIT 25600 pages; its ceiling 1500 MB and 3 % of the limit between); " },
+    ParamDecl { name: "promotion_floor_mb", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "100", doc: "the promotion watermark's floor, MB (htmm_migrater.c MAX_WATERMARK_LOWER_LIMIT 25600 pages; its ceiling 1500 MB and 3 % of the limit between)" },
     ParamDecl { name: "migration_mbps", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "0", doc: "cap on each kmigraterd pass, MB/s x period; 0 for none (htmm.h MAX_MIGRATION_RATE_IN_MBPS: 100 at first, 2048 and unused in the final code)" },
     ParamDecl { name: "page", kind: ParamKind::Choice(&["2m", "4k"]), default: "2m", doc: "the unit Memtis starts from: the machine's huge page (THP, HTMM_HUGEPAGE_OPT), or base pages only" },
 ];

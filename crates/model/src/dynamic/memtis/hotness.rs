@@ -277,10 +277,11 @@ impl Memtis {
             return;
         }
         let records = (self.cooling_period << 1).saturating_sub(self.cooling_period.checked_shr(cg.clock.saturating_sub(1)).unwrap_or(0)).max(1);
-        let mut n = (ehr - rhr) * cg.sum_util / records / avg;
-        n = n * (self.captier_lat - DRAM_LAT) / DRAM_LAT;
-        n *= self.pmd_nr;
-        cg.nr_split = n * self.gamma / 10;
+        // In 128 bits: the code's unsigned long cannot overflow at its sample counts, these may.
+        let mut n = u128::from(ehr - rhr) * u128::from(cg.sum_util) / u128::from(records) / u128::from(avg);
+        n = n * u128::from(self.captier_lat - DRAM_LAT) / u128::from(DRAM_LAT);
+        n *= u128::from(self.pmd_nr);
+        cg.nr_split = u64::try_from(n * u128::from(self.gamma) / 10).unwrap_or(u64::MAX);
     }
 
     /// `set_memcg_split_thres`: the skewness bin from which huge pages are split.
