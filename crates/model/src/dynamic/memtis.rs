@@ -83,6 +83,9 @@
 //! * A huge page is mapped whole on one tier; the simulator touches its base pages one by
 //!   one, so a unit's pages placed elsewhere join the unit's tier at the next pass
 //!   (`joined_pages`, [`tiering::unit_moves`]).
+//! * Pages on a node other than the fast one count as the slow tier's (Memtis's CXL mode
+//!   promotes to node 0 and demotes to node 1); a sample is a DRAM hit on the fast node (CXL
+//!   mode) or on any top-tier node (NVM).
 //! * `bp_active_threshold` is decremented at a cooling without going below 0 (the code's
 //!   unsigned decrement would wrap).
 
@@ -385,6 +388,7 @@ impl Memtis {
         }
         // ksampled reads `can` of the `n` records in the time: the others are lost, evenly.
         let (n, can) = (kept.len() as u128, if self.cost == 0 { u128::MAX } else { u128::from(elapsed / self.cost) });
+        let fast = tiering::fast_and_slow(view.machine).map(|(f, _)| f.0);
         for (i, s) in kept.into_iter().enumerate() {
             let i = i as u128;
             if can < n && (i + 1) * can / n == i * can / n {
@@ -394,7 +398,10 @@ impl Memtis {
             self.ks.read += 1;
             let h = view.homes.get(s.page.0 as usize).copied().unwrap_or(UNTOUCHED);
             if h != UNTOUCHED && (s.page.0 as usize) < self.pages.len() && self.units[(s.page.0 / self.per_unit) as usize].registered {
-                self.update_pginfo(s.page.0, view.machine.is_toptier(NodeId(h)), view);
+                // A DRAM hit: on node 0 in `htmm_cxl_mode` (the fast node here), on a top-tier
+                // node otherwise (`__update_pte_pginfo`).
+                let dram = if self.captier_lat == 270 { view.machine.is_toptier(NodeId(h)) } else { Some(h) == fast };
+                self.update_pginfo(s.page.0, dram, view);
             }
         }
         self.adapt_period(view.now);
