@@ -306,19 +306,10 @@ impl Colloid {
         best
     }
 
-    /// The migrations of unit `u`'s placed pages not on `to`; returns how many.
-    fn move_unit(&self, u: u32, to: NodeId, homes: &[u8], reason: &'static str, out: &mut Vec<Action>) -> u64 {
+    /// The migrations of unit `u`'s placed pages not on `to`.
+    fn move_unit(&self, u: u32, to: NodeId, homes: &[u8], reason: &'static str, out: &mut Vec<Action>) {
         let first = u * self.per_unit;
-        let end = (first + self.per_unit).min(homes.len() as u32);
-        let mut moved = 0;
-        for p in first..end {
-            let h = homes[p as usize];
-            if h != UNTOUCHED && h != to.0 {
-                out.push(Action::Migrate { page: PageNo(p), to, reason });
-                moved += 1;
-            }
-        }
-        moved
+        tiering::unit_moves(homes, first..(first + self.per_unit).min(homes.len() as u32), to, reason, out);
     }
 
     /// One pass of the migration thread after the counters were updated: the pairs swapped.
@@ -396,7 +387,7 @@ impl DynamicPolicy for Colloid {
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
         let mut tick = Timer { background: true, ..Timer::default() };
-        let Some(tiers) = tiering::managed_pair(view.machine) else { return tick };
+        let Some(tiers) = tiering::fast_and_slow(view.machine) else { return tick };
         let units = view.homes.len().div_ceil(self.per_unit as usize);
         if self.units.len() != units {
             self.units.resize(units, Unit::default());

@@ -37,7 +37,7 @@ use crate::pagetable::UNTOUCHED;
 use crate::report::{Report, StatDecl};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
-use crate::units::{NodeId, PageNo, Ps};
+use crate::units::{NodeId, Ps};
 use std::collections::VecDeque;
 
 const PARAMS: &[ParamDecl] = &[
@@ -279,18 +279,7 @@ impl HeMem {
     /// of the unit is still unplaced.
     fn gather(&self, u: u32, to: NodeId, view: &View<'_>, reason: &'static str, out: &mut Vec<Action>) -> (u64, bool) {
         let first = u * self.per_unit;
-        let end = (first + self.per_unit).min(view.homes.len() as u32);
-        let (mut moved, mut untouched) = (0, false);
-        for p in first..end {
-            let h = view.homes[p as usize];
-            if h == UNTOUCHED {
-                untouched = true;
-            } else if h != to.0 {
-                out.push(Action::Migrate { page: PageNo(p), to, reason });
-                moved += 1;
-            }
-        }
-        (moved, untouched)
+        tiering::unit_moves(view.homes, first..(first + self.per_unit).min(view.homes.len() as u32), to, reason, out)
     }
 
     /// Pages placed since in incomplete units join their unit's tier; units now whole leave the
@@ -338,7 +327,7 @@ impl DynamicPolicy for HeMem {
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
         let mut tick = Timer { background: true, ..Timer::default() };
-        let Some((fast, slow)) = tiering::managed_pair(view.machine) else { return tick };
+        let Some((fast, slow)) = tiering::fast_and_slow(view.machine) else { return tick };
         self.register(view, fast, 1 << 16);
         for s in view.samples {
             self.samples += 1;
@@ -411,6 +400,7 @@ mod tests {
     use super::*;
     use crate::dynamic::fixture::Fixture;
     use crate::dynamic::Sample;
+    use crate::units::PageNo;
 
     /// Fast node 0 of 4 pages, slow node 1 of 8; HeMem on base pages.
     fn tiered() -> Fixture {

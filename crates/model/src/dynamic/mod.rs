@@ -20,6 +20,7 @@
 //! * `numab-tiering`: Linux NUMA balancing's memory-tiering mode (`numa_balancing=2`).
 //! * `tpp`: Transparent Page Placement (Meta, ASPLOS'23).
 //! * `hemem`: HeMem's PEBS-sampled hot/cold tiering (SOSP'21).
+//! * `memtis`: Memtis's histogram-sized hot set with huge-page splitting (SOSP'23).
 //! * `colloid`: Colloid's loaded-latency balancing (SOSP'24), layered on HeMem.
 //!
 //! `tiering` holds what the tiering policies share: the promotion and demotion counts, and the
@@ -41,6 +42,7 @@ mod colloid;
 pub mod cost;
 mod hemem;
 mod kernel;
+mod memtis;
 mod numab;
 mod recrep;
 mod sampled;
@@ -551,7 +553,7 @@ pub const REGISTRY: Registry<Build, DynamicCaps> = Registry { kind: "dynamic pol
 
 /// In listing order (`numaplace policies`, the unknown-name error).
 const POLICIES: &[DynamicInfo] =
-    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO, colloid::INFO];
+    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO, memtis::INFO, colloid::INFO];
 
 
 /// Builds the policy named by `spec` for `machine` and a run of `threads` threads.

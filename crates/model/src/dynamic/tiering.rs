@@ -293,15 +293,6 @@ pub fn managed_unit(policy: &str, r: &Resolved, machine: &Machine) -> Result<u32
     })
 }
 
-/// The fast node a two-tier manager (HeMem, Colloid on HeMem) manages — the top-tier node
-/// with the most memory, the lowest numbered among equals (HeMem manages one DRAM device) —
-/// and its demotion target, the slow node.
-pub fn managed_pair(machine: &Machine) -> Option<(NodeId, NodeId)> {
-    let fast = (0..machine.nodes()).filter(|&n| machine.is_toptier(NodeId(n as u8))).max_by_key(|&n| (machine.capacity_pages[n], std::cmp::Reverse(n)))?;
-    let fast = NodeId(fast as u8);
-    Some((fast, machine.demotion[fast.index()]?))
-}
-
 /// Refuses a tiering policy on a machine of one memory tier, where it could only do nothing.
 ///
 /// # Errors
@@ -314,6 +305,30 @@ pub fn require_tiers(policy: &str, machine: &Machine) -> Result<(), crate::error
         "dynamic policy '{policy}' moves pages between memory tiers, and machine '{}' has one (give a node memory = \"cxl\" or \"pmem\", e.g. the cxl-tiered preset)",
         machine.name()
     )))
+}
+
+/// The fast node of a policy that manages one fast and one slow device (HeMem, Memtis, Colloid
+/// on HeMem): the top-tier node with the most memory (the lowest on a tie), and its demotion
+/// target.
+pub fn fast_and_slow(machine: &Machine) -> Option<(NodeId, NodeId)> {
+    let fast = (0..machine.nodes()).filter(|&n| machine.is_toptier(NodeId(n as u8))).max_by_key(|&n| (machine.capacity_pages[n], std::cmp::Reverse(n)))?;
+    Some((NodeId(fast as u8), machine.demotion[fast]?))
+}
+
+/// Moves the placed pages of `pages` that are not on `to` there (a huge page is mapped whole
+/// on one node; the simulator places its base pages one by one): appends the migrations to
+/// `out` and returns how many, and whether a page of the range is still unplaced.
+pub fn unit_moves(homes: &[u8], pages: std::ops::Range<u32>, to: NodeId, reason: &'static str, out: &mut Vec<Action>) -> (u64, bool) {
+    let before = out.len();
+    let mut unplaced = false;
+    for p in pages {
+        match homes.get(p as usize).copied() {
+            None | Some(UNTOUCHED) => unplaced = true,
+            Some(h) if h != to.0 => out.push(Action::Migrate { page: PageNo(p), to, reason }),
+            Some(_) => {}
+        }
+    }
+    ((out.len() - before) as u64, unplaced)
 }
 
 /// Whether `page` is placed off the fastest tier.

@@ -136,6 +136,7 @@ fn the_hot_loop_follows_the_capabilities() {
         ("numab-tiering", HotLoop::Faulting),
         ("tpp", HotLoop::Faulting),
         ("hemem:page=4k", HotLoop::AddressSampled),
+        ("memtis", HotLoop::AddressSampled),
         ("colloid:page=4k", HotLoop::AddressSampled),
     ];
     for name in dynamic::REGISTRY.names() {

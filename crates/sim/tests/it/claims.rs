@@ -136,7 +136,7 @@ fn every_policy_runs_on_the_kernels_that_expose_harm() {
         }
         assert!(!none.policy_final_barrier_withheld && none.migrations == 0);
         // The tiering policies refuse a machine of one tier (their own test runs them on tiers).
-        for info in POLICIES.iter().filter(|i| !matches!(i.name, "numab-tiering" | "tpp" | "hemem")) {
+        for info in POLICIES.iter().filter(|i| !numaplace_model::dynamic::tiering::moves_between_tiers(&i.caps)) {
             let spec = if info.params.iter().any(|p| p.name == "phase") { format!("{}:phase={phase}", info.name) } else { info.name.to_string() };
             let r = simulate(&cfg(Some(&spec))).unwrap_or_else(|e| panic!("{workload} {}: {e}", info.name));
             let what = format!("{workload} {placement} {}", info.name);

@@ -13,6 +13,7 @@ mod hostile_swf;
 mod kernels_nas;
 mod kernels_spec95;
 mod kernels_splash;
+mod memtis;
 mod oracle;
 mod protocol_flows;
 mod protocol_layout;
