@@ -290,6 +290,27 @@ pub trait DynamicPolicy: Send {
     /// ([`DynamicCaps::stats`]), in declaration order; `applied` is what the driver did of
     /// what it asked.
     fn report(&self, _applied: &Applied, _out: &mut Report) {}
+
+    /// What the policy weighed when it asked for `action` (just returned from one of its
+    /// hooks, before the driver applies it): the quantity it measured and the threshold in
+    /// force it held it against, for a driver's decision log (`numaplace explain`). Called
+    /// only while a log is kept; `None` (the default) when the policy declares nothing beyond
+    /// the page's counters, which the log holds anyway.
+    fn evidence(&self, _action: &Action) -> Option<Evidence> {
+        None
+    }
+}
+
+/// What a policy weighed for one action ([`DynamicPolicy::evidence`]): a measured quantity and
+/// the threshold in force, each by a name that carries its unit (`hint_fault_latency_ms`
+/// against `hot_threshold_ms`, `free_pages` against `demotion_watermark_pages`). `value` is
+/// NaN where only the threshold is known (the counts behind it are the log's own).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Evidence {
+    pub measured: &'static str,
+    pub value: f64,
+    pub threshold: &'static str,
+    pub limit: f64,
 }
 
 /// What a driver applied of a policy's actions, for the policy's own statistics.

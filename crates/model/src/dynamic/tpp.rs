@@ -30,7 +30,7 @@
 
 use super::numab::linux_watermarks;
 use super::tiering::{self, mark_accessed, Flags, Reclaim, Scanner};
-use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View, BOTH};
+use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Evidence, Observes, Timer, Trigger, View, BOTH};
 use crate::report::{Report, StatDecl};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
@@ -79,7 +79,13 @@ struct Tpp {
     deferred: u64,
     activations: u64,
     thrash: u64,
+    /// What the last promotion and the last demotion pass weighed ([`DynamicPolicy::evidence`]).
+    promoted: Option<Evidence>,
+    demoted: Option<Evidence>,
 }
+
+const PROMOTE: &str = "hint fault on an active slow page: promoted";
+const DEMOTE: &str = "kswapd: cold page below TPP's demotion watermark";
 
 impl Tpp {
     fn new(r: &Resolved, m: &Machine) -> Self {
@@ -93,6 +99,8 @@ impl Tpp {
             deferred: 0,
             activations: 0,
             thrash: 0,
+            promoted: None,
+            demoted: None,
         }
     }
 }
@@ -135,7 +143,8 @@ impl DynamicPolicy for Tpp {
             self.deferred += 1;
             return None;
         }
-        Some(Action::Migrate { page, to: node, reason: "hint fault on an active slow page: promoted" })
+        self.promoted = Some(Evidence { measured: "free_pages", value: view.free[node.index()] as f64, threshold: "promote_above_free_pages", limit: (w.high + 1) as f64 });
+        Some(Action::Migrate { page, to: node, reason: PROMOTE })
     }
 
     fn watermarks(&self, machine: &Machine, node: usize) -> Option<Watermarks> {
@@ -153,7 +162,16 @@ impl DynamicPolicy for Tpp {
         }
         let w = self.watermarks(view.machine, node.index()).expect("always some");
         let want = tiering::shortfall(view, node, w.high);
-        self.reclaim.demote(view, node, want, want.saturating_mul(16) + 4096, "kswapd: cold page below TPP's demotion watermark")
+        self.demoted = Some(Evidence { measured: "free_pages", value: view.free[node.index()] as f64, threshold: "demote_until_free_pages", limit: w.high as f64 });
+        self.reclaim.demote(view, node, want, want.saturating_mul(16) + 4096, DEMOTE)
+    }
+
+    fn evidence(&self, action: &Action) -> Option<Evidence> {
+        match action {
+            Action::Migrate { reason: PROMOTE, .. } => self.promoted,
+            Action::Migrate { reason: DEMOTE, .. } => self.demoted,
+            _ => None,
+        }
     }
 
     fn report(&self, applied: &Applied, out: &mut Report) {
