@@ -519,7 +519,8 @@ def simulate(
     replays a trace file, as the workload ``trace:file=PATH`` does. ``threads`` (default 16)
     is a trace's own count when the workload is a trace and no count is given. ``dynamic`` names a dynamic policy (see
     :func:`policies`; ``None`` or ``"none"`` for none); ``decisions`` writes its every action
-    to a file (``.csv``, else JSON Lines). ``fast_memory_mib`` resizes a tiered machine's fast
+    to a file as the run goes (``.csv``, ``.parquet``, else JSON Lines: :mod:`numaplace.decisions`,
+    ``numaplace explain``). ``fast_memory_mib`` resizes a tiered machine's fast
     tier for the run (MiB, fractions allowed; ``docs/tiering.md``). Raises a subclass of
     :class:`NumaplaceError` for bad input; the same arguments always give the same result.
 
@@ -557,16 +558,25 @@ def simulate(
         raise ConfigError(f"progress = {progress!r}: expected True, False or None")
     if decisions is not None:  # the one output of a run: not a file the run reads
         check_outputs([(decisions, "decisions")], [(trace, "trace"), (machine, "machine"), (job_stream, "job_stream")])
-    if not show_progress(progress):
-        return Result.from_json(_native.simulate(request))
-    bar = _RunProgress(f"simulate {job_stream or trace or workload}", unit="job" if job_stream else "iter")
-    finished = False
-    try:
-        result = Result.from_json(_native.simulate(request, bar, PROGRESS_PERIOD_S))
-        finished = True
-        return result
-    finally:
-        bar.close(finished)
+
+    def run(sink: Any = None) -> Result:
+        if not show_progress(progress):
+            return Result.from_json(_native.simulate(request, None, None, sink))
+        bar = _RunProgress(f"simulate {job_stream or trace or workload}", unit="job" if job_stream else "iter")
+        finished = False
+        try:
+            result = Result.from_json(_native.simulate(request, bar, PROGRESS_PERIOD_S, sink))
+            finished = True
+            return result
+        finally:
+            bar.close(finished)
+
+    if decisions is not None and decisions.endswith(".parquet"):
+        # The simulator hands its log's batches to pyarrow's writer as the run goes.
+        from numaplace.decisions import write_parquet
+
+        return write_parquet(decisions, run)
+    return run()
 
 
 def trace_export(
