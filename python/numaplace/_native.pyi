@@ -62,7 +62,7 @@ def simulate(
 
     The request's ``decisions`` log is written as the run goes, a batch of records at a time:
     to its ``.csv`` or JSON Lines file, or, when ``decisions`` is given, to that callable (a
-    dict of columns per batch; ``numaplace.decisions.write_parquet`` writes Parquet so). A
+    dict of columns per batch; ``numaplace.simulate`` writes Parquet so). A
     ``.parquet`` path without a callable is a :class:`FileError`."""
 
 def trace_export(request_json: str, out: str, text: bool = False) -> None:

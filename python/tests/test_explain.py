@@ -11,7 +11,7 @@ import pytest
 
 import numaplace
 from numaplace import cli
-from numaplace.decisions import COLUMNS, DecisionLogError, explain, read
+from numaplace.cli.decisions import COLUMNS, DecisionLogError, explain, read
 
 #: A small tiered run whose policy promotes and demotes, with pages moved back (TPP demotes
 #: the first-touched fast pages, then promotes the hot ones back).

@@ -1,6 +1,6 @@
 """``numaplace explain LOG [--page N | --region NAME] [--json]``: why a page, a region or the
 run's pages moved, and what it cost, from a run's decision log (``sim --decisions``), in one
-screen (:func:`numaplace.decisions.explain` gives the answer as data)."""
+screen (:func:`numaplace.cli.decisions.explain` gives the answer as data)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def add_explain(sub: Any) -> None:
 
 
 def cmd_explain(args: argparse.Namespace) -> None:
-    from numaplace.decisions import explain
+    from numaplace.cli.decisions import explain
 
     a = explain(args.log, page=args.page, region=args.region)
     if args.json:
@@ -131,7 +131,7 @@ def _top(a: dict[str, Any]) -> list[str]:
 
 
 def format_answer(a: dict[str, Any]) -> list[str]:
-    """The answer of :func:`numaplace.decisions.explain` as at most about 25 lines."""
+    """The answer of :func:`numaplace.cli.decisions.explain` as at most about 25 lines."""
     if a["moves"] == 0:
         return ["the run: no moves (the log is empty)"]
     lines = _head(a) + _why(a) + _evidence(a)

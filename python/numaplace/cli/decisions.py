@@ -3,7 +3,7 @@
 ``numaplace.simulate(..., dynamic=..., decisions=PATH)`` (``numaplace sim --decisions PATH``)
 writes every action the dynamic policy took as it goes, one batch at a time (the simulator
 holds one batch, never the whole log): CSV for a ``.csv`` path, Parquet for ``.parquet``
-(written here, through pyarrow), JSON Lines otherwise. Each record (:data:`COLUMNS`) says when
+(through pyarrow, by the API), JSON Lines otherwise. Each record (:data:`COLUMNS`) says when
 (``time_ns``), which page and region, ``from`` and ``to`` which node, the ``action``
 (``migrate``, ``replicate``, ``collapse``, or ``failed``: a promotion that found no room), the
 policy's ``reason``, the ``trigger`` that asked it (``timer``, ``hinting-fault``,
@@ -15,22 +15,22 @@ policy's ``reason``, the ``trigger`` that asked it (``timer``, ``hinting-fault``
 thread paid it, and the page's ``counts`` per node (of a policy that counts).
 
 :func:`read` loads a log of any of the three forms as a DataFrame; :func:`explain` answers for
-one page, one region or the whole run, as a dict (``numaplace explain`` prints it).
+one page, one region or the whole run, as a dict (``numaplace explain`` prints it; a notebook
+can call both).
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
 from numaplace._native import NumaplaceError
 from numaplace.messages import shown
 
-__all__ = ["COLUMNS", "DecisionLogError", "explain", "read", "write_parquet"]
+__all__ = ["COLUMNS", "DecisionLogError", "explain", "read"]
 
 #: The columns of a written log, in order (``counts`` last), as the simulator writes them.
 COLUMNS = (
@@ -47,40 +47,6 @@ SHOWN = 8
 
 class DecisionLogError(NumaplaceError):
     """A decision log is missing or malformed, or holds nothing for what was asked."""
-
-
-def _schema() -> Any:
-    import pyarrow as pa
-
-    text = pa.string()
-    fields = [
-        ("time_ns", pa.float64()), ("page", pa.uint32()), ("region", text), ("from", pa.uint8()), ("to", pa.uint8()),
-        ("action", text), ("reason", text), ("trigger", text), ("tier", text), ("measured", text), ("value", pa.float64()),
-        ("threshold", text), ("limit", pa.float64()), ("queue_from_ns", pa.float64()), ("queue_to_ns", pa.float64()),
-        ("cost_ns", pa.float64()), ("background", pa.bool_()), ("counts", pa.list_(pa.uint16())),
-    ]  # fmt: skip
-    return pa.schema(fields)
-
-
-def write_parquet(path: str | os.PathLike[str], run: Callable[[Callable[[dict[str, list[Any]]], None]], Any]) -> Any:
-    """Runs ``run(sink)`` with a sink that appends each batch of records (a dict of columns,
-    as the simulator hands them) to a Parquet file at ``path``, written by the output rule
-    (``numaplace.outfile``: a temporary renamed into place once the run has finished, removed
-    if it fails). Returns what ``run`` returns."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from numaplace.outfile import write_with
-
-    schema = _schema()
-    out: dict[str, Any] = {}
-
-    def write(p: Path) -> None:
-        with pq.ParquetWriter(p, schema) as w:
-            out["result"] = run(lambda cols: w.write_batch(pa.RecordBatch.from_pydict(cols, schema=schema)))
-
-    write_with(path, "decisions", write)
-    return out["result"]
 
 
 def _fail(path: str | os.PathLike[str], why: str) -> DecisionLogError:
