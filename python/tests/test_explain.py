@@ -52,7 +52,7 @@ def test_every_form_holds_the_same_records_and_the_result_is_the_runs(logs) -> N
 
 
 def test_a_run_writes_the_same_log_bytes_every_time(logs, tmp_path: Path) -> None:
-    for ext in ("csv", "parquet"):
+    for ext in ("csv", "jsonl", "parquet"):
         again = tmp_path / f"again.{ext}"
         numaplace.simulate(**RUN, decisions=str(again), progress=False)
         assert again.read_bytes() == logs[ext][0].read_bytes(), ext

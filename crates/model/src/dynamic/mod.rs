@@ -313,6 +313,30 @@ pub struct Evidence {
     pub limit: f64,
 }
 
+/// What a tiering policy's last promotion and last demotion pass weighed, told apart by their
+/// reasons (the [`DynamicPolicy::evidence`] of `tpp` and `numab-tiering`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TierEvidence {
+    pub promoted: Option<Evidence>,
+    pub demoted: Option<Evidence>,
+}
+
+impl TierEvidence {
+    /// A demotion pass of `node`, which demotes until it has `high` free pages.
+    pub fn demoting(&mut self, view: &View<'_>, node: NodeId, high: u64) {
+        self.demoted = Some(Evidence { measured: "free_pages", value: view.free[node.index()] as f64, threshold: "demote_until_free_pages", limit: high as f64 });
+    }
+
+    /// The evidence of `action`, a promotion if its reason is `promote`, a demotion if `demote`.
+    pub fn of(&self, action: &Action, promote: &str, demote: &str) -> Option<Evidence> {
+        match action {
+            Action::Migrate { reason, .. } if *reason == promote => self.promoted,
+            Action::Migrate { reason, .. } if *reason == demote => self.demoted,
+            _ => None,
+        }
+    }
+}
+
 /// What a driver applied of a policy's actions, for the policy's own statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Applied {

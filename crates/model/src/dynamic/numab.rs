@@ -33,7 +33,7 @@
 //! (the base tiering mode promotes on every fault; a fixed threshold).
 
 use super::tiering::{self, Reclaim, Scanner};
-use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Evidence, Observes, Timer, Trigger, View, SIM_ONLY};
+use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Evidence, Observes, TierEvidence, Timer, Trigger, View, SIM_ONLY};
 use crate::report::{Report, StatDecl};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
@@ -111,8 +111,7 @@ struct NumabTiering {
     /// its fault).
     stamps: Vec<u32>,
     /// What the last promotion and the last demotion pass weighed ([`DynamicPolicy::evidence`]).
-    promoted: Option<Evidence>,
-    demoted: Option<Evidence>,
+    weighed: TierEvidence,
 }
 
 const PROMOTE: &str = "hint fault on a slow page: promoted";
@@ -156,8 +155,7 @@ impl NumabTiering {
             deferred: 0,
             rate_limited: 0,
             stamps: Vec::new(),
-            promoted: None,
-            demoted: None,
+            weighed: TierEvidence::default(),
         }
     }
 
@@ -253,12 +251,12 @@ impl DynamicPolicy for NumabTiering {
         let free = view.free[node.index()];
         let enough = (1u64 << 30) / view.machine.raw.page_size;
         let enough = enough.max(view.machine.capacity_pages[node.index()] / 16);
-        let mut weighed = Evidence { measured: "free_pages", value: free as f64, threshold: "promote_above_free_pages", limit: (w.high + 1) as f64 };
+        let mut ev = Evidence { measured: "free_pages", value: free as f64, threshold: "promote_above_free_pages", limit: (w.high + 1) as f64 };
         if free > promo_watermark(&w) + enough {
             // Workload changed: reset the threshold (pgdat_free_space_enough).
             self.threshold = 0;
-            weighed.threshold = "free_space_enough_pages";
-            weighed.limit = (promo_watermark(&w) + enough) as f64;
+            ev.threshold = "free_space_enough_pages";
+            ev.limit = (promo_watermark(&w) + enough) as f64;
         } else if self.hot_selection {
             if self.auto_threshold {
                 self.adjust_threshold(view.now);
@@ -268,7 +266,7 @@ impl DynamicPolicy for NumabTiering {
             if latency >= th {
                 return None;
             }
-            weighed = Evidence { measured: "hint_fault_latency_ms", value: latency as f64 / MS, threshold: "hot_threshold_ms", limit: th as f64 / MS };
+            ev = Evidence { measured: "hint_fault_latency_ms", value: latency as f64 / MS, threshold: "hot_threshold_ms", limit: th as f64 / MS };
             if self.rate_limit(view.now) {
                 self.rate_limited += 1;
                 return None;
@@ -278,7 +276,7 @@ impl DynamicPolicy for NumabTiering {
             self.deferred += 1;
             return None;
         }
-        self.promoted = Some(weighed);
+        self.weighed.promoted = Some(ev);
         Some(Action::Migrate { page, to: node, reason: PROMOTE })
     }
 
@@ -295,16 +293,12 @@ impl DynamicPolicy for NumabTiering {
         }
         let w = self.watermarks(view.machine, node.index()).expect("always some");
         let want = tiering::shortfall(view, node, w.high);
-        self.demoted = Some(Evidence { measured: "free_pages", value: view.free[node.index()] as f64, threshold: "demote_until_free_pages", limit: w.high as f64 });
+        self.weighed.demoting(view, node, w.high);
         self.reclaim.demote(view, node, want, want.saturating_mul(16) + 4096, DEMOTE)
     }
 
     fn evidence(&self, action: &Action) -> Option<Evidence> {
-        match action {
-            Action::Migrate { reason: PROMOTE, .. } => self.promoted,
-            Action::Migrate { reason: DEMOTE, .. } => self.demoted,
-            _ => None,
-        }
+        self.weighed.of(action, PROMOTE, DEMOTE)
     }
 
     fn report(&self, applied: &Applied, out: &mut Report) {
@@ -343,7 +337,11 @@ mod tests {
         // 256 pages hold less than 1 GiB: "enough" free space never holds; free 250 is above
         // the high watermark (1 page), so a hot page is promoted...
         f.now += 500_000_000_000;
-        assert!(matches!(p.on_fault(&f.view(), PageNo(1), NodeId(0)), Some(Action::Migrate { to: NodeId(0), .. })));
+        let a = p.on_fault(&f.view(), PageNo(1), NodeId(0));
+        assert!(matches!(a, Some(Action::Migrate { to: NodeId(0), .. })));
+        // What it weighed: 0.5 s from its scan against the 1 s threshold.
+        let e = p.evidence(&a.unwrap()).unwrap();
+        assert_eq!((e.measured, e.value, e.threshold, e.limit), ("hint_fault_latency_ms", 500.0, "hot_threshold_ms", 1000.0));
         // ...one faulting 1.5 s after its scan is not hot...
         f.now += 1_000_000_000_000;
         assert_eq!(p.on_fault(&f.view(), PageNo(2), NodeId(0)), None);

@@ -206,6 +206,10 @@ mod tests {
         f.counters.add(1, 0, 2);
         let moves = u.on_iteration_end(&f.view(), 1);
         assert_eq!(moves, vec![Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "competitive criterion" }]);
+        // What it weighed: 5 against twice the home node's 1.
+        let e = u.evidence(&moves[0]).unwrap();
+        assert_eq!((e.measured, e.value, e.threshold, e.limit), ("busiest_node_count", 5.0, "threshold_x_home_count", 2.0));
+        assert_eq!(u.evidence(&Action::Migrate { page: PageNo(1), to: NodeId(1), reason: "competitive criterion" }), None);
         // One migration at the first invocation: half of a run's two.
         let mut out = crate::report::Report::default();
         u.report(&Applied { migrations: 2, ..Applied::default() }, &mut out);
