@@ -156,3 +156,11 @@ def test_parquet_through_the_native_layer_alone_is_refused(tmp_path: Path) -> No
     with pytest.raises(numaplace.NumaplaceError, match="Parquet"):
         _native.simulate(request)
     assert not (tmp_path / "d.parquet").exists()
+
+
+def test_sim_says_where_the_log_went_and_how_to_read_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "d.jsonl"
+    args = ["sim", "--workload", "nas-bt", "--class", "S", "--dynamic", "upmlib", "--decisions", str(path), "--no-progress"]
+    assert cli.main(args) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("decisions "))
+    assert f"{len(read(path)):,} written to {path}" in line and line.endswith(f"numaplace explain {path}")
