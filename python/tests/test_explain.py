@@ -164,3 +164,12 @@ def test_sim_says_where_the_log_went_and_how_to_read_it(tmp_path: Path, capsys: 
     assert cli.main(args) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("decisions "))
     assert f"{len(read(path)):,} written to {path}" in line and line.endswith(f"numaplace explain {path}")
+
+
+def test_a_counter_interrupt_logs_the_counts_that_raised_it(tmp_path: Path) -> None:
+    path = tmp_path / "k.csv"
+    numaplace.simulate("origin2000", "nas-cg:class=S", dynamic="kernel", decisions=str(path), progress=False)
+    df = read(path)
+    assert len(df) > 0 and (df["trigger"] == "counter-interrupt").all()
+    for _, r in df.iterrows():
+        assert r["value"] == r["counts"][r["to"]] - r["counts"][r["from"]] >= r["limit"]

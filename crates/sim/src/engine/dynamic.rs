@@ -589,9 +589,8 @@ impl Dynamic {
         let free = mem.pt.free_per_node();
         let action = self.policy.on_interrupt(&view(observed!(self), mem, &free, now, self.overhead_ps), PageNo(page), NodeId(node as u8));
         self.decided(action.is_some());
-        self.counters.reset_page(PageNo(page));
         let m = &mem.machine.raw.migration;
-        match action {
+        let charged = match action {
             // A move pays the page's own cost (which includes `fixed_ns`) after the trap.
             Some(a) => {
                 let trap = numaplace_model::units::ns_to_ps(m.trap_ns);
@@ -603,6 +602,10 @@ impl Dynamic {
                 self.overhead_ps = self.overhead_ps.saturating_add(c);
                 c
             }
-        }
+        };
+        // Reset after the move (which reads nothing of them), so that the log holds the counts
+        // that raised the interrupt.
+        self.counters.reset_page(PageNo(page));
+        charged
     }
 }
