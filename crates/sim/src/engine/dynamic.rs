@@ -429,8 +429,6 @@ impl Dynamic {
                     mem.pt.collapse(page);
                     self.clear_stale(page, None);
                     let from = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
-                    // The counts behind the move, before the move resets them (the log's).
-                    let logged = self.log.is_some();
                     let moved = mem.pt.migrate(page, to, mem.machine);
                     let tier = self.count_tiers(mem.machine, from, to, moved);
                     let Some(node) = moved else {
@@ -449,9 +447,9 @@ impl Dynamic {
                     last_unit = page.0 / unit;
                     cost = Ps::saturating_add(cost, c);
                     self.migrations += 1;
-                    if logged {
-                        rec(self, mem, cost, page, (from, node.0), "migrate", reason, tier);
-                    }
+                    // Logged (where a log is kept) with the counts behind the move, which the
+                    // move then resets.
+                    rec(self, mem, cost, page, (from, node.0), "migrate", reason, tier);
                     self.counters.reset_page(page);
                 }
             }
