@@ -56,3 +56,16 @@ def test_report_markdown_and_fidelity_match_golden(tmp_path: Path) -> None:
     out = report.reproduce(out_dir=tmp_path / "report", grid="test", progress=False)
     check("report-README.md", (out / "README.md").read_text(encoding="utf-8"))
     check("report-fidelity.csv", (out / "fidelity.csv").read_text(encoding="utf-8"))
+
+
+def test_explain_answer_matches_golden(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``numaplace explain`` for one page of a small tiered run: TPP demotes it when the fast
+    node runs low, then promotes it back on a hint fault (ping-pong), each with what it
+    weighed and what it cost."""
+    log = tmp_path / "decisions.csv"
+    simulate(
+        machine="cxl-1to8", workload="gups:pages=65536,iterations=2,updates=8192", threads=8,
+        dynamic="tpp:scan_delay_ms=0.1,scan_period_ms=1,max_scan_mb_per_s=1000000", decisions=str(log),
+    )  # fmt: skip
+    assert cli.main(["explain", str(log), "--page", "1000"]) == 0
+    check("explain-tpp-page.txt", capsys.readouterr().out)

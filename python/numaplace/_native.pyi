@@ -46,14 +46,24 @@ def run_options() -> str:
 
 from collections.abc import Callable
 
-def simulate(request_json: str, progress: Callable[[int, int, int, float], object] | None = None, period: float | None = None) -> str:
+def simulate(
+    request_json: str,
+    progress: Callable[[int, int, int, float], object] | None = None,
+    period: float | None = None,
+    decisions: Callable[[dict[str, list[Any]]], object] | None = None,
+) -> str:
     """Runs one simulation of a run request (a JSON object of run options; a missing or null
     option takes its default) and returns its result as JSON text. The GIL is released; at an
     epoch boundary, at most every ``period`` seconds (default :data:`PROGRESS_PERIOD_S`; 0:
     every epoch), it is taken back to check for signals (Ctrl-C raises
     KeyboardInterrupt and stops the run) and to call ``progress(iteration, iterations,
     epochs, simulated_ns)`` if given (iteration 0 is the initialisation). An exception from
-    either stops the run and is raised; neither changes the result."""
+    either stops the run and is raised; neither changes the result.
+
+    The request's ``decisions`` log is written as the run goes, a batch of records at a time:
+    to its ``.csv`` or JSON Lines file, or, when ``decisions`` is given, to that callable (a
+    dict of columns per batch; ``numaplace.simulate`` writes Parquet so). A
+    ``.parquet`` path without a callable is a :class:`FileError`."""
 
 def trace_export(request_json: str, out: str, text: bool = False) -> None:
     """Writes a run request's workload as a trace file at ``out`` (binary, or the text form

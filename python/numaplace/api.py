@@ -519,7 +519,8 @@ def simulate(
     replays a trace file, as the workload ``trace:file=PATH`` does. ``threads`` (default 16)
     is a trace's own count when the workload is a trace and no count is given. ``dynamic`` names a dynamic policy (see
     :func:`policies`; ``None`` or ``"none"`` for none); ``decisions`` writes its every action
-    to a file (``.csv``, else JSON Lines). ``fast_memory_mib`` resizes a tiered machine's fast
+    to a file as the run goes (``.csv``, ``.parquet``, else JSON Lines; ``numaplace explain`` reads
+    them back: ``docs/explain.md``). ``fast_memory_mib`` resizes a tiered machine's fast
     tier for the run (MiB, fractions allowed; ``docs/tiering.md``). Raises a subclass of
     :class:`NumaplaceError` for bad input; the same arguments always give the same result.
 
@@ -557,16 +558,57 @@ def simulate(
         raise ConfigError(f"progress = {progress!r}: expected True, False or None")
     if decisions is not None:  # the one output of a run: not a file the run reads
         check_outputs([(decisions, "decisions")], [(trace, "trace"), (machine, "machine"), (job_stream, "job_stream")])
-    if not show_progress(progress):
-        return Result.from_json(_native.simulate(request))
-    bar = _RunProgress(f"simulate {job_stream or trace or workload}", unit="job" if job_stream else "iter")
-    finished = False
-    try:
-        result = Result.from_json(_native.simulate(request, bar, PROGRESS_PERIOD_S))
-        finished = True
-        return result
-    finally:
-        bar.close(finished)
+
+    def run(sink: Any = None) -> Result:
+        if not show_progress(progress):
+            return Result.from_json(_native.simulate(request, None, None, sink))
+        bar = _RunProgress(f"simulate {job_stream or trace or workload}", unit="job" if job_stream else "iter")
+        finished = False
+        try:
+            result = Result.from_json(_native.simulate(request, bar, PROGRESS_PERIOD_S, sink))
+            finished = True
+            return result
+        finally:
+            bar.close(finished)
+
+    if decisions is not None and decisions.endswith(".parquet"):
+        return _write_parquet_log(decisions, run)
+    return run()
+
+
+def _decision_log_schema() -> Any:
+    """The Parquet schema of a decision log (the simulator's columns, ``docs/explain.md``)."""
+    import pyarrow as pa
+
+    text = pa.string()
+    fields = [
+        ("time_ns", pa.float64()), ("page", pa.uint32()), ("region", text), ("from", pa.uint8()), ("to", pa.uint8()),
+        ("action", text), ("reason", text), ("trigger", text), ("tier", text), ("measured", text), ("value", pa.float64()),
+        ("threshold", text), ("limit", pa.float64()), ("queue_from_ns", pa.float64()), ("queue_to_ns", pa.float64()),
+        ("cost_ns", pa.float64()), ("background", pa.bool_()), ("counts", pa.list_(pa.uint16())),
+    ]  # fmt: skip
+    return pa.schema(fields)
+
+
+def _write_parquet_log(path: str, run: Any) -> Any:
+    """Runs ``run(sink)`` with a sink that appends each batch of decisions the simulator hands
+    it (a dict of columns) to a Parquet file at ``path`` as one row group, written by the
+    output rule (a temporary renamed into place once the run has finished, removed if it
+    fails). Returns what ``run`` returns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from numaplace.outfile import write_with
+
+    schema = _decision_log_schema()
+    out: dict[str, Any] = {}
+
+    def write(p: Any) -> None:
+        with pq.ParquetWriter(p, schema) as w:
+            out["result"] = run(lambda cols: w.write_batch(pa.RecordBatch.from_pydict(cols, schema=schema)))
+
+    write_with(path, "decisions", write)
+    return out["result"]
 
 
 def trace_export(

@@ -97,14 +97,26 @@ const PROGRESS_PERIOD_S: f64 = 0.1;
 /// check for signals (Ctrl-C raises KeyboardInterrupt and stops the run) and to call
 /// `progress(iteration, iterations, epochs, simulated_ns)` if given; an exception from either
 /// stops the run and is raised. Neither changes the result.
+///
+/// The request's `decisions` output (a page-level run with a dynamic policy) is written as the
+/// run goes, one batch of [`numaplace_sim::engine::decisions::BATCH`] records at a time: to a
+/// `.csv` or JSON Lines file here, or, when `decisions` is given, to that callable, called
+/// with each batch as a dict of columns (a `.parquet` output is written so, by
+/// `numaplace.simulate`).
 #[pyfunction]
-#[pyo3(signature = (request_json, progress=None, period=None))]
-fn simulate(py: Python<'_>, request_json: &str, progress: Option<PyObject>, period: Option<f64>) -> PyResult<String> {
+#[pyo3(signature = (request_json, progress=None, period=None, decisions=None))]
+fn simulate(py: Python<'_>, request_json: &str, progress: Option<PyObject>, period: Option<f64>, decisions: Option<PyObject>) -> PyResult<String> {
     let cfg = request(request_json)?;
     let period = period.unwrap_or(PROGRESS_PERIOD_S);
     let period = std::time::Duration::try_from_secs_f64(period)
         .map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("simulate: period = {period}: expected seconds, 0 or more")))?;
+    if let (Some(path), None) = (&cfg.decisions, &decisions) {
+        if path.ends_with(".parquet") {
+            return Err(FileError::new_err(format!("decisions = {}: a Parquet log is written through numaplace.simulate (give a .csv or JSON Lines path here)", numaplace_model::error::one_line(path))));
+        }
+    }
     let mut pending: Option<PyErr> = None;
+    let sink_error = std::sync::Arc::new(std::sync::Mutex::new(None));
     let r = py.allow_threads(|| {
         let mut last = std::time::Instant::now();
         let mut observer = |p: &numaplace_sim::run::Progress| -> bool {
@@ -121,17 +133,79 @@ fn simulate(py: Python<'_>, request_json: &str, progress: Option<PyObject>, peri
             last = std::time::Instant::now();
             keep_going
         };
-        let run = numaplace_sim::run::run_any_observed(&cfg, &mut observer)?;
-        // The run returns its decisions; where they go is the request's `decisions` output.
-        if let (Some(path), numaplace_sim::run::Outcome::Page(numaplace_sim::run::Run { decisions: Some(d), .. })) = (&cfg.decisions, &run) {
-            numaplace_sim::run::write_decisions(std::path::Path::new(path), d)?;
+        let machine = load(&cfg.machine)?;
+        let page = numaplace_sim::run::RunKind::of(&machine, &cfg) == numaplace_sim::run::RunKind::Page;
+        let batch = numaplace_sim::engine::decisions::BATCH;
+        match (&cfg.decisions, decisions) {
+            (Some(_), Some(f)) if page && cfg.dynamic.is_some() => {
+                let sink = PySink { f, error: sink_error.clone() };
+                let log = numaplace_sim::run::LogTo::Stream(batch, Box::new(sink));
+                numaplace_sim::run::run_on_logged(&machine, &cfg, &mut observer, log).map(numaplace_sim::run::Outcome::Page)
+            }
+            (Some(path), None) if page && cfg.dynamic.is_some() => {
+                // The file is written by the output rule: a temporary renamed into place once
+                // the run has finished, removed if it fails.
+                let path = std::path::Path::new(path);
+                let csv = path.extension().is_some_and(|e| e == "csv");
+                numaplace_sim::output::write_with(path, |f| {
+                    let out = f.try_clone().map_err(|e| SimError::io(path, e))?;
+                    let sink = numaplace_sim::engine::LineSink::new(std::io::BufWriter::new(out), csv, path);
+                    let log = numaplace_sim::run::LogTo::Stream(batch, Box::new(sink));
+                    numaplace_sim::run::run_on_logged(&machine, &cfg, &mut observer, log).map(numaplace_sim::run::Outcome::Page)
+                })
+            }
+            _ => numaplace_sim::run::run_any_on(&machine, &cfg, &mut observer),
         }
-        Ok::<_, SimError>(run)
     });
-    if let Some(e) = pending {
+    if let Some(e) = pending.or_else(|| sink_error.lock().ok()?.take()) {
         return Err(e);
     }
     Ok(r.map_err(to_py)?.to_json())
+}
+
+/// A decision log's batches handed to a Python callable, as a dict of columns (each a list;
+/// `counts` a list of lists; None where a record has no value). Its exception is kept and
+/// raised once the run has stopped.
+struct PySink {
+    f: PyObject,
+    error: std::sync::Arc<std::sync::Mutex<Option<PyErr>>>,
+}
+
+impl numaplace_sim::engine::DecisionSink for PySink {
+    fn write(&mut self, b: &numaplace_sim::engine::Batch<'_>) -> Result<(), SimError> {
+        use pyo3::types::PyDict;
+        let r = &b.records;
+        let finite = |x: f64| x.is_finite().then_some(x);
+        let node = |n: u8| (n != u8::MAX).then_some(n);
+        let called = Python::with_gil(|py| -> PyResult<()> {
+            let d = PyDict::new_bound(py);
+            d.set_item("time_ns", r.iter().map(|x| x.time_ps as f64 / 1000.0).collect::<Vec<_>>())?;
+            d.set_item("page", r.iter().map(|x| x.page).collect::<Vec<_>>())?;
+            d.set_item("region", r.iter().map(|x| b.regions.get(x.region as usize).map_or("", String::as_str)).collect::<Vec<_>>())?;
+            d.set_item("from", r.iter().map(|x| node(x.from)).collect::<Vec<_>>())?;
+            d.set_item("to", r.iter().map(|x| node(x.to)).collect::<Vec<_>>())?;
+            d.set_item("action", r.iter().map(|x| x.action).collect::<Vec<_>>())?;
+            d.set_item("reason", r.iter().map(|x| x.reason).collect::<Vec<_>>())?;
+            d.set_item("trigger", r.iter().map(|x| x.trigger.name()).collect::<Vec<_>>())?;
+            d.set_item("tier", r.iter().map(|x| x.tier).collect::<Vec<_>>())?;
+            d.set_item("measured", r.iter().map(|x| x.evidence.map(|e| e.measured)).collect::<Vec<_>>())?;
+            d.set_item("value", r.iter().map(|x| x.evidence.and_then(|e| finite(e.value))).collect::<Vec<_>>())?;
+            d.set_item("threshold", r.iter().map(|x| x.evidence.map(|e| e.threshold)).collect::<Vec<_>>())?;
+            d.set_item("limit", r.iter().map(|x| x.evidence.and_then(|e| finite(e.limit))).collect::<Vec<_>>())?;
+            d.set_item("queue_from_ns", r.iter().map(|x| finite(x.queue_from_ps / 1000.0)).collect::<Vec<_>>())?;
+            d.set_item("queue_to_ns", r.iter().map(|x| finite(x.queue_to_ps / 1000.0)).collect::<Vec<_>>())?;
+            d.set_item("cost_ns", r.iter().map(|x| x.cost_ps as f64 / 1000.0).collect::<Vec<_>>())?;
+            d.set_item("background", r.iter().map(|x| x.background).collect::<Vec<_>>())?;
+            d.set_item("counts", (0..r.len()).map(|i| b.counts_of(i).to_vec()).collect::<Vec<_>>())?;
+            self.f.call1(py, (d,)).map(drop)
+        });
+        called.map_err(|e| {
+            if let Ok(mut slot) = self.error.lock() {
+                slot.get_or_insert(e);
+            }
+            SimError::Stopped
+        })
+    }
 }
 
 /// Writes the workload of a run request as a trace file (binary, or text if `text`).

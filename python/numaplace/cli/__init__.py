@@ -5,7 +5,8 @@ with status 2; an unexpected internal failure exits with status 1, also in one l
 ``NUMAPLACE_DEBUG=1`` for the traceback). Nothing is written when a run fails.
 
 A package by group of commands: :mod:`~numaplace.cli.listings` (what can be named),
-:mod:`~numaplace.cli.simulate` (``sim``, ``trace``, ``workload``), :mod:`~numaplace.cli.host`
+:mod:`~numaplace.cli.simulate` (``sim``, ``trace``, ``workload``), :mod:`~numaplace.cli.explain`
+(``explain``: a run's decision log), :mod:`~numaplace.cli.host`
 (``topo``, ``run``, ``where``, ``report``), :mod:`~numaplace.cli.experiments` (``reproduce``,
 ``bench``), :mod:`~numaplace.cli.advise`, with ``sweep`` and ``record`` registered by their own
 packages; :mod:`~numaplace.cli.parser` declares the commands in order and

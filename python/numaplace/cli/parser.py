@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from numaplace import record, sweep
-from numaplace.cli import advise, experiments, host, listings, simulate
+from numaplace.cli import advise, experiments, explain, host, listings, simulate
 from numaplace.cli.common import Parser
 
 COMMANDS: tuple[Callable[[Any], Any], ...] = (
@@ -17,6 +17,7 @@ COMMANDS: tuple[Callable[[Any], Any], ...] = (
     listings.add_placements,
     host.add_topo,
     simulate.add_sim,
+    explain.add_explain,
     listings.add_programs,
     listings.add_schedulers,
     listings.add_policies,

@@ -44,6 +44,16 @@ def _decided(r) -> str:  # noqa: ANN001 - a numaplace.Result
     return f"; acted at {r.policy_decisions_acted:,} of {r.policy_decision_points:,} decision points{held}"
 
 
+def _logged(r, path: str | None) -> list[str]:  # noqa: ANN001 - a numaplace.Result
+    """The decision log's line, for a run that wrote one (``--decisions``)."""
+    log = getattr(r, "decision_log", None)
+    if log is None or path is None:
+        return []
+    dropped = f" ({log['dropped']:,} dropped)" if log["dropped"] else ""
+    tiers = f", {log['promotions']:,} promotions, {log['demotions']:,} demotions" if log["promotions"] or log["demotions"] else ""
+    return [f"decisions     {log['written']:,} written to {shown(path)}{dropped}{tiers}, {log['returns']:,} moves back: numaplace explain {shown(path)}"]
+
+
 def _protocol_summary(r) -> str:  # noqa: ANN001 - a numaplace.Result of the protocol engine
     c = r.config
     lines = [
@@ -90,7 +100,7 @@ def _system_summary(r) -> str:  # noqa: ANN001 - a numaplace.Result of a system 
     return "\n".join(lines)
 
 
-def _summary(r) -> str:  # noqa: ANN001 - a numaplace.Result
+def _summary(r, decisions: str | None = None) -> str:  # noqa: ANN001 - a numaplace.Result
     c = r.config
     if r.kind == "system":
         return _system_summary(r)
@@ -110,6 +120,7 @@ def _summary(r) -> str:  # noqa: ANN001 - a numaplace.Result
         f"transactions  {r.transactions:,} ({r.local_fraction:.1%} local, {r.writes:,} writes)",
         f"dynamic       {c.get('dynamic') or 'none'}: {r.migrations} migrations, {r.replications} replications,"
         f" overhead {fmt_ms(r.policy_overhead_ns)}{_decided(r)}",
+        *_logged(r, decisions),
         "",
     ]
     rows = [
@@ -148,7 +159,7 @@ def cmd_sim(args: argparse.Namespace) -> None:
 
         fig = plot.allocation_timeline(r.timeline(), cpus=r.system["cpus"])
         write_output(args.timeline, "--timeline", plot.png_bytes(fig))
-    print(_summary(r))
+    print(_summary(r, args.decisions))
 
 
 def cmd_trace_export(args: argparse.Namespace) -> None:

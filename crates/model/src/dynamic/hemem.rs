@@ -31,7 +31,7 @@
 //! pass moves its pages placed since to the unit's tier (`joined_pages`), charged as migrations.
 
 use super::tiering;
-use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, Trigger, View, BOTH};
+use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Evidence, Observes, Sampling, Timer, Trigger, View, BOTH};
 use crate::error::ModelError;
 use crate::pagetable::UNTOUCHED;
 use crate::report::{Report, StatDecl};
@@ -384,6 +384,18 @@ impl DynamicPolicy for HeMem {
         self.cool(true);
         self.cool(false);
         tick
+    }
+
+    /// A moved page's unit's sampled counts as the pass left them, against the threshold that
+    /// made it hot (writes first, as `is_hot` reads them) or left it cold.
+    fn evidence(&self, action: &Action) -> Option<Evidence> {
+        let Action::Migrate { page, .. } = action else { return None };
+        let u = self.units.get((page.0 / self.per_unit) as usize)?;
+        Some(if u.writes >= self.write_th {
+            Evidence { measured: "sampled_writes", value: u.writes as f64, threshold: "hot_write_threshold", limit: self.write_th as f64 }
+        } else {
+            Evidence { measured: "sampled_reads", value: u.reads as f64, threshold: "hot_read_threshold", limit: self.read_th as f64 }
+        })
     }
 
     fn report(&self, applied: &Applied, out: &mut Report) {

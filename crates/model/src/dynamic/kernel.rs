@@ -69,6 +69,8 @@ struct Kernel {
     gate: Gate,
     /// Time of each page's previous interrupt (cost-aware only).
     last_interrupt: std::collections::HashMap<u32, Ps>,
+    /// What the last interrupt that moved a page weighed ([`DynamicPolicy::evidence`]).
+    weighed: Option<super::Evidence>,
 }
 
 impl Kernel {
@@ -85,6 +87,7 @@ impl Kernel {
             last_any: None,
             gate: Gate::new(r, threads, Payer::Accessor),
             last_interrupt: std::collections::HashMap::new(),
+            weighed: None,
         }
     }
 }
@@ -129,7 +132,17 @@ impl DynamicPolicy for Kernel {
         }
         self.last_migration.insert(page.0, view.now);
         self.last_any = Some(view.now);
+        let home = view.homes[page.0 as usize] as usize;
+        let lead = i64::from(view.counters.get(page.0, node.index())) - view.counters.row(page).get(home).map_or(0, |&c| i64::from(c));
+        self.weighed = Some(super::Evidence { measured: "remote_minus_home_count", value: lead as f64, threshold: "threshold_count", limit: f64::from(self.threshold) });
         Some(Action::Migrate { page, to: node, reason: "counter interrupt" })
+    }
+
+    fn evidence(&self, action: &Action) -> Option<super::Evidence> {
+        match action {
+            Action::Migrate { reason: "counter interrupt", .. } => self.weighed,
+            _ => None,
+        }
     }
 
     fn timer_period(&self) -> Option<Ps> {

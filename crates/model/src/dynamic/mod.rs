@@ -298,6 +298,51 @@ pub trait DynamicPolicy: Send {
     /// ([`DynamicCaps::stats`]), in declaration order; `applied` is what the driver did of
     /// what it asked.
     fn report(&self, _applied: &Applied, _out: &mut Report) {}
+
+    /// What the policy weighed when it asked for `action` (just returned from one of its
+    /// hooks, before the driver applies it): the quantity it measured and the threshold in
+    /// force it held it against, for a driver's decision log (`numaplace explain`). Called
+    /// only while a log is kept; `None` (the default) when the policy declares nothing beyond
+    /// the page's counters, which the log holds anyway.
+    fn evidence(&self, _action: &Action) -> Option<Evidence> {
+        None
+    }
+}
+
+/// What a policy weighed for one action ([`DynamicPolicy::evidence`]): a measured quantity and
+/// the threshold in force, each by a name that carries its unit (`hint_fault_latency_ms`
+/// against `hot_threshold_ms`, `free_pages` against `demotion_watermark_pages`). `value` is
+/// NaN where only the threshold is known (the counts behind it are the log's own).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Evidence {
+    pub measured: &'static str,
+    pub value: f64,
+    pub threshold: &'static str,
+    pub limit: f64,
+}
+
+/// What a tiering policy's last promotion and last demotion pass weighed, told apart by their
+/// reasons (the [`DynamicPolicy::evidence`] of `tpp` and `numab-tiering`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TierEvidence {
+    pub promoted: Option<Evidence>,
+    pub demoted: Option<Evidence>,
+}
+
+impl TierEvidence {
+    /// A demotion pass of `node`, which demotes until it has `high` free pages.
+    pub fn demoting(&mut self, view: &View<'_>, node: NodeId, high: u64) {
+        self.demoted = Some(Evidence { measured: "free_pages", value: view.free[node.index()] as f64, threshold: "demote_until_free_pages", limit: high as f64 });
+    }
+
+    /// The evidence of `action`, a promotion if its reason is `promote`, a demotion if `demote`.
+    pub fn of(&self, action: &Action, promote: &str, demote: &str) -> Option<Evidence> {
+        match action {
+            Action::Migrate { reason, .. } if *reason == promote => self.promoted,
+            Action::Migrate { reason, .. } if *reason == demote => self.demoted,
+            _ => None,
+        }
+    }
 }
 
 /// What a driver applied of a policy's actions, for the policy's own statistics.

@@ -33,7 +33,7 @@
 //! (the base tiering mode promotes on every fault; a fixed threshold).
 
 use super::tiering::{self, Reclaim, Scanner};
-use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View, SIM_ONLY};
+use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Evidence, Observes, TierEvidence, Timer, Trigger, View, SIM_ONLY};
 use crate::report::{Report, StatDecl};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
@@ -110,7 +110,12 @@ struct NumabTiering {
     /// Each page's scan stamp, µs of simulated time ([`UNSTAMPED`]: no scan is waiting for
     /// its fault).
     stamps: Vec<u32>,
+    /// What the last promotion and the last demotion pass weighed ([`DynamicPolicy::evidence`]).
+    weighed: TierEvidence,
 }
+
+const PROMOTE: &str = "hint fault on a slow page: promoted";
+const DEMOTE: &str = "kswapd: cold page of a fast node below its watermark";
 
 /// A page no scan is waiting on (it faulted, or was never scanned on the slow tier).
 const UNSTAMPED: u32 = u32::MAX;
@@ -150,6 +155,7 @@ impl NumabTiering {
             deferred: 0,
             rate_limited: 0,
             stamps: Vec::new(),
+            weighed: TierEvidence::default(),
         }
     }
 
@@ -245,9 +251,12 @@ impl DynamicPolicy for NumabTiering {
         let free = view.free[node.index()];
         let enough = (1u64 << 30) / view.machine.raw.page_size;
         let enough = enough.max(view.machine.capacity_pages[node.index()] / 16);
+        let mut ev = Evidence { measured: "free_pages", value: free as f64, threshold: "promote_above_free_pages", limit: (w.high + 1) as f64 };
         if free > promo_watermark(&w) + enough {
             // Workload changed: reset the threshold (pgdat_free_space_enough).
             self.threshold = 0;
+            ev.threshold = "free_space_enough_pages";
+            ev.limit = (promo_watermark(&w) + enough) as f64;
         } else if self.hot_selection {
             if self.auto_threshold {
                 self.adjust_threshold(view.now);
@@ -257,6 +266,7 @@ impl DynamicPolicy for NumabTiering {
             if latency >= th {
                 return None;
             }
+            ev = Evidence { measured: "hint_fault_latency_ms", value: latency as f64 / MS, threshold: "hot_threshold_ms", limit: th as f64 / MS };
             if self.rate_limit(view.now) {
                 self.rate_limited += 1;
                 return None;
@@ -266,7 +276,8 @@ impl DynamicPolicy for NumabTiering {
             self.deferred += 1;
             return None;
         }
-        Some(Action::Migrate { page, to: node, reason: "hint fault on a slow page: promoted" })
+        self.weighed.promoted = Some(ev);
+        Some(Action::Migrate { page, to: node, reason: PROMOTE })
     }
 
     fn watermarks(&self, machine: &Machine, node: usize) -> Option<Watermarks> {
@@ -282,7 +293,12 @@ impl DynamicPolicy for NumabTiering {
         }
         let w = self.watermarks(view.machine, node.index()).expect("always some");
         let want = tiering::shortfall(view, node, w.high);
-        self.reclaim.demote(view, node, want, want.saturating_mul(16) + 4096, "kswapd: cold page of a fast node below its watermark")
+        self.weighed.demoting(view, node, w.high);
+        self.reclaim.demote(view, node, want, want.saturating_mul(16) + 4096, DEMOTE)
+    }
+
+    fn evidence(&self, action: &Action) -> Option<Evidence> {
+        self.weighed.of(action, PROMOTE, DEMOTE)
     }
 
     fn report(&self, applied: &Applied, out: &mut Report) {
@@ -316,7 +332,11 @@ mod tests {
         // 256 pages hold less than 1 GiB: "enough" free space never holds; free 250 is above
         // the high watermark (1 page), so a hot page is promoted...
         f.now += 500_000_000_000;
-        assert!(matches!(p.on_fault(&f.view(), PageNo(1), NodeId(0)), Some(Action::Migrate { to: NodeId(0), .. })));
+        let a = p.on_fault(&f.view(), PageNo(1), NodeId(0));
+        assert!(matches!(a, Some(Action::Migrate { to: NodeId(0), .. })));
+        // What it weighed: 0.5 s from its scan against the 1 s threshold.
+        let e = p.evidence(&a.unwrap()).unwrap();
+        assert_eq!((e.measured, e.value, e.threshold, e.limit), ("hint_fault_latency_ms", 500.0, "hot_threshold_ms", 1000.0));
         // ...one faulting 1.5 s after its scan is not hot...
         f.now += 1_000_000_000_000;
         assert_eq!(p.on_fault(&f.view(), PageNo(2), NodeId(0)), None);

@@ -30,7 +30,7 @@
 
 use super::numab::linux_watermarks;
 use super::tiering::{self, mark_accessed, Flags, Reclaim, Scanner};
-use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Timer, Trigger, View, BOTH};
+use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Evidence, Observes, TierEvidence, Timer, Trigger, View, BOTH};
 use crate::report::{Report, StatDecl};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::topology::Machine;
@@ -79,7 +79,12 @@ struct Tpp {
     deferred: u64,
     activations: u64,
     thrash: u64,
+    /// What the last promotion and the last demotion pass weighed ([`DynamicPolicy::evidence`]).
+    weighed: TierEvidence,
 }
+
+const PROMOTE: &str = "hint fault on an active slow page: promoted";
+const DEMOTE: &str = "kswapd: cold page below TPP's demotion watermark";
 
 impl Tpp {
     fn new(r: &Resolved, m: &Machine) -> Self {
@@ -93,6 +98,7 @@ impl Tpp {
             deferred: 0,
             activations: 0,
             thrash: 0,
+            weighed: TierEvidence::default(),
         }
     }
 }
@@ -135,7 +141,8 @@ impl DynamicPolicy for Tpp {
             self.deferred += 1;
             return None;
         }
-        Some(Action::Migrate { page, to: node, reason: "hint fault on an active slow page: promoted" })
+        self.weighed.promoted = Some(Evidence { measured: "free_pages", value: view.free[node.index()] as f64, threshold: "promote_above_free_pages", limit: (w.high + 1) as f64 });
+        Some(Action::Migrate { page, to: node, reason: PROMOTE })
     }
 
     fn watermarks(&self, machine: &Machine, node: usize) -> Option<Watermarks> {
@@ -153,7 +160,12 @@ impl DynamicPolicy for Tpp {
         }
         let w = self.watermarks(view.machine, node.index()).expect("always some");
         let want = tiering::shortfall(view, node, w.high);
-        self.reclaim.demote(view, node, want, want.saturating_mul(16) + 4096, "kswapd: cold page below TPP's demotion watermark")
+        self.weighed.demoting(view, node, w.high);
+        self.reclaim.demote(view, node, want, want.saturating_mul(16) + 4096, DEMOTE)
+    }
+
+    fn evidence(&self, action: &Action) -> Option<Evidence> {
+        self.weighed.of(action, PROMOTE, DEMOTE)
     }
 
     fn report(&self, applied: &Applied, out: &mut Report) {
@@ -179,7 +191,10 @@ mod tests {
         let mut p = f.policy("tpp");
         assert_eq!(p.on_fault(&f.view(), PageNo(2), NodeId(0)), None, "first fault: referenced");
         assert_eq!(p.on_fault(&f.view(), PageNo(2), NodeId(0)), None, "second: active");
-        assert!(matches!(p.on_fault(&f.view(), PageNo(2), NodeId(0)), Some(Action::Migrate { to: NodeId(0), .. })));
+        let a = p.on_fault(&f.view(), PageNo(2), NodeId(0)).unwrap();
+        assert!(matches!(a, Action::Migrate { to: NodeId(0), .. }));
+        let e = p.evidence(&a).unwrap();
+        assert_eq!((e.measured, e.value, e.threshold), ("free_pages", 250.0, "promote_above_free_pages"));
         let mut out = Report::default();
         p.report(&Applied::default(), &mut out);
         assert_eq!(out.names().collect::<Vec<_>>(), ["promotions", "demotions", "promotion_failures", "background_ms", "promotions_deferred", "activations", "thrash"]);

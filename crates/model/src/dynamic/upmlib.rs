@@ -55,6 +55,9 @@ pub(super) struct Upmlib {
     gate: Gate,
     /// When the previous invocation ran (the start of the window its counters cover).
     last: Option<Ps>,
+    /// The last invocation's moves, by page (ascending): the busiest node's count and the
+    /// threshold times the home node's it beat ([`DynamicPolicy::evidence`]).
+    weighed: Vec<(u32, f64, f64)>,
 }
 
 impl Upmlib {
@@ -75,6 +78,7 @@ impl Upmlib {
             frozen: std::collections::HashSet::new(),
             gate: Gate::new(r, threads, Payer::EveryThread),
             last: None,
+            weighed: Vec::new(),
         }
     }
 }
@@ -99,6 +103,7 @@ impl DynamicPolicy for Upmlib {
             return Vec::new();
         }
         self.invocations += 1;
+        self.weighed.clear();
         let inv = self.invocations;
         let window = view.now.saturating_sub(self.last.unwrap_or(view.started)).max(1);
         self.last = Some(view.now);
@@ -141,6 +146,7 @@ impl DynamicPolicy for Upmlib {
                 continue;
             }
             self.moved.insert(p.0, (inv, home, best.0));
+            self.weighed.push((p.0, count as f64, self.ratio * local as f64));
             out.push(Action::Migrate { page: p, to: best, reason: "competitive criterion" });
         }
         if self.first.is_none() {
@@ -150,6 +156,13 @@ impl DynamicPolicy for Upmlib {
             self.active = false; // self-deactivation (seed 000 §3.2)
         }
         out
+    }
+
+    fn evidence(&self, action: &Action) -> Option<super::Evidence> {
+        let Action::Migrate { page, .. } = action else { return None };
+        let i = self.weighed.binary_search_by_key(&page.0, |w| w.0).ok()?;
+        let (_, count, limit) = self.weighed[i];
+        Some(super::Evidence { measured: "busiest_node_count", value: count, threshold: "threshold_x_home_count", limit })
     }
 
     fn decides_at_iteration_end(&self) -> bool {
@@ -193,6 +206,10 @@ mod tests {
         f.counters.add(1, 0, 2);
         let moves = u.on_iteration_end(&f.view(), 1);
         assert_eq!(moves, vec![Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "competitive criterion" }]);
+        // What it weighed: 5 against twice the home node's 1.
+        let e = u.evidence(&moves[0]).unwrap();
+        assert_eq!((e.measured, e.value, e.threshold, e.limit), ("busiest_node_count", 5.0, "threshold_x_home_count", 2.0));
+        assert_eq!(u.evidence(&Action::Migrate { page: PageNo(1), to: NodeId(1), reason: "competitive criterion" }), None);
         // One migration at the first invocation: half of a run's two.
         let mut out = crate::report::Report::default();
         u.report(&Applied { migrations: 2, ..Applied::default() }, &mut out);

@@ -1,7 +1,8 @@
 //! A dynamic policy attached to a page-level run: its counters, sampler, revoked pages and
 //! replicas' staleness, the hot loop it runs in, how its actions are applied and charged, and
-//! what it reports ([`PolicyStats`], [`Decision`]).
+//! what it reports ([`PolicyStats`]; its decisions go to a [`DecisionLog`] where one is kept).
 
+use super::decisions::{Decision, DecisionLog};
 use super::memory::{view, Memory};
 
 /// What a policy's view borrows of an attached policy's state, field by field (so that the
@@ -100,10 +101,9 @@ pub struct Dynamic {
     pub migrations: u64,
     pub interrupts: u64,
     pub overhead_ps: Ps,
-    pub decisions: Vec<Decision>,
-    /// Whether `decisions` is kept (by default; [`Dynamic::keep_decisions`]): it grows by one
-    /// record a move, which a long tiered run's millions of demotions make gigabytes.
-    pub(super) log_decisions: bool,
+    /// The decision log, where one is kept ([`Dynamic::set_log`]; none by default: a run
+    /// that writes no log spends nothing on it). Bounded: see [`DecisionLog`].
+    pub(super) log: Option<DecisionLog>,
     /// Times the policy was asked to decide, and how many of those it acted on
     /// ([`Dynamic::decided`]).
     pub(super) decision_points: u64,
@@ -170,20 +170,6 @@ pub struct PolicyStats {
     pub report: Report,
 }
 
-/// One action taken by a dynamic policy, for `--decisions`.
-#[derive(Clone, Debug, serde::Serialize, PartialEq)]
-pub struct Decision {
-    pub time_ns: f64,
-    pub page: u32,
-    pub region: String,
-    pub from: u8,
-    pub to: u8,
-    pub action: &'static str,
-    pub reason: &'static str,
-    /// The page's counters (one per node) when the decision was taken.
-    pub counts: Vec<u16>,
-}
-
 impl Dynamic {
     /// Attaches `policy`, whose registry entry has `caps`, to a run over `pages` pages of
     /// `machine` with `threads` threads.
@@ -232,8 +218,7 @@ impl Dynamic {
             migrations: 0,
             interrupts: 0,
             overhead_ps: 0,
-            decisions: Vec::new(),
-            log_decisions: true,
+            log: None,
             decision_points: 0,
             decisions_acted: 0,
             final_barrier_withheld: false,
@@ -349,24 +334,27 @@ impl Dynamic {
         }
     }
 
-    /// Keeps the decisions log (`true`, the default) or not: a caller that writes no
-    /// decisions (a benchmark) turns it off, so that moves allocate nothing.
-    pub fn keep_decisions(&mut self, keep: bool) {
-        self.log_decisions = keep;
-        if !keep {
-            self.decisions = Vec::new();
-        }
+    /// Keeps a decision log (`Some`) or none (the default: moves then record nothing).
+    /// The log keeps the page's counts of a policy that has counters, none of one that has
+    /// none.
+    pub fn set_log(&mut self, log: Option<DecisionLog>) {
+        let width = self.counters.row(PageNo(0)).len();
+        self.log = log.map(|l| l.with_nodes(width));
+    }
+
+    /// The decision log, taken (the run's end).
+    pub fn take_log(&mut self) -> Option<DecisionLog> {
+        self.log.take()
     }
 
     /// The bytes of per-page state this attachment holds, by `pagetable::layout` field, from
     /// the vectors' capacities (counters: `pages` × nodes × 2 when allocated, which is what
-    /// `PageCounters` holds), then the decisions log (one record a move, with its heap parts).
+    /// `PageCounters` holds), then the decision log (its fixed buffer, [`DecisionLog::bytes`]).
     /// The policy's own per-page state is not visible here; see `Engine::state_bytes`.
     pub(super) fn state_bytes(&self, pages: usize) -> Vec<(&'static str, u64)> {
         use numaplace_model::pagetable::layout;
         let counters = self.counters.row(PageNo(0)).len() * pages * std::mem::size_of::<u16>();
-        let decisions = self.decisions.capacity() * std::mem::size_of::<Decision>()
-            + self.decisions.iter().map(|d| d.region.capacity() + d.counts.capacity() * 2).sum::<usize>();
+        let decisions = self.log.as_ref().map_or(0, DecisionLog::bytes);
         vec![
             (layout::REVOKED.name, self.revoked.capacity() as u64),
             (layout::REFERENCED.name, self.referenced.capacity() as u64),
@@ -395,14 +383,22 @@ impl Dynamic {
         self.decisions_acted += u64::from(acted);
     }
 
-    /// Applies actions at time `now`; returns their cost in ps.
-    pub(super) fn apply(&mut self, mem: &mut Memory<'_>, actions: Vec<Action>, now: Ps) -> Ps {
+    /// Applies actions at time `now`, asked at trigger `at` (in the background if
+    /// `background`: only the log's record of who paid); returns their cost in ps.
+    pub(super) fn apply(&mut self, mem: &mut Memory<'_>, actions: Vec<Action>, now: Ps, at: Trigger, background: bool) -> Ps {
         let mut cost = 0;
         let actions_len = actions.len();
         let mut migrated_in_batch = 0u64;
         let unit = self.policy.migration_unit().max(1);
         let mut last_unit = u32::MAX;
         for a in actions {
+            let before = cost;
+            // What the policy weighed, asked only while a log is kept.
+            let evidence = self.log.as_ref().and_then(|_| self.policy.evidence(&a));
+            let rec = |d: &mut Self, mem: &Memory<'_>, cost: Ps, page: PageNo, (from, to): (u8, u8), action: &'static str, reason: &'static str, tier: &'static str| {
+                let d_cost = cost - before;
+                d.log(mem, Decision { time_ps: now.saturating_add(cost), page: page.0, region: 0, from, to, action, reason, trigger: at, tier, evidence, queue_from_ps: f64::NAN, queue_to_ps: f64::NAN, cost_ps: d_cost, background });
+            };
             match a {
                 Action::Replicate { page, node, reason } => {
                     if mem.pt.replicate(page, node) {
@@ -412,7 +408,7 @@ impl Dynamic {
                         cost = Ps::saturating_add(cost, mem.machine.migration_cost_ps(1));
                         self.replications += 1;
                         let home = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
-                        self.log(mem, now.saturating_add(cost), page, home, node.0, "replicate", reason);
+                        rec(self, mem, cost, page, (home, node.0), "replicate", reason, "");
                     }
                 }
                 Action::Collapse { page, reason } => {
@@ -426,43 +422,35 @@ impl Dynamic {
                             *w = 0;
                         }
                         let home = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
-                        self.log(mem, now.saturating_add(cost), page, home, home, "collapse", reason);
+                        rec(self, mem, cost, page, (home, home), "collapse", reason, "");
                     }
                 }
                 Action::Migrate { page, to, reason } => {
                     mem.pt.collapse(page);
                     self.clear_stale(page, None);
                     let from = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
-                    let counts = self.counters.row(page).to_vec();
                     let moved = mem.pt.migrate(page, to, mem.machine);
-                    self.count_tiers(mem.machine, from, to, moved);
-                    if let Some(node) = moved {
-                        // A batch of moves (a barrier's, a timer's) flushes the TLBs once, as
-                        // a range migration or Linux's batched migrate_pages does; a single
-                        // move (an interrupt, a fault) pays its own shootdown.
-                        let shootdowns = if migrated_in_batch == 0 || actions_len == 1 { self.sharing_cpus } else { 0 };
-                        migrated_in_batch += 1;
-                        // A unit's pages after its first pay only their copy (migration_unit).
-                        let c = mem.machine.page_move_cost_ps(shootdowns, page.0 / unit != last_unit || unit == 1);
-                        last_unit = page.0 / unit;
-                        cost = Ps::saturating_add(cost, c);
-                        self.migrations += 1;
-                        self.counters.reset_page(page);
-                        if !self.log_decisions {
-                            continue;
+                    let tier = self.count_tiers(mem.machine, from, to, moved);
+                    let Some(node) = moved else {
+                        if tier == "promotion-failure" {
+                            rec(self, mem, cost, page, (from, to.0), "failed", reason, tier);
                         }
-                        let idx = mem.regions.partition_point(|r| r.first_page <= page.0) - 1;
-                        self.decisions.push(Decision {
-                            time_ns: now.saturating_add(cost) as f64 / 1000.0,
-                            page: page.0,
-                            region: mem.regions[idx].name.clone(),
-                            from,
-                            to: node.0,
-                            action: "migrate",
-                            reason,
-                            counts,
-                        });
-                    }
+                        continue;
+                    };
+                    // A batch of moves (a barrier's, a timer's) flushes the TLBs once, as
+                    // a range migration or Linux's batched migrate_pages does; a single
+                    // move (an interrupt, a fault) pays its own shootdown.
+                    let shootdowns = if migrated_in_batch == 0 || actions_len == 1 { self.sharing_cpus } else { 0 };
+                    migrated_in_batch += 1;
+                    // A unit's pages after its first pay only their copy (migration_unit).
+                    let c = mem.machine.page_move_cost_ps(shootdowns, page.0 / unit != last_unit || unit == 1);
+                    last_unit = page.0 / unit;
+                    cost = Ps::saturating_add(cost, c);
+                    self.migrations += 1;
+                    // Logged (where a log is kept) with the counts behind the move, which the
+                    // move then resets.
+                    rec(self, mem, cost, page, (from, node.0), "migrate", reason, tier);
+                    self.counters.reset_page(page);
                 }
             }
         }
@@ -471,17 +459,26 @@ impl Dynamic {
     }
 
     /// Counts a move of a page from node `from` asked toward `to` that landed on `moved`: a
-    /// promotion, a demotion, or a promotion that failed.
-    fn count_tiers(&mut self, machine: &Machine, from: u8, to: NodeId, moved: Option<NodeId>) {
+    /// promotion, a demotion, or a promotion that failed; returns which (`""`: none).
+    fn count_tiers(&mut self, machine: &Machine, from: u8, to: NodeId, moved: Option<NodeId>) -> &'static str {
         if from == u8::MAX || !machine.is_tiered() {
-            return;
+            return "";
         }
         let from_top = machine.is_toptier(NodeId(from));
         match moved {
-            Some(n) if !from_top && machine.is_toptier(n) => self.promotions += 1,
-            Some(n) if from_top && !machine.is_toptier(n) => self.demotions += 1,
-            _ if !from_top && machine.is_toptier(to) => self.promotion_failures += 1,
-            _ => {}
+            Some(n) if !from_top && machine.is_toptier(n) => {
+                self.promotions += 1;
+                "promotion"
+            }
+            Some(n) if from_top && !machine.is_toptier(n) => {
+                self.demotions += 1;
+                "demotion"
+            }
+            _ if !from_top && machine.is_toptier(to) => {
+                self.promotion_failures += 1;
+                "promotion-failure"
+            }
+            _ => "",
         }
     }
 
@@ -489,7 +486,7 @@ impl Dynamic {
     /// then its referenced bits cleared. Returns the time the running threads wait for it: its
     /// cost, or nothing when a background thread does the work (whose copies then load the
     /// memory controllers of both ends, [`Dynamic::take_copy_lines`]).
-    pub(super) fn apply_tick(&mut self, mem: &mut Memory<'_>, tick: &mut Timer, now: Ps) -> Ps {
+    pub(super) fn apply_tick(&mut self, mem: &mut Memory<'_>, tick: &mut Timer, now: Ps, at: Trigger) -> Ps {
         let actions = std::mem::take(&mut tick.actions);
         let wait = if tick.background {
             let homes: Vec<(PageNo, u8)> = actions.iter().filter_map(|a| match a {
@@ -497,7 +494,7 @@ impl Dynamic {
                 _ => None,
             }).collect();
             let overhead = self.overhead_ps;
-            let cost = self.apply(mem, actions, now);
+            let cost = self.apply(mem, actions, now, at, true);
             // Background work is not the threads' overhead.
             self.overhead_ps = overhead;
             self.background_ps = self.background_ps.saturating_add(cost);
@@ -513,7 +510,7 @@ impl Dynamic {
             }
             0
         } else {
-            self.apply(mem, actions, now)
+            self.apply(mem, actions, now, at, false)
         };
         for &p in &tick.clear_referenced {
             if let Some(r) = self.referenced.get_mut(p as usize) {
@@ -546,23 +543,14 @@ impl Dynamic {
         }
     }
 
-    /// Records a replication or collapse decision.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn log(&mut self, mem: &Memory<'_>, at: Ps, page: PageNo, from: u8, to: u8, action: &'static str, reason: &'static str) {
-        if !self.log_decisions {
-            return;
-        }
-        let idx = mem.regions.partition_point(|r| r.first_page <= page.0) - 1;
-        self.decisions.push(Decision {
-            time_ns: at as f64 / 1000.0,
-            page: page.0,
-            region: mem.regions[idx].name.clone(),
-            from,
-            to,
-            action,
-            reason,
-            counts: self.counters.row(page).to_vec(),
-        });
+    /// Records one decision in the log, if one is kept: its region, both nodes' queueing
+    /// delay as last solved, and the page's counts.
+    fn log(&mut self, mem: &Memory<'_>, mut d: Decision) {
+        let Some(log) = self.log.as_mut() else { return };
+        d.region = log.region_of(d.page);
+        let q = |n: u8| mem.queue.get(n as usize).copied().unwrap_or(f64::NAN);
+        (d.queue_from_ps, d.queue_to_ps) = (q(d.from), q(d.to));
+        log.push(d, self.counters.row(PageNo(d.page)));
     }
 
     /// A hinting fault at `now` from `node` on `page`: access is restored, the policy decides.
@@ -576,7 +564,7 @@ impl Dynamic {
         self.decided(action.is_some());
         let cost = self.policy.fault_cost();
         self.overhead_ps = self.overhead_ps.saturating_add(cost);
-        cost.saturating_add(action.map_or(0, |a| self.apply(mem, vec![a], now)))
+        cost.saturating_add(action.map_or(0, |a| self.apply(mem, vec![a], now, Trigger::HintingFault, false)))
     }
 
     /// A first touch of `page` at `now` wanted `wanted`, which was full, and got `got`: the
@@ -587,7 +575,7 @@ impl Dynamic {
         let free = mem.pt.free_per_node();
         let actions = self.policy.on_allocation_failure(&view(observed!(self), mem, &free, now, self.overhead_ps), PageNo(page), wanted, got);
         self.decided(!actions.is_empty());
-        self.apply(mem, actions, now)
+        self.apply(mem, actions, now, Trigger::AllocationFailure, false)
     }
 
     /// A counter interrupt at `now` from `node` for `page`: the trap and its handler run
@@ -599,20 +587,23 @@ impl Dynamic {
         let free = mem.pt.free_per_node();
         let action = self.policy.on_interrupt(&view(observed!(self), mem, &free, now, self.overhead_ps), PageNo(page), NodeId(node as u8));
         self.decided(action.is_some());
-        self.counters.reset_page(PageNo(page));
         let m = &mem.machine.raw.migration;
-        match action {
+        let charged = match action {
             // A move pays the page's own cost (which includes `fixed_ns`) after the trap.
             Some(a) => {
                 let trap = numaplace_model::units::ns_to_ps(m.trap_ns);
                 self.overhead_ps = self.overhead_ps.saturating_add(trap);
-                trap.saturating_add(self.apply(mem, vec![a], now.saturating_add(trap)))
+                trap.saturating_add(self.apply(mem, vec![a], now.saturating_add(trap), Trigger::CounterInterrupt, false))
             }
             None => {
                 let c = numaplace_model::units::ns_to_ps(if m.trap_ns > 0.0 { m.trap_ns } else { m.fixed_ns });
                 self.overhead_ps = self.overhead_ps.saturating_add(c);
                 c
             }
-        }
+        };
+        // Reset after the move (which reads nothing of them), so that the log holds the counts
+        // that raised the interrupt.
+        self.counters.reset_page(PageNo(page));
+        charged
     }
 }

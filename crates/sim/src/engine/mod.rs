@@ -12,10 +12,12 @@
 //! page's home byte, adds a table cost to the thread's clock and counts the lines. Everything
 //! else (placement, timing) happens on the cold path or at quantum boundaries.
 
+pub mod decisions;
 mod dynamic;
 mod memory;
 
-pub use dynamic::{Decision, Dynamic, PolicyStats, Sampler};
+pub use decisions::{Batch, Decision, DecisionLog, DecisionSink, Kept, LineSink, LogSummary};
+pub use dynamic::{Dynamic, PolicyStats, Sampler};
 use dynamic::observed;
 
 use crate::binding::Placed;
@@ -242,7 +244,7 @@ impl<'m> Engine<'m> {
             return 0;
         }
         d.decided(true);
-        d.apply(&mut self.mem, actions, self.now)
+        d.apply(&mut self.mem, actions, self.now, Trigger::EpochBoundary, false)
     }
 
     /// The start of the timed iterations: a policy that reads counters per iteration starts
@@ -283,7 +285,7 @@ impl<'m> Engine<'m> {
             d.decided(!actions.is_empty());
         }
         let invoked = d.policy.reset_after_iteration();
-        let cost = d.apply(&mut self.mem, actions, self.now);
+        let cost = d.apply(&mut self.mem, actions, self.now, Trigger::IterationEnd, false);
         if invoked {
             d.counters.reset_all();
         }
@@ -293,11 +295,28 @@ impl<'m> Engine<'m> {
         }
     }
 
-    /// Keeps the attached policy's decisions log or not ([`Dynamic::keep_decisions`]).
+    /// Keeps a decision log of the attached policy's first [`decisions::KEPT`] actions
+    /// (`true`) or none (`false`, the default: a benchmark's).
     pub fn keep_decisions(&mut self, keep: bool) {
+        let log = keep.then(|| DecisionLog::keeping(decisions::KEPT, &self.mem.regions, self.nn));
+        self.set_decision_log(log);
+    }
+
+    /// Attaches a decision log to the policy ([`DecisionLog`]), or none.
+    pub fn set_decision_log(&mut self, log: Option<DecisionLog>) {
         if let Some(d) = self.dynamic.as_mut() {
-            d.keep_decisions(keep);
+            d.set_log(log);
         }
+    }
+
+    /// The decision log, taken at the run's end.
+    pub fn take_decision_log(&mut self) -> Option<DecisionLog> {
+        self.dynamic.as_mut().and_then(Dynamic::take_log)
+    }
+
+    /// A decision sink's failure, if one failed (the run should end with it).
+    pub fn decision_error(&mut self) -> Option<crate::error::SimError> {
+        self.dynamic.as_mut()?.log.as_mut()?.take_error()
     }
 
     /// The bytes of per-page state the run holds now, by field of
@@ -598,7 +617,7 @@ impl<'m> Engine<'m> {
             if tick.actions.is_empty() && tick.clear_referenced.is_empty() {
                 continue;
             }
-            let cost = d.apply_tick(&mut self.mem, &mut tick, qend);
+            let cost = d.apply_tick(&mut self.mem, &mut tick, qend, Trigger::LowMemory);
             for (t, clock) in self.clocks.iter_mut().enumerate() {
                 if cost > 0 && self.cursor[t] < epoch.threads[t].txns.len() {
                     *clock = (*clock).max(qend).saturating_add(cost);
@@ -622,7 +641,7 @@ impl<'m> Engine<'m> {
         // The samples are the policy's once it has seen them.
         d.samples.clear();
         d.decided(!tick.actions.is_empty());
-        let cost = d.apply_tick(&mut self.mem, &mut tick, qend);
+        let cost = d.apply_tick(&mut self.mem, &mut tick, qend, Trigger::Timer);
         for (t, clock) in self.clocks.iter_mut().enumerate() {
             if cost > 0 && self.cursor[t] < epoch.threads[t].txns.len() {
                 *clock = (*clock).max(qend).saturating_add(cost);

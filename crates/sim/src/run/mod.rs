@@ -25,7 +25,7 @@ pub mod system;
 
 pub use config::{RunConfig, RunKind};
 pub use kind::{KindOfRun, Progress};
-pub use page::{run, run_observed, run_on, run_on_observed, simulate, simulate_on, write_decisions, EpochRecord, ResolvedConfig, Run, SimResult};
+pub use page::{run, run_observed, run_on, run_on_logged, run_on_observed, simulate, simulate_on, write_decisions, EpochRecord, LogTo, ResolvedConfig, Run, SimResult};
 pub use request::DEFAULT_QUANTUM_NS;
 pub use source::{build_workload, settle_threads, workload_ctx};
 

@@ -103,6 +103,12 @@ pub struct SimResult {
     /// them — frozen pages, the cost gate's refusals, seed 003's sampling distance, the
     /// low-memory events of a tiering policy...
     pub policy: numaplace_model::report::Report,
+    /// What the run's decision log holds and wrote (`--decisions`; absent when no log was
+    /// kept): its records, those dropped by a log without a sink past its capacity, the
+    /// promotions, demotions, promotion failures and returns (ping-pong) it saw, and their
+    /// cost (`crate::engine::decisions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision_log: Option<crate::engine::LogSummary>,
 }
 
 impl SimResult {
@@ -133,11 +139,34 @@ pub fn simulate_on(machine: &Machine, cfg: &RunConfig) -> Result<SimResult, SimE
     Ok(run_on(machine, cfg)?.result)
 }
 
-/// A finished run: its result and, with a dynamic policy, every decision the policy took, for
-/// the caller to keep or write ([`write_decisions`]); the run itself writes no file.
+/// A finished run: its result and, with a dynamic policy and a log kept without a sink
+/// ([`LogTo::Keep`]), the decisions the log kept, for the caller to keep or write
+/// ([`write_decisions`]); the run itself writes no file.
 pub struct Run {
     pub result: SimResult,
-    pub decisions: Option<Vec<crate::engine::Decision>>,
+    pub decisions: Option<crate::engine::Kept>,
+}
+
+/// Where a page-level run's decision log goes ([`run_on_logged`]).
+pub enum LogTo {
+    /// No log: moves record nothing (the default of a run that writes no decisions).
+    Off,
+    /// Keep the first `n` records, count the rest as dropped ([`Run::decisions`]).
+    Keep(usize),
+    /// Hand every batch of `n` records to the sink as the run goes.
+    Stream(usize, Box<dyn crate::engine::DecisionSink>),
+}
+
+impl LogTo {
+    /// The default for `cfg`: the first [`crate::engine::decisions::KEPT`] records when it
+    /// names a decisions output, else none.
+    pub fn default_for(cfg: &RunConfig) -> LogTo {
+        if cfg.decisions.is_some() {
+            LogTo::Keep(crate::engine::decisions::KEPT)
+        } else {
+            LogTo::Off
+        }
+    }
 }
 
 /// Runs one simulation, returning its decisions beside the result.
@@ -185,6 +214,15 @@ impl KindOfRun for Page {
 /// # Errors
 /// As [`run_observed`]; a configuration for the protocol engine.
 pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool) -> Result<Run, SimError> {
+    run_on_logged(machine, cfg, observer, LogTo::default_for(cfg))
+}
+
+/// [`run_on_observed`] with its decision log going where `log` says (a dynamic policy's;
+/// without one nothing is logged).
+///
+/// # Errors
+/// As [`run_observed`]; the sink's first failure.
+pub fn run_on_logged(machine: &Machine, cfg: &RunConfig, observer: &mut dyn FnMut(&Progress) -> bool, log: LogTo) -> Result<Run, SimError> {
     if RunKind::of(machine, cfg) == RunKind::Protocol {
         return Err(ModelError::Config(format!(
             "machine '{}' with engine = {} runs on the protocol engine: run it with run_any_observed",
@@ -238,6 +276,12 @@ pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn Fn
             let (policy, resolved) = dynamic::build(&Spec::parse(text)?, machine, cfg.threads)?;
             policy.check_regions(wl.regions()).map_err(ModelError::Spec)?;
             engine.set_dynamic(policy, &dynamic::REGISTRY.get(&resolved.name)?.caps);
+            let (regions, nodes) = (wl.regions(), machine.nodes());
+            engine.set_decision_log(match log {
+                LogTo::Off => None,
+                LogTo::Keep(n) => Some(crate::engine::DecisionLog::keeping(n, regions, nodes)),
+                LogTo::Stream(n, sink) => Some(crate::engine::DecisionLog::streaming(n, sink, regions, nodes)),
+            });
             Some(resolved.to_string())
         }
         None => None,
@@ -260,6 +304,9 @@ pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn Fn
         let at = Progress { iteration, iterations, epochs, simulated_ns: ns(engine.now()) };
         if !observer(&at) {
             return Err(SimError::Stopped);
+        }
+        if let Some(e) = engine.decision_error() {
+            return Err(e);
         }
     }
     if iteration > 0 {
@@ -295,8 +342,11 @@ pub fn run_on_observed(machine: &Machine, cfg: &RunConfig, observer: &mut dyn Fn
         thread_nodes: threads.iter().map(|p| p.node.0).collect(),
         numaplace_version: env!("CARGO_PKG_VERSION"),
     };
-    let result = summarise(machine, &engine, wl.as_ref(), config);
-    Ok(Run { result, decisions: engine.dynamic.take().map(|d| d.decisions) })
+    let mut result = summarise(machine, &engine, wl.as_ref(), config);
+    let logged = engine.take_decision_log().map(crate::engine::DecisionLog::finish).transpose()?;
+    let (summary, kept) = logged.unzip();
+    result.decision_log = summary;
+    Ok(Run { result, decisions: kept })
 }
 
 /// Writes the page-level workload of `cfg` on `machine` as a trace at `path` (text form if
@@ -331,26 +381,19 @@ pub fn export(machine: &Machine, cfg: &RunConfig, path: &std::path::Path, text: 
     }
 }
 
-/// Writes decisions as CSV (a `.csv` path) or JSON Lines, atomically.
+/// Writes kept decisions as CSV (a `.csv` path) or JSON Lines, atomically (a run that
+/// streams its log writes it as it goes: [`LogTo::Stream`], `crate::engine::LineSink`).
 ///
 /// # Errors
 /// The file cannot be written.
-pub fn write_decisions(path: &std::path::Path, decisions: &[crate::engine::Decision]) -> Result<(), SimError> {
-    use std::fmt::Write as _;
-    let mut out = String::new();
+pub fn write_decisions(path: &std::path::Path, decisions: &crate::engine::Kept) -> Result<(), SimError> {
+    use crate::engine::DecisionSink as _;
     let csv = path.extension().is_some_and(|e| e == "csv");
-    if csv {
-        out.push_str("time_ns,page,region,from,to,action,reason,counts\n");
-    }
-    for d in decisions {
-        if csv {
-            let counts: Vec<String> = d.counts.iter().map(u16::to_string).collect();
-            let _ = writeln!(out, "{},{},{},{},{},{},{},{}", d.time_ns, d.page, d.region, d.from, d.to, d.action, d.reason, counts.join(" "));
-        } else {
-            let _ = writeln!(out, "{}", serde_json::to_string(d).expect("decisions serialise"));
-        }
-    }
-    crate::output::write_bytes(path, out.as_bytes())
+    crate::output::write_with(path, |f| {
+        let mut sink = crate::engine::LineSink::new(std::io::BufWriter::new(f), csv, path);
+        sink.write(&decisions.batch())?;
+        sink.finish()
+    })
 }
 
 fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: ResolvedConfig) -> SimResult {
@@ -405,6 +448,7 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
         policy_decisions_acted: policy.decisions_acted,
         policy_final_barrier_withheld: policy.final_barrier_withheld,
         policy: policy.report,
+        decision_log: None,
         per_iteration_local_fraction: engine
             .iteration_traffic
             .iter()
