@@ -44,7 +44,7 @@
 //! `host=hemem` is the only one.
 
 use super::tiering;
-use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, Trigger, View, SIM_ONLY};
+use super::{Action, Applied, DynamicCaps, Evidence, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, Trigger, View, SIM_ONLY};
 use crate::error::ModelError;
 use crate::pagetable::UNTOUCHED;
 use crate::report::{Report, StatDecl};
@@ -136,6 +136,8 @@ struct Colloid {
     joined: u64,
     /// Per tier, the loaded latency of each pass times its arrivals, and the arrivals.
     latency_weighted: [(f64, f64); 2],
+    /// Each tier's loaded latency at the last pass, ns (the evidence of its swaps).
+    last_latency_ns: [f64; 2],
 }
 
 /// One side of the sorted frequency arrays (`struct page_freq`): a unit and its cooled count;
@@ -163,6 +165,7 @@ impl Colloid {
             swaps: 0,
             joined: 0,
             latency_weighted: [(0.0, 0.0); 2],
+            last_latency_ns: [f64::NAN; 2],
         })
     }
 
@@ -252,6 +255,7 @@ impl Colloid {
             let occ = inserts / elapsed_ns * latency_ns;
             self.latency_weighted[t].0 += latency_ns * inserts;
             self.latency_weighted[t].1 += inserts;
+            self.last_latency_ns[t] = latency_ns;
             self.smoothed.occ[t] = a * occ + (1.0 - a) * self.smoothed.occ[t];
             self.smoothed.inserts[t] = a * inserts + (1.0 - a) * self.smoothed.inserts[t];
         }
@@ -415,6 +419,12 @@ impl DynamicPolicy for Colloid {
         tick
     }
 
+    fn evidence(&self, action: &Action) -> Option<Evidence> {
+        let Action::Migrate { reason, .. } = action else { return None };
+        // A swap weighed the fast tier's loaded latency against the slow tier's; a join, none.
+        reason.starts_with("Colloid:").then(|| Evidence { measured: "fast_latency_ns", value: self.last_latency_ns[0], threshold: "slow_latency_ns", limit: self.last_latency_ns[1] })
+    }
+
     fn report(&self, applied: &Applied, out: &mut Report) {
         tiering::report_moves(applied, out);
         out.count("samples", self.samples);
@@ -466,6 +476,10 @@ mod tests {
         // never-accessed slow page, which stays; the dynamic limit (Δ × 68.75 lines × 64 B)
         // ends the pass after one page.
         assert_eq!(migrations(&t), vec![(1, 1)]);
+        // The swap weighed the fast tier's 1,100 ns against the slow tier's 200 ns.
+        let e = p.evidence(&t.actions[0]).unwrap();
+        assert_eq!((e.measured, e.threshold), ("fast_latency_ns", "slow_latency_ns"));
+        assert!((e.value - 1100.0).abs() < 1e-6 && (e.limit - 200.0).abs() < 1e-6, "{e:?}");
         let mut r = Report::default();
         p.report(&Applied::default(), &mut r);
         assert_eq!((r.count_of("passes"), r.count_of("fast_slower_passes"), r.count_of("swaps")), (1, 1, 1));
