@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install the compilers and OpenMP runtimes `numaplace cc` / `numaplace record` need
 # (python/tests/test_record.py; docs/record.md):
-#   - clang       (Debian package clang; bookworm: clang 14, whose -fsanitize-coverage has
-#                  trace-loads and trace-stores)
+#   - clang       (Debian package clang; bookworm: clang 14, with ThreadSanitizer's pass for
+#                  atomics and memory intrinsics; numaplace's pass plugin does the rest)
 #   - libomp-dev  (LLVM's OpenMP runtime, libomp, for clang -fopenmp=libomp)
 #   - gcc         (GCC, with libgomp and -fsanitize=thread, for --openmp libgomp; in build-essential)
 #   - valgrind    (with its tool headers and libraries: the recorder's independent reference,

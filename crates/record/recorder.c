@@ -1,14 +1,16 @@
 /* numaplace's recording library (exact mode): linked into a program built by `numaplace cc`.
  *
- * It receives every load and store the compiler instrumented (clang's
- * -fsanitize-coverage=trace-loads,trace-stores callbacks, or GCC's -fsanitize=thread callbacks
- * with this file as their runtime instead of TSan's), runs them through a per-thread cache model,
+ * It receives every load and store the compiler instrumented (numaplace's LLVM pass plugin under
+ * clang, whose inline fast path decides most of them without a call, or GCC's -fsanitize=thread
+ * callbacks with this file as their runtime instead of TSan's), runs them through a per-thread
+ * cache model,
  * and writes, at each epoch boundary, each thread's line misses per page to a raw stream
  * ($NUMAPLACE_RECORD_OUT). `numaplace record` turns that stream into a numaplace trace.
  * docs/record.md defines epochs, the cache model, first touch and what is counted, not seen.
  *
- * Raw stream: chunks `u32 length, u8 type, payload` (little-endian), each written by one
- * write(2) on an O_APPEND descriptor, so threads never interleave inside a chunk. The types are
+ * Raw stream: chunks `u32 length, u8 type, payload` (little-endian), each written whole by one
+ * write(2) on an O_APPEND descriptor (a thread's records and epoch ends several at a time,
+ * emit_buffered), so threads never interleave inside a chunk. The types are
  * the RAW_* constants below; crates/record/src/raw.rs reads them.
  *
  * This file is compiled without instrumentation. It must not call the functions it interposes
@@ -95,6 +97,8 @@ static u64 g_counters[C_N];
 #define TRACK_MIN 4096    /* allocations of at least this many bytes become regions */
 
 struct entry { u64 vpage; u64 reads; u64 writes; };
+#define SYM_CACHE_BITS 8
+struct sym_entry { void *pc; u64 base; const char *module, *sym; };
 
 struct thread {
     int tid;          /* OpenMP thread number (0 outside parallel regions) */
@@ -113,10 +117,60 @@ struct thread {
     u64 spin_win[4]; u32 spin_pos; u64 spin_n; /* the last load addresses; loads in a row among them */
     u64 counters[C_N];
     char buf[65536];
+    /* This thread's records and epoch ends, written OUT_BUF bytes at a time (emit_buffered). */
+    char *obuf;
+    u32 olen;
+    int olock;
+    struct sym_entry syms[1 << SYM_CACHE_BITS]; /* sym_of_cached */
 };
 
 static __thread struct thread *t_self;
 static __thread int t_busy; /* inside the recorder: instrumented callees must not recurse */
+
+/* The fast path numaplace's pass plugin inlines in front of every plain load and store of up to
+ * 64 bytes (crates/record/pass/numaplace-pass.cpp; docs/record.md, "What recording costs"): this
+ * thread's cache tags and geometry, read in place. An access to the line most recently used in
+ * its set (a store: and already dirty) changes nothing in the LRU model, so the inlined code
+ * only counts it here and skips the call; every other access calls the library. While a
+ * thread is not recording (before it is an OpenMP thread, in a forked child, in sampled mode)
+ * `tags` points at g_no_line, which matches no line, so every access calls the library. The
+ * counts are added to the thread's counters at each of its epoch boundaries. The field order
+ * is the pass's (F_TAGS ... F_WIDE). */
+struct np_fast { u64 *tags; u64 setmask, ways, shift, loads, stores, wide; };
+static u64 g_no_line[1];
+__thread struct np_fast __numaplace_fast __attribute__((tls_model("initial-exec"))) = {g_no_line, 0, 0, 6, 0, 0, 0};
+
+static void fast_on(struct thread *t)
+{
+    __numaplace_fast.tags = t->tags;
+    __numaplace_fast.setmask = g_sets - 1;
+    __numaplace_fast.ways = g_ways;
+    __numaplace_fast.shift = g_line_shift;
+}
+
+static void fast_off(void)
+{
+    __numaplace_fast.tags = g_no_line;
+    __numaplace_fast.setmask = 0;
+    __numaplace_fast.ways = 0;
+}
+
+/* The fast path's counts into the thread's counters (called by the thread itself). */
+static void fast_counts(struct thread *t)
+{
+    t->counters[C_LOADS] += __numaplace_fast.loads;
+    t->counters[C_STORES] += __numaplace_fast.stores;
+    t->counters[C_WIDE] += __numaplace_fast.wide;
+    __numaplace_fast.loads = __numaplace_fast.stores = __numaplace_fast.wide = 0;
+}
+
+/* The thread is an OpenMP thread from now on: its accesses are recorded, the fast path on. */
+static int g_no_fast; /* $NUMAPLACE_RECORD_FAST=0: every access calls the library (the tests' A/B) */
+static void omp_thread(struct thread *t)
+{
+    t->omp = 1;
+    if (!g_sampled && !g_no_fast) fast_on(t);
+}
 
 static void *raw_alloc(size_t n)
 {
@@ -159,19 +213,77 @@ static void begin(struct out *o, char *buf, size_t cap, int type)
     put32(o, 0);
     put8(o, type);
 }
-/* Writes one chunk with one write(2) (async-signal-safe). */
-static void emit(struct out *o)
+/* Writes n bytes with write(2), whole (async-signal-safe); a failure stops the recording. */
+static void out_write(const char *p, size_t n)
 {
-    if (g_fd < 0 || g_stopped || o->n > o->cap) return;
-    u32 len = o->n - 5;
-    bytes_copy(o->p, &len, 4);
     size_t off = 0;
-    while (off < o->n) {
-        ssize_t w = syscall(SYS_write, g_fd, o->p + off, o->n - off); /* not the interposed write */
+    while (off < n) {
+        ssize_t w = syscall(SYS_write, g_fd, p + off, n - off); /* not the interposed write */
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) { g_stopped = 1; return; }
         off += w;
     }
+}
+
+/* Whether the chunk is complete: its length field set. */
+static int seal(struct out *o)
+{
+    if (g_fd < 0 || g_stopped || o->n > o->cap) return 0;
+    u32 len = o->n - 5;
+    bytes_copy(o->p, &len, 4);
+    return 1;
+}
+
+/* Writes one chunk with one write(2) (async-signal-safe). */
+static void emit(struct out *o)
+{
+    if (seal(o)) out_write(o->p, o->n);
+}
+
+/* A thread's records and epoch ends are buffered: a program that passes millions of barriers
+ * (NPB SP at class W: 3 million epochs) would otherwise make two write(2) calls per thread and
+ * epoch, all on one file. Every such chunk names its thread and epoch, so the converter needs
+ * them in no order across threads; the buffers are written when full, at the exit and at a
+ * crash (where a buffer its thread is writing to is left: its epochs are not whole). */
+#define OUT_BUF (1u << 18)
+
+static int out_lock(struct thread *t, int wait)
+{
+    while (__atomic_exchange_n(&t->olock, 1, __ATOMIC_ACQUIRE))
+        if (!wait) return 0;
+    return 1;
+}
+static void out_unlock(struct thread *t) { __atomic_store_n(&t->olock, 0, __ATOMIC_RELEASE); }
+
+static void flush_out(struct thread *t, int wait)
+{
+    if (!t || !t->obuf || !out_lock(t, wait)) return;
+    if (t->olen && g_fd >= 0 && !g_stopped) out_write(t->obuf, t->olen);
+    t->olen = 0;
+    out_unlock(t);
+}
+
+static void emit_buffered(struct thread *t, struct out *o)
+{
+    if (!seal(o)) return;
+    if (!t->obuf) { out_write(o->p, o->n); return; }
+    out_lock(t, 1);
+    if (t->olen + o->n > OUT_BUF) {
+        out_write(t->obuf, t->olen);
+        t->olen = 0;
+    }
+    if (o->n > OUT_BUF) {
+        out_write(o->p, o->n);
+    } else {
+        /* word by word (the library is built with -fno-builtin: no memcpy) */
+        size_t i = 0;
+        volatile u64 *d = (volatile u64 *)(void *)(t->obuf + t->olen);
+        const volatile u64 *sw = (const volatile u64 *)(const void *)o->p;
+        for (; i + 8 <= o->n; i += 8) d[i / 8] = sw[i / 8];
+        bytes_copy(t->obuf + t->olen + i, o->p + i, o->n - i);
+        t->olen += o->n;
+    }
+    out_unlock(t);
 }
 
 /* ---------------------------------------------------------------- first touch */
@@ -213,6 +325,20 @@ static void sym_of(void *pc, u64 *base, const char **module, const char **sym)
     }
 }
 
+/* dladdr searches the program's whole symbol table, and thread 0 names the code of every epoch
+ * end it reaches: millions of times in a program that passes a barrier in a loop (NPB SP), from
+ * a few dozen places. The thread's direct-mapped cache of dladdr's answers per code pointer. */
+static void sym_of_cached(struct thread *t, void *pc, u64 *base, const char **module, const char **sym)
+{
+    struct sym_entry *c = &t->syms[((u64)pc * 0x9E3779B97F4A7C15ULL) >> (64 - SYM_CACHE_BITS)];
+    if (!pc || c->pc != pc) {
+        sym_of(pc, base, module, sym);
+        c->pc = pc; c->base = *base; c->module = *module; c->sym = *sym;
+        return;
+    }
+    *base = c->base; *module = c->module; *sym = c->sym;
+}
+
 static void flush_records(struct thread *t)
 {
     struct out o;
@@ -227,7 +353,7 @@ static void flush_records(struct thread *t)
             put64(&o, e->reads);
             put64(&o, e->writes);
         }
-        emit(&o);
+        emit_buffered(t, &o);
     }
     for (u32 j = 0; j < t->nents; j++) {
         u64 v = t->ents[j].vpage & ~FT_BIT;
@@ -260,6 +386,7 @@ static void boundary(struct thread *t, int kind, void *pc)
         }
     }
     flush_records(t);
+    if (t == t_self) fast_counts(t);
     struct out o;
     begin(&o, t->buf, sizeof t->buf, RAW_EPOCH);
     put32(&o, t->tid);
@@ -267,12 +394,12 @@ static void boundary(struct thread *t, int kind, void *pc)
     put8(&o, kind);
     u64 base = 0;
     const char *module = "", *sym = "";
-    if (t->tid == 0) sym_of(pc, &base, &module, &sym);
+    if (t->tid == 0) sym_of_cached(t, pc, &base, &module, &sym);
     put64(&o, (u64)pc);
     put64(&o, base);
     putstr(&o, module);
     putstr(&o, sym);
-    emit(&o);
+    emit_buffered(t, &o);
     t->epoch++;
     t_busy--;
 }
@@ -286,6 +413,7 @@ static struct thread *new_thread(void)
     t->slots = raw_alloc(t->nslots * sizeof(u32));
     t->cap = t->nslots / 2;
     t->ents = raw_alloc(t->cap * sizeof(struct entry));
+    t->obuf = raw_alloc(OUT_BUF); /* none: each chunk written at once */
     t->last_line = ~0ULL;
     t->epoch = g_epoch;
     if (!t->tags || !t->slots || !t->ents) return 0;
@@ -307,8 +435,8 @@ static struct thread *self(void)
     if (!t) { g_stopped = 1; return 0; }
     u32 i = __atomic_fetch_add(&g_nthreads, 1, __ATOMIC_RELAXED);
     if (i < MAX_THREADS && g_threads) g_threads[i] = t;
-    t->omp = (i == 0); /* the first thread to access memory is the initial thread */
     t_self = t;
+    if (i == 0) omp_thread(t); /* the first thread to access memory is the initial thread */
     return t;
 }
 
@@ -432,7 +560,11 @@ static void access_range(const void *p, u64 size, int write, int counter)
     for (u64 l = first; l <= last; l++) line_access(t, l, write);
 }
 
-/* ---------------------------------------------------------------- clang: sanitizer coverage */
+/* ---------------------------------------------------------------- clang: numaplace's pass plugin */
+
+/* The calls crates/record/pass/numaplace-pass.cpp makes where its inline fast path (np_fast,
+ * above) does not decide: plain loads and stores of 1, 2, 4, 8 and 16 bytes, under the names of
+ * clang's sanitizer-coverage callbacks, which the pass replaced. */
 
 void __sanitizer_cov_load1(uint8_t *p) { access_mem(p, 1, 0); }
 void __sanitizer_cov_load2(uint16_t *p) { access_mem(p, 2, 0); }
@@ -444,16 +576,9 @@ void __sanitizer_cov_store2(uint16_t *p) { access_mem(p, 2, 1); }
 void __sanitizer_cov_store4(uint32_t *p) { access_mem(p, 4, 1); }
 void __sanitizer_cov_store8(uint64_t *p) { access_mem(p, 8, 1); }
 void __sanitizer_cov_store16(__int128 *p) { access_mem(p, 16, 1); }
-/* The base mode's counters: clang requires one beside trace-loads/stores; unused. */
-static int g_sancov; /* clang's coverage callbacks report loads and stores, atomic ones included */
-void __sanitizer_cov_8bit_counters_init(char *a, char *b) { (void)a; (void)b; g_sancov = 1; }
-void __sanitizer_cov_pcs_init(const uintptr_t *a, const uintptr_t *b) { (void)a; (void)b; }
-
-/* ---------------------------------------------------------------- clang: numaplace's pass plugin */
-
-/* What sanitizer coverage does not report, from crates/record/pass/numaplace-pass.cpp: loads and
- * stores of other sizes than 1, 2, 4, 8, 16 bytes, masked, expanding/compressing, gathering and
- * scattering vector accesses. Each is one `wide_accesses`; every line it touches goes through
+/* The pass's other accesses: loads and stores of other sizes than 1, 2, 4, 8, 16 bytes (where
+ * the fast path does not decide), masked, expanding/compressing, gathering and scattering vector
+ * accesses. Each is one `wide_accesses`; every line it touches goes through
  * the cache model. Flags: bit 0 a write, bit 1 packed (expandload/compressstore: popcount(mask)
  * consecutive lanes), bit 2 the continuation of an access already counted. */
 enum { W_WRITE = 1, W_PACKED = 2, W_CONT = 4 };
@@ -543,14 +668,12 @@ void __tsan_read_range(void *p, unsigned long n) { access_range(p, n, 0, C_WIDE)
 void __tsan_write_range(void *p, unsigned long n) { access_range(p, n, 1, C_WIDE); }
 
 /* Atomics, performed here and counted. Under GCC each is seen as a read (a load) or a read and
- * a write (a store or read-modify-write). Under clang (its ThreadSanitizer pass instrumenting
- * atomics only, beside the coverage callbacks) atomic loads and stores already reached the
- * coverage callbacks: only read-modify-writes are seen here. */
+ * a write (a store or read-modify-write); under clang too (its ThreadSanitizer pass instruments
+ * atomics, numaplace's pass plugin leaves them alone). */
 static void atomic_seen(void *p, u64 n, int rmw)
 {
     struct thread *t = t_self;
     if (g_on && !t_busy && (t || (t = self()))) t->counters[C_ATOMICS]++;
-    if (g_sancov && rmw < 2) return;
     access_mem(p, n, 0);
     if (rmw) access_mem(p, n, 1);
 }
@@ -1434,7 +1557,7 @@ static void gomp_trampoline(void *arg)
             t->tid = p_omp_get_thread_num ? p_omp_get_thread_num() : 0;
             __atomic_store_n(&g_team, p_omp_get_num_threads ? p_omp_get_num_threads() : 1, __ATOMIC_RELEASE);
             t->epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
-            t->omp = 1;
+            omp_thread(t);
         } else {
             __atomic_fetch_add(&g_counters[C_NESTED_REGIONS], 1, __ATOMIC_RELAXED);
         }
@@ -1524,7 +1647,7 @@ void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned n)
     t_old_region = (struct gomp_wrap){fn, data, pc};
     publish_fork(pc);
     real_GOMP_parallel_start(gomp_trampoline, &t_old_region, n);
-    if (t) { t->tid = 0; t->omp = 1; t->depth++; }
+    if (t) { t->tid = 0; omp_thread(t); t->depth++; }
     if (p_omp_get_num_threads) __atomic_store_n(&g_team, p_omp_get_num_threads(), __ATOMIC_RELEASE);
 }
 void GOMP_parallel_end(void)
@@ -1600,7 +1723,7 @@ static void on_implicit_task(int endpoint, ompt_data_t *pd, ompt_data_t *td, uns
             t->tid = index;
             __atomic_store_n(&g_team, n, __ATOMIC_RELEASE);
             t->epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
-            t->omp = 1;
+            omp_thread(t);
         } else {
             __atomic_fetch_add(&g_counters[C_NESTED_REGIONS], 1, __ATOMIC_RELAXED);
         }
@@ -1656,6 +1779,14 @@ static void write_end(u32 status)
     emit(&o);
 }
 
+/* Every thread's buffered chunks (wait: for a thread writing to its buffer). */
+static void flush_threads(int wait)
+{
+    u32 n = g_nthreads < MAX_THREADS ? g_nthreads : MAX_THREADS;
+    for (u32 i = 0; i < n; i++)
+        if (g_threads && g_threads[i]) flush_out(g_threads[i], wait);
+}
+
 static void write_counters(void)
 {
     char buf[4096];
@@ -1701,6 +1832,7 @@ static void at_exit(void)
         boundary(t, K_EXIT, 0);
         t_busy++;
     }
+    flush_threads(1);
     write_counters();
     write_maps();
     write_end(0);
@@ -1710,8 +1842,10 @@ static void at_exit(void)
 static void on_crash(int sig)
 {
     g_sampled = 0; /* a real crash: the sampling handler steps aside */
+    if (t_self) fast_counts(t_self);
     if (g_on) {
         g_on = 0;
+        flush_threads(0); /* a buffer its thread is writing to is left */
         write_counters();
         write_end((u32)sig);
     }
@@ -1720,7 +1854,7 @@ static void on_crash(int sig)
 }
 
 /* A child made by fork() shares the stream: it records nothing. */
-static void in_child(void) { g_on = 0; g_fd = -1; }
+static void in_child(void) { g_on = 0; g_fd = -1; fast_off(); }
 
 static u64 parse_u64(const char **s)
 {
@@ -1762,6 +1896,8 @@ __attribute__((constructor(101))) static void recorder_init(void)
         if (*s == ',') { s++; line = parse_u64(&s); }
         if (*s) size = 0;
     }
+    const char *fast = getenv("NUMAPLACE_RECORD_FAST");
+    g_no_fast = fast && fast[0] == '0' && !fast[1];
     /* Sampled mode: "K", the windows per cycle (1/rate); numaplace record --sampled checks it. */
     const char *sampled = getenv("NUMAPLACE_RECORD_SAMPLED");
     if (sampled && *sampled) {

@@ -1,9 +1,8 @@
 """Recording OpenMP programs: ``numaplace cc``/``c++`` and ``numaplace record`` (exact and sampled).
 
 ``numaplace cc`` compiles and links a program for recording: clang's load/store instrumentation
-(``-fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores``, numaplace's LLVM pass plugin
-for the wider, masked and gathered accesses it does not report, and ThreadSanitizer's pass for
-atomics and memory intrinsics only) under LLVM's libomp, or
+(numaplace's LLVM pass plugin for every load and store, with an inline fast path, and
+ThreadSanitizer's pass for atomics and memory intrinsics only) under LLVM's libomp, or
 GCC's ``-fsanitize=thread`` callbacks under GCC's libgomp, with the recording library
 (``crates/record/recorder.c``) linked in instead of any sanitizer runtime. ``numaplace record``
 runs such a program with the library switched on, then turns its raw stream into a numaplace
@@ -51,17 +50,15 @@ RUNTIMES: dict[str, dict[str, object]] = {
         "c++": "clang++",
         "flags": [
             "-fopenmp=libomp",
-            "-fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores",
-            # trace-loads/stores report accesses of 1..16 bytes: numaplace's pass plugin
-            # (crates/record/pass/, -fpass-plugin, added by compile_command) reports the rest —
-            # wider and odd-sized loads and stores, masked, gather/scatter and expand/compress
-            # vector accesses — so the program is vectorised as its flags say.
-            # They do not report atomic read-modify-writes, nor the memory intrinsics (struct
-            # copies, merged stores and zeroing loops become llvm.memcpy/memset, which the
-            # backend expands inline when small: a 16-byte complex copy was invisible).
-            # ThreadSanitizer's pass, restricted to those, turns atomics into __tsan_atomic*
-            # calls the recording library performs, and every memory intrinsic into a call of
-            # memcpy/memmove/memset (LLVM 14; __tsan_mem* from LLVM 16), which it interposes.
+            # numaplace's pass plugin (crates/record/pass/, -fpass-plugin, added by
+            # compile_command) reports every plain load and store, with an inline fast path for
+            # those that leave the cache model unchanged, and the masked, gather/scatter and
+            # expand/compress vector accesses — after vectorisation, so the program is
+            # vectorised as its flags say. ThreadSanitizer's pass, restricted to the rest,
+            # turns atomics into __tsan_atomic* calls the recording library performs, and every
+            # memory intrinsic (struct copies, merged stores and zeroing loops become
+            # llvm.memcpy/memset, which the backend would expand inline when small) into a call
+            # of memcpy/memmove/memset (LLVM 14; __tsan_mem* from LLVM 16), which it interposes.
             "-fsanitize=thread",
             "-mllvm", "-tsan-instrument-memory-accesses=0",
             "-mllvm", "-tsan-instrument-func-entry-exit=0",

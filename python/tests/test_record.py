@@ -1,8 +1,8 @@
 """`numaplace record` / `cc` on the project's OpenMP test programs (tests/record/): exact mode, and
 sampled mode (`--sampled`) on plain builds of the same programs, checked against exact mode.
 
-Each program is built with `numaplace cc` for both OpenMP runtimes (libomp through clang's
-trace-loads/stores, libgomp through GCC's -fsanitize=thread callbacks), recorded with a small
+Each program is built with `numaplace cc` for both OpenMP runtimes (libomp through numaplace's
+LLVM pass plugin, libgomp through GCC's -fsanitize=thread callbacks), recorded with a small
 cache model (32 KiB, 8-way, 64-byte lines: every array exceeds it), and its recorded line
 misses are checked against closed forms derived from the program (docs/record.md). Skipped,
 with the reason, when a compiler or the converter is missing (`make record-setup record-lib`).
@@ -613,7 +613,7 @@ def _tracked(d: dict, source: str) -> list[dict]:
 @pytest.mark.skipif(not _cpu_has("avx2"), reason="the CPU has no AVX2")
 @pytest.mark.parametrize("opt", ["-O2", "-O0"])
 def test_wide_masked_and_gathered_accesses_are_counted(tmp_path, opt):
-    """Accesses sanitizer coverage does not report (numaplace's pass plugin reports them):
+    """Accesses beyond 1..16-byte loads and stores (numaplace's pass plugin reports them):
     256-bit loads and stores, a masked load (only its active lane's line), a gather (each
     lane's line), x87 long doubles (10 bytes). At -O0 the masked load and the gather stay x86
     intrinsics; at -O2 clang makes the gather a generic llvm.masked.gather."""
@@ -699,3 +699,36 @@ def test_pass_plugin_without_llvm_headers_is_one_line_naming_the_package(tmp_pat
         rec.pass_plugin()
     major = rec._clang_major(which("clang"))
     assert f"install llvm-{major}-dev" in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.skipif(not shutil.which("setarch"), reason="setarch (util-linux) missing: cannot turn off address randomisation")
+def test_the_inline_fast_path_changes_no_count(build, tmp_path):
+    """The pass plugin's inline fast path (an access to its set's most recently used line, a
+    store only to a dirty one, is counted without calling the library) leaves every count as
+    the library alone makes it: the same binary recorded with $NUMAPLACE_RECORD_FAST=0 (every
+    access calls the library) and with the fast path gives the same trace, byte for byte, and
+    the same counters. One thread, address randomisation off: two runs see the same addresses,
+    so the same cache sets. The programs: 16-byte vectors (stencil), indirect loads (spmv),
+    strided stores (transpose), struct copies (complex), 32-byte vectors, masked and gathered
+    accesses and x87 long doubles (wide.c at -O2 -mavx2)."""
+    wide = tmp_path / "wide"
+    cli("cc", "-O2", "-mavx2", str(PROGRAMS / "wide.c"), "-o", str(wide))
+    runs = [(build("stencil", "libomp"), ["65536", "3"]), (build("spmv", "libomp"), ["32768", "4", "3"]),
+            (build("transpose", "libomp"), ["256", "2"]), (build("complex", "libomp"), ["32768", "3"]),
+            (wide, ["32768", "2"])]
+    for exe, args in runs:
+        got = []
+        for fast in ("0", "1"):
+            out, summary = tmp_path / f"{exe.name}-{fast}.nptrace", tmp_path / f"{exe.name}-{fast}.json"
+            subprocess.run(["setarch", "-R", sys.executable, "-m", "numaplace", "record", "--cache", CACHE,
+                            "--out", str(out), "--summary", str(summary), "--", str(exe), *args],
+                           check=True, capture_output=True,
+                           env=dict(os.environ, OMP_NUM_THREADS="1", NUMAPLACE_RECORD_FAST=fast))
+            d = json.loads(summary.read_text())
+            got.append((out.read_bytes(), d["counters"], d["regions"], d["epochs"]))
+        off, on = got
+        assert on[1] == off[1], (exe.name, on[1], off[1])
+        assert on[2:] == off[2:], exe.name
+        # The trace differs only in its own file name, which it does not contain.
+        assert on[0] == off[0], exe.name
+        assert on[1]["loads"] > 0 and on[1]["stores"] > 0

@@ -1,10 +1,17 @@
-// numaplace's LLVM pass plugin (clang 14, new pass manager): the accesses clang's sanitizer
-// coverage (-fsanitize-coverage=trace-loads,trace-stores) does not report, reported to the
-// recording library (crates/record/recorder.c). docs/record.md, "How a program is built for it".
+// numaplace's LLVM pass plugin (clang 14, new pass manager): every memory access of a program
+// built by `numaplace cc` reported to the recording library (crates/record/recorder.c).
+// docs/record.md, "How a program is built for it" and "What recording costs".
 //
-// Sanitizer coverage reports loads and stores whose store size is 1, 2, 4, 8 or 16 bytes. This
-// pass instruments exactly the rest:
+// Plain loads and stores (not atomic; ThreadSanitizer's pass turns atomics into __tsan_atomic*
+// calls the library performs and counts) of up to 64 bytes get an inline fast path in front
+// of the library's call: the thread's cache model (recorder.c, struct np_fast, in initial-exec
+// TLS) is looked up in place, and an access to the line most recently used in its set — a load
+// of it, or a store to it when it is already dirty — changes nothing in an LRU cache: it is only
+// counted (loads, stores or wide_accesses) and the call is skipped. Every other access calls
+// the library as before:
 //
+//   * loads and stores of 1, 2, 4, 8 and 16 bytes: __sanitizer_cov_load1..16 / store1..16 (the
+//     names of clang's sanitizer-coverage callbacks, which this pass replaces);
 //   * loads and stores of any other store size (32- and 64-byte vectors, x87 long double (10
 //     bytes), odd vectors and first-class aggregates): __numaplace_access(p, size, write);
 //   * llvm.masked.load/store, llvm.x86.avx{,2}.maskload/maskstore, llvm.x86.sse2.maskmov.dqu:
@@ -19,21 +26,26 @@
 //     touch no program data: counted, not seen (__numaplace_unseen, the `unseen_intrinsics`
 //     counter).
 //
-// The sets are disjoint from sanitizer coverage's (by store size, and it ignores calls), and the
-// code this pass inserts has no load or store, so the order of the two passes at OptimizerLast
-// cannot count an access twice. Memory intrinsics (llvm.memcpy/memmove/memset) are left to
-// ThreadSanitizer's pass, which turns them into calls the recording library interposes;
-// atomics (1..16 bytes) to sanitizer coverage and ThreadSanitizer's pass.
+// Volatile accesses, and every access in an innermost loop that flushes (an OpenMP `flush`, a fence),
+// always call the library: those are the spin-waits the library recognises and yields in
+// (docs/record.md, "spin_loads_collapsed"). Memory intrinsics (llvm.memcpy/memmove/memset) are
+// left to ThreadSanitizer's pass, which turns them into calls the recording library interposes.
+// The pass collects the instructions it instruments before inserting anything, so it never
+// instruments its own loads and stores.
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include <set>
 
 using namespace llvm;
 
@@ -46,6 +58,16 @@ struct Numaplace : PassInfoMixin<Numaplace> {
     const DataLayout *DL = nullptr;
     Type *I8P = nullptr, *I64 = nullptr, *VoidT = nullptr;
     FunctionCallee Access, Masked, Lanes, Unseen;
+    FunctionCallee Load[5], Store[5]; // __sanitizer_cov_load/store 1, 2, 4, 8, 16
+    // recorder.c's struct np_fast: tags, set mask, ways, line shift, loads, stores, wide.
+    enum { F_TAGS, F_SETMASK, F_WAYS, F_SHIFT, F_LOADS, F_STORES, F_WIDE, F_FIELDS };
+    StructType *FastTy = nullptr;
+    Constant *Fast = nullptr;
+    // The smallest line the library accepts (recorder.c: NUMAPLACE_RECORD_CACHE's LINE >= 8):
+    // an access of at most this many bytes, aligned to its size, never spans two lines.
+    static constexpr uint64_t MIN_LINE = 8;
+    // The widest access given a fast path (a 64-byte vector).
+    static constexpr uint64_t FAST_MAX = 64;
 
     void declare(Module &Mod)
     {
@@ -60,6 +82,96 @@ struct Numaplace : PassInfoMixin<Numaplace> {
         Masked = Mod.getOrInsertFunction("__numaplace_masked", nounwind, VoidT, I8P, I64, I64, I64);
         Lanes = Mod.getOrInsertFunction("__numaplace_lanes", nounwind, VoidT, I64, I64, I8P, I8P, I8P, I8P);
         Unseen = Mod.getOrInsertFunction("__numaplace_unseen", nounwind, VoidT);
+        static const char *const sizes[5] = {"1", "2", "4", "8", "16"};
+        for (int i = 0; i < 5; i++) {
+            Load[i] = Mod.getOrInsertFunction(std::string("__sanitizer_cov_load") + sizes[i], nounwind, VoidT, I8P);
+            Store[i] = Mod.getOrInsertFunction(std::string("__sanitizer_cov_store") + sizes[i], nounwind, VoidT, I8P);
+        }
+        FastTy = StructType::getTypeByName(C, "numaplace.fast");
+        if (!FastTy) FastTy = StructType::create(C, SmallVector<Type *, F_FIELDS>(F_FIELDS, I64), "numaplace.fast");
+        Fast = Mod.getOrInsertGlobal("__numaplace_fast", FastTy, [&] {
+            auto *G = new GlobalVariable(Mod, FastTy, false, GlobalValue::ExternalLinkage, nullptr, "__numaplace_fast",
+                                         nullptr, GlobalValue::InitialExecTLSModel);
+            return G;
+        });
+    }
+
+    static int sizeIndex(uint64_t s)
+    {
+        switch (s) {
+        case 1: return 0;
+        case 2: return 1;
+        case 4: return 2;
+        case 8: return 3;
+        case 16: return 4;
+        default: return -1;
+        }
+    }
+
+    Value *field(IRBuilder<> &B, unsigned i) { return B.CreateConstInBoundsGEP2_32(FastTy, Fast, 0, i); }
+
+    // A plain load or store of `size` bytes at `p`: the fast path (the line most recently used
+    // in its set, already dirty for a store: only counted), else the library's call.
+    void plain(Instruction &I, Value *p, uint64_t size, bool write, Align align, bool fast)
+    {
+        int si = sizeIndex(size);
+        auto slow = [&](IRBuilder<> &B) {
+            if (si >= 0)
+                B.CreateCall(write ? Store[si] : Load[si], {ptr(B, p)});
+            else
+                B.CreateCall(Access, {ptr(B, p), k(size), k(write ? F_WRITE : 0)});
+        };
+        IRBuilder<> B(&I);
+        if (!fast || size > FAST_MAX) {
+            slow(B);
+            return;
+        }
+        Value *a = B.CreatePtrToInt(p, I64);
+        Value *tags = B.CreateLoad(I64, field(B, F_TAGS));
+        Value *setmask = B.CreateLoad(I64, field(B, F_SETMASK));
+        Value *ways = B.CreateLoad(I64, field(B, F_WAYS));
+        Value *shift = B.CreateLoad(I64, field(B, F_SHIFT));
+        Value *line = B.CreateLShr(a, shift);
+        Value *way0 = B.CreateShl(B.CreateMul(B.CreateAnd(line, setmask), ways), 3);
+        Value *w = B.CreateLoad(I64, B.CreateIntToPtr(B.CreateAdd(tags, way0), I64->getPointerTo()));
+        // A way holds (line + 1) << 1 | dirty: never odd after the shift, so an access that
+        // may span two lines sets bit 0 of the key when it does, and then never matches.
+        Value *key = B.CreateShl(B.CreateAdd(line, k(1)), 1);
+        if (!(size <= MIN_LINE && align.value() >= size)) {
+            Value *last = B.CreateLShr(B.CreateAdd(a, k(size - 1)), shift);
+            key = B.CreateOr(key, B.CreateZExt(B.CreateICmpNE(last, line), I64));
+        }
+        Value *hit = write ? B.CreateICmpEQ(B.CreateXor(w, k(1)), key) : B.CreateICmpEQ(B.CreateAnd(w, k(~1ULL)), key);
+        Instruction *thenT = nullptr, *elseT = nullptr;
+        SplitBlockAndInsertIfThenElse(hit, &I, &thenT, &elseT, MDBuilder(M->getContext()).createBranchWeights(1000, 1));
+        IRBuilder<> T(thenT);
+        Value *counter = field(T, si < 0 ? F_WIDE : write ? F_STORES : F_LOADS);
+        T.CreateStore(T.CreateAdd(T.CreateLoad(I64, counter), k(1)), counter);
+        IRBuilder<> E(elseT);
+        slow(E);
+    }
+
+    // Instructions in innermost loops that flush (an OpenMP flush, a fence): spin-waits, never
+    // given the fast path, so that the library sees every load of them. (Innermost: NPB LU's
+    // pipelined sweep flushes in its outer loop too, around the whole computation.)
+    static void spinLoops(LoopInfo &LI, std::set<Instruction *> &out)
+    {
+        for (Loop *L : LI.getLoopsInPreorder()) {
+            if (!L->getSubLoops().empty()) continue;
+            bool flushes = false;
+            for (BasicBlock *BB : L->blocks())
+                for (Instruction &I : *BB) {
+                    if (isa<FenceInst>(I)) flushes = true;
+                    if (auto *CI = dyn_cast<CallInst>(&I))
+                        if (Function *F = CI->getCalledFunction())
+                            if (F->getName() == "__kmpc_flush" || F->getName() == "__tsan_atomic_thread_fence")
+                                flushes = true;
+                }
+            if (!flushes) continue;
+            for (BasicBlock *BB : L->blocks())
+                for (Instruction &I : *BB)
+                    if (isa<LoadInst>(I) || isa<StoreInst>(I)) out.insert(&I);
+        }
     }
 
     Value *ptr(IRBuilder<> &B, Value *p) { return B.CreatePointerCast(p, I8P); }
@@ -193,21 +305,23 @@ struct Numaplace : PassInfoMixin<Numaplace> {
         return false;
     }
 
-    // Instruments one instruction; returns whether it did.
-    bool visit(Instruction &I)
+    // Instruments one instruction; returns whether it did. `spin`: it is in a loop that flushes.
+    bool visit(Instruction &I, bool spin)
     {
         if (auto *L = dyn_cast<LoadInst>(&I)) {
             TypeSize s = DL->getTypeStoreSize(L->getType());
-            if (s.isScalable() || s == 1 || s == 2 || s == 4 || s == 8 || s == 16 || s == 0) return false;
-            IRBuilder<> B(&I);
-            B.CreateCall(Access, {ptr(B, L->getPointerOperand()), k(s.getFixedSize()), k(0)});
+            if (s.isScalable() || s == 0 || L->isAtomic() || L->getPointerAddressSpace() != 0 ||
+                L->getPointerOperand()->isSwiftError())
+                return false;
+            plain(I, L->getPointerOperand(), s.getFixedSize(), false, L->getAlign(), !spin && !L->isVolatile());
             return true;
         }
         if (auto *S = dyn_cast<StoreInst>(&I)) {
             TypeSize s = DL->getTypeStoreSize(S->getValueOperand()->getType());
-            if (s.isScalable() || s == 1 || s == 2 || s == 4 || s == 8 || s == 16 || s == 0) return false;
-            IRBuilder<> B(&I);
-            B.CreateCall(Access, {ptr(B, S->getPointerOperand()), k(s.getFixedSize()), k(F_WRITE)});
+            if (s.isScalable() || s == 0 || S->isAtomic() || S->getPointerAddressSpace() != 0 ||
+                S->getPointerOperand()->isSwiftError())
+                return false;
+            plain(I, S->getPointerOperand(), s.getFixedSize(), true, S->getAlign(), !spin && !S->isVolatile());
             return true;
         }
         auto *CI = dyn_cast<CallInst>(&I);
@@ -311,19 +425,25 @@ struct Numaplace : PassInfoMixin<Numaplace> {
         return true;
     }
 
-    PreservedAnalyses run(Module &Mod, ModuleAnalysisManager &)
+    PreservedAnalyses run(Module &Mod, ModuleAnalysisManager &MAM)
     {
         declare(Mod);
+        auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(Mod).getManager();
         bool changed = false;
         for (Function &Fn : Mod) {
             if (Fn.isDeclaration() || Fn.hasFnAttribute(Attribute::Naked) ||
                 Fn.hasFnAttribute(Attribute::NoSanitizeCoverage) || Fn.getName().startswith("__numaplace_") ||
                 Fn.getName().startswith("__sanitizer_"))
                 continue;
+            std::set<Instruction *> spin;
+            spinLoops(FAM.getResult<LoopAnalysis>(Fn), spin);
             SmallVector<Instruction *, 64> work; // collected first: the pass never sees its own code
             for (Instruction &I : instructions(Fn))
                 if (isa<LoadInst>(I) || isa<StoreInst>(I) || isa<CallInst>(I)) work.push_back(&I);
-            for (Instruction *I : work) changed |= visit(*I);
+            bool fnChanged = false;
+            for (Instruction *I : work) fnChanged |= visit(*I, spin.count(I) != 0);
+            if (fnChanged) FAM.invalidate(Fn, PreservedAnalyses::none());
+            changed |= fnChanged;
         }
         return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
     }
@@ -335,7 +455,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo()
 {
     return {LLVM_PLUGIN_API_VERSION, "numaplace", "1", [](PassBuilder &PB) {
                 // OptimizerLast: after vectorisation (the widths the program really uses); also
-                // part of clang's -O0 pipeline, where sanitizer coverage runs at the same point.
+                // part of clang's -O0 pipeline, beside ThreadSanitizer's pass.
                 PB.registerOptimizerLastEPCallback(
                     [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(Numaplace()); });
             }};

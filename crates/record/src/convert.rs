@@ -170,8 +170,8 @@ fn write_text(path: &Path, text: &str) -> Result<(), String> {
     .map_err(|e| e.to_string())
 }
 
-/// Converts; returns the summary (also written to `o.summary`).
-pub fn convert(o: &Options) -> Result<Value, String> {
+/// Converts; returns the summary's JSON text (also written to `o.summary`).
+pub fn convert(o: &Options) -> Result<String, String> {
     let p = pass1(&o.raw)?;
     let ps = p.page_size;
 
@@ -224,7 +224,7 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         "cache_ways": p.ways,
         "threads": threads,
         "iterations": timed,
-        "epochs": counts.epoch_info,
+        "epochs": [], // written row by row: epochs_text
         "empty_epochs": empty,
         "regions": region_info,
         "first_touch_runs": runs,
@@ -235,11 +235,46 @@ pub fn convert(o: &Options) -> Result<Value, String> {
         let text = serde_json::to_string(&json!({"threads": threads, "counts": counts})).map_err(|e| e.to_string())?;
         write_text(path, &text)?;
     }
+    let mut text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
+    let key = "\n  \"epochs\": []";
+    let at = text.find(key).ok_or("the summary has no epochs key")? + key.len() - 2;
+    let rows = epochs_text(&kept, &phase_names, &iters, threads, &counts.epoch_reads, &counts.epoch_writes);
+    text.replace_range(at..at + 2, &rows);
     if let Some(path) = &o.summary {
-        let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
         write_text(path, &text)?;
     }
-    Ok(summary)
+    Ok(text)
+}
+
+/// The summary's `epochs`: one object a line (docs/record.md), written directly — a program
+/// that passes a barrier in a loop has millions (NPB SP at class W: 3 million), and a JSON
+/// value per epoch took gigabytes.
+fn epochs_text(kept: &[u32], phase_names: &[String], iters: &[u32], threads: usize, reads: &[u64], writes: &[u64]) -> String {
+    use std::fmt::Write;
+    if kept.is_empty() {
+        return "[]".to_string();
+    }
+    let list = |s: &mut String, v: &[u64]| {
+        s.push('[');
+        for (i, x) in v.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            let _ = write!(s, "{x}");
+        }
+        s.push(']');
+    };
+    let mut s = String::from("[");
+    for (k, id) in kept.iter().enumerate() {
+        let phase = serde_json::to_string(&phase_names[k]).unwrap_or_else(|_| "\"\"".to_string());
+        let _ = write!(s, "{}\n    {{\"iteration\": {}, \"phase\": {phase}, \"raw_epoch\": {id}, \"reads\": ", if k > 0 { "," } else { "" }, iters[k]);
+        list(&mut s, &reads[k * threads..(k + 1) * threads]);
+        s.push_str(", \"writes\": ");
+        list(&mut s, &writes[k * threads..(k + 1) * threads]);
+        s.push('}');
+    }
+    s.push_str("\n  ]");
+    s
 }
 
 #[cfg(test)]
@@ -329,7 +364,7 @@ mod tests {
         std::fs::write(&rawp, &raw.0).unwrap();
         let out = dir.join(format!("{name}.nptrace"));
         let o = Options { raw: rawp, out: out.clone(), summary: None, iteration_marker: None, status: "exit 0".into(), command: "prog".into(), page_counts: None };
-        let v = convert(&o)?;
+        let v = serde_json::from_str(&convert(&o)?).map_err(|e| e.to_string())?;
         Ok((v, std::fs::read(&out).unwrap()))
     }
 

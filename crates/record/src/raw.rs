@@ -3,7 +3,7 @@
 //! readable stream.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 pub const HEADER: u8 = b'H';
@@ -80,11 +80,52 @@ impl Reader {
         Ok(Some(Chunk { kind: head[4], offset, payload }))
     }
 
-    /// Reads the payload of length `n` at `offset` (pass 2).
-    pub fn read_at(&mut self, offset: u64, n: usize, buf: &mut Vec<u8>) -> std::io::Result<()> {
-        self.input.seek(SeekFrom::Start(offset))?;
-        buf.resize(n, 0);
-        self.input.read_exact(buf)
+}
+
+/// The raw stream mapped read-only (pass 2 reads each epoch's chunks where pass 1 found them).
+/// The library buffers each thread's chunks, so one epoch's chunks lie far apart in the file:
+/// a read per chunk made millions of system calls (NPB SP at class W: 3 million epochs, 1.7 GB),
+/// and a seek of the buffered reader re-read a whole buffer for each. The stream is the
+/// recording's private file and is not written while it is converted.
+pub struct Mapped {
+    ptr: *const u8,
+    len: usize,
+}
+
+impl Mapped {
+    pub fn open(path: &Path) -> std::io::Result<Mapped> {
+        use std::os::unix::io::AsRawFd;
+        let f = File::open(path)?;
+        let len = usize::try_from(f.metadata()?.len()).map_err(|_| std::io::Error::other("raw stream too large"))?;
+        if len == 0 {
+            return Ok(Mapped { ptr: std::ptr::NonNull::dangling().as_ptr(), len: 0 });
+        }
+        // SAFETY: a read-only private mapping of a whole regular file, unmapped in Drop; the
+        // slices handed out borrow `self`.
+        let p = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, f.as_raw_fd(), 0) };
+        if p == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(Mapped { ptr: p as *const u8, len })
+    }
+
+    /// The `n` bytes at `offset` (a chunk pass 1 read whole, so within the file).
+    pub fn at(&self, offset: u64, n: usize) -> std::io::Result<&[u8]> {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        if start > self.len || self.len - start < n {
+            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "chunk beyond the raw stream's end"));
+        }
+        // SAFETY: within the mapping, which lives as long as `self`.
+        Ok(unsafe { std::slice::from_raw_parts(self.ptr.add(start), n) })
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            // SAFETY: the mapping made in `open`.
+            unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len) };
+        }
     }
 }
 

@@ -2,17 +2,17 @@
 //! trace, one epoch at a time, counting each epoch's, region's and page's accesses on the way.
 
 use super::pass1::{err, Pass1};
-use crate::raw::{self, Reader};
+use crate::raw::{self, Mapped};
 use numaplace_sim::trace::{TraceHeader, TraceWriter};
 use numaplace_sim::workload::{Epoch, Op, ThreadWork, Txn};
-use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// What pass 2 counted.
 pub(super) struct Counts {
-    /// Each kept epoch's summary (docs/record.md).
-    pub(super) epoch_info: Vec<Value>,
+    /// Each kept epoch's lines read and written per thread (`threads` per epoch, in order).
+    pub(super) epoch_reads: Vec<u64>,
+    pub(super) epoch_writes: Vec<u64>,
     /// First touches: (trace page, thread, kept epoch index).
     pub(super) ft: Vec<(u32, u32, usize)>,
     /// Per region and thread: [initialisation (iteration 0), timed iterations].
@@ -39,9 +39,9 @@ pub(super) fn pass2(
     page_of: &HashMap<u64, u32>,
 ) -> Result<Counts, String> {
     let threads = header.threads;
-    let mut r = Reader::open(raw_path).map_err(|e| err(raw_path, e))?;
-    let mut buf = Vec::new();
-    let mut epoch_info = Vec::new();
+    let r = Mapped::open(raw_path).map_err(|e| err(raw_path, e))?;
+    let mut epoch_reads = Vec::with_capacity(kept.len() * threads);
+    let mut epoch_writes = Vec::with_capacity(kept.len() * threads);
     let mut ft: Vec<(u32, u32, usize)> = Vec::new(); // (trace page, thread, kept epoch index)
     let region_of = |page: u32| header.regions.partition_point(|rg| rg.first_page + rg.pages <= page);
     // Per region and thread: [initialisation (iteration 0), timed iterations].
@@ -57,7 +57,7 @@ pub(super) fn pass2(
             let mut reads = vec![0u64; threads];
             let mut writes = vec![0u64; threads];
             for &(off, len) in &p.epochs[id].chunks {
-                r.read_at(off, len, &mut buf).map_err(|e| numaplace_sim::SimError::io(raw_path, e))?;
+                let buf = r.at(off, len).map_err(|e| numaplace_sim::SimError::io(raw_path, e))?;
                 let thread = u32::from_le_bytes(buf[0..4].try_into().unwrap()) as usize;
                 let work: &mut ThreadWork = &mut ep.threads[thread];
                 for rec in buf[8..].chunks_exact(raw::RECORD_BYTES) {
@@ -89,10 +89,11 @@ pub(super) fn pass2(
                 }
             }
             w.epoch(&ep, trace_path)?;
-            epoch_info.push(json!({"raw_epoch": id, "phase": phase_names[k], "iteration": iters[k], "reads": reads, "writes": writes}));
+            epoch_reads.extend_from_slice(&reads);
+            epoch_writes.extend_from_slice(&writes);
         }
         w.finish(trace_path)
     })
     .map_err(|e| e.to_string())?;
-    Ok(Counts { epoch_info, ft, region_reads, region_writes, per_page })
+    Ok(Counts { epoch_reads, epoch_writes, ft, region_reads, region_writes, per_page })
 }
