@@ -509,23 +509,37 @@ class _StreamWatch:
     def __init__(self, raw: Path) -> None:
         self.raw, self.pos, self.epochs, self.forks, self.f = raw, 0, 0, 0, None
 
+    #: Bytes read at a time (more than the largest chunk, recorder.c's 1 MiB of maps), and the
+    #: time one poll may spend: a program passing millions of barriers writes millions of
+    #: chunks, and the progress line must not take the CPU the program records on.
+    BLOCK, BUDGET_S = 1 << 22, 0.05
+
     def poll(self) -> None:
+        import time
+
         if self.f is None:
             try:
                 self.f = open(self.raw, "rb")  # noqa: SIM115 (kept open across polls, closed in close())
             except OSError:
                 return
         size = os.fstat(self.f.fileno()).st_size  # what the library has written so far
-        while self.pos + 5 <= size:
+        deadline = time.monotonic() + self.BUDGET_S
+        while self.pos + 5 <= size and time.monotonic() < deadline:
             self.f.seek(self.pos)
-            head = self.f.read(14)  # length, type and an epoch chunk's thread, epoch and kind
-            n, kind = int.from_bytes(head[:4], "little"), head[4:5]
-            if size < self.pos + 5 + n:
-                return  # a chunk still being written
-            if kind == b"E" and len(head) == 14 and int.from_bytes(head[5:9], "little") == 0:
-                self.epochs += 1
-                self.forks += head[13] == 1
-            self.pos += 5 + n
+            block = self.f.read(min(size - self.pos, self.BLOCK))
+            i = 0
+            while i + 5 <= len(block):
+                n, kind = int.from_bytes(block[i:i + 4], "little"), block[i + 4]
+                if i + 5 + n > len(block):
+                    break  # a chunk still being written, or beyond this block
+                # an epoch chunk: thread, epoch, kind
+                if kind == 0x45 and n >= 9 and int.from_bytes(block[i + 5:i + 9], "little") == 0:
+                    self.epochs += 1
+                    self.forks += block[i + 13] == 1
+                i += 5 + n
+            if i == 0:
+                return
+            self.pos += i
 
     def close(self) -> None:
         if self.f is not None:

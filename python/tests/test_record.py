@@ -319,6 +319,10 @@ def test_progress_reads_the_stream_as_it_grows(build, tmp_path, capsys):
     raw = out.parent / f".{out.name}.{os.getpid()}.raw"
     w = rec._StreamWatch(raw)
     w.poll()
+    while w.pos < raw.stat().st_size:  # a poll reads for at most _StreamWatch.BUDGET_S
+        before = w.pos
+        w.poll()
+        assert w.pos > before
     w.close()
     assert w.pos == raw.stat().st_size
     assert w.epochs == len(d["epochs"]) + d["empty_epochs"]
