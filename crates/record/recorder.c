@@ -33,6 +33,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <stdio.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -121,6 +122,7 @@ struct thread {
     char *obuf;
     u32 olen;
     int olock;
+    u64 oflushed_ms; /* when the buffer was last written (CLOCK_MONOTONIC_COARSE) */
     struct sym_entry syms[1 << SYM_CACHE_BITS]; /* sym_of_cached */
 };
 
@@ -128,7 +130,7 @@ static __thread struct thread *t_self;
 static __thread int t_busy; /* inside the recorder: instrumented callees must not recurse */
 
 /* The fast path numaplace's pass plugin inlines in front of every plain load and store of up to
- * 64 bytes (crates/record/pass/numaplace-pass.cpp; docs/record.md, "What recording costs"): this
+ * 64 bytes (crates/record/pass/numaplace-pass.cpp; docs/record.md, "Recording slowdown"): this
  * thread's cache tags and geometry, read in place. An access to the line most recently used in
  * its set (a store: and already dirty) changes nothing in the LRU model, so the inlined code
  * only counts it here and skips the call; every other access calls the library. While a
@@ -243,9 +245,19 @@ static void emit(struct out *o)
 /* A thread's records and epoch ends are buffered: a program that passes millions of barriers
  * (NPB SP at class W: 3 million epochs) would otherwise make two write(2) calls per thread and
  * epoch, all on one file. Every such chunk names its thread and epoch, so the converter needs
- * them in no order across threads; the buffers are written when full, at the exit and at a
- * crash (where a buffer its thread is writing to is left: its epochs are not whole). */
+ * them in no order across threads; the buffers are written when full, when they have held
+ * chunks for OUT_MS (so a program killed with SIGKILL or ending in _exit loses only its last
+ * fraction of a second), at the exit and at a crash (where a buffer its thread is writing to is
+ * left: its epochs are not whole). */
 #define OUT_BUF (1u << 18)
+#define OUT_MS 100
+
+static u64 coarse_ms(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts)) return 0;
+    return (u64)ts.tv_sec * 1000 + (u64)ts.tv_nsec / 1000000;
+}
 
 static int out_lock(struct thread *t, int wait)
 {
@@ -268,9 +280,11 @@ static void emit_buffered(struct thread *t, struct out *o)
     if (!seal(o)) return;
     if (!t->obuf) { out_write(o->p, o->n); return; }
     out_lock(t, 1);
-    if (t->olen + o->n > OUT_BUF) {
+    u64 now = coarse_ms();
+    if (t->olen + o->n > OUT_BUF || now - t->oflushed_ms >= OUT_MS) {
         out_write(t->obuf, t->olen);
         t->olen = 0;
+        t->oflushed_ms = now;
     }
     if (o->n > OUT_BUF) {
         out_write(o->p, o->n);

@@ -1,6 +1,6 @@
 // numaplace's LLVM pass plugin (clang 14, new pass manager): every memory access of a program
 // built by `numaplace cc` reported to the recording library (crates/record/recorder.c).
-// docs/record.md, "How a program is built for it" and "What recording costs".
+// docs/record.md, "How a program is built for it" and "Recording slowdown".
 //
 // Plain loads and stores (not atomic; ThreadSanitizer's pass turns atomics into __tsan_atomic*
 // calls the library performs and counts) of up to 64 bytes get an inline fast path in front
