@@ -171,21 +171,27 @@ def run_one(m: dict, prog: dict, klass: str, binary: Path, threads: int, timeout
     if r.returncode != 0:
         why = f"killed by {signal_name(-r.returncode)}" if r.returncode < 0 else f"exit {r.returncode}"
         raise BuildError(f"run failed ({why}): {shlex.join(cmd)}: {first_error(r.stderr or r.stdout)}")
-    if not re.search(prog["check"], r.stdout, re.MULTILINE):
-        raise BuildError(f"output does not match {prog['check']!r}: {shlex.join(cmd)}")
-    if "fail" in prog and re.search(prog["fail"], r.stdout, re.MULTILINE):
-        bad = re.search(prog["fail"], r.stdout, re.MULTILINE).group(0).strip()
-        raise BuildError(f"output says {bad!r}: {shlex.join(cmd)}")
-    what = " ".join(re.search(prog["check"], r.stdout, re.MULTILINE).group(0).split())
+    return dt, verify(prog, klass, r.stdout, shlex.join(cmd))
+
+
+def verify(prog: dict, klass: str, stdout: str, cmd: str) -> str:
+    """What a run's output verified (the manifest's `check`, `fail`, `checksum` and `expect`),
+    or BuildError naming the command `cmd`. tools/vm-suite.py checks its runs with it too."""
+    if not re.search(prog["check"], stdout, re.MULTILINE):
+        raise BuildError(f"output does not match {prog['check']!r}: {cmd}")
+    if "fail" in prog and re.search(prog["fail"], stdout, re.MULTILINE):
+        bad = re.search(prog["fail"], stdout, re.MULTILINE).group(0).strip()
+        raise BuildError(f"output says {bad!r}: {cmd}")
+    what = " ".join(re.search(prog["check"], stdout, re.MULTILINE).group(0).split())
     if "checksum" in prog:
-        mm = re.search(prog["checksum"], r.stdout, re.MULTILINE)
+        mm = re.search(prog["checksum"], stdout, re.MULTILINE)
         if not mm:
-            raise BuildError(f"no checksum line ({prog['checksum']!r}) in the output: {shlex.join(cmd)}")
+            raise BuildError(f"no checksum line ({prog['checksum']!r}) in the output: {cmd}")
         want = prog.get("expect", {}).get(klass)
         if want is not None and mm.group(1) != want:
-            raise BuildError(f"checksum {mm.group(1)} != expected {want}: {shlex.join(cmd)}")
+            raise BuildError(f"checksum {mm.group(1)} != expected {want}: {cmd}")
         what = f"checksum = {mm.group(1)}" + ("" if want is not None else " (no expected value)")
-    return dt, what
+    return what
 
 
 def signal_name(n: int) -> str:

@@ -410,14 +410,50 @@ def test_the_sample_source_is_chosen_and_said(progs, tmp_path):
     assert len(said) == 1 and ("perf_event" in said[0] if opened else "hinting-faults — perf_event:" in said[0]), r.stderr
 
 
+# Two programs of the suite of real programs (tests/suite/), built plain with clang + libomp and
+# with gcc + libgomp, in the VM batch under every runtime policy: NPB IS (static arrays) and
+# GAPBS bfs (C++, heap). tools/vm-suite.py runs the whole suite the same way (docs/runtime.md).
+SUITE_PROGRAMS = ("is", "gapbs-bfs")
+
+
+def _vm_suite():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("vm_suite", REPO / "tools" / "vm-suite.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod
+
+
 @pytest.fixture(scope="module")
-def vm_runs(progs) -> dict[str, str]:
+def suite_runs(tmp_path_factory: pytest.TempPathFactory):
+    """(the tool, its manifest entries, the VM files, the script lines), or the reason it cannot run."""
+    vs = _vm_suite()
+    with open(vs.MANIFEST, "rb") as f:
+        import tomllib
+
+        progs = [p for p in tomllib.load(f)["program"] if p["name"] in SUITE_PROGRAMS]
+    out = tmp_path_factory.mktemp("suite")
+    cmd = [sys.executable, str(REPO / "tools" / "build-suite.py"), "--out", str(out), "--class", "S"]
+    cmd += [a for c in vs.COMPILERS for a in ("--compiler", c)] + [a for p in SUITE_PROGRAMS for a in ("--program", p)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return f"the suite's programs did not build (clang + libomp and gcc: tools/record-setup.sh): {r.stderr.strip()[:300]}"
+    files, cases = vs.suite_cases(out, progs, "S", 4)
+    return vs, progs, files, vs.script(cases)
+
+
+@pytest.fixture(scope="module")
+def vm_runs(progs, suite_runs) -> dict[str, str]:
     ok, why = numavm.available()
     if not ok:
         pytest.skip(f"real-kernel VM tests skipped: {why}")
+    suite_script = "" if isinstance(suite_runs, str) else suite_runs[3]
     files = {"/bin/stencil": str(progs["stencil"]), "/bin/stencil-plain": str(progs["stencil-plain"]), "/bin/syscalls": str(progs["syscalls"]), "/bin/integrity": str(progs["integrity"]), "/bin/recrep": str(progs["recrep"]), str(LIB): str(LIB)}
     builds = openmp_builds(progs)
     files.update({f"/bin/openmp-{i}": str(exe) for i, exe in enumerate(builds.values())})
+    if not isinstance(suite_runs, str):
+        files.update(suite_runs[2])
     env = launch_env(LIB, dynamic="sampled:period_ms=100", stats="/tmp/preload.json", base={})
     preload = " ".join(f"{k}={v}" for k, v in sorted(env.items()))
     api = f"NUMAPLACE_STATS=/tmp/api.json stencil api {PAGES} {ITERS} {SWEEPS}; echo rc=$?"
@@ -441,6 +477,8 @@ def vm_runs(progs) -> dict[str, str]:
         # Each OpenMP runtime's build under every placement and policy the runtime runs.
         "echo '== openmp'",
         *openmp_matrix_commands(builds),
+        "echo '== suite'",
+        suite_script,
         "echo '== stats'; cat /tmp/preload.json",
     ])
     r = numavm.run(script, files, nodes=4, timeout=600)
@@ -586,6 +624,22 @@ def test_vm_unmodified_openmp_programs_of_both_runtimes_run_under_every_runtime_
     assert not openmp_matrix_failures(vm_runs["openmp"], builds), vm_runs["openmp"]
     if "clang+libomp" not in builds:
         pytest.skip("clang with libomp is missing (tools/record-setup.sh installs it): only the libgomp build ran")
+
+
+def test_vm_real_programs_of_both_runtimes_run_under_every_runtime_policy(vm_runs, suite_runs):
+    """On 4 nodes: NPB IS and GAPBS bfs (tests/suite/, class S), built plain with clang + libomp
+    and with gcc + libgomp, verify as their plain runs do (NPB's verification, bfs's check)
+    under every policy the runtime runs, preloaded as `numaplace run` preloads the library; a
+    policy reading address samples is refused in one line where the guest has no PMU. bfs's
+    heap is the library's (its stats file is written under every policy it ran)."""
+    if isinstance(suite_runs, str):
+        pytest.skip(suite_runs)
+    vs, progs = suite_runs[0], suite_runs[1]
+    columns, table, failures = vs.judge(vm_runs["suite"], progs, "S")
+    assert not failures, failures
+    assert len(table) == 2 * len(SUITE_PROGRAMS) and all(len(r) == len(columns) for r in table.values())
+    assert all(cell.startswith("✓ ") and cell != "✓ –" for c in vs.COMPILERS
+               for cell in table[(c, "gapbs-bfs")][1:] if not cell.startswith("refused")), table
 
 
 def test_vm_sampling_is_invisible_to_signals_and_system_calls(vm_runs):
