@@ -341,7 +341,8 @@ def _recorded_pages(summary: dict, pc: dict) -> tuple[list[dict], dict[_Key, dic
             k = rec_key(p)
             if k is not None:
                 rec_ft[k] = (t, e)
-    return rec_regions, rec_counts, rec_total, rec_ft
+    shared = {k for page, _ in pc.get("first_touch_shared", []) if (k := rec_key(page)) is not None}
+    return rec_regions, rec_counts, rec_total, rec_ft, shared
 
 
 def _reference_pages(ref: Reference, iteration, program_sources: Sequence[str] | None):  # noqa: ANN001, ANN202
@@ -388,7 +389,9 @@ def compare(recording: tuple[dict, dict], ref: Reference, *, regions_: Sequence[
     `reads_rel_diff`, `writes_rel_diff`; `pages` (touched on either side), `pages_within`
     (share of them whose reads and writes agree for every thread within `tolerance` of the
     larger), `first_touch_pages`, `first_touch_same_thread` (share with the same first-touching
-    thread), `first_touch_same_epoch`; `per_region` (name -> totals and shares); `iterations`
+    thread), `first_touch_same_epoch`, `first_touch_raced_pages` (pages the recording saw touched
+    by more than one thread in their first epoch: the first toucher was a race) and
+    `first_touch_same_thread_unraced` (the share over the other pages); `per_region` (name -> totals and shares); `iterations`
     (per region and thread: recorded and reference init and timed reads and writes);
     `excluded` (shares of misses outside the compared regions); `worst_pages` (the largest
     disagreements)."""
@@ -399,7 +402,7 @@ def compare(recording: tuple[dict, dict], ref: Reference, *, regions_: Sequence[
     threads = max(summary["threads"], 1 + max((t for (_, t, _) in ref.counts), default=0))
     iteration = _iteration_of(summary)
 
-    rec_regions, rec_counts, rec_total, rec_ft = _recorded_pages(summary, pc)
+    rec_regions, rec_counts, rec_total, rec_ft, rec_shared = _recorded_pages(summary, pc)
     ref_regions, ref_counts, ref_iter, ref_total, ref_ft = _reference_pages(ref, iteration, program_sources)
 
     # Which regions: named, or the program's on both sides.
@@ -418,7 +421,7 @@ def compare(recording: tuple[dict, dict], ref: Reference, *, regions_: Sequence[
     tot_rec = [0, 0]
     tot_ref = [0, 0]
     n_pages = n_within = 0
-    n_ft = n_ft_same = n_ft_epoch = 0
+    n_ft = n_ft_same = n_ft_epoch = n_ft_raced = n_ft_raced_same = 0
     per_region: dict[str, dict] = {}
     worst = []
     for k in keys:
@@ -452,6 +455,9 @@ def compare(recording: tuple[dict, dict], ref: Reference, *, regions_: Sequence[
             n_ft_same += same
             pr["first_touch_same_thread"] += same
             n_ft_epoch += k in ref_ft and k in rec_ft and ref_ft[k] == rec_ft[k]
+            if k in rec_shared:
+                n_ft_raced += 1
+                n_ft_raced_same += same
     worst.sort(key=lambda w: -w[0])
 
     def rel(x: float, y: float) -> float:
@@ -481,6 +487,11 @@ def compare(recording: tuple[dict, dict], ref: Reference, *, regions_: Sequence[
         "first_touch_pages": n_ft,
         "first_touch_same_thread": n_ft_same / n_ft if n_ft else 1.0,
         "first_touch_same_epoch": n_ft_epoch / n_ft if n_ft else 1.0,
+        # Pages more than one thread touched in the epoch of their first touch: which thread came
+        # first is a race in the program (natively, and under Valgrind one interleaving of it).
+        "first_touch_raced_pages": n_ft_raced,
+        "first_touch_same_thread_unraced": ((n_ft_same - n_ft_raced_same) / (n_ft - n_ft_raced)
+                                            if n_ft > n_ft_raced else 1.0),
         "per_region": per_region,
         "iterations": iters,
         "excluded": {
@@ -529,7 +540,9 @@ def format_comparison(res: dict) -> str:
         f"writes {res['writes_rel_diff']:+.2%})",
         f"pages         {res['pages']:,}, within 5 % for every thread: {res['pages_within']:.2%}",
         f"first touch   {res['first_touch_pages']:,} pages, same thread {res['first_touch_same_thread']:.2%}, "
-        f"same thread and epoch {res['first_touch_same_epoch']:.2%}",
+        f"same thread and epoch {res['first_touch_same_epoch']:.2%}; {res['first_touch_raced_pages']:,} raced"
+        f" (touched by several threads in their first epoch), same thread on the others"
+        f" {res['first_touch_same_thread_unraced']:.2%}",
         f"excluded      {res['excluded']['recorded_share']:.1%} of the recorded misses, "
         f"{res['excluded']['reference_share']:.1%} of the reference's (outside the compared regions)",
     ]

@@ -32,7 +32,9 @@ pub struct Options {
     /// The command recorded, for the trace's `source` metadata.
     pub command: String,
     /// Also write every page's transactions per thread, summed over the epochs, as JSON
-    /// (`{"threads", "counts": [[trace page, thread, reads, writes], ...]}`): the sampled mode's
+    /// (`{"threads", "counts": [[trace page, thread, reads, writes], ...], "first_touch_shared":
+    /// [[trace page, threads], ...]}`, the latter the pages more than one thread touched in the
+    /// epoch of their first touch, whose first toucher was a race): the sampled mode's
     /// error is measured on these (python/numaplace/record.py `page_counts`).
     pub page_counts: Option<PathBuf>,
 }
@@ -231,8 +233,10 @@ pub fn convert(o: &Options) -> Result<String, String> {
         "counters": p.counters.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<String, Value>>(),
     });
     if let Some(path) = &o.page_counts {
-        let counts: Vec<[u64; 4]> = counts.per_page.iter().map(|(&(pg, t), &(r, w))| [pg as u64, t as u64, r, w]).collect();
-        let text = serde_json::to_string(&json!({"threads": threads, "counts": counts})).map_err(|e| e.to_string())?;
+        let shared: Vec<[u32; 2]> = counts.first_touch_shared.iter().map(|&(pg, n)| [pg, n]).collect();
+        let per_page: Vec<[u64; 4]> = counts.per_page.iter().map(|(&(pg, t), &(r, w))| [pg as u64, t as u64, r, w]).collect();
+        let text = serde_json::to_string(&json!({"threads": threads, "counts": per_page, "first_touch_shared": shared}))
+            .map_err(|e| e.to_string())?;
         write_text(path, &text)?;
     }
     let mut text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
@@ -366,6 +370,38 @@ mod tests {
         let o = Options { raw: rawp, out: out.clone(), summary: None, iteration_marker: None, status: "exit 0".into(), command: "prog".into(), page_counts: None };
         let v = serde_json::from_str(&convert(&o)?).map_err(|e| e.to_string())?;
         Ok((v, std::fs::read(&out).unwrap()))
+    }
+
+    #[test]
+    fn a_page_two_threads_touch_in_its_first_epoch_is_a_raced_first_touch() {
+        // Page 17: thread 1 first-touches it in epoch 1, where thread 0 touches it too (a race:
+        // either could have been first). Pages 16 and 18: one thread in their first epoch.
+        let d = tmpdir("raced");
+        let mut r = Raw(Vec::new());
+        r.header();
+        r.alloc(16 * 4096, 3 * 4096);
+        r.records(0, 0, &[(16 | raw::FT_BIT, 64, 64)]);
+        r.boundary(0, 0, 1);
+        r.records(1, 1, &[(17 | raw::FT_BIT, 64, 64), (18 | raw::FT_BIT, 64, 0)]);
+        r.boundary(1, 1, 2);
+        r.records(0, 1, &[(17, 3, 0), (16, 1, 0)]);
+        r.boundary(0, 1, 2);
+        r.end(0);
+        let rawp = d.join("raced.raw");
+        std::fs::write(&rawp, &r.0).unwrap();
+        let pc = d.join("raced.json");
+        let o = Options { raw: rawp, out: d.join("raced.nptrace"), summary: None, iteration_marker: None, status: "exit 0".into(),
+                          command: "prog".into(), page_counts: Some(pc.clone()) };
+        convert(&o).unwrap();
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&pc).unwrap()).unwrap();
+        let shared = v["first_touch_shared"].as_array().unwrap();
+        assert_eq!(shared.len(), 1, "{v}");
+        assert_eq!(shared[0][1], json!(2));
+        // It is page 17's trace page: the one thread 1 read 64 lines of and thread 0 read 3.
+        let page = shared[0][0].as_u64().unwrap();
+        let rows: Vec<&Value> = v["counts"].as_array().unwrap().iter().filter(|c| c[0].as_u64() == Some(page)).collect();
+        assert_eq!(rows.len(), 2, "{v}");
+        assert!(rows.iter().any(|c| c[1] == json!(0) && c[2] == json!(3)) && rows.iter().any(|c| c[1] == json!(1) && c[2] == json!(64)));
     }
 
     fn tmpdir(name: &str) -> PathBuf {

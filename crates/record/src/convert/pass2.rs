@@ -21,6 +21,10 @@ pub(super) struct Counts {
     /// Per (trace page, thread): (reads, writes), summed over the epochs; only when
     /// `page_counts` was asked for.
     pub(super) per_page: BTreeMap<(u32, u32), (u64, u64)>,
+    /// Pages touched by more than one thread in the epoch of their first touch, with how many
+    /// threads touched them then: which of them touched first was a race, not the program's
+    /// order (only when `page_counts` was asked for).
+    pub(super) first_touch_shared: Vec<(u32, u32)>,
 }
 
 /// Writes the trace `trace_path` of `header` from the raw stream `raw` read in pass 1 as `p`:
@@ -48,6 +52,8 @@ pub(super) fn pass2(
     let mut region_reads = vec![[vec![0u64; threads], vec![0u64; threads]]; header.regions.len()];
     let mut region_writes = region_reads.clone();
     let mut per_page: BTreeMap<(u32, u32), (u64, u64)> = BTreeMap::new();
+    let mut first_touch_shared: Vec<(u32, u32)> = Vec::new();
+    let mut touched: Vec<(u32, u32)> = Vec::new(); // this epoch's (trace page, thread), with page_counts
     let leaked: Vec<&'static str> = phase_names.iter().map(|s| &*Box::leak(s.clone().into_boxed_str())).collect();
     numaplace_sim::output::write_with(trace_path, |f| {
         let mut w = TraceWriter::new(std::io::BufWriter::new(f), header, trace_path)?;
@@ -56,6 +62,8 @@ pub(super) fn pass2(
             ep.reset(threads, iters[k], leaked[k]);
             let mut reads = vec![0u64; threads];
             let mut writes = vec![0u64; threads];
+            let ft_before = ft.len();
+            touched.clear();
             for &(off, len) in &p.epochs[id].chunks {
                 let buf = r.at(off, len).map_err(|e| numaplace_sim::SimError::io(raw_path, e))?;
                 let thread = u32::from_le_bytes(buf[0..4].try_into().unwrap()) as usize;
@@ -81,6 +89,7 @@ pub(super) fn pass2(
                         let c = per_page.entry((page, thread as u32)).or_default();
                         c.0 += rd;
                         c.1 += wr;
+                        touched.push((page, thread as u32));
                     }
                     let rg = region_of(page);
                     let timed = usize::from(iters[k] > 0);
@@ -89,11 +98,23 @@ pub(super) fn pass2(
                 }
             }
             w.epoch(&ep, trace_path)?;
+            if page_counts && ft.len() > ft_before {
+                touched.sort_unstable();
+                touched.dedup();
+                for &(page, _, _) in &ft[ft_before..] {
+                    let lo = touched.partition_point(|&(p, _)| p < page);
+                    let n = touched[lo..].iter().take_while(|&&(p, _)| p == page).count() as u32;
+                    if n > 1 {
+                        first_touch_shared.push((page, n));
+                    }
+                }
+            }
             epoch_reads.extend_from_slice(&reads);
             epoch_writes.extend_from_slice(&writes);
         }
         w.finish(trace_path)
     })
     .map_err(|e| e.to_string())?;
-    Ok(Counts { epoch_reads, epoch_writes, ft, region_reads, region_writes, per_page })
+    first_touch_shared.sort_unstable();
+    Ok(Counts { epoch_reads, epoch_writes, ft, region_reads, region_writes, per_page, first_touch_shared })
 }
