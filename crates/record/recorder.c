@@ -280,11 +280,9 @@ static void emit_buffered(struct thread *t, struct out *o)
     if (!seal(o)) return;
     if (!t->obuf) { out_write(o->p, o->n); return; }
     out_lock(t, 1);
-    u64 now = coarse_ms();
-    if (t->olen + o->n > OUT_BUF || now - t->oflushed_ms >= OUT_MS) {
+    if (t->olen + o->n > OUT_BUF) {
         out_write(t->obuf, t->olen);
         t->olen = 0;
-        t->oflushed_ms = now;
     }
     if (o->n > OUT_BUF) {
         out_write(o->p, o->n);
@@ -296,6 +294,12 @@ static void emit_buffered(struct thread *t, struct out *o)
         for (; i + 8 <= o->n; i += 8) d[i / 8] = sw[i / 8];
         bytes_copy(t->obuf + t->olen + i, o->p + i, o->n - i);
         t->olen += o->n;
+    }
+    u64 now = coarse_ms();
+    if (now - t->oflushed_ms >= OUT_MS) { /* the chunk just added included */
+        out_write(t->obuf, t->olen);
+        t->olen = 0;
+        t->oflushed_ms = now;
     }
     out_unlock(t);
 }
