@@ -48,7 +48,7 @@ timed = printf '%s\n' '$(subst ','\'',$(2))'; t0=$$(date +%s); ( set -e; $(2) );
 # When this make started: `make test` ends with its total.
 CLOCK_START := $(shell date +%s)
 
-.PHONY: run test rust-test py-test bench clean lib libs vm-setup browser-setup record-setup record-lib
+.PHONY: run test rust-test py-test bench clean lib libs vm-setup browser-setup record-setup record-lib notebook
 
 # The Python dependencies (pip, mostly waiting on downloads and unpacking) and the Rust libraries
 # (cargo, on both cores) at the same time; then the extension, whose builder (maturin) comes with
@@ -59,6 +59,19 @@ run:
 	@echo "numaplace: running the papers' experiments (numaplace reproduce --out report; about 4 min)..."
 	$(VENV)/bin/numaplace reproduce --out report
 	@echo "numaplace: done. Open report/index.html; the command line is $(VENV)/bin/numaplace (README.md, Quick start)."
+
+# The notebook tour (examples/tour.ipynb) in Jupyter: what `make run` installs, then Jupyter
+# itself (requirements-notebook.txt; neither `make run` nor `make test` needs it).
+NOTEBOOK_DEPS := $(VENV)/.notebook-installed
+notebook: $(NOTEBOOK_DEPS)
+	@$(MAKE) --no-print-directory $(EXT)
+	@echo "numaplace: opening examples/tour.ipynb in Jupyter (Ctrl-C stops it; add NOTEBOOK_ARGS=--no-browser on a remote machine)..."
+	$(VENV)/bin/jupyter lab $(NOTEBOOK_ARGS) examples/tour.ipynb
+
+$(NOTEBOOK_DEPS): requirements-notebook.txt $(DEPS)
+	@echo "numaplace: installing Jupyter into $(VENV) (requirements-notebook.txt; about a minute the first time)..."
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-notebook.txt
+	@touch $@
 
 test: rust-test py-test
 	@line="numaplace: make test took $$(( $$(date +%s) - $(CLOCK_START) )) s in all"; echo "$$line"; \
