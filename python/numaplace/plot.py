@@ -32,6 +32,7 @@ and names every legend that overlaps a data artist (the report's tests use it).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -135,25 +136,36 @@ def grouped_bars(
     ``fmt``, each bar is labelled with its value. Returns each series' bar centres (x), in
     group order, for drawing published values on them."""
     x = np.arange(len(groups))
-    width = _BAR_GROUP_WIDTH / len(series)
+    width = bar_width(len(series))
     centres = {}
     for i, (name, values) in enumerate(series.items()):
         offset = (i - (len(series) - 1) / 2) * width
         bars = ax.bar(x + offset, values, width, label=name, **series_style(i))
         centres[name] = x + offset
         if fmt is not None:
-            ax.bar_label(bars, fmt=fmt, fontsize="x-small", padding=2)
+            ax.bar_label(bars, fmt=fmt, fontsize="small", padding=2)
     ax.set_xticks(x, list(groups))
     ax.margins(y=0.15)
     return centres
 
 
-def published_points(ax: Axes, xs: Sequence[float], values: Sequence[float], label: str = "published") -> None:
-    """Marks published values: a black diamond at each (x, value); NaN values are skipped."""
+def published_points(
+    ax: Axes, xs: Sequence[float], values: Sequence[float], label: str = "published", width: float | None = None
+) -> None:
+    """Marks published values: a black diamond at each (x, value); NaN values are skipped. With
+    ``width`` (a bar's width, :func:`bar_width`), each diamond sits on a black line across its
+    bar, so that among a cluster's bars the one a published value belongs to is plain."""
     xs_, ys = np.asarray(xs, dtype=float), np.asarray(values, dtype=float)
     keep = ~np.isnan(ys)
+    if width is not None:
+        ax.hlines(ys[keep], xs_[keep] - width / 2, xs_[keep] + width / 2, linewidth=2, **PUBLISHED_STYLE)
     ax.plot(xs_[keep], ys[keep], linestyle="none", marker="D", markersize=6, markerfacecolor="white",
             markeredgewidth=1.5, label=label, **PUBLISHED_STYLE)
+
+
+def bar_width(series: int) -> float:
+    """The width of each bar :func:`grouped_bars` draws with ``series`` bars per cluster."""
+    return _BAR_GROUP_WIDTH / series
 
 
 def published_ranges(
@@ -226,6 +238,39 @@ def _data_extents(ax: Axes, renderer: Any) -> list[tuple[str, Any]]:
         label = str(artist.get_label() or "")
         out.append((f"{type(artist).__name__} {'' if label.startswith('_') else label}".strip(), clipped))
     return out
+
+
+REPORT_COLUMN_PX: int = 960
+"""The width, in CSS pixels, of the report's text column (``numaplace.report.pages`` sets its
+``max-width`` from it); a figure wider than this is shown scaled down to it."""
+
+MIN_TEXT_PX: float = 10.0
+"""The smallest text a chart may show in the report, in CSS pixels as displayed (issue 34: the
+charts readable at 1280 px, labels of at least 10 px)."""
+
+
+def smallest_text(fig: Figure, shown_px: float | None = None) -> tuple[float, str]:
+    """The smallest visible text of ``fig`` (drawing it) as displayed ``shown_px`` CSS pixels
+    wide (default: the figure's own width in pixels, capped at :data:`REPORT_COLUMN_PX`, as
+    the report shows it): its height in pixels and the text itself."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    width = fig.get_figwidth() * DPI
+    scale = (shown_px if shown_px is not None else min(width, REPORT_COLUMN_PX)) / width
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and _drawn(t)]
+    if not texts:
+        return math.inf, ""
+    size, text = min((t.get_fontsize() * DPI / 72 * scale, t.get_text()) for t in texts)
+    return float(size), text
+
+
+def _drawn(t: Any) -> bool:
+    """Whether visible text ``t`` is drawn where a reader sees it: it has an extent and lies
+    inside the figure (matplotlib keeps tick labels of ticks outside the view "visible")."""
+    box = t.get_window_extent()
+    fig = t.get_figure(root=True)
+    return bool(box.width > 0 and box.height > 0 and fig.bbox.overlaps(box))
 
 
 def legend_overlaps(fig: Figure) -> list[str]:
@@ -320,7 +365,7 @@ def compare_bars(
     ax.bar_label(ax.containers[-1], labels=[f"simulated {v:.2f}" for v in simulated], label_type="center", fontsize="small")
     published_points(ax, centres["simulated"], published)
     for x, y in zip(centres["simulated"], published):
-        ax.annotate(f"published {y:.2f}", (x, y), xytext=(8, 0), textcoords="offset points", va="center", fontsize="x-small")
+        ax.annotate(f"published {y:.2f}", (x, y), xytext=(8, 0), textcoords="offset points", va="center", fontsize="small")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -440,9 +485,9 @@ def factor_grid(
             drawn = ax.bar(x, heights, color=[st["color"] for st in styles], edgecolor="#333333", linewidth=0.5)
             for patch, st in zip(drawn, styles):
                 patch.set_hatch(st["hatch"])
-            ax.bar_label(drawn, fmt="%.3g", fontsize="x-small", padding=2)
+            ax.bar_label(drawn, fmt="%.3g", fontsize="small", padding=2)
             ax.set_xticks(x, [str(b) for b in bars], fontsize="small")
-            ax.set_title(f"{row}={r}\n{col}={c}", fontsize="x-small")
+            ax.set_title(f"{row}={r}\n{col}={c}", fontsize="small")
             ax.margins(y=0.2)
             if j == 0:
                 ax.set_ylabel(ylabel or (f"{value} (ms)" if scale == 1e-6 else value), fontsize="small")

@@ -202,6 +202,17 @@ def test_seed001_rows_divide_by_the_parallel_cell_without_mechanisms() -> None:
     assert got[("nas-cg", "sequential", "both")] == pytest.approx(1.5)
     assert got[("nas-cg", "parallel", "replication")] == pytest.approx(0.5)
     assert got[(seed001.SHALLOW_LAST, "sequential", "migration")] == pytest.approx(1.5)
+    # the chart divides as the table does, and each published ratio sits on its own bar: C5's
+    # 4.37, 1.25 and 1.24 on SHALLOW's first three bars of the sequential panel
+    _, fig = seed001.WILDFIRE.analyse(results)
+    panels = {ax.get_title(): ax for ax in fig.axes}
+    seq = panels["sequential initialisation"]
+    (marks,) = [line for line in seq.get_lines() if line.get_label() == "published"]
+    bars = sorted((p.get_x() + p.get_width() / 2, p.get_height()) for p in seq.patches)
+    shallow = {round(x, 6): y for x, y in zip(marks.get_xdata(), marks.get_ydata()) if x < 0.5}
+    assert sorted(shallow.values()) == pytest.approx([1.24, 1.25, 1.29, 4.37], abs=0.005)  # both: 81 s ÷ 63 s
+    assert [round(x, 6) for x, _ in bars[:4]] == sorted(shallow)  # one mark per SHALLOW bar, at its centre
+    assert [h for _, h in bars[:4]] == pytest.approx([3.0, 1.5, 1.5, 1.5])
 
 
 # --- one real quick report: the only test run of the full quick grid -------------------------------

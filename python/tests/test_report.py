@@ -515,14 +515,19 @@ def test_summary_lists_every_claim_first_one_line_each(tmp_path: Path, monkeypat
     """An experiment with claims: the summary (before the first section) has one row per claim
     with its paper, verdict and brief; the lead line counts them."""
     from numaplace import experiments
-    from numaplace.experiments import Claim, Experiment, PAPERS
+    from numaplace.experiments import Claim, Experiment, Fidelity, PAPERS, Published
+
+    published = Published("§9", "the ratio", 2.0, "g")
 
     def claims(rows: pd.DataFrame) -> list[Claim]:
         slow = float(rows["total_time_ns"].max() / rows["total_time_ns"].min())
         return [
-            Claim("C9", "x", "seed 004", {"ratio": slow}, slow > 2, "why 9", brief=f"ratio {slow:.1f} (published 2.0)"),
+            Claim("C9", "x", "seed 004", {"ratio": slow}, slow > 2, "why 9", brief=f"ratio {slow:.1f} (published 2.0)", compared=(published,)),
             Claim("C10", "y", "seed 004", {}, False, "why 10 | piped", brief=""),
         ]
+
+    def fidelity(rows: pd.DataFrame) -> list[Fidelity]:
+        return [Fidelity(published, float(rows["total_time_ns"].max() / rows["total_time_ns"].min()))]
 
     toy = Experiment(
         id="toy",
@@ -532,6 +537,7 @@ def test_summary_lists_every_claim_first_one_line_each(tmp_path: Path, monkeypat
         analyse=lambda rows: (rows[["run"]], plot.new_axes()[0]),
         seed="004",
         claims=claims,
+        fidelity=fidelity,
     )
     monkeypatch.setitem(experiments.EXPERIMENTS, "toy", toy)
     # A seed left without an experiment, for the summary's line about them; the shared registry
@@ -542,8 +548,9 @@ def test_summary_lists_every_claim_first_one_line_each(tmp_path: Path, monkeypat
     out = reproduce(tmp_path, simulate=fake_simulate, progress=False, experiments=["toy"])
     readme = (out / "README.md").read_text()
     short = PAPERS["004"].short
-    assert f"| [C9](#toy) | {short} | holds | ratio 3.0 (published 2.0) |" in readme
-    assert f"| [C10](#toy) | {short} | fails | why 10 \\| piped |" in readme  # no brief: the figures
+    # the error beside the verdict is its fidelity row's: (3.0 - 2.0) / 2.0
+    assert f"| [C9](#toy) | {short} | holds | 50 % | ratio 3.0 (published 2.0) |" in readme
+    assert f"| [C10](#toy) | {short} | fails | – | why 10 \\| piped |" in readme  # no brief: the figures
     assert "**1 of 2 claims hold in the simulation.** Quick mode, class W: these verdicts are a quick check, shown, not required; the claims are asked at class A, the seeds' size, by `numaplace reproduce --full`." in readme
     assert readme.index("| [C9]") < readme.index('<a id="toy">')
     html = (out / "index.html").read_text()
@@ -557,6 +564,19 @@ def test_summary_lists_every_claim_first_one_line_each(tmp_path: Path, monkeypat
     for name in ("README.md", "index.html"):
         text = (full / name).read_text()
         assert "quick check" not in text and "Full mode: the claims are asked here, with the NAS kernels at class A" in text, name
+
+
+def test_a_claim_restating_a_number_its_fidelity_table_lacks_is_a_defect_named() -> None:
+    from numaplace.experiments import Claim, Fidelity, Published
+    from numaplace.report import Section
+    from numaplace.report.pages import claim_error
+
+    kept, lost = Published("§1", "kept", 0.5, "g"), Published("§2", "lost", 0.5, "g")
+    claim = Claim("C9", "x", "seed 004", {}, True, "why", compared=(kept, lost))
+    section = Section(EXPERIMENTS["placement-sensitivity"], pd.DataFrame(), pd.DataFrame(), "x.png", None, (claim,), (Fidelity(kept, 0.6),))
+    with pytest.raises(ValueError, match=r"claim C9 of placement-sensitivity restates published numbers its fidelity table does not compare: \['lost'\]"):
+        claim_error(section, claim)
+    assert claim_error(section, Claim("C9", "x", "seed 004", {}, True, "why", compared=(kept,))) == "20 %"
 
 
 def test_configuration_is_shown_once_and_the_runs_collapsed(report_dir: Path) -> None:

@@ -6,7 +6,9 @@
   than its column (with every ``<details>`` opened), the page does not scroll sideways, and
   every image loaded;
 * measured in the figures (:func:`numaplace.plot.legend_overlaps`): no legend of any chart
-  overlaps its data or is cut off.
+  overlaps its data or is cut off;
+* both: each chart's smallest text (:func:`numaplace.plot.smallest_text`), at the width the
+  page shows the chart, is at least :data:`numaplace.plot.MIN_TEXT_PX` (10 px).
 
 Chromium comes from Debian's ``chromium`` package (``bash tools/browser-setup.sh`` installs
 it); without it these tests skip with the reason.
@@ -59,6 +61,7 @@ window.addEventListener("load", () => {
   out.details = document.querySelectorAll("details").length;
   out.tables = document.querySelectorAll("table").length;
   out.images = [...document.querySelectorAll("img")].map((i) => [i.getAttribute("src"), i.naturalWidth, i.complete]);
+  out.shown = Object.fromEntries([...document.querySelectorAll("img")].map((i) => [i.getAttribute("src"), i.getBoundingClientRect().width]));
   out.page_width = document.documentElement.scrollWidth;
   const pre = document.createElement("pre");
   pre.id = "numaplace-measure";
@@ -137,6 +140,21 @@ def test_summary_first_and_nothing_overflows(fresh_report: tuple[Path, list[Sect
     assert m["details"] >= len(sections) - 1 and m["tables"] >= len(sections) + 1
     assert sorted(src for src, _, _ in m["images"]) == sorted(s.image for s in sections)
     assert all(width > 0 and complete for _, width, complete in m["images"]), m["images"]
+
+
+def test_every_charts_text_is_at_least_10_px_as_shown(fresh_report: tuple[Path, list[Section]], tmp_path: Path) -> None:
+    """Issue 34: the charts readable at 1280 px. Each chart's smallest text (tick labels,
+    titles, legend, bar labels), at the width Chromium shows the chart in the page."""
+    out, sections = fresh_report
+    m = measure(out, tmp_path / "profile")
+    small = {}
+    for s in sections:
+        shown = m["shown"][s.image]
+        assert shown > 0, s.image
+        size, text = plot.smallest_text(s.figure, shown_px=shown)
+        if size < plot.MIN_TEXT_PX:
+            small[s.experiment.id] = f"{text!r} {size:.1f} px (chart shown {shown:.0f} px wide)"
+    assert small == {}, small
 
 
 def test_no_legend_overlaps_data(fresh_report: tuple[Path, list[Section]]) -> None:

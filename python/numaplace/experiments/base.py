@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import pandas as pd
 from matplotlib.figure import Figure
 
-from numaplace.experiments.fidelity import Fidelity
+from numaplace.experiments.fidelity import Fidelity, Published
 from numaplace.grid import Grid
 
 RunConfig = dict[str, Any]
@@ -96,6 +96,10 @@ class Claim:
             but not claimed (the seed does not describe the mechanism enough to model it).
             Its verdict is "not reproduced", whatever ``holds`` says, and the report's count of
             claims that hold leaves it out.
+        compared: The published numbers the claim restates (its seed module's declarations,
+            each one a row of its experiment's fidelity table); the report's summary prints the
+            median error of those rows beside the verdict, so the two never disagree. Empty
+            where the claim restates no published number.
     """
 
     id: str
@@ -106,6 +110,7 @@ class Claim:
     why: str
     brief: str = ""
     not_reproduced: str = ""
+    compared: Sequence[Published] = ()
 
     @property
     def verdict(self) -> str:

@@ -358,6 +358,7 @@ def claims(f: pd.DataFrame) -> list[Claim]:
                 f"{p} {means[p]:.0%} (published {MEAN_SLOWDOWN[('none', p)].value:.0%}, range {_pct_range(p)}%)" for p in PUBLISHED_SLOWDOWN
             )
             + ("" if worst_slowest else "; worst-case not slowest everywhere"),
+            compared=tuple(MEAN_SLOWDOWN[("none", p)] for p in PUBLISHED_SLOWDOWN),
         )
     )
 
@@ -385,6 +386,7 @@ def claims(f: pd.DataFrame) -> list[Claim]:
             brief="mean slowdown with upmlib: "
             + ", ".join(f"{p} {v:.0%} (published {MEAN_SLOWDOWN[('upmlib', p)].value:.0%})" for p, v in up_means.items())
             + f" (claim ≤ 15%); worst change vs no policy {worse:+.1%} (claim ≤ +2%)",
+            compared=tuple(MEAN_SLOWDOWN[("upmlib", p)] for p in up_means),
         )
     )
 
@@ -401,6 +403,7 @@ def claims(f: pd.DataFrame) -> list[Claim]:
             brief="worst-case mean slowdown: "
             + ", ".join(f"{d} {wc[d]:.0%} (published {MEAN_SLOWDOWN[(d, 'worst-case')].value:.0%})" for d in DYNAMICS)
             + " (claim: none > kernel > upmlib)",
+            compared=tuple(MEAN_SLOWDOWN[(d, "worst-case")] for d in DYNAMICS),
         )
     )
 
@@ -466,7 +469,7 @@ def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     base = f[(f.dynamic == "none") & (f.placement == "first-touch")].set_index("kernel")["total_time_ns"]
     chart = f.assign(slowdown=f.total_time_ns / f.kernel.map(base))
     fig, ax0 = plot.new_axes()
-    fig.set_size_inches(10, 4.5)
+    fig.set_size_inches(plot.REPORT_COLUMN_PX / plot.DPI, 4.5)
     fig.delaxes(ax0)
     axes = fig.subplots(1, len(DYNAMICS), sharey=True)
     published = _published_times()

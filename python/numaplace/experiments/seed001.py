@@ -194,6 +194,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
                 brief=f"SHALLOW, × parallel init: sequential {seq_ratio:.2f} (published {_pub_ratio('shallow', 'none'):.2f}; claim ≥ 3), "
                 f"migration {mig_ratio:.2f} (published {_pub_ratio('shallow', 'migration'):.2f}), "
                 f"replication {rep_ratio:.2f} (published {_pub_ratio('shallow', 'replication'):.2f}) (claim ≤ 1.5)",
+                compared=tuple(TIME_RATIO[("shallow", "sequential", c)] for c in ("none", "migration", "replication")),
             ),
             Claim(
                 id="C6",
@@ -205,6 +206,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
                 brief="CG sequential, × no policy: "
                 + ", ".join(f"{c} {times[c] / times['none']:.2f} (published {_cg_published(c):.2f})" for c in ("migration", "replication", "both"))
                 + " (claim: replication and both < 0.5 and < migration)",
+                compared=tuple(TIME_RATIO[("nas-cg", "sequential", c)] for c in times),
             ),
         ]
 
@@ -226,21 +228,28 @@ def fidelity(results: pd.DataFrame) -> list[Fidelity]:
 
 def analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     """The claims C5 and C6 with their numbers, and the grid of run times: one panel per
-    initialisation, one bar per (migration, replication) cell, relative to no policy."""
+    initialisation, one bar per (migration, replication) cell, relative to the same benchmark
+    with parallel initialisation and neither mechanism (:data:`REFERENCE`, as the fidelity
+    table divides); each published ratio (:data:`TIME_RATIO`, Tables 1 and 3–7) a mark on its
+    bar, so SHALLOW's sequential panel shows C5's published 4.37, 1.25 and 1.24."""
     table = claims_table(claims(results))
     f = _frame(results)
+    ref = f[(f.init == REFERENCE[0]) & (f.cell == REFERENCE[1])].set_index("benchmark")["time"]
     fig, ax0 = plot.new_axes()
-    fig.set_size_inches(10, 4.5)
+    fig.set_size_inches(plot.REPORT_COLUMN_PX / plot.DPI, 4.5)
     fig.delaxes(ax0)
     axes = fig.subplots(1, len(INITS), sharey=True)
+    width = plot.bar_width(len(CELLS))
     for ax, init in zip(axes, INITS):
         pivot = f[f.init == init].pivot(index="benchmark", columns="cell", values="time").reindex(list(BENCHMARKS))
-        pivot = pivot.div(pivot["none"], axis=0)[list(CELLS)]
-        plot.grouped_bars(ax, [b.removeprefix("nas-") for b in pivot.index], {c: pivot[c].tolist() for c in CELLS})
+        pivot = pivot.div(ref.reindex(pivot.index), axis=0)[list(CELLS)]
+        centres = plot.grouped_bars(ax, [b.removeprefix("nas-") for b in pivot.index], {c: pivot[c].tolist() for c in CELLS})
+        marks = [(centres[c][i], TIME_RATIO[(b, init, c)].value) for i, b in enumerate(pivot.index) for c in CELLS if (b, init, c) in TIME_RATIO]
+        plot.published_points(ax, [x for x, _ in marks], [y for _, y in marks], width=width)
         plot.baseline_line(ax)
         ax.set_title(f"{init} initialisation", fontsize="medium")
         ax.tick_params(axis="x", labelsize="small")
-    axes[0].set_ylabel("time relative to no policy (×)")
+    axes[0].set_ylabel("time ÷ parallel init, neither (×)")
     fig.suptitle("Wildfire, 18 threads: migration and replication (seed 001 §3)")
     plot.legend_below(fig, axes, title="wildfire policy: migration / replication on")
     return table, fig

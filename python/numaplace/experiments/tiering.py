@@ -273,6 +273,7 @@ def numab_claims(results: pd.DataFrame) -> list[Claim]:
             bool(p["hot selection"] < p["base"]),
             f"promotions {p['base']:.0f} (base) \u2192 {p['hot selection']:.0f} (hot selection)",
             f"promotion rate \u00f7 base {rel('promotion_rate', 'hot selection'):.2f} (published {NUMAB_RATE_RATIO['hot selection'].value:.2f}; claim < 1)",
+            compared=(NUMAB_RATE_RATIO["hot selection"],),
         ),
         Claim(
             "NB2", "the rate limit promotes fewer pages than hot selection alone",
@@ -282,6 +283,7 @@ def numab_claims(results: pd.DataFrame) -> list[Claim]:
             f"promotions {p['hot selection']:.0f} (hot selection) \u2192 {p['rate limit']:.0f} (rate limit, {_spec_value(results, 'rate_limit_mbps', 'rate limit'):.1f} MB/s)",
             f"promotion rate, rate limit \u00f7 hot selection {f.loc['rate limit', 'promotion_rate'] / max(f.loc['hot selection', 'promotion_rate'], 1e-12):.2f} "
             f"(published {NUMAB_RATE['rate limit'] / NUMAB_RATE['hot selection']:.2f}; claim < 1)",
+            compared=(NUMAB_RATE_RATIO["hot selection"], NUMAB_RATE_RATIO["rate limit"]),
         ),
         Claim(
             "NB3", "the full series (auto threshold) has a higher pmbench score than each of the other three kernels",
@@ -291,6 +293,7 @@ def numab_claims(results: pd.DataFrame) -> list[Claim]:
             bool(all(s["auto threshold"] > s[x] for x in STEPS[:-1])),
             "score \u00f7 base: " + ", ".join(f"{x} {rel('score', x):.3f}" for x in STEPS[1:]) + f"; fastest: {' = '.join(fastest)}",
             f"score \u00f7 base, auto threshold {rel('score', 'auto threshold'):.3f} (published {NUMAB_SCORE_RATIO['auto threshold'].value:.3f}); fastest: {' = '.join(fastest)}",
+            compared=tuple(NUMAB_SCORE_RATIO.values()),
         ),
     ]
 
@@ -308,7 +311,7 @@ def numab_analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     published values as diamonds."""
     f = _numab_frame(results)
     fig, ax0 = plot.new_axes()
-    fig.set_size_inches(10, 4.5)
+    fig.set_size_inches(plot.REPORT_COLUMN_PX / plot.DPI, 4.5)
     fig.delaxes(ax0)
     axes = fig.subplots(1, 2)
     for ax, col, pub, title in (

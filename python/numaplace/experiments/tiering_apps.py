@@ -133,6 +133,7 @@ def tpp_claims(results: pd.DataFrame) -> list[Claim]:
             bool(gap < gap_linux / 2),
             f"steady state: tpp {t['tpp'] * 1e3:.2f} ms, default Linux {t['default Linux'] * 1e3:.2f} ms, all on DRAM {t[IDEAL] * 1e3:.2f} ms",
             f"gap to all on DRAM: tpp {gap:+.1%} (published 5 %), default Linux {gap_linux:+.1%} (published 18 %)",
+            compared=(TPP_GAP_TPP, TPP_GAP_LINUX),
         ),
         Claim(
             "TP2", "TPP's steady state faster than default Linux (first touch) and than autonuma",
@@ -141,6 +142,7 @@ def tpp_claims(results: pd.DataFrame) -> list[Claim]:
             bool(gain_linux > 0 and gain_auto > 0),
             f"steady state: default Linux {t['default Linux'] * 1e3:.2f} ms, autonuma {t['autonuma'] * 1e3:.2f} ms, tpp {t['tpp'] * 1e3:.2f} ms",
             f"gain over default Linux {gain_linux:+.1%} (published +18 %), over autonuma {gain_auto:+.1%} (published +5\u201317 %)",
+            compared=(TPP_GAIN_LINUX,),
         ),
     ]
 
@@ -263,6 +265,7 @@ def hemem_claims(results: pd.DataFrame) -> list[Claim]:
             bool(reduction > 0),
             f"BC: no tiering {bc['no tiering'] * 1e3:.1f} ms, hemem {bc['hemem'] * 1e3:.1f} ms (reduction {reduction:.1%})",
             f"BC runtime reduction {reduction:.1%} (published up to 50 %; claim > 0)",
+            compared=(HEMEM_GAP_REDUCTION,),
         ),
     ]
 
@@ -277,7 +280,7 @@ def hemem_analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     no tiering (hemem), the published 50 % reduction as a diamond."""
     gups, bc = _hemem_frames(results)
     fig, ax0 = plot.new_axes()
-    fig.set_size_inches(10, 4.5)
+    fig.set_size_inches(plot.REPORT_COLUMN_PX / plot.DPI, 4.5)
     fig.delaxes(ax0)
     axes = fig.subplots(1, 2)
     plot.grouped_bars(axes[0], list(HEMEM_CASES), {"simulated": [gups[c] / gups[IDEAL] for c in HEMEM_CASES]})

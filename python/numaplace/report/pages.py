@@ -20,6 +20,7 @@ import pandas as pd
 import pyarrow as pa
 from matplotlib.figure import Figure
 
+from numaplace import plot
 from numaplace.experiments import EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, ABSOLUTE_BELOW, Claim, Experiment, Fidelity, Grid, median_error
 from numaplace.report.tables import (
     breakable,
@@ -98,6 +99,23 @@ def _summary_rows(sections: Sequence[Section]) -> list[tuple[Section, Claim]]:
     return [(s, c) for s in sections for c in s.claims]
 
 
+def claim_error(s: Section, c: Claim) -> str:
+    """The summary's error cell: the median |error| (the fidelity tables' rule) of the rows of
+    ``s``'s fidelity table whose published number claim ``c`` restates (:attr:`Claim.compared`),
+    with how many, or "–" where it restates none.
+
+    Raises:
+        ValueError: the claim names a published number its experiment's fidelity table does
+            not compare (a defect of the experiment).
+    """
+    rows = [r for p in c.compared for r in s.fidelity if r.published is p]
+    if len(rows) != len(c.compared):
+        missing = [p.quantity for p in c.compared if not any(r.published is p for r in s.fidelity)]
+        raise ValueError(f"claim {c.id} of {s.experiment.id} restates published numbers its fidelity table does not compare: {missing}")
+    median, n = median_error(rows)
+    return "–" if n == 0 else _percent(median) + ("" if n == 1 else f" (median of {n})")
+
+
 def _untested_seeds(sections: Sequence[Section]) -> list[str]:
     """The seeds no registered experiment reproduces (whichever experiments this report ran)."""
     covered = {e.seed for e in EXPERIMENTS.values()} | {s.experiment.seed for s in sections}
@@ -110,7 +128,7 @@ def _seed_line(seed: str) -> str:
 
 
 _STYLE = (
-    "body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em;line-height:1.35;color:#111}"
+    f"body{{font-family:sans-serif;max-width:{plot.REPORT_COLUMN_PX}px;margin:1em auto;padding:0 1em;line-height:1.35;color:#111}}"
     "h1{font-size:1.6em;margin:0.3em 0}"
     "h2{font-size:1.25em;margin-top:1.6em}"
     "table{border-collapse:collapse;margin:0.6em 0;font-size:85%;max-width:100%}"
@@ -121,7 +139,7 @@ _STYLE = (
     "table.summary td.holds{color:#005a8c}"
     "table.summary td.fails{color:#b34700}"
     "table.summary td.not-reproduced{color:#555;font-weight:normal}"
-    "table.summary td:nth-child(2),table.summary th{white-space:nowrap}"
+    "table.summary td:nth-child(2),table.summary td.num,table.summary th{white-space:nowrap}"
     "table.fidelity td.num{white-space:nowrap}"
     ".cite{font-size:90%;color:#333}"
     "details{margin:0.6em 0}"
@@ -138,7 +156,8 @@ def _html_summary(sections: Sequence[Section], grid: Grid) -> list[str]:
         paper = PAPERS[s.experiment.seed].short if s.experiment.seed else ""
         rows.append(
             f'<tr><td><a href="#{esc(s.experiment.id)}">{esc(c.id)}</a></td><td>{esc(paper)}</td>'
-            f'<td class="{verdict.replace(" ", "-")}">{verdict}</td><td>{breakable(c.brief or c.why)}</td></tr>'
+            f'<td class="{verdict.replace(" ", "-")}">{verdict}</td><td class="num">{esc(claim_error(s, c))}</td>'
+            f"<td>{breakable(c.brief or c.why)}</td></tr>"
         )
     head = "".join(f"<th>{esc(h)}</th>" for h in summary_table([]).columns)
     untested = _untested_seeds(sections)
@@ -387,7 +406,7 @@ def markdown_page(sections: Sequence[Section], grid: Grid) -> str:
     """``README.md``: the same content as :func:`html_page` in Markdown."""
     summary = summary_table(
         [
-            (f"[{c.id}](#{s.experiment.id})", PAPERS[s.experiment.seed].short if s.experiment.seed else "", c.verdict, c.brief or c.why)
+            (f"[{c.id}](#{s.experiment.id})", PAPERS[s.experiment.seed].short if s.experiment.seed else "", c.verdict, claim_error(s, c), c.brief or c.why)
             for s, c in _summary_rows(sections)
         ]
     )

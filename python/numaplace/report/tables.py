@@ -112,13 +112,14 @@ def distinct_values(varying: pd.DataFrame) -> dict[str, list[str]]:
     return {c: list(dict.fromkeys(_text_table(varying[[c]])[c])) for c in varying.columns if c != "run"}
 
 
-SUMMARY_COLUMNS = ("claim", "paper", "verdict", "simulated vs published")
+SUMMARY_COLUMNS = ("claim", "paper", "verdict", "error", "simulated vs published")
 """The columns of :func:`summary_table`."""
 
 
-def summary_table(rows: Sequence[tuple[str, str, str, str]]) -> pd.DataFrame:
-    """The report's summary: one row per claim, (id, paper, verdict, brief), the verdict as
-    :attr:`numaplace.experiments.base.Claim.verdict` gives it."""
+def summary_table(rows: Sequence[tuple[str, str, str, str, str]]) -> pd.DataFrame:
+    """The report's summary: one row per claim, (id, paper, verdict, error, brief), the verdict
+    as :attr:`numaplace.experiments.base.Claim.verdict` gives it and the error the median of
+    its compared numbers' (``numaplace.report.pages.claim_error``)."""
     return pd.DataFrame(
         list(rows),
         columns=list(SUMMARY_COLUMNS),
