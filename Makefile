@@ -66,7 +66,7 @@ NOTEBOOK_DEPS := $(VENV)/.notebook-installed
 notebook: $(NOTEBOOK_DEPS)
 	@$(MAKE) --no-print-directory $(EXT)
 	@echo "numaplace: opening examples/tour.ipynb in Jupyter (Ctrl-C stops it; add NOTEBOOK_ARGS=--no-browser on a remote machine)..."
-	$(VENV)/bin/jupyter lab $(NOTEBOOK_ARGS) examples/tour.ipynb
+	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(NOTEBOOK_ARGS) examples/tour.ipynb
 
 $(NOTEBOOK_DEPS): requirements-notebook.txt $(DEPS)
 	@echo "numaplace: installing Jupyter into $(VENV) (requirements-notebook.txt; about a minute the first time)..."
