@@ -1,0 +1,169 @@
+"""How much of the time a dynamic policy could save it does save, and whether it ever costs time:
+the measure of issue 36's "a policy that helps and never hurts".
+
+For each machine, workload and starting placement it simulates three things: no dynamic policy,
+each policy asked for, and *the bound* (``oracle`` placement without a policy: every page on the
+node whose threads fetch most of it, from a profile of the same run). Then
+
+* ``gap = (none - bound) / none``: the share of the time the best static placement saves;
+* ``closure = (none - policy) / (none - bound)``: the share of that the policy saves (1: all of
+  it; 0: nothing; negative: it made the run slower); reported only where ``gap >= --min-gap``
+  (5 % by default, the issue's rule), since a policy cannot close a gap that is not there;
+* ``slowdown = policy / none - 1``: judged on every run, gap or no gap.
+
+The issue's bar, for the policy that would become ``run``'s and ``advise``'s default: no run more
+than 3 % slower than no policy, and a median closure of at least 0.5.
+
+The bound is the NUMA machines' only: on a tiered machine (a CPU-less node) ``oracle`` puts every
+page in the fast tier and lets the allocator fall back when it is full, which is not the best
+static tier assignment the issue asks for; those machines are refused here until one exists.
+
+    .venv/bin/python benchmarks/policy_gap.py --policy adaptive --out /tmp/gap
+    .venv/bin/python benchmarks/policy_gap.py --policy adaptive --policy upmlib --machines origin2000 \\
+        --workloads nas-cg,nas-mg --placements worst-case --out /tmp/gap-small
+
+It writes ``runs.csv`` (one row per simulation), ``gap.csv`` (one row per machine, workload,
+placement and policy) and ``summary.md`` (the per-policy verdict and the table) into ``--out``,
+and prints the summary. Runs go on ``--jobs`` processes; the same arguments give the same files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+MACHINES = ("origin2000", "modern-2s")
+WORKLOADS = (
+    "nas-bt", "nas-cg", "nas-ft", "nas-is", "nas-lu", "nas-mg", "nas-sp",
+    "ocean-contig", "ocean-noncontig", "ge", "shallow", "swim", "hydro2d", "apsi", "stream", "random",
+)  # fmt: skip
+PLACEMENTS = ("first-touch", "round-robin", "worst-case")
+BOUND = "oracle"
+MAX_SLOWDOWN = 0.03
+"""Issue 36: never more than 3 % slower than no policy."""
+MIN_CLOSURE = 0.5
+"""Issue 36: a median time-gap closure of at least 0.5."""
+
+
+def _run(job: tuple[int, dict[str, Any]]) -> tuple[int, dict[str, Any]]:
+    import numaplace
+
+    i, kw = job
+    try:
+        r = numaplace.simulate(**kw)
+        return i, {"time_ns": float(r.total_time_ns), "local_fraction": float(r.local_fraction), "error": ""}
+    except Exception as e:  # a refused combination is a row with its reason, not a crash
+        return i, {"time_ns": math.nan, "local_fraction": math.nan, "error": str(e).splitlines()[0]}
+
+
+def plan(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Every simulation, as keyword arguments of ``numaplace.simulate`` plus the row's labels."""
+    runs = []
+    for machine in args.machines:
+        for workload in args.workloads:
+            base = {"machine": machine, "workload": workload, "threads": args.threads, "seed": 0}
+            if workload.startswith("nas-"):
+                base["problem_class"] = args.problem_class
+            runs.append({**base, "placement": BOUND, "dynamic": None, "start": BOUND})
+            for placement in args.placements:
+                for policy in (None, *args.policy):
+                    runs.append({**base, "placement": placement, "dynamic": policy, "start": placement})
+    return runs
+
+
+def simulate_all(runs: list[dict[str, Any]], jobs: int) -> pd.DataFrame:
+    todo = [(i, {k: v for k, v in r.items() if k != "start" and v is not None}) for i, r in enumerate(runs)]
+    out: list[dict[str, Any] | None] = [None] * len(todo)
+    started = time.monotonic()
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        for n, (i, res) in enumerate(pool.imap_unordered(_run, todo), 1):
+            out[i] = res
+            print(f"policy_gap: {n}/{len(todo)} runs, {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+    rows = [{**{k: runs[i][k] for k in ("machine", "workload", "start")}, "dynamic": runs[i]["dynamic"] or "none", **res}
+            for i, res in enumerate(out) if res is not None]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def gaps(runs: pd.DataFrame, policies: list[str], min_gap: float) -> pd.DataFrame:
+    """One row per (machine, workload, start placement, policy): the three times and the ratios."""
+    t = runs.set_index(["machine", "workload", "start", "dynamic"])["time_ns"]
+    rows = []
+    for (machine, workload, start, dynamic), policy_ns in t.items():
+        if start == BOUND or dynamic == "none":
+            continue
+        none_ns, bound_ns = t[(machine, workload, start, "none")], t[(machine, workload, BOUND, "none")]
+        gap = (none_ns - bound_ns) / none_ns
+        rows.append(
+            {
+                "machine": machine, "workload": workload, "start": start, "policy": dynamic,
+                "none_ms": none_ns / 1e6, "policy_ms": policy_ns / 1e6, "bound_ms": bound_ns / 1e6,
+                "gap": gap, "closure": (none_ns - policy_ns) / (none_ns - bound_ns) if gap >= min_gap else math.nan,
+                "slowdown": policy_ns / none_ns - 1,
+            }
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def summary(g: pd.DataFrame, min_gap: float) -> str:
+    lines = ["| policy | runs | worst slowdown | runs > 3 % slower | runs with gap >= "
+             f"{min_gap:.0%} | median closure | meets issue 36 |", "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]  # fmt: skip
+    for policy, p in g.groupby("policy", sort=False):
+        closure = p["closure"].dropna()
+        worst = p["slowdown"].max()
+        median = closure.median() if len(closure) else math.nan
+        ok = worst <= MAX_SLOWDOWN and len(closure) > 0 and median >= MIN_CLOSURE
+        lines.append(
+            f"| {policy} | {len(p)} | {worst:+.1%} | {(p['slowdown'] > MAX_SLOWDOWN).sum()} | {len(closure)} | "
+            f"{median:.2f} | {'yes' if ok else 'no'} |"
+        )
+    table = g.assign(
+        gap=g["gap"].map(lambda v: f"{v:.1%}"),
+        closure=g["closure"].map(lambda v: "" if math.isnan(v) else f"{v:.2f}"),
+        slowdown=g["slowdown"].map(lambda v: f"{v:+.1%}"),
+    ).round(3)
+    head = "| " + " | ".join(table.columns) + " |"
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(index=False)]
+    return "\n".join([*lines, "", head, "| " + " | ".join("---" for _ in table.columns) + " |", *body]) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    split = lambda s: [x for x in s.split(",") if x]  # noqa: E731
+    ap.add_argument("--policy", action="append", required=True, help="a dynamic policy spec (repeatable)")
+    ap.add_argument("--machines", type=split, default=list(MACHINES))
+    ap.add_argument("--workloads", type=split, default=list(WORKLOADS))
+    ap.add_argument("--placements", type=split, default=list(PLACEMENTS))
+    ap.add_argument("--class", dest="problem_class", default="W", help="the NAS kernels' class (default W)")
+    ap.add_argument("--threads", type=int, default=16)
+    ap.add_argument("--min-gap", type=float, default=0.05)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args(argv)
+    from numaplace.advice.tiers import machine_tiers
+
+    for m in args.machines:
+        if machine_tiers(m)["tiered"]:
+            ap.error(f"machine {m}: tiered; its bound (the best static tier assignment) is not built yet")
+    args.out.mkdir(parents=True, exist_ok=True)
+    runs = simulate_all(plan(args), args.jobs)
+    runs.to_csv(args.out / "runs.csv", index=False)
+    failed = runs[runs["error"] != ""]
+    if len(failed):
+        print(f"policy_gap: {len(failed)} runs refused or failed:\n{failed.to_string(index=False)}", file=sys.stderr)
+    g = gaps(runs[runs["error"] == ""], args.policy, args.min_gap)
+    g.to_csv(args.out / "gap.csv", index=False)
+    text = summary(g, args.min_gap)
+    (args.out / "summary.md").write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
