@@ -163,8 +163,9 @@ impl DynamicPolicy for Adaptive {
     fn on_iteration_end(&mut self, view: &View<'_>, _iteration: u32) -> Vec<Action> {
         if !self.iterations {
             // The windows change kind: what the timer's windows showed of each page's target
-            // is no evidence of its stability from one iteration to the next.
-            self.gate.forget();
+            // is no evidence of its stability from one iteration to the next, nor their time
+            // per line a baseline for the iterations' (the gate's audit starts again).
+            self.gate.forget(view);
             self.iterations = true;
         }
         self.decide(view).0

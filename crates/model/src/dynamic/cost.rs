@@ -242,10 +242,12 @@ impl Gate {
         }
     }
 
-    /// Forgets every page's history (the policy's windows changed kind).
-    pub fn forget(&mut self) {
+    /// Forgets every page's history, and starts the payback audit again from now (the
+    /// policy's windows changed kind: `Payback::rebase`).
+    pub fn forget(&mut self, view: &View<'_>) {
         self.seen.clear();
         self.agreement.clear();
+        self.payback.rebase(view);
     }
 
     /// Notes that `page`'s busiest node in the window just read is `best` (the policy looked

@@ -82,6 +82,20 @@ impl Payback {
         }
     }
 
+    /// The policy's windows change kind (its timer's windows give way to the program's
+    /// iterations): a time per line measured over the old windows, which cut the program's
+    /// phases anywhere, is no baseline for the new ones, nor evidence against the moves made
+    /// in them. The audit starts again: the pages where they are, and as the baseline the
+    /// whole timed run so far (the policy's work left out), which spans the first window of
+    /// the new kind (a first iteration) and so compares with the next ones; any withdrawal is
+    /// lifted (it rested on the incomparable measurements). Moves made before are not
+    /// judged; the next ones are, against that baseline. The windows change kind once in a
+    /// run, so this lifts at most one withdrawal.
+    pub(super) fn rebase(&mut self, view: &View<'_>) {
+        *self = Payback::default();
+        self.fold(view);
+    }
+
     /// Time and lines of the baseline intervals together.
     fn baseline(&self) -> (f64, f64) {
         self.base.iter().fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
@@ -278,6 +292,32 @@ mod tests {
         next_window(&mut f, 1.0);
         assert_eq!(g.audit(&f.view()), None);
         assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move, "measured: moves go on");
+    }
+
+    #[test]
+    fn windows_of_a_new_kind_start_the_audit_again_from_where_the_pages_are() {
+        // A move made in a timer window, then the program's first iteration end: that window
+        // is slower per line (another phase), which on the old baseline would undo the move.
+        let mut f = Fixture::new(2);
+        let mut g = moved_after_one_window(&mut f);
+        g.forget(&f.view());
+        next_window(&mut f, 1.0 + 2.0 * PAYBACK_TOLERANCE);
+        assert_eq!(g.audit(&f.view()), None, "the new windows' first is a baseline, not a verdict");
+        assert!(!g.withdrawn());
+        assert_eq!(g.refused.undone, 0);
+        // Later moves are judged against the new baseline: a move that makes lines slower than
+        // the new windows' pace is undone, back to where it was when the audit restarted.
+        g.note(PageNo(1), NodeId(1));
+        f.now += 1;
+        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&[0, u16::MAX], W), 0), Verdict::Move);
+        f.homes[1] = 1;
+        // (the baseline now holds the run before the switch and the window after it: the
+        // audit waits for as many lines)
+        next_window(&mut f, 1.1 * (1.0 + 2.0 * PAYBACK_TOLERANCE));
+        assert_eq!(g.audit(&f.view()), None);
+        next_window(&mut f, 1.1 * (1.0 + 2.0 * PAYBACK_TOLERANCE));
+        let back = vec![Action::Migrate { page: PageNo(1), to: NodeId(0), reason: "measured payback: moved back" }];
+        assert_eq!(g.audit(&f.view()), Some(back), "only the move judged since; page 0 stays");
     }
 
     #[test]
