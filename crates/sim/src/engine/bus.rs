@@ -99,9 +99,20 @@ impl Bus {
     }
 
     /// The earliest time by which `k` lines of the quantum have been issued (`k` ≥ 1, and no
-    /// more than the quantum's lines).
-    fn time_of(&self, k: u64, lo: Ps, hi: Ps) -> Ps {
-        let (mut lo, mut hi) = (lo, hi);
+    /// more than the quantum's lines), searched from `lo` (a time before it) by doubling steps of
+    /// `step` ps, then bisecting.
+    fn time_of(&self, k: u64, lo: Ps, hi: Ps, step: Ps) -> Ps {
+        let (mut lo, mut hi, mut step) = (lo, hi, step.max(1));
+        // Galloping: bursts come in order, each a little after the last.
+        loop {
+            let probe = lo.saturating_add(step).min(hi);
+            if probe >= hi || self.upto(probe) >= k {
+                hi = probe;
+                break;
+            }
+            lo = probe + 1;
+            step = step.saturating_mul(2);
+        }
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             if self.upto(mid) >= k {
@@ -113,44 +124,45 @@ impl Bus {
         lo
     }
 
-    /// The quantum's lines `[a, b)` of the bus stream, as `(thread, thread's line)`.
-    fn lines(&self, a: u64, b: u64, lo: Ps, hi: Ps) -> Vec<(usize, u64)> {
-        let (ta, tb) = (self.time_of(a + 1, lo, hi), self.time_of(b, lo, hi));
-        let before = ta.checked_sub(1).map_or(0, |t| self.upto(t));
+    /// The quantum's lines `[a, b)` of the bus stream, as `(thread, thread's line)`, and the
+    /// time of line `a` (the next search starts there). Lines are ordered by time, then thread.
+    fn lines(&self, a: u64, b: u64, lo: Ps, hi: Ps, step: Ps) -> (Vec<(usize, u64)>, Ps) {
+        let ta = self.time_of(a + 1, lo, hi, step);
+        // Each thread's first line at or after ta, and its time.
+        let time = |log: &BusLog, j: u64| -> Ps {
+            if j >= log.total() {
+                return Ps::MAX;
+            }
+            let r = log.cum.partition_point(|&x| x <= j);
+            let before = if r == 0 { 0 } else { log.cum[r - 1] };
+            let (s, e, c) = (log.starts[r], log.ends[r], log.cum[r] - before);
+            // Line i of the record is issued at s + ceil((i + 1)(e − s) / c) (see `upto`).
+            s + (((j - before + 1) as u128 * (e - s) as u128).div_ceil(c as u128)) as Ps
+        };
+        let mut next: Vec<(u64, Ps)> = self
+            .logs
+            .iter()
+            .map(|log| {
+                let j = ta.checked_sub(1).map_or(0, |t| log.upto(t));
+                (j, time(log, j))
+            })
+            .collect();
+        // Lines at ta that precede line a (ties), then the burst.
+        let mut skip = a - next.iter().map(|&(j, _)| j).sum::<u64>();
         let mut out = Vec::with_capacity((b - a) as usize);
-        // Lines at ta that precede line a (ties), skipped from the lowest thread up.
-        let mut skip = a - before;
-        for (t, log) in self.logs.iter().enumerate() {
-            let first = ta.checked_sub(1).map_or(0, |x| log.upto(x));
-            let last = log.upto(tb);
-            let at_ta = log.upto(ta) - first;
-            let dropped = skip.min(at_ta);
-            skip -= dropped;
-            out.extend((first + dropped..last).map(|j| (t, j)));
-        }
-        // Lines at tb beyond line b - 1 (ties), dropped from the highest thread down.
-        let extra = out.len() as u64 - (b - a).min(out.len() as u64);
-        if extra > 0 {
-            let mut at_tb: Vec<(usize, u64)> = Vec::new();
-            for (t, log) in self.logs.iter().enumerate().rev() {
-                let n = log.upto(tb) - log.upto(tb.saturating_sub(1));
-                at_tb.push((t, n));
+        while (out.len() as u64) < b - a {
+            let (t, &(j, at)) = next.iter().enumerate().min_by_key(|&(t, &(_, at))| (at, t)).expect("threads");
+            if at == Ps::MAX {
+                break;
             }
-            let mut left = extra;
-            for (t, n) in at_tb {
-                let mut k = n.min(left);
-                left -= k;
-                while k > 0 {
-                    let i = out.iter().rposition(|&(u, _)| u == t).expect("a thread's tied line is in the burst");
-                    out.remove(i);
-                    k -= 1;
-                }
-                if left == 0 {
-                    break;
-                }
+            if skip > 0 {
+                skip -= 1;
+            } else {
+                out.push((t, j));
             }
+            next[t] = (j + 1, time(&self.logs[t], j + 1));
         }
-        out
+        (out, ta)
     }
 
     /// The quantum is over: the bursts that fall in its bus stream are counted into `samples`
@@ -164,8 +176,13 @@ impl Bus {
         let lo = self.logs.iter().filter_map(|l| l.starts.first()).copied().min().unwrap_or(0);
         let hi = self.logs.iter().filter_map(|l| l.ends.last()).copied().max().unwrap_or(0);
         let end = self.pos + total;
+        // The first step of a search: about the time the bus takes for a burst's spacing.
+        let step = ((hi - lo) as f64 / total as f64 * self.spacing) as Ps;
+        let mut from_t = lo;
         let mut take = |a: u64, b: u64, bus: &Bus| {
-            for (t, j) in bus.lines(a, b, lo, hi) {
+            let (lines, ta) = bus.lines(a, b, from_t, hi, step);
+            from_t = ta;
+            for (t, j) in lines {
                 samples.add(bus.logs[t].page_of(j), node_of[t], 1);
                 threads[t].samples += 1;
             }
