@@ -8,7 +8,7 @@
 //! non-inlined function taking only slices, so that its state lives in registers: inlined into
 //! the epoch loop, the loop's state spilled to the stack and it ran at half speed.
 
-use crate::engine::bus::BusLog;
+use crate::bus::BusLog;
 use crate::workload::{Op, Txn};
 use numaplace_model::counters::PageCounters;
 use numaplace_model::dynamic::Sample;
@@ -340,7 +340,7 @@ pub fn hot_loop_sampled(
     run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut Sampling { samples, s })
 }
 
-/// Seed 003's bus sampler ([`crate::engine::bus`]): each record is logged with the times it
+/// Seed 003's bus sampler ([`crate::bus`]): each record is logged with the times it
 /// started and ended, for the bus stream merged at the quantum's end; the thread's lines are
 /// counted here (for the sampling distance).
 struct BusLogging<'a> {

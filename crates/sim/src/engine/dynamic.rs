@@ -13,7 +13,7 @@ macro_rules! observed {
     };
 }
 pub(super) use observed;
-use super::bus::Bus;
+use crate::bus::Bus;
 use crate::hotloop::ThreadSampler;
 use crate::workload::Epoch;
 use numaplace_model::counters::PageCounters;
@@ -266,7 +266,11 @@ impl Dynamic {
     pub(super) fn bus_quantum(&mut self, node_of: &[usize]) {
         let Some(sm) = self.sampler.as_mut() else { return };
         if let Some(bus) = sm.bus.as_mut() {
-            bus.quantum(&mut self.counters, &mut sm.threads, node_of);
+            let mut sampled = vec![0u64; sm.threads.len()];
+            bus.quantum(&mut self.counters, &mut sampled, node_of);
+            for (s, n) in sm.threads.iter_mut().zip(sampled) {
+                s.samples += n;
+            }
         }
     }
 

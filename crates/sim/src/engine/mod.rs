@@ -12,7 +12,6 @@
 //! page's home byte, adds a table cost to the thread's clock and counts the lines. Everything
 //! else (placement, timing) happens on the cold path or at quantum boundaries.
 
-pub(crate) mod bus;
 pub mod decisions;
 mod dynamic;
 mod memory;

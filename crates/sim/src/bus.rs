@@ -1,4 +1,5 @@
-//! Seed 003's bus analyser (§2.2): one sampler over the machine's address bus.
+//! Seed 003's bus analyser (§2.2): one sampler over the machine's address bus (the engine's
+//! sampled policies with `sampler=bus`).
 //!
 //! "The Sun Fire Link hardware monitor counts and samples the transactions on the address bus
 //! of the Sun Fireplane interconnect" and "has an 8-deep FIFO that records a limited sequence
@@ -19,7 +20,6 @@
 //! and its lines are put in this quantum's stream, before any line of the next quantum; the
 //! bandwidth guard's later correction of the clocks does not reorder lines already logged.
 
-use crate::hotloop::ThreadSampler;
 use numaplace_model::counters::PageCounters;
 use numaplace_model::Ps;
 
@@ -167,8 +167,8 @@ impl Bus {
 
     /// The quantum is over: the bursts that fall in its bus stream are counted into `samples`
     /// (each line a sample of its page from its thread's node, `node_of`), and into each
-    /// thread's sampled count; the logs are cleared.
-    pub fn quantum(&mut self, samples: &mut PageCounters, threads: &mut [ThreadSampler], node_of: &[usize]) {
+    /// thread's count of sampled lines, `sampled`; the logs are cleared.
+    pub fn quantum(&mut self, samples: &mut PageCounters, sampled: &mut [u64], node_of: &[usize]) {
         let total: u64 = self.logs.iter().map(BusLog::total).sum();
         if total == 0 {
             return;
@@ -184,7 +184,7 @@ impl Bus {
             from_t = ta;
             for (t, j) in lines {
                 samples.add(bus.logs[t].page_of(j), node_of[t], 1);
-                threads[t].samples += 1;
+                sampled[t] += 1;
             }
         };
         if self.pending > 0 {
@@ -214,8 +214,8 @@ impl Bus {
 mod tests {
     use super::*;
 
-    fn sampler(threads: usize) -> Vec<ThreadSampler> {
-        vec![ThreadSampler::default(); threads]
+    fn sampler(threads: usize) -> Vec<u64> {
+        vec![0; threads]
     }
 
     #[test]
@@ -240,7 +240,7 @@ mod tests {
         for j in (0..8).chain(12..16) {
             assert_eq!(sampled(j, 0) + sampled(100 + j, 1), 0, "line {j} not sampled");
         }
-        assert_eq!((th[0].samples, th[1].samples), (8, 8));
+        assert_eq!((th[0], th[1]), (8, 8));
     }
 
     #[test]
@@ -270,6 +270,6 @@ mod tests {
         bus.quantum(&mut samples, &mut th, &[0]);
         // The burst's other 6 lines (12..18), then the burst at 20: lines 20 and 21 of 22.
         assert_eq!(samples.get(2, 0), 8);
-        assert_eq!(th[0].samples, 10);
+        assert_eq!(th[0], 10);
     }
 }
