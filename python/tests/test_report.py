@@ -373,18 +373,29 @@ def test_seed003_period_keeps_the_seeds_intervals_per_run() -> None:
     from numaplace.experiments._frames import flatten as _flatten
 
     first = e3.runs(Grid.QUICK)
-    mg = [r for r in first if r["workload"].startswith("nas-mg") and r["init"] == "sequential"]
+    mg = [r for r in first if r["workload"].startswith("nas-mg")]
     assert [r.get("dynamic", "none") for r in mg] == ["none", "sampled"]  # and the policy's own period
+    assert all(r["init"] == "parallel" and r["workload"].endswith(",first_touch=npb-c") for r in first)
     # Stage-1 rows with made-up run times: 1 ms per position in the run list.
     rows = pd.DataFrame([_flatten(r, "request.") | {"total_time_ns": 1e6 * (i + 1)} for i, r in enumerate(first)])
     second = e3.followup(Grid.QUICK, rows)
-    assert len(second) == 2 * len(e3.KERNELS) and all(r["dynamic"].startswith("sampled:period_ms=") for r in second)
-    (mg2,) = [r for r in second if r["workload"].startswith("nas-mg") and r["init"] == "sequential"]
+    assert len(second) == len(e3.KERNELS) and all(r["dynamic"].startswith("sampled:period_ms=") for r in second)
+    (mg2,) = [r for r in second if r["workload"].startswith("nas-mg")]
     assert {k: v for k, v in mg2.items() if k != "dynamic"} == mg[0]
     base_ms = first.index(mg[0]) + 1.0
     assert base_ms / float(mg2["dynamic"].removeprefix("sampled:period_ms=")) == pytest.approx(31.0 / 5.0, rel=1e-5)
-    with pytest.raises(ValueError, match=r"^seed003-sampled: expected one run of nas-mg:class=W \(sequential init\) without a policy, found 0$"):
-        e3.followup(Grid.QUICK, rows[~((rows["request.workload"] == "nas-mg:class=W") & rows["request.dynamic"].isna())])
+    workload = "nas-mg:class=W,first_touch=npb-c"
+    with pytest.raises(ValueError, match=rf"^seed003-sampled: expected one run of {workload} without a policy, found 0$"):
+        e3.followup(Grid.QUICK, rows[~((rows["request.workload"] == workload) & rows["request.dynamic"].isna())])
+
+
+def test_seed003_runs_each_kernel_at_the_seeds_class_in_full_mode() -> None:
+    """§5 ran BT, FT, MG at class B and CG, LU, SP at C; quick mode keeps class W."""
+    from numaplace.experiments import seed003 as e3
+
+    classes = {r["workload"].split(":")[0]: r["workload"].split("class=")[1].split(",")[0] for r in e3.runs(Grid.FULL)}
+    assert classes == {"nas-bt": "B", "nas-sp": "C", "nas-cg": "C", "nas-mg": "B", "nas-ft": "B", "nas-lu": "C"}
+    assert {r["workload"].split("class=")[1].split(",")[0] for r in e3.runs(Grid.QUICK)} == {"W"}
 
 
 def test_a_second_stage_gets_the_first_stages_rows_and_its_runs_follow(monkeypatch: pytest.MonkeyPatch) -> None:

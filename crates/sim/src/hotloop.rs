@@ -8,6 +8,7 @@
 //! non-inlined function taking only slices, so that its state lives in registers: inlined into
 //! the epoch loop, the loop's state spilled to the stack and it ran at half speed.
 
+use crate::bus::BusLog;
 use crate::workload::{Op, Txn};
 use numaplace_model::counters::PageCounters;
 use numaplace_model::dynamic::Sample;
@@ -115,6 +116,12 @@ trait Observe {
     fn after(&mut self, _tx: Txn, _h: usize, _node: usize, _row: &[Ps]) -> (Ps, bool) {
         (0, false)
     }
+
+    /// [`Observe::after`], told the thread's clock once the record is charged (`now`).
+    #[inline(always)]
+    fn after_at(&mut self, tx: Txn, h: usize, node: usize, row: &[Ps], _now: Ps) -> (Ps, bool) {
+        self.after(tx, h, node, row)
+    }
 }
 
 /// The loop shared by every entry point. Returns why it stopped; `*i`, `*clock` and
@@ -164,7 +171,7 @@ fn run_records<O: Observe>(
         // Writes: `c` when the op is Write (1), else 0, without a multiply or a branch.
         w += c & (tx.op as u64).wrapping_neg();
         j += 1;
-        let (extra, halt) = obs.after(tx, h, node, row);
+        let (extra, halt) = obs.after_at(tx, h, node, row, now);
         now += extra;
         if halt {
             stop = Stop::Interrupt(tx.page);
@@ -331,6 +338,45 @@ pub fn hot_loop_sampled(
     s: &mut ThreadSampler,
 ) -> Stop {
     run_touching(txns, i, touch, row, lines, clock, qend, writes, node, &mut Sampling { samples, s })
+}
+
+/// Seed 003's bus sampler ([`crate::bus`]): each record is logged with the times it
+/// started and ended, for the bus stream merged at the quantum's end; the thread's lines are
+/// counted here (for the sampling distance).
+struct BusLogging<'a> {
+    log: &'a mut BusLog,
+    s: &'a mut ThreadSampler,
+    last: Ps,
+}
+
+impl Observe for BusLogging<'_> {
+    #[inline(always)]
+    fn after_at(&mut self, tx: Txn, _h: usize, _node: usize, _row: &[Ps], now: Ps) -> (Ps, bool) {
+        let c = tx.count as u64;
+        self.s.lines += c;
+        self.log.push(self.last, now, tx.page, c);
+        self.last = now;
+        (0, false)
+    }
+}
+
+/// The hot loop of a sampled policy with the bus sampler: records logged for the bus stream.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub fn hot_loop_bus(
+    txns: &[Txn],
+    i: &mut usize,
+    touch: &mut Toucher<'_>,
+    row: &[Ps],
+    lines: &mut [u64],
+    clock: &mut Ps,
+    qend: Ps,
+    writes: &mut u64,
+    log: &mut BusLog,
+    s: &mut ThreadSampler,
+) -> Stop {
+    let last = *clock;
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut BusLogging { log, s, last })
 }
 
 /// Every `interval`-th line of the thread is a sample with its page, node and kind, appended

@@ -20,6 +20,7 @@
 //!   workload's shape without timing it.
 
 pub mod bench;
+pub mod bus;
 pub mod binding;
 pub mod detect;
 pub mod engine;

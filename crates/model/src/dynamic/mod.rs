@@ -106,6 +106,12 @@ pub enum Sampling {
     /// threads: a thread that issues fewer transactions than its share has all of them
     /// sampled, a faster one only its share (the bias of seed 003 §4.1).
     MaxRate(f64),
+    /// Seed 003's bus analyser (§2.2): one sampler over the machine's address bus, the
+    /// transactions of all threads interleaved in simulated time; each sample is a burst of
+    /// the `burst` consecutive transactions that follow its trigger (the analyser's FIFO), and
+    /// bursts begin `spacing` transactions apart (the interval, or the software's polling
+    /// limit where that is longer).
+    Bus { burst: u32, spacing: f64 },
 }
 
 /// What a policy can see when it decides.

@@ -1,5 +1,8 @@
 //! `sampled`: seed 003's profile-driven migration (seed 003 §3, §4.1, §5). The driver samples
-//! transactions (every N-th, or at most R per second) into per-page, per-node sample counts;
+//! transactions into per-page, per-node sample counts: by default as seed 003's bus analyser
+//! does (§2.2: one sampler over the address bus, every N-th transaction of all threads
+//! interleaved, each sample the next 8 consecutive transactions; `sampler=bus`), or each
+//! thread's every N-th (`sampler=per-thread`, a per-CPU counter);
 //! every period a migration thread moves pages to the node with the most samples and freezes
 //! pages that moved recently.
 
@@ -18,6 +21,25 @@ const SAMPLED_PARAMS: &[ParamDecl] = &[
     },
     ParamDecl { name: "interval", kind: ParamKind::COUNT, default: "1024", doc: "N: every N-th transaction (seed 003 §5 samples every 1024)" },
     ParamDecl {
+        name: "sampler",
+        kind: ParamKind::Choice(&["bus", "per-thread"]),
+        default: "bus",
+        doc: "bus (seed 003 §2.2, the default): one counter over the machine's address bus, the transactions of all threads in simulated time order, each sample the next `burst` consecutive transactions (the bus analyser's 8-deep FIFO); per-thread: each thread's own countdown, one transaction per sample (a per-CPU counter, as other machines have)",
+    },
+    ParamDecl { name: "burst", kind: ParamKind::COUNT, default: "8", doc: "bus sampler: consecutive transactions a sample records (seed 003 §2.2: \"an 8-deep FIFO that records a limited sequence of consecutive interconnect address transactions\"; Table 1's % sampled is 8/N)" },
+    ParamDecl {
+        name: "poll_gap",
+        kind: ParamKind::Float { min: 1.0, max: 1e12 },
+        default: "82.05",
+        doc: "bus sampler, interval mode: the software takes a burst at most every G transactions (seed 003 Table 1: 9.75 % sampled at 1 in 64 where 8/64 is 12.5 %: G = 8 / 0.0975; at 256 and above the interval is longer and decides)",
+    },
+    ParamDecl {
+        name: "max_rate_gap",
+        kind: ParamKind::Float { min: 1.0, max: 1e12 },
+        default: "45.56",
+        doc: "bus sampler, max-rate mode: a burst every G transactions, as fast as the software reads (seed 003 Table 1: 17.56 % sampled: G = 8 / 0.1756)",
+    },
+    ParamDecl {
         name: "max_rate",
         kind: ParamKind::Float { min: 1.0, max: 1e12 },
         default: "100000",
@@ -32,8 +54,8 @@ const SAMPLED_PARAMS: &[ParamDecl] = &[
     ParamDecl {
         name: "samples_per_page",
         kind: ParamKind::Float { min: 0.001, max: 1e6 },
-        default: "1.8",
-        doc: "with period_ms=auto: samples per placed page that end an interval (seed 003's 5 s intervals held 0.4 to 8.7 per page, median 1.8: Tables 4 and 6 with the NPB class B/C footprints, docs/timing.md)",
+        default: "14.4",
+        doc: "with period_ms=auto: sampled transactions per placed page that end an interval (seed 003's 5 s intervals held 3.2 to 70 per page, median 14.4: Tables 4 and 6 with the NPB class B/C footprints and 8 transactions per 1024 sampled, Table 1; docs/timing.md; with sampler=per-thread, one per 1024, the same density is 1.8)",
     },
     ParamDecl { name: "freeze", kind: ParamKind::COUNT, default: "3", doc: "F: the freeze's intervals (seed 003 §3: \"we freeze memory pages that have been migrated recently for a fixed number of page migration iterations (We currently freeze a page if it migrated during the last 3 consecutive intervals)\")" },
     ParamDecl {
@@ -98,8 +120,13 @@ struct Sampled {
 impl Sampled {
     fn new(r: &Resolved, threads: usize) -> Self {
         Sampled {
-            sampling: match r.choice("mode") {
-                "max-rate" => Sampling::MaxRate(r.float("max_rate")),
+            sampling: match (r.choice("sampler"), r.choice("mode")) {
+                ("bus", "max-rate") => Sampling::Bus { burst: r.uint("burst").max(1) as u32, spacing: r.float("max_rate_gap") },
+                ("bus", _) => Sampling::Bus {
+                    burst: r.uint("burst").max(1) as u32,
+                    spacing: (r.uint("interval").max(1) as f64).max(r.float("poll_gap")),
+                },
+                (_, "max-rate") => Sampling::MaxRate(r.float("max_rate")),
                 _ => Sampling::Interval(r.uint("interval").max(1)),
             },
             period: (!r.is_auto("period_ms")).then(|| ((r.float("period_ms") * 1e9) as Ps).max(1)),
@@ -146,6 +173,8 @@ impl DynamicPolicy for Sampled {
         let scale = match self.sampling {
             Sampling::Interval(n) => n as f64,
             Sampling::MaxRate(_) => 1.0,
+            // A sampled transaction stands for `spacing / burst` of the bus's.
+            Sampling::Bus { burst, spacing } => spacing / burst as f64,
         };
         let mut actions = Vec::new();
         self.gate.begin_window(view, window, scale);
@@ -198,6 +227,15 @@ mod tests {
     use crate::units::NodeId;
 
     #[test]
+    fn the_bus_sampler_is_the_default_and_the_polling_limit_bounds_its_rate() {
+        let f = Fixture::new(1);
+        assert_eq!(f.policy("sampled:interval=64").sampling(), Some(Sampling::Bus { burst: 8, spacing: 82.05 }));
+        assert_eq!(f.policy("sampled:interval=4096").sampling(), Some(Sampling::Bus { burst: 8, spacing: 4096.0 }));
+        assert_eq!(f.policy("sampled:mode=max-rate").sampling(), Some(Sampling::Bus { burst: 8, spacing: 45.56 }));
+        assert_eq!(f.policy("sampled:sampler=per-thread").sampling(), Some(Sampling::Interval(1024)));
+    }
+
+    #[test]
     fn a_temporary_freeze_holds_a_page_for_its_intervals_then_lets_it_move() {
         let mut f = Fixture::new(1);
         let mut s = f.policy("sampled:period_ms=1");
@@ -215,7 +253,7 @@ mod tests {
     fn moves_to_the_most_sampled_node_and_freezes_a_page_that_keeps_moving() {
         let mut f = Fixture::new(1);
         let mut s = f.policy("sampled:period_ms=1,freeze=2,freeze_mode=permanent");
-        assert_eq!(s.sampling(), Some(Sampling::Interval(1024)));
+        assert_eq!(s.sampling(), Some(Sampling::Bus { burst: 8, spacing: 1024.0 }));
         assert_eq!(s.timer_period(), Some(1_000_000_000));
         f.counters.add(0, 1, 3);
         let moved = Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "most samples in the interval" };

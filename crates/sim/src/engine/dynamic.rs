@@ -13,6 +13,7 @@ macro_rules! observed {
     };
 }
 pub(super) use observed;
+use crate::bus::Bus;
 use crate::hotloop::ThreadSampler;
 use crate::workload::Epoch;
 use numaplace_model::counters::PageCounters;
@@ -28,6 +29,8 @@ fn thread_sampler(mode: Sampling, t: usize) -> ThreadSampler {
     let (interval, budget) = match mode {
         Sampling::Interval(n) => (n.max(1), u64::MAX),
         Sampling::MaxRate(_) => (1, 0),
+        // The bus sampler takes its samples from the merged stream; this one counts lines.
+        Sampling::Bus { .. } => (u64::MAX, 0),
     };
     ThreadSampler { countdown: 1 + (t as u64 * 7919) % interval, interval, lines: 0, samples: 0, budget }
 }
@@ -38,6 +41,8 @@ pub struct Sampler {
     pub threads: Vec<ThreadSampler>,
     /// Max-rate mode: each thread's fraction of a sample carried to the next quantum.
     pub(super) carry: Vec<f64>,
+    /// The bus sampler (seed 003 §2.2), in [`Sampling::Bus`] mode.
+    pub bus: Option<Bus>,
 }
 
 /// The hot loop a dynamic policy runs in, chosen once when it is attached.
@@ -184,7 +189,11 @@ impl Dynamic {
         let bits = if sampling.is_some() { 16 } else { machine.raw.counter_bits };
         let sampler = sampling.map(|mode| {
             let samplers = (0..threads).map(|t| thread_sampler(mode, t)).collect();
-            Sampler { mode, threads: samplers, carry: vec![0.0; threads] }
+            let bus = match mode {
+                Sampling::Bus { burst, spacing } => Some(Bus::new(burst, spacing, threads)),
+                _ => None,
+            };
+            Sampler { mode, threads: samplers, carry: vec![0.0; threads], bus }
         });
         // Counters only for a policy that reads them: one that counts (at first; it may stop),
         // samples into them, or replicates.
@@ -252,6 +261,27 @@ impl Dynamic {
         }
     }
 
+    /// The bus sampler's bursts of the quantum just ended, counted into the samples
+    /// ([`Bus::quantum`]); `node_of` is each thread's node.
+    pub(super) fn bus_quantum(&mut self, node_of: &[usize]) {
+        let Some(sm) = self.sampler.as_mut() else { return };
+        if let Some(bus) = sm.bus.as_mut() {
+            let mut sampled = vec![0u64; sm.threads.len()];
+            bus.quantum(&mut self.counters, &mut sampled, node_of);
+            for (s, n) in sm.threads.iter_mut().zip(sampled) {
+                s.samples += n;
+            }
+        }
+    }
+
+    /// The share of all transactions that were sampled (seed 003 Table 1, "% sampled").
+    pub fn sampled_fraction(&self) -> Option<f64> {
+        let sm = self.sampler.as_ref()?;
+        let all: u64 = sm.threads.iter().map(|s| s.lines).sum();
+        let taken: u64 = sm.threads.iter().map(|s| s.samples).sum();
+        (all > 0).then(|| taken as f64 / all as f64)
+    }
+
     /// Seed 003's sampling distance per thread, `|P_sample − P_all| / P_all` with `P` a
     /// thread's share of the samples and of all transactions; `None` without a sampler.
     pub fn sampling_distance(&self) -> Option<Vec<f64>> {
@@ -296,6 +326,7 @@ impl Dynamic {
             let mean = (!distance.is_empty()).then(|| distance.iter().sum::<f64>() / distance.len() as f64);
             report.numbers("sampling_distance", Some(distance));
             report.number("sampling_distance_mean", mean);
+            report.number("sampled_fraction", self.sampled_fraction());
         }
         for t in self.triggers {
             match t.stat().map(|s| s.name) {

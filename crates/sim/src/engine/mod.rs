@@ -22,7 +22,7 @@ use dynamic::observed;
 
 use crate::binding::Placed;
 use crate::hotloop::{
-    hot_loop, hot_loop_address_sampled, hot_loop_counted, hot_loop_faulting, hot_loop_faulting_marked, hot_loop_replicated, hot_loop_sampled, prefetch_resume, Stop, Toucher,
+    hot_loop, hot_loop_address_sampled, hot_loop_counted, hot_loop_faulting, hot_loop_faulting_marked, hot_loop_replicated, hot_loop_sampled, hot_loop_bus, prefetch_resume, Stop, Toucher,
 };
 use crate::timing::Timing;
 use crate::workload::{Epoch, Txn};
@@ -453,6 +453,11 @@ impl<'m> Engine<'m> {
             let pages = homes.len();
             let homes = &mut Toucher::new(homes, pt, &*self.mem.placement, &self.mem.regions, self.mem.machine, NodeId(node as u8), stop_on_fallback);
             let stop = match self.dynamic.as_mut() {
+                Some(d) if d.hot == HotLoop::Sampled && d.sampler.as_ref().is_some_and(|s| s.bus.is_some()) => {
+                    let sm = d.sampler.as_mut().expect("a sampled loop has a sampler");
+                    let bus = sm.bus.as_mut().expect("checked");
+                    hot_loop_bus(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes, &mut bus.logs[t], &mut sm.threads[t])
+                }
                 Some(d) if d.hot == HotLoop::Sampled => {
                     let sm = d.sampler.as_mut().expect("a sampled loop has a sampler");
                     hot_loop_sampled(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes, &mut d.counters, node, &mut sm.threads[t])
@@ -555,6 +560,10 @@ impl<'m> Engine<'m> {
         bandwidth_guard(&self.q_lines, &mut self.clocks, &self.mem.machine.service_ps, qend - self.quantum_ps, &mut self.node_lines);
         for (served, lines) in self.mem.served.iter_mut().zip(&self.node_lines) {
             *served += lines;
+        }
+        // The bus sampler's bursts of this quantum reach the counters before the timer reads them.
+        if let Some(d) = self.dynamic.as_mut() {
+            d.bus_quantum(&self.thread_node);
         }
         self.timer_tick(epoch, qend);
         self.low_memory(epoch, qend);

@@ -98,7 +98,7 @@ fn max_rate_sampling_never_records_more_than_the_rate() {
     let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m2, 0).unwrap();
     let regions = vec![Region { name: "a".into(), first_page: 0, pages: 2 }];
     let mut engine = Engine::new(&m2, &threads, regions, place, 100_000_000);
-    let spec = Spec::parse("sampled:mode=max-rate,max_rate=100000,period_ms=1000").unwrap();
+    let spec = Spec::parse("sampled:sampler=per-thread,mode=max-rate,max_rate=100000,period_ms=1000").unwrap();
     let (policy, _) = numaplace_model::dynamic::build(&spec, &m2, 2).unwrap();
     engine.set_dynamic(policy, &dynamic::REGISTRY.get("sampled").unwrap().caps);
     let epoch = Epoch {
@@ -117,6 +117,37 @@ fn max_rate_sampling_never_records_more_than_the_rate() {
     // 5 a quantum while both run, up to 10 once thread 1 is done.
     assert!(samples > 0 && samples <= quanta * 10, "{samples} samples in {quanta} quanta");
     assert!(sm.threads[1].samples <= 3);
+}
+
+#[test]
+fn the_bus_sampler_samples_eight_in_every_n_transactions_of_all_threads() {
+    // Seed 003 §2.2, Table 1: one sampler over the bus, 8 consecutive transactions every
+    // 1024: 0.78 % of all transactions, each thread in proportion to what it issues (thread 0
+    // issues three times thread 1's lines over the same time).
+    let m2 = two_cpu_machine();
+    let threads = bind(&m2, 2, Binding::Spread, false).unwrap();
+    let (place, _) = placement::build(&Spec::parse("first-touch").unwrap(), &m2, 0).unwrap();
+    let regions = vec![Region { name: "a".into(), first_page: 0, pages: 2 }];
+    let mut engine = Engine::new(&m2, &threads, regions, place, 100_000_000);
+    let (policy, _) = numaplace_model::dynamic::build(&Spec::parse("sampled:period_ms=1000").unwrap(), &m2, 2).unwrap();
+    engine.set_dynamic(policy, &dynamic::REGISTRY.get("sampled").unwrap().caps);
+    let epoch = Epoch {
+        iteration: 1,
+        phase: "p",
+        threads: vec![
+            ThreadWork { txns: vec![Txn::read(0, 3); 40_000], mlp: 1.0, think_ns: 0.0 },
+            ThreadWork { txns: vec![Txn::read(1, 1); 40_000], mlp: 1.0, think_ns: 0.0 },
+        ],
+    };
+    engine.run_epoch(&epoch);
+    let d = engine.dynamic.as_ref().unwrap();
+    let sm = d.sampler.as_ref().unwrap();
+    assert!(sm.bus.is_some(), "the bus sampler is sampled's default");
+    let fraction = d.sampled_fraction().unwrap();
+    assert!((fraction - 8.0 / 1024.0).abs() < 0.0005, "{fraction}");
+    let share = sm.threads[0].samples as f64 / (sm.threads[0].samples + sm.threads[1].samples) as f64;
+    let issued = sm.threads[0].lines as f64 / (sm.threads[0].lines + sm.threads[1].lines) as f64;
+    assert!((share - issued).abs() < 0.05, "sampled share {share}, issued {issued}");
 }
 
 #[test]

@@ -115,7 +115,7 @@ pub const OPTIONS: &[RunOption] = &[
         name: "class",
         kind: OptKind::Text,
         default: None,
-        doc: "problem class of a kernel (S, W, A, B), added to the workload's spec",
+        doc: "problem class of a kernel (S, W, A, B, C), added to the workload's spec",
         input: true,
         python: Some("problem_class"),
         applies: PAGE,

@@ -382,7 +382,7 @@ fn resolved_spec_shows_the_values_chosen() {
     assert_eq!(w.iterations(), 200);
     // Given values stay as given.
     let (w, r) = make("nas-cg:class=B,iterations=3,think_ns=12.5", &ctx(16, Init::Parallel));
-    assert_eq!(r.to_string(), "nas-cg:class=B,iterations=3,think_ns=12.5");
+    assert_eq!(r.to_string(), "nas-cg:class=B,iterations=3,think_ns=12.5,first_touch=slabs");
     assert_eq!(w.iterations(), 3);
     // And the engine's result carries them.
     let cfg = RunConfig { workload: "nas-mg:class=S".into(), ..RunConfig::default() };
@@ -390,8 +390,8 @@ fn resolved_spec_shows_the_values_chosen() {
     assert!(res.config.workload.starts_with("nas-mg:class=S,iterations=4,think_ns="), "{}", res.config.workload);
     assert!(!res.config.workload.contains("auto"));
     // Bad values are refused with the valid ones.
-    let e = build(&Spec::parse("nas-ft:class=C").unwrap(), &ctx(16, Init::Parallel)).err().unwrap();
-    assert!(e.to_string().contains("expected one of: S, W, A, B"), "{e}");
+    let e = build(&Spec::parse("nas-ft:class=D").unwrap(), &ctx(16, Init::Parallel)).err().unwrap();
+    assert!(e.to_string().contains("expected one of: S, W, A, B, C"), "{e}");
 }
 
 #[test]
@@ -573,4 +573,63 @@ fn is_keys_follow_the_seed() {
     let (a, b, c2) = (rank(7), rank(7), rank(8));
     assert!(a.threads.iter().zip(&b.threads).all(|(x, y)| x.txns == y.txns));
     assert!(a.threads.iter().zip(&c2.threads).any(|(x, y)| x.txns != y.txns), "the seed does not change IS's keys");
+}
+
+/// The share of each region's pages first touched by each thread (parallel initialisation),
+/// region by region; regions of fewer than 16 pages a thread are left out (too few pages to
+/// show a partition).
+fn npb_c_first_touch(spec: &str, threads: usize) -> HashMap<String, Vec<f64>> {
+    let (w, init, _) = init_and_first_iteration(spec, threads);
+    let total: u64 = w.regions().iter().map(|r| r.first_page as u64 + r.pages as u64).max().unwrap();
+    let owner = first_touchers(&init, total);
+    w.regions()
+        .iter()
+        .filter(|r| r.pages >= 16 * threads as u32)
+        .map(|r| {
+            let mut share = vec![0.0; threads];
+            for p in r.first_page..r.first_page + r.pages {
+                if let Some(t) = owner[p as usize] {
+                    share[t] += 1.0 / r.pages as f64;
+                }
+            }
+            (r.name.clone(), share)
+        })
+        .collect()
+}
+
+#[test]
+fn npb_c_first_touch_follows_the_c_sources_array_by_array() {
+    let serial = |s: &[f64]| s[0] > 0.999;
+    let spread = |s: &[f64]| s.iter().all(|&x| x > 0.5 / s.len() as f64 && x < 2.0 / s.len() as f64);
+    // LU/lu.c: setbv(), erhs(), ssor() write every array in omp for loops over i: spread.
+    for (name, s) in npb_c_first_touch("nas-lu:class=S,first_touch=npb-c", 4) {
+        assert!(spread(&s), "LU {name}: {s:?}");
+    }
+    // BT/bt.c: initialize(), exact_rhs(), compute_rhs() over i: spread.
+    for (name, s) in npb_c_first_touch("nas-bt:class=W,first_touch=npb-c", 4) {
+        assert!(spread(&s), "BT {name}: {s:?}");
+    }
+    // SP/sp.c: initialize() and exact_rhs() are serial; compute_rhs() over i.
+    for (name, s) in npb_c_first_touch("nas-sp:class=W,first_touch=npb-c", 4) {
+        let want_serial = name == "u" || name == "forcing";
+        assert!(if want_serial { serial(&s) } else { spread(&s) }, "SP {name}: {s:?}");
+    }
+    // MG/mg.c: every row malloc'ed by the master thread.
+    for (name, s) in npb_c_first_touch("nas-mg:class=S,first_touch=npb-c", 4) {
+        assert!(serial(&s), "MG {name}: {s:?}");
+    }
+    // CG/cg.c: colidx in makea()/sparse()'s serial code but for its entries n+1..2n, the rest in
+    // omp parallel for loops.
+    let cg = npb_c_first_touch("nas-cg:class=W,first_touch=npb-c", 4);
+    assert!(cg["colidx"][0] > 0.95, "CG colidx: {:?}", cg["colidx"]);
+    assert!(spread(&cg["a"]), "CG a: {:?}", cg["a"]);
+    // FT/ft.c: u1 serial (compute_initial_conditions), u0 by cffts3's omp for over j.
+    let ft = npb_c_first_touch("nas-ft:class=S,first_touch=npb-c", 4);
+    assert!(serial(&ft["u1"]), "FT u1: {:?}", ft["u1"]);
+    // (rows of 1 040 B on 16 KiB pages: the row blocks do not fall on page boundaries)
+    assert!(ft["u0"].iter().filter(|&&x| x > 0.0).count() == 4, "FT u0: {:?}", ft["u0"]);
+    // The default keeps every array in the main loops' slabs.
+    for (name, s) in npb_c_first_touch("nas-sp:class=W", 4) {
+        assert!(spread(&s), "SP slabs {name}: {s:?}");
+    }
 }

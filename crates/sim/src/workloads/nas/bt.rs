@@ -4,7 +4,7 @@
 //! `us`, `vs`, `ws`, `qs`, `rho_i`, `square` one each; all are `(0:IMAXP, 0:JMAXP, 0:KMAX-1)`
 //! with `IMAXP = JMAXP = n/2·2` (x and y padded to `n/2·2 + 1` points), stored x fastest. The
 //! block matrices `lhs`, `fjac`, `njac` are per-line, thread-private and stay in cache: no
-//! region. Class sizes `n³` / iterations: S 12³/60, W 24³/200, A 64³/200, B 102³/200.
+//! region. Class sizes `n³` / iterations: S 12³/60, W 24³/200, A 64³/200, B 102³/200, C 162³/200.
 //!
 //! **One iteration (`adi`)**, five epochs, each ending at the barrier of its parallel loop:
 //! * `compute_rhs` — k-slabs of all planes: reads `u` (and 2 planes of each neighbour slab for
@@ -19,6 +19,16 @@
 //!   threads' slabs.
 //! * `add` — k-slabs of the interior: `u += rhs`.
 //!
+//! **First touch as the NPB OpenMP C sources** (`first_touch=npb-c`, seed 003 §5;
+//! NPB3.0-omp-C `BT/bt.c`, RWCP's C port of NPB 2.3-OpenMP; arrays `[i][j][k]([m])`, `i`
+//! slowest, so an `omp for` over `i` writes slabs of the slowest dimension, the model's k-slabs):
+//! `initialize()` (inside `#pragma omp parallel`) first writes `u` in an `omp for` over `i`;
+//! `exact_rhs()` writes `forcing` in an `omp for` over `i`; the untimed `adi()` in `main()` then
+//! first writes `rho_i`, `us`, `vs`, `ws`, `square`, `qs` in `compute_rhs()`'s first `omp for`
+//! over `i` and `rhs` in its second. Every array is k-slabs, as the default (`slabs`) already
+//! has it. (The C code's grid-sized `lhs`, `fjac`, `njac`, which `lhsinit()` zeroes over `i`,
+//! are per-line scratch in NPB 3.3 and have no region here.)
+//!
 //! **Transactions.** Within an epoch each line is fetched once (a thread's neighbouring planes
 //! and lines stay in cache for the sweep); nothing survives between epochs (see the `nas`
 //! module). `rhs` updated in place is one transaction per line, a write.
@@ -32,7 +42,7 @@
 //! (`PHASE_FLOPS`), so `z_solve` computes 29 % of an iteration and `add` 0.1 %, where an even
 //! spread over the lines gave them 16 % and 13 %.
 
-use super::common::{finish, grid_arrays, padded, params, Access, Class, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC};
+use super::common::{finish, grid_arrays, padded, params, Access, Class, Geom, Part, Sweep, Sweeps, FIRST_TOUCH, ITERATIONS_DOC};
 use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, ParamKind, Resolved};
 use numaplace_model::ModelError;
@@ -52,6 +62,7 @@ const PARAMS: &[ParamDecl] = &{
             default: "1",
             doc: "run each phase's sweep this many times within its epoch: seed 000 §4 encloses each function in a loop of 4 to lengthen the phases",
         },
+        FIRST_TOUCH,
     ]
 };
 
@@ -73,9 +84,9 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 /// 5. Their sum, 3 793, is within 10 % of the official 3 478.8 per point.
 const PHASE_FLOPS: [f64; 5] = [458.0, 1110.0, 1110.0, 1110.0, 5.0];
 
-/// Grid points per side and official iterations, `[S, W, A, B]`.
-const SIZE: [u64; 4] = [12, 24, 64, 102];
-const ITERS: [u64; 4] = [60, 200, 200, 200];
+/// Grid points per side and official iterations, `[S, W, A, B, C]`.
+const SIZE: [u64; 5] = [12, 24, 64, 102, 162];
+const ITERS: [u64; 5] = [60, 200, 200, 200, 200];
 
 // Array indices.
 const U: usize = 0;

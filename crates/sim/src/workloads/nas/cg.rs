@@ -3,7 +3,7 @@
 //! **Arrays**: the matrix in CSR form — `a` (doubles) and `colidx` (4-byte Fortran integers),
 //! `nnz` entries each, and `rowstr` (`n + 1` integers) — and the vectors `x`, `z`, `p`, `q`, `r`
 //! (`n + 2` doubles each). Class sizes: S n = 1400, nonzer = 7, 15 iterations; W 7000/8/15;
-//! A 14000/11/15; B 75000/13/75.
+//! A 14000/11/15; B 75000/13/75; C 150000/15/75.
 //!
 //! **The matrix.** NPB's `makea` sums `n` outer products of random sparse vectors with
 //! `nonzer + 1` entries each and allocates `nz = n (nonzer + 1)²` entries for the result; we
@@ -26,6 +26,16 @@
 //! * `residual` — `r = A z` (the same gather, from `z`) and `‖x − r‖`.
 //! * `norm` — `x·z`, `z·z`; `x-update` — `x = z / ‖z‖`.
 //!
+//! **First touch as the NPB OpenMP C sources** (`first_touch=npb-c`, seed 003 §5;
+//! NPB3.0-omp-C `CG/cg.c`, RWCP's C port of NPB 2.3-OpenMP): `makea()` runs in serial code from
+//! `main()`; within it `#pragma omp parallel for` zeroes `colidx[n+1 ..= 2n]` (thread t its
+//! block), then `sprnvc()` and `sparse()`'s serial loop (`colidx[k] = acol[nza]`) write the rest
+//! of `colidx` on the master thread; `sparse()`'s `omp parallel for` loops first write `rowstr`
+//! (`rowstr[j] = 0`, row blocks), `a` (`a[k] = 0.0` over each row's entries, row blocks) and `x`
+//! (`x[i] = 0.0`, blocks); `main()`'s `omp for` writes `q`, `z`, `r`, `p` (blocks). So `colidx`
+//! starts on thread 0's node, except the pages of its entries `n+1 ..= 2n`; everything else is
+//! in the row blocks the default (`slabs`) also gives.
+//!
 //! **Transactions**: as for every NAS kernel: each line once per epoch, nothing kept between
 //! epochs. (At class A the whole per-thread working set, ≈ 1.6 MB, would in fact fit the
 //! Origin's 4 MB L2; the model streams it anyway, as at class B where it cannot fit.)
@@ -39,16 +49,19 @@
 //! (128 B) per iteration, so the default is 137 ns per line (class A, 16 threads): CG is
 //! memory-bound, about 19 flops per line.
 
-use super::common::{finish, params, regions, Class, Field, Geom, Kernel, ITERATIONS_DOC};
+use super::common::{finish, npb_c, params, regions, Class, Field, Geom, Kernel, FIRST_TOUCH, ITERATIONS_DOC};
 use crate::workload::{block_range, Op, ThreadWork, Txn, WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::rng::{derive, SplitMix64};
 use numaplace_model::spec::{ParamDecl, Resolved};
 use numaplace_model::{ModelError, Region};
 
-const PARAMS: &[ParamDecl] = &params(
-    ITERATIONS_DOC,
-    "CPU time per line, ns (auto: NPB's CG flop count per iteration at 7.5 ns per flop over the lines fetched)",
-);
+const PARAMS: &[ParamDecl] = &{
+    let [class, iterations, think] = params(
+        ITERATIONS_DOC,
+        "CPU time per line, ns (auto: NPB's CG flop count per iteration at 7.5 ns per flop over the lines fetched)",
+    );
+    [class, iterations, think, FIRST_TOUCH]
+};
 
 pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-cg",
@@ -59,8 +72,8 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 };
 
 /// `(n, nonzer)` and official iterations.
-const SIZE: [(u64, u64); 4] = [(1400, 7), (7000, 8), (14000, 11), (75000, 13)];
-const ITERS: [u64; 4] = [15, 15, 15, 75];
+const SIZE: [(u64, u64); 5] = [(1400, 7), (7000, 8), (14000, 11), (75000, 13), (150000, 15)];
+const ITERS: [u64; 5] = [15, 15, 15, 75, 75];
 /// CG iterations inside `conj_grad` (`cgitmax`).
 const CGITMAX: usize = 25;
 
@@ -88,6 +101,8 @@ struct Cg {
     /// its rows reference, at the entry that first references it.
     gathers: Vec<Vec<(u32, u32)>>,
     flops: f64,
+    /// `first_touch=npb-c`: `colidx` written serially (module doc).
+    npb_c: bool,
 }
 
 fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
@@ -115,7 +130,7 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let gathers = (0..ctx.threads).map(|t| gathers(ctx, &g, n, width, t)).collect();
     let nz1 = (nonzer * (nonzer + 1)) as f64;
     let flops = 2.0 * n as f64 * (3.0 + nz1 + CGITMAX as f64 * (5.0 + nz1) + 3.0);
-    let kernel = Cg { regions, fields, g, threads: ctx.threads, n, width, gathers, flops };
+    let kernel = Cg { regions, fields, g, threads: ctx.threads, n, width, gathers, flops, npb_c: npb_c(r) };
     finish("nas-cg", r, ctx, kernel, class.pick(ITERS))
 }
 
@@ -224,7 +239,17 @@ impl Kernel for Cg {
         let f = &self.fields;
         f[ROWSTR].push_points(g, out, r0, if last { self.n + 1 } else { r1 }, Op::Write);
         f[A].push_points(g, out, r0 * self.width, r1 * self.width, Op::Write);
-        f[COLIDX].push_points(g, out, r0 * self.width, r1 * self.width, Op::Write);
+        if !self.npb_c {
+            f[COLIDX].push_points(g, out, r0 * self.width, r1 * self.width, Op::Write);
+        } else {
+            // `makea`'s parallel loop zeroes colidx[n+1 ..= 2n] first (thread t its block);
+            // `sprnvc` and `sparse`'s serial loop then write the rest on the master thread.
+            f[COLIDX].push_points(g, out, self.n + 1 + r0, self.n + 1 + r1, Op::Write);
+            if t == 0 {
+                f[COLIDX].push_points(g, out, 0, self.n + 1, Op::Write);
+                f[COLIDX].push_points(g, out, 2 * self.n + 1, self.n * self.width, Op::Write);
+            }
+        }
         for v in [X, Z, P, Q, R] {
             f[v].push_points(g, out, r0, if last { self.n + 2 } else { r1 }, Op::Write);
         }

@@ -39,15 +39,16 @@ pub(crate) use driver::{finish, Kernel};
 pub(crate) use sweep::{wave_stages, Access, Part, Sweep, Sweeps};
 
 /// The NPB problem classes modelled.
-pub(crate) const CLASSES: &[&str] = &["S", "W", "A", "B"];
+pub(crate) const CLASSES: &[&str] = &["S", "W", "A", "B", "C"];
 
-/// An NPB problem class; tables indexed by it are `[S, W, A, B]`.
+/// An NPB problem class; tables indexed by it are `[S, W, A, B, C]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Class {
     S = 0,
     W = 1,
     A = 2,
     B = 3,
+    C = 4,
 }
 
 impl Class {
@@ -57,12 +58,13 @@ impl Class {
             "S" => Class::S,
             "W" => Class::W,
             "A" => Class::A,
-            _ => Class::B,
+            "B" => Class::B,
+            _ => Class::C,
         }
     }
 
-    /// The entry of a per-class table `[S, W, A, B]`.
-    pub fn pick<T: Copy>(self, table: [T; 4]) -> T {
+    /// The entry of a per-class table `[S, W, A, B, C]`.
+    pub fn pick<T: Copy>(self, table: [T; 5]) -> T {
         table[self as usize]
     }
 }
@@ -87,11 +89,30 @@ pub(crate) const fn params(iterations_doc: &'static str, think_doc: &'static str
             name: "class",
             kind: ParamKind::Choice(CLASSES),
             default: "A",
-            doc: "NPB problem class (S, W, A, B), official NPB 3.x sizes",
+            doc: "NPB problem class (S, W, A, B, C), official NPB 3.x sizes",
         },
         ParamDecl { name: "iterations", kind: ParamKind::ITERATIONS, default: "auto", doc: iterations_doc },
         ParamDecl { name: "think_ns", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "auto", doc: think_doc },
     ]
+}
+
+/// `first_touch`: which loops first touch each array when the initialisation is parallel
+/// (`init=parallel`; under `init=sequential` thread 0 touches everything either way). `slabs`:
+/// every array in the partition of the kernel's main loops (NPB 3.3 OpenMP Fortran's
+/// cold-start iteration, as seed 000 ran it). `npb-c`: each array as the NPB OpenMP C sources
+/// first write it (seed 003 §5 ran "the OpenMP C implementation of the NAS Parallel Benchmark
+/// suite"): in serial code (thread 0) or in the `omp for` loop that first writes it, with the
+/// loop's partition of the array's storage; each kernel's module doc cites its file and loop.
+pub(crate) const FIRST_TOUCH: ParamDecl = ParamDecl {
+    name: "first_touch",
+    kind: ParamKind::Choice(&["slabs", "npb-c"]),
+    default: "slabs",
+    doc: "under init=parallel, which loops first touch each array: slabs (the main loops' partition, NPB 3.3 Fortran) or npb-c (the NPB OpenMP C sources' loops, serial or omp for, array by array; seed 003 §5)",
+};
+
+/// Whether `r` asks for the NPB OpenMP C sources' first touch ([`FIRST_TOUCH`]).
+pub(crate) fn npb_c(r: &Resolved) -> bool {
+    r.choice("first_touch") == "npb-c"
 }
 
 /// The doc of `iterations` for the kernels with an official iteration count.
@@ -149,6 +170,13 @@ pub(crate) enum InitPart {
     Planes,
     /// Blocks of j rows in every plane (`!$omp do` over j).
     Rows,
+    /// Blocks of x points in every row of every plane (an `omp for` over the fastest index);
+    /// every thread writes into every page, so which thread touches a page first is a race the
+    /// engine settles in its own order (threads played quantum by quantum).
+    Columns,
+    /// All of it by thread 0: serial code (before any parallel region, or a heap the master
+    /// thread's allocator writes into).
+    Serial,
 }
 
 /// An array of `sz` planes of `sy` rows of `sx` points of `bpp` bytes, stored x fastest
@@ -247,6 +275,15 @@ impl Field {
                     self.push_rows(g, out, &mut cursor, k, j0, j1, Op::Write);
                 }
             }
+            InitPart::Columns => {
+                let (i0, i1) = block_range(self.sx, parts as u64, t as u64);
+                for row in 0..self.sy * self.sz {
+                    let at = row * self.row_bytes();
+                    self.push_span(g, out, &mut cursor, at + i0 * self.bpp, at + i1 * self.bpp, Op::Write);
+                }
+            }
+            InitPart::Serial if t == 0 => self.push_planes(g, out, &mut cursor, 0, self.sz, Op::Write),
+            InitPart::Serial => {}
         }
     }
 }
@@ -281,7 +318,7 @@ mod tests {
 
     #[test]
     fn init_partitions_cover_the_array() {
-        for part in [InitPart::Planes, InitPart::Rows] {
+        for part in [InitPart::Planes, InitPart::Rows, InitPart::Serial] {
             let f = Field { init: part, ..field(8, (8, 4, 3)) };
             let total: u64 = (0..5)
                 .map(|t| {

@@ -1,6 +1,6 @@
 //! `nas-ep`: NPB EP, embarrassingly parallel Gaussian pairs (NPB 3.3 OpenMP `ep.f`).
 //!
-//! **Work.** `2^M` pairs of uniform random numbers (class S M = 24, W 25, A 28, B 30) are
+//! **Work.** `2^M` pairs of uniform random numbers (class S M = 24, W 25, A 28, B 30, C 32) are
 //! generated in batches of `NK = 2^16` pairs; the batches are split among threads in
 //! contiguous blocks (`!$omp do`). For each batch a thread fills its private buffer `x` (2·NK
 //! doubles, 1 MiB, `threadprivate`) with `vranlc`, turns acceptable pairs into Gaussian
@@ -44,7 +44,7 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 };
 
 /// log2 of the pairs, `M`.
-const M: [u32; 4] = [24, 25, 28, 30];
+const M: [u32; 5] = [24, 25, 28, 30, 32];
 /// log2 of the pairs per batch, `MK`.
 const MK: u32 = 16;
 /// Flop-equivalents per pair (see the module doc).

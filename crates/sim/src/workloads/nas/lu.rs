@@ -4,7 +4,7 @@
 //! on the padded grid `(n/2·2 + 1)² × n`, x fastest; and the Jacobian blocks `a`, `b`, `c`, `d`
 //! (lower) and `au`, `bu`, `cu`, `du` (upper): 5×5 doubles per point of **one** plane
 //! (`(5, 5, i, j)`), recomputed for every plane. Class sizes / iterations: S 12³/50, W 33³/300,
-//! A 64³/250, B 102³/250.
+//! A 64³/250, B 102³/250, C 162³/250.
 //!
 //! **One iteration (`ssor`)**:
 //! * `scale` — k-slabs of the interior: `rsd = dt · rsd`.
@@ -32,6 +32,18 @@
 //! seed 003 §5's observation that in LU "all system boards uniformly access most of the memory
 //! pages".
 //!
+//! **First touch as the NPB OpenMP C sources** (`first_touch=npb-c`, seed 003 §5;
+//! NPB3.0-omp-C `LU/lu.c`, RWCP's C port of NPB 2.3-OpenMP; `u`, `rsd`, `frct` are
+//! `[i][j][k][5]`, `i` slowest, so an `omp for` over `i` writes slabs of the slowest dimension,
+//! the model's k-slabs): `setbv()` first writes `u` (its first `omp for` over `i` writes the
+//! `k = 0` and `k = nz-1` faces of every `(i, j)`, a page of each thread's slab at least, before
+//! `setiv()`'s loop over `j`); `erhs()` first writes `frct` (`frct[i][j][k][m] = 0.0`) and `rsd`
+//! in `omp for` loops over `i`; `ssor()` zeroes the Jacobians `a`, `b`, `c`, `d`
+//! (`[i][j][5][5]`, one plane) in an `omp for` over `i`, their slowest index (the model's rows of
+//! the plane). NPB 2.3's C code has no `rho_i`, `qs` arrays (it recomputes them inline in
+//! `rhs()`, whose loops are over `i`) nor `au` … `du` (`jacu()` reuses `a` … `d`): they are given
+//! the same partitions. Every array's partition is thus the one the default (`slabs`) has.
+//!
 //! **Transactions**: as for every NAS kernel (each line once per epoch, nothing kept between
 //! epochs), with one exception: the Jacobian blocks. They hold one plane (a thread's share is
 //! 4 × 5×5×8 B × its rows, ≈ 0.2 MB at class A with 16 threads), are rewritten and reread at
@@ -42,15 +54,18 @@
 //! per iteration (`lu.f`), ≈ 1 985 per point; the model fetches ≈ 5.0 lines (128 B) per point
 //! per iteration, so the default is 2 960 ns per line at class A with 16 threads.
 
-use super::common::{finish, padded, params, regions, wave_stages, Access, Class, Field, Geom, InitPart, Part, Sweep, Sweeps, ITERATIONS_DOC};
+use super::common::{finish, padded, params, regions, wave_stages, Access, Class, Field, Geom, InitPart, Part, Sweep, Sweeps, FIRST_TOUCH, ITERATIONS_DOC};
 use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, Resolved};
 use numaplace_model::ModelError;
 
-const PARAMS: &[ParamDecl] = &params(
-    ITERATIONS_DOC,
-    "CPU time per line, ns (auto: 1984.8 flops per grid point per iteration at 7.5 ns per flop over the lines fetched)",
-);
+const PARAMS: &[ParamDecl] = &{
+    let [class, iterations, think] = params(
+        ITERATIONS_DOC,
+        "CPU time per line, ns (auto: 1984.8 flops per grid point per iteration at 7.5 ns per flop over the lines fetched)",
+    );
+    [class, iterations, think, FIRST_TOUCH]
+};
 
 pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-lu",
@@ -60,8 +75,8 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     build,
 };
 
-const SIZE: [u64; 4] = [12, 33, 64, 102];
-const ITERS: [u64; 4] = [50, 300, 250, 250];
+const SIZE: [u64; 5] = [12, 33, 64, 102, 162];
+const ITERS: [u64; 5] = [50, 300, 250, 250, 250];
 
 const U: usize = 0;
 const RSD: usize = 1;

@@ -3,7 +3,7 @@
 //! **Arrays** (`mg.f`): `u` and `r` each hold the whole hierarchy of grids one after the other,
 //! finest first (`ir(lt) = 1`, `ir(k) = ir(k+1) + m(k+1)³`), and `v` the finest grid only; level
 //! k (1 = coarsest 2³, lt = finest n³) stores `(2^k + 2)³` doubles (one ghost layer on each side),
-//! x fastest. Class sizes / iterations: S 32³/4, W 128³/4, A 256³/4, B 256³/20.
+//! x fastest. Class sizes / iterations: S 32³/4, W 128³/4, A 256³/4, B 256³/20, C 512³/20.
 //!
 //! **One iteration**: `mg3P` then `resid` on the finest grid. Every operator is a parallel
 //! loop over its grid's planes (`!$omp parallel do` over `i3`), so one epoch each, and every
@@ -20,6 +20,17 @@
 //! Phases are named after the routines. The periodic-boundary copies of `comm3` touch only
 //! ghost faces and are left out.
 //!
+//! **First touch as the NPB OpenMP C sources** (`first_touch=npb-c`, seed 003 §5;
+//! NPB3.0-omp-C `MG/mg.c`, RWCP's C port of NPB 2.3-OpenMP): `main()` allocates `u`, `v` and
+//! `r` row by row in serial code (`u[l][k][j] = (double *)malloc(m1[l]*sizeof(double))`, every
+//! level, then `v`, then `r`), rows of `(2^l + 2)` doubles (2 KiB at the finest level of classes
+//! A and B, less below). A boundary-tag allocator (Solaris libc's, glibc's) writes each block's
+//! header beside it, so the master thread writes into every page of the three arrays as it
+//! allocates them, before the parallel `zero3()`, `zran3()` and `resid()` loops (`omp parallel
+//! for` over `i3`) write their values: every array starts on thread 0's node (`Serial`). This
+//! rests on the allocator writing its headers in the heap pages, which the C source does not
+//! show; the `slabs` default is the loops' own partition.
+//!
 //! **Transactions**: as for every NAS kernel: each line once per epoch (a stencil's k±1 planes
 //! stay in cache within the sweep), nothing kept between epochs.
 //!
@@ -28,15 +39,18 @@
 //! class A with 16 threads, about one miss's latency on the Origin2000 (329 ns local, 564–862 ns
 //! remote): MG is memory-bound.
 
-use super::common::{finish, params, regions, Access, Class, Field, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC};
+use super::common::{finish, npb_c, params, regions, Access, Class, Field, Geom, InitPart, Part, Sweep, Sweeps, FIRST_TOUCH, ITERATIONS_DOC};
 use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, Resolved};
 use numaplace_model::ModelError;
 
-const PARAMS: &[ParamDecl] = &params(
-    ITERATIONS_DOC,
-    "CPU time per line, ns (auto: 58 flops per finest grid point per iteration at 7.5 ns per flop over the lines fetched)",
-);
+const PARAMS: &[ParamDecl] = &{
+    let [class, iterations, think] = params(
+        ITERATIONS_DOC,
+        "CPU time per line, ns (auto: 58 flops per finest grid point per iteration at 7.5 ns per flop over the lines fetched)",
+    );
+    [class, iterations, think, FIRST_TOUCH]
+};
 
 pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-mg",
@@ -47,8 +61,8 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
 };
 
 /// log2 of the finest grid side (`lt`), and official iterations.
-const LEVELS: [u32; 4] = [5, 7, 8, 8];
-const ITERS: [u64; 4] = [4, 4, 4, 20];
+const LEVELS: [u32; 5] = [5, 7, 8, 8, 9];
+const ITERS: [u64; 5] = [4, 4, 4, 20, 20];
 
 fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelError> {
     let class = Class::of(r);
@@ -74,6 +88,12 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
         fields.push(Field { base: base[k], ..Field::grid(&regions[2], 8, dims) });
     }
     fields.push(Field::grid(&regions[1], 8, (m[lt], m[lt], m[lt])));
+    if npb_c(r) {
+        // MG/mg.c main(): every row malloc'ed by the master thread (module doc).
+        for f in &mut fields {
+            f.init = InitPart::Serial;
+        }
+    }
 
     let inner = |k: usize| Part::Planes { lo: 1, hi: m[k] - 1 };
     let all = |k: usize| Part::Planes { lo: 0, hi: m[k] };

@@ -4,7 +4,7 @@
 //! `nas-cg`, `nas-ft`, `nas-ep`, and `nas-is` (IS, integer sort: the irregular kernel whose
 //! ranking pages change thread every iteration).
 //!
-//! Every kernel takes `class` (S, W, A, B with the official NPB 3.x sizes, default A),
+//! Every kernel takes `class` (S, W, A, B, C with the official NPB 3.x sizes, default A),
 //! `iterations` (auto: the class's official count) and `think_ns` (auto: from the benchmark's
 //! official flop count, see [`common`]). Arrays are regions named as in the NPB sources and
 //! sized from the class; grids are stored x fastest (Fortran order). Work is split among

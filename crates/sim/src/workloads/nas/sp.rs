@@ -3,7 +3,7 @@
 //! **Arrays** (`header.h`): `u`, `rhs`, `forcing` (5 doubles per point), `us`, `vs`, `ws`,
 //! `qs`, `rho_i`, `speed`, `square` (one each), on the padded grid `(n/2·2 + 1)² × n`, x
 //! fastest. `lhs`, `lhsp`, `lhsm` are per-line and thread-private (cache-resident): no region.
-//! Class sizes / iterations: S 12³/100, W 36³/400, A 64³/400, B 102³/400.
+//! Class sizes / iterations: S 12³/100, W 36³/400, A 64³/400, B 102³/400, C 162³/400.
 //!
 //! **One iteration (`adi`)**, seven epochs:
 //! * `compute_rhs` — k-slabs of all planes: reads `u` (+2 neighbour planes each side), writes
@@ -20,6 +20,16 @@
 //!   `ws`, `speed`, `qs`, `u`; updates `rhs`.
 //! * `add` — k-slabs: `u += rhs`.
 //!
+//! **First touch as the NPB OpenMP C sources** (`first_touch=npb-c`, seed 003 §5;
+//! NPB3.0-omp-C `SP/sp.c`, RWCP's C port of NPB 2.3-OpenMP; arrays `[5][i][j][k]` or
+//! `[i][j][k]`, `i` slowest, so an `omp for` over `i` writes slabs of the slowest dimension, the
+//! model's k-slabs): `main()` calls `initialize()` (writes `u`) and `exact_rhs()` (writes
+//! `forcing`) outside any parallel region, so thread 0 writes both (`Serial`); `lhsinit()`'s
+//! orphaned `omp for` also runs on the master thread (its `lhs` has no counterpart in the
+//! model). The untimed `adi()` in `main()` then first writes `rho_i`, `us`, `vs`, `ws`,
+//! `square`, `qs`, `speed` (and `ainv`) in `compute_rhs()`'s first `#pragma omp for` over `i`
+//! and `rhs` in its second (`rhs[m][i][j][k] = forcing[m][i][j][k]`): k-slabs (`Planes`).
+//!
 //! **Transactions**: as for every NAS kernel (the `nas` module): each line once per epoch,
 //! nothing kept between epochs, in-place updates are one write per line.
 //!
@@ -28,15 +38,18 @@
 //! per iteration, so the default is 1 069 ns per line at class A with 16 threads: SP is far more
 //! memory-bound than BT.
 
-use super::common::{finish, grid_arrays, padded, params, Access, Class, Geom, Part, Sweep, Sweeps, ITERATIONS_DOC};
+use super::common::{finish, grid_arrays, npb_c, padded, params, Access, Class, Geom, InitPart, Part, Sweep, Sweeps, FIRST_TOUCH, ITERATIONS_DOC};
 use crate::workload::{WorkloadCtx, WorkloadInfo, Workload};
 use numaplace_model::spec::{ParamDecl, Resolved};
 use numaplace_model::ModelError;
 
-const PARAMS: &[ParamDecl] = &params(
-    ITERATIONS_DOC,
-    "CPU time per line, ns (auto: 881.2 flops per grid point per iteration at 7.5 ns per flop over the lines fetched)",
-);
+const PARAMS: &[ParamDecl] = &{
+    let [class, iterations, think] = params(
+        ITERATIONS_DOC,
+        "CPU time per line, ns (auto: 881.2 flops per grid point per iteration at 7.5 ns per flop over the lines fetched)",
+    );
+    [class, iterations, think, FIRST_TOUCH]
+};
 
 pub const INFO: WorkloadInfo = WorkloadInfo {
     name: "nas-sp",
@@ -46,8 +59,8 @@ pub const INFO: WorkloadInfo = WorkloadInfo {
     build,
 };
 
-const SIZE: [u64; 4] = [12, 36, 64, 102];
-const ITERS: [u64; 4] = [100, 400, 400, 400];
+const SIZE: [u64; 5] = [12, 36, 64, 102, 162];
+const ITERS: [u64; 5] = [100, 400, 400, 400, 400];
 
 const U: usize = 0;
 const RHS: usize = 1;
@@ -77,7 +90,12 @@ fn build(r: &Resolved, ctx: &WorkloadCtx) -> Result<Box<dyn Workload>, ModelErro
     let class = Class::of(r);
     let n = class.pick(SIZE);
     let g = Geom::of(ctx);
-    let (regions, fields) = grid_arrays("nas-sp", &ARRAYS, padded(n), &g)?;
+    let (regions, mut fields) = grid_arrays("nas-sp", &ARRAYS, padded(n), &g)?;
+    if npb_c(r) {
+        // SP/sp.c (module doc): u and forcing in serial code; the rest k-slabs (Planes).
+        fields[U].init = InitPart::Serial;
+        fields[FORCING].init = InitPart::Serial;
+    }
     let interior = Part::Planes { lo: 1, hi: n - 1 };
     let mut rhs_acc = vec![Access::r(U).halo(2, 2)];
     rhs_acc.extend([US, VS, WS, QS, RHO_I, SPEED, SQUARE].map(|a| Access::w(a).halo(1, 1)));
