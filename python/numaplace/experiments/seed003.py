@@ -397,6 +397,7 @@ def _claims_and_shares(results: pd.DataFrame) -> tuple[list[Claim], pd.DataFrame
                 brief=f"non-local share lowered by {reduction.min():.0%} ({reduction.idxmin()}) to "
                 f"{reduction.max():.0%} ({reduction.idxmax()}) (claim 15–95%); without a policy "
                 + ", ".join(f"{k.removeprefix('nas-')} {pairs['none'][k]:.0%} (published {v:.1%})" for k, v in SEED_NONLOCAL_NONE.items()),
+                compared=(*(NONLOCAL[(k, "reduction")] for k in KERNELS), *(NONLOCAL[(k, "none")] for k in SEED_NONLOCAL_NONE)),
             ),
             Claim(
                 id="C8",
@@ -409,6 +410,7 @@ def _claims_and_shares(results: pd.DataFrame) -> tuple[list[Claim], pd.DataFrame
                 + "; % sampled: "
                 + ", ".join(f"{m.removeprefix('sampled:')} {100 * v:.2f} (seed {SAMPLED_PERCENT[m]:.2f})" for m, v in share.items()),
                 brief=f"D every 1024: {d1024:.3f} (published {DISTANCE['sampled:interval=1024'].value:.2f}; claim ≤ 0.05)",
+                compared=(DISTANCE["sampled:interval=1024"],),
             ),
             Claim(
                 id="C8 max-rate",
@@ -419,6 +421,7 @@ def _claims_and_shares(results: pd.DataFrame) -> tuple[list[Claim], pd.DataFrame
                 why=f"D max-rate {dmax:.3f} (seed {MAX_RATE_D:.2f})",
                 brief=f"D max-rate: {dmax:.3f} (published {MAX_RATE_D:.2f})",
                 not_reproduced=MAX_RATE_NOT_REPRODUCED,
+                compared=(DISTANCE["sampled:mode=max-rate"],),
             ),
         ],
         pairs,
