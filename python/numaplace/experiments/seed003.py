@@ -46,8 +46,8 @@ min (SP, class C) (Table 6, "Original"), that is 6 to 780 intervals per run; our
 run first, and these runs in the experiment's second stage (``followup``). The report shows
 the migrations beside Table 6's (at class W: 1 100 to 92 000, against the seed's 47 000 to
 178 000 at classes B and C, whose arrays are 10 to 80 times larger). The policy's own default,
-``period_ms=auto`` (an interval ends at 14.4 sampled transactions per placed page, the seed's
-median density per interval), is run as well and shown in the claim row: with it MG and FT,
+``period_ms=auto`` (an interval ends at 1.8 samples, 14.4 sampled transactions, per placed
+page, the seed's median density per interval), is run as well and shown in the claim row: with it MG and FT,
 whose 4 and 6 iterations at class W hold fewer samples per page than one of the seed's
 intervals, move almost nothing before the run ends.
 
