@@ -22,6 +22,7 @@
 //! * `hemem`: HeMem's PEBS-sampled hot/cold tiering (SOSP'21).
 //! * `memtis`: Memtis's histogram-sized hot set with huge-page splitting (SOSP'23).
 //! * `colloid`: Colloid's loaded-latency balancing (SOSP'24), layered on HeMem.
+//! * `nomad`: NOMAD's transactional migration and page shadowing on TPP's sensing (OSDI'24).
 //!
 //! `tiering` holds what the tiering policies share: the promotion and demotion counts, and the
 //! reclaimer that demotes cold pages from a fast node that runs low (Linux's kswapd with
@@ -43,6 +44,7 @@ pub mod cost;
 mod hemem;
 mod kernel;
 mod memtis;
+mod nomad;
 mod numab;
 mod recrep;
 mod sampled;
@@ -627,7 +629,7 @@ pub const REGISTRY: Registry<Build, DynamicCaps> = Registry { kind: "dynamic pol
 
 /// In listing order (`numaplace policies`, the unknown-name error).
 const POLICIES: &[DynamicInfo] =
-    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO, memtis::INFO, colloid::INFO];
+    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO, memtis::INFO, colloid::INFO, nomad::INFO];
 
 
 /// Builds the policy named by `spec` for `machine` and a run of `threads` threads.
