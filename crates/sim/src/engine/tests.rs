@@ -138,6 +138,7 @@ fn the_hot_loop_follows_the_capabilities() {
         ("hemem:page=4k", HotLoop::AddressSampled),
         ("memtis", HotLoop::AddressSampled),
         ("colloid:page=4k", HotLoop::AddressSampled),
+        ("nomad", HotLoop::Faulting),
     ];
     for name in dynamic::REGISTRY.names() {
         assert!(cases.iter().any(|&(text, _)| text.split(':').next() == Some(name)), "no case for '{name}'");
