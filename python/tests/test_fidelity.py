@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from numaplace.experiments import ABSOLUTE_BELOW, EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, SEED_PUBLISHED, Fidelity, Grid, Published, median_error
-from numaplace.experiments import seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps
+from numaplace.experiments import seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps, tiering_nomad
 from numaplace.experiments.fidelity import declared
 from numaplace.report import reproduce
 
@@ -81,7 +81,7 @@ def test_a_quantity_declared_twice_in_a_seed_is_refused() -> None:
 
 def test_every_seed_with_a_fidelity_experiment_declares_its_numbers_and_what_it_leaves_out() -> None:
     seeds = {e.seed for e in EXPERIMENTS.values() if e.fidelity}
-    assert seeds == set(SEED_PUBLISHED) == set(SEED_NOT_COMPARED) == {"000", "001", "002", "003", "004", "numab", "tpp", "hemem"}
+    assert seeds == set(SEED_PUBLISHED) == set(SEED_NOT_COMPARED) == {"000", "001", "002", "003", "004", "numab", "tpp", "hemem", "nomad"}
     assert SEED_PUBLISHED == {
         "000": seed000.PUBLISHED,
         "001": seed001.PUBLISHED,
@@ -91,6 +91,7 @@ def test_every_seed_with_a_fidelity_experiment_declares_its_numbers_and_what_it_
         "numab": tiering.NUMAB_PUBLISHED,
         "tpp": tiering_apps.TPP_PUBLISHED,
         "hemem": tiering_apps.HEMEM_PUBLISHED,
+        "nomad": tiering_nomad.NOMAD_PUBLISHED,
     }
     for seed, published in SEED_PUBLISHED.items():
         assert all(isinstance(p, Published) and p.source and p.group and math.isfinite(p.value) for p in published), seed
@@ -242,8 +243,8 @@ def test_quick_claims_have_the_verdicts_the_readme_gives(quick_report: Path) -> 
     assert verdicts.pop("C8 max-rate") == "not reproduced"
     assert sorted(c for c, v in verdicts.items() if v == "fails") == sorted(QUICK_FAILS), verdicts
     tiering = dict(re.findall(r"^\| \[([A-Z]{2}\d)\]\(#tiering-[\w-]+\) \| [^|]+ \| (holds|fails) \|", readme, re.M))
-    assert len(tiering) == 7 and sorted(c for c, v in tiering.items() if v == "fails") == sorted(TIERING_QUICK_FAILS), tiering
-    assert f"**{17 - len(QUICK_FAILS) + 7 - len(TIERING_QUICK_FAILS)} of 24 claims hold in the simulation." in readme
+    assert len(tiering) == 9 and sorted(c for c, v in tiering.items() if v == "fails") == sorted(TIERING_QUICK_FAILS), tiering
+    assert f"**{17 - len(QUICK_FAILS) + 9 - len(TIERING_QUICK_FAILS)} of 26 claims hold in the simulation." in readme
     repo_readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     listed = ", ".join(QUICK_FAILS[:-1]) + f" and {QUICK_FAILS[-1]}"
     assert f"({listed} fail in the quick report;" in " ".join(repo_readme.split()), listed

@@ -1,4 +1,4 @@
-"""The tiered-memory experiments (tiering-numab, tiering-tpp, tiering-hemem) on the test grid:
+"""The tiered-memory experiments (tiering-numab, tiering-tpp, tiering-hemem, tiering-nomad) on the test grid:
 their frames' columns, their claims evaluated, their fidelity rows, and the one time scale."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from numaplace.experiments import EXPERIMENTS, PAPERS, SEED_PUBLISHED, Claim, Grid, run_experiments
-from numaplace.experiments import tiering, tiering_apps
+from numaplace.experiments import tiering, tiering_apps, tiering_nomad
 
-IDS = ("tiering-numab", "tiering-tpp", "tiering-hemem")
+IDS = ("tiering-numab", "tiering-tpp", "tiering-hemem", "tiering-nomad")
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def results() -> pd.DataFrame:
 
 
 def test_the_experiments_are_registered_with_their_papers() -> None:
-    for experiment_id, key in zip(IDS, ("numab", "tpp", "hemem")):
+    for experiment_id, key in zip(IDS, ("numab", "tpp", "hemem", "nomad")):
         e = EXPERIMENTS[experiment_id]
         assert e.seed == key and not PAPERS[key].is_seed and PAPERS[key].name.startswith("Tiering: ")
         assert e.claims and e.fidelity
@@ -30,13 +30,13 @@ def test_the_experiments_are_registered_with_their_papers() -> None:
 def test_frames_have_the_runs_columns(results: pd.DataFrame) -> None:
     for column in ("experiment", "run", "request.machine", "request.workload", "total_time_ns", "per_iteration_time_ns", "config.workload"):
         assert column in results.columns, column
-    assert results.groupby("experiment", sort=False).size().to_dict() == {"tiering-numab": 5, "tiering-tpp": 4, "tiering-hemem": 5}
+    assert results.groupby("experiment", sort=False).size().to_dict() == {"tiering-numab": 5, "tiering-tpp": 4, "tiering-hemem": 5, "tiering-nomad": 6}
     tiered = results[results["request.dynamic"].notna() & ~results["request.dynamic"].fillna("").str.startswith("autonuma")]
     assert tiered["policy.promotions"].notna().all()
 
 
 def test_claims_are_evaluated_and_the_fidelity_rows_exist(results: pd.DataFrame) -> None:
-    for experiment_id, ids in zip(IDS, (["NB1", "NB2", "NB3"], ["TP1", "TP2"], ["HM1", "HM2"])):
+    for experiment_id, ids in zip(IDS, (["NB1", "NB2", "NB3"], ["TP1", "TP2"], ["HM1", "HM2"], ["NM1", "NM2"])):
         e = EXPERIMENTS[experiment_id]
         rows = results[results.experiment == experiment_id].reset_index(drop=True)
         claims = e.claims(rows)
@@ -58,6 +58,7 @@ def test_one_time_scale_divides_every_period_and_cost() -> None:
     )
     # the scan-rate cap (MAX_SCAN_WINDOW, 2560 MB/s) is a rate: multiplied
     assert tiering.tpp_spec() == "tpp:scan_delay_ms=10,scan_period_ms=10,max_scan_mb_per_s=256000,fault_ns=10"
+    assert tiering_nomad.nomad_spec() == "nomad:scan_delay_ms=10,scan_period_ms=10,max_scan_mb_per_s=256000,fault_ns=10"
     assert tiering.autonuma_spec() == "autonuma:scan_period_min_ms=10,scan_period_max_ms=600,max_scan_mb_per_s=256000,fault_ns=10"
     assert tiering.hemem_spec() == "hemem:interval_ms=0.1,sample_period=200"
     # the rate limit: the published rate-limited promotion rate, scaled, declared once

@@ -55,6 +55,8 @@ pub mod layout {
     pub const REFERENCED: PerPage = PerPage { name: "referenced", bytes: 1, per_node: 0 };
     /// The reclaimer's LRU flags, the policy's own (`dynamic::tiering::Reclaim`).
     pub const RECLAIM_FLAGS: PerPage = PerPage { name: "reclaim_flags", bytes: 1, per_node: 0 };
+    /// Each page's earliest store since the policy cleared it (a policy that tracks writes).
+    pub const WRITTEN: PerPage = PerPage { name: "written", bytes: 8, per_node: 0 };
 
     /// No dynamic policy.
     pub const NO_POLICY: &[PerPage] = &[HOME];
@@ -65,10 +67,13 @@ pub mod layout {
     /// A tiering policy that observes hinting faults and reclaims (`tpp`, `numab-tiering`):
     /// four bytes a page.
     pub const TIERED: &[PerPage] = &[HOME, REVOKED, REFERENCED, RECLAIM_FLAGS];
+    /// `nomad`: a tiered policy that also tracks stores and keeps shadows (as replicas; its
+    /// queued flag is one more byte, counted with the reclaimer's).
+    pub const SHADOWING: &[PerPage] = &[HOME, REPLICA_MASK, REVOKED, REFERENCED, RECLAIM_FLAGS, WRITTEN];
     /// A replicating policy, perhaps cost-aware: the largest.
     pub const REPLICATING: &[PerPage] = &[HOME, REPLICA_MASK, REPLICA_WRITES, COUNTERS, STALE, COST_GATE];
     /// Every layout a run with a dynamic policy may have.
-    pub const WITH_POLICY: &[&[PerPage]] = &[COUNTING, FAULTING, TIERED, REPLICATING];
+    pub const WITH_POLICY: &[&[PerPage]] = &[COUNTING, FAULTING, TIERED, SHADOWING, REPLICATING];
 
     /// Bytes a page of `fields` on a machine of `nodes` nodes.
     pub const fn bytes_per_page(fields: &[PerPage], nodes: usize) -> u64 {

@@ -113,14 +113,8 @@ trait Observe {
     /// After the record is charged and consumed: extra time for the thread, and whether to
     /// stop (an interrupt or fault to handle).
     #[inline(always)]
-    fn after(&mut self, _tx: Txn, _h: usize, _node: usize, _row: &[Ps]) -> (Ps, bool) {
+    fn after(&mut self, _tx: Txn, _h: usize, _node: usize, _row: &[Ps], _now: Ps) -> (Ps, bool) {
         (0, false)
-    }
-
-    /// [`Observe::after`], told the thread's clock once the record is charged (`now`).
-    #[inline(always)]
-    fn after_at(&mut self, tx: Txn, h: usize, node: usize, row: &[Ps], _now: Ps) -> (Ps, bool) {
-        self.after(tx, h, node, row)
     }
 }
 
@@ -171,7 +165,7 @@ fn run_records<O: Observe>(
         // Writes: `c` when the op is Write (1), else 0, without a multiply or a branch.
         w += c & (tx.op as u64).wrapping_neg();
         j += 1;
-        let (extra, halt) = obs.after_at(tx, h, node, row, now);
+        let (extra, halt) = obs.after(tx, h, node, row, now);
         now += extra;
         if halt {
             stop = Stop::Interrupt(tx.page);
@@ -246,7 +240,7 @@ impl Observe for Counting<'_> {
     }
 
     #[inline(always)]
-    fn after(&mut self, tx: Txn, h: usize, node: usize, _row: &[Ps]) -> (Ps, bool) {
+    fn after(&mut self, tx: Txn, h: usize, node: usize, _row: &[Ps], _now: Ps) -> (Ps, bool) {
         let lead = self.counters.add_and_lead(tx.page, node, h, tx.count as u64);
         // `lead` is 0 when node == h; without a threshold nothing interrupts.
         (0, lead > self.threshold.unwrap_or(u16::MAX))
@@ -309,7 +303,7 @@ struct Sampling<'a> {
 
 impl Observe for Sampling<'_> {
     #[inline(always)]
-    fn after(&mut self, tx: Txn, _h: usize, node: usize, _row: &[Ps]) -> (Ps, bool) {
+    fn after(&mut self, tx: Txn, _h: usize, node: usize, _row: &[Ps], _now: Ps) -> (Ps, bool) {
         let s = &mut *self.s;
         let k = s.due(tx.count as u64).min(s.budget);
         if k > 0 {
@@ -351,7 +345,7 @@ struct BusLogging<'a> {
 
 impl Observe for BusLogging<'_> {
     #[inline(always)]
-    fn after_at(&mut self, tx: Txn, _h: usize, _node: usize, _row: &[Ps], now: Ps) -> (Ps, bool) {
+    fn after(&mut self, tx: Txn, _h: usize, _node: usize, _row: &[Ps], now: Ps) -> (Ps, bool) {
         let c = tx.count as u64;
         self.s.lines += c;
         self.log.push(self.last, now, tx.page, c);
@@ -388,7 +382,7 @@ struct AddressSampling<'a> {
 
 impl Observe for AddressSampling<'_> {
     #[inline(always)]
-    fn after(&mut self, tx: Txn, _h: usize, node: usize, _row: &[Ps]) -> (Ps, bool) {
+    fn after(&mut self, tx: Txn, _h: usize, node: usize, _row: &[Ps], _now: Ps) -> (Ps, bool) {
         let k = self.s.due(tx.count as u64);
         if k > 0 {
             let sample = Sample { page: PageNo(tx.page), node: NodeId(node as u8), write: tx.op == Op::Write };
@@ -420,23 +414,30 @@ pub fn hot_loop_address_sampled(
 
 /// An access to a page whose access was revoked stops the loop with a fault; with `MARK`,
 /// every access also sets the page's referenced byte (the page-table entry's accessed bit,
-/// which a reclaiming policy reads).
-struct Faulting<'a, const MARK: bool> {
+/// which a reclaiming policy reads); with `WRITES`, a store lowers the page's store time to
+/// the thread's clock (the dirty bit with the time it was set, for a policy that
+/// [tracks writes](numaplace_model::dynamic::DynamicPolicy::tracks_writes)).
+struct Faulting<'a, const MARK: bool, const WRITES: bool> {
     revoked: &'a [bool],
     referenced: &'a mut [u8],
+    written: &'a mut [Ps],
 }
 
-impl<const MARK: bool> Observe for Faulting<'_, MARK> {
+impl<const MARK: bool, const WRITES: bool> Observe for Faulting<'_, MARK, WRITES> {
     #[inline(always)]
-    fn after(&mut self, tx: Txn, _h: usize, _node: usize, _row: &[Ps]) -> (Ps, bool) {
+    fn after(&mut self, tx: Txn, _h: usize, _node: usize, _row: &[Ps], now: Ps) -> (Ps, bool) {
         let p = tx.page as usize;
-        debug_assert!(p < self.revoked.len() && (!MARK || p < self.referenced.len()));
+        debug_assert!(p < self.revoked.len() && (!MARK || p < self.referenced.len()) && (!WRITES || p < self.written.len()));
         // SAFETY: the loop read the page's home byte (bounds-checked) before this, and the
-        // entry points check that `revoked` (and with MARK `referenced`) are at least as long
-        // as the home bytes.
+        // entry points check that `revoked` (and with MARK `referenced`, with WRITES
+        // `written`) are at least as long as the home bytes.
         unsafe {
             if MARK {
                 *self.referenced.get_unchecked_mut(p) = 1;
+            }
+            if WRITES && tx.op == Op::Write {
+                let w = self.written.get_unchecked_mut(p);
+                *w = (*w).min(now);
             }
             (0, *self.revoked.get_unchecked(p))
         }
@@ -461,7 +462,29 @@ pub fn hot_loop_faulting_marked(
     referenced: &mut [u8],
 ) -> Stop {
     assert!(revoked.len() >= touch.homes.len() && referenced.len() >= touch.homes.len(), "a flag for every page");
-    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<true> { revoked, referenced })
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<true, false> { revoked, referenced, written: &mut [] })
+}
+
+/// [`hot_loop_faulting_marked`] that also keeps each page's earliest store since it was
+/// cleared (`written`, one entry per page).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub fn hot_loop_faulting_written(
+    txns: &[Txn],
+    i: &mut usize,
+    touch: &mut Toucher<'_>,
+    row: &[Ps],
+    lines: &mut [u64],
+    clock: &mut Ps,
+    qend: Ps,
+    writes: &mut u64,
+    revoked: &[bool],
+    referenced: &mut [u8],
+    written: &mut [Ps],
+) -> Stop {
+    let n = touch.homes.len();
+    assert!(revoked.len() >= n && referenced.len() >= n && written.len() >= n, "a flag for every page");
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<true, true> { revoked, referenced, written })
 }
 
 /// The hot loop of fault-driven policies (the handler clears the page's flag).
@@ -479,7 +502,7 @@ pub fn hot_loop_faulting(
     revoked: &[bool],
 ) -> Stop {
     assert!(revoked.len() >= touch.homes.len(), "a flag for every page");
-    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<false> { revoked, referenced: &mut [] })
+    run_touching(txns, i, touch, row, lines, clock, qend, writes, 0, &mut Faulting::<false, false> { revoked, referenced: &mut [], written: &mut [] })
 }
 
 /// Replicas as seed 001 §2 describes Wildfire's: a "shadow" page on the replica's node
@@ -580,7 +603,7 @@ impl Observe for Replicating<'_> {
     }
 
     #[inline(always)]
-    fn after(&mut self, tx: Txn, _h: usize, node: usize, _row: &[Ps]) -> (Ps, bool) {
+    fn after(&mut self, tx: Txn, _h: usize, node: usize, _row: &[Ps], _now: Ps) -> (Ps, bool) {
         self.counters.add(tx.page, node, tx.count as u64);
         (0, false)
     }

@@ -108,6 +108,14 @@ PAPERS: dict[str, Paper] = {
             "ACM Symposium on Operating Systems Principles (SOSP '21), 2021.",
             label="Tiering: HeMem",
         ),
+        Paper(
+            "nomad",
+            "Xiang et al. 2024",
+            "Lingfeng Xiang, Zhen Lin, Weishu Deng, Hui Lu, Jia Rao, Yifan Yuan and Ren Wang. \"Nomad: "
+            "Non-Exclusive Memory Tiering via Transactional Page Migration.\" Proceedings of the 18th "
+            "USENIX Symposium on Operating Systems Design and Implementation (OSDI '24), 2024.",
+            label="Tiering: NOMAD",
+        ),
     )
 }
 """Every seed paper, keyed by seed id, in seed order."""

@@ -19,6 +19,8 @@ pub struct Fixture {
     pub remaining: Option<Ps>,
     /// Lines served per node so far (`View::served`; empty unless a test sets it).
     pub served: Vec<u64>,
+    /// Each page's earliest store (`View::written`; empty unless a test sets it).
+    pub written: Vec<Ps>,
 }
 
 impl Fixture {
@@ -35,6 +37,7 @@ impl Fixture {
             overhead: 0,
             remaining: None,
             served: Vec::new(),
+            written: Vec::new(),
         }
     }
 
@@ -72,6 +75,7 @@ impl Fixture {
             remaining: self.remaining,
             referenced: &[],
             samples: &[],
+            written: &self.written,
         }
     }
 }

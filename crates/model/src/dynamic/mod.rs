@@ -22,6 +22,7 @@
 //! * `hemem`: HeMem's PEBS-sampled hot/cold tiering (SOSP'21).
 //! * `memtis`: Memtis's histogram-sized hot set with huge-page splitting (SOSP'23).
 //! * `colloid`: Colloid's loaded-latency balancing (SOSP'24), layered on HeMem.
+//! * `nomad`: NOMAD's transactional migration and page shadowing on TPP's sensing (OSDI'24).
 //!
 //! `tiering` holds what the tiering policies share: the promotion and demotion counts, and the
 //! reclaimer that demotes cold pages from a fast node that runs low (Linux's kswapd with
@@ -43,6 +44,7 @@ pub mod cost;
 mod hemem;
 mod kernel;
 mod memtis;
+mod nomad;
 mod numab;
 mod recrep;
 mod sampled;
@@ -60,6 +62,17 @@ pub enum Action {
     Replicate { page: PageNo, node: NodeId, reason: &'static str },
     /// Remove every replica of `page`.
     Collapse { page: PageNo, reason: &'static str },
+    /// Keep `page`'s frame on `node`, which a migration just left, as the page's shadow: a
+    /// copy that is not mapped and holds a page of `node`'s capacity (NOMAD's page shadowing).
+    /// Nothing is copied; the driver records it as a replica.
+    Shadow { page: PageNo, node: NodeId, reason: &'static str },
+    /// Free `page`'s shadow (a store made it stale, or its node needs the room). Nothing is
+    /// mapped there, so nothing is flushed.
+    Unshadow { page: PageNo, reason: &'static str },
+    /// Move `page` onto its shadow on `to`, which the policy knows to be clean: the mapping
+    /// changes (its fixed cost and TLB shootdowns), nothing is copied. Without a shadow there,
+    /// a [`Action::Migrate`].
+    Remap { page: PageNo, to: NodeId, reason: &'static str },
 }
 
 /// What a timer tick asks of the driver.
@@ -85,6 +98,9 @@ pub struct Timer {
     /// Pages whose referenced bit ([`View::referenced`]) the driver clears once the actions
     /// are applied: what a reclaimer's scan looked at.
     pub clear_referenced: Vec<u32>,
+    /// Pages whose store time ([`View::written`]) the driver clears once the actions are
+    /// applied: a policy that tracks writes cleaning the page-table entries' dirty bits.
+    pub clear_written: Vec<u32>,
 }
 
 /// One sampled access, as a precise-event sampler (Intel PEBS) reports a load miss or a store
@@ -157,6 +173,10 @@ pub struct View<'a> {
     /// The address samples taken since the policy's last timer tick, in the order taken
     /// (empty unless the policy observes [`Observes::AddressSamples`]).
     pub samples: &'a [Sample],
+    /// Per page, the earliest store since the policy last cleared it ([`Timer::clear_written`]),
+    /// on the clock of `now`, or `Ps::MAX` for none: the page-table entry's dirty bit with the
+    /// time it was set (empty unless [`DynamicPolicy::tracks_writes`]).
+    pub written: &'a [Ps],
 }
 
 /// Decides when pages move.
@@ -192,6 +212,12 @@ pub trait DynamicPolicy: Send {
     /// Whether the driver must keep counters for this policy.
     fn counts(&self) -> bool {
         true
+    }
+
+    /// Whether the driver keeps each page's earliest store time for this policy
+    /// ([`View::written`]; a policy that observes hinting faults).
+    fn tracks_writes(&self) -> bool {
+        false
     }
 
     /// Base pages per mapping the policy moves whole (a 2 MiB huge page: 512): within one
@@ -559,6 +585,11 @@ impl DynamicCaps {
         if policy.interrupt_threshold().is_some() && self.observes != Observes::Counters {
             return Err(format!("observes {observes} but has an interrupt threshold"));
         }
+        // Store times are kept only by the loop that takes hinting faults and keeps referenced
+        // bits (a reclaiming fault-driven policy).
+        if policy.tracks_writes() && (self.observes != Observes::HintingFaults || !self.acts_on(Trigger::LowMemory)) {
+            return Err(format!("observes {observes} but tracks writes, which only a fault-driven policy that reclaims gets"));
+        }
         // Access is revoked only by a timer tick.
         if self.observes == Observes::HintingFaults && policy.timer_period().is_none() {
             return Err(format!("observes {observes} but has no timer to revoke access with"));
@@ -604,7 +635,7 @@ pub const REGISTRY: Registry<Build, DynamicCaps> = Registry { kind: "dynamic pol
 
 /// In listing order (`numaplace policies`, the unknown-name error).
 const POLICIES: &[DynamicInfo] =
-    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO, memtis::INFO, colloid::INFO];
+    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO, memtis::INFO, colloid::INFO, nomad::INFO];
 
 
 /// Builds the policy named by `spec` for `machine` and a run of `threads` threads.

@@ -9,7 +9,7 @@ use super::memory::{view, Memory};
 /// policy itself can be borrowed mutably beside it).
 macro_rules! observed {
     ($d:expr) => {
-        crate::engine::memory::Observed { counters: &$d.counters, replica_writes: &$d.replica_writes, referenced: &$d.referenced, samples: &$d.samples }
+        crate::engine::memory::Observed { counters: &$d.counters, replica_writes: &$d.replica_writes, referenced: &$d.referenced, samples: &$d.samples, written: &$d.written }
     };
 }
 pub(super) use observed;
@@ -127,6 +127,9 @@ pub struct Dynamic {
     /// Each page's referenced byte (the accessed bit), kept for a policy that observes
     /// hinting faults and acts on low memory (it reclaims by them); empty otherwise.
     pub(super) referenced: Vec<u8>,
+    /// Each page's earliest store since the policy last cleared it, `Ps::MAX` for none (a
+    /// reclaiming policy that [tracks writes](DynamicPolicy::tracks_writes)); empty otherwise.
+    pub(super) written: Vec<Ps>,
     /// The address samples taken since the policy's last timer tick (a policy that observes
     /// address samples).
     pub(super) samples: Vec<Sample>,
@@ -201,6 +204,7 @@ impl Dynamic {
         let reclaims = hot == HotLoop::Faulting && caps.acts_on(Trigger::LowMemory);
         Dynamic {
             referenced: if reclaims { vec![0; pages] } else { Vec::new() },
+            written: if reclaims && policy.tracks_writes() { vec![Ps::MAX; pages] } else { Vec::new() },
             samples: Vec::new(),
             promotions: 0,
             demotions: 0,
@@ -386,7 +390,7 @@ impl Dynamic {
         use numaplace_model::pagetable::layout;
         let counters = self.counters.row(PageNo(0)).len() * pages * std::mem::size_of::<u16>();
         let decisions = self.log.as_ref().map_or(0, DecisionLog::bytes);
-        vec![
+        let mut out = vec![
             (layout::REVOKED.name, self.revoked.capacity() as u64),
             (layout::REFERENCED.name, self.referenced.capacity() as u64),
             (layout::COUNTERS.name, counters as u64),
@@ -394,7 +398,11 @@ impl Dynamic {
             (layout::STALE.name, (self.stale.capacity() * 2) as u64),
             ("samples", (self.samples.capacity() * std::mem::size_of::<Sample>()) as u64),
             ("decisions", decisions as u64),
-        ]
+        ];
+        if !self.written.is_empty() {
+            out.push((layout::WRITTEN.name, (self.written.capacity() * std::mem::size_of::<Ps>()) as u64));
+        }
+        out
     }
 
     /// Whether the policy reclaims by referenced bits (its per-page state then includes the
@@ -456,7 +464,36 @@ impl Dynamic {
                         rec(self, mem, cost, page, (home, home), "collapse", reason, "");
                     }
                 }
-                Action::Migrate { page, to, reason } => {
+                Action::Shadow { page, node, reason } => {
+                    // The frame a migration just left is kept: nothing is copied or mapped.
+                    if mem.pt.replicate(page, node) {
+                        let home = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
+                        rec(self, mem, cost, page, (home, node.0), "shadow", reason, "");
+                    }
+                }
+                Action::Unshadow { page, reason } => {
+                    // An unmapped copy is freed: no flush, no cost.
+                    if mem.pt.collapse(page) > 0 {
+                        let home = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
+                        rec(self, mem, cost, page, (home, home), "unshadow", reason, "");
+                    }
+                }
+                Action::Remap { page, to, reason } if mem.pt.replicas(page) & (1u64 << to.0.min(63)) != 0 => {
+                    // Onto the clean shadow: the mapping changes, nothing is copied.
+                    mem.pt.collapse(page);
+                    let from = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
+                    let moved = mem.pt.migrate(page, to, mem.machine);
+                    let tier = self.count_tiers(mem.machine, from, to, moved);
+                    let Some(node) = moved else { continue };
+                    let shootdowns = if migrated_in_batch == 0 || actions_len == 1 { self.sharing_cpus } else { 0 };
+                    migrated_in_batch += 1;
+                    let m = &mem.machine.raw.migration;
+                    cost = Ps::saturating_add(cost, numaplace_model::units::ns_to_ps(m.fixed_ns + m.tlb_shootdown_ns_per_cpu * shootdowns as f64));
+                    self.migrations += 1;
+                    rec(self, mem, cost, page, (from, node.0), "remap", reason, tier);
+                    self.counters.reset_page(page);
+                }
+                Action::Migrate { page, to, reason } | Action::Remap { page, to, reason } => {
                     mem.pt.collapse(page);
                     self.clear_stale(page, None);
                     let from = mem.pt.home(page).map_or(u8::MAX, |n| n.0);
@@ -546,6 +583,11 @@ impl Dynamic {
         for &p in &tick.clear_referenced {
             if let Some(r) = self.referenced.get_mut(p as usize) {
                 *r = 0;
+            }
+        }
+        for &p in &tick.clear_written {
+            if let Some(w) = self.written.get_mut(p as usize) {
+                *w = Ps::MAX;
             }
         }
         wait

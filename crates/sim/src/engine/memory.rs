@@ -75,6 +75,7 @@ pub(super) struct Observed<'a> {
     pub(super) replica_writes: &'a [u32],
     pub(super) referenced: &'a [u8],
     pub(super) samples: &'a [Sample],
+    pub(super) written: &'a [Ps],
 }
 
 /// What a policy sees: what it observed and the memory state at `now`.
@@ -96,5 +97,6 @@ pub(super) fn view<'a>(o: Observed<'a>, mem: &'a Memory<'_>, free: &'a [u64], no
         remaining: mem.remaining(now),
         referenced: o.referenced,
         samples: o.samples,
+        written: o.written,
     }
 }

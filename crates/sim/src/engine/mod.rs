@@ -22,7 +22,7 @@ use dynamic::observed;
 
 use crate::binding::Placed;
 use crate::hotloop::{
-    hot_loop, hot_loop_address_sampled, hot_loop_counted, hot_loop_faulting, hot_loop_faulting_marked, hot_loop_replicated, hot_loop_sampled, hot_loop_bus, prefetch_resume, Stop, Toucher,
+    hot_loop, hot_loop_address_sampled, hot_loop_counted, hot_loop_faulting, hot_loop_faulting_marked, hot_loop_faulting_written, hot_loop_replicated, hot_loop_sampled, hot_loop_bus, prefetch_resume, Stop, Toucher,
 };
 use crate::timing::Timing;
 use crate::workload::{Epoch, Txn};
@@ -482,8 +482,17 @@ impl<'m> Engine<'m> {
                     let sm = d.sampler.as_mut().expect("an address-sampled loop has a sampler");
                     hot_loop_address_sampled(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes, &mut d.samples, node, &mut sm.threads[t])
                 }
-                // A reclaiming policy's referenced bits are kept whether or not pages are
-                // revoked.
+                // A reclaiming policy's referenced bits (and store times, where it tracks
+                // them) are kept whether or not pages are revoked.
+                Some(d) if d.hot == HotLoop::Faulting && !d.referenced.is_empty() && !d.written.is_empty() => {
+                    if d.revoked.len() != pages {
+                        d.revoked = vec![false; pages];
+                    }
+                    if d.written.len() < pages {
+                        d.written.resize(pages, Ps::MAX);
+                    }
+                    hot_loop_faulting_written(txns, &mut i, homes, row, lines, &mut clock, qend, &mut writes, &d.revoked, &mut d.referenced, &mut d.written)
+                }
                 Some(d) if d.hot == HotLoop::Faulting && !d.referenced.is_empty() => {
                     if d.revoked.len() != pages {
                         d.revoked = vec![false; pages];

@@ -169,6 +169,7 @@ fn the_hot_loop_follows_the_capabilities() {
         ("hemem:page=4k", HotLoop::AddressSampled),
         ("memtis", HotLoop::AddressSampled),
         ("colloid:page=4k", HotLoop::AddressSampled),
+        ("nomad", HotLoop::Faulting),
     ];
     for name in dynamic::REGISTRY.names() {
         assert!(cases.iter().any(|&(text, _)| text.split(':').next() == Some(name)), "no case for '{name}'");
@@ -183,7 +184,8 @@ fn the_hot_loop_follows_the_capabilities() {
         // Counters only for a policy that reads them; referenced bits only for one that
         // reclaims by them.
         assert_eq!(d.counters.row(PageNo(0)).is_empty(), !(info.caps.observes != dynamic::Observes::HintingFaults && want != HotLoop::AddressSampled), "{text}");
-        assert_eq!(d.referenced.len(), if text == "numab-tiering" || text == "tpp" { 4 } else { 0 }, "{text}");
+        assert_eq!(d.referenced.len(), if matches!(text, "numab-tiering" | "tpp" | "nomad") { 4 } else { 0 }, "{text}");
+        assert_eq!(d.written.len(), if text == "nomad" { 4 } else { 0 }, "{text}");
         assert_eq!(d.replica_writes.len(), if want == HotLoop::Replicated { 4 } else { 0 }, "{text}");
     }
 }

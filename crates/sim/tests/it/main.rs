@@ -14,6 +14,7 @@ mod kernels_nas;
 mod kernels_spec95;
 mod kernels_splash;
 mod memtis;
+mod nomad;
 mod oracle;
 mod protocol_flows;
 mod protocol_layout;
