@@ -4,7 +4,8 @@
 runs them through the sweep executor) and writes, into one directory:
 
 * ``index.html`` — self-contained HTML (inline style, no scripts): first a summary of every
-  claim (holds / fails, simulated beside published, one line each; on the quick grid marked
+  claim (holds / fails, the median error of the published numbers it restates, simulated
+  beside published, one line each; on the quick grid marked
   as a quick check, the claims being asked at class A) with links to the data files, and per seed
   the median relative error of its published numbers; then per experiment its paper (cited in
   full), description, result table, chart, and its configuration shown once (the settings

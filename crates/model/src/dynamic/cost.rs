@@ -242,8 +242,8 @@ impl Gate {
         }
     }
 
-    /// Forgets every page's history, and starts the payback audit again from now (the
-    /// policy's windows changed kind: `Payback::rebase`).
+    /// Forgets every page's history, and starts the payback audit again with the timed run so
+    /// far as its baseline (the policy's windows changed kind: `Payback::rebase`).
     pub fn forget(&mut self, view: &View<'_>) {
         self.seen.clear();
         self.agreement.clear();
