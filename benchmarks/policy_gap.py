@@ -91,7 +91,7 @@ def simulate_all(runs: list[dict[str, Any]], jobs: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def gaps(runs: pd.DataFrame, policies: list[str], min_gap: float) -> pd.DataFrame:
+def gaps(runs: pd.DataFrame, min_gap: float) -> pd.DataFrame:
     """One row per (machine, workload, start placement, policy): the three times and the ratios."""
     t = runs.set_index(["machine", "workload", "start", "dynamic"])["time_ns"]
     rows = []
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = runs[runs["error"] != ""]
     if len(failed):
         print(f"policy_gap: {len(failed)} runs refused or failed:\n{failed.to_string(index=False)}", file=sys.stderr)
-    g = gaps(runs[runs["error"] == ""], args.policy, args.min_gap)
+    g = gaps(runs[runs["error"] == ""], args.min_gap)
     g.to_csv(args.out / "gap.csv", index=False)
     text = summary(g, args.min_gap)
     (args.out / "summary.md").write_text(text, encoding="utf-8")

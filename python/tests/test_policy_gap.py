@@ -41,7 +41,7 @@ def test_gap_closure_and_slowdown_follow_the_three_times(gap) -> None:  # noqa: 
             ("b", "worst-case", "none", 100.0), ("b", "worst-case", "p", 110.0),  # closes -10 of 50
         ]
     )  # fmt: skip
-    g = gap.gaps(r, ["p"], 0.05).set_index(["workload", "start"])
+    g = gap.gaps(r, 0.05).set_index(["workload", "start"])
     assert g.loc[("a", "worst-case"), "gap"] == pytest.approx(0.4)
     assert g.loc[("a", "worst-case"), "closure"] == pytest.approx(0.75)
     assert g.loc[("a", "worst-case"), "slowdown"] == pytest.approx(-0.3)
@@ -56,7 +56,7 @@ def test_gap_closure_and_slowdown_follow_the_three_times(gap) -> None:  # noqa: 
 def test_a_policy_that_never_loses_and_closes_half_meets_the_bar(gap) -> None:  # noqa: ANN001
     r = runs([("a", "oracle", "none", 50.0), ("a", "worst-case", "none", 100.0), ("a", "worst-case", "p", 75.0),
               ("a", "first-touch", "none", 51.0), ("a", "first-touch", "p", 52.0)])  # fmt: skip
-    text = gap.summary(gap.gaps(r, ["p"], 0.05), 0.05)
+    text = gap.summary(gap.gaps(r, 0.05), 0.05)
     assert "| p | 2 | +2.0% | 0 | 1 | 0.50 | yes |" in text
 
 
