@@ -91,7 +91,7 @@ $(EXT): $(DEPS) $(RUST_SOURCES)
 # The test binaries are built first (quiet in a log), then run with cargo naming each one
 # ("Running unittests src/lib.rs (target/tests/deps/numaplace_model-...)") and one dot a test.
 rust-test:
-	@echo "numaplace: building the Rust tests (release code without LTO, `[profile.tests]`; about 3 min on 2 idle cores the first time)..."
+	@echo "numaplace: building the Rust tests (release code without LTO, Cargo.toml profile.tests; about 3 min on 2 idle cores the first time)..."
 	@$(call timed,building the Rust tests,cargo test --profile tests $(QUIET) --no-run $(RUST_TEST_CRATES))
 	@echo "numaplace: running the Rust tests (unit, property and integration; seconds)..."
 	@$(call timed,the Rust tests,cargo test --profile tests $(RUST_TEST_CRATES) -- --quiet)

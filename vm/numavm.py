@@ -518,6 +518,10 @@ def run(script: str, files: dict[str, str] | None = None, *, nodes: int = 4,
             what = f"VM exited (qemu rc {qrc}) before the script started"
         else:
             what = f"VM exited (qemu rc {qrc}) before the script finished"
+        started = text.split(begin + "\n", 1)[1] if begin + "\n" in text else ""
+        said = [line for line in started.splitlines() if line.strip()]
+        if said:
+            what += f"; the script's last line: {said[-1].strip()[:160]!r}"
         raise VMError(what + " (last console lines in .detail)", tail)
     return Result(rc=int(m.group(2)), output=m.group(1), boot_seconds=(boot_at or t0) - t0,
                   total_seconds=total, console=text)

@@ -38,7 +38,7 @@ pub(crate) struct Snapshot {
 impl Snapshot {
     /// What a policy sees of this snapshot (the runtime makes no replicas).
     pub(crate) fn view<'a>(&'a self, machine: &'a Machine, now: numaplace_model::Ps) -> View<'a> {
-        View { machine, counters: &self.counters, replicas: &[], replica_writes: &[], homes: &self.homes, free: &self.free, regions: &self.regions, now, started: 0, queue: &[], done: 0, served: &[], overhead: 0, remaining: None, referenced: &self.referenced, samples: &self.addresses, written: &[] }
+        View { machine, counters: &self.counters, replicas: &[], replica_writes: &[], homes: &self.homes, free: &self.free, regions: &self.regions, now, started: 0, queue: &[], done: 0, bursts: false, served: &[], overhead: 0, remaining: None, referenced: &self.referenced, samples: &self.addresses, written: &[] }
     }
 
     /// Reads homes and sample counts of every page of `regions` as they are (the caller makes

@@ -13,6 +13,8 @@ pub struct Fixture {
     pub now: Ps,
     /// Lines fetched so far (`View::done`).
     pub done: u64,
+    /// `View::bursts`: the simulator's bus sampler (false: the runtime's samplers).
+    pub bursts: bool,
     /// The policy's cost so far (`View::overhead`).
     pub overhead: Ps,
     /// `View::remaining`.
@@ -34,6 +36,7 @@ impl Fixture {
             machine,
             now: 0,
             done: 0,
+            bursts: false,
             overhead: 0,
             remaining: None,
             served: Vec::new(),
@@ -70,6 +73,7 @@ impl Fixture {
             started: 0,
             queue: &[],
             done: self.done,
+            bursts: self.bursts,
             served: &self.served,
             overhead: self.overhead,
             remaining: self.remaining,

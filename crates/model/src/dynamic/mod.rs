@@ -155,6 +155,11 @@ pub struct View<'a> {
     /// Lines fetched from memory since the timed run started (0 where the driver does not
     /// count them): with `now`, what a cost-aware policy measures its moves' payback by.
     pub done: u64,
+    /// Whether a sample adds every transaction it recorded to the counters, as the
+    /// simulator's bus sampler does (a burst of consecutive bus transactions a sample, seed 003
+    /// §2.2), rather than one count a sample (the runtime's samplers: a precise sample or a
+    /// hinting fault names one address). What a policy that counts its samples divides by.
+    pub bursts: bool,
     /// Lines each node's memory served since the run started, initialisation included (empty
     /// where the driver does not count them): the arrivals a memory controller's request
     /// counters see (the CHA's TOR inserts Colloid reads).

@@ -163,11 +163,11 @@ impl DynamicPolicy for Sampled {
             // Adaptive period: act only once the interval holds enough samples.
             let placed = view.homes.iter().filter(|&&h| (h as usize) < nodes).count() as f64;
             let taken: u64 = (0..view.homes.len()).map(|p| view.counters.row(PageNo(p as u32)).iter().map(|&v| v as u64).sum::<u64>()).sum();
-            // Samples, not transactions: the simulator's bus sampler (a driver that counts
-            // lines) adds a burst of transactions to the counters a sample; the runtime's
-            // samplers (precise samples, hinting faults; no line counts) one address each.
+            // Samples, not transactions: the simulator's bus sampler adds a burst of
+            // transactions to the counters a sample (`View::bursts`); the runtime's samplers
+            // (precise samples, hinting faults) one address each.
             let per_sample = match self.sampling {
-                Sampling::Bus { burst, .. } if view.done > 0 => burst as f64,
+                Sampling::Bus { burst, .. } if view.bursts => burst as f64,
                 _ => 1.0,
             };
             if placed == 0.0 || (taken as f64) < self.per_page * per_sample * placed {
@@ -254,6 +254,21 @@ mod tests {
         let mut out = crate::report::Report::default();
         s.report(&Applied::default(), &mut out);
         assert_eq!(out.count_of("frozen_pages"), 1, "held back at least once");
+    }
+
+    #[test]
+    fn the_automatic_interval_counts_samples_whether_a_sample_adds_a_burst_or_one() {
+        // One placed page at 2 samples a page: the simulator's bus sampler adds 8 counts a
+        // sample, so 15 counts are under 2 samples and 16 are 2; a runtime sampler adds one a
+        // sample, so 2 counts are 2.
+        let acts = |bursts: bool, counts: u64| {
+            let mut f = Fixture::new(1);
+            f.bursts = bursts;
+            f.counters.add(0, 1, counts);
+            !f.policy("sampled:samples_per_page=2").on_timer(&f.view()).actions.is_empty()
+        };
+        assert!(!acts(true, 15) && acts(true, 16));
+        assert!(!acts(false, 1) && acts(false, 2));
     }
 
     #[test]

@@ -92,6 +92,7 @@ pub(super) fn view<'a>(o: Observed<'a>, mem: &'a Memory<'_>, free: &'a [u64], no
         started: mem.started,
         queue: &mem.queue,
         done: mem.done,
+        bursts: true,
         served: &mem.served,
         overhead,
         remaining: mem.remaining(now),
