@@ -7,7 +7,9 @@ Every test gets an ``xdist_group`` mark here, by its file, without editing the t
 * ``vm``: the runtime's tests (tests/runtime/test_runtime.py, whose ``vm_runs`` boots a 4-node
   qemu VM) and vm/tests/test_vm.py, one after the other on one worker: one VM at a time on the
   two cores, and the native runtime tests never beside a VM of their own;
-* ``browser``: the report in headless Chromium (python/tests/test_report_browser.py);
+* ``testgrid``: the tests that read the report on the test grid, which the session fixture
+  ``test_grid_report`` writes once for them (the report in headless Chromium,
+  python/tests/test_report_browser.py; the report's goldens; its equality on a process pool);
 * a test module with a module-, package- or class-scoped fixture (a report, the recorder's
   builds, a sweep's reference run, ...): the module's own group, so that fixture runs once;
 * every other test: no group, so xdist hands the tests out one by one to whichever worker is free.
@@ -26,8 +28,10 @@ ROOT = Path(__file__).resolve().parent
 # Files that share something beyond themselves (a VM, a browser): group name -> files.
 SHARED = {
     "vm": ("tests/runtime/test_runtime.py", "vm/tests/test_vm.py"),
-    "browser": ("python/tests/test_report_browser.py",),
+    "testgrid": ("python/tests/test_report_browser.py",),
 }
+# Session fixtures whose tests must share a worker, so that the fixture runs once: name -> group.
+SHARED_FIXTURES = {"test_grid_report": "testgrid"}
 _GROUP_OF = {path: group for group, paths in SHARED.items() for path in paths}
 
 # The longest work first, so that neither worker is left with one of them at the end while the
@@ -52,6 +56,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_XdistGroupIds(), "numaplace-xdist-group-ids")
 
 
+@pytest.fixture(scope="session")
+def test_grid_report(tmp_path_factory: pytest.TempPathFactory):
+    """The report on the test grid, every experiment, run in this process: (its directory, its
+    sections, each with its figure). What `reproduce(grid="test", jobs=0)` writes (it is these
+    two calls), written once for the tests that read it (group ``testgrid``): three of them
+    wrote it each time, 35 s each on a loaded CI."""
+    from numaplace.experiments import Grid, run_experiments, select
+    from numaplace.report import write_report
+
+    out = tmp_path_factory.mktemp("test-grid-report")
+    selected = select(None)
+    results = run_experiments([e.id for e in selected], grid=Grid.TEST, progress=False, jobs=0)
+    return out, write_report(out, selected, results, Grid.TEST)
+
+
 def _group(item: pytest.Item) -> str | None:
     try:
         rel = Path(item.path).resolve().relative_to(ROOT).as_posix()
@@ -60,6 +79,9 @@ def _group(item: pytest.Item) -> str | None:
     if rel in _GROUP_OF:
         return _GROUP_OF[rel]
     info = getattr(item, "_fixtureinfo", None)
+    for name, group in SHARED_FIXTURES.items():
+        if info is not None and name in info.name2fixturedefs:
+            return group
     for defs in (info.name2fixturedefs.values() if info is not None else ()):
         if any(d.scope in _PER_MODULE_SCOPES for d in defs):
             return f"module:{rel}"

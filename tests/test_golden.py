@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from numaplace import cli, report, simulate
+from numaplace import cli, simulate
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("NUMAPLACE_UPDATE_GOLDEN") == "1"
@@ -52,8 +52,8 @@ def test_sim_summary_matches_golden(capsys: pytest.CaptureFixture[str]) -> None:
     check("sim-summary.txt", capsys.readouterr().out)
 
 
-def test_report_markdown_and_fidelity_match_golden(tmp_path: Path) -> None:
-    out = report.reproduce(out_dir=tmp_path / "report", grid="test", progress=False)
+def test_report_markdown_and_fidelity_match_golden(test_grid_report: tuple[Path, list]) -> None:
+    out, _ = test_grid_report
     check("report-README.md", (out / "README.md").read_text(encoding="utf-8"))
     check("report-fidelity.csv", (out / "fidelity.csv").read_text(encoding="utf-8"))
 

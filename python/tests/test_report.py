@@ -304,11 +304,11 @@ def test_custom_simulate_runs_in_this_process_only(tmp_path: Path) -> None:
         run_experiments(FAKE_IDS, simulate=fake_simulate, progress=False, scheduler="local")
 
 
-def test_report_is_identical_in_process_and_on_a_process_pool(tmp_path: Path) -> None:
+def test_report_is_identical_in_process_and_on_a_process_pool(test_grid_report: tuple[Path, list], tmp_path: Path) -> None:
     """The real simulator, every experiment on the test grid: the report does not depend on
-    where its runs execute."""
+    where its runs execute (the session's report ran in this process, conftest.py)."""
     ids = list(EXPERIMENTS)
-    inline = reproduce(tmp_path / "inline", grid="test", progress=False, jobs=0, experiments=ids)
+    inline, _ = test_grid_report
     pooled = reproduce(tmp_path / "pool", grid="test", progress=False, jobs=2, experiments=ids)
     for name in ["index.html", "README.md", "results.csv", "epochs.parquet", "fidelity.csv", *(f"{e}.png" for e in ids)]:
         assert (inline / name).read_bytes() == (pooled / name).read_bytes(), name

@@ -25,8 +25,7 @@ from pathlib import Path
 import pytest
 
 from numaplace import plot
-from numaplace.experiments import Grid, run_experiments, select
-from numaplace.report import Section, write_report
+from numaplace.report import Section
 
 CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(
@@ -83,13 +82,10 @@ def chromium(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def fresh_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Section]]:
+def fresh_report(test_grid_report: tuple[Path, list[Section]]) -> tuple[Path, list[Section]]:
     """A fresh report on the test grid (every section, table and chart `make run` writes, from
-    smaller runs; reproduce() is these two calls) and its sections, each with its figure."""
-    out = tmp_path_factory.mktemp("report")
-    selected = select(None)
-    results = run_experiments([e.id for e in selected], grid=Grid.TEST, progress=False)
-    return out, write_report(out, selected, results, Grid.TEST)
+    smaller runs; the session's, conftest.py) and its sections, each with its figure."""
+    return test_grid_report
 
 
 def test_first_screen_is_a_rendered_png(fresh_report: tuple[Path, list[Section]], tmp_path: Path) -> None:
