@@ -73,7 +73,11 @@ $(NOTEBOOK_DEPS): requirements-notebook.txt $(DEPS)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-notebook.txt
 	@touch $@
 
-test: rust-test py-test
+# The Python dependencies (pip) beside the Rust tests' build, as `make run` installs them beside
+# the libraries; then pytest.
+test:
+	@$(MAKE) --no-print-directory -j2 $(DEPS) rust-test
+	@$(MAKE) --no-print-directory py-test
 	@line="numaplace: make test took $$(( $$(date +%s) - $(CLOCK_START) )) s in all"; echo "$$line"; \
 	if [ -n "$${NUMAPLACE_CLOCK_LOG:-}" ]; then echo "$$line" >> "$$NUMAPLACE_CLOCK_LOG"; fi
 
