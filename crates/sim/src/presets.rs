@@ -21,12 +21,27 @@ pub fn preset(name: &str) -> Result<Machine, SimError> {
     Ok(Machine::from_toml_str(text, &format!("preset {name}"))?)
 }
 
+/// The suffix of a machine argument that compresses its page-migration costs: see
+/// [`load_machine`].
+pub const TIME_SCALE_SUFFIX: &str = ":time_scale=";
+
 /// Resolves a machine argument: a path (anything containing `/` or ending in `.toml`) is read
-/// as a machine file, anything else is a preset name.
+/// as a machine file, anything else is a preset name. Either may end in `:time_scale=K`
+/// (1 ≤ K ≤ 10⁶): the machine for a policy run K times faster than real time, whose periods
+/// and fault costs the policy's spec divides by K; every page-migration cost term is divided
+/// by K as well (`fixed_ns`, `trap_ns`, `tlb_shootdown_ns_per_cpu`; `copy_gbps` multiplied),
+/// so that the policy's moves keep their real share of the run time
+/// ([`Machine::with_time_scale`]; the tiering experiments' time scale).
 ///
 /// # Errors
-/// A missing or unreadable file, invalid TOML, or an unknown preset name.
+/// A missing or unreadable file, invalid TOML, an unknown preset name, or a bad time scale.
 pub fn load_machine(arg: &str) -> Result<Machine, SimError> {
+    if let Some((base, k)) = arg.rsplit_once(TIME_SCALE_SUFFIX) {
+        let scale = k.parse::<f64>().ok().filter(|k| (1.0..=1e6).contains(k)).ok_or_else(|| {
+            ModelError::Spec(format!("machine '{arg}': time_scale must be a number from 1 to 1000000, got '{k}'"))
+        })?;
+        return Ok(load_machine(base)?.with_time_scale(scale));
+    }
     if arg.contains('/') || arg.ends_with(".toml") {
         let path = Path::new(arg);
         let text = crate::input::read_text(path, crate::input::MACHINE_FILE)?;
@@ -39,6 +54,21 @@ pub fn load_machine(arg: &str) -> Result<Machine, SimError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_scale_divides_every_migration_cost_term_and_is_checked() {
+        let real = load_machine("cxl-1to4").unwrap();
+        let fast = load_machine("cxl-1to4:time_scale=100").unwrap();
+        assert_eq!(fast.name(), real.name());
+        let ps = |m: &Machine| m.migration_cost_ps(32) as f64;
+        assert!((ps(&fast) * 100.0 - ps(&real)).abs() <= 100.0, "{} vs {}", ps(&fast), ps(&real));
+        assert_eq!(fast.raw.migration.copy_gbps, real.raw.migration.copy_gbps * 100.0);
+        assert_eq!(fast.latency_ps, real.latency_ps, "only the migration costs change");
+        for bad in ["cxl-1to4:time_scale=0.5", "cxl-1to4:time_scale=x", "cxl-1to4:time_scale=", "nosuch:time_scale=10"] {
+            let e = load_machine(bad).unwrap_err().to_string();
+            assert!(!e.contains('\n') && (e.contains("time_scale must be") || e.contains("unknown machine 'nosuch'")), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn every_preset_is_valid_and_named_after_itself() {

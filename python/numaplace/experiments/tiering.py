@@ -18,7 +18,11 @@ factor, :data:`TIME_SCALE` = 100: each of its periods, time thresholds and its p
 is divided by it, each of its rates (MB/s, the scanners' cap ``MAX_SCAN_WINDOW`` included)
 multiplied by it, and HeMem's sample period (a
 count of accesses, which sets the sample rate) divided by it — the policy runs 100 times
-faster, with the same share of its own overheads in the run time. Sizes per period (the
+faster, with the same share of its own overheads in the run time. Its page moves are among
+those overheads: the machine is named with ``:time_scale=100`` (:func:`machine`), which divides
+every migration cost term of the preset by the factor (``numaplace_sim::presets::load_machine``).
+Before stop 47 it did not, and each move cost its real 2.7 µs at 100 times the real rate: TPP
+on YCSB A moved 186 K pages in a 0.1 s run (0.5 s of moves) and ran 27 % slower than no policy. Sizes per period (the
 scanner's 256 MB, HeMem's 10 GB per pass) and counts (HeMem's hot thresholds) are kept. The
 same factor for every policy and claim, chosen before the runs so that a quick run spans
 tens of scan periods; not tuned. Two limits of the policies' code, not scaled: the
@@ -53,6 +57,19 @@ PAGE_BYTES = 4096
 """The ``cxl-1toK`` presets' page (docs/tiering.md)."""
 
 
+def machine(name: str, scale: Scale | None = None) -> str:
+    """The machine ``name`` for a run at ``scale`` (default :data:`QUICK_SCALE`): with
+    ``:time_scale=T`` where the scale divides the policy's costs (``scale.fault``), so that its
+    page moves are divided too; the preset itself otherwise."""
+    scale = scale or QUICK_SCALE
+    return f"{name}:time_scale={scale.time:g}" if scale.fault else name
+
+
+def machine_name(value: object) -> str:
+    """The preset of a ``request.machine`` value, without its time scale."""
+    return str(value).split(":")[0]
+
+
 def scaled(ms: float) -> str:
     """A policy duration in ms, divided by :data:`TIME_SCALE`, as a spec value."""
     return f"{ms / TIME_SCALE:g}"
@@ -72,7 +89,7 @@ def scan_cap(time_scale: float = TIME_SCALE) -> str:
 class Scale:
     """How a run maps a paper's time and size onto the simulation: periods and time thresholds
     are divided by ``time``, rates multiplied by it, the promotion rate limit also divided by
-    ``capacity`` (the footprint's shrink); the fault cost is divided by ``time`` too when
+    ``capacity`` (the footprint's shrink); the fault and page-move costs are divided by ``time`` too when
     ``fault`` is set (the quick grid's single factor), kept otherwise (the per-page rule)."""
 
     time: float
@@ -223,8 +240,8 @@ def numab_runs(grid: Grid) -> list[RunConfig]:
     """pmbench (Gaussian, 80 % reads as in the series' RFC tests) on ``cxl-1to4``, 4 threads,
     without tiering and with each step of the series."""
     workload = f"pmbench:pages={PMBENCH_PAGES},pattern=normal,read_percent=80,accesses={_ACCESSES[grid]},iterations={_ITERATIONS[grid]}"
-    base: RunConfig = {"machine": "cxl-1to4", "workload": workload, "placement": "first-touch", "threads": NUMAB_THREADS, "init": "sequential", "seed": 0}
     scale = numab_scale(grid)
+    base: RunConfig = {"machine": machine("cxl-1to4", scale), "workload": workload, "placement": "first-touch", "threads": NUMAB_THREADS, "init": "sequential", "seed": 0}
     switches = numab_switches(scale)
     return [dict(base)] + [base | {"dynamic": numab_spec(switches[s], scale)} for s in STEPS]
 
@@ -340,7 +357,7 @@ NUMAB = Experiment(
         f"pattern, 80 % reads) over {PMBENCH_PAGES} pages on cxl-1to4 with 4 threads, "
         "initialised by one thread so that the fast node fills with the set's cold first "
         "quarter and the hot middle starts on CXL, without tiering and with numab-tiering at "
-        "each step of the series; every policy period, threshold and fault cost is divided by "
+        "each step of the series; every policy period, threshold, fault and page-move cost is divided by "
         f"{TIME_SCALE:g} (the time scale, module documentation), the rate limit is "
         f"{RATE_LIMIT_MBPS:.1f} MB/s (the published rate-limited 165.2 MB/s, scaled). With "
         f"--full the runs have the paper's {PAPER_ACCESSES_PER_PAGE:,.0f} accesses per page, "

@@ -39,7 +39,7 @@ from numaplace import plot
 from numaplace.experiments._frames import requested
 from numaplace.experiments.base import Claim, Experiment, Grid, RunConfig, claims_table
 from numaplace.experiments.fidelity import Fidelity, Published, declared, pairs
-from numaplace.experiments.tiering import TIME_SCALE, autonuma_spec, hemem_spec, policy_name, tpp_spec
+from numaplace.experiments.tiering import TIME_SCALE, autonuma_spec, hemem_spec, machine, machine_name, policy_name, tpp_spec
 
 __all__ = ["HEMEM", "TPP"]
 
@@ -90,14 +90,14 @@ def tpp_runs(grid: Grid) -> list[RunConfig]:
     :data:`PAGE_CACHE_MIB` (first touch: the cache and 14 % of the store fill the DRAM node, the
     rest spills to CXL): all on DRAM, default Linux, autonuma, tpp."""
     base: RunConfig = {
-        "machine": "cxl-1to4",
+        "machine": machine("cxl-1to4"),
         "workload": f"kvstore:mix=a,records={KV_RECORDS},operations={_TPP_OPS[grid]},iterations=10,page_cache_mib={PAGE_CACHE_MIB}",
         "placement": "first-touch",
         "threads": 4,
         "init": "sequential",
         "seed": 0,
     }
-    ideal = base | {"machine": "cxl-1to2", "workload": base["workload"].replace(f",page_cache_mib={PAGE_CACHE_MIB}", "")}
+    ideal = base | {"machine": machine("cxl-1to2"), "workload": base["workload"].replace(f",page_cache_mib={PAGE_CACHE_MIB}", "")}
     return [ideal, dict(base), base | {"dynamic": autonuma_spec()}, base | {"dynamic": tpp_spec()}]
 
 
@@ -111,8 +111,8 @@ def _steady(results: pd.DataFrame, last: int | None = None) -> pd.Series:
 
 def _case(results: pd.DataFrame, default: str) -> list[str]:
     out = []
-    for machine, dynamic in zip(results["request.machine"], requested(results, "dynamic")):
-        out.append(IDEAL if machine == "cxl-1to2" else (policy_name(dynamic) if isinstance(dynamic, str) else default))
+    for name, dynamic in zip(results["request.machine"], requested(results, "dynamic")):
+        out.append(IDEAL if machine_name(name) == "cxl-1to2" else (policy_name(dynamic) if isinstance(dynamic, str) else default))
     return out
 
 
@@ -180,8 +180,8 @@ TPP = Experiment(
         "of file pages, as in TPP's cover letter, where the file cache fills the top tier and "
         "default Linux keeps 14 % of the application's memory there) with 4 threads, under default "
         "Linux (first touch, no migration), autonuma (NUMA balancing's plain mode) and tpp, "
-        "and the same run on cxl-1to2, whose DRAM holds it all. Policy periods and fault costs "
-        f"are divided by {TIME_SCALE:g} (the time scale). Claims TP1 (the cover letter's 1:4 "
+        "and the same run on cxl-1to2, whose DRAM holds it all. Policy periods, fault and page-move "
+        f"costs are divided by {TIME_SCALE:g} (the time scale). Claims TP1 (the cover letter's 1:4 "
         "case) and TP2 (the abstract) compare the last half of the iterations."
     ),
     runs=tpp_runs,
@@ -219,16 +219,16 @@ def hemem_runs(grid: Grid) -> list[RunConfig]:
     table moved to CXL before the run), without and with hemem, and all on DRAM (cxl-1to2);
     GAPBS BC on cxl-1to32, first touch, without and with hemem."""
     gups: RunConfig = {
-        "machine": "cxl-1to4",
+        "machine": machine("cxl-1to4"),
         "workload": f"gups:pages={GUPS_PAGES},hot_fraction=0.1,updates={_UPDATES[grid]},iterations=10",
         "placement": "bind:node=1",
         "threads": 4,
         "init": "parallel",
         "seed": 0,
     }
-    bc: RunConfig = {"machine": "cxl-1to32", "workload": f"graph:kernel=bc,{_BC[grid]}", "placement": "first-touch", "threads": 4, "init": "parallel", "seed": 0}
+    bc: RunConfig = {"machine": machine("cxl-1to32"), "workload": f"graph:kernel=bc,{_BC[grid]}", "placement": "first-touch", "threads": 4, "init": "parallel", "seed": 0}
     return [
-        gups | {"machine": "cxl-1to2", "placement": "first-touch"},
+        gups | {"machine": machine("cxl-1to2"), "placement": "first-touch"},
         dict(gups),
         gups | {"dynamic": hemem_spec()},
         dict(bc),

@@ -30,7 +30,8 @@ from numaplace import plot
 from numaplace.experiments._frames import requested
 from numaplace.experiments.base import Claim, Experiment, Grid, RunConfig, claims_table
 from numaplace.experiments.fidelity import Fidelity, Published, declared, pairs
-from numaplace.experiments.tiering import TIME_SCALE, policy_name, scaled, scan_cap, tpp_spec
+from numaplace.experiments.tiering import TIME_SCALE, machine_name, policy_name, scaled, scan_cap, tpp_spec
+from numaplace.experiments.tiering import machine as scaled_machine
 
 __all__ = ["NOMAD"]
 
@@ -75,7 +76,7 @@ def nomad_runs(grid: Grid) -> list[RunConfig]:
     runs: list[RunConfig] = []
     for reads in MIXES.values():
         base: RunConfig = {
-            "machine": machine,
+            "machine": scaled_machine(machine),
             "workload": f"pmbench:pages={pages},pattern=normal,read_percent={reads},accesses={_ACCESSES[grid]},iterations={ITERATIONS}",
             "placement": "first-touch",
             "threads": THREADS,
@@ -129,7 +130,7 @@ def nomad_analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
     plot.published_points(ax, centres["nomad"], [1 / NOMAD_OVER_TPP.value] * len(mixes), label="published (up to 6\u00d7 over TPP)")
     plot.baseline_line(ax)
     ax.set_ylabel("steady-state time \u00f7 TPP's (\u00d7)")
-    machine = results["request.machine"].iloc[0]
+    machine = machine_name(results["request.machine"].iloc[0])
     ax.set_title(f"pmbench (Gaussian) over {PRESSURE}\u00d7 the fast node, {machine} (time scale 1/{TIME_SCALE:g})", fontsize="medium")
     plot.legend_below(fig, ax)
     return claims_table(nomad_claims(results)), fig
@@ -145,7 +146,7 @@ NOMAD = Experiment(
         f"We run pmbench's Gaussian pattern over a set of {PRESSURE} times the fast node "
         f"({MACHINE[Grid.QUICK]}; cxl-1to4 with --full), first touched by one thread, with "
         f"{THREADS} threads, read only and with 50 % stores, without migration, with tpp and "
-        f"with nomad. Policy periods and fault costs are divided by {TIME_SCALE:g} (the time "
+        f"with nomad. Policy periods, fault and page-move costs are divided by {TIME_SCALE:g} (the time "
         "scale). Claims NM1 and NM2 compare the last half of the iterations; the paper's "
         "platforms are private and its access files are replaced by pmbench (module documentation)."
     ),
