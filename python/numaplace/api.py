@@ -513,7 +513,9 @@ def simulate(
 
     The keyword arguments are the run options (:data:`OPTIONS`, ``numaplace sim --help``;
     a test keeps this signature equal to them). ``machine`` is a preset name (see
-    :func:`machines`) or a path to a machine TOML file; ``workload`` and ``placement`` use the
+    :func:`machines`) or a path to a machine TOML file, either optionally ending in
+    ``:time_scale=K`` (every page-migration cost divided by K, for a policy whose periods and
+    fault costs are divided by K: ``docs/tiering.md``, "Time scale"); ``workload`` and ``placement`` use the
     ``NAME:key=value,...`` syntax (see :func:`workloads`, :func:`placements`).
     ``problem_class`` (alias ``class``) adds ``class=...`` to a kernel's spec. ``trace``
     replays a trace file, as the workload ``trace:file=PATH`` does. ``threads`` (default 16)

@@ -85,7 +85,7 @@ pub const OPTIONS: &[RunOption] = &[
         name: "machine",
         kind: OptKind::Text,
         default: Some("origin2000"),
-        doc: "a preset name (numaplace machines) or a machine TOML file",
+        doc: "a preset name (numaplace machines) or a machine TOML file, optionally ending in :time_scale=K (page-migration costs divided by K)",
         input: true,
         python: None,
         applies: ALL,
