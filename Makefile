@@ -48,7 +48,7 @@ timed = printf '%s\n' '$(subst ','\'',$(2))'; t0=$$(date +%s); ( set -e; $(2) );
 # When this make started: `make test` ends with its total.
 CLOCK_START := $(shell date +%s)
 
-.PHONY: run test rust-test py-test bench clean lib libs vm-setup browser-setup record-setup record-lib notebook
+.PHONY: run test rust-test py-test test-libs bench clean lib libs vm-setup browser-setup record-setup record-lib notebook
 
 # The Python dependencies (pip, mostly waiting on downloads and unpacking) and the Rust libraries
 # (cargo, on both cores) at the same time; then the extension, whose builder (maturin) comes with
@@ -136,9 +136,19 @@ record-lib:
 	@echo "numaplace: building numaplace-record-convert (release; about 20 s the first time, a second when up to date)..."
 	@$(call timed,numaplace-record-convert,cargo build --release $(QUIET) -p numaplace-record)
 
-py-test: $(EXT) libs vm-setup browser-setup record-setup
+# make test's libnumaplace and converter: the Rust tests' build (Cargo.toml profile.tests) has
+# compiled both already, so this takes seconds where `libs` (release, thin LTO: a cargo build of
+# its own, since the extension's dependencies are compiled as LTO bitcode only) took 56 s in a
+# fresh-clone CI. pytest runs them through $NUMAPLACE_LIB and $NUMAPLACE_RECORD_CONVERT: the same
+# code as `make libs` builds, without link-time optimisation.
+TEST_LIBS_ENV := NUMAPLACE_LIB=$(CURDIR)/target/tests/libnumaplace.so NUMAPLACE_RECORD_CONVERT=$(CURDIR)/target/tests/numaplace-record-convert
+test-libs:
+	@echo "numaplace: building libnumaplace and numaplace-record-convert for the tests (profile tests; seconds after the Rust tests' build)..."
+	@$(call timed,the tests' libnumaplace and numaplace-record-convert,cargo build --profile tests $(QUIET) -p numaplace-runtime -p numaplace-record)
+
+py-test: $(EXT) test-libs vm-setup browser-setup record-setup
 	@echo "numaplace: running pytest (API, CLI, sweeps, report, runtime natively and in the 4-node VM; several minutes)..."
-	@$(call timed,pytest,$(PY) -m pytest $(PYTEST_ARGS))
+	@$(call timed,pytest,$(TEST_LIBS_ENV) $(PY) -m pytest $(PYTEST_ARGS))
 
 bench: $(EXT)
 	$(VENV)/bin/numaplace bench

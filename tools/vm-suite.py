@@ -16,7 +16,7 @@ where the guest has no PMU (TCG): counted as refused, not as a failure.
 Prints a Markdown table (a row per program and compiler, a column per policy: ✓ and the pages
 the library moved, from its stats file; – where it wrote none: it managed no allocation and its
 policy never ran, as with static arrays) and exits 1 when a run failed. Needs vm/setup.sh's qemu and kernel, clang + libomp and gcc (tools/record-setup.sh)
-and target/release/libnumaplace.so (`make libs`). Slow: TCG runs the programs tens of times
+and target/release/libnumaplace.so (`make libs`; $NUMAPLACE_LIB names another). Slow: TCG runs the programs tens of times
 slower than natively (class S: about 20 minutes on two cores).
 """
 from __future__ import annotations
@@ -37,9 +37,11 @@ import numavm  # noqa: E402
 
 from numaplace import _native  # noqa: E402
 from numaplace.runtime.launcher import launch_env  # noqa: E402
+from numaplace.runtime.base import RUNTIME_OPTIONS  # noqa: E402
+from numaplace.runtime.library import built_library  # noqa: E402
 
 MANIFEST = REPO / "tests" / "suite" / "suite.toml"
-LIB = REPO / "target" / "release" / "libnumaplace.so"
+LIB = built_library()
 GUEST_LIB = "/numaplace/libnumaplace.so"
 COMPILERS = ("clang", "gcc")
 SLOW_NODE = "3"
@@ -77,9 +79,11 @@ def script(cases: list[tuple[str, str, str, list[str], dict[str, str]]]) -> str:
     return "\n".join(lines) + "\necho 'case end'\n"
 
 
-def suite_cases(out: Path, progs: list[dict], klass: str, threads: int) -> tuple[dict[str, str], list[tuple]]:
+def suite_cases(out: Path, progs: list[dict], klass: str, threads: int,
+                sample_period_ms: float | None = None) -> tuple[dict[str, str], list[tuple]]:
     """The files to copy into the VM and the runs: each build of each program plain, then under
-    every runtime policy from first touch, as `numaplace run` preloads the library."""
+    every runtime policy from first touch, as `numaplace run` preloads the library (its sampler
+    every ``sample_period_ms``, the library's default if None)."""
     files = {GUEST_LIB: str(LIB)}
     cases = []
     for c in COMPILERS:
@@ -93,6 +97,8 @@ def suite_cases(out: Path, progs: list[dict], klass: str, threads: int) -> tuple
                 spec = pol["name"] + (":page=4k" if pol["name"] == "hemem" else "")
                 env = launch_env(GUEST_LIB, placement="first-touch", dynamic=spec, base=base, stats=GUEST_STATS,
                                  slow_nodes=SLOW_NODE if tiering(pol) else None)
+                if sample_period_ms is not None:
+                    env[RUNTIME_OPTIONS["sample_period_ms"]["env"]] = f"{sample_period_ms:g}"
                 cases.append((c, p["name"], binary, args, env))
     return files, cases
 

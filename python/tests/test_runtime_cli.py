@@ -536,6 +536,11 @@ def test_find_library_order(tmp_path):
         rt.find_library({"NUMAPLACE_LIB": str(odd)}, prefix, repo)
 
 
+def test_built_library_is_numaplace_lib_else_the_checkout_s_release_build(tmp_path):
+    assert rt.built_library({"NUMAPLACE_LIB": str(tmp_path / "t.so")}) == tmp_path / "t.so"
+    assert rt.built_library({}) == rt.library_candidates()[1]
+
+
 def test_default_candidates_are_venv_then_checkout():
     venv, checkout = rt.library_candidates()
     assert venv == Path(sys.prefix) / "lib" / "numaplace" / "libnumaplace.so"
@@ -553,11 +558,17 @@ def run_cli(args, env_changes, cwd):
     return subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr), p.pid
 
 
-def test_run_library_not_found(cli, tmp_path):
+def test_run_library_not_found(tmp_path):
+    """Without $NUMAPLACE_LIB (``make test`` sets it to its test build) and with neither default
+    place built, `run` says where it looked."""
     if any(p.exists() for p in rt.library_candidates()):
         pytest.skip("a libnumaplace.so is installed or built here; test_find_library_order covers the search")
-    r = cli("run", "--", "true")
-    assert_usage_error(r, "libnumaplace.so not found", "make run", *map(str, rt.library_candidates()))
+    r, _ = run_cli(["run", "--", "true"], {}, tmp_path)
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1, r.stderr
+    line = r.stderr.splitlines()[0]
+    assert line.startswith("numaplace: error: "), line
+    for needle in ["libnumaplace.so not found", "make run", *map(str, rt.library_candidates())]:
+        assert needle in line, f"{needle!r} not in {line!r}"
 
 
 def test_run_numaplace_lib_missing(tmp_path):

@@ -36,7 +36,9 @@ REPO = VM_DIR.parent
 sys.path.insert(0, str(VM_DIR))
 import numavm  # noqa: E402
 
-LIB = REPO / "target" / "release" / "libnumaplace.so"
+from numaplace import runtime as rt  # noqa: E402
+
+LIB = rt.built_library()
 GUPS_SRC = Path(__file__).resolve().parent / "gups_hot.c"
 
 # The runtime's tiering policy under test, its scan every 100 ms as the kernel's reference

@@ -18,6 +18,14 @@ def library_candidates(prefix: str | Path | None = None, repo: str | Path | None
     return [prefix / "lib" / "numaplace" / LIB_NAME, repo / "target" / "release" / LIB_NAME]
 
 
+def built_library(env: Mapping[str, str] | None = None) -> Path:
+    """The library a checkout's own tests and tools run: ``$NUMAPLACE_LIB`` if set (``make test``
+    points it at the Rust tests' build, ``target/tests/``, which compiled it already), else the
+    checkout's release build (``library_candidates()[1]``). It may not exist."""
+    given = (os.environ if env is None else env).get("NUMAPLACE_LIB")
+    return Path(given) if given else library_candidates()[1]
+
+
 def find_library(
     env: Mapping[str, str] | None = None, prefix: str | Path | None = None, repo: str | Path | None = None
 ) -> Path:
