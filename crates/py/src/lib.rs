@@ -511,6 +511,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("DEFAULT_QUANTUM_NS", numaplace_sim::run::DEFAULT_QUANTUM_NS)?;
+    m.add("TIME_SCALE_SUFFIX", numaplace_sim::presets::TIME_SCALE_SUFFIX)?;
     m.add("PROGRESS_PERIOD_S", PROGRESS_PERIOD_S)?;
     m.add("NumaplaceError", py.get_type_bound::<NumaplaceError>())?;
     m.add("MachineError", py.get_type_bound::<MachineError>())?;

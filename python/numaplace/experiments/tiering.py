@@ -16,16 +16,16 @@ hot threshold's adjustment) and HeMem every 10 ms on one sample per 19,997 acces
 quick run lasts 0.1–1 s of simulated time. Every policy therefore runs with one declared
 factor, :data:`TIME_SCALE` = 100: each of its periods, time thresholds and its per-fault cost
 is divided by it, each of its rates (MB/s, the scanners' cap ``MAX_SCAN_WINDOW`` included)
-multiplied by it, and HeMem's sample period (a
-count of accesses, which sets the sample rate) divided by it — the policy runs 100 times
-faster, with the same share of its own overheads in the run time. Its page moves are among
-those overheads: the machine is named with ``:time_scale=100`` (:func:`machine`), which divides
+multiplied by it, and HeMem's sample period (a count of accesses, which sets the sample rate)
+divided by it — the policy runs 100 times faster, with the same share of its own overheads in
+the run time. Its page moves are among those overheads: the machine is named with
+``:time_scale=100`` (:func:`machine`, the suffix ``_native.TIME_SCALE_SUFFIX``), which divides
 every migration cost term of the preset by the factor (``numaplace_sim::presets::load_machine``).
 Before stop 47 it did not, and each move cost its real 2.7 µs at 100 times the real rate: TPP
-on YCSB A moved 186 K pages in a 0.1 s run (0.5 s of moves) and ran 27 % slower than no policy. Sizes per period (the
-scanner's 256 MB, HeMem's 10 GB per pass) and counts (HeMem's hot thresholds) are kept. The
-same factor for every policy and claim, chosen before the runs so that a quick run spans
-tens of scan periods; not tuned. Two limits of the policies' code, not scaled: the
+on YCSB A moved 186 K pages in a 0.1 s run (0.5 s of moves) and ran 27 % slower than no
+policy. Sizes per period (the scanner's 256 MB, HeMem's 10 GB per pass) and counts (HeMem's
+hot thresholds) are kept. The same factor for every policy and claim, chosen before the runs
+so that a quick run spans tens of scan periods; not tuned. Two limits of the policies' code, not scaled: the
 promotion rate limit of ``numab-tiering`` counts per simulated second, a constant in
 crates/model/src/dynamic/numab.rs (a 1 s window is 100 unscaled seconds, so the scaled limit
 acts as a budget per run), and ``autonuma`` has no scan-delay parameter.
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import pandas as pd
 from matplotlib.figure import Figure
 
-from numaplace import plot
+from numaplace import _native, plot
 from numaplace.experiments._frames import requested
 from numaplace.experiments.base import Claim, Experiment, Grid, RunConfig, claims_table
 from numaplace.experiments.fidelity import Fidelity, Published, declared, pairs
@@ -62,12 +62,12 @@ def machine(name: str, scale: Scale | None = None) -> str:
     ``:time_scale=T`` where the scale divides the policy's costs (``scale.fault``), so that its
     page moves are divided too; the preset itself otherwise."""
     scale = scale or QUICK_SCALE
-    return f"{name}:time_scale={scale.time:g}" if scale.fault else name
+    return f"{name}{_native.TIME_SCALE_SUFFIX}{scale.time:g}" if scale.fault else name
 
 
 def machine_name(value: object) -> str:
     """The preset of a ``request.machine`` value, without its time scale."""
-    return str(value).split(":")[0]
+    return str(value).rsplit(_native.TIME_SCALE_SUFFIX, 1)[0]
 
 
 def scaled(ms: float) -> str:
