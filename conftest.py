@@ -136,6 +136,10 @@ class _XdistGroupIds:
 # runs on one worker, so this is that worker's time in it), printed after the slowest tests.
 _GROUP_OF_TEST: dict[str, str] = {}
 _GROUP_TIME: dict[str, list[float]] = {}
+# Each worker's timeline (under xdist): per group, in the order the worker began it, the wall
+# clock of its first start and last stop, and the time its tests took; and when the worker
+# ended. Where a worker ends long before the other, the groups were unevenly spread.
+_WORKER_GROUPS: dict[str, dict[str, list[float]]] = {}
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -145,6 +149,26 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     clock = _GROUP_TIME.setdefault(group, [0.0, 0])
     clock[0] += report.duration
     clock[1] += report.when == "call" or (report.when == "setup" and report.skipped)
+    worker = getattr(getattr(getattr(report, "node", None), "gateway", None), "id", None)
+    if worker is not None:
+        span = _WORKER_GROUPS.setdefault(worker, {}).setdefault(group, [report.start, report.stop, 0.0])
+        span[0], span[1], span[2] = min(span[0], report.start), max(span[1], report.stop), span[2] + report.duration
+
+
+def _timeline_lines() -> list[str]:
+    """One line per worker: its groups in the order it began them, each with its first start and
+    last stop (seconds from the session's first test) and the time its tests took, then when the
+    worker finished."""
+    if not _WORKER_GROUPS:
+        return []
+    t0 = min(span[0] for groups in _WORKER_GROUPS.values() for span in groups.values())
+    lines = []
+    for worker, groups in sorted(_WORKER_GROUPS.items()):
+        order = sorted(groups.items(), key=lambda kv: kv[1][0])
+        parts = [f"{g} {a - t0:.0f}-{b - t0:.0f} s ({d:.0f} s)" for g, (a, b, d) in order]
+        end = max(b for _, b, _ in groups.values()) - t0
+        lines.append(f"numaplace: pytest worker {worker}: ended at {end:.0f} s; " + "; ".join(parts))
+    return lines
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
@@ -153,3 +177,5 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     terminalreporter.write_sep("=", "time per test group (set-up, call and tear-down, summed; xdist runs a group on one worker)")
     for group, (seconds, tests) in sorted(_GROUP_TIME.items(), key=lambda kv: -kv[1][0]):
         terminalreporter.write_line(f"numaplace: pytest group {group}: {seconds:.0f} s, {tests} tests")
+    for line in _timeline_lines():
+        terminalreporter.write_line(line)

@@ -12,6 +12,10 @@ __version__: str
 DEFAULT_QUANTUM_NS: float
 """Default simulated time between timing-model solves, in nanoseconds."""
 
+TIME_SCALE_SUFFIX: str
+"""The suffix of a machine argument that compresses its page-migration costs (``":time_scale="``,
+then a factor from 1 to 10^6; ``numaplace_sim::presets::load_machine``)."""
+
 PROGRESS_PERIOD_S: float
 """How often, at most, :func:`simulate` reports progress and checks for Ctrl-C, in seconds."""
 

@@ -25,10 +25,9 @@ Before stop 47 it did not, and each move cost its real 2.7 µs at 100 times the 
 on YCSB A moved 186 K pages in a 0.1 s run (0.5 s of moves) and ran 27 % slower than no
 policy. Sizes per period (the scanner's 256 MB, HeMem's 10 GB per pass) and counts (HeMem's
 hot thresholds) are kept. The same factor for every policy and claim, chosen before the runs
-so that a quick run spans tens of scan periods; not tuned. Two limits of the policies' code, not scaled: the
-promotion rate limit of ``numab-tiering`` counts per simulated second, a constant in
-crates/model/src/dynamic/numab.rs (a 1 s window is 100 unscaled seconds, so the scaled limit
-acts as a budget per run), and ``autonuma`` has no scan-delay parameter.
+so that a quick run spans tens of scan periods; not tuned. The promotion rate limit of
+``numab-tiering`` is scaled with its window (``rate_limit_window_ms``, :func:`numab_spec`);
+one period of the policies' code is not: ``autonuma`` has no scan-delay parameter.
 
 One experiment departs from the one factor at ``--full``: pmbench (:data:`NUMAB`), whose
 paper's run is known well enough (docs/tiering-full-sizes.md §1) to run at its own length in
