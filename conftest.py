@@ -5,8 +5,11 @@ run once, not once per worker.
 Every test gets an ``xdist_group`` mark here, by its file, without editing the test files:
 
 * ``vm``: the runtime's tests (tests/runtime/test_runtime.py, whose ``vm_runs`` boots a 4-node
-  qemu VM) and vm/tests/test_vm.py, one after the other on one worker: one VM at a time on the
-  two cores, and the native runtime tests never beside a VM of their own;
+  qemu VM), vm/tests/test_vm.py and the tiered VM's tests (vm/tests/test_tiering.py), one after
+  the other on one worker: one VM at a time on the two cores, and the native runtime tests never
+  beside a VM of their own. (The tiered VM's module was a group of its own until 2026-11-28: it
+  was handed out last, 49 s on one worker after the other had finished, beside whichever VM
+  was running);
 * ``testgrid``: the tests that read the report on the test grid, which the session fixture
   ``test_grid_report`` writes once for them (the report in headless Chromium,
   python/tests/test_report_browser.py; the report's goldens; its equality on a process pool);
@@ -27,7 +30,7 @@ ROOT = Path(__file__).resolve().parent
 
 # Files that share something beyond themselves (a VM, a browser): group name -> files.
 SHARED = {
-    "vm": ("tests/runtime/test_runtime.py", "vm/tests/test_vm.py"),
+    "vm": ("tests/runtime/test_runtime.py", "vm/tests/test_vm.py", "vm/tests/test_tiering.py"),
     "testgrid": ("python/tests/test_report_browser.py",),
 }
 # Session fixtures whose tests must share a worker, so that the fixture runs once: name -> group.
@@ -40,11 +43,13 @@ _GROUP_OF = {path: group for group, paths in SHARED.items() for path in paths}
 # only test that does; the VM group boots the VM; the others run the report on the test grid.
 SLOW_FIRST = (
     "python/tests/test_fidelity.py",  # the quick report (what `make run` writes)
-    "tests/runtime/test_runtime.py",  # with vm/tests/test_vm.py, group vm: the VM boots
+    "tests/runtime/test_runtime.py",  # with vm/tests/test_vm.py and test_tiering.py, group vm: the VMs boot
     "vm/tests/test_vm.py",
+    "vm/tests/test_tiering.py",
     "python/tests/test_report.py::test_report_is_identical_in_process_and_on_a_process_pool",
     "python/tests/test_report_browser.py",
     "tests/test_golden.py::test_report_markdown_and_fidelity_match_golden",
+    "python/tests/test_record.py",  # the recorder's builds, about a minute
 )
 _PER_MODULE_SCOPES = {"module", "package", "class"}
 
