@@ -397,6 +397,35 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(load_results(out), expected)
 
 
+def test_a_cancelled_pool_leaves_a_reader_stuck_on_a_future_the_interrupt_left_locked() -> None:
+    """concurrent.futures.wait acquires each future's lock in turn, and a Ctrl-C inside that
+    loop leaves the ones it took held by the main thread; the worker's reader then blocks
+    handing its answer over. Closing the cancelled pool must still return (a fresh-clone CI saw
+    an interrupted sweep hang there), leaving the reader, a daemon thread, behind."""
+    import threading
+
+    from numaplace.sweep import backends
+
+    pool = backends._PoolBackend(1)
+    fut = pool.submit({"workload": STREAM, "threads": 1}, "r0")
+    worker = pool._workers[0]
+    fut._condition.acquire()  # what the interrupted wait() left behind
+    try:
+        deadline = time.monotonic() + 120
+        while worker.answered == 0:  # the reader took the answer and now waits for the future's lock
+            assert time.monotonic() < deadline and worker.alive, "the worker never answered"
+            time.sleep(0.01)
+        closing = threading.Thread(target=pool.close, kwargs={"cancel": True}, daemon=True)
+        closing.start()
+        closing.join(60)  # about READER_GRACE_S; without the bound it never returns
+        assert not closing.is_alive(), "close(cancel=True) waited for the stuck reader"
+        assert worker.reader.is_alive() and not fut.done()
+    finally:
+        fut._condition.release()
+    worker.reader.join(60)
+    assert fut.done() and not worker.reader.is_alive()
+
+
 def test_lost_runs_in_the_checkpoint_are_run_again(tmp_path: Path) -> None:
     spec = {"axes": {"seed": [0, 1]}, "fixed": {"workload": STREAM, "threads": 1}}
     run_sweep(spec, jobs=0, out=tmp_path)

@@ -218,6 +218,7 @@ class _Worker:
         except (OSError, EOFError, pickle.UnpicklingError):
             pass
         self.fail(None)
+        self.proc.stdout.close()  # here, not in join(), which may have left this thread behind
 
     def fail(self, reason: str | None) -> None:
         """Marks the worker dead and fails its pending futures (as lost, hence retried)."""
@@ -263,11 +264,15 @@ class _Worker:
         if wait:
             self.join()
 
-    def join(self) -> None:
+    def join(self, reader_timeout: float | None = None) -> None:
+        """Waits for the process, then for its reader thread, at most ``reader_timeout`` s if
+        given: after a Ctrl-C the reader may be stuck handing an answer to a future whose lock
+        the interrupted main thread still holds. ``concurrent.futures.wait`` acquires every
+        future's lock in turn, and a KeyboardInterrupt inside that loop never releases the ones
+        it took; a fresh-clone CI (2026-11-28) saw an interrupted sweep hang here for good. The
+        reader is a daemon thread: it is left behind, and closes the pipe when it ends."""
         self.proc.wait()
-        self.reader.join()
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
+        self.reader.join(reader_timeout)
 
 
 class _PoolBackend:
@@ -335,11 +340,14 @@ class _PoolBackend:
         """The process ids of the live workers (for tests)."""
         return [w.proc.pid for w in self._workers if w.alive]
 
+    # How long a cancelled pool waits for a worker's reader thread once the worker is dead.
+    READER_GRACE_S = 2.0
+
     def close(self, cancel: bool = False) -> None:
         for w in self._workers:  # all at once: they exit in parallel
             w.stop(kill=cancel, wait=False)
         for w in self._workers:
-            w.join()
+            w.join(self.READER_GRACE_S if cancel else None)
 
 
 class _DaskBackend:
