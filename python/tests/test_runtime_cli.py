@@ -26,8 +26,9 @@ def assert_usage_error(run, *needles: str) -> str:
     ``numaplace: error:`` line naming every needle, nothing on stdout, no traceback."""
     assert run.returncode == 2, (run.returncode, run.stdout, run.stderr)
     assert "Traceback" not in run.stderr and run.stdout == "", (run.stdout, run.stderr)
-    assert len(run.stderr_lines) == 1, run.stderr
-    line = run.stderr_lines[0]
+    lines = run.stderr.splitlines()  # a conftest Run or a subprocess.CompletedProcess (run_cli)
+    assert len(lines) == 1, run.stderr
+    line = lines[0]
     assert line.startswith("numaplace: error:"), line
     for needle in needles:
         assert str(needle) in line, f"{needle!r} not in {line!r}"
@@ -564,11 +565,7 @@ def test_run_library_not_found(tmp_path):
     if any(p.exists() for p in rt.library_candidates()):
         pytest.skip("a libnumaplace.so is installed or built here; test_find_library_order covers the search")
     r, _ = run_cli(["run", "--", "true"], {}, tmp_path)
-    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1, r.stderr
-    line = r.stderr.splitlines()[0]
-    assert line.startswith("numaplace: error: "), line
-    for needle in ["libnumaplace.so not found", "make run", *map(str, rt.library_candidates())]:
-        assert needle in line, f"{needle!r} not in {line!r}"
+    assert_usage_error(r, "libnumaplace.so not found", "make run", *map(str, rt.library_candidates()))
 
 
 def test_run_numaplace_lib_missing(tmp_path):
