@@ -191,6 +191,30 @@ impl Timing {
         }
     }
 
+    /// [`Timing::observe`] for a row whose non-zero entries are `touched` (ascending) and sum to
+    /// `total`: the same mix, to the bit, without visiting the other nodes.
+    pub fn observe_touched(&mut self, t: usize, lines: &[u64], touched: &[u32], total: u64) {
+        if total == 0 {
+            return;
+        }
+        let mix = &mut self.mix[t * self.nn..(t + 1) * self.nn];
+        let nz = &mut self.thread_nodes[t];
+        let share = |h: u32| lines[h as usize] as f64 / total as f64;
+        // Unchanged when the same nodes get the same shares, to the bit.
+        if nz.as_slice() == touched && touched.iter().all(|&h| mix[h as usize].to_bits() == share(h).to_bits()) {
+            return;
+        }
+        for &h in nz.iter() {
+            mix[h as usize] = 0.0;
+        }
+        nz.clear();
+        for &h in touched {
+            mix[h as usize] = share(h);
+            nz.push(h);
+        }
+        self.inputs_changed = true;
+    }
+
     /// Current queueing delay per node, ps.
     pub fn wait_ps(&self) -> &[f64] {
         &self.wait_ps
@@ -530,6 +554,7 @@ mod tests {
                     tm.set_thread(t, 1.0 + rng.below(8) as f64, rng.below(400) as f64, rng.below(5) > 0);
                 }
             }
+            let mut sparse = tm.clone();
             // Some threads fetch nothing (keeping their mix), most from a few nodes; in runs of
             // quanta every thread fetches as before (the mixes unchanged: a settled sweep is
             // skipped, and must give what a sweep would).
@@ -538,6 +563,14 @@ mod tests {
             }
             for (t, lines) in last.iter().enumerate() {
                 tm.observe(t, lines);
+                // The engine's sparse form of the same observation leaves the same state.
+                let touched: Vec<u32> = (0..nn as u32).filter(|&h| lines[h as usize] != 0).collect();
+                sparse.observe_touched(t, lines, &touched, lines.iter().sum());
+                assert_eq!(
+                    (sparse.mix.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), &sparse.thread_nodes, sparse.inputs_changed),
+                    (tm.mix.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), &tm.thread_nodes, tm.inputs_changed),
+                    "quantum {quantum}, thread {t}"
+                );
             }
             if quantum % 7 == 3 {
                 tm.retire(quantum % threads.len());

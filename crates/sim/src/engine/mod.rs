@@ -56,28 +56,47 @@ impl Traffic {
 
 /// Holds back every thread that fetched lines from node `h` in the quantum that began at
 /// `qstart` until `qstart + lines(h) · S(h)`, the earliest the node could have served them.
-/// `q_lines` is `[t * nodes + h]`, `service_ps` has one entry per node.
-/// `node_lines` is scratch of one entry per node.
-fn bandwidth_guard(q_lines: &[u64], clocks: &mut [Ps], service_ps: &[f64], qstart: Ps, node_lines: &mut [u64]) {
+/// `q_lines` is `[t * nodes + h]`, `service_ps` has one entry per node; `touched` lists, per
+/// thread, the nodes it fetched from (`[t * nodes ..]`, `counts[t]` of them, ascending:
+/// [`touched_nodes`]). `node_lines` is scratch of one entry per node; it ends with the
+/// quantum's lines per node.
+fn bandwidth_guard(q_lines: &[u64], touched: &[u32], counts: &[u32], clocks: &mut [Ps], service_ps: &[f64], qstart: Ps, node_lines: &mut [u64], floor: &mut [Ps]) {
     let nn = service_ps.len();
     node_lines.fill(0);
-    for row in q_lines.chunks_exact(nn) {
-        for (n, &l) in node_lines.iter_mut().zip(row) {
-            *n += l;
+    for (t, &k) in counts.iter().enumerate() {
+        for &h in &touched[t * nn..t * nn + k as usize] {
+            node_lines[h as usize] += q_lines[t * nn + h as usize];
         }
     }
-    for (h, &s) in service_ps.iter().enumerate() {
-        let lines = node_lines[h];
-        if lines == 0 {
-            continue;
-        }
-        let floor = qstart.saturating_add((lines as f64 * s).ceil() as Ps);
-        for (row, clock) in q_lines.chunks_exact(nn).zip(clocks.iter_mut()) {
-            if row[h] > 0 && *clock < floor {
-                *clock = floor;
-            }
+    for ((f, &lines), &s) in floor.iter_mut().zip(node_lines.iter()).zip(service_ps) {
+        *f = if lines == 0 { 0 } else { qstart.saturating_add((lines as f64 * s).ceil() as Ps) };
+    }
+    // A thread waits for the slowest node it used (the order of the maxima changes nothing).
+    for ((t, &k), clock) in counts.iter().enumerate().zip(clocks.iter_mut()) {
+        for &h in &touched[t * nn..t * nn + k as usize] {
+            *clock = (*clock).max(floor[h as usize]);
         }
     }
+}
+
+/// Lists the nodes whose entry of a thread's `row` of `q_lines` is not zero, ascending, into
+/// `touched`, and returns their number: after it every per-quantum step visits only the
+/// (thread, node) pairs that carried lines.
+fn touched_nodes(row: &[u64], touched: &mut [u32]) -> u32 {
+    let mut k = 0;
+    for (c, block) in row.chunks(64).enumerate() {
+        // A bit per node (the compiler vectorises the comparisons), then the set bits in order.
+        let mut mask = 0u64;
+        for (i, &l) in block.iter().enumerate() {
+            mask |= u64::from(l != 0) << i;
+        }
+        while mask != 0 {
+            touched[k] = (c * 64) as u32 + mask.trailing_zeros();
+            k += 1;
+            mask &= mask - 1;
+        }
+    }
+    k as u32
 }
 
 /// Solves the queueing delays and refreshes the cost table; with a dynamic policy attached,
@@ -103,8 +122,13 @@ pub struct Engine<'m> {
     timing: Timing,
     /// Lines fetched in the current quantum, `[t * nn + h]`.
     q_lines: Vec<u64>,
-    /// Scratch of the bandwidth guard: the quantum's lines per node.
+    /// Per thread, the nodes it fetched lines from in the quantum (`[t * nn ..]`, ascending)
+    /// and their number ([`touched_nodes`]).
+    q_nodes: Vec<u32>,
+    q_count: Vec<u32>,
+    /// Scratch of the bandwidth guard: the quantum's lines per node and each node's floor.
     node_lines: Vec<u64>,
+    node_floor: Vec<Ps>,
     now: Ps,
     /// Set when the run's simulated time passed [`MAX_TIME_PS`]: the epoch stopped there with
     /// transactions unplayed, and the run's result is not a measurement (the driver refuses it).
@@ -143,7 +167,10 @@ impl<'m> Engine<'m> {
             thread_node,
             quantum_ps: quantum_ps.max(1),
             q_lines: vec![0; nt * nn],
+            q_nodes: vec![0; nt * nn],
+            q_count: vec![0; nt],
             node_lines: vec![0; nn],
+            node_floor: vec![0; nn],
             now: 0,
             overran: false,
             epochs: Vec::new(),
@@ -184,6 +211,8 @@ impl<'m> Engine<'m> {
         self.timing = Timing::new(self.mem.machine, &self.thread_node, &share);
         self.timing.set_background(&background);
         self.q_lines = vec![0; nt * nn];
+        self.q_nodes = vec![0; nt * nn];
+        self.q_count = vec![0; nt];
         self.clocks = vec![0; nt];
         self.cursor = vec![0; nt];
         if let Some(d) = self.dynamic.as_mut() {
@@ -537,6 +566,10 @@ impl<'m> Engine<'m> {
         let start = self.cursor[t];
         self.clocks[t] = clock;
         self.cursor[t] = i;
+        // The nodes the thread fetched from in this quantum: lines are added only for records
+        // consumed, so a thread whose clock was already past the quantum's end (one record may
+        // span several quanta) has none, and its row is not scanned.
+        self.q_count[t] = if i > start { touched_nodes(&self.q_lines[t * nn..(t + 1) * nn], &mut self.q_nodes[t * nn..(t + 1) * nn]) } else { 0 };
         let unfinished = i < txns.len();
         if unfinished {
             let homes = self.mem.pt.homes().as_ptr();
@@ -566,7 +599,17 @@ impl<'m> Engine<'m> {
         // when the mix changed within the quantum (pages first touched by others, a new phase)
         // the quantum may have charged too little, so every thread that used a node waits
         // until the node could have served the quantum's lines.
-        bandwidth_guard(&self.q_lines, &mut self.clocks, &self.mem.machine.service_ps, qend - self.quantum_ps, &mut self.node_lines);
+        let nn = self.nn;
+        bandwidth_guard(
+            &self.q_lines,
+            &self.q_nodes,
+            &self.q_count,
+            &mut self.clocks,
+            &self.mem.machine.service_ps,
+            qend - self.quantum_ps,
+            &mut self.node_lines,
+            &mut self.node_floor,
+        );
         for (served, lines) in self.mem.served.iter_mut().zip(&self.node_lines) {
             *served += lines;
         }
@@ -581,26 +624,33 @@ impl<'m> Engine<'m> {
             d.sampler_quantum(&self.q_lines, self.nn, self.quantum_ps, &self.cursor, epoch);
         }
         // Then fold the quantum's lines into the totals and the timing model (a thread that
-        // fetched nothing adds nothing and keeps its mix).
-        let nn = self.nn;
+        // fetched nothing adds nothing and keeps its mix), visiting only the nodes each thread
+        // fetched from.
         let traffic = if epoch.iteration == 0 { &mut self.init } else { &mut self.timed };
         for t in 0..self.nt {
-            let lines = &mut self.q_lines[t * nn..(t + 1) * nn];
-            if lines.iter().fold(0, |any, &l| any | l) == 0 {
+            let touched = &self.q_nodes[t * nn..t * nn + self.q_count[t] as usize];
+            if touched.is_empty() {
                 continue;
             }
+            let lines = &mut self.q_lines[t * nn..(t + 1) * nn];
             let from = self.thread_node[t];
-            for (sum, l) in traffic.lines[from * nn..(from + 1) * nn].iter_mut().zip(lines.iter()) {
-                *sum += l;
+            let sums = &mut traffic.lines[from * nn..(from + 1) * nn];
+            let mut all = 0u64;
+            for &h in touched {
+                let l = lines[h as usize];
+                sums[h as usize] += l;
+                all += l;
             }
             if let Some(it) = iteration_slot {
-                let all: u64 = lines.iter().sum();
                 self.iteration_traffic[it].0 += lines[from];
                 self.iteration_traffic[it].1 += all;
                 self.mem.done += all;
             }
-            self.timing.observe(t, lines);
-            lines.fill(0);
+            self.timing.observe_touched(t, lines, touched, all);
+            for &h in touched {
+                lines[h as usize] = 0;
+            }
+            self.q_count[t] = 0;
         }
     }
 

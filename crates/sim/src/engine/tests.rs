@@ -238,3 +238,57 @@ fn barrier_waits_for_the_slowest_thread() {
     assert!((3000.0..3010.0).contains(&t), "{t}");
     assert_eq!(engine.now(), engine.epochs[0].time_ps);
 }
+
+/// The bandwidth guard as it was written before the quantum's rows were listed sparsely: every
+/// (thread, node) of the dense rows visited.
+fn dense_guard(q_lines: &[u64], clocks: &mut [Ps], service_ps: &[f64], qstart: Ps) -> Vec<u64> {
+    let nn = service_ps.len();
+    let mut node_lines = vec![0u64; nn];
+    for row in q_lines.chunks_exact(nn) {
+        for (n, &l) in node_lines.iter_mut().zip(row) {
+            *n += l;
+        }
+    }
+    for (h, &s) in service_ps.iter().enumerate() {
+        if node_lines[h] == 0 {
+            continue;
+        }
+        let floor = qstart.saturating_add((node_lines[h] as f64 * s).ceil() as Ps);
+        for (row, clock) in q_lines.chunks_exact(nn).zip(clocks.iter_mut()) {
+            if row[h] > 0 && *clock < floor {
+                *clock = floor;
+            }
+        }
+    }
+    node_lines
+}
+
+proptest::proptest! {
+    /// Listing each thread's touched nodes and guarding only those gives the dense guard's
+    /// clocks and per-node lines exactly, whatever the rows (mostly zeros, as quanta are).
+    #[test]
+    fn the_sparse_bandwidth_guard_is_the_dense_one(
+        nn in 1usize..70,
+        nt in 1usize..20,
+        seed in proptest::prelude::any::<u64>(),
+        qstart in 0u64..1_000_000,
+    ) {
+        let mut rng = numaplace_model::rng::SplitMix64::new(seed);
+        let q_lines: Vec<u64> = (0..nt * nn).map(|_| if rng.below(4) == 0 { rng.below(1000) } else { 0 }).collect();
+        let service_ps: Vec<f64> = (0..nn).map(|_| rng.below(200) as f64 + 0.25).collect();
+        let clocks0: Vec<Ps> = (0..nt).map(|_| qstart + rng.below(2_000_000)).collect();
+        let mut dense = clocks0.clone();
+        let want = dense_guard(&q_lines, &mut dense, &service_ps, qstart);
+        let mut touched = vec![0u32; nt * nn];
+        let counts: Vec<u32> = (0..nt).map(|t| touched_nodes(&q_lines[t * nn..(t + 1) * nn], &mut touched[t * nn..(t + 1) * nn])).collect();
+        for t in 0..nt {
+            let listed = &touched[t * nn..t * nn + counts[t] as usize];
+            let nonzero: Vec<u32> = (0..nn as u32).filter(|&h| q_lines[t * nn + h as usize] != 0).collect();
+            proptest::prop_assert_eq!(listed, nonzero.as_slice());
+        }
+        let (mut sparse, mut node_lines, mut floor) = (clocks0, vec![0; nn], vec![0; nn]);
+        bandwidth_guard(&q_lines, &touched, &counts, &mut sparse, &service_ps, qstart, &mut node_lines, &mut floor);
+        proptest::prop_assert_eq!(sparse, dense);
+        proptest::prop_assert_eq!(node_lines, want);
+    }
+}
