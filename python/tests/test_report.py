@@ -458,8 +458,13 @@ def test_runs_start_longest_first_rows_keep_run_order_and_each_experiment_says_w
     assert list(frame["run"]) == [0, 1, 0, 1, 2, 3, 4, 5]
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "numaplace reproduce: 8 runs of 2 experiments on the quick grid, longest first"
-    # 42.2 of 42.4 expected seconds done after 600 s: about 2.8 s left
-    assert lines[1] == "numaplace reproduce: pages done; 6 of 8 runs after 10 min 0 s, about 3 s left", lines
+    # Two system, two protocol and two page runs' expected seconds done after 600 s, two page
+    # runs' left: the time left is 600 s scaled by their ratio (EXPECTED_S declares the costs).
+    cost = run_module.EXPECTED_S
+    done = 2 * (cost["system"] + cost["protocol"] + cost["page"])
+    left = round(600 * 2 * cost["page"] / done)
+    assert 1 <= left < 60, left
+    assert lines[1] == f"numaplace reproduce: pages done; 6 of 8 runs after 10 min 0 s, about {left} s left", lines
     assert lines[2] == "numaplace reproduce: mixed done; 8 of 8 runs after 10 min 0 s", lines
     assert len(lines) == 3
 
