@@ -56,7 +56,7 @@ CLOCK_START := $(shell date +%s)
 run:
 	@$(MAKE) --no-print-directory -j2 $(DEPS) libs
 	@$(MAKE) --no-print-directory $(EXT)
-	@echo "numaplace: running the papers' experiments (numaplace reproduce --out report; about 4 min)..."
+	@echo "numaplace: running the papers' experiments (numaplace reproduce --out report; about 3 min)..."
 	$(VENV)/bin/numaplace reproduce --out report
 	@echo "numaplace: done. Open report/index.html; the command line is $(VENV)/bin/numaplace (README.md, Quick start)."
 
