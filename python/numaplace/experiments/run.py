@@ -109,8 +109,9 @@ EXPECTED_S = {"system": 12.5, "protocol": 1.8, "page": 0.5}
 """A run's rough cost by kind, seconds on one core of the two-core machine: the quick grid's
 means, measured one run at a time in one process (2026-11-28: seed 002's 12 system runs 176 s,
 17 % less since the page engine's sparse quanta; seed 004's 84 protocol-engine runs 153 s; the
-159 page-level runs 79 s, from 0.01 s to 8.5 s each). They set the order runs start in (longest first, so that no long run is left for one
-worker at the end) and the estimate of the time left. Neither changes a result. (At 20, 1 and
+159 page-level runs 79 s, from 0.01 s to 8.5 s each). They set the order runs start in
+(longest first, so that no long run is left for one worker at the end) and the estimate of the
+time left. Neither changes a result. (At 20, 1 and
 0.1 s, `make run` said "about 33 s left" when seed 002's runs were done, 94 s before the end.)"""
 
 
