@@ -162,37 +162,12 @@ impl Timing {
     /// Records the lines thread `t` fetched from each node in the last quantum; the shares
     /// become its mix. A thread that fetched nothing keeps its previous mix.
     pub fn observe(&mut self, t: usize, lines: &[u64]) {
-        let total: u64 = lines.iter().sum();
-        if total > 0 {
-            let mix = &mut self.mix[t * self.nn..(t + 1) * self.nn];
-            let nz = &mut self.thread_nodes[t];
-            // Unchanged when the same nodes get the same shares, to the bit.
-            let (mut k, mut changed) = (0, false);
-            for (h, &l) in lines.iter().enumerate() {
-                if l > 0 {
-                    let share = l as f64 / total as f64;
-                    changed |= nz.get(k) != Some(&(h as u32)) || mix[h].to_bits() != share.to_bits();
-                    k += 1;
-                }
-            }
-            if changed || k != nz.len() {
-                for &h in nz.iter() {
-                    mix[h as usize] = 0.0;
-                }
-                nz.clear();
-                for (h, &l) in lines.iter().enumerate() {
-                    if l > 0 {
-                        mix[h] = l as f64 / total as f64;
-                        nz.push(h as u32);
-                    }
-                }
-                self.inputs_changed = true;
-            }
-        }
+        let touched: Vec<u32> = (0..lines.len() as u32).filter(|&h| lines[h as usize] != 0).collect();
+        self.observe_touched(t, lines, &touched, lines.iter().sum());
     }
 
     /// [`Timing::observe`] for a row whose non-zero entries are `touched` (ascending) and sum to
-    /// `total`: the same mix, to the bit, without visiting the other nodes.
+    /// `total`, without visiting the other nodes (the engine lists them as its threads play).
     pub fn observe_touched(&mut self, t: usize, lines: &[u64], touched: &[u32], total: u64) {
         if total == 0 {
             return;
@@ -554,7 +529,6 @@ mod tests {
                     tm.set_thread(t, 1.0 + rng.below(8) as f64, rng.below(400) as f64, rng.below(5) > 0);
                 }
             }
-            let mut sparse = tm.clone();
             // Some threads fetch nothing (keeping their mix), most from a few nodes; in runs of
             // quanta every thread fetches as before (the mixes unchanged: a settled sweep is
             // skipped, and must give what a sweep would).
@@ -563,14 +537,6 @@ mod tests {
             }
             for (t, lines) in last.iter().enumerate() {
                 tm.observe(t, lines);
-                // The engine's sparse form of the same observation leaves the same state.
-                let touched: Vec<u32> = (0..nn as u32).filter(|&h| lines[h as usize] != 0).collect();
-                sparse.observe_touched(t, lines, &touched, lines.iter().sum());
-                assert_eq!(
-                    (sparse.mix.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), &sparse.thread_nodes, sparse.inputs_changed),
-                    (tm.mix.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), &tm.thread_nodes, tm.inputs_changed),
-                    "quantum {quantum}, thread {t}"
-                );
             }
             if quantum % 7 == 3 {
                 tm.retire(quantum % threads.len());
