@@ -162,9 +162,14 @@ pub fn timed(stream: &[LineOp]) -> Vec<(Addr, bool)> {
 /// The operations between the `k`-th and `k+1`-th barrier after `EndInit` (phase `k` of the
 /// timed part).
 pub fn timed_phase(stream: &[LineOp], k: usize) -> &[LineOp] {
+    timed_phases(stream)[k]
+}
+
+/// Every timed phase of `stream` in order (what `timed_phase` gives for k = 0, 1, ...), found in
+/// one pass: a test that visits every phase of a long stream calls this once, not once a phase.
+pub fn timed_phases(stream: &[LineOp]) -> Vec<&[LineOp]> {
     let start = stream.iter().position(|o| *o == LineOp::EndInit).unwrap() + 1;
-    let s = &stream[start..];
-    let bars: Vec<usize> = s.iter().enumerate().filter(|(_, o)| **o == LineOp::Barrier).map(|(i, _)| i).collect();
-    let lo = if k == 0 { 0 } else { bars[k - 1] + 1 };
-    &s[lo..bars[k]]
+    let mut phases: Vec<&[LineOp]> = stream[start..].split(|o| *o == LineOp::Barrier).collect();
+    phases.pop(); // what follows the last barrier ends no phase
+    phases
 }

@@ -220,9 +220,10 @@ mod tests {
             let s = check::run(&spec, 4);
             let c = check::ctx(4);
             let a = Array2 { base: 0, rows: n, cols: n };
+            let phases: Vec<Vec<&[LineOp]>> = s.iter().map(|stream| check::timed_phases(stream)).collect();
             for k in 0..n - 1 {
-                for (t, stream) in s.iter().enumerate() {
-                    let phase = check::timed_phase(stream, k as usize);
+                for (t, stream) in phases.iter().enumerate() {
+                    let phase = stream[k as usize];
                     let got: Vec<LineOp> = phase.iter().copied().filter(|o| !matches!(o, LineOp::Compute(_))).collect();
                     let mut want = Vec::new();
                     for (lo, hi) in assigned_rows(n, c.threads, cyclic, k + 1, t) {
