@@ -399,6 +399,16 @@ def test_a_bad_policy_is_one_line_and_a_non_zero_exit(progs):
     assert "dynamic policy 'kernel' cannot run in the runtime: " in r.stderr
 
 
+def test_the_stencil_s_digest_check_refuses_a_result_that_differs(progs):
+    # The VM's long runs are checked by digest (host_digest): the check must be able to fail.
+    right = subprocess.run([progs["stencil-plain"], "plain", "64", "2", "3"], capture_output=True, text=True, timeout=60)
+    digest = re.search(r"^digest ([0-9a-f]{16})$", right.stdout, re.M)
+    assert right.returncode == 0 and "checksum ok" in right.stdout and digest, right.stdout
+    for expect, rc, said in [(digest.group(1), 0, "checksum ok"), (f"{int(digest.group(1), 16) ^ 1:016x}", 5, "checksum MISMATCH")]:
+        r = subprocess.run([progs["stencil-plain"], "plain", "64", "2", "3"], env={**os.environ, "STENCIL_EXPECT": expect}, capture_output=True, text=True, timeout=60)
+        assert r.returncode == rc and said in r.stdout, r.stdout
+
+
 def test_the_sample_source_is_chosen_and_said(progs, tmp_path):
     pebs = Path("/sys/bus/event_source/devices/cpu/events/mem-loads").exists()
     # AMD IBS may open or not: per-process where the kernel attaches IBS to processes, else
@@ -433,6 +443,22 @@ SUITE_PROGRAMS = ("is", "gapbs-bfs")
 # suite's 129 s in an idle VM (2026-11-28), against 0.6-0.8 s with no policy. Registration still
 # revokes every managed page, so every run still takes its faults and the policy's decisions.
 SUITE_SAMPLE_PERIOD_MS = 1000
+# The API run's sampling period. Registration revokes every page, so iteration 1's first touches
+# are sampled whatever the period; at the default 100 ms the sampler then revoked the pages ten
+# times a second, and in an idle VM (2026-11-29) iterations 1 and 2 took 10.7 and 6.6 s (1,534
+# pages moved, 99.90 % local) where at 1,000 ms they took 1.0 and 0.8 s (1,535 moved, 99.85 %).
+API_SAMPLE_PERIOD_MS = 1000
+
+
+def host_digest(exe: Path, iters: int, sweeps: int) -> str:
+    """The stencil's result at PAGES pages, as its digest (`digest HEX`), computed on this host by
+    the same program and checked there against its own serial run: the VM's long runs are
+    checked against it (STENCIL_EXPECT), not against a serial run under qemu's emulation, which
+    cost as much as the parallel run (about 15 s of the preloaded run's 70)."""
+    r = subprocess.run([str(exe), "plain", str(PAGES), str(iters), str(sweeps)], capture_output=True, text=True, timeout=600)
+    found = re.search(r"^digest ([0-9a-f]{16})$", r.stdout, re.M)
+    assert r.returncode == 0 and "checksum ok" in r.stdout and found, f"the stencil on this host: rc={r.returncode} {r.stdout[-300:]} {r.stderr[-300:]}"
+    return found.group(1)
 
 
 def _vm_suite():
@@ -475,15 +501,18 @@ def vm_runs(progs, suite_runs) -> dict[str, str]:
         files.update(suite_runs[2])
     env = launch_env(LIB, dynamic="sampled:period_ms=100", stats="/tmp/preload.json", base={})
     preload = " ".join(f"{k}={v}" for k, v in sorted(env.items()))
-    api = f"NUMAPLACE_STATS=/tmp/api.json stencil api {PAGES} {ITERS} {SWEEPS}; echo rc=$?"
-    plain = f"stencil-plain plain {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?"
+    expect = {(i, s): host_digest(progs["stencil-plain"], i, s) for i, s in [(ITERS, SWEEPS), (ITERS, PRELOAD_SWEEPS), (FORKED_ITERS, PRELOAD_SWEEPS)]}
+    api = (f"STENCIL_EXPECT={expect[ITERS, SWEEPS]} NUMAPLACE_SAMPLE_PERIOD_MS={API_SAMPLE_PERIOD_MS} NUMAPLACE_STATS=/tmp/api.json"
+           f" stencil api {PAGES} {ITERS} {SWEEPS}; echo rc=$?")
+    plain = f"STENCIL_EXPECT={expect[ITERS, PRELOAD_SWEEPS]} stencil-plain plain {PAGES} {ITERS} {PRELOAD_SWEEPS}; echo rc=$?"
+    forked = f"STENCIL_EXPECT={expect[FORKED_ITERS, PRELOAD_SWEEPS]} stencil-plain forked {PAGES} {FORKED_ITERS} {PRELOAD_SWEEPS}; echo rc=$?"
     script = "\n".join([
         "echo '== api'",
         api,
         "echo '== preload'",
         f"env {preload} {plain}",
         "echo '== forked'",
-        f"env {preload.replace('/tmp/preload.json', '/tmp/forked.json')} stencil-plain forked {PAGES} {FORKED_ITERS} {PRELOAD_SWEEPS}; echo rc=$?",
+        f"env {preload.replace('/tmp/preload.json', '/tmp/forked.json')} {forked}",
         # Record-replay is driven by the program's calls; the sampler thread's periodic windows
         # stay out of it (a window landing in iteration 1's shift phase, as one did with two busy
         # loops beside the VM, gave upmlib_migrate_memory samples of the phase to act on).
@@ -504,9 +533,10 @@ def vm_runs(progs, suite_runs) -> dict[str, str]:
         f"echo 1 > /proc/sys/kernel/numa_balancing; {plain}; echo 0 > /proc/sys/kernel/numa_balancing",
         "echo '== stats'; cat /tmp/preload.json",
     ])
-    # The batch takes about 300 s with the host idle and up to 2.5 times that beside the other
-    # pytest worker and a build (a fresh-clone CI, 2026-11-28, timed out at 600 s): the timeout
-    # is for a hung VM, not a slow one.
+    # The batch takes about 170 s with the host idle (about 280 s before the long runs were
+    # checked by digest and the API run sampled every second, 2026-11-29) and up to 2.5 times
+    # that beside the other pytest worker and a build (a fresh-clone CI, 2026-11-28, timed out
+    # at 600 s): the timeout is for a hung VM, not a slow one.
     r = numavm.run(script, files, nodes=4, timeout=1500)
     parts = dict(re.findall(r"^== (\w+)\n(.*?)(?=^== |\Z)", r.output, re.S | re.M))
     # The preloaded run, measured; again in a fresh VM (at most PRELOAD_RETRIES times) while its
