@@ -237,6 +237,11 @@ impl Kernel for Sweeps {
     fn flop_shares(&self) -> &[f64] {
         &self.shares
     }
+
+    /// A sweep's records depend on the epoch and the thread only.
+    fn same_every_iteration(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
