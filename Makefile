@@ -56,7 +56,7 @@ CLOCK_START := $(shell date +%s)
 run:
 	@$(MAKE) --no-print-directory -j2 $(DEPS) libs
 	@$(MAKE) --no-print-directory $(EXT)
-	@echo "numaplace: running the papers' experiments (numaplace reproduce --out report; about 3 min)..."
+	@echo "numaplace: running the papers' experiments (numaplace reproduce --out report; about 2 min)..."
 	$(VENV)/bin/numaplace reproduce --out report
 	@echo "numaplace: done. Open report/index.html; the command line is $(VENV)/bin/numaplace (README.md, Quick start)."
 
@@ -99,7 +99,7 @@ $(EXT): $(DEPS) $(RUST_SOURCES)
 # The test binaries are built first (quiet in a log), then run with cargo naming each one
 # ("Running unittests src/lib.rs (target/tests/deps/numaplace_model-...)") and one dot a test.
 rust-test:
-	@echo "numaplace: building the Rust tests (release code without LTO, Cargo.toml profile.tests; about 3 min on 2 idle cores the first time)..."
+	@echo "numaplace: building the Rust tests (release code without LTO, Cargo.toml profile.tests; about 2.5 min on 2 idle cores the first time)..."
 	@$(call timed,building the Rust tests,cargo test --profile tests $(QUIET) --no-run $(RUST_TEST_CRATES))
 	@echo "numaplace: running the Rust tests (unit, property and integration; seconds)..."
 	@$(call timed,the Rust tests,cargo test --profile tests $(RUST_TEST_CRATES) -- --quiet)
