@@ -83,16 +83,112 @@ pub fn write_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_with(path, |e| e, |f| f.write_all(bytes))
 }
 
+/// A directory of one's own under the system's temporary directory, for scratch files: made
+/// by one `mkdir` (which never follows a link, so nobody else's file or link can stand in for
+/// it), mode 0700, named by tag, process, call and clock so no other process or call shares
+/// it; it and everything in it is removed when the value is dropped. It reads as its `Path`.
+#[derive(Debug)]
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// A new directory `numaplace-{tag}-…` under `std::env::temp_dir()`.
+    ///
+    /// # Errors
+    /// The `mkdir`'s error (the caller names the temporary directory; a name that exists is
+    /// retried under another, up to 64 times).
+    pub fn new(tag: &str) -> io::Result<TempDir> {
+        use std::os::unix::fs::DirBuilderExt as _;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let base = std::env::temp_dir();
+        let mut last = None;
+        for _ in 0..64 {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+            let p = base.join(format!("numaplace-{tag}-{}-{}-{nanos:08x}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+            match std::fs::DirBuilder::new().mode(0o700).create(&p) {
+                Ok(()) => return Ok(TempDir(p)),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
+    }
+
+    /// The directory.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TempDir {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// One scratch file's path, in a [`TempDir`] of its own that goes when the value is dropped;
+/// it reads as the `Path` of the file.
+#[derive(Debug)]
+pub struct TempPath {
+    path: PathBuf,
+    _dir: TempDir,
+}
+
+impl TempPath {
+    /// The path `name` in a new [`TempDir`] tagged `tag` (the file is not created).
+    ///
+    /// # Errors
+    /// As [`TempDir::new`].
+    pub fn new(tag: &str, name: impl AsRef<Path>) -> io::Result<TempPath> {
+        let dir = TempDir::new(tag)?;
+        Ok(TempPath { path: dir.join(name), _dir: dir })
+    }
+}
+
+impl std::ops::Deref for TempPath {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for TempPath {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TempPath {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::write_bytes as write_output;
 
-    fn dir(name: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("numaplace-outfile-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
+    use super::TempDir;
 
     fn names(d: &std::path::Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
@@ -102,7 +198,7 @@ mod tests {
 
     #[test]
     fn outputs_follow_links_refuse_directories_and_leave_no_temporary() {
-        let d = dir("out");
+        let d = TempDir::new("outfile-test").unwrap();
         write_output(&d.join("a.csv"), b"x").unwrap();
         assert_eq!(std::fs::read(d.join("a.csv")).unwrap(), b"x");
         std::os::unix::fs::symlink("a.csv", d.join("l.csv")).unwrap();
@@ -130,6 +226,27 @@ mod tests {
         // A device is written through, not replaced.
         write_output(std::path::Path::new("/dev/null"), b"v").unwrap();
         assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
-        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_temporary_directory_is_private_unique_and_removed_when_dropped() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let a = TempDir::new("t").unwrap();
+        let b = TempDir::new("t").unwrap();
+        assert_ne!(a.path(), b.path());
+        let m = std::fs::symlink_metadata(a.path()).unwrap();
+        assert!(m.is_dir() && !m.file_type().is_symlink());
+        assert_eq!(m.permissions().mode() & 0o777, 0o700);
+        std::fs::create_dir(a.join("sub")).unwrap();
+        std::fs::write(a.join("sub").join("f"), b"x").unwrap();
+        let gone = a.path().to_path_buf();
+        drop(a);
+        assert!(std::fs::symlink_metadata(&gone).is_err(), "{} is left", gone.display());
+        let f = super::TempPath::new("t", "f.txt").unwrap();
+        std::fs::write(&f, b"x").unwrap();
+        let dir = f.parent().unwrap().to_path_buf();
+        assert!(dir.starts_with(std::env::temp_dir()) && f.ends_with("f.txt"));
+        drop(f);
+        assert!(std::fs::symlink_metadata(&dir).is_err(), "{} is left", dir.display());
     }
 }

@@ -404,10 +404,9 @@ mod tests {
         assert!(rows.iter().any(|c| c[1] == json!(0) && c[2] == json!(3)) && rows.iter().any(|c| c[1] == json!(1) && c[2] == json!(64)));
     }
 
-    fn tmpdir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("numaplace-record-test-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        d
+    /// A fresh directory per call, removed when dropped.
+    fn tmpdir(name: &str) -> numaplace_outfile::TempDir {
+        numaplace_outfile::TempDir::new(&format!("record-test-{name}")).unwrap()
     }
 
     #[test]

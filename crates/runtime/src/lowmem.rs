@@ -169,7 +169,9 @@ Node 2, zone  Movable
 
     #[test]
     fn memory_tiers_are_read_per_node_and_a_missing_directory_is_none() {
-        let dir = std::env::temp_dir().join(format!("numaplace-tiers-{}", std::process::id()));
+        // A private directory, removed when `scratch` is dropped.
+        let scratch = numaplace_outfile::TempDir::new("numaplace-tiers").unwrap();
+        let dir = scratch.join("d");
         for (tier, list) in [("memory_tier4", "0-1\n"), ("memory_tier22", "3\n")] {
             std::fs::create_dir_all(dir.join(tier)).unwrap();
             std::fs::write(dir.join(tier).join("nodelist"), list).unwrap();

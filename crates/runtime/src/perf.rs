@@ -528,7 +528,9 @@ mod tests {
 
     #[test]
     fn ibs_events_count_ops_and_filter_the_kernel_where_the_pmu_says_it_can() {
-        let dir = std::env::temp_dir().join(format!("np-rt-ibs-{}", std::process::id()));
+        // A private directory, removed when `scratch` is dropped.
+        let scratch = numaplace_outfile::TempDir::new("np-rt-ibs").unwrap();
+        let dir = scratch.join("d");
         std::fs::create_dir_all(dir.join("format")).unwrap();
         std::fs::write(dir.join("type"), "11\n").unwrap();
         // An older kernel: no op counting, no software filter: cycles, no exclude flags.
@@ -549,7 +551,9 @@ mod tests {
 
     #[test]
     fn pmu_events_are_placed_by_their_format_files() {
-        let dir = std::env::temp_dir().join(format!("np-rt-pmu-{}", std::process::id()));
+        // A private directory, removed when `scratch` is dropped.
+        let scratch = numaplace_outfile::TempDir::new("np-rt-pmu").unwrap();
+        let dir = scratch.join("d");
         std::fs::create_dir_all(dir.join("events")).unwrap();
         std::fs::create_dir_all(dir.join("format")).unwrap();
         std::fs::write(dir.join("type"), "4\n").unwrap();

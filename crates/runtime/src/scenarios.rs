@@ -307,7 +307,9 @@ mod stats {
     #[test]
     fn the_stats_file_is_written_through_links_and_devices_and_never_onto_a_directory() {
         let (rt, _fake, _space) = rt("upmlib");
-        let d = std::env::temp_dir().join(format!("numaplace-stats-write-{}", std::process::id()));
+        // A private directory, removed when `scratch` is dropped.
+        let scratch = numaplace_outfile::TempDir::new("numaplace-stats-write").unwrap();
+        let d = scratch.join("d");
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         std::os::unix::fs::symlink("target.json", d.join("link.json")).unwrap();

@@ -448,7 +448,9 @@ mod tests {
 
     #[test]
     fn sysfs_topology_reads_nodes_and_a_missing_directory_means_one_node() {
-        let dir = std::env::temp_dir().join(format!("np-rt-sysfs-{}", std::process::id()));
+        // A private directory, removed when `scratch` is dropped.
+        let scratch = numaplace_outfile::TempDir::new("np-rt-sysfs").unwrap();
+        let dir = scratch.join("d");
         for (id, cpus, dist) in [(0, "0-1", "10 21"), (2, "2-3", "21 10")] {
             let d = dir.join(format!("node{id}"));
             std::fs::create_dir_all(&d).unwrap();

@@ -141,7 +141,9 @@ pub fn speed(transactions: u64, pages: u64, repetitions: u32) -> Result<SpeedRes
     black_box(&scratch);
 
     // Trace reading: write the records once, read them back into the reused buffer.
-    let path = std::env::temp_dir().join(format!("numaplace-bench-{}.nptrace", std::process::id()));
+    // In a private directory of its own (removed on return), so no link can redirect the write.
+    let scratch_dir = numaplace_outfile::TempDir::new("bench").map_err(|e| SimError::io(&std::env::temp_dir(), e))?;
+    let path = scratch_dir.join("bench.nptrace");
     let header = crate::trace::TraceHeader {
         page_size: machine.raw.page_size,
         line_size: machine.raw.line_size,
@@ -161,12 +163,11 @@ pub fn speed(transactions: u64, pages: u64, repetitions: u32) -> Result<SpeedRes
         let ok = t.next_epoch(&mut scratch);
         best_read = best_read.min(t0.elapsed().as_secs_f64());
         if let Some(e) = t.take_error() {
-            let _ = std::fs::remove_file(&path);
             return Err(e);
         }
         assert!(ok, "the benchmark trace holds one epoch");
     }
-    let _ = std::fs::remove_file(&path);
+    drop(scratch_dir);
 
     Ok(SpeedResult {
         kernel_seconds: best_kernel,

@@ -157,7 +157,9 @@ mod tests {
 
     #[test]
     fn detects_a_two_node_host_and_round_trips() {
-        let dir = std::env::temp_dir().join(format!("np-detect-{}", std::process::id()));
+        // A private directory, removed when `scratch` is dropped.
+        let scratch = numaplace_outfile::TempDir::new("np-detect").unwrap();
+        let dir = scratch.join("d");
         let _ = std::fs::remove_dir_all(&dir);
         fake_sysfs(&dir, &[("0-3,8-11", 4 * 1024 * 1024, "10 21"), ("4-7", 2 * 1024 * 1024, "21 10")]);
         let m = detect(&dir, &DetectOptions::default()).unwrap();

@@ -281,8 +281,8 @@ mod tests {
         p
     }
 
-    fn tmp(tag: &str) -> std::path::PathBuf {
-        std::env::temp_dir().join(format!("numaplace-objects-{tag}-{}", std::process::id()))
+    fn tmp(tag: &str) -> numaplace_outfile::TempDir {
+        numaplace_outfile::TempDir::new(&format!("objects-{tag}")).unwrap()
     }
 
     /// Two threads on two nodes: `a` first touched by thread 0 in serial code, then each
@@ -345,7 +345,6 @@ end
         let o = objects(&p, &m, Binding::Compact, false).unwrap();
         assert_eq!(o.thread_nodes, vec![0, 0]);
         assert_eq!(o.objects[0].local_first_touch, 40);
-        std::fs::remove_dir_all(d).ok();
     }
 
     #[test]
@@ -361,6 +360,5 @@ end
         let h = &o.objects[0].heat;
         assert!(h.len() < 2 * HEAT_EPOCHS && o.heat_epoch_width >= 8, "{} buckets of {}", h.len(), o.heat_epoch_width);
         assert_eq!(h.iter().map(|b| b[0][0]).sum::<u64>(), 500, "no line lost in merging");
-        std::fs::remove_dir_all(d).ok();
     }
 }

@@ -4,15 +4,11 @@ use super::*;
 use crate::run::{export_trace, simulate_on, RunConfig};
 use crate::presets::preset;
 use crate::workload::Init;
-use std::path::PathBuf;
+use numaplace_outfile::TempPath;
 
-/// A fresh path per call: tests run in parallel.
-fn tmp(name: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("np-trace-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A fresh path per call (tests run in parallel), removed with its directory when dropped.
+fn tmp(name: &str) -> TempPath {
+    TempPath::new("trace-test", name).unwrap()
 }
 
 fn cfg(workload: &str, threads: usize) -> RunConfig {
@@ -20,7 +16,7 @@ fn cfg(workload: &str, threads: usize) -> RunConfig {
 }
 
 /// A small valid binary trace and its bytes.
-fn sample() -> (PathBuf, Vec<u8>) {
+fn sample() -> (TempPath, Vec<u8>) {
     let m = preset("origin2000").unwrap();
     let p = tmp("sample.nptrace");
     export_trace(&m, &cfg("random:pages=64,accesses=300,iterations=2,write_fraction=0.3", 4), &p, false).unwrap();
@@ -187,7 +183,7 @@ fn zigzag_round_trips() {
 }
 
 /// The files of a saved fuzz corpus (`fuzz/corpus/NAME`), each with its bytes.
-fn corpus(name: &str) -> Vec<(PathBuf, Vec<u8>)> {
+fn corpus(name: &str) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(name);
     let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let mut files: Vec<_> = entries.flatten().map(|e| e.path()).collect();

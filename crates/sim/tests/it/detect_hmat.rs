@@ -5,7 +5,8 @@
 
 use numaplace_sim::detect::{detect_host, detected_toml, DetectOptions};
 use numaplace_model::Machine;
-use std::path::{Path, PathBuf};
+use numaplace_outfile::TempDir;
+use std::path::Path;
 
 /// One node of a fake tree: its cpulist, MemTotal in kB and SLIT row.
 struct Node<'a> {
@@ -14,9 +15,9 @@ struct Node<'a> {
     distance: &'a str,
 }
 
-fn tree(tag: &str, nodes: &[Node]) -> PathBuf {
-    let root = std::env::temp_dir().join(format!("numaplace-hmat-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+/// The tree in a directory of its own, removed when the value is dropped.
+fn tree(tag: &str, nodes: &[Node]) -> TempDir {
+    let root = TempDir::new(&format!("hmat-{tag}")).unwrap();
     for (i, n) in nodes.iter().enumerate() {
         let dir = root.join(format!("node{i}"));
         std::fs::create_dir_all(&dir).unwrap();
@@ -39,7 +40,7 @@ fn hmat(root: &Path, node: usize, class: &str, files: &[(&str, &str)], initiator
     }
 }
 
-fn two_nodes(tag: &str) -> PathBuf {
+fn two_nodes(tag: &str) -> TempDir {
     tree(tag, &[Node { cpus: "0-3", kb: 4 << 20, distance: "10 21" }, Node { cpus: "4-7", kb: 4 << 20, distance: "21 10" }])
 }
 
@@ -51,7 +52,6 @@ fn assumed(notes: &[String]) -> Vec<&str> {
 fn without_hmat_the_documented_values_are_assumed_and_said() {
     let root = two_nodes("none");
     let h = detect_host(&root, &DetectOptions::default()).unwrap();
-    std::fs::remove_dir_all(&root).unwrap();
     assert_eq!(h.machine.raw.latency_ns, vec![vec![90.0, 189.0], vec![189.0, 90.0]]);
     assert!(h.machine.raw.nodes.iter().all(|n| n.bandwidth_gbps == 20.0));
     assert_eq!(
@@ -77,7 +77,6 @@ fn hmat_on_every_node_replaces_the_assumptions_and_access1_wins() {
     hmat(&root, 0, "access0", &[("read_latency", "5"), ("read_bandwidth", "1")], &[0]);
     hmat(&root, 1, "access1", &[("read_latency", "120"), ("read_bandwidth", "47684")], &[1]);
     let h = detect_host(&root, &DetectOptions::default()).unwrap();
-    std::fs::remove_dir_all(&root).unwrap();
     // a[0][1] = 120 x 21 / 10 = 252, a[1][0] = 80 x 21 / 10 = 168; the machine's is their mean.
     assert_eq!(h.machine.raw.latency_ns, vec![vec![80.0, 210.0], vec![210.0, 120.0]]);
     let bw: Vec<f64> = h.machine.raw.nodes.iter().map(|n| n.bandwidth_gbps).collect();
@@ -95,7 +94,6 @@ fn partial_hmat_mixes_published_and_assumed_values_and_says_which() {
     hmat(&root, 0, "access1", &[("read_latency", "0")], &[0]);
     hmat(&root, 0, "access0", &[("read_latency", "70"), ("read_bandwidth", "0")], &[0]);
     let h = detect_host(&root, &DetectOptions { local_ns: 100.0, bandwidth_gbps: 7.0, ..DetectOptions::default() }).unwrap();
-    std::fs::remove_dir_all(&root).unwrap();
     // a[0][1] = 100 x 21 / 10 (assumed, over 10) = 210, a[1][0] = 70 x 21 / 10 = 147.
     assert_eq!(h.machine.raw.latency_ns, vec![vec![70.0, 178.5], vec![178.5, 100.0]]);
     assert!(h.machine.raw.nodes.iter().all(|n| n.bandwidth_gbps == 7.0));
@@ -118,7 +116,6 @@ fn a_malformed_or_out_of_bounds_hmat_value_is_one_line_naming_its_file() {
         hmat(&root, 1, "access1", &[(file, text)], &[1]);
         let e = detect_host(&root, &DetectOptions::default()).unwrap_err().to_string();
         let path = root.join("node1/access1/initiators").join(file);
-        std::fs::remove_dir_all(&root).unwrap();
         assert_eq!(e, format!("{}: {says}", path.display()));
         assert_eq!(e.lines().count(), 1);
     }
@@ -139,7 +136,6 @@ fn a_cpu_less_memory_node_takes_its_latency_from_its_initiator_and_the_slit() {
     hmat(&root, 1, "access1", &[("read_latency", "110")], &[1]);
     hmat(&root, 2, "access1", &[("read_latency", "250"), ("read_bandwidth", "47684")], &[0]);
     let h = detect_host(&root, &DetectOptions::default()).unwrap();
-    std::fs::remove_dir_all(&root).unwrap();
     let l = &h.machine.raw.latency_ns;
     assert_eq!(h.machine.raw.nodes[2].cpus, 0);
     // From its initiator, node 0: the published 250 ns. From node 1: 250 x 34 / 24. The

@@ -5,12 +5,12 @@
 
 use numaplace_sim::detect::{detect, DetectOptions};
 use numaplace_sim::presets::preset;
-use std::path::PathBuf;
+use numaplace_outfile::TempDir;
 
 /// A sysfs node directory with one node per `cpulist`, each with 1 GiB and a SLIT row.
-fn fake_sysfs(tag: &str, cpulists: &[&str]) -> PathBuf {
-    let root = std::env::temp_dir().join(format!("numaplace-detect-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+/// In a directory of its own, removed when the value is dropped.
+fn fake_sysfs(tag: &str, cpulists: &[&str]) -> TempDir {
+    let root = TempDir::new(&format!("detect-{tag}")).unwrap();
     let n = cpulists.len();
     for (i, list) in cpulists.iter().enumerate() {
         let dir = root.join(format!("node{i}"));
@@ -30,7 +30,6 @@ fn a_huge_or_overlapping_cpulist_is_refused_without_expanding_it() {
         let root = fake_sysfs(tag, &[list, "4-7"]);
         let e = detect(&root, &DetectOptions::default()).unwrap_err().to_string();
         assert_eq!(e, format!("{}: not a CPU list", root.join("node0/cpulist").display()));
-        std::fs::remove_dir_all(&root).unwrap();
     }
 }
 
@@ -38,7 +37,6 @@ fn a_huge_or_overlapping_cpulist_is_refused_without_expanding_it() {
 fn a_detected_machine_counts_each_cpu_once_and_has_the_documented_migration_costs() {
     let root = fake_sysfs("ok", &["0-3,8", "4-7"]);
     let m = detect(&root, &DetectOptions::default()).unwrap();
-    std::fs::remove_dir_all(&root).unwrap();
     assert_eq!(m.raw.nodes.iter().map(|n| n.cpus).collect::<Vec<_>>(), [5, 4]);
     assert_eq!(m.raw.latency_ns, vec![vec![90.0, 189.0], vec![189.0, 90.0]]);
     // The TLB shootdown in particular: 250 ns per CPU, as machines/modern-2s.toml argues.

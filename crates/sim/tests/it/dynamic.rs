@@ -22,12 +22,8 @@ fn run(body: &str, dynamic: &str) -> SimResult {
 /// Runs a text trace with the given region lines; the simulator's answer as it is.
 fn try_run(regions: &str, body: &str, dynamic: &str) -> Result<SimResult, numaplace_sim::SimError> {
     let text = format!("numaplace-trace 1\npage_size 16384\nline_size 128\nthreads 2\n{regions}{body}");
-    // One directory per call: tests run in parallel and may share a trace.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("np-dyn-{}-{call}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("t.txt");
+    // One directory per call (tests run in parallel), removed when `path` is dropped.
+    let path = numaplace_outfile::TempPath::new("dynamic-test", "t.txt").unwrap();
     std::fs::write(&path, text).unwrap();
     let cfg = RunConfig {
         machine: "origin2000".into(),
@@ -37,9 +33,7 @@ fn try_run(regions: &str, body: &str, dynamic: &str) -> Result<SimResult, numapl
         dynamic: (dynamic != "none").then(|| dynamic.into()),
         ..RunConfig::default()
     };
-    let r = simulate(&cfg);
-    std::fs::remove_dir_all(&dir).unwrap();
-    r
+    simulate(&cfg)
 }
 
 /// Thread 0 first touches page 0 (home: node 0).

@@ -5,13 +5,11 @@ use numaplace_sim::input::{MACHINE_FILE, SWF_FILE};
 use numaplace_sim::presets::{load_machine, preset};
 use numaplace_sim::run::RunConfig;
 use numaplace_sim::run::system::{run_system, SystemRun};
-use std::path::PathBuf;
+use numaplace_outfile::TempPath;
 
-/// A file in a directory of this test process's own.
-fn file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("numaplace-hostile-swf-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+/// A file holding `text`, in a directory of its own that goes when the value is dropped.
+fn file(name: &str, text: &str) -> TempPath {
+    let p = TempPath::new("hostile-swf-test", name).unwrap();
     std::fs::write(&p, text).unwrap();
     p
 }

@@ -120,8 +120,9 @@ fn the_oracle_is_deterministic() {
     }
 }
 
-fn temp(tag: &str) -> std::path::PathBuf {
-    std::env::temp_dir().join(format!("np-oracle-{}-{tag}", std::process::id()))
+/// A fresh path per call, removed with its directory when dropped.
+fn temp(tag: &str) -> numaplace_outfile::TempPath {
+    numaplace_outfile::TempPath::new("oracle-test", tag).unwrap()
 }
 
 #[test]
@@ -150,7 +151,7 @@ fn a_trace_from_a_pipe_is_refused_in_one_line() {
     let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(made.success());
     let writer = {
-        let fifo = fifo.clone();
+        let fifo = fifo.to_path_buf();
         std::thread::spawn(move || {
             use std::io::Write;
             // The reader may stop early (the refusal): a broken pipe is expected then.

@@ -7,16 +7,18 @@ use numaplace_sim::presets::preset;
 use numaplace_sim::trace::{self, TraceHeader, TraceWriter, MAX_ITERATION, MAX_REGIONS, MAX_THINK_NS};
 use numaplace_sim::workload::{Epoch, Txn};
 use numaplace_sim::{simulate_on, RunConfig};
+use numaplace_outfile::{TempDir, TempPath};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// A fresh directory per call: tests run in parallel.
-fn tmpdir() -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("np-hostile-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory per call (tests run in parallel), removed when dropped.
+fn tmpdir() -> TempDir {
+    TempDir::new("hostile-test").unwrap()
+}
+
+/// A fresh path per call, removed with its directory when dropped.
+fn tmp(name: &str) -> TempPath {
+    TempPath::new("hostile-test", name).unwrap()
 }
 
 /// The header lines of a small text trace on the Origin2000's page and line size.
@@ -24,7 +26,7 @@ const HEAD: &str = "numaplace-trace 1\npage_size 16384\nline_size 128\nthreads 2
 
 /// The error `trace info` gives for `bytes` written to a file named `name`.
 fn info_err(bytes: &[u8], name: &str) -> String {
-    let p = tmpdir().join(name);
+    let p = tmp(name);
     std::fs::write(&p, bytes).unwrap();
     let e = trace::info(&p).err().unwrap_or_else(|| panic!("{name}: a malformed trace must be refused")).to_string();
     assert!(!e.contains('\n'), "{e}");
@@ -66,7 +68,7 @@ fn an_iteration_number_beyond_the_maximum_is_refused() {
     // One past the maximum is refused, the maximum itself is read.
     let e = info_err(format!("{HEAD}epoch {} x\nend\n", MAX_ITERATION + 1).as_bytes(), "edge.txt");
     assert!(e.contains("exceeds the maximum iteration number"), "{e}");
-    let p = tmpdir().join("max.txt");
+    let p = tmp("max.txt");
     std::fs::write(&p, format!("{HEAD}epoch {MAX_ITERATION} x\n0 1 1 0\nend\n")).unwrap();
     assert_eq!(trace::info(&p).unwrap().iterations, MAX_ITERATION);
 }
@@ -125,7 +127,7 @@ fn a_think_time_beyond_the_bound_is_refused() {
     let e = info_err(&binary(&[(1, 1e300)], vec![]), "think.nptrace");
     assert!(e.contains(&format!("thread 1: think time 1e300 ns: expected 0..={MAX_THINK_NS:e}")), "{e}");
     // The bound itself is accepted.
-    let p = tmpdir().join("ok.txt");
+    let p = tmp("ok.txt");
     std::fs::write(&p, format!("{HEAD}epoch 1 x\nthink 1 {MAX_THINK_NS}\n0 1 1 0\nend\n")).unwrap();
     assert_eq!(trace::info(&p).unwrap().epochs, 1);
 }
@@ -340,7 +342,7 @@ fn records_that_expand_beyond_the_split_bound_are_refused() {
     );
     assert!(e.contains("payload byte "), "{e}");
     // A few such records are read.
-    let p = tmpdir().join("few.nptrace");
+    let p = tmp("few.nptrace");
     std::fs::write(&p, split_bomb(3, u32::MAX as u64)).unwrap();
     assert_eq!(trace::info(&p).unwrap().transactions, 3 * u32::MAX as u64);
     // In text the bound holds for the whole trace, which is held in memory.

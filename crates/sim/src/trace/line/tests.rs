@@ -50,10 +50,9 @@ fn header(threads: usize) -> LineTraceHeader {
     LineTraceHeader { page_size: 8192, line_size: 64, threads, regions: regions(), meta: vec![("source".into(), "hand".into())] }
 }
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("numaplace-line-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
+/// A fresh path per call, removed with its directory when dropped.
+fn tmp(name: &str) -> numaplace_outfile::TempPath {
+    numaplace_outfile::TempPath::new("line-test", name).unwrap()
 }
 
 /// Writes the per-thread operations as given (thread after thread, no validation).
