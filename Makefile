@@ -24,6 +24,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 DEPS   := $(VENV)/.deps-installed
 EXT    := $(VENV)/.ext-built
+EXT_COMPILED := $(VENV)/.ext-compiled
+MATURIN := $(VENV)/.maturin-installed
 RUST_SOURCES := $(shell find crates machines -name '*.rs' -o -name '*.toml' 2>/dev/null) Cargo.toml pyproject.toml
 QUIET  ?= $(shell test -t 2 || echo --quiet)
 # The crates of `make test`'s Rust tests (the Python extension's crate is tested through pytest).
@@ -50,11 +52,13 @@ CLOCK_START := $(shell date +%s)
 
 .PHONY: run test rust-test py-test test-libs bench clean lib libs vm-setup browser-setup record-setup record-lib notebook
 
-# The Python dependencies (pip, mostly waiting on downloads and unpacking) and the Rust libraries
-# (cargo, on both cores) at the same time; then the extension, whose builder (maturin) comes with
-# the dependencies.
+# The Python dependencies (pip, mostly waiting on downloads and unpacking) and the extension
+# (cargo, on both cores) at the same time, once maturin is in; then the extension is installed.
+# libnumaplace and the recorder's converter are not built here: `numaplace run` and `numaplace
+# record` have cargo build them the first time they need them (python/numaplace/checkout.py), and
+# `make libs` builds both ahead.
 run:
-	@$(MAKE) --no-print-directory -j2 $(DEPS) libs
+	@$(MAKE) --no-print-directory -j2 $(DEPS) $(EXT_COMPILED)
 	@$(MAKE) --no-print-directory $(EXT)
 	@echo "numaplace: running the papers' experiments (numaplace reproduce --out report; about 2 min)..."
 	$(VENV)/bin/numaplace reproduce --out report
@@ -85,15 +89,30 @@ test:
 # for the modules it imports, when it first imports them). Measured into a fresh venv from pip's
 # cache on the idle two-core machine (2026-11-28): 33 s (27 s of CPU) where compiling took 59 s
 # (52 s), CPU that the Rust build beside it gets instead.
-$(DEPS): requirements.txt
-	@echo "numaplace: installing the Python dependencies into $(VENV) (requirements.txt; about 30 s the first time)..."
-	@$(call timed,the Python dependencies,test -x $(PY) || $(PYTHON) -m venv $(VENV); $(PY) -m pip install --quiet --no-compile --disable-pip-version-check -r requirements.txt)
+$(DEPS): requirements.txt $(MATURIN)
+	@echo "numaplace: installing the Python dependencies into $(VENV) (requirements.txt; about 60 s the first time)..."
+	@$(call timed,the Python dependencies,$(PY) -m pip install --quiet --no-compile --disable-pip-version-check -r requirements.txt)
 	touch $@
 
-# The extension, built in release mode and installed into the venv (editable: python/ is live).
-$(EXT): $(DEPS) $(RUST_SOURCES)
-	@echo "numaplace: building the Rust extension (release; about 40 s on 2 cores the first time, seconds after a small change)..."
-	@$(call timed,the Rust extension,$(PIP_ENV) VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/maturin develop --release $(QUIET))
+# maturin alone first (one wheel, seconds), so that the extension compiles while pip installs
+# the other dependencies: `make run`'s set-up is then the longer of the two, not their sum.
+$(MATURIN): requirements.txt
+	@echo "numaplace: creating $(VENV) and installing maturin, the extension's builder (seconds)..."
+	@$(call timed,maturin,test -x $(PY) || $(PYTHON) -m venv $(VENV); $(PY) -m pip install --quiet --no-compile --disable-pip-version-check "$$(grep '^maturin' requirements.txt)")
+	touch $@
+
+# The extension, compiled in release mode into python/numaplace/ (maturin's --skip-install: no
+# pip, so it can run beside $(DEPS)); then installed into the venv (editable: python/ is live),
+# which finds cargo's build fresh.
+MATURIN_ENV := $(PIP_ENV) VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH
+$(EXT_COMPILED): $(MATURIN) $(RUST_SOURCES)
+	@echo "numaplace: building the Rust extension (release; about 70 s on 2 cores the first time, seconds after a small change)..."
+	@$(call timed,the Rust extension,$(MATURIN_ENV) $(VENV)/bin/maturin develop --release --skip-install $(QUIET))
+	touch $@
+
+$(EXT): $(DEPS) $(EXT_COMPILED)
+	@echo "numaplace: installing numaplace into $(VENV) (editable; seconds)..."
+	@$(call timed,installing numaplace,$(MATURIN_ENV) $(VENV)/bin/maturin develop --release $(QUIET))
 	touch $@
 
 # The test binaries are built first (quiet in a log), then run with cargo naming each one

@@ -28,12 +28,12 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
+from numaplace import checkout
 from numaplace._native import NumaplaceError
+from numaplace.checkout import REPO
 from numaplace.messages import error_line, shown
 from numaplace.outfile import check_outputs, write_output
 
-#: The repository (this file is python/numaplace/record.py).
-REPO = Path(__file__).resolve().parents[2]
 #: The recording library's source.
 RECORDER_SOURCE = REPO / "crates" / "record" / "recorder.c"
 #: The LLVM pass plugin (libomp/clang builds): the accesses sanitizer coverage does not report.
@@ -184,7 +184,7 @@ def pass_plugin() -> Path:
 
 def unavailable() -> str | None:
     """Why `numaplace cc`/`record` cannot work on this machine (clang, libomp, the converter), or
-    None: what tools/record-setup.sh and `make record-lib` provide."""
+    None: what tools/record-setup.sh and `make record-lib` provide (a check: it builds nothing)."""
     if not shutil.which("clang"):
         return "clang not installed (tools/record-setup.sh installs clang and libomp)"
     probe = subprocess.run(["clang", "-fopenmp=libomp", "-x", "c", "-", "-o", os.devnull],
@@ -192,7 +192,7 @@ def unavailable() -> str | None:
     if probe.returncode != 0:
         return "clang cannot link against libomp (tools/record-setup.sh installs libomp-dev)"
     try:
-        converter()
+        converter(build=False)
     except RecordError as e:
         return str(e)
     return None
@@ -233,10 +233,13 @@ def _instrumented(exe: str) -> bool:
     return bool(names & {"__sanitizer_cov_load8", "__tsan_read8"})
 
 
-def converter() -> Path:
-    """The converter: $NUMAPLACE_RECORD_CONVERT, else target/release/numaplace-record-convert."""
+def converter(build: bool = True) -> Path:
+    """The converter: $NUMAPLACE_RECORD_CONVERT, else target/release/numaplace-record-convert,
+    which cargo builds (or checks fresh) first when ``build``: :func:`numaplace.checkout.build`."""
     given = os.environ.get("NUMAPLACE_RECORD_CONVERT")
-    p = Path(given) if given else REPO / "target" / "release" / CONVERTER
+    if not given and build:
+        checkout.build("numaplace-record", CONVERTER, RecordError)
+    p = Path(given) if given else checkout.release_build(CONVERTER)
     if not p.is_file():
         raise RecordError(f"{p} not found: `make record-lib` (cargo build --release -p numaplace-record) builds it")
     return p

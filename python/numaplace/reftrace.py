@@ -29,9 +29,9 @@ from typing import Sequence
 
 from numaplace import record as rec
 from numaplace._native import NumaplaceError
+from numaplace.checkout import REPO
 from numaplace.outfile import write_output
 
-REPO = Path(__file__).resolve().parents[2]
 TOOL_SOURCE = REPO / "tools" / "reftrace"
 DEFAULT_BUILD = REPO / "target" / "reftrace"
 PRELOAD = "vgpreload_npref-amd64-linux.so"

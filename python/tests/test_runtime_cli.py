@@ -517,7 +517,7 @@ def test_find_library_order(tmp_path):
         rt.find_library({}, prefix, repo)
     msg = str(e.value)
     assert str(prefix / "lib/numaplace/libnumaplace.so") in msg and str(repo / "target/release/libnumaplace.so") in msg
-    assert "make run" in msg
+    assert "cargo build --release -p numaplace-runtime" in msg
     built = repo / "target" / "release" / "libnumaplace.so"
     built.parent.mkdir(parents=True)
     built.write_bytes(b"")
@@ -564,8 +564,46 @@ def test_run_library_not_found(tmp_path):
     place built, `run` says where it looked."""
     if any(p.exists() for p in rt.library_candidates()):
         pytest.skip("a libnumaplace.so is installed or built here; test_find_library_order covers the search")
-    r, _ = run_cli(["run", "--", "true"], {}, tmp_path)
-    assert_usage_error(r, "libnumaplace.so not found", "make run", *map(str, rt.library_candidates()))
+    r, _ = run_cli(["run", "--", "true"], {"NUMAPLACE_NO_BUILD": "1"}, tmp_path)
+    assert_usage_error(r, "libnumaplace.so not found", "cargo build --release -p numaplace-runtime",
+                       *map(str, rt.library_candidates()))
+
+
+def test_a_checkout_builds_what_a_command_needs_says_so_the_first_time_and_names_a_failure(tmp_path, monkeypatch, capfd):
+    """`numaplace run` and `record` have cargo build the library or converter in a checkout
+    (numaplace.checkout.build); here a stand-in cargo records its arguments."""
+    from numaplace import checkout
+
+    repo, bin_dir, calls = tmp_path / "repo", tmp_path / "bin", tmp_path / "calls"
+    repo.mkdir()
+    bin_dir.mkdir()
+    (bin_dir / "cargo").write_text(f'#!/bin/sh\necho "$PWD $*" >> {calls}\n'
+                                   '[ -n "$FAKE_LEAVE_NOTHING" ] || { mkdir -p target/release && touch target/release/prog; }\n'
+                                   'echo "error: could not compile" >&2; exit ${FAKE_RC:-0}\n')
+    (bin_dir / "cargo").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.delenv("NUMAPLACE_NO_BUILD", raising=False)
+    checkout.build("pkg", "prog", RuntimeError, repo=repo)
+    assert calls.exists() is False, "not a checkout (no Cargo.toml): cargo is not run"
+    (repo / "Cargo.toml").write_text("")
+    checkout.build("pkg", "prog", RuntimeError, repo=repo)
+    assert "numaplace: building prog (build --release -p pkg in" in capfd.readouterr().err
+    assert (repo / "target/release/prog").is_file()
+    checkout.build("pkg", "prog", RuntimeError, repo=repo)
+    assert capfd.readouterr().err == "", "built before: cargo checks it quietly"
+    assert calls.read_text().splitlines() == [f"{repo} build --release -p pkg", f"{repo} build --release -p pkg --quiet"]
+    monkeypatch.setenv("FAKE_RC", "101")
+    with pytest.raises(RuntimeError, match=r"^building prog failed: `cargo build --release -p pkg` in .* exited with status 101: error: could not compile$"):
+        checkout.build("pkg", "prog", RuntimeError, repo=repo)
+    monkeypatch.setenv("FAKE_RC", "0")
+    monkeypatch.setenv("FAKE_LEAVE_NOTHING", "1")
+    (repo / "target/release/prog").unlink()
+    with pytest.raises(RuntimeError, match="left no .*prog"):
+        checkout.build("pkg", "prog", RuntimeError, repo=repo)
+    monkeypatch.setenv("NUMAPLACE_NO_BUILD", "1")
+    before = calls.read_text()
+    checkout.build("pkg", "prog", RuntimeError, repo=repo)
+    assert calls.read_text() == before, "NUMAPLACE_NO_BUILD: cargo is not run"
 
 
 def test_run_numaplace_lib_missing(tmp_path):

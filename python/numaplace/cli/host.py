@@ -72,6 +72,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             if special:
                 raise UsageError(f"--stats {shown(args.stats)}: not a regular file (the library replaces its stats file"
                                  " by a rename; give a file name)")
+        rt.build_library()
         lib = rt.find_library()
         env = rt.launch_env(
             lib,

@@ -9,7 +9,8 @@ every public name re-exported here (``from numaplace.runtime import X`` and
 * ``base`` — the library's declarations read from Rust (:data:`STATS_SCHEMA`,
   :data:`RUNTIME_OPTIONS`) and :class:`RuntimeToolError`.
 * ``library`` — :func:`find_library`: where the library is (``$NUMAPLACE_LIB``, the venv,
-  ``target/release``); :func:`built_library`: the one a checkout's tests and tools run.
+  ``target/release``); :func:`build_library`: cargo builds a checkout's on first use;
+  :func:`built_library`: the one a checkout's tests and tools run.
 * ``specs`` — :func:`validate_placement`, :func:`validate_dynamic`: check a spec as the
   simulator would.
 * ``launcher`` — :func:`launch_env`, :func:`run_program`: the environment the library reads,
@@ -44,6 +45,7 @@ from numaplace.runtime.base import (  # noqa: F401
     STATS_VERSION,
 )
 from numaplace.runtime.library import (  # noqa: F401
+    build_library,
     built_library,
     find_library,
     library_candidates,
@@ -106,6 +108,7 @@ __all__ = [
     "ENV_VARS",
     "RuntimeToolError",
     "library_candidates",
+    "build_library",
     "built_library",
     "find_library",
     "host_nodes",

@@ -7,14 +7,16 @@ import sys
 from pathlib import Path
 from typing import Mapping
 
+from numaplace import checkout
 from numaplace.runtime.base import LIB_NAME, RuntimeToolError
+
 
 def library_candidates(prefix: str | Path | None = None, repo: str | Path | None = None) -> list[Path]:
     """The default places of the library, in search order: ``<prefix>/lib/numaplace/`` (the
     installed copy; ``prefix`` defaults to ``sys.prefix``), then ``<repo>/target/release/``
     (a checkout's build; ``repo`` defaults to two directories above the ``numaplace`` package)."""
     prefix = Path(sys.prefix if prefix is None else prefix)
-    repo = Path(__file__).resolve().parents[3] if repo is None else Path(repo)
+    repo = checkout.REPO if repo is None else Path(repo)
     return [prefix / "lib" / "numaplace" / LIB_NAME, repo / "target" / "release" / LIB_NAME]
 
 
@@ -24,6 +26,19 @@ def built_library(env: Mapping[str, str] | None = None) -> Path:
     checkout's release build (``library_candidates()[1]``). It may not exist."""
     given = (os.environ if env is None else env).get("NUMAPLACE_LIB")
     return Path(given) if given else library_candidates()[1]
+
+
+def build_library(env: Mapping[str, str] | None = None) -> None:
+    """Builds (or checks fresh) this checkout's library for :func:`find_library`, unless
+    ``$NUMAPLACE_LIB`` or an installed copy (``library_candidates()[0]``) is what it finds:
+    :func:`numaplace.checkout.build`.
+
+    Raises:
+        RuntimeToolError: cargo failed.
+    """
+    if (os.environ if env is None else env).get("NUMAPLACE_LIB") or library_candidates()[0].is_file():
+        return
+    checkout.build("numaplace-runtime", LIB_NAME, RuntimeToolError)
 
 
 def find_library(
@@ -50,7 +65,7 @@ def find_library(
             return _preloadable(p)
     raise RuntimeToolError(
         f"runtime library {LIB_NAME} not found (tried {', '.join(map(str, tried))}); "
-        "`make run` builds it, or set NUMAPLACE_LIB to its path"
+        "`cargo build --release -p numaplace-runtime` builds it in a checkout, or set NUMAPLACE_LIB to its path"
     )
 
 
