@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from numaplace.experiments import ABSOLUTE_BELOW, EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, SEED_PUBLISHED, Fidelity, Grid, Published, median_error
-from numaplace.experiments import seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps, tiering_nomad
+from numaplace.experiments import seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps, tiering_memtis, tiering_nomad
 from numaplace.experiments.fidelity import declared
 from numaplace.report import reproduce
 
@@ -81,7 +81,7 @@ def test_a_quantity_declared_twice_in_a_seed_is_refused() -> None:
 
 def test_every_seed_with_a_fidelity_experiment_declares_its_numbers_and_what_it_leaves_out() -> None:
     seeds = {e.seed for e in EXPERIMENTS.values() if e.fidelity}
-    assert seeds == set(SEED_PUBLISHED) == set(SEED_NOT_COMPARED) == {"000", "001", "002", "003", "004", "numab", "tpp", "hemem", "nomad"}
+    assert seeds == set(SEED_PUBLISHED) == set(SEED_NOT_COMPARED) == {"000", "001", "002", "003", "004", "numab", "tpp", "hemem", "memtis", "nomad"}
     assert SEED_PUBLISHED == {
         "000": seed000.PUBLISHED,
         "001": seed001.PUBLISHED,
@@ -91,6 +91,7 @@ def test_every_seed_with_a_fidelity_experiment_declares_its_numbers_and_what_it_
         "numab": tiering.NUMAB_PUBLISHED,
         "tpp": tiering_apps.TPP_PUBLISHED,
         "hemem": tiering_apps.HEMEM_PUBLISHED,
+        "memtis": tiering_memtis.MEMTIS_PUBLISHED,
         "nomad": tiering_nomad.NOMAD_PUBLISHED,
     }
     for seed, published in SEED_PUBLISHED.items():
@@ -222,9 +223,11 @@ def test_seed001_rows_divide_by_the_parallel_cell_without_mechanisms() -> None:
 QUICK_FAILS = ("C2", "C7", "M1", "M4", "P3", "P4")
 """The claims that fail in the quick report (`make run`'s); every other claim holds, but C8's
 max-rate half, which is shown as not reproduced. The README names the same ones."""
-TIERING_QUICK_FAILS = ("NB3", "NM1", "NM2")
+TIERING_QUICK_FAILS = ("NB3", "MT1", "NM1", "NM2")
 """The tiering claims (issue 35, item 4) that fail in the quick report; the repository's README
 does not list them yet (docs/tiering.md, "Reproduced findings", does)."""
+TIERING_CLAIMS = 11
+"""The tiering experiments' claims: NB1-3, TP1-2, HM1-2, MT1-2, NM1-2."""
 
 
 @pytest.fixture(scope="module")
@@ -246,8 +249,9 @@ def test_quick_claims_have_the_verdicts_the_readme_gives(quick_report: Path) -> 
     assert verdicts.pop("C8 max-rate") == "not reproduced"
     assert sorted(c for c, v in verdicts.items() if v == "fails") == sorted(QUICK_FAILS), verdicts
     tiering = dict(re.findall(r"^\| \[([A-Z]{2}\d)\]\(#tiering-[\w-]+\) \| [^|]+ \| (holds|fails) \|", readme, re.M))
-    assert len(tiering) == 9 and sorted(c for c, v in tiering.items() if v == "fails") == sorted(TIERING_QUICK_FAILS), tiering
-    assert f"**{17 - len(QUICK_FAILS) + 9 - len(TIERING_QUICK_FAILS)} of 26 claims hold in the simulation." in readme
+    assert len(tiering) == TIERING_CLAIMS and sorted(c for c, v in tiering.items() if v == "fails") == sorted(TIERING_QUICK_FAILS), tiering
+    holding = 17 - len(QUICK_FAILS) + TIERING_CLAIMS - len(TIERING_QUICK_FAILS)
+    assert f"**{holding} of {17 + TIERING_CLAIMS} claims hold in the simulation." in readme
     repo_readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     listed = ", ".join(QUICK_FAILS[:-1]) + f" and {QUICK_FAILS[-1]}"
     assert f"({listed} fail in the quick report;" in " ".join(repo_readme.split()), listed

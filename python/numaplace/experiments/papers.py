@@ -1,5 +1,5 @@
 """The papers: :data:`PAPERS`, each seed's full citation, keyed by seed id ("000" ... "004"), then
-the tiered-memory papers (keyed ``numab``, ``tpp``, ``hemem``), which are not seeds.
+the tiered-memory papers (keyed ``numab``, ``tpp``, ``hemem``, ``memtis``, ``nomad``), which are not seeds.
 
 This is the one declaration of the citations: the report prints them (a section's heading
 names its paper by :attr:`Paper.short`, the line under it gives :attr:`Paper.citation`, and the
@@ -107,6 +107,14 @@ PAPERS: dict[str, Paper] = {
             "Tiered Memory Management for Big Data Applications and Real NVM.\" Proceedings of the 28th "
             "ACM Symposium on Operating Systems Principles (SOSP '21), 2021.",
             label="Tiering: HeMem",
+        ),
+        Paper(
+            "memtis",
+            "Lee et al. 2023",
+            "Taehyung Lee, Sumit Kumar Monga, Changwoo Min and Young Ik Eom. \"MEMTIS: Efficient Memory "
+            "Tiering with Dynamic Page Classification and Page Size Determination.\" Proceedings of the "
+            "29th ACM Symposium on Operating Systems Principles (SOSP '23), 2023.",
+            label="Tiering: Memtis",
         ),
         Paper(
             "nomad",
