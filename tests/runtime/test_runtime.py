@@ -401,10 +401,8 @@ def test_a_bad_policy_is_one_line_and_a_non_zero_exit(progs):
 
 def test_the_stencil_s_digest_check_refuses_a_result_that_differs(progs):
     # The VM's long runs are checked by digest (host_digest): the check must be able to fail.
-    right = subprocess.run([progs["stencil-plain"], "plain", "64", "2", "3"], capture_output=True, text=True, timeout=60)
-    digest = re.search(r"^digest ([0-9a-f]{16})$", right.stdout, re.M)
-    assert right.returncode == 0 and "checksum ok" in right.stdout and digest, right.stdout
-    for expect, rc, said in [(digest.group(1), 0, "checksum ok"), (f"{int(digest.group(1), 16) ^ 1:016x}", 5, "checksum MISMATCH")]:
+    digest = host_digest(progs["stencil-plain"], 2, 3, pages=64)
+    for expect, rc, said in [(digest, 0, "checksum ok"), (f"{int(digest, 16) ^ 1:016x}", 5, "checksum MISMATCH")]:
         r = subprocess.run([progs["stencil-plain"], "plain", "64", "2", "3"], env={**os.environ, "STENCIL_EXPECT": expect}, capture_output=True, text=True, timeout=60)
         assert r.returncode == rc and said in r.stdout, r.stdout
 
@@ -450,12 +448,12 @@ SUITE_SAMPLE_PERIOD_MS = 1000
 API_SAMPLE_PERIOD_MS = 1000
 
 
-def host_digest(exe: Path, iters: int, sweeps: int) -> str:
-    """The stencil's result at PAGES pages, as its digest (`digest HEX`), computed on this host by
-    the same program and checked there against its own serial run: the VM's long runs are
-    checked against it (STENCIL_EXPECT), not against a serial run under qemu's emulation, which
-    cost as much as the parallel run (about 15 s of the preloaded run's 70)."""
-    r = subprocess.run([str(exe), "plain", str(PAGES), str(iters), str(sweeps)], capture_output=True, text=True, timeout=600)
+def host_digest(exe: Path, iters: int, sweeps: int, pages: int = PAGES) -> str:
+    """The stencil's result at ``pages`` pages, as its digest (`digest HEX`), computed on this
+    host by the same program and checked there against its own serial run: the VM's long runs
+    are checked against it (STENCIL_EXPECT), not against a serial run under qemu's emulation,
+    which cost as much as the parallel run (about 15 s of the preloaded run's 70)."""
+    r = subprocess.run([str(exe), "plain", str(pages), str(iters), str(sweeps)], capture_output=True, text=True, timeout=600)
     found = re.search(r"^digest ([0-9a-f]{16})$", r.stdout, re.M)
     assert r.returncode == 0 and "checksum ok" in r.stdout and found, f"the stencil on this host: rc={r.returncode} {r.stdout[-300:]} {r.stderr[-300:]}"
     return found.group(1)
