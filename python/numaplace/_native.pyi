@@ -16,6 +16,11 @@ TIME_SCALE_SUFFIX: str
 """The suffix of a machine argument that compresses its page-migration costs (``":time_scale="``,
 then a factor from 1 to 10^6; ``numaplace_sim::presets::load_machine``)."""
 
+ANTAGONIST_SUFFIX: str
+"""The suffix of a machine argument that runs a memory antagonist beside the program
+(``":antagonist_gbps="``, then GB/s at every node with CPUs and memory, before any time scale;
+``numaplace_sim::presets::load_machine``)."""
+
 PROGRESS_PERIOD_S: float
 """How often, at most, :func:`simulate` reports progress and checks for Ctrl-C, in seconds."""
 

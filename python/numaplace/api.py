@@ -337,7 +337,9 @@ class Result:
     def per_node(self) -> pd.DataFrame:
         """One row per NUMA node: ``node``, ``threads`` (bound to it), ``pages`` (of the
         workload on it at the end), ``transactions`` (timed, served by its memory), their
-        ``share`` of all timed transactions, and ``utilisation`` of its memory controller."""
+        ``share`` of all timed transactions, ``utilisation`` of its memory controller, and
+        ``queue_ns``, the mean queueing delay a line it served waited there (its loaded
+        latency is the unloaded one plus this)."""
         import pandas as pd
 
         d = self._data
@@ -354,6 +356,7 @@ class Result:
                 "transactions": d["per_node_transactions"],
                 "share": [t / total if total else 0.0 for t in d["per_node_transactions"]],
                 "utilisation": d["per_node_utilisation"],
+                "queue_ns": d["per_node_queue_ns"],
             }
         )
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from numaplace.experiments import ABSOLUTE_BELOW, EXPERIMENTS, PAPERS, SEED_NOT_COMPARED, SEED_PUBLISHED, Fidelity, Grid, Published, median_error
-from numaplace.experiments import seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps, tiering_memtis, tiering_nomad
+from numaplace.experiments import seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps, tiering_colloid, tiering_memtis, tiering_nomad
 from numaplace.experiments.fidelity import declared
 from numaplace.report import reproduce
 
@@ -81,7 +81,7 @@ def test_a_quantity_declared_twice_in_a_seed_is_refused() -> None:
 
 def test_every_seed_with_a_fidelity_experiment_declares_its_numbers_and_what_it_leaves_out() -> None:
     seeds = {e.seed for e in EXPERIMENTS.values() if e.fidelity}
-    assert seeds == set(SEED_PUBLISHED) == set(SEED_NOT_COMPARED) == {"000", "001", "002", "003", "004", "numab", "tpp", "hemem", "memtis", "nomad"}
+    assert seeds == set(SEED_PUBLISHED) == set(SEED_NOT_COMPARED) == {"000", "001", "002", "003", "004", "numab", "tpp", "hemem", "memtis", "colloid", "nomad"}
     assert SEED_PUBLISHED == {
         "000": seed000.PUBLISHED,
         "001": seed001.PUBLISHED,
@@ -92,6 +92,7 @@ def test_every_seed_with_a_fidelity_experiment_declares_its_numbers_and_what_it_
         "tpp": tiering_apps.TPP_PUBLISHED,
         "hemem": tiering_apps.HEMEM_PUBLISHED,
         "memtis": tiering_memtis.MEMTIS_PUBLISHED,
+        "colloid": tiering_colloid.COLLOID_PUBLISHED,
         "nomad": tiering_nomad.NOMAD_PUBLISHED,
     }
     for seed, published in SEED_PUBLISHED.items():
@@ -223,11 +224,11 @@ def test_seed001_rows_divide_by_the_parallel_cell_without_mechanisms() -> None:
 QUICK_FAILS = ("C2", "C7", "M1", "M4", "P3", "P4")
 """The claims that fail in the quick report (`make run`'s); every other claim holds, but C8's
 max-rate half, which is shown as not reproduced. The README names the same ones."""
-TIERING_QUICK_FAILS = ("NB3", "MT1", "NM1", "NM2")
+TIERING_QUICK_FAILS = ("NB3", "MT1", "CL3", "NM1", "NM2")
 """The tiering claims (issue 35, item 4) that fail in the quick report; the repository's README
 does not list them yet (docs/tiering.md, "Reproduced findings", does)."""
-TIERING_CLAIMS = 11
-"""The tiering experiments' claims: NB1-3, TP1-2, HM1-2, MT1-2, NM1-2."""
+TIERING_CLAIMS = 14
+"""The tiering experiments' claims: NB1-3, TP1-2, HM1-2, MT1-2, CL1-3, NM1-2."""
 
 
 @pytest.fixture(scope="module")

@@ -245,7 +245,7 @@ def test_unknown_experiment_is_rejected_before_running(tmp_path: Path) -> None:
         calls.append(kwargs)
         return fake_simulate(**kwargs)
 
-    with pytest.raises(UnknownExperimentError, match=r"unknown experiment 'table-9' \(known: seed003-table2, placement-sensitivity, seed000-migration, seed000-recrep, seed001-wildfire, seed003-sampled, seed002-schedulers, seed004-proxies, tiering-numab, tiering-tpp, tiering-hemem, tiering-memtis, tiering-nomad\)"):
+    with pytest.raises(UnknownExperimentError, match=r"unknown experiment 'table-9' \(known: seed003-table2, placement-sensitivity, seed000-migration, seed000-recrep, seed001-wildfire, seed003-sampled, seed002-schedulers, seed004-proxies, tiering-numab, tiering-tpp, tiering-hemem, tiering-memtis, tiering-colloid, tiering-nomad\)"):
         reproduce(tmp_path / "out", simulate=recording_simulate, progress=False, experiments=["seed003-table2", "table-9"])
     assert calls == []
     assert not (tmp_path / "out").exists()
@@ -475,9 +475,9 @@ def test_runs_start_longest_first_rows_keep_run_order_and_each_experiment_says_w
 def test_every_experiment_a_seed_module_defines_is_registered_under_its_id() -> None:
     """Adding an experiment to a seed module without registering it (or registering another
     object under its id) fails here, not silently in a report without the section."""
-    from numaplace.experiments import Experiment, seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps, tiering_memtis, tiering_nomad
+    from numaplace.experiments import Experiment, seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps, tiering_colloid, tiering_memtis, tiering_nomad
 
-    modules = (seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps, tiering_memtis, tiering_nomad)
+    modules = (seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps, tiering_colloid, tiering_memtis, tiering_nomad)
     defined = {name: obj for module in modules for name, obj in vars(module).items() if isinstance(obj, Experiment)}
     assert sorted(defined) == sorted(n for m in modules for n in m.__all__)
     assert {e.id: e for e in defined.values()} == EXPERIMENTS
@@ -628,7 +628,7 @@ def test_each_section_names_and_cites_its_paper(report_dir: Path) -> None:
 def test_every_experiment_names_a_seed_paper() -> None:
     from numaplace.experiments import PAPERS
 
-    assert list(PAPERS) == ["000", "001", "002", "003", "004", "numab", "tpp", "hemem", "memtis", "nomad"]
+    assert list(PAPERS) == ["000", "001", "002", "003", "004", "numab", "tpp", "hemem", "memtis", "colloid", "nomad"]
     assert [k for k, p in PAPERS.items() if p.is_seed] == ["000", "001", "002", "003", "004"]
     assert all(e.seed in PAPERS for e in EXPERIMENTS.values())
 

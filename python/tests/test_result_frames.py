@@ -20,11 +20,12 @@ def result() -> Result:
 def test_per_node_has_one_row_per_node_from_the_result_lists(result: Result) -> None:
     f = result.per_node()
     nodes = len(result.config["machine_spec"]["nodes"])
-    assert list(f.columns) == ["node", "threads", "pages", "transactions", "share", "utilisation"]
+    assert list(f.columns) == ["node", "threads", "pages", "transactions", "share", "utilisation", "queue_ns"]
     assert len(f) == nodes and list(f.node) == list(range(nodes))
     assert list(f.pages) == result.per_node_pages
     assert list(f.transactions) == result.per_node_transactions
     assert list(f.utilisation) == result.per_node_utilisation
+    assert list(f.queue_ns) == result.per_node_queue_ns and f.queue_ns.max() > 0 and (f.queue_ns >= 0).all()
     assert list(f.threads) == [result.config["thread_nodes"].count(n) for n in range(nodes)]
     assert f.threads.sum() == result.config["threads"]
     assert math.isclose(f.share.sum(), 1.0)

@@ -1,4 +1,4 @@
-"""The tiered-memory experiments (tiering-numab, tiering-tpp, tiering-hemem, tiering-memtis, tiering-nomad) on the test grid:
+"""The tiered-memory experiments (tiering-numab, tiering-tpp, tiering-hemem, tiering-memtis, tiering-colloid, tiering-nomad) on the test grid:
 their frames' columns, their claims evaluated, their fidelity rows, and the one time scale."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from numaplace.experiments import EXPERIMENTS, PAPERS, SEED_PUBLISHED, Claim, Grid, run_experiments
-from numaplace.experiments import tiering, tiering_apps, tiering_memtis, tiering_nomad
+from numaplace.experiments import tiering, tiering_apps, tiering_colloid, tiering_memtis, tiering_nomad
 
-IDS = ("tiering-numab", "tiering-tpp", "tiering-hemem", "tiering-memtis", "tiering-nomad")
+IDS = ("tiering-numab", "tiering-tpp", "tiering-hemem", "tiering-memtis", "tiering-colloid", "tiering-nomad")
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def results() -> pd.DataFrame:
 
 
 def test_the_experiments_are_registered_with_their_papers() -> None:
-    for experiment_id, key in zip(IDS, ("numab", "tpp", "hemem", "memtis", "nomad")):
+    for experiment_id, key in zip(IDS, ("numab", "tpp", "hemem", "memtis", "colloid", "nomad")):
         e = EXPERIMENTS[experiment_id]
         assert e.seed == key and not PAPERS[key].is_seed and PAPERS[key].name.startswith("Tiering: ")
         assert e.claims and e.fidelity
@@ -30,13 +30,13 @@ def test_the_experiments_are_registered_with_their_papers() -> None:
 def test_frames_have_the_runs_columns(results: pd.DataFrame) -> None:
     for column in ("experiment", "run", "request.machine", "request.workload", "total_time_ns", "per_iteration_time_ns", "config.workload"):
         assert column in results.columns, column
-    assert results.groupby("experiment", sort=False).size().to_dict() == {"tiering-numab": 5, "tiering-tpp": 4, "tiering-hemem": 5, "tiering-memtis": 12, "tiering-nomad": 6}
+    assert results.groupby("experiment", sort=False).size().to_dict() == {"tiering-numab": 5, "tiering-tpp": 4, "tiering-hemem": 5, "tiering-memtis": 12, "tiering-colloid": 15, "tiering-nomad": 6}
     tiered = results[results["request.dynamic"].notna() & ~results["request.dynamic"].fillna("").str.startswith("autonuma")]
     assert tiered["policy.promotions"].notna().all()
 
 
 def test_claims_are_evaluated_and_the_fidelity_rows_exist(results: pd.DataFrame) -> None:
-    for experiment_id, ids in zip(IDS, (["NB1", "NB2", "NB3"], ["TP1", "TP2"], ["HM1", "HM2"], ["MT1", "MT2"], ["NM1", "NM2"])):
+    for experiment_id, ids in zip(IDS, (["NB1", "NB2", "NB3"], ["TP1", "TP2"], ["HM1", "HM2"], ["MT1", "MT2"], ["CL1", "CL2", "CL3"], ["NM1", "NM2"])):
         e = EXPERIMENTS[experiment_id]
         rows = results[results.experiment == experiment_id].reset_index(drop=True)
         claims = e.claims(rows)
@@ -67,6 +67,9 @@ def test_one_time_scale_divides_every_period_and_cost() -> None:
         "memtis:sample_period=2,inst_sample_period=1000,cpucap_period_ms=150,period_ms=5,sample_cost_ns=10,"
         "demotion_floor_mb=0,promotion_floor_mb=0"
     )
+    assert tiering_colloid.colloid_spec() == "colloid:interval_ms=0.1,sample_period=50"
+    # the antagonist is a machine setting, before the time scale
+    assert tiering_colloid.loaded_machine(0.5) == "cxl-1to8:antagonist_gbps=125:time_scale=100"
     # the rate limit: the published rate-limited promotion rate, scaled, declared once
     assert tiering.RATE_LIMIT_MBPS == pytest.approx(165.2 * 100 * 396 / 65536)
     assert tiering.NUMAB_RATE["rate limit"] == 165.2 and tiering.NUMAB_SCORE["auto threshold"] == 170495294.0

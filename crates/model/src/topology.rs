@@ -76,6 +76,16 @@ pub struct RawNode {
     /// DRAM unless written.
     #[serde(default, skip_serializing_if = "MemoryKind::is_dram")]
     pub memory: MemoryKind,
+    /// Bandwidth another program uses at the node's memory controller, GB/s: a memory
+    /// antagonist, as Colloid (SOSP'24) runs beside its workloads to load the default tier. Its
+    /// lines join the controller's utilisation as fixed background traffic (the simulated
+    /// threads' own lines queue behind them); 0 unless written, below `bandwidth_gbps`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub antagonist_gbps: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// The kind of a node's memory. Linux ranks memory into tiers by an abstract distance derived
@@ -298,6 +308,13 @@ impl Machine {
             if nd.memory_mib > 0 {
                 in_range(origin, &format!("nodes[{i}].bandwidth_gbps"), nd.bandwidth_gbps, bounds::BANDWIDTH_GBPS, "GB/s")?;
             }
+            let busy = if nd.memory_mib > 0 { nd.bandwidth_gbps } else { 0.0 };
+            if !(nd.antagonist_gbps >= 0.0 && (nd.antagonist_gbps == 0.0 || nd.antagonist_gbps < busy)) {
+                return Err(err(
+                    origin,
+                    format!("nodes[{i}].antagonist_gbps = {}: must be at least 0 and below the node's bandwidth_gbps ({busy})", nd.antagonist_gbps),
+                ));
+            }
         }
         if raw.latency_ns.len() != n {
             return Err(err(
@@ -405,6 +422,24 @@ impl Machine {
     /// Node `node`'s free-memory watermarks in pages, if the machine declares them.
     pub fn watermarks(&self, node: usize) -> Option<crate::watermarks::Watermarks> {
         self.raw.watermarks.map(|w| w.pages(self.capacity_pages[node]))
+    }
+
+    /// Each node's antagonist ([`RawNode::antagonist_gbps`]) as a line rate, lines per ps.
+    pub fn antagonist_lines_per_ps(&self) -> Vec<f64> {
+        self.raw.nodes.iter().map(|nd| nd.antagonist_gbps / self.raw.line_size as f64 / 1000.0).collect()
+    }
+
+    /// The machine with an antagonist of `gbps` at every node that has both CPUs and memory
+    /// (a program on those CPUs streaming through its local memory; on a tiered preset, the
+    /// DRAM node), checked as a machine file's would be.
+    ///
+    /// # Errors
+    /// `gbps` negative, or not below such a node's bandwidth.
+    pub fn with_antagonist(mut self, gbps: f64, origin: &str) -> Result<Self, ModelError> {
+        for nd in self.raw.nodes.iter_mut().filter(|nd| nd.cpus > 0 && nd.memory_mib > 0) {
+            nd.antagonist_gbps = gbps;
+        }
+        Machine::from_raw(self.raw, origin)
     }
 
     /// The machine's name.

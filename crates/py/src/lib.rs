@@ -512,6 +512,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("DEFAULT_QUANTUM_NS", numaplace_sim::run::DEFAULT_QUANTUM_NS)?;
     m.add("TIME_SCALE_SUFFIX", numaplace_sim::presets::TIME_SCALE_SUFFIX)?;
+    m.add("ANTAGONIST_SUFFIX", numaplace_sim::presets::ANTAGONIST_SUFFIX)?;
     m.add("PROGRESS_PERIOD_S", PROGRESS_PERIOD_S)?;
     m.add("NumaplaceError", py.get_type_bound::<NumaplaceError>())?;
     m.add("MachineError", py.get_type_bound::<MachineError>())?;

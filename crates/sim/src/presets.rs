@@ -25,8 +25,15 @@ pub fn preset(name: &str) -> Result<Machine, SimError> {
 /// [`load_machine`].
 pub const TIME_SCALE_SUFFIX: &str = ":time_scale=";
 
+/// The suffix of a machine argument that runs a memory antagonist beside the program: see
+/// [`load_machine`].
+pub const ANTAGONIST_SUFFIX: &str = ":antagonist_gbps=";
+
 /// Resolves a machine argument: a path (anything containing `/` or ending in `.toml`) is read
-/// as a machine file, anything else is a preset name. Either may end in `:time_scale=K`
+/// as a machine file, anything else is a preset name. Either may be followed by
+/// `:antagonist_gbps=G`: a memory antagonist using G GB/s at every node with CPUs and memory
+/// ([`Machine::with_antagonist`], background traffic at those controllers; Colloid's
+/// experiment). Then it may end in `:time_scale=K`
 /// (1 ≤ K ≤ 10⁶): the machine for a policy run K times faster than real time, whose periods
 /// and fault costs the policy's spec divides by K; every page-migration cost term is divided
 /// by K as well (`fixed_ns`, `trap_ns`, `tlb_shootdown_ns_per_cpu`; `copy_gbps` multiplied),
@@ -41,6 +48,12 @@ pub fn load_machine(arg: &str) -> Result<Machine, SimError> {
             ModelError::Spec(format!("machine '{arg}': time_scale must be a number from 1 to 1000000, got '{k}'"))
         })?;
         return Ok(load_machine(base)?.with_time_scale(scale));
+    }
+    if let Some((base, g)) = arg.rsplit_once(ANTAGONIST_SUFFIX) {
+        let gbps = g.parse::<f64>().ok().filter(|g| g.is_finite()).ok_or_else(|| {
+            ModelError::Spec(format!("machine '{arg}': antagonist_gbps must be a number of GB/s, got '{g}'"))
+        })?;
+        return Ok(load_machine(base)?.with_antagonist(gbps, &format!("machine '{arg}'"))?);
     }
     if arg.contains('/') || arg.ends_with(".toml") {
         let path = Path::new(arg);
@@ -67,6 +80,20 @@ mod tests {
         for bad in ["cxl-1to4:time_scale=0.5", "cxl-1to4:time_scale=x", "cxl-1to4:time_scale=", "nosuch:time_scale=10"] {
             let e = load_machine(bad).unwrap_err().to_string();
             assert!(!e.contains('\n') && (e.contains("time_scale must be") || e.contains("unknown machine 'nosuch'")), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn an_antagonist_loads_the_nodes_with_cpus_and_memory_and_is_checked() {
+        let m = load_machine("cxl-1to4:antagonist_gbps=20:time_scale=100").unwrap();
+        let plain = load_machine("cxl-1to4").unwrap();
+        let nodes: Vec<f64> = m.raw.nodes.iter().map(|n| n.antagonist_gbps).collect();
+        assert_eq!(nodes, [20.0, 0.0], "the DRAM node with the CPUs, not the CPU-less CXL node");
+        assert_eq!(m.antagonist_lines_per_ps()[0], 20.0 / plain.raw.line_size as f64 / 1000.0);
+        assert_eq!(m.raw.migration.copy_gbps, plain.raw.migration.copy_gbps * 100.0, "both suffixes apply");
+        for bad in ["cxl-1to4:antagonist_gbps=-1", "cxl-1to4:antagonist_gbps=x", "cxl-1to4:antagonist_gbps=1e9", "cxl-1to4:antagonist_gbps=inf"] {
+            let e = load_machine(bad).unwrap_err().to_string();
+            assert!(!e.contains('\n') && e.contains("antagonist_gbps") && e.contains(bad), "{bad}: {e}");
         }
     }
 

@@ -1,5 +1,5 @@
 """The papers: :data:`PAPERS`, each seed's full citation, keyed by seed id ("000" ... "004"), then
-the tiered-memory papers (keyed ``numab``, ``tpp``, ``hemem``, ``memtis``, ``nomad``), which are not seeds.
+the tiered-memory papers (keyed ``numab``, ``tpp``, ``hemem``, ``memtis``, ``colloid``, ``nomad``), which are not seeds.
 
 This is the one declaration of the citations: the report prints them (a section's heading
 names its paper by :attr:`Paper.short`, the line under it gives :attr:`Paper.citation`, and the
@@ -115,6 +115,13 @@ PAPERS: dict[str, Paper] = {
             "Tiering with Dynamic Page Classification and Page Size Determination.\" Proceedings of the "
             "29th ACM Symposium on Operating Systems Principles (SOSP '23), 2023.",
             label="Tiering: Memtis",
+        ),
+        Paper(
+            "colloid",
+            "Vuppalapati and Agarwal 2024",
+            "Midhul Vuppalapati and Rachit Agarwal. \"Tiered Memory Management: Access Latency is the "
+            "Key!\" Proceedings of the 30th ACM Symposium on Operating Systems Principles (SOSP '24), 2024.",
+            label="Tiering: Colloid",
         ),
         Paper(
             "nomad",

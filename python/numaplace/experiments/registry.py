@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from numaplace._native import NumaplaceError
-from numaplace.experiments import seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps, tiering_memtis, tiering_nomad
+from numaplace.experiments import seed000, seed001, seed002, seed003, seed004, tiering, tiering_apps, tiering_colloid, tiering_memtis, tiering_nomad
 from numaplace.experiments.base import Experiment
 from numaplace.experiments.fidelity import Published
 
@@ -29,6 +29,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         tiering_apps.TPP,
         tiering_apps.HEMEM,
         tiering_memtis.MEMTIS,
+        tiering_colloid.COLLOID,
         tiering_nomad.NOMAD,
     )
 }
@@ -44,6 +45,7 @@ SEED_PUBLISHED: dict[str, tuple[Published, ...]] = {
     "tpp": tiering_apps.TPP_PUBLISHED,
     "hemem": tiering_apps.HEMEM_PUBLISHED,
     "memtis": tiering_memtis.MEMTIS_PUBLISHED,
+    "colloid": tiering_colloid.COLLOID_PUBLISHED,
     "nomad": tiering_nomad.NOMAD_PUBLISHED,
 }
 """Each seed module's published numbers (its ``PUBLISHED``), keyed by seed id, and each tiering
@@ -59,6 +61,7 @@ SEED_NOT_COMPARED: dict[str, str] = {
     "tpp": tiering_apps.TPP_NOT_COMPARED,
     "hemem": tiering_apps.HEMEM_NOT_COMPARED,
     "memtis": tiering_memtis.MEMTIS_NOT_COMPARED,
+    "colloid": tiering_colloid.COLLOID_NOT_COMPARED,
     "nomad": tiering_nomad.NOMAD_NOT_COMPARED,
 }
 """Each seed module's ``NOT_COMPARED``: which of its published numbers the fidelity table

@@ -256,6 +256,7 @@ pub fn host_machine_hmat(nodes: &[HostNode], perf: &[HostPerf], opts: &HostOptio
                 memory_mib: if nd.memory_kib == 0 { 0 } else { (nd.memory_kib / 1024).max(1) },
                 bandwidth_gbps: bw,
                 memory: MemoryKind::Dram,
+                antagonist_gbps: 0.0,
             })
             .collect(),
         migration: LINUX_MIGRATION,

@@ -143,10 +143,14 @@ pub struct Engine<'m> {
     pub dynamic: Option<Dynamic>,
     /// Local and total lines of each timed iteration (for the per-iteration local fraction).
     pub iteration_traffic: Vec<(u64, u64)>,
-    /// The line rate each node serves to others than this run's threads (other jobs of a
-    /// multiprogrammed system, [`Engine::set_background`]), before the policy's background
-    /// copies are added to it.
+    /// The line rate each node serves to others than this run's threads (the machine's
+    /// antagonist, and the other jobs of a multiprogrammed system, [`Engine::set_background`]),
+    /// before the policy's background copies are added to it.
     background: Vec<f64>,
+    /// Per node, the queueing delay of each line it served in the timed iterations, summed
+    /// (ps × lines), and those lines: the loaded latency the run saw at each controller.
+    timed_wait: Vec<f64>,
+    timed_served: Vec<u64>,
     /// Whether the last quantum's background copies were added to the timing model's load.
     copy_load: bool,
 }
@@ -159,11 +163,14 @@ impl<'m> Engine<'m> {
         let pages = regions.last().map_or(0, |r| r.first_page as usize + r.pages as usize);
         let thread_node: Vec<usize> = threads.iter().map(|p| p.node.index()).collect();
         let share: Vec<u32> = threads.iter().map(|p| p.share).collect();
+        let antagonist = machine.antagonist_lines_per_ps();
+        let mut timing = Timing::new(machine, &thread_node, &share);
+        timing.set_background(&antagonist);
         Engine {
             nn,
             nt,
             mem: Memory { machine, pt: PageTable::new(pages, machine), placement, regions, started: 0, queue: vec![0.0; nn], done: 0, served: vec![0; nn], declared: None, completed: 0 },
-            timing: Timing::new(machine, &thread_node, &share),
+            timing,
             thread_node,
             quantum_ps: quantum_ps.max(1),
             q_lines: vec![0; nt * nn],
@@ -180,7 +187,9 @@ impl<'m> Engine<'m> {
             cursor: vec![0; nt],
             dynamic: None,
             iteration_traffic: Vec::new(),
-            background: vec![0.0; nn],
+            background: antagonist,
+            timed_wait: vec![0.0; nn],
+            timed_served: vec![0; nn],
             copy_load: false,
         }
     }
@@ -221,10 +230,17 @@ impl<'m> Engine<'m> {
     }
 
     /// The line rate (lines per ps) each node serves to other programs sharing the machine
-    /// ([`Timing::set_background`]); zero unless a multiprogrammed system sets it.
+    /// ([`Timing::set_background`]), on top of the machine's antagonist; zero unless a
+    /// multiprogrammed system sets it.
     pub fn set_background(&mut self, lines_per_ps: &[f64]) {
-        self.background = lines_per_ps.to_vec();
-        self.timing.set_background(lines_per_ps);
+        self.background = self.mem.machine.antagonist_lines_per_ps().iter().zip(lines_per_ps).map(|(a, b)| a + b).collect();
+        self.timing.set_background(&self.background);
+    }
+
+    /// Per node, the mean queueing delay of a line it served in the timed iterations, ns (0
+    /// where it served none): with the unloaded latency, the loaded latency the run saw.
+    pub fn timed_queue_ns(&self) -> Vec<f64> {
+        self.timed_wait.iter().zip(&self.timed_served).map(|(&w, &l)| if l == 0 { 0.0 } else { w / l as f64 / 1000.0 }).collect()
     }
 
     /// Adds the policy's background copies of the quantum that just ended to the memory
@@ -612,6 +628,13 @@ impl<'m> Engine<'m> {
         );
         for (served, lines) in self.mem.served.iter_mut().zip(&self.node_lines) {
             *served += lines;
+        }
+        // The delay these lines were charged: the one solved before the quantum.
+        if epoch.iteration > 0 {
+            for ((w, s), (&lines, &wait)) in self.timed_wait.iter_mut().zip(self.timed_served.iter_mut()).zip(self.node_lines.iter().zip(self.timing.wait_ps())) {
+                *w += lines as f64 * wait;
+                *s += lines;
+            }
         }
         // The bus sampler's bursts of this quantum reach the counters before the timer reads them.
         if let Some(d) = self.dynamic.as_mut() {

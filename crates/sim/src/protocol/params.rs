@@ -319,7 +319,7 @@ pub fn small_machine(nodes: usize) -> Machine {
         mlp: 1.0,
         counter_bits: 11,
         latency_ns: (0..nodes).map(|i| (0..nodes).map(|j| if i == j { 850.0 } else { 1100.0 }).collect()).collect(),
-        nodes: (0..nodes).map(|_| RawNode { cpus: 1, memory_mib: 1 << 16, bandwidth_gbps: 6.4, memory: Default::default() }).collect(),
+        nodes: (0..nodes).map(|_| RawNode { cpus: 1, memory_mib: 1 << 16, bandwidth_gbps: 6.4, memory: Default::default(), antagonist_gbps: 0.0 }).collect(),
         migration: RawMigration { fixed_ns: 0.0, trap_ns: 0.0, copy_gbps: 1.0, tlb_shootdown_ns_per_cpu: 0.0 },
         watermarks: None,
         huge_page_size: None,

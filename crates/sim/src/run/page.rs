@@ -71,6 +71,9 @@ pub struct SimResult {
     pub local_fraction: f64,
     pub per_node_transactions: Vec<u64>,
     pub per_node_utilisation: Vec<f64>,
+    /// Per node, the mean queueing delay of a line it served in the timed iterations, ns: with
+    /// the unloaded latency from the requesting CPU, the loaded latency the run saw there.
+    pub per_node_queue_ns: Vec<f64>,
     pub per_node_pages: Vec<u64>,
     pub fallback_pages: u64,
     pub init_transactions: u64,
@@ -434,6 +437,7 @@ fn summarise(machine: &Machine, engine: &Engine<'_>, wl: &dyn Workload, config: 
         local_fraction: if transactions == 0 { 0.0 } else { local as f64 / transactions as f64 },
         per_node_transactions: per_node,
         per_node_utilisation: utilisation,
+        per_node_queue_ns: engine.timed_queue_ns(),
         per_node_pages: engine.page_table().pages_per_node().to_vec(),
         fallback_pages: engine.page_table().fallbacks(),
         init_transactions: engine.init.lines.iter().sum(),

@@ -95,3 +95,33 @@ fn colloid_moves_hot_pages_off_a_loaded_fast_tier_and_keeps_them_on_an_idle_one(
     assert_eq!(idle.policy.count_of("fast_slower_passes"), 0, "{:?}", idle.policy);
     assert!(idle.local_fraction > 0.85, "{}", idle.local_fraction);
 }
+
+/// A memory antagonist (`:antagonist_gbps=`) is background traffic at the DRAM controller: the
+/// same run, its pages on DRAM, waits longer there and takes longer, the more bandwidth the
+/// antagonist takes, while the CXL node it does not use is unchanged; and each run reports the
+/// mean queueing delay its lines saw per node.
+#[test]
+fn an_antagonist_loads_the_dram_controller_and_shows_in_the_queueing_delay() {
+    let run = |machine: &str| {
+        let cfg = RunConfig {
+            machine: machine.into(),
+            workload: "gups:pages=20000,hot_fraction=0.1,updates=50000,iterations=3".into(),
+            placement: "bind:node=0".into(),
+            threads: 16,
+            ..RunConfig::default()
+        };
+        simulate(&cfg).unwrap_or_else(|e| panic!("{machine}: {e}"))
+    };
+    let quiet = run("cxl-1to8");
+    let half = run("cxl-1to8:antagonist_gbps=125");
+    let heavy = run("cxl-1to8:antagonist_gbps=237.5");
+    for r in [&quiet, &half, &heavy] {
+        assert_eq!(r.per_node_queue_ns.len(), 2);
+        assert_eq!(r.per_node_queue_ns[1], 0.0, "no line served by CXL: {:?}", r.per_node_queue_ns);
+        assert_eq!(r.transactions, quiet.transactions);
+    }
+    let q: Vec<f64> = [&quiet, &half, &heavy].iter().map(|r| r.per_node_queue_ns[0]).collect();
+    assert!(q[0] >= 0.0 && q[0] < q[1] && q[1] < q[2], "DRAM queueing: {q:?}");
+    assert!(quiet.total_time_ns < half.total_time_ns && half.total_time_ns < heavy.total_time_ns);
+    assert_eq!(heavy.config.machine, "cxl-1to8");
+}
