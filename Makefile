@@ -23,6 +23,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 DEPS   := $(VENV)/.deps-installed
+TEST_DEPS := $(VENV)/.test-deps-installed
 EXT    := $(VENV)/.ext-built
 EXT_COMPILED := $(VENV)/.ext-compiled
 MATURIN := $(VENV)/.maturin-installed
@@ -72,15 +73,15 @@ notebook: $(NOTEBOOK_DEPS)
 	@echo "numaplace: opening examples/tour.ipynb in Jupyter (Ctrl-C stops it; add NOTEBOOK_ARGS=--no-browser on a remote machine)..."
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(NOTEBOOK_ARGS) examples/tour.ipynb
 
-$(NOTEBOOK_DEPS): requirements-notebook.txt $(DEPS)
+$(NOTEBOOK_DEPS): requirements-notebook.txt $(TEST_DEPS)
 	@echo "numaplace: installing Jupyter into $(VENV) (requirements-notebook.txt; about a minute the first time)..."
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-notebook.txt
 	@touch $@
 
-# The Python dependencies (pip) beside the Rust tests' build, as `make run` installs them beside
-# the libraries; then pytest.
+# The Python dependencies, the tests' included (pip), beside the Rust tests' build, as `make run`
+# installs its own beside the extension's; then pytest.
 test:
-	@$(MAKE) --no-print-directory -j2 $(DEPS) rust-test
+	@$(MAKE) --no-print-directory -j2 $(TEST_DEPS) rust-test
 	@$(MAKE) --no-print-directory py-test
 	@line="numaplace: make test took $$(( $$(date +%s) - $(CLOCK_START) )) s in all"; echo "$$line"; \
 	if [ -n "$${NUMAPLACE_CLOCK_LOG:-}" ]; then echo "$$line" >> "$$NUMAPLACE_CLOCK_LOG"; fi
@@ -90,8 +91,15 @@ test:
 # cache on the idle two-core machine (2026-11-28): 33 s (27 s of CPU) where compiling took 59 s
 # (52 s), CPU that the Rust build beside it gets instead.
 $(DEPS): requirements.txt $(MATURIN)
-	@echo "numaplace: installing the Python dependencies into $(VENV) (requirements.txt; about 60 s the first time)..."
+	@echo "numaplace: installing the Python dependencies into $(VENV) (requirements.txt; about 30 s the first time)..."
 	@$(call timed,the Python dependencies,$(PY) -m pip install --quiet --no-compile --disable-pip-version-check -r requirements.txt)
+	touch $@
+
+# What only the tests need (pytest, hypothesis, the notebook's kernel, dask): `make run` does not
+# install it, so that its pip leaves the extension's build more of the two cores.
+$(TEST_DEPS): requirements-test.txt $(DEPS)
+	@echo "numaplace: installing the tests' Python dependencies into $(VENV) (requirements-test.txt; about 30 s the first time)..."
+	@$(call timed,the tests' Python dependencies,$(PY) -m pip install --quiet --no-compile --disable-pip-version-check -r requirements-test.txt)
 	touch $@
 
 # maturin alone first (one wheel, seconds), so that the extension compiles while pip installs
@@ -169,7 +177,7 @@ test-libs:
 	@echo "numaplace: building libnumaplace and numaplace-record-convert for the tests (profile tests; seconds after the Rust tests' build)..."
 	@$(call timed,the tests' libnumaplace and numaplace-record-convert,cargo build --profile tests $(QUIET) -p numaplace-runtime -p numaplace-record)
 
-py-test: $(EXT) test-libs vm-setup browser-setup record-setup
+py-test: $(EXT) $(TEST_DEPS) test-libs vm-setup browser-setup record-setup
 	@echo "numaplace: running pytest (API, CLI, sweeps, report, runtime natively and in the 4-node VM; several minutes)..."
 	@$(call timed,pytest,$(TEST_LIBS_ENV) $(PY) -m pytest $(PYTEST_ARGS))
 

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-import ipykernel  # noqa: F401 - the kernel the notebook runs in (requirements.txt)
+import ipykernel  # noqa: F401 - the kernel the notebook runs in (requirements-test.txt)
 import nbclient
 import nbformat
 import pytest
