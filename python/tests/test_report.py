@@ -469,6 +469,19 @@ def test_runs_start_longest_first_rows_keep_run_order_and_each_experiment_says_w
     assert len(lines) == 3
 
 
+def test_the_full_grid_weighs_runs_by_its_own_costs() -> None:
+    """``--full`` orders and estimates by the seeds' sizes' costs: seed 003's sampled runs
+    (about 164 s each there) before seed 002's system runs, and a page run of another
+    experiment by its kind's full cost, not the quick grid's."""
+    from numaplace.experiments.run import EXPECTED_S, FULL_EXPECTED_S, expected_s
+
+    system, page = {"job_stream": "W1"}, {"workload": "nas-bt"}
+    assert expected_s(page, "seed003-sampled", Grid.FULL) > expected_s(system, "seed002-schedulers", Grid.FULL) > expected_s(page, "seed000-migration", Grid.FULL)
+    assert expected_s(page, "seed003-sampled", Grid.QUICK) == EXPECTED_S["page"] == expected_s(page)
+    assert expected_s({"engine": "protocol"}, "seed004-proxies", Grid.FULL) == FULL_EXPECTED_S["protocol"]
+    assert expected_s(system, "seed002-schedulers", Grid.TEST) == EXPECTED_S["system"]
+
+
 # --- the experiments package ------------------------------------------------------------------
 
 

@@ -85,11 +85,11 @@ def run_experiments(
     clock.say(f"{len(stage)} runs of {len(experiments)} experiment{'s' * (len(experiments) != 1)} on the {grid.value} grid, longest first")
     backend = make_backend(scheduler, jobs, simulate, runs=len(stage))  # a second stage reuses these workers
     try:
-        _run_stage(stage, backend, rows, progress, "reproduce", clock)
+        _run_stage(stage, backend, rows, progress, "reproduce", clock, grid)
         stage = [(e.id, kwargs) for e in experiments if e.followup for kwargs in e.followup(grid, pd.DataFrame(rows[e.id]))]
         if stage:
             clock.say(f"{len(stage)} runs of a second stage (planned from the first's results)")
-            _run_stage(stage, backend, rows, progress, "reproduce, 2nd stage", clock)
+            _run_stage(stage, backend, rows, progress, "reproduce, 2nd stage", clock, grid)
     except BaseException:
         backend.close(cancel=True)
         raise
@@ -115,18 +115,31 @@ time left. Neither changes a result. (At 20, 1 and
 0.1 s, `make run` said "about 33 s left" when seed 002's runs were done, 94 s before the end.)"""
 
 
-def expected_s(kwargs: RunConfig) -> float:
-    """:data:`EXPECTED_S` of the run ``kwargs`` describes."""
-    if "job_stream" in kwargs:
-        return EXPECTED_S["system"]
-    return EXPECTED_S["protocol" if kwargs.get("engine") == "protocol" else "page"]
+FULL_EXPECTED_S = {"system": 37.5, "protocol": 5.0, "page": 5.0, "seed003-sampled": 164.0}
+"""The same at ``--full`` (the seeds' sizes), by kind and, where one experiment's runs are far
+from their kind's, by experiment; seconds on one worker of the idle two-core machine: seed 002's
+72 system runs took about 45 worker-minutes (stop 50: done after 29 min 39 s on two workers,
+the other worker running the page and protocol runs beside them); the 212 page and protocol runs
+of seeds 000, 001, 003 (Table 2), 004 and the placement study took the other 17 or so, about
+5 s each; seed 003's 17 sampled runs at classes B-C took 46 min 31 s on one worker (stop 51),
+164 s each. With the quick grid's costs the time left read "about 31 s" 16 minutes before
+stop 50's run was stopped, and "about 54 min" for the tiering runs after seed 003's in stop 51."""
+
+
+def expected_s(kwargs: RunConfig, experiment_id: str = "", grid: Grid = Grid.QUICK) -> float:
+    """The expected cost of the run ``kwargs`` describes: :data:`FULL_EXPECTED_S` on the full
+    grid (its experiment's entry, else its kind's), else :data:`EXPECTED_S` of its kind."""
+    kind = "system" if "job_stream" in kwargs else "protocol" if kwargs.get("engine") == "protocol" else "page"
+    if grid is Grid.FULL:
+        return FULL_EXPECTED_S.get(experiment_id, FULL_EXPECTED_S[kind])
+    return EXPECTED_S[kind]
 
 
 class _Clock:
     """The progress lines of a reproduction, on standard error when ``progress`` is true (also
     in a log, where the bar is not drawn): one when it starts, then one as each experiment's
     runs are all done, with the runs done, the time since the start and the time left, estimated
-    from the runs' :data:`EXPECTED_S`."""
+    from the runs' expected costs (:func:`expected_s`)."""
 
     def __init__(self, progress: bool) -> None:
         self.progress = progress
@@ -154,13 +167,15 @@ def _run_stage(
     progress: bool,
     desc: str,
     clock: _Clock,
+    grid: Grid,
 ) -> None:
     """Runs ``(experiment id, kwargs)`` pairs on ``backend`` (left open), the longest expected
-    first, and appends each run's row to its experiment's rows, numbered on, in planned order."""
+    on ``grid`` first, and appends each run's row to its experiment's rows, numbered on, in
+    planned order."""
     outcomes: list[dict[str, Any] | None] = [None] * len(planned)
-    order = sorted(range(len(planned)), key=lambda i: -expected_s(planned[i][1]))  # stable
+    cost = [expected_s(kwargs, experiment_id, grid) for experiment_id, kwargs in planned]
+    order = sorted(range(len(planned)), key=lambda i: -cost[i])  # stable
     left = collections.Counter(e for e, _ in planned)
-    cost = [expected_s(kwargs) for _, kwargs in planned]
     total, done = sum(cost), [0.0, 0]
 
     def record(k: int, outcome: dict[str, Any], attempts: int) -> None:
