@@ -367,7 +367,7 @@ class C:
 #: The package's layers, lowest first; a module imports only modules of its own layer or below
 #: (a name ending in "." covers a package and everything in it). Every module is in one.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("shared pieces", ("numaplace.messages", "numaplace.grid", "numaplace.outfile", "numaplace.infile", "numaplace.topo")),
+    ("shared pieces", ("numaplace.messages", "numaplace.grid", "numaplace.outfile", "numaplace.infile", "numaplace.topo", "numaplace.checkout")),
     ("the Python API", ("numaplace.api",)),
     ("sweeps", ("numaplace.sweep", "numaplace.sweep.")),
     ("tools over runs", ("numaplace.plot", "numaplace.diagnose", "numaplace.record", "numaplace.reftrace",
