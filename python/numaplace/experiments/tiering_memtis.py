@@ -137,7 +137,6 @@ def memtis_claims(results: pd.DataFrame) -> list[Claim]:
             bool((over_best > 0).all()),
             "; ".join(line(w) for w in WORKLOADS),
             ", ".join(f"{w}: {over_best[w]:+.1%} over {best[w]}" for w in WORKLOADS) + " (claim > 0 on each)",
-            compared=(MEMTIS_OVER_ANY,),
         ),
         Claim(
             "MT2", "on some skewed workload, Memtis faster than the best part-1 policy",
@@ -146,7 +145,7 @@ def memtis_claims(results: pd.DataFrame) -> list[Claim]:
             bool(over_best.max() > 0),
             "; ".join(line(w) for w in WORKLOADS),
             f"largest gain over the best {over_best.max():+.1%} (published up to 33.6 %), over any {over_worst.max():+.1%} (published up to 169.0 %)",
-            compared=(MEMTIS_OVER_BEST,),
+            compared=(MEMTIS_OVER_BEST, MEMTIS_OVER_ANY),
         ),
     ]
 
