@@ -14,11 +14,13 @@
 # LLVM's plugin headers for clang's version are installed it exits 0 at once. On failure it
 # prints ONE line on stderr saying what is missing and exits non-zero (the output of the failed
 # apt-get command is in $NUMAPLACE_RECORD_LOG, default
-# ${TMPDIR:-/tmp}/numaplace-record-setup.log). Runs apt-get as root, else through sudo -n.
+# target/setup/record-setup.log in this checkout, not a fixed name in /tmp, where a link
+# planted under it would redirect a root shell's write). Runs apt-get as root, else through sudo -n.
 set -u
 export DEBIAN_FRONTEND=noninteractive
 
-log="${NUMAPLACE_RECORD_LOG:-${TMPDIR:-/tmp}/numaplace-record-setup.log}"
+log="${NUMAPLACE_RECORD_LOG:-$(cd "$(dirname "$0")/.." && pwd)/target/setup/record-setup.log}"
+mkdir -p "$(dirname "$log")" 2>/dev/null || true
 packages=(clang libomp-dev gcc)
 die() { echo "tools/record-setup.sh: $*" >&2; exit 1; }
 clang_major() { clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n 1; }
