@@ -126,9 +126,9 @@ def hemem_spec() -> str:
     return f"hemem:interval_ms={scaled(10)},sample_period={round(19997 / TIME_SCALE)}"
 
 
-def policy_name(dynamic: object) -> str:
+def policy_name(dynamic: object, none: str = "none") -> str:
     """The policy of a ``request.dynamic`` value (``none`` where the run has none)."""
-    return dynamic.split(":")[0] if isinstance(dynamic, str) else "none"
+    return dynamic.split(":")[0] if isinstance(dynamic, str) else none
 
 
 # --- NUMA balancing's tiering patches (Huang Ying), pmbench -------------------------------------

@@ -112,7 +112,7 @@ def _steady(results: pd.DataFrame, last: int | None = None) -> pd.Series:
 def _case(results: pd.DataFrame, default: str) -> list[str]:
     out = []
     for name, dynamic in zip(results["request.machine"], requested(results, "dynamic")):
-        out.append(IDEAL if machine_name(name) == "cxl-1to2" else (policy_name(dynamic) if isinstance(dynamic, str) else default))
+        out.append(IDEAL if machine_name(name) == "cxl-1to2" else policy_name(dynamic, default))
     return out
 
 

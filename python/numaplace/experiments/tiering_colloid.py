@@ -38,6 +38,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from numaplace import _native, plot
+from numaplace.experiments._frames import requested
 from numaplace.experiments.base import Claim, Experiment, Grid, RunConfig, claims_table
 from numaplace.experiments.fidelity import Fidelity, Published, declared, pairs
 from numaplace.experiments.tiering import TIME_SCALE, hemem_spec, machine, policy_name, scaled
@@ -103,13 +104,13 @@ def _frame(results: pd.DataFrame) -> pd.DataFrame:
     """One row per run: ``load``, ``case``, run time ``t`` (s) and the loaded latencies of the
     fast and slow tiers from the DRAM node's CPUs (ns: unloaded plus the run's mean queueing)."""
     rows = []
-    for _, r in results.iterrows():
+    for (_, r), dynamic in zip(results.iterrows(), requested(results, "dynamic")):
         lat, nodes = list(r["config.machine_spec.latency_ns"])[0], list(r["config.machine_spec.nodes"])
         queue = list(r["per_node_queue_ns"])
         rows.append(
             {
                 "load": float(nodes[0].get("antagonist_gbps", 0.0)) / DRAM_GBPS,
-                "case": policy_name(r["request.dynamic"]) if isinstance(r["request.dynamic"], str) else "no migration",
+                "case": policy_name(dynamic, "no migration"),
                 "t": r["total_time_ns"] / 1e9,
                 "fast_ns": lat[0] + queue[0],
                 "slow_ns": lat[1] + queue[1],

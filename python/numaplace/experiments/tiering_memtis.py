@@ -42,6 +42,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from numaplace import plot
+from numaplace.experiments._frames import requested
 from numaplace.experiments.base import Claim, Experiment, Grid, RunConfig, claims_table
 from numaplace.experiments.fidelity import Fidelity, Published, declared, pairs
 from numaplace.experiments.tiering import TIME_SCALE, autonuma_spec, hemem_spec, machine, numab_spec, policy_name, scaled, tpp_spec
@@ -110,8 +111,7 @@ def memtis_runs(grid: Grid) -> list[RunConfig]:
 def _frame(results: pd.DataFrame) -> pd.DataFrame:
     """Run time (s), one row per workload, one column per case."""
     workload = results["request.workload"].map(lambda w: WORKLOADS[0] if str(w).startswith("gups") else WORKLOADS[1])
-    dynamic = results["request.dynamic"] if "request.dynamic" in results else pd.Series([None] * len(results), index=results.index)
-    case = [policy_name(d) if isinstance(d, str) else "no migration" for d in dynamic]
+    case = [policy_name(d, "no migration") for d in requested(results, "dynamic")]
     frame = pd.DataFrame({"workload": workload.values, "case": case, "t": (results["total_time_ns"] / 1e9).values})
     return frame.pivot(index="workload", columns="case", values="t").reindex(index=list(WORKLOADS), columns=list(CASES))
 

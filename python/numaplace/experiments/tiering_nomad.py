@@ -91,7 +91,7 @@ def _frame(results: pd.DataFrame) -> pd.DataFrame:
     """Steady-state time (s), one row per mix, one column per case."""
     mix = results["request.workload"].str.extract(r"read_percent=(\d+)")[0].astype(int)
     name = {v: k for k, v in MIXES.items()}
-    case = [policy_name(d) if isinstance(d, str) else "no migration" for d in requested(results, "dynamic")]
+    case = [policy_name(d, "no migration") for d in requested(results, "dynamic")]
     steady = results["per_iteration_time_ns"].map(lambda t: float(sum(list(t)[-STEADY:])) / 1e9)
     return pd.DataFrame({"mix": [name[m] for m in mix], "case": case, "t": steady.values}).pivot(index="mix", columns="case", values="t")
 
