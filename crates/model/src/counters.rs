@@ -4,19 +4,22 @@
 
 use crate::units::{NodeId, PageNo};
 
-/// Saturating counters, `[page * nodes + node]`.
+/// Saturating counters, `[page * nodes + node]`, and their sum.
 #[derive(Clone, Debug)]
 pub struct PageCounters {
     nodes: usize,
     max: u16,
     c: Vec<u16>,
+    /// The sum of every counter, kept by each change (a policy that checks how many samples
+    /// an interval holds reads it at every look, too often to sum the counters each time).
+    total: u64,
 }
 
 impl PageCounters {
     /// Counters of `bits` bits (1..=16) for `pages` pages on `nodes` nodes, all zero.
     pub fn new(pages: usize, nodes: usize, bits: u32) -> Self {
         let bits = bits.clamp(1, 16);
-        PageCounters { nodes, max: ((1u32 << bits) - 1) as u16, c: vec![0; pages * nodes] }
+        PageCounters { nodes, max: ((1u32 << bits) - 1) as u16, c: vec![0; pages * nodes], total: 0 }
     }
 
     /// The saturation value.
@@ -28,7 +31,9 @@ impl PageCounters {
     #[inline]
     pub fn add(&mut self, page: u32, node: usize, n: u64) -> u16 {
         let slot = &mut self.c[page as usize * self.nodes + node];
-        *slot = (*slot as u64 + n).min(self.max as u64) as u16;
+        let old = *slot;
+        *slot = (old as u64 + n).min(self.max as u64) as u16;
+        self.total += (*slot - old) as u64;
         *slot
     }
 
@@ -57,6 +62,7 @@ impl PageCounters {
         let start = page as usize * self.nodes;
         let row = &mut self.c[start..start + self.nodes];
         let v = (row[node] as u64 + n).min(self.max as u64) as u16;
+        self.total += (v - row[node]) as u64;
         row[node] = v;
         v.saturating_sub(row[other])
     }
@@ -75,10 +81,21 @@ impl PageCounters {
         self.c.get(i..i + self.nodes).unwrap_or(&[])
     }
 
+    /// The sum of every page's counts on every node.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// The sum recomputed from the counters (what `total` must equal).
+    fn sum(&self) -> u64 {
+        self.c.iter().map(|&v| v as u64).sum()
+    }
+
     /// Clears one page's counters (after it migrated).
     pub fn reset_page(&mut self, page: PageNo) {
         let i = page.0 as usize * self.nodes;
         if let Some(row) = self.c.get_mut(i..i + self.nodes) {
+            self.total -= row.iter().map(|&v| v as u64).sum::<u64>();
             row.fill(0);
         }
     }
@@ -86,6 +103,7 @@ impl PageCounters {
     /// Clears every counter.
     pub fn reset_all(&mut self) {
         self.c.fill(0);
+        self.total = 0;
     }
 
     /// Halves every counter (periodic aging).
@@ -93,6 +111,7 @@ impl PageCounters {
         for v in &mut self.c {
             *v >>= 1;
         }
+        self.total = self.sum();
     }
 
     /// The node with the most accesses to `page` (lowest number on ties) and its count.
@@ -124,5 +143,26 @@ mod tests {
         c.reset_page(PageNo(1));
         assert_eq!(c.row(PageNo(1)), &[0, 0, 0]);
         assert_eq!(c.get(0, 0), 0);
+    }
+
+    #[test]
+    fn the_total_follows_every_change() {
+        let mut c = PageCounters::new(70_000, 3, 16);
+        let check = |c: &PageCounters| assert_eq!(c.total(), c.sum());
+        for p in 0..70_000 {
+            c.add(p, (p % 3) as usize, 65_000);
+        }
+        c.add(3, 0, 65_000); // saturates: adds only 535
+        check(&c);
+        assert_eq!(c.total(), 70_000 * 65_000 + 535);
+        c.add_and_lead(5, 1, 2, 70_000);
+        check(&c);
+        c.reset_page(PageNo(5));
+        check(&c);
+        c.age();
+        check(&c);
+        c.reset_all();
+        assert_eq!(c.total(), 0);
+        assert_eq!(PageCounters::new(0, 2, 16).total(), 0);
     }
 }

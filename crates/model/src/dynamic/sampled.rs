@@ -162,7 +162,7 @@ impl DynamicPolicy for Sampled {
         if self.period.is_none() {
             // Adaptive period: act only once the interval holds enough samples.
             let placed = view.homes.iter().filter(|&&h| (h as usize) < nodes).count() as f64;
-            let taken: u64 = (0..view.homes.len()).map(|p| view.counters.row(PageNo(p as u32)).iter().map(|&v| v as u64).sum::<u64>()).sum();
+            let taken = view.counters.total();
             // Samples, not transactions: the simulator's bus sampler adds a burst of
             // transactions to the counters a sample (`View::bursts`); the runtime's samplers
             // (precise samples, hinting faults) one address each.
