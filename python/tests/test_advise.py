@@ -365,12 +365,12 @@ def test_on_a_tiered_machine_the_tiering_policies_are_ranked_beside_all_fast(tie
     from numaplace.advice import tiers
 
     policies = [p["name"] for p in numaplace.policies() if p["tiering"]]
-    assert policies == ["numab-tiering", "tpp", "hemem", "memtis", "colloid", "nomad"] == tiers.tiering_policies()
+    assert policies == ["numab-tiering", "tpp", "hemem", "memtis", "colloid", "colloid-tpp", "nomad"] == tiers.tiering_policies()
     t = tiered.tiering
     assert tiered.tiered and list(t.columns) == list(tiers.TIER_COLUMNS)
     assert sorted(t["dynamic"]) == sorted([NO_POLICY, *policies, tiers.ALL_FAST])
     runs, ref = t[~t["reference"]], t[t["reference"]].iloc[0]
-    assert list(runs["rank"]) == [1, 2, 3, 4, 5, 6, 7] and runs["time_ns"].is_monotonic_increasing and ref["rank"] == 0
+    assert list(runs["rank"]) == list(range(1, len(policies) + 2)) and runs["time_ns"].is_monotonic_increasing and ref["rank"] == 0
     # The declared-capacity rows are the main table's first-touch runs, not runs of their own.
     main = tiered.table[tiered.table["placement"] == "first-touch"].set_index("dynamic")["time_ns"]
     for r in runs.to_dict("records"):
@@ -392,7 +392,7 @@ def test_the_capacity_curve_and_the_fast_memory_needed(tiered: numaplace.Advice)
     assert list(dict.fromkeys(c["fraction"])) == ["1/32", "1/16", "1/8", "1/4", "1/2", "1/1"]
     assert list(dict.fromkeys(c["fast_pages"])) == [math.ceil(GUPS_PAGES / k) for k in (32, 16, 8, 4, 2, 1)]
     assert (c["fast_mib"] == c["fast_pages"] * 4096 / 2**20).all()
-    assert len(c) == 6 * 7 and set(c["dynamic"]) == {NO_POLICY, "numab-tiering", "tpp", "hemem", "memtis", "colloid", "nomad"}
+    assert len(c) == 6 * (1 + len(tiers.tiering_policies())) and set(c["dynamic"]) == {NO_POLICY, *tiers.tiering_policies()}
     ref = tiered.tiering[tiered.tiering["reference"]].iloc[0]["time_ns"]
     assert (c["vs_all_fast"] == c["time_ns"] / ref - 1).all()
     none = c[c["dynamic"] == NO_POLICY]
@@ -448,7 +448,7 @@ def test_the_tiered_advice_text_is_golden_and_its_json_the_same_from_a_pool(tier
         assert line in out
     d = tiered.to_dict()["tiers"]
     assert d["capacity_grid"] == ["1/32", "1/16", "1/8", "1/4", "1/2", "1/1"] and d["within"] == 0.05
-    assert d["footprint_pages"] == GUPS_PAGES and d["declared_fast_pages"] == 1024 and len(d["capacity_curve"]) == 6 * 7
+    assert d["footprint_pages"] == GUPS_PAGES and d["declared_fast_pages"] == 1024 and len(d["capacity_curve"]) == 6 * 8
     assert d["fast_needed"]["fast_pages"] == tiered.fast_needed["fast_pages"] and d["verdict"] == tiered.tiering_verdict
     # The same inputs give the same bytes, whether the runs go to this process or a pool.
     again = numaplace.advise(str(tiered_dir / "gups.nptrace"), str(tiered_dir / "tiny.toml"), binding="spread", jobs=2, progress=False)
@@ -480,7 +480,7 @@ def test_a_tiering_policy_the_machine_refuses_is_left_out_and_named_once(tiered_
     machine.write_text(TINY_TIERED.replace("huge_page_size = 2097152\n", ""))
     a = numaplace.advise(str(tiered_dir / "gups.nptrace"), str(machine), binding="spread", jobs=0, progress=False)
     assert not {"hemem", "memtis", "colloid"} & (set(a.tiering["dynamic"]) | set(a.capacity_curve["dynamic"]))
-    assert set(a.capacity_curve["dynamic"]) == {NO_POLICY, "numab-tiering", "tpp", "nomad"}
+    assert set(a.capacity_curve["dynamic"]) == {NO_POLICY, "numab-tiering", "tpp", "colloid-tpp", "nomad"}
     curve_notes = [n for n in a.notes if n.startswith("capacity curve:")]
     assert curve_notes == [f"capacity curve: not run: {p} at every capacity: dynamic policy '{p}': page=2m: machine"
                            " 'tiny-tiered' declares no huge pages (huge_page_size); give it one or use page=4k" for p in ("hemem", "memtis", "colloid")]

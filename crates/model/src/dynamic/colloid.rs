@@ -69,8 +69,8 @@ const OWN_STATS: &[StatDecl] = &[
     StatDecl { name: "fast_slower_passes", unit: "passes", doc: "passes at whose end the fast tier's smoothed loaded latency was the higher (Colloid then moves hot pages out of it)" },
     StatDecl { name: "swaps", unit: "pairs", doc: "pairs of pages swapped between the tiers (a side that does not move, a never-accessed page beside free room, counts with the one that does)" },
     StatDecl { name: "joined_pages", unit: "pages", doc: "base pages first touched on another node than their 2 MiB unit's tier, moved to it (HeMem maps a huge page whole)" },
-    StatDecl { name: "fast_latency_ns", unit: "ns", doc: "the fast tier's loaded latency from the fast node's CPUs (unloaded plus queueing) at each pass, weighted by the pass's arrivals" },
-    StatDecl { name: "slow_latency_ns", unit: "ns", doc: "the slow tier's loaded latency, likewise" },
+    FAST_LATENCY,
+    SLOW_LATENCY,
 ];
 
 pub(super) const INFO: DynamicInfo = DynamicInfo {
@@ -111,10 +111,100 @@ impl Default for Unit {
 
 /// The tiers' smoothed counters (`smoothed_occ_*`, `smoothed_inserts_*`), `[fast, slow]`.
 #[derive(Clone, Copy, Debug, Default)]
-struct Smoothed {
-    occ: [f64; 2],
-    inserts: [f64; 2],
+pub(super) struct Smoothed {
+    pub occ: [f64; 2],
+    pub inserts: [f64; 2],
 }
+
+impl Smoothed {
+    /// Folds one reading in with weight `a` for the newest (`colloid_update_stats`).
+    pub fn fold(&mut self, a: f64, occ: [f64; 2], inserts: [f64; 2]) {
+        for t in 0..2 {
+            self.occ[t] = a * occ[t] + (1.0 - a) * self.occ[t];
+            self.inserts[t] = a * inserts[t] + (1.0 - a) * self.inserts[t];
+        }
+    }
+
+    /// Whether the fast tier's loaded latency (occupancy over arrivals) is the higher.
+    pub fn fast_slower(&self) -> bool {
+        self.occ[0] / self.inserts[0] > self.occ[1] / self.inserts[1]
+    }
+}
+
+/// One reading of the tiers' memory-request counters since the last ([`Monitor::read`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Reading {
+    /// Time since the last reading, ns.
+    pub elapsed_ns: f64,
+    /// Lines each tier served since the last reading: the CHA's TOR inserts.
+    pub inserts: [f64; 2],
+    /// Requests in flight at each tier, on average: by Little's law the arrival rate times the
+    /// tier's loaded latency (TOR occupancy).
+    pub occ: [f64; 2],
+}
+
+/// Colloid's loaded-latency monitor (`colloid-mon`, and `colloid_update_stats` in the HeMem
+/// build): reads each tier's arrivals and occupancy. The arrivals are the lines each node
+/// served ([`View::served`]); the occupancy is their rate times the node's loaded latency from
+/// the fast node's CPUs, its unloaded latency plus the memory controller's queueing delay
+/// ([`View::queue`]). It also keeps each tier's latency weighted by arrivals, for the report.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Monitor {
+    /// `[fast, slow]` lines served at the last reading, and its time.
+    last: Option<([u64; 2], Ps)>,
+    /// Per tier, the loaded latency of each reading times its arrivals, and the arrivals.
+    latency_weighted: [(f64, f64); 2],
+    /// Each tier's loaded latency at the last reading, ns.
+    pub last_latency_ns: [f64; 2],
+}
+
+impl Monitor {
+    pub fn new() -> Self {
+        Monitor { last: None, latency_weighted: [(0.0, 0.0); 2], last_latency_ns: [f64::NAN; 2] }
+    }
+
+    /// The counters since the last reading; `None` when the driver does not count arrivals
+    /// or no time passed.
+    pub fn read(&mut self, view: &View<'_>, (fast, slow): (NodeId, NodeId)) -> Option<Reading> {
+        if view.served.len() != view.machine.nodes() {
+            return None;
+        }
+        let served = [view.served[fast.index()], view.served[slow.index()]];
+        let (before, then) = self.last.unwrap_or(([0, 0], view.started.min(view.now)));
+        self.last = Some((served, view.now));
+        let elapsed_ns = view.now.saturating_sub(then) as f64 / 1000.0;
+        if elapsed_ns <= 0.0 {
+            return None;
+        }
+        let mut r = Reading { elapsed_ns, inserts: [0.0; 2], occ: [0.0; 2] };
+        for (t, node) in [fast, slow].into_iter().enumerate() {
+            let inserts = served[t].saturating_sub(before[t]) as f64;
+            let latency_ns = (view.machine.latency(fast, node) as f64 + view.queue.get(node.index()).copied().unwrap_or(0.0)) / 1000.0;
+            // Little's law: the mean requests in flight are the arrival rate times the latency.
+            r.inserts[t] = inserts;
+            r.occ[t] = inserts / elapsed_ns * latency_ns;
+            self.latency_weighted[t].0 += latency_ns * inserts;
+            self.latency_weighted[t].1 += inserts;
+            self.last_latency_ns[t] = latency_ns;
+        }
+        Some(r)
+    }
+
+    /// Reports each tier's mean loaded latency, weighted by arrivals (`fast_latency_ns`,
+    /// `slow_latency_ns`).
+    pub fn report(&self, out: &mut Report) {
+        let mean = |t: usize| {
+            let (sum, n) = self.latency_weighted[t];
+            (n > 0.0).then(|| sum / n)
+        };
+        out.number(FAST_LATENCY.name, mean(0));
+        out.number(SLOW_LATENCY.name, mean(1));
+    }
+}
+
+/// The monitor's statistics ([`Monitor::report`]).
+pub(super) const FAST_LATENCY: StatDecl = StatDecl { name: "fast_latency_ns", unit: "ns", doc: "the fast tier's loaded latency from the fast node's CPUs (unloaded plus queueing) at each reading, weighted by its arrivals" };
+pub(super) const SLOW_LATENCY: StatDecl = StatDecl { name: "slow_latency_ns", unit: "ns", doc: "the slow tier's loaded latency, likewise" };
 
 struct Colloid {
     period: u64,
@@ -127,17 +217,12 @@ struct Colloid {
     units: Vec<Unit>,
     clock: u64,
     smoothed: Smoothed,
-    /// `[fast, slow]` lines served at the last pass, and its time.
-    last: Option<([u64; 2], Ps)>,
+    monitor: Monitor,
     samples: u64,
     passes: u64,
     fast_slower: u64,
     swaps: u64,
     joined: u64,
-    /// Per tier, the loaded latency of each pass times its arrivals, and the arrivals.
-    latency_weighted: [(f64, f64); 2],
-    /// Each tier's loaded latency at the last pass, ns (the evidence of its swaps).
-    last_latency_ns: [f64; 2],
 }
 
 /// One side of the sorted frequency arrays (`struct page_freq`): a unit and its cooled count;
@@ -158,14 +243,12 @@ impl Colloid {
             units: Vec::new(),
             clock: 0,
             smoothed: Smoothed::default(),
-            last: None,
+            monitor: Monitor::new(),
             samples: 0,
             passes: 0,
             fast_slower: 0,
             swaps: 0,
             joined: 0,
-            latency_weighted: [(0.0, 0.0); 2],
-            last_latency_ns: [f64::NAN; 2],
         })
     }
 
@@ -235,30 +318,11 @@ impl Colloid {
     }
 
     /// Folds the arrivals and occupancies since the last pass into the smoothed counters
-    /// (`colloid_update_stats`); `false` when the driver does not count arrivals.
-    fn update_stats(&mut self, view: &View<'_>, (fast, slow): (NodeId, NodeId)) -> bool {
-        if view.served.len() != view.machine.nodes() {
-            return false;
-        }
-        let served = [view.served[fast.index()], view.served[slow.index()]];
-        let (before, then) = self.last.unwrap_or(([0, 0], view.started.min(view.now)));
-        self.last = Some((served, view.now));
-        let elapsed_ns = view.now.saturating_sub(then) as f64 / 1000.0;
-        if elapsed_ns <= 0.0 {
-            return false;
-        }
-        let a = self.ewma;
-        for (t, node) in [fast, slow].into_iter().enumerate() {
-            let inserts = served[t].saturating_sub(before[t]) as f64;
-            let latency_ns = (view.machine.latency(fast, node) as f64 + view.queue.get(node.index()).copied().unwrap_or(0.0)) / 1000.0;
-            // Little's law: the mean requests in flight are the arrival rate times the latency.
-            let occ = inserts / elapsed_ns * latency_ns;
-            self.latency_weighted[t].0 += latency_ns * inserts;
-            self.latency_weighted[t].1 += inserts;
-            self.last_latency_ns[t] = latency_ns;
-            self.smoothed.occ[t] = a * occ + (1.0 - a) * self.smoothed.occ[t];
-            self.smoothed.inserts[t] = a * inserts + (1.0 - a) * self.smoothed.inserts[t];
-        }
+    /// (`colloid_update_stats`: the pass's counts, weight `ewma`); `false` when the driver does
+    /// not count arrivals.
+    fn update_stats(&mut self, view: &View<'_>, tiers: (NodeId, NodeId)) -> bool {
+        let Some(r) = self.monitor.read(view, tiers) else { return false };
+        self.smoothed.fold(self.ewma, r.occ, r.inserts);
         true
     }
 
@@ -410,9 +474,8 @@ impl DynamicPolicy for Colloid {
             return tick;
         }
         self.passes += 1;
-        let s = self.smoothed;
         // Occupancy over arrivals: each tier's latency (over the same pass length).
-        if s.occ[0] / s.inserts[0] > s.occ[1] / s.inserts[1] {
+        if self.smoothed.fast_slower() {
             self.fast_slower += 1;
         }
         self.migrate(view, tiers, fast_free, &mut tick.actions);
@@ -422,7 +485,7 @@ impl DynamicPolicy for Colloid {
     fn evidence(&self, action: &Action) -> Option<Evidence> {
         let Action::Migrate { reason, .. } = action else { return None };
         // A swap weighed the fast tier's loaded latency against the slow tier's; a join, none.
-        reason.starts_with("Colloid:").then(|| Evidence { measured: "fast_latency_ns", value: self.last_latency_ns[0], threshold: "slow_latency_ns", limit: self.last_latency_ns[1] })
+        reason.starts_with("Colloid:").then(|| latency_evidence(&self.monitor))
     }
 
     fn report(&self, applied: &Applied, out: &mut Report) {
@@ -432,13 +495,14 @@ impl DynamicPolicy for Colloid {
         out.count("fast_slower_passes", self.fast_slower);
         out.count("swaps", self.swaps);
         out.count("joined_pages", self.joined);
-        let mean = |t: usize| {
-            let (sum, n) = self.latency_weighted[t];
-            (n > 0.0).then(|| sum / n)
-        };
-        out.number("fast_latency_ns", mean(0));
-        out.number("slow_latency_ns", mean(1));
+        self.monitor.report(out);
     }
+}
+
+/// What a Colloid move weighed: the fast tier's loaded latency against the slow tier's at the
+/// last reading.
+pub(super) fn latency_evidence(m: &Monitor) -> Evidence {
+    Evidence { measured: FAST_LATENCY.name, value: m.last_latency_ns[0], threshold: SLOW_LATENCY.name, limit: m.last_latency_ns[1] }
 }
 
 #[cfg(test)]

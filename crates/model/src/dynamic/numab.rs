@@ -32,6 +32,7 @@
 //! `hot_selection=off` and `auto_threshold=off` switches give the patch series' earlier steps
 //! (the base tiering mode promotes on every fault; a fixed threshold).
 
+use super::colloid_tpp::Gate;
 use super::tiering::{self, Reclaim, Scanner};
 use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Evidence, Observes, TierEvidence, Timer, Trigger, View, SIM_ONLY};
 use crate::report::{Report, StatDecl};
@@ -42,22 +43,40 @@ use crate::watermarks::Watermarks;
 
 const ON_OFF: ParamKind = ParamKind::Choice(&["on", "off"]);
 
-const PARAMS: &[ParamDecl] = &[
-    tiering::SCAN_DELAY,
-    tiering::SCAN_PERIOD,
-    tiering::SCAN_SIZE,
-    tiering::MAX_SCAN_RATE,
-    ParamDecl { name: "hot_threshold_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "hint-fault latency below which a slow page is hot (numa_balancing_hot_threshold_ms: MSEC_PER_SEC)" },
-    ParamDecl { name: "rate_limit_mbps", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "65536", doc: "promotion candidates per second, MB/s (numa_balancing_promote_rate_limit_MBps: 65536)" },
-    ParamDecl { name: "rate_limit_window_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "the window the rate limit counts candidates in (numa_promotion_rate_limit: MSEC_PER_SEC)" },
-    ParamDecl { name: "threshold_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e8 }, default: "60000", doc: "how often the hot threshold is adjusted (numa_balancing_scan_period_max_ms: 60000)" },
-    ParamDecl { name: "hot_selection", kind: ON_OFF, default: "on", doc: "choose hot pages by hint-fault latency (off: the base tiering mode, promote on every fault)" },
-    ParamDecl { name: "auto_threshold", kind: ON_OFF, default: "on", doc: "adjust the hot threshold to the rate limit (numa_promotion_adjust_threshold)" },
-    ParamDecl { name: "demotion", kind: ON_OFF, default: "on", doc: "kswapd demotes to the next tier (/sys/kernel/mm/numa/demotion_enabled; Linux's default is off, the tiering mode is evaluated with it on)" },
-    tiering::FAULT_NS,
-];
+/// The tiering mode's parameters, also those of Colloid's integration on it
+/// ([`super::colloid_tpp`]).
+macro_rules! numab_params {
+    ($($more:expr),* $(,)?) => {
+        &[
+            $crate::dynamic::tiering::SCAN_DELAY,
+            $crate::dynamic::tiering::SCAN_PERIOD,
+            $crate::dynamic::tiering::SCAN_SIZE,
+            $crate::dynamic::tiering::MAX_SCAN_RATE,
+            $crate::dynamic::numab::HOT_THRESHOLD,
+            $crate::dynamic::numab::RATE_LIMIT,
+            $crate::dynamic::numab::RATE_LIMIT_WINDOW,
+            $crate::dynamic::numab::THRESHOLD_PERIOD,
+            $crate::dynamic::numab::HOT_SELECTION,
+            $crate::dynamic::numab::AUTO_THRESHOLD,
+            $crate::dynamic::numab::DEMOTION,
+            $crate::dynamic::tiering::FAULT_NS,
+            $($more),*
+        ]
+    };
+}
+pub(super) use numab_params;
 
-const OWN_STATS: &[StatDecl] = &[
+const PARAMS: &[ParamDecl] = numab_params!();
+
+pub(super) const HOT_THRESHOLD: ParamDecl = ParamDecl { name: "hot_threshold_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "hint-fault latency below which a slow page is hot (numa_balancing_hot_threshold_ms: MSEC_PER_SEC)" };
+pub(super) const RATE_LIMIT: ParamDecl = ParamDecl { name: "rate_limit_mbps", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "65536", doc: "promotion candidates per second, MB/s (numa_balancing_promote_rate_limit_MBps: 65536)" };
+pub(super) const RATE_LIMIT_WINDOW: ParamDecl = ParamDecl { name: "rate_limit_window_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "the window the rate limit counts candidates in (numa_promotion_rate_limit: MSEC_PER_SEC)" };
+pub(super) const THRESHOLD_PERIOD: ParamDecl = ParamDecl { name: "threshold_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e8 }, default: "60000", doc: "how often the hot threshold is adjusted (numa_balancing_scan_period_max_ms: 60000)" };
+pub(super) const HOT_SELECTION: ParamDecl = ParamDecl { name: "hot_selection", kind: ON_OFF, default: "on", doc: "choose hot pages by hint-fault latency (off: the base tiering mode, promote on every fault)" };
+pub(super) const AUTO_THRESHOLD: ParamDecl = ParamDecl { name: "auto_threshold", kind: ON_OFF, default: "on", doc: "adjust the hot threshold to the rate limit (numa_promotion_adjust_threshold)" };
+pub(super) const DEMOTION: ParamDecl = ParamDecl { name: "demotion", kind: ON_OFF, default: "on", doc: "kswapd demotes to the next tier (/sys/kernel/mm/numa/demotion_enabled; Linux's default is off, the tiering mode is evaluated with it on)" };
+
+pub(super) const OWN_STATS: &[StatDecl] = &[
     StatDecl { name: "promotions_deferred", unit: "pages", doc: "hot slow pages not promoted because the fast node was below its high watermark (migrate_balanced_pgdat), kswapd woken instead" },
     StatDecl { name: "rate_limited", unit: "pages", doc: "hot slow pages not promoted because the second's candidates reached the rate limit" },
     StatDecl { name: "hot_threshold_ms", unit: "ms", doc: "the hot threshold at the run's end (auto-adjusted)" },
@@ -83,7 +102,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
 
 const MS: f64 = 1e9;
 
-struct NumabTiering {
+pub(super) struct NumabTiering {
     scanner: Scanner,
     delay: Ps,
     started: bool,
@@ -112,6 +131,8 @@ struct NumabTiering {
     stamps: Vec<u32>,
     /// What the last promotion and the last demotion pass weighed ([`DynamicPolicy::evidence`]).
     weighed: TierEvidence,
+    /// Colloid's integration (`colloid-tpp`), where built with it.
+    colloid: Option<Gate>,
 }
 
 const PROMOTE: &str = "hint fault on a slow page: promoted";
@@ -128,6 +149,11 @@ impl NumabTiering {
             Some(&s) if s != UNSTAMPED => Ps::from(s) * 1_000_000,
             _ => self.scanner.scanned_at(page),
         }
+    }
+
+    /// The tiering mode with Colloid's integration on it ([`super::colloid_tpp`]).
+    pub(super) fn with_colloid(r: &Resolved, m: &Machine) -> Self {
+        NumabTiering { colloid: Some(Gate::new(r)), ..Self::new(r, m) }
     }
 
     fn new(r: &Resolved, m: &Machine) -> Self {
@@ -156,6 +182,16 @@ impl NumabTiering {
             rate_limited: 0,
             stamps: Vec::new(),
             weighed: TierEvidence::default(),
+            colloid: None,
+        }
+    }
+
+    /// The hot threshold in force.
+    fn threshold(&self) -> Ps {
+        if self.threshold == 0 {
+            self.default_th
+        } else {
+            self.threshold
         }
     }
 
@@ -223,7 +259,13 @@ impl DynamicPolicy for NumabTiering {
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
         self.started = true;
-        let tick = self.scanner.scan(view.homes.len() as u32, view.now);
+        let mut tick = self.scanner.scan(view.homes.len() as u32, view.now);
+        // Colloid's tree scans the top tier too (mm/mprotect.c) and stamps its pages.
+        let all_tiers = self.colloid.is_some();
+        tick.revoke_skip_toptier = !all_tiers;
+        if let Some(g) = self.colloid.as_mut() {
+            g.observe(view);
+        }
         if self.stamps.len() != view.homes.len() {
             self.stamps = vec![UNSTAMPED; view.homes.len()];
         }
@@ -231,7 +273,7 @@ impl DynamicPolicy for NumabTiering {
         for p in tick.revoke.clone().unwrap_or(0..0) {
             // Stamp the slow pages this scan makes fault; one still waiting keeps its stamp.
             let home = view.homes[p as usize];
-            if self.stamps[p as usize] == UNSTAMPED && home != crate::pagetable::UNTOUCHED && !view.machine.is_toptier(NodeId(home)) {
+            if self.stamps[p as usize] == UNSTAMPED && home != crate::pagetable::UNTOUCHED && (all_tiers || !view.machine.is_toptier(NodeId(home))) {
                 self.stamps[p as usize] = now;
             }
         }
@@ -239,13 +281,18 @@ impl DynamicPolicy for NumabTiering {
     }
 
     fn on_fault(&mut self, view: &View<'_>, page: PageNo, node: NodeId) -> Option<Action> {
-        if !tiering::on_slow_tier(view, page) || !view.machine.is_toptier(node) {
-            return None;
+        if let Some(g) = self.colloid.as_mut() {
+            g.observe(view);
         }
         let scanned = self.scanned_at(page);
         // The fault restores access: the next scan stamps the page again.
         if let Some(s) = self.stamps.get_mut(page.0 as usize) {
             *s = UNSTAMPED;
+        }
+        if !tiering::on_slow_tier(view, page) || !view.machine.is_toptier(node) {
+            // Colloid: a local fast page's fault may send it away.
+            let hot = view.now.saturating_sub(scanned) < self.threshold();
+            return self.colloid.as_mut().and_then(|g| g.away(view, page, node, hot));
         }
         let w = linux_watermarks(view.machine, node.index());
         let free = view.free[node.index()];
@@ -257,16 +304,22 @@ impl DynamicPolicy for NumabTiering {
             self.threshold = 0;
             ev.threshold = "free_space_enough_pages";
             ev.limit = (promo_watermark(&w) + enough) as f64;
+            if self.colloid.as_mut().is_some_and(|g| g.vetoes()) {
+                return None;
+            }
         } else if self.hot_selection {
             if self.auto_threshold {
                 self.adjust_threshold(view.now);
             }
-            let th = if self.threshold == 0 { self.default_th } else { self.threshold };
+            let th = self.threshold();
             let latency = view.now.saturating_sub(scanned);
             if latency >= th {
                 return None;
             }
             ev = Evidence { measured: "hint_fault_latency_ms", value: latency as f64 / MS, threshold: "hot_threshold_ms", limit: th as f64 / MS };
+            if self.colloid.as_mut().is_some_and(|g| g.vetoes()) {
+                return None;
+            }
             if self.rate_limit(view.now) {
                 self.rate_limited += 1;
                 return None;
@@ -298,15 +351,17 @@ impl DynamicPolicy for NumabTiering {
     }
 
     fn evidence(&self, action: &Action) -> Option<Evidence> {
-        self.weighed.of(action, PROMOTE, DEMOTE)
+        self.colloid.as_ref().and_then(|g| g.evidence(action)).or_else(|| self.weighed.of(action, PROMOTE, DEMOTE))
     }
 
     fn report(&self, applied: &Applied, out: &mut Report) {
         tiering::report_moves(applied, out);
         out.count("promotions_deferred", self.deferred);
         out.count("rate_limited", self.rate_limited);
-        let th = if self.threshold == 0 { self.default_th } else { self.threshold };
-        out.number("hot_threshold_ms", Some(th as f64 / MS));
+        out.number("hot_threshold_ms", Some(self.threshold() as f64 / MS));
+        if let Some(g) = &self.colloid {
+            g.report(out);
+        }
     }
 }
 

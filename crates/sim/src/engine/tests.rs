@@ -165,6 +165,7 @@ fn the_hot_loop_follows_the_capabilities() {
         ("upmlib", HotLoop::Counted),
         ("adaptive", HotLoop::Counted),
         ("numab-tiering", HotLoop::Faulting),
+        ("colloid-tpp", HotLoop::Faulting),
         ("tpp", HotLoop::Faulting),
         ("hemem:page=4k", HotLoop::AddressSampled),
         ("memtis", HotLoop::AddressSampled),
@@ -184,7 +185,7 @@ fn the_hot_loop_follows_the_capabilities() {
         // Counters only for a policy that reads them; referenced bits only for one that
         // reclaims by them.
         assert_eq!(d.counters.row(PageNo(0)).is_empty(), !(info.caps.observes != dynamic::Observes::HintingFaults && want != HotLoop::AddressSampled), "{text}");
-        assert_eq!(d.referenced.len(), if matches!(text, "numab-tiering" | "tpp" | "nomad") { 4 } else { 0 }, "{text}");
+        assert_eq!(d.referenced.len(), if matches!(text, "numab-tiering" | "colloid-tpp" | "tpp" | "nomad") { 4 } else { 0 }, "{text}");
         assert_eq!(d.written.len(), if text == "nomad" { 4 } else { 0 }, "{text}");
         assert_eq!(d.replica_writes.len(), if want == HotLoop::Replicated { 4 } else { 0 }, "{text}");
     }
