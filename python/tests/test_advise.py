@@ -365,7 +365,7 @@ def test_on_a_tiered_machine_the_tiering_policies_are_ranked_beside_all_fast(tie
     from numaplace.advice import tiers
 
     policies = [p["name"] for p in numaplace.policies() if p["tiering"]]
-    assert policies == ["numab-tiering", "tpp", "hemem", "memtis", "colloid", "colloid-tpp", "nomad"] == tiers.tiering_policies()
+    assert policies == ["numab-tiering", "tpp", "hemem", "memtis", "colloid", "colloid-tpp", "colloid-memtis", "nomad"] == tiers.tiering_policies()
     t = tiered.tiering
     assert tiered.tiered and list(t.columns) == list(tiers.TIER_COLUMNS)
     assert sorted(t["dynamic"]) == sorted([NO_POLICY, *policies, tiers.ALL_FAST])
@@ -438,6 +438,8 @@ def test_the_tiering_verdict(tiered: numaplace.Advice) -> None:
 
 
 def test_the_tiered_advice_text_is_golden_and_its_json_the_same_from_a_pool(tiered: numaplace.Advice, tiered_dir: Path) -> None:
+    from numaplace.advice import tiers
+
     out = tiered.format(top=5).replace(str(tiered_dir) + os.sep, "")
     name = "advise-tiny-tiered-gups.txt"
     if UPDATE:
@@ -448,7 +450,7 @@ def test_the_tiered_advice_text_is_golden_and_its_json_the_same_from_a_pool(tier
         assert line in out
     d = tiered.to_dict()["tiers"]
     assert d["capacity_grid"] == ["1/32", "1/16", "1/8", "1/4", "1/2", "1/1"] and d["within"] == 0.05
-    assert d["footprint_pages"] == GUPS_PAGES and d["declared_fast_pages"] == 1024 and len(d["capacity_curve"]) == 6 * 8
+    assert d["footprint_pages"] == GUPS_PAGES and d["declared_fast_pages"] == 1024 and len(d["capacity_curve"]) == 6 * (1 + len(tiers.tiering_policies()))
     assert d["fast_needed"]["fast_pages"] == tiered.fast_needed["fast_pages"] and d["verdict"] == tiered.tiering_verdict
     # The same inputs give the same bytes, whether the runs go to this process or a pool.
     again = numaplace.advise(str(tiered_dir / "gups.nptrace"), str(tiered_dir / "tiny.toml"), binding="spread", jobs=2, progress=False)
@@ -474,13 +476,13 @@ def test_fast_memory_is_a_run_option_with_one_line_errors(tiered_dir: Path) -> N
 
 
 def test_a_tiering_policy_the_machine_refuses_is_left_out_and_named_once(tiered_dir: Path, tmp_path: Path) -> None:
-    """hemem's, memtis's and colloid's default 2 MiB pages need huge pages: on a machine without them
+    """hemem's, memtis's and colloid's (on HeMem and on Memtis) default 2 MiB pages need huge pages: on a machine without them
     each is refused, in the table and on the curve, each in one note."""
     machine = tmp_path / "no-huge.toml"
     machine.write_text(TINY_TIERED.replace("huge_page_size = 2097152\n", ""))
     a = numaplace.advise(str(tiered_dir / "gups.nptrace"), str(machine), binding="spread", jobs=0, progress=False)
-    assert not {"hemem", "memtis", "colloid"} & (set(a.tiering["dynamic"]) | set(a.capacity_curve["dynamic"]))
+    assert not {"hemem", "memtis", "colloid", "colloid-memtis"} & (set(a.tiering["dynamic"]) | set(a.capacity_curve["dynamic"]))
     assert set(a.capacity_curve["dynamic"]) == {NO_POLICY, "numab-tiering", "tpp", "colloid-tpp", "nomad"}
     curve_notes = [n for n in a.notes if n.startswith("capacity curve:")]
     assert curve_notes == [f"capacity curve: not run: {p} at every capacity: dynamic policy '{p}': page=2m: machine"
-                           " 'tiny-tiered' declares no huge pages (huge_page_size); give it one or use page=4k" for p in ("hemem", "memtis", "colloid")]
+                           " 'tiny-tiered' declares no huge pages (huge_page_size); give it one or use page=4k" for p in ("hemem", "memtis", "colloid", "colloid-memtis")]

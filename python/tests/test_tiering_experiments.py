@@ -30,13 +30,13 @@ def test_the_experiments_are_registered_with_their_papers() -> None:
 def test_frames_have_the_runs_columns(results: pd.DataFrame) -> None:
     for column in ("experiment", "run", "request.machine", "request.workload", "total_time_ns", "per_iteration_time_ns", "config.workload"):
         assert column in results.columns, column
-    assert results.groupby("experiment", sort=False).size().to_dict() == {"tiering-numab": 5, "tiering-tpp": 4, "tiering-hemem": 5, "tiering-memtis": 12, "tiering-colloid": 25, "tiering-nomad": 6}
+    assert results.groupby("experiment", sort=False).size().to_dict() == {"tiering-numab": 5, "tiering-tpp": 4, "tiering-hemem": 5, "tiering-memtis": 12, "tiering-colloid": 35, "tiering-nomad": 6}
     tiered = results[results["request.dynamic"].notna() & ~results["request.dynamic"].fillna("").str.startswith("autonuma")]
     assert tiered["policy.promotions"].notna().all()
 
 
 def test_claims_are_evaluated_and_the_fidelity_rows_exist(results: pd.DataFrame) -> None:
-    for experiment_id, ids in zip(IDS, (["NB1", "NB2", "NB3"], ["TP1", "TP2"], ["HM1", "HM2"], ["MT1", "MT2"], ["CL1", "CL2", "CL3", "CL4", "CL5"], ["NM1", "NM2"])):
+    for experiment_id, ids in zip(IDS, (["NB1", "NB2", "NB3"], ["TP1", "TP2"], ["HM1", "HM2"], ["MT1", "MT2"], ["CL1", "CL2", "CL3", "CL4", "CL5", "CL6", "CL7"], ["NM1", "NM2"])):
         e = EXPERIMENTS[experiment_id]
         rows = results[results.experiment == experiment_id].reset_index(drop=True)
         claims = e.claims(rows)
@@ -71,6 +71,7 @@ def test_one_time_scale_divides_every_period_and_cost() -> None:
     # Colloid on TPP: its host's parameters as the MEMTIS experiment runs numab-tiering, and
     # the monitor's 10 µs poll scaled
     assert tiering_colloid.colloid_tpp_spec() == tiering_memtis._specs()["numab-tiering"].replace("numab-tiering:", "colloid-tpp:") + ",poll_us=0.1"
+    assert tiering_colloid.colloid_memtis_spec() == tiering_memtis.memtis_spec().replace("memtis:", "colloid-memtis:") + ",monitor_ms=0.1"
     # the antagonist is a machine setting, before the time scale
     assert tiering_colloid.loaded_machine(0.5) == "cxl-1to8:antagonist_gbps=125:time_scale=100"
     # the rate limit: the published rate-limited promotion rate, scaled, declared once

@@ -1,4 +1,4 @@
-"""Colloid on HeMem and on TPP under a memory antagonist (``tiering-colloid``; Vuppalapati and Agarwal,
+"""Colloid on HeMem, TPP and MEMTIS under a memory antagonist (``tiering-colloid``; Vuppalapati and Agarwal,
 "Tiered Memory Management: Access Latency is the Key!", SOSP'24; issue 36, items 2 and 4). The
 time scale and HeMem's spec are :mod:`~numaplace.experiments.tiering`'s.
 
@@ -14,11 +14,13 @@ Claims, stated before the runs (the abstract: "the default tier access latency c
 * CL4: at the heaviest antagonist, Colloid on TPP (``colloid-tpp``: its integration in Linux
   6.3's tiering mode, which ``numab-tiering`` models) is faster than its host.
 * CL5: without an antagonist, Colloid on TPP is within :data:`NEAR` of its host.
+* CL6, CL7: the same for Colloid on MEMTIS (``colloid-memtis``) and ``memtis``.
 
 The TPP host runs as the MEMTIS experiment runs ``numab-tiering`` (hot selection and the
 automatic threshold on, Linux's rate limit), its periods time-scaled; Colloid's monitor polls
-every 10 µs, scaled likewise (``poll_us``: the code spins, the period is our estimate).
-Colloid's MEMTIS integration (webglider/memtis, branch colloid-icelake) is not built.
+every 10 µs, scaled likewise (``poll_us``: the code spins, the period is our estimate). The
+MEMTIS host runs as that experiment runs ``memtis`` (its watermark floors at 0); Colloid's
+monitor there reads every 10 ms (``SAMPLE_INTERVAL_MS``), scaled.
 
 The fidelity table compares the largest simulated latency ratio (fast ÷ slow, HeMem's runs) with
 the published 2.5, and HeMem's run time over Colloid's at the heaviest antagonist with the
@@ -49,6 +51,7 @@ from numaplace import _native, plot
 from numaplace.experiments._frames import requested
 from numaplace.experiments.base import Claim, Experiment, Grid, RunConfig, claims_table
 from numaplace.experiments.fidelity import Fidelity, Published, declared, pairs
+from numaplace.experiments.tiering_memtis import memtis_spec
 from numaplace.experiments.tiering import TIME_SCALE, hemem_spec, machine, numab_spec, policy_name, scaled
 
 __all__ = ["COLLOID"]
@@ -59,13 +62,11 @@ HOTNESS_GAP = Published(COLLOID_SOURCE, "state-of-the-art tiering's run time ove
 COLLOID_PUBLISHED = declared(LATENCY_INFLATION, HOTNESS_GAP)
 COLLOID_NOT_COMPARED = (
     "Not compared: the per-figure throughputs of GUPS, CacheLib and the other workloads on the "
-    "paper's two-socket machine, and Colloid on MEMTIS (not built); the "
+    "paper's two-socket machine; the "
     "2.3\u00d7 gap to optimal is compared with HeMem's time over Colloid's, Colloid standing in "
-    "for the best static placement (CL4 states the same ratio for TPP, not compared)."
+    "for the best static placement (CL4 and CL6 state the same ratio for TPP and MEMTIS, not compared)."
 )
-CASES = ("no migration", "hemem", "colloid", "numab-tiering", "colloid-tpp")
-HOSTS = (("hemem", "colloid"), ("numab-tiering", "colloid-tpp"))
-"""Each host policy and Colloid layered on it."""
+CASES = ("no migration", "hemem", "colloid", "numab-tiering", "colloid-tpp", "memtis", "colloid-memtis")
 MACHINE = "cxl-1to8"
 DRAM_GBPS = 250.0
 """``cxl-1to8``'s DRAM node, GB/s (machines/cxl-1to8.toml)."""
@@ -97,6 +98,12 @@ def colloid_tpp_spec() -> str:
     return TPP_HOST.replace("numab-tiering:", "colloid-tpp:", 1) + f",poll_us={10 / TIME_SCALE:g}"
 
 
+def colloid_memtis_spec() -> str:
+    """``colloid-memtis``: the MEMTIS experiment's ``memtis`` parameters, and the monitor's
+    10 ms scaled."""
+    return memtis_spec().replace("memtis:", "colloid-memtis:", 1) + f",monitor_ms={scaled(10)}"
+
+
 def loaded_machine(load: float) -> str:
     """``cxl-1to8`` with an antagonist at ``load`` of its DRAM bandwidth, at the time scale."""
     base = MACHINE if load == 0 else f"{MACHINE}{_native.ANTAGONIST_SUFFIX}{load * DRAM_GBPS:g}"
@@ -105,7 +112,8 @@ def loaded_machine(load: float) -> str:
 
 def colloid_runs(grid: Grid) -> list[RunConfig]:
     """GUPS (10 % hot, 32 threads, interleaved) on cxl-1to8 at each antagonist load, without
-    migration, with hemem, colloid (on HeMem), numab-tiering and colloid-tpp."""
+    migration, with hemem, colloid (on HeMem), numab-tiering, colloid-tpp, memtis and
+    colloid-memtis."""
     runs: list[RunConfig] = []
     for load in LOADS:
         base: RunConfig = {
@@ -116,7 +124,8 @@ def colloid_runs(grid: Grid) -> list[RunConfig]:
             "init": "parallel",
             "seed": 0,
         }
-        runs += [dict(base)] + [base | {"dynamic": d} for d in (hemem_spec(), colloid_spec(), TPP_HOST, colloid_tpp_spec())]
+        hosts = (hemem_spec(), colloid_spec(), TPP_HOST, colloid_tpp_spec(), memtis_spec(), colloid_memtis_spec())
+        runs += [dict(base)] + [base | {"dynamic": d} for d in hosts]
     return runs
 
 
@@ -184,6 +193,7 @@ def colloid_claims(results: pd.DataFrame) -> list[Claim]:
             f"colloid {near:+.1%} against hemem without an antagonist (claim \u2264 +{NEAR:.0%})",
         ),
         *_host_claims(t, "numab-tiering", "colloid-tpp", ("CL4", "CL5"), "TPP (Linux's tiering mode)"),
+        *_host_claims(t, "memtis", "colloid-memtis", ("CL6", "CL7"), "MEMTIS"),
     ]
 
 
@@ -252,7 +262,7 @@ def colloid_analyse(results: pd.DataFrame) -> tuple[pd.DataFrame, Figure]:
 
 COLLOID = Experiment(
     id="tiering-colloid",
-    title="Colloid on HeMem and on TPP under a memory antagonist",
+    title="Colloid on HeMem, TPP and MEMTIS under a memory antagonist",
     description=(
         "Colloid places pages to balance the tiers' loaded latencies (Little's law over each "
         "tier's request occupancy and arrivals) rather than to fill the fast tier with the "
@@ -261,9 +271,9 @@ COLLOID = Experiment(
         "beside a memory antagonist that uses "
         + ", ".join(f"{ld:.0%}" for ld in LOADS)
         + " of the DRAM node's bandwidth, without migration, with hemem and with colloid on "
-        "hemem, and with Linux's tiering mode (numab-tiering, the paper's TPP host) and colloid-tpp "
-        f"on it. Policy periods, sample periods and page-move costs are divided by {TIME_SCALE:g} "
-        "(the time scale). Claims CL1-CL5 compare whole-run times and HeMem's loaded latencies; "
+        "hemem, with Linux's tiering mode (numab-tiering, the paper's TPP host) and colloid-tpp "
+        f"on it, and with memtis and colloid-memtis. Policy periods, sample periods and page-move costs are divided by {TIME_SCALE:g} "
+        "(the time scale). Claims CL1-CL7 compare whole-run times and HeMem's loaded latencies; "
         "the model's M/M/1 queue sets where the tiers' latencies cross (module documentation)."
     ),
     runs=colloid_runs,

@@ -39,9 +39,9 @@
 //! (its arithmetic then has a NaN); here too. Like HeMem's, the migration thread runs on a
 //! core of its own ([`Timer::background`]). A 2 MiB unit's tier is its first placed page's
 //! node; its pages that first touch placed elsewhere are moved to that tier at the next pass
-//! (`joined_pages`), as the `hemem` policy does. The other hosts of the paper (TPP through
-//! Linux's NUMA balancing, MEMTIS) are not built:
-//! `host=hemem` is the only one.
+//! (`joined_pages`), as the `hemem` policy does. The paper's other hosts are policies of their
+//! own, `colloid-tpp` ([`super::colloid_tpp`]) and `colloid-memtis` ([`super::memtis::colloid`]),
+//! sharing this module's [`Monitor`]; `host` has the one value.
 
 use super::tiering;
 use super::{Action, Applied, DynamicCaps, Evidence, DynamicInfo, DynamicPolicy, Observes, Sampling, Timer, Trigger, View, SIM_ONLY};
@@ -53,7 +53,7 @@ use crate::topology::Machine;
 use crate::units::{NodeId, PageNo, Ps};
 
 const PARAMS: &[ParamDecl] = &[
-    ParamDecl { name: "host", kind: ParamKind::Choice(&["hemem"]), default: "hemem", doc: "the tiering system Colloid is layered on: HeMem (seo-rii/hemem src/pebs.c with COLLOID); the paper's TPP and MEMTIS integrations are not built" },
+    ParamDecl { name: "host", kind: ParamKind::Choice(&["hemem"]), default: "hemem", doc: "the tiering system Colloid is layered on: HeMem (seo-rii/hemem src/pebs.c with COLLOID); the paper's TPP and MEMTIS integrations are the policies colloid-tpp and colloid-memtis" },
     ParamDecl { name: "sample_period", kind: ParamKind::UInt { min: 1, max: 1 << 30 }, default: "5003", doc: "one PEBS sample every this many load misses per thread (src/pebs.h SAMPLE_PERIOD 5003)" },
     ParamDecl { name: "cooling_threshold", kind: ParamKind::UInt { min: 1, max: 1 << 20 }, default: "18", doc: "a page's count above this advances the cooling clock, halving every count (PEBS_COOLING_THRESHOLD 18)" },
     ParamDecl { name: "interval_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "10", doc: "period of the migration thread's passes (PEBS_KSWAPD_INTERVAL 10000 us)" },

@@ -101,26 +101,35 @@ use crate::units::{NodeId, PageNo, Ps};
 mod hotness;
 use hotness::{accesses_from_idx, footprint, get_idx};
 
-const PARAMS: &[ParamDecl] = &[
-    ParamDecl { name: "sample_period", kind: ParamKind::UInt { min: 1, max: 1 << 30 }, default: "199", doc: "load-miss sample period, the first entry of the adaptive list (htmm.h pebs_period_list[0] 199, mempolicy.c htmm_sample_period 199); the list's other entries scale with it" },
-    ParamDecl { name: "inst_sample_period", kind: ParamKind::UInt { min: 1, max: 1 << 40 }, default: "100007", doc: "store sample period (mempolicy.c htmm_inst_sample_period 100007); later entries pebs_inst_period_list scaled by it over 100003" },
-    ParamDecl { name: "cpu_quota_permil", kind: ParamKind::UInt { min: 0, max: 1000 }, default: "30", doc: "ksampled's CPU target, per mille, +/- 5 (mempolicy.c ksampled_soft_cpu_quota 30); 0 keeps the period fixed" },
-    ParamDecl { name: "cpucap_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e9 }, default: "15000", doc: "how often ksampled measures its CPU time and steps the periods (htmm_sampler.c cpucap_period 15 s)" },
-    ParamDecl { name: "sample_cost_ns", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "1000", doc: "ksampled's time per record read (assumption: the code gives none; a pid/mm lookup, page-table walk and histogram update, about 1 us)" },
-    ParamDecl { name: "cooling_period", kind: ParamKind::UInt { min: 1, max: 1 << 40 }, default: "2000000", doc: "samples between coolings, which halve every count (mempolicy.c htmm_cooling_period 2000000)" },
-    ParamDecl { name: "adaptation_period", kind: ParamKind::UInt { min: 1, max: 1 << 40 }, default: "100000", doc: "samples between hot-threshold adaptations (mempolicy.c htmm_adaptation_period 100000)" },
-    ParamDecl { name: "thres_hot", kind: ParamKind::UInt { min: 0, max: 15 }, default: "1", doc: "the lowest hot bin (mempolicy.c htmm_thres_hot 1)" },
-    ParamDecl { name: "period_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "500", doc: "kmigraterd's pass period (mempolicy.c htmm_promotion_period_in_ms 500, htmm_demotion_period_in_ms 500)" },
-    ParamDecl { name: "split", kind: ParamKind::Choice(&["on", "off"]), default: "on", doc: "huge-page splitting (mempolicy.c htmm_thres_split 2, i.e. on; 0 off)" },
-    ParamDecl { name: "split_period", kind: ParamKind::UInt { min: 0, max: 40 }, default: "2", doc: "a split decision needs more samples than the footprint >> this (mempolicy.c htmm_split_period 2)" },
-    ParamDecl { name: "gamma", kind: ParamKind::UInt { min: 0, max: 1000 }, default: "4", doc: "split scale, tenths (mempolicy.c htmm_gamma 4, i.e. 0.4)" },
-    ParamDecl { name: "warm", kind: ParamKind::Choice(&["on", "off"]), default: "on", doc: "the warm set: pages one bin below hot are not demoted while the hot set is small (mempolicy.c htmm_nowarm 0)" },
-    ParamDecl { name: "cooling_alloc_mb", kind: ParamKind::Float { min: 0.001, max: 1e12 }, default: "10240", doc: "footprint growth that forces a cooling, MB (mempolicy.c htmm_thres_cooling_alloc 256*1024*10 pages, 10 GiB)" },
-    ParamDecl { name: "demotion_floor_mb", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "50", doc: "the demotion watermark's floor, MB (htmm_migrater.c MIN_WATERMARK_LOWER_LIMIT 12800 pages; its ceiling 1000 MB and 2 % of the limit between; also what a direct demotion frees beyond the excess, 128*100 pages)" },
-    ParamDecl { name: "promotion_floor_mb", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "100", doc: "the promotion watermark's floor, MB (htmm_migrater.c MAX_WATERMARK_LOWER_LIMIT 25600 pages; its ceiling 1500 MB and 3 % of the limit between)" },
-    ParamDecl { name: "migration_mbps", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "0", doc: "cap on each kmigraterd pass, MB/s x period; 0 for none (htmm.h MAX_MIGRATION_RATE_IN_MBPS: 100 at first, 2048 and unused in the final code)" },
-    ParamDecl { name: "page", kind: ParamKind::Choice(&["2m", "4k"]), default: "2m", doc: "the unit Memtis starts from: the machine's huge page (THP, HTMM_HUGEPAGE_OPT), or base pages only" },
-];
+/// Memtis's parameters, also those of Colloid's integration on it ([`colloid`]).
+macro_rules! memtis_params {
+    ($($more:expr),* $(,)?) => {
+        &[
+            ParamDecl { name: "sample_period", kind: ParamKind::UInt { min: 1, max: 1 << 30 }, default: "199", doc: "load-miss sample period, the first entry of the adaptive list (htmm.h pebs_period_list[0] 199, mempolicy.c htmm_sample_period 199); the list's other entries scale with it" },
+            ParamDecl { name: "inst_sample_period", kind: ParamKind::UInt { min: 1, max: 1 << 40 }, default: "100007", doc: "store sample period (mempolicy.c htmm_inst_sample_period 100007); later entries pebs_inst_period_list scaled by it over 100003" },
+            ParamDecl { name: "cpu_quota_permil", kind: ParamKind::UInt { min: 0, max: 1000 }, default: "30", doc: "ksampled's CPU target, per mille, +/- 5 (mempolicy.c ksampled_soft_cpu_quota 30); 0 keeps the period fixed" },
+            ParamDecl { name: "cpucap_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e9 }, default: "15000", doc: "how often ksampled measures its CPU time and steps the periods (htmm_sampler.c cpucap_period 15 s)" },
+            ParamDecl { name: "sample_cost_ns", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "1000", doc: "ksampled's time per record read (assumption: the code gives none; a pid/mm lookup, page-table walk and histogram update, about 1 us)" },
+            ParamDecl { name: "cooling_period", kind: ParamKind::UInt { min: 1, max: 1 << 40 }, default: "2000000", doc: "samples between coolings, which halve every count (mempolicy.c htmm_cooling_period 2000000)" },
+            ParamDecl { name: "adaptation_period", kind: ParamKind::UInt { min: 1, max: 1 << 40 }, default: "100000", doc: "samples between hot-threshold adaptations (mempolicy.c htmm_adaptation_period 100000)" },
+            ParamDecl { name: "thres_hot", kind: ParamKind::UInt { min: 0, max: 15 }, default: "1", doc: "the lowest hot bin (mempolicy.c htmm_thres_hot 1)" },
+            ParamDecl { name: "period_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "500", doc: "kmigraterd's pass period (mempolicy.c htmm_promotion_period_in_ms 500, htmm_demotion_period_in_ms 500)" },
+            ParamDecl { name: "split", kind: ParamKind::Choice(&["on", "off"]), default: "on", doc: "huge-page splitting (mempolicy.c htmm_thres_split 2, i.e. on; 0 off)" },
+            ParamDecl { name: "split_period", kind: ParamKind::UInt { min: 0, max: 40 }, default: "2", doc: "a split decision needs more samples than the footprint >> this (mempolicy.c htmm_split_period 2)" },
+            ParamDecl { name: "gamma", kind: ParamKind::UInt { min: 0, max: 1000 }, default: "4", doc: "split scale, tenths (mempolicy.c htmm_gamma 4, i.e. 0.4)" },
+            ParamDecl { name: "warm", kind: ParamKind::Choice(&["on", "off"]), default: "on", doc: "the warm set: pages one bin below hot are not demoted while the hot set is small (mempolicy.c htmm_nowarm 0)" },
+            ParamDecl { name: "cooling_alloc_mb", kind: ParamKind::Float { min: 0.001, max: 1e12 }, default: "10240", doc: "footprint growth that forces a cooling, MB (mempolicy.c htmm_thres_cooling_alloc 256*1024*10 pages, 10 GiB)" },
+            ParamDecl { name: "demotion_floor_mb", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "50", doc: "the demotion watermark's floor, MB (htmm_migrater.c MIN_WATERMARK_LOWER_LIMIT 12800 pages; its ceiling 1000 MB and 2 % of the limit between; also what a direct demotion frees beyond the excess, 128*100 pages)" },
+            ParamDecl { name: "promotion_floor_mb", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "100", doc: "the promotion watermark's floor, MB (htmm_migrater.c MAX_WATERMARK_LOWER_LIMIT 25600 pages; its ceiling 1500 MB and 3 % of the limit between)" },
+            ParamDecl { name: "migration_mbps", kind: ParamKind::Float { min: 0.0, max: 1e9 }, default: "0", doc: "cap on each kmigraterd pass, MB/s x period; 0 for none (htmm.h MAX_MIGRATION_RATE_IN_MBPS: 100 at first, 2048 and unused in the final code)" },
+            ParamDecl { name: "page", kind: ParamKind::Choice(&["2m", "4k"]), default: "2m", doc: "the unit Memtis starts from: the machine's huge page (THP, HTMM_HUGEPAGE_OPT), or base pages only" },
+            $($more),*
+        ]
+    };
+}
+pub(super) mod colloid;
+
+const PARAMS: &[ParamDecl] = memtis_params!();
 
 const OWN_STATS: &[StatDecl] = &[
     StatDecl { name: "samples", unit: "samples", doc: "PEBS records ksampled read (after the adaptive period and the lost ones)" },
@@ -147,7 +156,7 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
     },
     build: |r, m, _| {
         tiering::require_tiers("memtis", m)?;
-        Ok(Box::new(Memtis::new(r, m)?))
+        Ok(Box::new(Memtis::new(r, m, "memtis")?))
     },
 };
 
@@ -266,13 +275,16 @@ struct Memtis {
     hands: [u32; 2],
     splits: u64,
     joined: u64,
+    /// Colloid's integration (`colloid-memtis`), where built with it.
+    colloid: Option<colloid::Gate>,
 }
 
 impl Memtis {
-    fn new(r: &Resolved, m: &Machine) -> Result<Self, ModelError> {
+    /// Memtis of `r` on `m`, built as policy `name` (its errors name it).
+    fn new(r: &Resolved, m: &Machine, name: &str) -> Result<Self, ModelError> {
         let per_unit = if r.choice("page") == "2m" {
             m.pages_per_huge().ok_or_else(|| {
-                ModelError::Config(format!("dynamic policy 'memtis': page=2m: machine '{}' declares no huge pages (huge_page_size); give it one or use page=4k", m.name()))
+                ModelError::Config(format!("dynamic policy '{name}': page=2m: machine '{}' declares no huge pages (huge_page_size); give it one or use page=4k", m.name()))
             })?
         } else {
             1
@@ -311,6 +323,7 @@ impl Memtis {
             hands: [0; 2],
             splits: 0,
             joined: 0,
+            colloid: None,
         })
     }
 
@@ -681,7 +694,11 @@ impl Memtis {
         }
         let (slow_active, _) = self.lru_sizes(homes, fast, 1);
         used = used.saturating_sub(self.demote(homes, (fast, slow), cap, used, slow_active, &mut out));
-        self.promote(homes, fast, cap, used, slow_active, &mut out);
+        if self.colloid.is_some() {
+            self.colloid_pass(homes, (fast, slow), cap, used, slow_active, &mut out);
+        } else {
+            self.promote(homes, fast, cap, used, slow_active, &mut out);
+        }
         out
     }
 }
@@ -700,7 +717,7 @@ impl DynamicPolicy for Memtis {
     }
 
     fn timer_period(&self) -> Option<Ps> {
-        Some(self.interval.max(1))
+        Some(self.colloid.as_ref().map_or(self.interval, |g| g.period).max(1))
     }
 
     fn on_timer(&mut self, view: &View<'_>) -> Timer {
@@ -708,7 +725,9 @@ impl DynamicPolicy for Memtis {
         let Some(tiers) = tiering::fast_and_slow(view.machine) else { return tick };
         self.register(view, tiers.0);
         self.read_samples(view);
-        tick.actions = self.kmigraterd(view, tiers);
+        if self.colloid_tick(view) {
+            tick.actions = self.kmigraterd(view, tiers);
+        }
         tick
     }
 
@@ -722,6 +741,9 @@ impl DynamicPolicy for Memtis {
         out.count("hot_threshold", u64::from(self.cg.active));
         out.count("splits", self.splits);
         out.count("joined_pages", self.joined);
+        if let Some(g) = &self.colloid {
+            g.report(out);
+        }
     }
 }
 

@@ -169,6 +169,7 @@ fn the_hot_loop_follows_the_capabilities() {
         ("tpp", HotLoop::Faulting),
         ("hemem:page=4k", HotLoop::AddressSampled),
         ("memtis", HotLoop::AddressSampled),
+        ("colloid-memtis", HotLoop::AddressSampled),
         ("colloid:page=4k", HotLoop::AddressSampled),
         ("nomad", HotLoop::Faulting),
     ];

@@ -23,7 +23,7 @@ fn tiered(huge: u32) -> Fixture {
 /// Memtis with its watermark floors at 0 (the code's 50 and 100 MB exceed this machine).
 fn memtis(f: &Fixture, params: &str) -> Memtis {
     let spec = format!("memtis:demotion_floor_mb=0,promotion_floor_mb=0{}{params}", if params.is_empty() { "" } else { "," });
-    Memtis::new(&crate::dynamic::resolve(&crate::Spec::parse(&spec).unwrap()).unwrap().1, &f.machine).unwrap()
+    Memtis::new(&crate::dynamic::resolve(&crate::Spec::parse(&spec).unwrap()).unwrap().1, &f.machine, "memtis").unwrap()
 }
 
 fn reads(pages: &[u32]) -> Vec<Sample> {
