@@ -30,26 +30,26 @@
 //!
 //! The code exports no statistics of its own (promotions and demotions count in vmstat); the
 //! simulator reports the readings, the vetoes and the hot pages sent away beside the host's.
+//!
+//! This module is Colloid's part, the [`Gate`] the host carries; the policy's registry entry is
+//! the host's ([`super::numab::COLLOID_TPP`]), which builds the host with it.
 
 use super::colloid::{latency_evidence, Monitor, Smoothed, FAST_LATENCY, SLOW_LATENCY};
-use super::numab::{numab_params, NumabTiering, OWN_STATS as NUMAB_STATS};
 use super::tiering;
-use super::{Action, DynamicCaps, DynamicInfo, Evidence, Observes, Trigger, View, SIM_ONLY};
+use super::{Action, Evidence, View};
 use crate::pagetable::UNTOUCHED;
 use crate::report::{Report, StatDecl};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 
-const POLL: ParamDecl = ParamDecl {
+pub(super) const POLL: ParamDecl = ParamDecl {
     name: "poll_us",
     kind: ParamKind::Float { min: 0.000001, max: 1e9 },
     default: "10",
     doc: "the monitor's poll period, µs: each poll folds the counters in with weight 1/32 (colloid-mon.c spins with SPINPOLL, EWMA_EXP 5; the period is our estimate, the code has none)",
 };
 
-const PARAMS: &[ParamDecl] = numab_params!(POLL);
-
-const OWN_STATS: &[StatDecl] = &[
+pub(super) const OWN_STATS: &[StatDecl] = &[
     StatDecl { name: "readings", unit: "readings", doc: "times the monitor read the tiers' counters" },
     StatDecl { name: "fast_slower_readings", unit: "readings", doc: "readings after which the fast tier's smoothed loaded latency was the higher (the flag up)" },
     StatDecl { name: "promotions_vetoed", unit: "pages", doc: "slow pages the host would have promoted, held back because the fast tier was the slower" },
@@ -57,24 +57,6 @@ const OWN_STATS: &[StatDecl] = &[
     FAST_LATENCY,
     SLOW_LATENCY,
 ];
-
-pub(super) const INFO: DynamicInfo = DynamicInfo {
-    name: "colloid-tpp",
-    doc: "Colloid (SOSP'24) on Linux's tiering mode (its TPP integration, Linux 6.3): numab-tiering, with promotion vetoed and hot fast pages demoted from their hint faults while the fast tier's loaded latency is the higher",
-    params: PARAMS,
-    caps: DynamicCaps {
-        observes: Observes::HintingFaults,
-        drivers: SIM_ONLY,
-        why_not: "it is a patched kernel (Colloid's linux-6.3 tree with colloid-mon reading the CHA counters); the runtime does not read those counters yet",
-        needs_program_calls: false,
-        triggers: &[Trigger::Timer, Trigger::HintingFault, Trigger::LowMemory],
-        stats: &[tiering::TIER_STATS, NUMAB_STATS, OWN_STATS],
-    },
-    build: |r, m, _| {
-        tiering::require_tiers("colloid-tpp", m)?;
-        Ok(Box::new(NumabTiering::with_colloid(r, m)))
-    },
-};
 
 const AWAY: &str = "Colloid on TPP: hot fast page's hint fault while the fast tier is the slower: demoted";
 

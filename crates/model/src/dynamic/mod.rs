@@ -641,7 +641,7 @@ pub const REGISTRY: Registry<Build, DynamicCaps> = Registry { kind: "dynamic pol
 
 /// In listing order (`numaplace policies`, the unknown-name error).
 const POLICIES: &[DynamicInfo] =
-    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO, memtis::INFO, colloid::INFO, colloid_tpp::INFO, memtis::colloid::INFO, nomad::INFO];
+    &[kernel::INFO, recrep::INFO, sampled::INFO, autonuma::INFO, wildfire::INFO, upmlib::INFO, adaptive::INFO, numab::INFO, tpp::INFO, hemem::INFO, memtis::INFO, colloid::INFO, numab::COLLOID_TPP, memtis::colloid::INFO, nomad::INFO];
 
 
 /// Builds the policy named by `spec` for `machine` and a run of `threads` threads.

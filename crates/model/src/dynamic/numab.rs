@@ -32,7 +32,7 @@
 //! `hot_selection=off` and `auto_threshold=off` switches give the patch series' earlier steps
 //! (the base tiering mode promotes on every fault; a fixed threshold).
 
-use super::colloid_tpp::Gate;
+use super::colloid_tpp::{self, Gate};
 use super::tiering::{self, Reclaim, Scanner};
 use super::{Action, Applied, DynamicCaps, DynamicInfo, DynamicPolicy, Evidence, Observes, TierEvidence, Timer, Trigger, View, SIM_ONLY};
 use crate::report::{Report, StatDecl};
@@ -43,40 +43,39 @@ use crate::watermarks::Watermarks;
 
 const ON_OFF: ParamKind = ParamKind::Choice(&["on", "off"]);
 
-/// The tiering mode's parameters, also those of Colloid's integration on it
-/// ([`super::colloid_tpp`]).
+/// The tiering mode's parameters, and with more those of Colloid's integration on it
+/// ([`COLLOID_TPP`]).
 macro_rules! numab_params {
     ($($more:expr),* $(,)?) => {
         &[
-            $crate::dynamic::tiering::SCAN_DELAY,
-            $crate::dynamic::tiering::SCAN_PERIOD,
-            $crate::dynamic::tiering::SCAN_SIZE,
-            $crate::dynamic::tiering::MAX_SCAN_RATE,
-            $crate::dynamic::numab::HOT_THRESHOLD,
-            $crate::dynamic::numab::RATE_LIMIT,
-            $crate::dynamic::numab::RATE_LIMIT_WINDOW,
-            $crate::dynamic::numab::THRESHOLD_PERIOD,
-            $crate::dynamic::numab::HOT_SELECTION,
-            $crate::dynamic::numab::AUTO_THRESHOLD,
-            $crate::dynamic::numab::DEMOTION,
-            $crate::dynamic::tiering::FAULT_NS,
+            tiering::SCAN_DELAY,
+            tiering::SCAN_PERIOD,
+            tiering::SCAN_SIZE,
+            tiering::MAX_SCAN_RATE,
+            HOT_THRESHOLD,
+            RATE_LIMIT,
+            RATE_LIMIT_WINDOW,
+            THRESHOLD_PERIOD,
+            HOT_SELECTION,
+            AUTO_THRESHOLD,
+            DEMOTION,
+            tiering::FAULT_NS,
             $($more),*
         ]
     };
 }
-pub(super) use numab_params;
 
 const PARAMS: &[ParamDecl] = numab_params!();
 
-pub(super) const HOT_THRESHOLD: ParamDecl = ParamDecl { name: "hot_threshold_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "hint-fault latency below which a slow page is hot (numa_balancing_hot_threshold_ms: MSEC_PER_SEC)" };
-pub(super) const RATE_LIMIT: ParamDecl = ParamDecl { name: "rate_limit_mbps", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "65536", doc: "promotion candidates per second, MB/s (numa_balancing_promote_rate_limit_MBps: 65536)" };
-pub(super) const RATE_LIMIT_WINDOW: ParamDecl = ParamDecl { name: "rate_limit_window_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "the window the rate limit counts candidates in (numa_promotion_rate_limit: MSEC_PER_SEC)" };
-pub(super) const THRESHOLD_PERIOD: ParamDecl = ParamDecl { name: "threshold_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e8 }, default: "60000", doc: "how often the hot threshold is adjusted (numa_balancing_scan_period_max_ms: 60000)" };
-pub(super) const HOT_SELECTION: ParamDecl = ParamDecl { name: "hot_selection", kind: ON_OFF, default: "on", doc: "choose hot pages by hint-fault latency (off: the base tiering mode, promote on every fault)" };
-pub(super) const AUTO_THRESHOLD: ParamDecl = ParamDecl { name: "auto_threshold", kind: ON_OFF, default: "on", doc: "adjust the hot threshold to the rate limit (numa_promotion_adjust_threshold)" };
-pub(super) const DEMOTION: ParamDecl = ParamDecl { name: "demotion", kind: ON_OFF, default: "on", doc: "kswapd demotes to the next tier (/sys/kernel/mm/numa/demotion_enabled; Linux's default is off, the tiering mode is evaluated with it on)" };
+const HOT_THRESHOLD: ParamDecl = ParamDecl { name: "hot_threshold_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "hint-fault latency below which a slow page is hot (numa_balancing_hot_threshold_ms: MSEC_PER_SEC)" };
+const RATE_LIMIT: ParamDecl = ParamDecl { name: "rate_limit_mbps", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "65536", doc: "promotion candidates per second, MB/s (numa_balancing_promote_rate_limit_MBps: 65536)" };
+const RATE_LIMIT_WINDOW: ParamDecl = ParamDecl { name: "rate_limit_window_ms", kind: ParamKind::Float { min: 0.001, max: 1e7 }, default: "1000", doc: "the window the rate limit counts candidates in (numa_promotion_rate_limit: MSEC_PER_SEC)" };
+const THRESHOLD_PERIOD: ParamDecl = ParamDecl { name: "threshold_period_ms", kind: ParamKind::Float { min: 0.001, max: 1e8 }, default: "60000", doc: "how often the hot threshold is adjusted (numa_balancing_scan_period_max_ms: 60000)" };
+const HOT_SELECTION: ParamDecl = ParamDecl { name: "hot_selection", kind: ON_OFF, default: "on", doc: "choose hot pages by hint-fault latency (off: the base tiering mode, promote on every fault)" };
+const AUTO_THRESHOLD: ParamDecl = ParamDecl { name: "auto_threshold", kind: ON_OFF, default: "on", doc: "adjust the hot threshold to the rate limit (numa_promotion_adjust_threshold)" };
+const DEMOTION: ParamDecl = ParamDecl { name: "demotion", kind: ON_OFF, default: "on", doc: "kswapd demotes to the next tier (/sys/kernel/mm/numa/demotion_enabled; Linux's default is off, the tiering mode is evaluated with it on)" };
 
-pub(super) const OWN_STATS: &[StatDecl] = &[
+const OWN_STATS: &[StatDecl] = &[
     StatDecl { name: "promotions_deferred", unit: "pages", doc: "hot slow pages not promoted because the fast node was below its high watermark (migrate_balanced_pgdat), kswapd woken instead" },
     StatDecl { name: "rate_limited", unit: "pages", doc: "hot slow pages not promoted because the second's candidates reached the rate limit" },
     StatDecl { name: "hot_threshold_ms", unit: "ms", doc: "the hot threshold at the run's end (auto-adjusted)" },
@@ -102,7 +101,29 @@ pub(super) const INFO: DynamicInfo = DynamicInfo {
 
 const MS: f64 = 1e9;
 
-pub(super) struct NumabTiering {
+/// `colloid-tpp` ([`super::colloid_tpp`]): the tiering mode's parameters and Colloid's poll.
+const COLLOID_TPP_PARAMS: &[ParamDecl] = numab_params!(colloid_tpp::POLL);
+
+pub(super) const COLLOID_TPP: DynamicInfo = DynamicInfo {
+    name: "colloid-tpp",
+    doc: "Colloid (SOSP'24) on Linux's tiering mode (its TPP integration, Linux 6.3): numab-tiering, with promotion vetoed and hot fast pages demoted from their hint faults while the fast tier's loaded latency is the higher",
+    params: COLLOID_TPP_PARAMS,
+    caps: DynamicCaps {
+        observes: Observes::HintingFaults,
+        drivers: SIM_ONLY,
+        why_not: "it is a patched kernel (Colloid's linux-6.3 tree with colloid-mon reading the CHA counters); the runtime does not read those counters yet",
+        needs_program_calls: false,
+        triggers: &[Trigger::Timer, Trigger::HintingFault, Trigger::LowMemory],
+        stats: &[tiering::TIER_STATS, OWN_STATS, colloid_tpp::OWN_STATS],
+    },
+    build: |r, m, _| {
+        tiering::require_tiers("colloid-tpp", m)?;
+        Ok(Box::new(NumabTiering::with_colloid(r, m)))
+    },
+};
+
+
+struct NumabTiering {
     scanner: Scanner,
     delay: Ps,
     started: bool,
@@ -152,7 +173,7 @@ impl NumabTiering {
     }
 
     /// The tiering mode with Colloid's integration on it ([`super::colloid_tpp`]).
-    pub(super) fn with_colloid(r: &Resolved, m: &Machine) -> Self {
+    fn with_colloid(r: &Resolved, m: &Machine) -> Self {
         NumabTiering { colloid: Some(Gate::new(r)), ..Self::new(r, m) }
     }
 
