@@ -202,6 +202,31 @@ impl Monitor {
     }
 }
 
+/// The readings of a monitor that runs on its own clock (`colloid-tpp`'s, `colloid-memtis`'s),
+/// and how many of them left the flag up ([`Readings`]).
+pub(super) const READINGS: StatDecl = StatDecl { name: "readings", unit: "readings", doc: "times the monitor read the tiers' counters" };
+pub(super) const FAST_SLOWER_READINGS: StatDecl = StatDecl { name: "fast_slower_readings", unit: "readings", doc: "readings after which the fast tier's smoothed loaded latency was the higher (the flag up)" };
+
+/// The count of a monitor's readings and of those after which the fast tier was the slower.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Readings {
+    all: u64,
+    fast_slower: u64,
+}
+
+impl Readings {
+    /// One more reading, with the flag up or down after it.
+    pub fn note(&mut self, fast_slower: bool) {
+        self.all += 1;
+        self.fast_slower += u64::from(fast_slower);
+    }
+
+    pub fn report(&self, out: &mut Report) {
+        out.count(READINGS.name, self.all);
+        out.count(FAST_SLOWER_READINGS.name, self.fast_slower);
+    }
+}
+
 /// The monitor's statistics ([`Monitor::report`]).
 pub(super) const FAST_LATENCY: StatDecl = StatDecl { name: "fast_latency_ns", unit: "ns", doc: "the fast tier's loaded latency from the fast node's CPUs (unloaded plus queueing) at each reading, weighted by its arrivals" };
 pub(super) const SLOW_LATENCY: StatDecl = StatDecl { name: "slow_latency_ns", unit: "ns", doc: "the slow tier's loaded latency, likewise" };

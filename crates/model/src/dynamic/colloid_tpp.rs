@@ -34,7 +34,7 @@
 //! This module is Colloid's part, the [`Gate`] the host carries; the policy's registry entry is
 //! the host's ([`super::numab::COLLOID_TPP`]), which builds the host with it.
 
-use super::colloid::{latency_evidence, Monitor, Smoothed, FAST_LATENCY, SLOW_LATENCY};
+use super::colloid::{latency_evidence, Monitor, Readings, Smoothed, FAST_LATENCY, FAST_SLOWER_READINGS, READINGS, SLOW_LATENCY};
 use super::tiering;
 use super::{Action, Evidence, View};
 use crate::pagetable::UNTOUCHED;
@@ -50,8 +50,8 @@ pub(super) const POLL: ParamDecl = ParamDecl {
 };
 
 pub(super) const OWN_STATS: &[StatDecl] = &[
-    StatDecl { name: "readings", unit: "readings", doc: "times the monitor read the tiers' counters" },
-    StatDecl { name: "fast_slower_readings", unit: "readings", doc: "readings after which the fast tier's smoothed loaded latency was the higher (the flag up)" },
+    READINGS,
+    FAST_SLOWER_READINGS,
     StatDecl { name: "promotions_vetoed", unit: "pages", doc: "slow pages the host would have promoted, held back because the fast tier was the slower" },
     StatDecl { name: "hot_demotions", unit: "pages", doc: "hot fast pages sent to the slow tier from their hint fault while the fast tier was the slower" },
     FAST_LATENCY,
@@ -68,8 +68,7 @@ pub(super) struct Gate {
     poll: Ps,
     last: Option<Ps>,
     fast_slower: bool,
-    readings: u64,
-    slower_readings: u64,
+    readings: Readings,
     vetoed: u64,
     away: u64,
 }
@@ -85,8 +84,7 @@ impl Gate {
             poll: ((r.float("poll_us") * 1e6) as Ps).max(1),
             last: None,
             fast_slower: false,
-            readings: 0,
-            slower_readings: 0,
+            readings: Readings::default(),
             vetoed: 0,
             away: 0,
         }
@@ -104,9 +102,8 @@ impl Gate {
         let a = 1.0 - (1.0 - POLL_WEIGHT).powf(polls.max(1.0));
         let per_us = r.elapsed_ns / 1000.0;
         self.smoothed.fold(a, r.occ, [r.inserts[0] / per_us, r.inserts[1] / per_us]);
-        self.readings += 1;
         self.fast_slower = self.smoothed.inserts.iter().all(|&i| i > 0.0) && self.smoothed.fast_slower();
-        self.slower_readings += u64::from(self.fast_slower);
+        self.readings.note(self.fast_slower);
     }
 
     /// Whether a promotion to the fast node is vetoed: the flag is up (`colloid_nid_of_interest`
@@ -135,8 +132,7 @@ impl Gate {
     }
 
     pub(super) fn report(&self, out: &mut Report) {
-        out.count("readings", self.readings);
-        out.count("fast_slower_readings", self.slower_readings);
+        self.readings.report(out);
         out.count("promotions_vetoed", self.vetoed);
         out.count("hot_demotions", self.away);
         self.monitor.report(out);

@@ -36,7 +36,7 @@
 //! first (the C code reads the fields as they are).
 
 use super::{Entity, Memtis, OWN_STATS as MEMTIS_STATS};
-use crate::dynamic::colloid::{Monitor, FAST_LATENCY, SLOW_LATENCY};
+use crate::dynamic::colloid::{Monitor, Readings, Smoothed, FAST_LATENCY, FAST_SLOWER_READINGS, READINGS, SLOW_LATENCY};
 use crate::dynamic::tiering;
 use crate::dynamic::{Action, DynamicCaps, DynamicInfo, Observes, Trigger, View, SIM_ONLY};
 use crate::report::{Report, StatDecl};
@@ -60,8 +60,8 @@ const LIMIT: ParamDecl = ParamDecl {
 const PARAMS: &[ParamDecl] = memtis_params!(MONITOR, LIMIT);
 
 const OWN_STATS: &[StatDecl] = &[
-    StatDecl { name: "readings", unit: "readings", doc: "times the monitor read the tiers' counters" },
-    StatDecl { name: "fast_slower_readings", unit: "readings", doc: "readings after which the fast tier's smoothed loaded latency was the higher" },
+    READINGS,
+    FAST_SLOWER_READINGS,
     StatDecl { name: "colloid_demotion_passes", unit: "passes", doc: "slow-node passes that demoted hot fast pages (the fast tier the slower) instead of promoting" },
     FAST_LATENCY,
     SLOW_LATENCY,
@@ -99,8 +99,7 @@ pub(super) struct Gate {
     next_pass: Option<Ps>,
     pass: Ps,
     /// Smoothed occupancy (requests in flight) and inserts per monitor period, `[fast, slow]`.
-    occ: [f64; 2],
-    ins: [f64; 2],
+    smoothed: Smoothed,
     p_lo: f64,
     p_hi: f64,
     pub fast_slower: bool,
@@ -110,8 +109,7 @@ pub(super) struct Gate {
     /// `htmm_migration_limit_nr_pages`.
     pub limit: u64,
     lines_per_page: f64,
-    readings: u64,
-    slower_readings: u64,
+    readings: Readings,
     pub demotion_passes: u64,
 }
 
@@ -122,8 +120,7 @@ impl Gate {
             period: ((r.float("monitor_ms") * 1e9) as Ps).max(1),
             next_pass: None,
             pass,
-            occ: [0.0; 2],
-            ins: [0.0; 2],
+            smoothed: Smoothed::default(),
             p_lo: 0.0,
             p_hi: 0.0,
             fast_slower: false,
@@ -131,8 +128,7 @@ impl Gate {
             dynlimit: 0,
             limit: (r.float("migration_limit_mb") * 1048576.0 / m.raw.page_size as f64).round() as u64,
             lines_per_page: m.lines_per_page() as f64,
-            readings: 0,
-            slower_readings: 0,
+            readings: Readings::default(),
             demotion_passes: 0,
         }
     }
@@ -142,19 +138,17 @@ impl Gate {
         let Some(tiers) = tiering::fast_and_slow(view.machine) else { return };
         let Some(r) = self.monitor.read(view, tiers) else { return };
         let per_period = self.period as f64 / 1000.0 / r.elapsed_ns;
-        for t in 0..2 {
-            self.occ[t] = WEIGHT * r.occ[t] + (1.0 - WEIGHT) * self.occ[t];
-            self.ins[t] = WEIGHT * r.inserts[t] * per_period + (1.0 - WEIGHT) * self.ins[t];
-        }
-        self.readings += 1;
-        let (fast, slow) = (self.occ[0] * self.ins[1], self.occ[1] * self.ins[0]);
+        self.smoothed.fold(WEIGHT, r.occ, r.inserts.map(|i| i * per_period));
+        let (occ, ins) = (self.smoothed.occ, self.smoothed.inserts);
+        // Cross-multiplied as the code compares them (a tier without arrivals divides nothing).
+        let (fast, slow) = (occ[0] * ins[1], occ[1] * ins[0]);
         self.fast_slower = fast > slow;
-        self.slower_readings += u64::from(self.fast_slower);
-        let all = self.ins[0] + self.ins[1];
+        self.readings.note(self.fast_slower);
+        let all = ins[0] + ins[1];
         if (fast - slow).abs() <= DELTA * fast || all <= 0.0 {
             self.delta_p = 0.0;
         } else {
-            let p = self.ins[0] / all;
+            let p = ins[0] / all;
             if self.fast_slower {
                 self.p_hi = p;
                 if self.p_lo >= self.p_hi {
@@ -180,8 +174,7 @@ impl Gate {
     }
 
     pub(super) fn report(&self, out: &mut Report) {
-        out.count("readings", self.readings);
-        out.count("fast_slower_readings", self.slower_readings);
+        self.readings.report(out);
         out.count("colloid_demotion_passes", self.demotion_passes);
         self.monitor.report(out);
     }
