@@ -122,7 +122,6 @@ pub(super) const COLLOID_TPP: DynamicInfo = DynamicInfo {
     },
 };
 
-
 struct NumabTiering {
     scanner: Scanner,
     delay: Ps,
@@ -227,7 +226,7 @@ impl NumabTiering {
         let reference = (self.rate_limit_pages as f64 * self.th_period as f64 / self.rl_window as f64) as u64;
         let diff = self.candidates - self.th_base;
         let unit = self.default_th * 2 / 16;
-        let th = if self.threshold == 0 { self.default_th } else { self.threshold };
+        let th = self.threshold();
         self.threshold = if diff > reference * 11 / 10 {
             th.saturating_sub(unit).max(unit)
         } else if diff < reference * 9 / 10 {
