@@ -105,7 +105,7 @@ impl Adaptive {
         let nodes = view.machine.nodes();
         self.gate.begin_window(view, window, 1.0);
         let (mut seen, mut bounces) = (0usize, 0u32);
-        let mut out = Vec::new();
+        let mut proposed = Vec::new();
         for (page, &home) in view.homes.iter().enumerate() {
             if home as usize >= nodes || self.frozen.contains(&(page as u32)) {
                 continue;
@@ -130,12 +130,18 @@ impl Adaptive {
                     }
                 }
             }
-            let ev = Evidence { counts: view.counters.row(p), scale: 1.0, window };
-            if self.gate.judge(view, p, NodeId(home), best, ev, 0) != Verdict::Move {
-                continue;
+            proposed.push((p, NodeId(home), best));
+        }
+        // The window's moves are one batch sharing one TLB shootdown: weighed together first.
+        let ev = |p: PageNo| Evidence { counts: view.counters.row(p), scale: 1.0, window };
+        let surplus = proposed.iter().map(|&(p, home, to)| self.gate.surplus(view, p, home, to, ev(p), 0)).sum();
+        self.gate.share_shootdown(view, surplus);
+        let mut out = Vec::new();
+        for (p, home, to) in proposed {
+            if self.gate.judge(view, p, home, to, ev(p), 0) == Verdict::Move {
+                self.moved.insert(p.0, (home.0, to.0));
+                out.push(Action::Migrate { page: p, to, reason: "adaptive: expected benefit exceeds cost" });
             }
-            self.moved.insert(p.0, (home, best.0));
-            out.push(Action::Migrate { page: p, to: best, reason: "adaptive: expected benefit exceeds cost" });
         }
         if bounces > 0 {
             self.ratio = (self.ratio * 2.0).min(MAX_RATIO);

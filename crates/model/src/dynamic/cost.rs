@@ -35,10 +35,13 @@
 //!   (Gaussian elimination's shrinking rows), is not worth a move it would soon undo. The
 //!   expected benefit is the window's saving times the lesser of the two horizons.
 //! * **Who pays.** A move made at a barrier or a timer tick stops every thread (the drivers'
-//!   contract for those hooks), so its cost is on the run's critical path in full while the
-//!   saving is spread over the threads: the wall-clock saving is the benefit divided by the
-//!   run's threads. A move made in a counter interrupt or a hinting fault is paid by the
-//!   accessing thread alone, which is also the one that saves: no division.
+//!   contract for those hooks), so its cost is on the run's critical path in full, while what
+//!   it saves is the accessing threads' time, and the wall clock follows the slowest thread.
+//!   Each node's saved ps is weighted by how critical its threads are in the window's counts
+//!   ([`critical`]): a ps of the run's threads' share (`1 / threads`) when every node is as
+//!   slow, up to a ps of its own node's threads' share when that node's time is the run's. A
+//!   move made in a counter interrupt or a hinting fault is paid by the accessing thread
+//!   alone, which is also the one that saves: weight 1.
 //! * **Cost.** The machine's cost of migrating one page (`migration_cost_ps`: fixed work, the
 //!   copy, and a TLB shootdown on every CPU of the run), plus what the policy says the move
 //!   adds (a record–replay undo). The moves of one window ([`Gate::begin_window`]) are a batch
@@ -65,22 +68,27 @@
 //!   the stretch just before the moves is the comparison, not the run's start; and two
 //!   windows, so that a program whose windows alternate between two kinds is compared pair
 //!   for pair).
-//! * Until the windows since the first move have fetched as many lines as the baseline, the
-//!   gate lets no further move through (**probation**: one experiment at a time), except the
-//!   rest of the first move's batch. Then, and for every further block of windows that holds
-//!   as many lines, two questions are asked. Are the **pages worse** where the gate put them —
+//! * Until the windows since a batch of moves (those of one decision point) have fetched as
+//!   many lines as the baseline, the gate lets no further move through (**probation**: one
+//!   experiment at a time). Every batch made while all threads wait is one, so a program
+//!   whose pages drift, each batch paying for a while, is measured batch by batch rather
+//!   than trickled into; a policy that moves a page per interrupt or fault has its first move
+//!   measured so. Then, and for every further block of windows that holds as many lines, two
+//!   questions are asked. Are the **pages worse** where the gate put them —
 //!   the block's time per line, the policy's work left out, above the baseline by more than
 //!   [`PAYBACK_TOLERANCE`]? (Block by block, not since the first move: a state that was
-//!   faster once need not stay so, as rows drift away from the nodes they were moved to.) Is
-//!   the **run slower** — the time since the run started, the policy's work included, above
-//!   the baseline's pace for every line fetched by more than the same tolerance?
+//!   faster once need not stay so, as rows drift away from the nodes they were moved to.) Will
+//!   the **run end slower** — the time since the run started, the policy's work included, plus
+//!   the lines still to come at the block's pace, above the baseline's pace for all of them by
+//!   more than the same tolerance? (A batch puts the run behind by its cost at once and
+//!   repays it line by line; the lines to come are the gate's horizon: the declared remaining
+//!   time at the run's pace so far, else as many lines again as so far.)
 //! * Either way the gate **withdraws**: it lets no further move through (and the policies
 //!   whose counting serves only their moves stop counting: no more interrupts). When the pages
 //!   are worse, it also hands the policy the moves that put every page it moved back where it
 //!   was ([`Gate::audit`]'s result): the placement it measured as faster. That costs what the
-//!   moves cost, once more, and is made whatever the horizon says: the moves back restore a
-//!   measured state rather than a modelled one, so their worst case is the moves' own cost
-//!   again.
+//!   moves cost, once more, and is made when what the pages lose per line (measured, not
+//!   modelled) over the lines still to come exceeds it; near the run's end they stay.
 //!
 //! A driver that does not count lines (`View::done` stays 0: the runtime) gets no audit.
 
@@ -89,12 +97,14 @@ use crate::report::{Report, StatDecl};
 use crate::spec::{ParamDecl, ParamKind, Resolved};
 use crate::units::{NodeId, PageNo, Ps};
 
+mod critical;
 mod payback;
 mod saving;
 
 pub use payback::PAYBACK_TOLERANCE;
-pub use saving::{expected_benefit, saving, utilisation_from_counts, utilisation_from_queue, Evidence};
+pub use saving::{expected_benefit, saving, utilisation_from_counts, utilisation_from_queue, weighted_saving, Evidence, Weights};
 
+use critical::Critical;
 use payback::Payback;
 use saving::SATURATED;
 
@@ -187,6 +197,11 @@ pub struct Gate {
     sharing_cpus: usize,
     /// The threads a move's benefit is spread over, against its cost (1 for an accessor).
     share: f64,
+    /// The run's threads, over which a batch's weights are spread ([`Critical`]).
+    threads: usize,
+    /// The current window's wall-clock weights of each node's saved time (a batch every
+    /// thread waits for; see [`critical`]).
+    critical: Critical,
     /// Whether a move of the current window's batch has paid the batch's TLB shootdown.
     batched: bool,
     /// Each controller's busy time summed over the windows so far, and their length, ps.
@@ -211,7 +226,7 @@ impl Gate {
             Payer::EveryThread => threads.max(1) as f64,
             Payer::Accessor => 1.0,
         };
-        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, batched: false, busy: Vec::new(), span: 0.0, rho: Vec::new(), payback: Payback::default(), refused: Refusals::default() }
+        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, threads: threads.max(1), critical: Critical::default(), batched: false, busy: Vec::new(), span: 0.0, rho: Vec::new(), payback: Payback::default(), refused: Refusals::default() }
     }
 
     pub fn on(&self) -> bool {
@@ -239,6 +254,9 @@ impl Gate {
             self.busy.iter_mut().zip(&now).for_each(|(b, &r)| *b += r * w);
             self.span += w;
             self.rho = self.busy.iter().map(|&b| (b / self.span).min(SATURATED)).collect();
+            if self.share > 1.0 {
+                self.critical = Critical::measure(view, &self.rho, scale, self.threads);
+            }
         }
     }
 
@@ -278,6 +296,35 @@ impl Gate {
         (looked as f64 + 1.0) / ((looked - agreed) as f64 + 1.0)
     }
 
+    /// What moving `page` (at home on `home`) to `to` is expected to gain beyond its own cost,
+    /// a batch's TLB shootdown left out (0 where the gate would refuse it for another reason
+    /// or it gains nothing), without noting anything: for a policy that weighs a window's
+    /// moves together before judging them ([`Gate::share_shootdown`]).
+    pub fn surplus(&self, view: &View<'_>, page: PageNo, home: NodeId, to: NodeId, ev: Evidence<'_>, extra: Ps) -> f64 {
+        let stable = self.seen.get(page.0 as usize).copied() == Some(to.0);
+        if !self.on || !stable || self.payback.withdrawn || self.payback.on_probation(view) || self.rho.is_empty() {
+            return 0.0;
+        }
+        let weights = if self.share > 1.0 { self.critical.weights(1.0 / self.share) } else { Weights::ONE };
+        let cost = view.machine.migration_cost_ps(0).saturating_add(extra) as f64;
+        // The tenure the judgement will see, once it has noted this look's agreeing target.
+        let (looked, agreed) = self.agreement.get(page.0 as usize).copied().unwrap_or((0, 0));
+        let tenure = (looked as f64 + 2.0) / ((looked - agreed) as f64 + 1.0);
+        (expected_benefit(view, &self.rho, home, to, ev, tenure, weights) - cost).max(0.0)
+    }
+
+    /// The window's proposed moves together gain `surplus` ([`Gate::surplus`] summed): when
+    /// that covers the one TLB shootdown the batch shares, no move of it is charged the
+    /// shootdown (else the first move let through pays it, as before). Without this, a batch
+    /// of many pages, each worth less than a shootdown, is never made, though together they
+    /// pay for it many times over.
+    pub fn share_shootdown(&mut self, view: &View<'_>, surplus: f64) {
+        if self.on && self.share > 1.0 && !self.rho.is_empty() {
+            let shootdown = view.machine.migration_cost_ps(self.sharing_cpus).saturating_sub(view.machine.migration_cost_ps(0)) as f64;
+            self.batched |= surplus > shootdown;
+        }
+    }
+
     /// Judges a proposed move of `page` (at home on `home`) to `to`, with `extra` cost beyond
     /// one page migration; notes `to` as the page's target either way.
     pub fn judge(&mut self, view: &View<'_>, page: PageNo, home: NodeId, to: NodeId, ev: Evidence<'_>, extra: Ps) -> Verdict {
@@ -311,10 +358,17 @@ impl Gate {
         // copy. A move in an interrupt or fault pays its own.
         let shootdowns = if self.share > 1.0 && self.batched { 0 } else { self.sharing_cpus };
         let cost = view.machine.migration_cost_ps(shootdowns).saturating_add(extra) as f64;
-        if expected_benefit(view, rho, home, to, ev, self.tenure(page)) / self.share > cost {
+        // Who saves, against who waits: the accessor itself (weight 1), or every thread, the
+        // wall clock following the slowest ([`critical`]; without a window's counts, the
+        // saving spread evenly over the threads).
+        let weights = if self.share > 1.0 { self.critical.weights(1.0 / self.share) } else { Weights::ONE };
+        if expected_benefit(view, rho, home, to, ev, self.tenure(page), weights) > cost {
             self.batched = self.share > 1.0 && !self.rho.is_empty();
-            self.paid(view, page, home);
+            self.paid(view, page, home, cost);
             if !self.rho.is_empty() {
+                if self.share > 1.0 {
+                    self.critical.moved(view, &self.rho, home, to, ev.counts, ev.scale);
+                }
                 let lines: f64 = ev.counts.iter().map(|&c| c as f64).sum::<f64>() * ev.scale / ev.window.max(1) as f64;
                 let s = &view.machine.service_ps;
                 self.rho[home.index()] = (self.rho[home.index()] - lines * s[home.index()]).max(0.0);
@@ -419,7 +473,7 @@ mod tests {
         // After three agreeing looks the target is expected to hold three windows: accesses
         // enough that three windows pay for the move once, not twice.
         let counts = [(c / gap / 3.0 * 1.5).round() as u16, 0];
-        let benefit = expected_benefit(&f.view(), &[], NodeId(1), NodeId(0), ev(&counts, w), 3.0);
+        let benefit = expected_benefit(&f.view(), &[], NodeId(1), NodeId(0), ev(&counts, w), 3.0, Weights::ONE);
         assert!(benefit > c && benefit / 2.0 < c, "benefit {benefit}, cost {c}");
         let mut alone = Gate::with(true, 2, Payer::Accessor);
         let mut all = Gate::with(true, 2, Payer::EveryThread);
@@ -441,6 +495,36 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_whose_moves_together_pay_for_their_shootdown_charges_it_to_none() {
+        // One page on node 1 read from node 0 (both threads there), as often as makes its
+        // move worth more than its copy and fixed cost but less than that and a shootdown.
+        let w = 1_000_000;
+        let gate = |count: u16, surplus: Option<f64>| {
+            let mut f = Fixture::new(1);
+            f.homes = vec![1];
+            f.counters.add(0, 0, count as u64);
+            f.now = 100 * w;
+            let mut g = Gate::with(true, 2, Payer::EveryThread);
+            g.note(PageNo(0), NodeId(0));
+            g.begin_window(&f.view(), w, 1.0);
+            let row = f.counters.row(PageNo(0)).to_vec();
+            let own = g.surplus(&f.view(), PageNo(0), NodeId(1), NodeId(0), ev(&row, w), 0);
+            if let Some(s) = surplus {
+                g.share_shootdown(&f.view(), s);
+            }
+            (own, g.judge(&f.view(), PageNo(0), NodeId(1), NodeId(0), ev(&row, w), 0))
+        };
+        let m = Fixture::new(1).machine;
+        let shootdown = (m.migration_cost_ps(2) - m.migration_cost_ps(0)) as f64;
+        let count = (1..u16::MAX).find(|&c| gate(c, None).0 > 0.0).expect("some count pays for the copy");
+        let (own, alone) = gate(count, None);
+        assert!(own > 0.0 && own < shootdown, "{own} {shootdown}");
+        assert_eq!(alone, Verdict::Costly, "alone it pays the batch's shootdown, and cannot");
+        assert_eq!(gate(count, Some(shootdown * 0.99)).1, Verdict::Costly, "the batch does not cover its shootdown");
+        assert_eq!(gate(count, Some(shootdown * 1.01)).1, Verdict::Move, "the batch covers it: its moves pay copy and fixed cost");
+    }
+
+    #[test]
     fn a_target_that_holds_twice_by_chance_after_many_changes_is_not_expected_to_last() {
         let mut f = Fixture::new(1);
         let mut g = Gate::with(true, 2, Payer::Accessor);
@@ -455,7 +539,7 @@ mod tests {
         // A benefit that covers the cost three times over, undiscounted.
         let gap = (f.machine.latency(NodeId(1), NodeId(0)) - f.machine.latency(NodeId(1), NodeId(1))) as f64 / f.machine.raw.mlp;
         let counts = [0, (3.0 * c / gap / 20.0).ceil() as u16];
-        assert!(expected_benefit(&f.view(), &[], NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY) > 2.9 * c);
+        assert!(expected_benefit(&f.view(), &[], NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY, Weights::ONE) > 2.9 * c);
         // 9 changes in 11 looks: the target is expected to hold 12 / 10 windows.
         assert_eq!(g.judge(&f.view(), PageNo(0), NodeId(0), NodeId(1), ev(&counts, w), 0), Verdict::Costly);
     }

@@ -27,19 +27,33 @@ pub(super) struct Memory<'m> {
     /// The timed iterations the workload declares, and how many have ended.
     pub(super) declared: Option<u32>,
     pub(super) completed: u32,
+    /// When the latest timed iteration ended (the timed run's start before the first), and
+    /// how long it lasted.
+    pub(super) last_end: Ps,
+    pub(super) last_len: Ps,
 }
 
 impl Memory<'_> {
     /// The run's remaining time as the workload's declared iterations imply at `now`: the
-    /// mean iteration so far times the iterations left (`None` before the first has ended,
-    /// or when the workload declares none).
+    /// iterations left times the lesser of the mean iteration so far and the latest one
+    /// (`None` before the first has ended, or when the workload declares none). The lesser,
+    /// so that the estimate is never the optimistic one: a program whose iterations shrink
+    /// (Gaussian elimination's rows) has less left than its mean implies; one whose
+    /// iterations grow is taken at its mean.
     pub(super) fn remaining(&self, now: Ps) -> Option<Ps> {
         let total = self.declared?;
         if self.completed == 0 {
             return None;
         }
-        let per = now.saturating_sub(self.started) / self.completed as Ps;
+        let per = (now.saturating_sub(self.started) / self.completed as Ps).min(self.last_len);
         Some(per.saturating_mul(total.saturating_sub(self.completed) as Ps))
+    }
+
+    /// Timed iteration `iteration` ended at `now`.
+    pub(super) fn end_iteration(&mut self, iteration: u32, now: Ps) {
+        self.completed = iteration;
+        self.last_len = now.saturating_sub(self.last_end.max(self.started));
+        self.last_end = now;
     }
 }
 

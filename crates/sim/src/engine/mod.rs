@@ -169,7 +169,7 @@ impl<'m> Engine<'m> {
         Engine {
             nn,
             nt,
-            mem: Memory { machine, pt: PageTable::new(pages, machine), placement, regions, started: 0, queue: vec![0.0; nn], done: 0, served: vec![0; nn], declared: None, completed: 0 },
+            mem: Memory { machine, pt: PageTable::new(pages, machine), placement, regions, started: 0, queue: vec![0.0; nn], done: 0, served: vec![0; nn], declared: None, completed: 0, last_end: 0, last_len: 0 },
             timing,
             thread_node,
             quantum_ps: quantum_ps.max(1),
@@ -318,7 +318,7 @@ impl<'m> Engine<'m> {
     /// barrier; its migrations are done by one thread while the others wait, so their cost
     /// lengthens the iteration (added to its last epoch).
     pub fn end_iteration(&mut self, iteration: u32) {
-        self.mem.completed = iteration;
+        self.mem.end_iteration(iteration, self.now);
         let Some(d) = self.dynamic.as_mut() else { return };
         let actions = if d.acts_on(Trigger::IterationEnd) {
             let free = self.mem.pt.free_per_node();

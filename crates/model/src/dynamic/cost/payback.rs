@@ -25,14 +25,21 @@ pub(super) struct Payback {
     /// Time (overhead excluded) and lines of the windows since the first move, or since the
     /// last block of them was judged.
     after: (f64, f64),
+    /// The policy's work left out of `after`'s time, and what the block's batch was expected
+    /// to cost ([`Gate::judge`]): the batch is the investment the run repays line by line;
+    /// everything else the policy spends (interrupts, scans) is taken to recur at the block's
+    /// rate.
+    after_overhead: f64,
+    moves_cost: f64,
     /// `(now, done, overhead)` at the previous fold.
     mark: Option<(Ps, u64, Ps)>,
     /// Overhead not yet left out: it exceeded the interval it was charged in.
     unpaid: f64,
     moved: bool,
-    /// When the first move was let through: the moves of that decision point are its batch.
-    first_move: Option<Ps>,
-    /// The first batch has been measured and did not make the gate withdraw.
+    /// When the latest batch was let through: the moves of one decision point are a batch.
+    batch: Option<Ps>,
+    /// The latest batch has been measured (a block of windows judged since) and did not make
+    /// the gate withdraw.
     proven: bool,
     pub(super) withdrawn: bool,
     /// Per page, its home before the gate first let it move (`u8::MAX`: never moved).
@@ -40,11 +47,11 @@ pub(super) struct Payback {
 }
 
 impl Payback {
-    /// Whether a move proposed now must wait: the gate's first batch is in force and not yet
+    /// Whether a move proposed now must wait: the gate's latest batch is in force and not yet
     /// measured long enough to tell whether it pays (one experiment at a time). Never where
     /// the driver counts no lines (no measurement will come).
     pub(super) fn on_probation(&self, view: &View<'_>) -> bool {
-        self.moved && !self.proven && view.done > 0 && self.first_move != Some(view.now)
+        self.moved && !self.proven && view.done > 0 && self.batch != Some(view.now)
     }
 
     /// Adds the time (the policy's own overhead left out) and lines since the previous fold to
@@ -68,12 +75,14 @@ impl Payback {
             self.unpaid = -time;
         }
         let time = time.max(0.0);
+        let left_out = view.now.saturating_sub(t0) as f64 - time;
         if self.first == 0.0 {
             self.first = lines;
         }
         if self.moved {
             self.after.0 += time;
             self.after.1 += lines;
+            self.after_overhead += left_out;
         } else {
             self.base.push_back((time, lines));
             while self.base.len() > 2 && self.baseline().1 - self.base[0].1 >= self.first {
@@ -103,15 +112,29 @@ impl Payback {
 }
 
 impl Gate {
-    /// Notes a move let through: the baseline ends (at the first move, wherever in a window
-    /// it falls), and the page's home before the gate first moved it is kept.
-    pub(super) fn paid(&mut self, view: &View<'_>, page: PageNo, home: NodeId) {
+    /// Notes a move let through, expected to cost `cost`: the baseline ends (at the first
+    /// move, wherever in a window it falls), and the page's home before the gate first moved
+    /// it is kept.
+    pub(super) fn paid(&mut self, view: &View<'_>, page: PageNo, home: NodeId, cost: f64) {
+        let every_thread = self.share > 1.0;
         let p = &mut self.payback;
-        if !p.moved {
+        // A new batch of a policy that moves while every thread waits (at barriers, ticks) is
+        // an experiment of its own: what came before it is the baseline (the first batch) or
+        // the end of the previous block, already judged; the block that measures it starts
+        // now. A policy that moves one page per interrupt or fault has its first move measured
+        // so, and the later ones in the blocks as they come.
+        if p.batch != Some(view.now) && (every_thread || !p.moved) {
             p.fold(view);
+            if p.moved {
+                p.after = (0.0, 0.0);
+                p.after_overhead = 0.0;
+            }
+            p.moves_cost = 0.0;
+            p.proven = false;
+            p.batch = Some(view.now);
         }
+        p.moves_cost += cost;
         p.moved = true;
-        p.first_move.get_or_insert(view.now);
         let i = page.0 as usize;
         if p.origin.len() <= i {
             p.origin.resize(i + 1, u8::MAX);
@@ -151,14 +174,26 @@ impl Gate {
         // The pages are worse where the gate put them than where they were, the policy's
         // work left out of both.
         let worse = with > before * (1.0 + PAYBACK_TOLERANCE);
-        // Or the run so far, the policy's work included, is slower than every line at the
-        // baseline's pace.
-        let slower = elapsed > before * view.done as f64 * (1.0 + PAYBACK_TOLERANCE);
+        // Or the run, the policy's work included, will end slower than every line at the
+        // baseline's pace: the time so far, and the lines still to come at the block's pace
+        // with the policy's recurring work, against all the lines at the baseline's. A batch
+        // is an investment: right after it the run is behind by its cost, and what it saves
+        // per line repays that over the rest of the run, estimated as the gate's horizon is
+        // (the declared iterations' remaining time in lines at the run's pace so far; else
+        // as many lines again as so far, never more).
+        let done = view.done as f64;
+        let left = match view.remaining {
+            Some(r) if elapsed > 0.0 => r as f64 * done / elapsed,
+            _ => done,
+        };
+        let recurring = (p.after_overhead - p.moves_cost).max(0.0) / p.after.1;
+        let slower = elapsed + (with + recurring) * left > before * (done + left) * (1.0 + PAYBACK_TOLERANCE);
         if !worse && !slower {
             // Each block of windows is judged on its own: a state that was faster once may
             // not stay so (rows that drift away from the nodes they were moved to).
             p.proven = true;
             p.after = (0.0, 0.0);
+            (p.after_overhead, p.moves_cost) = (0.0, 0.0);
             return None;
         }
         p.withdrawn = true;
@@ -173,6 +208,14 @@ impl Gate {
             .filter(|&(page, &o)| o != u8::MAX && view.homes.get(page).is_some_and(|&h| h != o && (h as usize) < view.machine.nodes()))
             .map(|(page, &o)| Action::Migrate { page: PageNo(page as u32), to: NodeId(o), reason: "measured payback: moved back" })
             .collect();
+        // Moving back restores the measured placement, and is itself a batch of moves: worth
+        // it only when what the pages lose per line, over the lines still to come, exceeds
+        // what moving them back costs (near the run's end it does not: they stay).
+        let m = view.machine;
+        let undo = (m.migration_cost_ps(0) as f64) * back.len() as f64 + m.migration_cost_ps(self.sharing_cpus).saturating_sub(m.migration_cost_ps(0)) as f64;
+        if (with - before) * left <= undo {
+            return Some(Vec::new());
+        }
         self.refused.undone += back.len() as u64;
         Some(back)
     }
@@ -292,6 +335,87 @@ mod tests {
         next_window(&mut f, 1.0);
         assert_eq!(g.audit(&f.view()), None);
         assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move, "measured: moves go on");
+    }
+
+    #[test]
+    fn every_batch_waits_for_its_own_measurement() {
+        let mut f = Fixture::new(3);
+        let mut g = moved_after_one_window(&mut f);
+        let counts = [0, u16::MAX];
+        next_window(&mut f, 1.0);
+        assert_eq!(g.audit(&f.view()), None);
+        // The first batch measured: a second goes through, then waits for its own block.
+        g.note(PageNo(1), NodeId(1));
+        assert_eq!(g.judge(&f.view(), PageNo(1), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
+        f.homes[1] = 1;
+        // Half the baseline's lines since the second batch: not yet measured.
+        let c = f.machine.migration_cost_ps(2);
+        f.overhead += c;
+        f.now += c + W / 2;
+        f.done += LINES / 2;
+        assert_eq!(g.audit(&f.view()), None);
+        assert_eq!(g.judge(&f.view(), PageNo(2), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Probation);
+        f.now += W / 2;
+        f.done += LINES / 2;
+        assert_eq!(g.audit(&f.view()), None);
+        assert_eq!(g.judge(&f.view(), PageNo(2), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
+    }
+
+    /// A first window of `LINES` lines in `W` ps, then `n` pages moved in one batch; the next
+    /// window's lines take `per_line` of the first's time each, after the batch's cost (the
+    /// driver charges what the gate expected).
+    fn batch_then_window(f: &mut Fixture, n: u32, per_line: f64) -> Gate {
+        let mut g = Gate::with(true, 2, Payer::EveryThread);
+        f.now = W;
+        f.done = LINES;
+        assert_eq!(g.audit(&f.view()), None);
+        let counts = [0, u16::MAX];
+        for p in 0..n {
+            g.note(PageNo(p), NodeId(1));
+            assert_eq!(g.judge(&f.view(), PageNo(p), NodeId(0), NodeId(1), ev(&counts, W), 0), Verdict::Move);
+            f.homes[p as usize] = 1;
+        }
+        let cost = g.payback.moves_cost as Ps;
+        f.overhead += cost;
+        f.now += cost + (W as f64 * per_line) as Ps;
+        f.done += LINES;
+        g
+    }
+
+    #[test]
+    fn a_batch_that_puts_the_run_behind_stands_when_the_rest_of_the_run_repays_it() {
+        // A batch costing about a third of a window makes every line 10 % faster: the run is
+        // behind the baseline's pace at once (2.2 windows for 2 windows' lines) ...
+        let n = (0.3 * W as f64 / Fixture::new(1).machine.migration_cost_ps(2) as f64) as u32;
+        let long = |remaining: Option<Ps>| {
+            let mut f = Fixture::new(n);
+            f.remaining = remaining;
+            let mut g = batch_then_window(&mut f, n, 0.9);
+            assert!(f.now > 2 * W + W / 10, "the run is behind");
+            let verdict = g.audit(&f.view());
+            (verdict, g.withdrawn(), g.refused.undone)
+        };
+        // ... and with twenty windows still to come, the faster lines repay it: it stands.
+        assert_eq!(long(Some(20 * W)), (None, false, 0));
+        // With half a window left they cannot: the gate withdraws, and the pages, no worse
+        // where they are, stay.
+        assert_eq!(long(Some(W / 2)), (Some(Vec::new()), true, 0));
+    }
+
+    #[test]
+    fn pages_worse_where_they_are_go_back_only_while_the_rest_of_the_run_repays_the_moves() {
+        let undone = |remaining: Option<Ps>| {
+            let mut f = Fixture::new(2);
+            let mut g = moved_after_one_window(&mut f);
+            f.remaining = remaining;
+            next_window(&mut f, 1.0 + 2.0 * PAYBACK_TOLERANCE);
+            let back = g.audit(&f.view()).expect("withdrawn").len();
+            assert!(g.withdrawn());
+            back
+        };
+        assert_eq!(undone(Some(10 * W)), 1);
+        assert_eq!(undone(None), 1, "as many lines again as so far");
+        assert_eq!(undone(Some(0)), 0, "the run is over: moving back would only cost");
     }
 
     #[test]

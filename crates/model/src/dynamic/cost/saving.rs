@@ -54,6 +54,35 @@ pub(super) const SATURATED: f64 = 0.99;
 /// controller serves pays or saves the change in its delay. A move that would saturate the
 /// target saves nothing.
 pub fn saving(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, counts: impl IntoIterator<Item = f64>, scale: f64, window: Ps) -> f64 {
+    weighted_saving(view, rho, home, to, counts, scale, window, Weights::ONE)
+}
+
+/// What a ps saved by each node's threads is worth to the run: 1 where the thread that saves
+/// it is the one that waits for the move (a fault, an interrupt); less where every thread
+/// waits (a barrier, a timer tick) and the wall clock follows the slowest
+/// ([`super::critical`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Weights<'a> {
+    /// Per accessing node (empty: `uniform` for every node).
+    pub per_node: &'a [f64],
+    pub uniform: f64,
+    /// The weight of the other lines a controller serves, whose delay the move changes.
+    pub others: f64,
+}
+
+impl Weights<'_> {
+    /// Every ps saved is a ps of the run.
+    pub const ONE: Weights<'static> = Weights { per_node: &[], uniform: 1.0, others: 1.0 };
+
+    fn of(&self, node: usize) -> f64 {
+        self.per_node.get(node).copied().unwrap_or(self.uniform)
+    }
+}
+
+/// [`saving`], each accessor's share weighted by what its time is worth to the run
+/// (`weights`).
+#[allow(clippy::too_many_arguments)]
+pub fn weighted_saving(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, counts: impl IntoIterator<Item = f64>, scale: f64, window: Ps, weights: Weights<'_>) -> f64 {
     let m = view.machine;
     let lines: Vec<f64> = counts.into_iter().map(|c| c * scale).collect();
     let total: f64 = lines.iter().sum();
@@ -85,10 +114,10 @@ pub fn saving(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, counts: im
             continue;
         }
         let from = NodeId(n as u8);
-        saved += c * (m.latency(from, home) as f64 + w_home - m.latency(from, to) as f64 - w_to);
+        saved += weights.of(n) * c * (m.latency(from, home) as f64 + w_home - m.latency(from, to) as f64 - w_to);
     }
     // The home's other lines wait less (`home_others` is negative), the target's more.
-    saved -= home_others + to_others;
+    saved -= weights.others * (home_others + to_others);
     saved / m.raw.mlp.max(1.0)
 }
 
@@ -96,8 +125,8 @@ pub fn saving(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, counts: im
 /// the window's saving times the windows the run is expected still to last (what the
 /// program's declared iterations imply, `View::remaining`; else as many again as have
 /// passed), at most `tenure` windows.
-pub fn expected_benefit(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, ev: Evidence<'_>, tenure: f64) -> f64 {
-    let saved = saving(view, rho, home, to, ev.counts.iter().map(|&c| c as f64), ev.scale, ev.window);
+pub fn expected_benefit(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, ev: Evidence<'_>, tenure: f64, weights: Weights<'_>) -> f64 {
+    let saved = weighted_saving(view, rho, home, to, ev.counts.iter().map(|&c| c as f64), ev.scale, ev.window, weights);
     let left = view.remaining.unwrap_or_else(|| view.now.saturating_sub(view.started)) as f64;
     saved * (left / ev.window.max(1) as f64).min(tenure)
 }
@@ -117,12 +146,12 @@ mod tests {
         let w = 1_000_000; // 1 µs windows
         f.now = 2 * w;
         let counts = [0u16, 10];
-        let plain = expected_benefit(&f.view(), &[], NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY);
+        let plain = expected_benefit(&f.view(), &[], NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY, Weights::ONE);
         // Node 0 (S = 10 ns) queues 40 ns: utilisation 0.8, 80 lines a µs; node 1 is idle.
         let queue = [40_000.0, 0.0];
         let mut v = f.view();
         v.queue = &queue;
-        let loaded = expected_benefit(&v, &utilisation_from_queue(&v), NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY);
+        let loaded = expected_benefit(&v, &utilisation_from_queue(&v), NodeId(0), NodeId(1), ev(&counts, w), f64::INFINITY, Weights::ONE);
         assert!(loaded > plain + 10.0 * 40_000.0 * 2.0 / f.machine.raw.mlp, "the page's own lines stop queueing: {plain} {loaded}");
         // The other way round, onto the busy node: its 70 other lines a µs would wait longer,
         // and the move costs more than the latency it saves.
@@ -130,7 +159,7 @@ mod tests {
         let mut v = f.view();
         v.queue = &queue;
         let toward = [10u16, 0];
-        assert!(expected_benefit(&v, &utilisation_from_queue(&v), NodeId(1), NodeId(0), ev(&toward, w), f64::INFINITY) < 0.0);
+        assert!(expected_benefit(&v, &utilisation_from_queue(&v), NodeId(1), NodeId(0), ev(&toward, w), f64::INFINITY, Weights::ONE) < 0.0);
         // Enough lines to saturate it: never worth it.
         let flood = [0u16, 30];
         assert_eq!(saving(&v, &utilisation_from_queue(&v), NodeId(1), NodeId(0), flood.iter().map(|&c| c as f64), 1.0, w), f64::NEG_INFINITY);
