@@ -26,7 +26,9 @@
 //!   the fault path, synchronously; here the faults are handed over in a batch at the
 //!   sampler thread's next tick, a decision deferred by at most one tick;
 //! * a policy that acts on [`Trigger::LowMemory`] is told, at a tick, of each node whose free
-//!   memory fell below its low watermark ([`crate::lowmem`]), once until it is back at high.
+//!   memory fell below its low watermark ([`crate::lowmem`]), then again while it stays below
+//!   high, at the pace the program comes back to the pages a pass cleared ([`Pace`]: only its
+//!   faults set those referenced bits again).
 //!
 //! Either's actions are applied with `move_pages` as a timer's are; the stats count moves
 //! between tiers as promotions and demotions ([`crate::parts`]). A policy that acts on a
@@ -50,6 +52,8 @@ pub struct Driver {
     pub(crate) caps: Option<DynamicCaps>,
     /// The low-memory trigger, for a policy that acts on it.
     pub(crate) low: Option<LowMemory>,
+    /// When the reclaimer that trigger runs may look again ([`Pace`]).
+    pace: Pace,
     /// The policy's timer period, if it has one.
     pub timer: Option<Duration>,
     pub(crate) last_timer: Instant,
@@ -104,7 +108,7 @@ one tier (/sys/devices/virtual/memory_tiering); name the slower nodes with --slo
         if acts(Trigger::HintingFault) {
             FAULTS.on.store(true, std::sync::atomic::Ordering::Relaxed);
         }
-        Driver { policy, caps, low, timer, last_timer: Instant::now(), iteration: 0, api_calls: 0 }
+        Driver { policy, caps, low, pace: Pace::default(), timer, last_timer: Instant::now(), iteration: 0, api_calls: 0 }
     }
 
     /// The timer period of a policy that asks for `ps` picoseconds: no shorter than the
@@ -326,10 +330,16 @@ which run it; use --dynamic sampled for unmodified programs"
         }
         let Some(free) = parts.host.sys.free_pages() else { return Ok(0) };
         let raised = low.check(&free);
+        parts.stats.low_memory_events = low.events;
         if raised.is_empty() {
+            // Balanced (or never low): the next fall below low starts afresh.
+            self.pace = Pace::default();
             return Ok(0);
         }
-        parts.stats.low_memory_events = low.events;
+        let faults = || crate::space::SPACE.samples.load(std::sync::atomic::Ordering::Relaxed);
+        if !self.pace.due(parts.regions, faults()) {
+            return Ok(0);
+        }
         let snap = parts.snapshot_peek()?;
         let view = snap.view(&parts.host.machine, parts.host.now());
         // The runtime moves pages on its sampler thread: a background tick and a stop-the-world
@@ -343,6 +353,7 @@ which run it; use --dynamic sampled for unmodified programs"
         }
         let moved = self.decide(parts, &snap, &actions, "low-memory")?;
         follow_up(parts, &snap, &after);
+        self.pace.passed(&after.clear_referenced, faults());
         Ok(moved)
     }
 
@@ -356,6 +367,87 @@ which run it; use --dynamic sampled for unmodified programs"
         let (rep, per_node) = parts.apply(snap, actions)?;
         parts.log(kind, snap, rep.moved, per_node);
         Ok(rep.moved)
+    }
+}
+
+/// When the low-memory reclaimer may make its next pass (its clock's next lap) while a node
+/// stays below its high watermark.
+///
+/// Linux's referenced bit costs the program nothing: the MMU sets it on the access, so kswapd
+/// may age the LRU lists as fast as reclaim pressure asks (mm/vmscan.c). Here the bit is the
+/// runtime's revocation ([`follow_up`]), which the program sets again only by taking a fault,
+/// and a reclaimer that looked at every tick aged the pages at the pace of the sampler's clock,
+/// not of the program: where faults are slow or the program is short of CPU, it cannot come back
+/// to what it uses between two ticks. In vm/tests/test_tiering.py's TCG guest beside two `yes`
+/// loops on a 2-core host (a fault about 1.6 ms of CPU), the GUPS re-marked only 100-150 of its
+/// ~250 hot fast pages between passes 1-1.5 s apart, each pass demoted 30-60 hot pages, and the
+/// hot set ended 66-74 % on the fast node (idle: 370-400 of ~406, passes 0.5 s apart).
+///
+/// So the next pass waits until the program has come back to what it uses of the pages the
+/// last one cleared, measured in its own faults ([`crate::space::Space::samples`]), not in
+/// ticks: until, over a tick, it came back to no more of them than it took faults on other
+/// pages (those TPP's scan revoked, mostly slow and cold). While its hot pages are still
+/// coming back they take most of its faults, however slow each fault is or however little CPU
+/// it gets (beside the `yes` loops, 230-330 pages came back in the first tick after a pass,
+/// 120-150 in the second, 45-60 in the third, where the pass became due); what it has not come
+/// back to once its faults go elsewhere is what it touches no more than its cold memory, which
+/// the pass then demotes (after two unreferenced passes, as Linux's two lists). The pass is
+/// also due once every cleared page came back, and at a tick without any fault (the program is
+/// idle). Bits it had not paid for ask for nothing: a pass that cleared none of the pages the
+/// pass before had (pages never revoked read as referenced, as a freshly faulted-in page's
+/// entry is young) is followed by another at the next tick, as kswapd's would be, which demotes
+/// what the program did not touch in between. Two other rules were tried on that test: waiting
+/// until a tick brought none of the cleared pages back demoted nothing (cold pages the program
+/// touches now and then, GUPS's cold 10 % of updates, kept coming back); waiting until it came
+/// back to as many pages as between the two passes before only ever lengthened the wait, and
+/// TPP's promotions refilled the fast node (97.9 % of the array there at the end); comparing
+/// the share of the pending pages that came back with the share of the other revoked pages
+/// faulted on waited too long as well (cold pages come back alike on either node: 88-93 %
+/// there at the end). The simulator's reclaimer reads bits that cost nothing and looks at every check, as kswapd does.
+#[derive(Clone, Debug, Default)]
+struct Pace {
+    /// The pages the last pass cleared, in order.
+    cleared: Vec<u32>,
+    /// Whether that pass cleared none of the pages the one before had (nothing paid for).
+    fresh: bool,
+    /// Of `cleared`, those come back by the last tick, and the faults taken by then.
+    back: u64,
+    faults: u64,
+}
+
+impl Pace {
+    /// Whether a pass may run at this tick (`regions`: the managed regions now, `faults`: the
+    /// faults taken by now); remembers where the program stands either way.
+    fn due(&mut self, regions: &crate::regions::Regions, faults: u64) -> bool {
+        let (mut back, mut pending) = (0u64, 0u64);
+        for r in &regions.list {
+            let from = self.cleared.partition_point(|&p| (p as usize) < r.first);
+            let to = self.cleared.partition_point(|&p| (p as usize) < r.first + r.pages);
+            for &p in &self.cleared[from..to] {
+                // Pages of regions freed since are neither: they are no longer the program's.
+                if crate::space::SPACE.is_revoked(r.slot, p as usize - r.first) {
+                    pending += 1;
+                } else {
+                    back += 1;
+                }
+            }
+        }
+        // Over the last tick: the cleared pages come back, and the faults on other pages.
+        let came = back.saturating_sub(self.back);
+        let other = faults.saturating_sub(self.faults).saturating_sub(came);
+        (self.back, self.faults) = (back, faults);
+        self.fresh || pending == 0 || came <= other
+    }
+
+    /// A pass cleared the bits of `cleared` (in any order, repeats allowed); `faults` taken by
+    /// its end.
+    fn passed(&mut self, cleared: &[u32], faults: u64) {
+        let mut now = cleared.to_vec();
+        now.sort_unstable();
+        now.dedup();
+        self.fresh = !now.iter().any(|p| self.cleared.binary_search(p).is_ok());
+        self.cleared = now;
+        (self.back, self.faults) = (0, faults);
     }
 }
 

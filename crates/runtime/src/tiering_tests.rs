@@ -216,10 +216,22 @@ fn tpp_runs_on_real_pages_promotes_on_its_third_fault_and_demotes_only_unreferen
     assert_eq!((on(0), on(9)), (Some(0), Some(0)), "the referenced pages stay fast");
     assert!((1..8).all(|p| on(p) == Some(2)), "the untouched fast pages are demoted to node 2: {:?}", (0..pages).map(on).collect::<Vec<_>>());
     assert_eq!((rt.stats.promotions, rt.stats.demotions), (1, 7));
-    // Still short of the high watermark, and nothing touched since: the clock's next look
-    // finds the two (active: referenced twice) unreferenced and deactivates them, the one
-    // after demotes them.
+    // Still short of the high watermark. That look cleared the bits of the two, which the
+    // program had set again by a fault each, and Linux's MMU would set for free: the next look
+    // waits while a tick brings more of them back than the program takes faults on other pages
+    // (driver::Pace). Page 0 comes back and no other page faults: no look, page 0 stays
+    // referenced, page 9 revoked.
     assert!(fake.state.lock().unwrap().free[0] < rt.driver.low.as_ref().unwrap().marks[0].high);
+    unsafe { std::ptr::write_volatile(page(0), 7) };
+    assert_eq!(rt.tick().unwrap(), 0);
+    assert!(!SPACE.is_revoked(slot, 0) && SPACE.is_revoked(slot, 9), "no look yet: {:?}", revoked(slot, pages));
+    // Page 9 too: all came back, the look finds both referenced and clears their bits again.
+    unsafe { std::ptr::write_volatile(page(9), 8) };
+    assert_eq!(rt.tick().unwrap(), 0);
+    assert!(SPACE.is_revoked(slot, 0) && SPACE.is_revoked(slot, 9), "the look cleared both bits: {:?}", revoked(slot, pages));
+    // Then nothing touched: a tick without a fault (the program is idle) lets the next look
+    // run, which finds the two (active: referenced
+    // twice) unreferenced and deactivates them; the one after demotes them.
     assert_eq!(rt.tick().unwrap(), 0);
     assert_eq!(rt.tick().unwrap(), 2);
     assert_eq!((on(0), on(9), rt.stats.demotions), (Some(2), Some(2), 9));
@@ -239,7 +251,7 @@ fn tpp_runs_on_real_pages_promotes_on_its_third_fault_and_demotes_only_unreferen
     let policy = rt.stats_file().policy;
     assert_eq!(policy.get("promotion_failures").cloned().flatten(), Some(Count(1)), "{policy:?}");
     // Moving pages never changed the program's data.
-    assert_eq!(unsafe { (std::ptr::read_volatile(page(0)), std::ptr::read_volatile(page(9))) }, (5, 6));
+    assert_eq!(unsafe { (std::ptr::read_volatile(page(0)), std::ptr::read_volatile(page(9))) }, (7, 8));
     FAULTS.on.store(false, Relaxed);
     rt.unregister(base);
     // SAFETY: the mapping made above, no longer managed.
