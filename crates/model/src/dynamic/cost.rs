@@ -197,8 +197,6 @@ pub struct Gate {
     sharing_cpus: usize,
     /// The threads a move's benefit is spread over, against its cost (1 for an accessor).
     share: f64,
-    /// The run's threads, over which a batch's weights are spread ([`Critical`]).
-    threads: usize,
     /// The current window's wall-clock weights of each node's saved time (a batch every
     /// thread waits for; see [`critical`]).
     critical: Critical,
@@ -226,7 +224,7 @@ impl Gate {
             Payer::EveryThread => threads.max(1) as f64,
             Payer::Accessor => 1.0,
         };
-        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, threads: threads.max(1), critical: Critical::default(), batched: false, busy: Vec::new(), span: 0.0, rho: Vec::new(), payback: Payback::default(), refused: Refusals::default() }
+        Gate { on, seen: Vec::new(), agreement: Vec::new(), sharing_cpus: threads.max(1), share, critical: Critical::default(), batched: false, busy: Vec::new(), span: 0.0, rho: Vec::new(), payback: Payback::default(), refused: Refusals::default() }
     }
 
     pub fn on(&self) -> bool {
@@ -255,7 +253,8 @@ impl Gate {
             self.span += w;
             self.rho = self.busy.iter().map(|&b| (b / self.span).min(SATURATED)).collect();
             if self.share > 1.0 {
-                self.critical = Critical::measure(view, &self.rho, scale, self.threads);
+                // The CPUs that may cache a translation are the run's threads.
+                self.critical = Critical::measure(view, &self.rho, scale, self.sharing_cpus);
             }
         }
     }
@@ -291,9 +290,28 @@ impl Gate {
 
     /// How many more windows `page`'s target is expected to hold: the mean tenure of its
     /// targets so far, `(looked + 1) / (changes + 1)`.
-    fn tenure(&self, page: PageNo) -> f64 {
+    /// `agreeing` more looks that agree with the target are counted as if noted.
+    fn tenure(&self, page: PageNo, agreeing: u8) -> f64 {
         let (looked, agreed) = self.agreement.get(page.0 as usize).copied().unwrap_or((0, 0));
-        (looked as f64 + 1.0) / ((looked - agreed) as f64 + 1.0)
+        (looked as f64 + 1.0 + agreeing as f64) / ((looked - agreed) as f64 + 1.0)
+    }
+
+    /// What a ps saved by each node's threads is worth to the run: the accessor's own (1), or,
+    /// for a move every thread waits for, the window's critical-path weights
+    /// ([`critical`]; without a window's counts, the saving spread evenly over the threads).
+    fn weights(&self) -> Weights<'_> {
+        if self.share > 1.0 {
+            self.critical.weights(1.0 / self.share)
+        } else {
+            Weights::ONE
+        }
+    }
+
+    /// The TLB shootdown a batch of moves shares, ps: what a move costs beyond its fixed work
+    /// and copy.
+    fn shootdown(&self, view: &View<'_>) -> f64 {
+        let m = view.machine;
+        m.migration_cost_ps(self.sharing_cpus).saturating_sub(m.migration_cost_ps(0)) as f64
     }
 
     /// What moving `page` (at home on `home`) to `to` is expected to gain beyond its own cost,
@@ -305,12 +323,9 @@ impl Gate {
         if !self.on || !stable || self.payback.withdrawn || self.payback.on_probation(view) || self.rho.is_empty() {
             return 0.0;
         }
-        let weights = if self.share > 1.0 { self.critical.weights(1.0 / self.share) } else { Weights::ONE };
         let cost = view.machine.migration_cost_ps(0).saturating_add(extra) as f64;
         // The tenure the judgement will see, once it has noted this look's agreeing target.
-        let (looked, agreed) = self.agreement.get(page.0 as usize).copied().unwrap_or((0, 0));
-        let tenure = (looked as f64 + 2.0) / ((looked - agreed) as f64 + 1.0);
-        (expected_benefit(view, &self.rho, home, to, ev, tenure, weights) - cost).max(0.0)
+        (expected_benefit(view, &self.rho, home, to, ev, self.tenure(page, 1), self.weights()) - cost).max(0.0)
     }
 
     /// The window's proposed moves together gain `surplus` ([`Gate::surplus`] summed): when
@@ -320,8 +335,7 @@ impl Gate {
     /// pay for it many times over.
     pub fn share_shootdown(&mut self, view: &View<'_>, surplus: f64) {
         if self.on && self.share > 1.0 && !self.rho.is_empty() {
-            let shootdown = view.machine.migration_cost_ps(self.sharing_cpus).saturating_sub(view.machine.migration_cost_ps(0)) as f64;
-            self.batched |= surplus > shootdown;
+            self.batched |= surplus > self.shootdown(view);
         }
     }
 
@@ -358,11 +372,8 @@ impl Gate {
         // copy. A move in an interrupt or fault pays its own.
         let shootdowns = if self.share > 1.0 && self.batched { 0 } else { self.sharing_cpus };
         let cost = view.machine.migration_cost_ps(shootdowns).saturating_add(extra) as f64;
-        // Who saves, against who waits: the accessor itself (weight 1), or every thread, the
-        // wall clock following the slowest ([`critical`]; without a window's counts, the
-        // saving spread evenly over the threads).
-        let weights = if self.share > 1.0 { self.critical.weights(1.0 / self.share) } else { Weights::ONE };
-        if expected_benefit(view, rho, home, to, ev, self.tenure(page), weights) > cost {
+        // Who saves, against who waits ([`Gate::weights`]).
+        if expected_benefit(view, rho, home, to, ev, self.tenure(page, 0), self.weights()) > cost {
             self.batched = self.share > 1.0 && !self.rho.is_empty();
             self.paid(view, page, home, cost);
             if !self.rho.is_empty() {

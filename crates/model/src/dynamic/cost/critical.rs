@@ -28,7 +28,7 @@
 //! The other lines a controller serves, whose delay the move changes, are weighted by the
 //! mean weight of the window's lines.
 
-use super::saving::{Weights, SATURATED};
+use super::saving::{queue_delay, Weights, SATURATED};
 use crate::dynamic::View;
 use crate::units::{NodeId, PageNo};
 
@@ -45,10 +45,9 @@ pub(super) struct Critical {
     others: f64,
 }
 
-/// A controller's queueing delay at utilisation `rho`, ps (the M/M/1 model of docs/timing.md).
+/// A controller's queueing delay at utilisation `rho`, capped below saturation, ps.
 fn delay(service: f64, rho: f64) -> f64 {
-    let rho = rho.min(SATURATED);
-    service * rho / (1.0 - rho)
+    queue_delay(service, rho.min(SATURATED))
 }
 
 impl Critical {

@@ -211,8 +211,7 @@ impl Gate {
         // Moving back restores the measured placement, and is itself a batch of moves: worth
         // it only when what the pages lose per line, over the lines still to come, exceeds
         // what moving them back costs (near the run's end it does not: they stay).
-        let m = view.machine;
-        let undo = (m.migration_cost_ps(0) as f64) * back.len() as f64 + m.migration_cost_ps(self.sharing_cpus).saturating_sub(m.migration_cost_ps(0)) as f64;
+        let undo = view.machine.migration_cost_ps(0) as f64 * back.len() as f64 + self.shootdown(view);
         if (with - before) * left <= undo {
             return Some(Vec::new());
         }

@@ -39,6 +39,12 @@ pub fn utilisation_from_counts(view: &View<'_>, window: Ps, scale: f64) -> Vec<f
     lines.iter().zip(&m.service_ps).map(|(&l, &s)| (l * s / window.max(1) as f64).min(SATURATED)).collect()
 }
 
+/// A controller's queueing delay at utilisation `rho` with service time `service`, ps (the
+/// M/M/1 model of docs/timing.md).
+pub(super) fn queue_delay(service: f64, rho: f64) -> f64 {
+    service * rho / (1.0 - rho)
+}
+
 /// The utilisation past which a controller counts as saturated.
 pub(super) const SATURATED: f64 = 0.99;
 
@@ -99,7 +105,7 @@ pub fn weighted_saving(view: &View<'_>, rho: &[f64], home: NodeId, to: NodeId, c
         if after >= SATURATED {
             return Some((0.0, f64::INFINITY, f64::INFINITY));
         }
-        let (w, w2) = (s * rho / (1.0 - rho), s * after / (1.0 - after));
+        let (w, w2) = (queue_delay(s, rho), queue_delay(s, after));
         let others = (rho / s * window - if delta < 0.0 { total } else { 0.0 }).max(0.0);
         Some((w, w2, others * (w2 - w)))
     };
