@@ -244,6 +244,72 @@ pub fn oracle_homes(counts: &[u64], memory: &[bool]) -> Vec<u8> {
         .collect()
 }
 
+/// [`oracle_homes`]' table made to fit the nodes' capacity: returned unchanged when no node is
+/// given more pages than it holds (every NUMA preset with the seeds' workloads). Otherwise —
+/// a tiered machine, whose CPU-less slow node no thread votes for, so every page wants the fast
+/// node — it is the best static tier assignment of issue 36: each profiled page costs
+/// `Σ_c counts[page, c] · latency(c → n)` on memory node `n` (the unloaded latency, from the
+/// CPU nodes that fetch it), and the pages are given homes in descending order of their
+/// *regret* (the cost of their second-cheapest memory node minus their cheapest; ties by page
+/// number), each on its cheapest node that still has room (ties spread by page number as in
+/// [`oracle_homes`]). With two memory nodes this is the optimal assignment for that cost (an
+/// exchange argument: the pages with the largest saving take the fast node), i.e. the hottest
+/// pages in the fast tier, the "ideal" the tiering papers compare against; with more it is the
+/// greedy regret heuristic (a choice, written down here). Pages the profile never saw fetched
+/// (touched only by the initialisation, or never) are homed on the node left with the most room,
+/// so that they do not take the fast tier's room at their first touch. Loaded latency
+/// (bandwidth) is not part of the cost: the bound is on where the accesses go.
+pub fn fit_capacity(mut homes: Vec<u8>, counts: &[u64], machine: &Machine) -> Vec<u8> {
+    let nodes = machine.nodes();
+    let capacity = &machine.capacity_pages;
+    let mut wanted = vec![0u64; nodes];
+    for &h in homes.iter().filter(|&&h| h != UNTOUCHED) {
+        wanted[h as usize] += 1;
+    }
+    if wanted.iter().zip(capacity).all(|(w, c)| w <= c) {
+        return homes;
+    }
+    let memory: Vec<usize> = (0..nodes).filter(|&n| capacity[n] > 0).collect();
+    // Per profiled page: its cost on each memory node (in memory-node order) and its regret.
+    let cost_of = |row: &[u64]| -> Vec<u128> {
+        memory
+            .iter()
+            .map(|&n| row.iter().enumerate().map(|(c, &l)| l as u128 * machine.latency_ps[c * nodes + n] as u128).sum())
+            .collect()
+    };
+    let mut order: Vec<(u128, u32)> = Vec::new();
+    for (page, row) in counts.chunks_exact(nodes).enumerate() {
+        if row.iter().all(|&l| l == 0) {
+            continue;
+        }
+        let mut c = cost_of(row);
+        c.sort_unstable();
+        let regret = c.get(1).map_or(0, |second| second - c[0]);
+        order.push((regret, page as u32));
+    }
+    order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut used = vec![0u64; nodes];
+    for &(_, page) in &order {
+        let p = page as usize;
+        let cost = cost_of(&counts[p * nodes..(p + 1) * nodes]);
+        let room = |i: usize| used[memory[i]] < capacity[memory[i]];
+        // A page that fits nowhere (the footprint is over the machine's memory) keeps its wish
+        // and spills at its first touch, as under any placement.
+        let Some(best) = (0..memory.len()).filter(|&i| room(i)).map(|i| cost[i]).min() else { continue };
+        let tied: Vec<usize> = (0..memory.len()).filter(|&i| room(i) && cost[i] == best).collect();
+        let n = memory[tied[p % tied.len()]];
+        homes[p] = n as u8;
+        used[n] += 1;
+    }
+    let roomiest = memory.iter().copied().max_by_key(|&n| (capacity[n].saturating_sub(used[n]), std::cmp::Reverse(n)));
+    if let Some(n) = roomiest {
+        for h in homes.iter_mut().filter(|h| **h == UNTOUCHED) {
+            *h = n as u8;
+        }
+    }
+    homes
+}
+
 /// The offline-bound placement: each page's home read from a table computed before the run
 /// ([`oracle_homes`]); a page the table leaves [`UNTOUCHED`] (or beyond it) goes where
 /// first-touch would put it.
@@ -259,7 +325,8 @@ impl Oracle {
     /// If `counts` is not a whole number of pages of `machine`.
     pub fn from_counts(counts: &[u64], machine: &Machine) -> Self {
         let memory: Vec<bool> = machine.capacity_pages.iter().map(|&c| c > 0).collect();
-        Oracle { homes: oracle_homes(counts, &memory) }
+        let homes = oracle_homes(counts, &memory);
+        Oracle { homes: fit_capacity(homes, counts, machine) }
     }
 
     /// The table: each page's home node, or [`UNTOUCHED`].
@@ -463,6 +530,59 @@ mod tests {
         assert_eq!((at(0, 3), at(0, 1)), (2, 2), "a profiled page goes home whoever touches it");
         assert_eq!((at(1, 3), at(1, 1)), (3, 1), "an unprofiled page goes where first-touch puts it");
         assert_eq!(at(2, 0), 0, "a page beyond the table too");
+    }
+
+    /// Node 0: one CPU and 1 MiB (256 pages) at 100 ns; node 1: no CPU, 4 MiB at 300 ns.
+    fn tiered() -> Machine {
+        let t = "name = \"t\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0, 300.0], [300.0, 300.0]]\n\
+                 [[nodes]]\ncpus = 1\nmemory_mib = 1\nbandwidth_gbps = 1.0\n\
+                 [[nodes]]\ncpus = 0\nmemory_mib = 4\nbandwidth_gbps = 1.0\n\
+                 [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n";
+        Machine::from_toml_str(t, "t").unwrap()
+    }
+
+    #[test]
+    fn the_oracle_fits_a_tiered_machine_hottest_pages_in_the_fast_tier() {
+        let m = tiered();
+        assert_eq!(m.capacity_pages, vec![256, 1024]);
+        // 300 fetched pages (every line from node 0's CPU, counts scrambled), then one the
+        // profile never saw.
+        let count = |p: u64| (p * 7919) % 1000 + 1;
+        let mut counts: Vec<u64> = (0..300).flat_map(|p| [count(p), 0]).collect();
+        counts.extend([0, 0]);
+        let homes = Oracle::from_counts(&counts, &m).homes().to_vec();
+        let mut by_heat: Vec<u64> = (0..300).collect();
+        by_heat.sort_by_key(|&p| (std::cmp::Reverse(count(p)), p));
+        for (rank, &p) in by_heat.iter().enumerate() {
+            assert_eq!(homes[p as usize], u8::from(rank >= 256), "page {p}, {rank}th hottest");
+        }
+        assert_eq!(homes[300], 1, "an unprofiled page goes where room is left, not into the fast tier");
+        // Within capacity the table is the argmax one, untouched pages and all.
+        let small: Vec<u64> = (0..10).flat_map(|p| [count(p), 0]).chain([0, 0]).collect();
+        let homes = Oracle::from_counts(&small, &m).homes().to_vec();
+        assert_eq!(homes, [vec![0u8; 10], vec![UNTOUCHED]].concat());
+    }
+
+    #[test]
+    fn the_oracle_fits_capacity_by_regret_not_by_heat() {
+        // Two nodes of one CPU and 256 pages each. Pages 0-254 are node 0's alone; page 256 is
+        // fetched 10 lines from each node (hot, but it costs the same on either: regret 0);
+        // page 257 3 lines from node 0 only (cool, regret 3 x 100 ns). The argmax table asks
+        // node 0 for 257 pages; by regret page 257 takes node 0's last place and page 256 goes
+        // to node 1, where by heat page 256 would have taken it and page 257 spilled.
+        let t = "name = \"r\"\npage_size = 4096\nline_size = 64\nmlp = 1.0\nlatency_ns = [[100.0, 200.0], [200.0, 100.0]]\n\
+                 [[nodes]]\ncpus = 1\nmemory_mib = 1\nbandwidth_gbps = 1.0\n\
+                 [[nodes]]\ncpus = 1\nmemory_mib = 1\nbandwidth_gbps = 1.0\n\
+                 [migration]\nfixed_ns = 0.0\ncopy_gbps = 1.0\ntlb_shootdown_ns_per_cpu = 0.0\n";
+        let m = Machine::from_toml_str(t, "r").unwrap();
+        let mut counts: Vec<u64> = (0..255u64).flat_map(|p| [5 + p % 3, 0]).collect();
+        counts.extend([0, 0, 10, 10, 3, 0]);
+        let argmax = oracle_homes(&counts, &[true, true]);
+        assert_eq!((argmax[256], argmax[257]), (0, 0));
+        let homes = Oracle::from_counts(&counts, &m).homes().to_vec();
+        assert!(homes[..255].iter().all(|&h| h == 0));
+        assert_eq!((homes[256], homes[257]), (1, 0));
+        assert_eq!(homes[255], 1, "the unprofiled page goes to the node with room left");
     }
 
     #[test]
