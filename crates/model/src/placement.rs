@@ -219,7 +219,7 @@ pub fn check_driver(info: &PlacementInfo, driver: Driver) -> Result<(), ModelErr
 /// has memory. A node without memory can be no page's home: its threads' lines are remote
 /// wherever the page lives, so they do not vote. Homing each page on its argmax maximises the
 /// local lines of the profiled run, page by page, over every static placement (capacity
-/// aside: a node that overflows spills to the nearest, as for any placement).
+/// aside: [`Oracle::from_counts`] makes a table that overflows a node fit ([`fit_capacity`])).
 ///
 /// # Panics
 /// If `memory` is empty or longer than 255 nodes, or `counts` is not a whole number of pages.

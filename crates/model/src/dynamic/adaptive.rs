@@ -137,11 +137,24 @@ impl Adaptive {
         let surplus = proposed.iter().map(|&(p, home, to)| self.gate.surplus(view, p, home, to, ev(p), 0)).sum();
         self.gate.share_shootdown(view, surplus);
         let mut out = Vec::new();
+        // Free frames per node as the window's moves use and free them; a move into a full
+        // node waits for an exchange ([`Adaptive::exchange`]).
+        let mut free: Vec<i64> = view.free.iter().map(|&f| f as i64).collect();
+        let mut full = Vec::new();
         for (p, home, to) in proposed {
+            if free.get(to.index()).is_some_and(|&f| f <= 0) {
+                full.push((p, home, to));
+                continue;
+            }
             if self.gate.judge(view, p, home, to, ev(p), 0) == Verdict::Move {
                 self.moved.insert(p.0, (home.0, to.0));
-                out.push(Action::Migrate { page: p, to, reason: "adaptive: expected benefit exceeds cost" });
+                free[to.index()] -= 1;
+                free[home.index()] += 1;
+                out.push(Action::Migrate { page: p, to, reason: MOVE });
             }
+        }
+        if !full.is_empty() {
+            self.exchange(view, window, full, &mut free, &mut out);
         }
         if bounces > 0 {
             self.ratio = (self.ratio * 2.0).min(MAX_RATIO);
@@ -150,7 +163,60 @@ impl Adaptive {
         }
         (out, seen)
     }
+
+    /// The window's moves into full nodes (a tiered machine's fast tier, once first touch or
+    /// the policy filled it): hottest first, each as an exchange with the coldest page at its
+    /// target not already moving, which goes first to the target's demotion node (the nearest
+    /// slower tier, `Machine::demotion`) or else to the nearest node with room. The gate
+    /// judges the hot page's move with the victim's move and its expected loss
+    /// ([`Gate::eviction_loss`]) as extra cost, so an exchange is made only when the pair
+    /// gains more than both moves cost; a victim is never as hot as the page it makes room
+    /// for. On machines whose nodes never fill (every NUMA preset with the seeds' workloads)
+    /// this is never called.
+    fn exchange(&mut self, view: &View<'_>, window: Ps, mut full: Vec<(PageNo, NodeId, NodeId)>, free: &mut [i64], out: &mut Vec<Action>) {
+        let total = |p: u32| view.counters.row(PageNo(p)).iter().map(|&c| c as u64).sum::<u64>();
+        full.sort_by_key(|&(p, _, _)| (std::cmp::Reverse(total(p.0)), p.0));
+        let busy: HashSet<u32> = full.iter().map(|&(p, _, _)| p.0).chain(out.iter().filter_map(|a| match a {
+            Action::Migrate { page, .. } => Some(page.0),
+            _ => None,
+        }))
+        .collect();
+        // Per full node, its pages coldest last (popped first), built when first needed.
+        let mut victims: HashMap<u8, Vec<(u64, u32)>> = HashMap::new();
+        for (p, home, to) in full {
+            let m = view.machine;
+            let room = |n: &NodeId, free: &[i64]| *n != to && free[n.index()] > 0;
+            let Some(d) = m.demotion[to.index()].filter(|d| room(d, free)).or_else(|| m.nearest[to.index()].iter().copied().find(|n| room(n, free))) else {
+                continue;
+            };
+            let cold = victims.entry(to.0).or_insert_with(|| {
+                let mut v: Vec<(u64, u32)> = (0..view.homes.len() as u32)
+                    .filter(|&q| view.homes[q as usize] == to.0 && !busy.contains(&q) && !self.frozen.contains(&q))
+                    .map(|q| (total(q), q))
+                    .collect();
+                v.sort_unstable_by(|a, b| b.cmp(a));
+                v
+            });
+            let Some(&(_, v)) = cold.last().filter(|&&(heat, _)| heat < total(p.0)) else { continue };
+            let ev = |q: u32| Evidence { counts: view.counters.row(PageNo(q)), scale: 1.0, window };
+            let extra = m.migration_cost_ps(0).saturating_add(self.gate.eviction_loss(view, to, d, ev(v)));
+            if self.gate.judge(view, p, home, to, ev(p.0), extra) != Verdict::Move {
+                continue;
+            }
+            cold.pop();
+            free[d.index()] -= 1;
+            free[home.index()] += 1;
+            self.moved.insert(v, (to.0, d.0));
+            self.moved.insert(p.0, (home.0, to.0));
+            out.push(Action::Migrate { page: PageNo(v), to: d, reason: EVICT });
+            out.push(Action::Migrate { page: p, to, reason: MOVE });
+        }
+    }
 }
+
+/// Why `adaptive` moves a page: its own accesses, or room for a hotter one.
+const MOVE: &str = "adaptive: expected benefit exceeds cost";
+const EVICT: &str = "adaptive: makes room for a hotter page (exchange)";
 
 impl DynamicPolicy for Adaptive {
     /// Once its gate withdraws, nothing is counted.
@@ -245,6 +311,38 @@ mod tests {
             f.counters.add(0, node, 60_000);
             assert_eq!(a.on_iteration_end(&f.view(), k as u32), Vec::new(), "window {k}");
         }
+    }
+
+    /// Two windows of the tiered fixture with the fast node 0 full: page 0, on the slow node,
+    /// read 60,000 lines a window by node 0's threads; pages 1 and 2 on node 0, read `warm`
+    /// and `cold` lines. What the second window does.
+    fn full_fast_tier(warm: u64, cold: u64) -> Vec<Action> {
+        let mut f = Fixture::tiered(vec![1, 0, 0], vec![0, 10]);
+        let mut a = f.policy("adaptive");
+        let w = 10_000_000_000; // 10 ms iterations
+        let mut out = Vec::new();
+        for k in 1..=2u32 {
+            f.now = k as Ps * w;
+            f.counters.reset_all();
+            f.counters.add(0, 0, 60_000);
+            f.counters.add(1, 0, warm);
+            f.counters.add(2, 0, cold);
+            out = a.on_iteration_end(&f.view(), k);
+        }
+        out
+    }
+
+    #[test]
+    fn on_a_full_fast_tier_a_hot_page_is_exchanged_with_the_coldest() {
+        assert_eq!(
+            full_fast_tier(500, 3),
+            vec![Action::Migrate { page: PageNo(2), to: NodeId(1), reason: EVICT }, Action::Migrate { page: PageNo(0), to: NodeId(0), reason: MOVE }],
+            "the coldest page makes room, first"
+        );
+        // No page on the fast tier is colder than the candidate: nothing moves.
+        assert_eq!(full_fast_tier(60_000, 60_000), Vec::new());
+        // A victim that loses about as much as the candidate gains: the pair does not pay.
+        assert_eq!(full_fast_tier(59_999, 59_999), Vec::new());
     }
 
     #[test]

@@ -339,6 +339,30 @@ impl Gate {
         }
     }
 
+    /// What moving a page out of `home` to `to` — a victim making room for a better page, on a
+    /// full node — is expected to cost the run beyond its migration, ps (at least 0): the
+    /// window's accesses to it `ev`, served from `to` instead, over the whole rest of the run.
+    /// Never optimistic: the page is not assumed to come back, whatever its tenure. 0 when off.
+    pub fn eviction_loss(&self, view: &View<'_>, home: NodeId, to: NodeId, ev: Evidence<'_>) -> Ps {
+        if !self.on {
+            return 0;
+        }
+        let queue;
+        let rho = if self.rho.is_empty() {
+            queue = utilisation_from_queue(view);
+            &queue
+        } else {
+            &self.rho
+        };
+        let b = expected_benefit(view, rho, home, to, ev, f64::INFINITY, self.weights());
+        if b >= 0.0 {
+            0
+        } else {
+            // A cast saturates: a loss beyond Ps (a saturated target) refuses the exchange.
+            (-b) as Ps
+        }
+    }
+
     /// Judges a proposed move of `page` (at home on `home`) to `to`, with `extra` cost beyond
     /// one page migration; notes `to` as the page's target either way.
     pub fn judge(&mut self, view: &View<'_>, page: PageNo, home: NodeId, to: NodeId, ev: Evidence<'_>, extra: Ps) -> Verdict {
