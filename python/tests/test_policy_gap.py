@@ -1,6 +1,6 @@
 """benchmarks/policy_gap.py: the measure of issue 36's "helps and never hurts" — the gap, the
-closure and the slowdown from made-up times, the verdict against the issue's bars, and a tiered
-machine refused (its bound does not exist yet)."""
+closure and the slowdown from made-up times, the verdict against the issue's bars, and what a
+tiered machine runs."""
 
 from __future__ import annotations
 
@@ -60,9 +60,18 @@ def test_a_policy_that_never_loses_and_closes_half_meets_the_bar(gap) -> None:  
     assert "| p | 2 | +2.0% | 0 | 1 | 0.50 | yes |" in text
 
 
-def test_a_tiered_machine_is_refused_before_any_run(gap, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
-    with pytest.raises(SystemExit) as e:
-        gap.main(["--policy", "adaptive", "--machines", "cxl-1to4", "--out", str(tmp_path / "out")])
-    assert e.value.code == 2
-    assert "machine cxl-1to4: tiered; its bound (the best static tier assignment) is not built yet" in capsys.readouterr().err
-    assert not (tmp_path / "out").exists()
+def test_a_tiered_machine_runs_the_tiering_workloads_over_its_fast_tier_at_the_experiments_time_scale(gap) -> None:  # noqa: ANN001
+    from numaplace.experiments import tiering
+
+    assert gap.TIME_SCALE == tiering.TIME_SCALE
+    args = gap.argparse.Namespace(machines=["cxl-1to4", "origin2000"], workloads=None, placements=["first-touch"], policy=["adaptive"],
+                                  threads=16, problem_class="W")  # fmt: skip
+    plan = gap.plan(args)
+    tiered = [r for r in plan if r["machine"].startswith("cxl-1to4")]
+    assert {r["machine"] for r in tiered} == {"cxl-1to4:time_scale=100"}
+    # 101,376 pages in cxl-1to4's fast node: every workload twice that
+    assert sorted({r["workload"] for r in tiered}) == [
+        "gups:pages=202752,hot_fraction=0.1", "kvstore:mix=a,records=830472", "pmbench:pages=202752,pattern=normal,read_percent=80"]  # fmt: skip
+    assert {r["workload"] for r in plan if r["machine"] == "origin2000"} == set(gap.WORKLOADS)
+    # per workload: the bound, then none and the policy from each start
+    assert [(r["placement"], r["dynamic"]) for r in tiered[:3]] == [("oracle", None), ("first-touch", None), ("first-touch", "adaptive")]
