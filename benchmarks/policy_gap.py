@@ -18,7 +18,8 @@ On a tiered machine (a CPU-less slow node) the same ``oracle`` is the best stati
 assignment: when the profile's table asks a node for more pages than it holds, the pages with the
 largest saving take the fast tier and the rest the slow one (``numaplace_model::placement::
 fit_capacity``). Tiered machines run the tiering papers' workloads (:func:`tiered_workloads`),
-sized at twice the fast tier so that placement matters, at the time scale of the ``tiering-*``
+sized at twice the fast tier so that placement matters, from first touch, round-robin and
+every page in the slow tier (:func:`tiered_start`), at the time scale of the ``tiering-*``
 experiments (``:time_scale=100``: the policies' costs divided as the reproduce sections divide
 them, docs/tiering.md); NUMA machines run :data:`WORKLOADS` unless ``--workloads`` is given.
 
@@ -43,7 +44,7 @@ from typing import Any
 
 import pandas as pd
 
-MACHINES = ("origin2000", "modern-2s", "cxl-1to4", "cxl-1to8")
+MACHINES = ("origin2000", "modern-2s", "cxl-1to2", "cxl-1to4", "cxl-1to8", "cxl-1to32")
 TIME_SCALE = 100
 """Tiered machines run at the ``tiering-*`` experiments' time scale
 (``numaplace.experiments.tiering.TIME_SCALE``; a test holds the two equal)."""
@@ -75,6 +76,17 @@ def tiered_workloads(machine: str) -> list[str]:
     ]
 
 
+def tiered_start(placement: str, tiers: dict[str, Any]) -> str:
+    """``placement`` on a tiered machine: ``worst-case`` (every page on node 0, seed 000's
+    definition) is the fast node there, the same as first touch from its one CPU node, so the
+    tiered worst case is taken instead: every page bound to the first node of the slowest tier
+    (``bind:node=N``); the others as given."""
+    if placement != "worst-case":
+        return placement
+    slow = max(tiers["tier"])
+    return f"bind:node={tiers['tier'].index(slow)}"
+
+
 def _run(job: tuple[int, dict[str, Any]]) -> tuple[int, dict[str, Any]]:
     import numaplace
 
@@ -92,15 +104,17 @@ def plan(args: argparse.Namespace) -> list[dict[str, Any]]:
 
     runs = []
     for machine in args.machines:
-        tiered = machine_tiers(machine)["tiered"]
+        tiers = machine_tiers(machine)
+        tiered = tiers["tiered"]
         workloads = args.workloads or (tiered_workloads(machine) if tiered else list(WORKLOADS))
         name = f"{machine}:time_scale={TIME_SCALE}" if tiered else machine
+        placements = [tiered_start(p, tiers) if tiered else p for p in args.placements]
         for workload in workloads:
             base = {"machine": name, "workload": workload, "threads": args.threads, "seed": 0}
             if workload.startswith("nas-"):
                 base["problem_class"] = args.problem_class
             runs.append({**base, "placement": BOUND, "dynamic": None, "start": BOUND})
-            for placement in args.placements:
+            for placement in placements:
                 for policy in (None, *args.policy):
                     runs.append({**base, "placement": placement, "dynamic": policy, "start": placement})
     return runs

@@ -64,7 +64,7 @@ def test_a_tiered_machine_runs_the_tiering_workloads_over_its_fast_tier_at_the_e
     from numaplace.experiments import tiering
 
     assert gap.TIME_SCALE == tiering.TIME_SCALE
-    args = gap.argparse.Namespace(machines=["cxl-1to4", "origin2000"], workloads=None, placements=["first-touch"], policy=["adaptive"],
+    args = gap.argparse.Namespace(machines=["cxl-1to4", "origin2000"], workloads=None, placements=["first-touch", "worst-case"], policy=["adaptive"],
                                   threads=16, problem_class="W")  # fmt: skip
     plan = gap.plan(args)
     tiered = [r for r in plan if r["machine"].startswith("cxl-1to4")]
@@ -75,3 +75,6 @@ def test_a_tiered_machine_runs_the_tiering_workloads_over_its_fast_tier_at_the_e
     assert {r["workload"] for r in plan if r["machine"] == "origin2000"} == set(gap.WORKLOADS)
     # per workload: the bound, then none and the policy from each start
     assert [(r["placement"], r["dynamic"]) for r in tiered[:3]] == [("oracle", None), ("first-touch", None), ("first-touch", "adaptive")]
+    # worst-case (node 0) is the fast node on a tiered machine: there the tiered worst case, all slow
+    assert {r["placement"] for r in tiered} == {"oracle", "first-touch", "bind:node=1"}
+    assert {r["placement"] for r in plan if r["machine"] == "origin2000"} == {"oracle", "first-touch", "worst-case"}
