@@ -219,9 +219,12 @@ const MOVE: &str = "adaptive: expected benefit exceeds cost";
 const EVICT: &str = "adaptive: makes room for a hotter page (exchange)";
 
 impl DynamicPolicy for Adaptive {
-    /// Once its gate withdraws, nothing is counted.
+    /// Once its gate withdraws, nothing is counted, except while the windows are the timer's:
+    /// the first iteration end lifts a withdrawal made on timer windows (`Gate::forget`), and
+    /// its look needs the counts of the window it ends (uncounted, that look saw no page and
+    /// the first moves came an iteration later: Ocean-Contig from worst-case).
     fn counts(&self) -> bool {
-        !self.gate.withdrawn()
+        !self.gate.withdrawn() || !self.iterations
     }
 
     fn decides_at_iteration_end(&self) -> bool {
@@ -343,6 +346,35 @@ mod tests {
         assert_eq!(full_fast_tier(60_000, 60_000), Vec::new());
         // A victim that loses about as much as the candidate gains: the pair does not pay.
         assert_eq!(full_fast_tier(59_999, 59_999), Vec::new());
+    }
+
+    #[test]
+    fn a_withdrawal_on_timer_windows_keeps_counting_for_the_first_iteration_end() {
+        let mut f = Fixture::new(1);
+        let mut a = f.policy("adaptive");
+        let w = 10_000_000_000; // 10 ms windows
+        let lines = 100_000;
+        for k in 1..=2u64 {
+            f.now = k * w;
+            f.done = k * lines;
+            busy(&mut f);
+            let t = a.on_timer(&f.view());
+            assert_eq!(t.actions.len() as u64, k - 1, "window {k}: look, then move");
+        }
+        f.homes = vec![0];
+        // The next two windows' lines take three times as long (as many lines as the two
+        // before the move, the audit's baseline): the move is withdrawn and undone.
+        for _ in 0..2 {
+            f.now += 3 * w;
+            f.done += lines;
+            busy(&mut f);
+            f.homes = vec![0];
+        }
+        let t = a.on_timer(&f.view());
+        assert_eq!(t.actions, vec![Action::Migrate { page: PageNo(0), to: NodeId(1), reason: "measured payback: moved back" }]);
+        assert!(a.counts(), "counted until the first iteration end, which may lift the withdrawal");
+        a.on_iteration_end(&f.view(), 1);
+        assert!(a.counts());
     }
 
     #[test]
