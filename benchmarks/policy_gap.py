@@ -106,11 +106,12 @@ def plan(args: argparse.Namespace) -> list[dict[str, Any]]:
     for machine in args.machines:
         tiers = machine_tiers(machine)
         tiered = tiers["tiered"]
-        workloads = args.workloads or (tiered_workloads(machine) if tiered else list(WORKLOADS))
+        workloads = args.workloads if args.workloads is not None else tiered_workloads(machine) if tiered else list(WORKLOADS)
         name = f"{machine}:time_scale={TIME_SCALE}" if tiered else machine
         placements = [tiered_start(p, tiers) if tiered else p for p in args.placements]
-        for workload in workloads:
-            base = {"machine": name, "workload": workload, "threads": args.threads, "seed": 0}
+        traces = [(f"trace:{Path(t).stem}", {"workload": f"trace:file={t}"}) for t in args.traces]
+        for workload, extra in [(w, {"workload": w, "threads": args.threads}) for w in workloads] + traces:
+            base = {"machine": name, **extra, "seed": 0}
             if workload.startswith("nas-"):
                 base["problem_class"] = args.problem_class
             runs.append({**base, "placement": BOUND, "dynamic": None, "start": BOUND})
@@ -180,10 +181,11 @@ def main(argv: list[str] | None = None) -> int:
     split = lambda s: [x for x in s.split(",") if x]  # noqa: E731
     ap.add_argument("--policy", action="append", required=True, help="a dynamic policy spec (repeatable)")
     ap.add_argument("--machines", type=split, default=list(MACHINES))
-    ap.add_argument("--workloads", type=split, default=None, help="default: WORKLOADS on NUMA machines, tiered_workloads() on tiered ones")
+    ap.add_argument("--workloads", type=split, default=None, help="default: WORKLOADS on NUMA machines, tiered_workloads() on tiered ones; '' for none (--traces only)")
     ap.add_argument("--placements", type=split, default=list(PLACEMENTS))
     ap.add_argument("--class", dest="problem_class", default="W", help="the NAS kernels' class (default W)")
-    ap.add_argument("--threads", type=int, default=16)
+    ap.add_argument("--threads", type=int, default=16, help="threads of the built-in workloads (a trace runs with its own)")
+    ap.add_argument("--traces", type=split, default=[], help="recorded traces (numaplace record) to run too, on every machine, beside the workloads")
     ap.add_argument("--min-gap", type=float, default=0.05)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", type=Path, required=True)

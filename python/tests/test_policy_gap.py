@@ -65,7 +65,7 @@ def test_a_tiered_machine_runs_the_tiering_workloads_over_its_fast_tier_at_the_e
 
     assert gap.TIME_SCALE == tiering.TIME_SCALE
     args = gap.argparse.Namespace(machines=["cxl-1to4", "origin2000"], workloads=None, placements=["first-touch", "worst-case"], policy=["adaptive"],
-                                  threads=16, problem_class="W")  # fmt: skip
+                                  threads=16, problem_class="W", traces=[])  # fmt: skip
     plan = gap.plan(args)
     tiered = [r for r in plan if r["machine"].startswith("cxl-1to4")]
     assert {r["machine"] for r in tiered} == {"cxl-1to4:time_scale=100"}
