@@ -152,7 +152,8 @@ const PLACEMENTS: &[PlacementInfo] = &[
     PlacementInfo {
         name: ORACLE,
         doc: "the offline bound: each page on the node whose threads fetch the most lines of it in the timed run (ties spread by page number), \
-              from a profile of the run; pages the timed run never touches go where first-touch puts them (simulator only)",
+              from a profile of the run; pages the timed run never touches go where first-touch puts them; where that overfills a node \
+              (every page wants a tiered machine's fast node), the pages with the most to lose first: the best static tier assignment (simulator only)",
         params: &[],
         caps: PlacementCaps { kernel_default: false, one_node: false, needs_profile: true },
         build: |_, _, _| Err(ModelError::Config(format!("placement '{ORACLE}' {NEEDS_PROFILE}: this driver cannot make one"))),
