@@ -307,6 +307,16 @@ impl Gate {
         }
     }
 
+    /// The controllers' utilisations a judgement weighs: the window's ([`Gate::begin_window`],
+    /// updated as moves are let through), or, outside a window, the view's measured queueing.
+    fn utilisation(&self, view: &View<'_>) -> std::borrow::Cow<'_, [f64]> {
+        if self.rho.is_empty() {
+            std::borrow::Cow::Owned(utilisation_from_queue(view))
+        } else {
+            std::borrow::Cow::Borrowed(&self.rho)
+        }
+    }
+
     /// The TLB shootdown a batch of moves shares, ps: what a move costs beyond its fixed work
     /// and copy.
     fn shootdown(&self, view: &View<'_>) -> f64 {
@@ -347,14 +357,7 @@ impl Gate {
         if !self.on {
             return 0;
         }
-        let queue;
-        let rho = if self.rho.is_empty() {
-            queue = utilisation_from_queue(view);
-            &queue
-        } else {
-            &self.rho
-        };
-        let b = expected_benefit(view, rho, home, to, ev, f64::INFINITY, self.weights());
+        let b = expected_benefit(view, &self.utilisation(view), home, to, ev, f64::INFINITY, self.weights());
         if b >= 0.0 {
             0
         } else {
@@ -384,20 +387,13 @@ impl Gate {
             self.refused.unstable += 1;
             return Verdict::Unstable;
         }
-        let queue;
-        let rho = if self.rho.is_empty() {
-            queue = utilisation_from_queue(view);
-            &queue
-        } else {
-            &self.rho
-        };
         // A batch (the moves of one window, every thread waiting) flushes the TLBs once, as
         // the drivers charge it: its first move pays the shootdown, the others fixed work and
         // copy. A move in an interrupt or fault pays its own.
         let shootdowns = if self.share > 1.0 && self.batched { 0 } else { self.sharing_cpus };
         let cost = view.machine.migration_cost_ps(shootdowns).saturating_add(extra) as f64;
         // Who saves, against who waits ([`Gate::weights`]).
-        if expected_benefit(view, rho, home, to, ev, self.tenure(page, 0), self.weights()) > cost {
+        if expected_benefit(view, &self.utilisation(view), home, to, ev, self.tenure(page, 0), self.weights()) > cost {
             self.batched = self.share > 1.0 && !self.rho.is_empty();
             self.paid(view, page, home, cost);
             if !self.rho.is_empty() {
