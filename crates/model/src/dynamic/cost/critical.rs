@@ -122,13 +122,19 @@ mod tests {
     use super::*;
     use crate::dynamic::fixture::Fixture;
 
-    #[test]
-    fn one_slow_node_gets_the_weight_and_a_balanced_run_divides_by_its_threads() {
-        // Page 0 at home on node 1, read from node 0 (far); page 1 on node 1, read from node 1.
+    /// Page 0 at home on node 1, read 100 lines from node 0 (far); page 1 on node 1, read 100
+    /// lines from node 1.
+    fn one_far_one_near() -> Fixture {
         let mut f = Fixture::new(2);
         f.homes = vec![1, 1];
         f.counters.add(0, 0, 100);
         f.counters.add(1, 1, 100);
+        f
+    }
+
+    #[test]
+    fn one_slow_node_gets_the_weight_and_a_balanced_run_divides_by_its_threads() {
+        let mut f = one_far_one_near();
         let c = Critical::measure(&f.view(), &[], 1.0, 4);
         let (far, near) = (f.machine.latency(NodeId(0), NodeId(1)) as f64, f.machine.latency(NodeId(1), NodeId(1)) as f64);
         let w = c.weights(0.25);
@@ -148,10 +154,7 @@ mod tests {
 
     #[test]
     fn a_move_that_speeds_the_slow_node_shifts_the_weight_away_from_it() {
-        let mut f = Fixture::new(2);
-        f.homes = vec![1, 1];
-        f.counters.add(0, 0, 100);
-        f.counters.add(1, 1, 100);
+        let f = one_far_one_near();
         let mut c = Critical::measure(&f.view(), &[], 1.0, 2);
         let before = c.weights(0.5).per_node[0];
         c.moved(&f.view(), &[], NodeId(1), NodeId(0), f.counters.row(PageNo(0)), 1.0);
