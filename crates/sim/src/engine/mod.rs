@@ -58,18 +58,29 @@ impl Traffic {
 /// `qstart` until `qstart + lines(h) · S(h)`, the earliest the node could have served them.
 /// `q_lines` is `[t * nodes + h]`, `service_ps` has one entry per node; `touched` lists, per
 /// thread, the nodes it fetched from (`[t * nodes ..]`, `counts[t]` of them, ascending:
-/// [`touched_nodes`]). `node_lines` is scratch of one entry per node; it ends with the
-/// quantum's lines per node.
-fn bandwidth_guard(q_lines: &[u64], touched: &[u32], counts: &[u32], clocks: &mut [Ps], service_ps: &[f64], qstart: Ps, node_lines: &mut [u64], floor: &mut [Ps]) {
+/// [`touched_nodes`]). `node_lines` is scratch of one entry per node, zero but at the nodes
+/// `used` lists on entry (the last quantum's); it ends with the quantum's lines per node, and
+/// `used` with the nodes that served any, in no particular order. Only those nodes are
+/// visited: with many nodes and a few busy, the per-node passes were most of the guard.
+#[allow(clippy::too_many_arguments)]
+fn bandwidth_guard(q_lines: &[u64], touched: &[u32], counts: &[u32], clocks: &mut [Ps], service_ps: &[f64], qstart: Ps, node_lines: &mut [u64], floor: &mut [Ps], used: &mut Vec<u32>) {
     let nn = service_ps.len();
-    node_lines.fill(0);
+    for &h in used.iter() {
+        node_lines[h as usize] = 0;
+    }
+    used.clear();
     for (t, &k) in counts.iter().enumerate() {
         for &h in &touched[t * nn..t * nn + k as usize] {
-            node_lines[h as usize] += q_lines[t * nn + h as usize];
+            let n = &mut node_lines[h as usize];
+            if *n == 0 {
+                used.push(h);
+            }
+            *n += q_lines[t * nn + h as usize];
         }
     }
-    for ((f, &lines), &s) in floor.iter_mut().zip(node_lines.iter()).zip(service_ps) {
-        *f = if lines == 0 { 0 } else { qstart.saturating_add((lines as f64 * s).ceil() as Ps) };
+    for &h in used.iter() {
+        let h = h as usize;
+        floor[h] = qstart.saturating_add((node_lines[h] as f64 * service_ps[h]).ceil() as Ps);
     }
     // A thread waits for the slowest node it used (the order of the maxima changes nothing).
     for ((t, &k), clock) in counts.iter().enumerate().zip(clocks.iter_mut()) {
@@ -83,20 +94,36 @@ fn bandwidth_guard(q_lines: &[u64], touched: &[u32], counts: &[u32], clocks: &mu
 /// `touched`, and returns their number: after it every per-quantum step visits only the
 /// (thread, node) pairs that carried lines.
 fn touched_nodes(row: &[u64], touched: &mut [u32]) -> u32 {
-    let mut k = 0;
-    for (c, block) in row.chunks(64).enumerate() {
-        // A bit per node (the compiler vectorises the comparisons), then the set bits in order.
-        let mut mask = 0u64;
-        for (i, &l) in block.iter().enumerate() {
-            mask |= u64::from(l != 0) << i;
-        }
-        while mask != 0 {
-            touched[k] = (c * 64) as u32 + mask.trailing_zeros();
-            k += 1;
-            mask &= mask - 1;
-        }
+    // Without a branch: each node is written and kept only when its entry is not zero (which
+    // entries those are changes from turn to turn, and a branch on it was mispredicted).
+    let touched = &mut touched[..row.len()];
+    let mut k = 0usize;
+    for (h, &l) in row.iter().enumerate() {
+        touched[k] = h as u32;
+        k += usize::from(l != 0);
     }
     k as u32
+}
+
+/// [`touched_nodes`] for a row whose entries sum to `total`, trying first the nodes of the
+/// thread's last list (the first `last` entries of `touched`, ascending): a thread mostly
+/// fetches from the nodes it fetched from in its last turn. When those carry all `total`
+/// lines, every other entry is zero and the ones among them that carried lines are the list;
+/// otherwise the whole row is scanned.
+fn touched_nodes_from(row: &[u64], touched: &mut [u32], last: u32, total: u64) -> u32 {
+    let (mut k, mut sum) = (0usize, 0u64);
+    for j in 0..last as usize {
+        let h = touched[j];
+        let l = row[h as usize];
+        sum += l;
+        touched[k] = h;
+        k += usize::from(l != 0);
+    }
+    if sum == total {
+        k as u32
+    } else {
+        touched_nodes(row, touched)
+    }
 }
 
 /// Solves the queueing delays and refreshes the cost table; with a dynamic policy attached,
@@ -126,9 +153,14 @@ pub struct Engine<'m> {
     /// and their number ([`touched_nodes`]).
     q_nodes: Vec<u32>,
     q_count: Vec<u32>,
+    /// Per thread, the length of the last list its `q_nodes` row holds (kept when the quantum
+    /// ends and `q_count` is cleared): the nodes [`touched_nodes_from`] tries first.
+    q_last: Vec<u32>,
     /// Scratch of the bandwidth guard: the quantum's lines per node and each node's floor.
     node_lines: Vec<u64>,
     node_floor: Vec<Ps>,
+    /// The nodes that served lines in the last quantum (where `node_lines` is not zero).
+    node_used: Vec<u32>,
     now: Ps,
     /// Set when the run's simulated time passed [`MAX_TIME_PS`]: the epoch stopped there with
     /// transactions unplayed, and the run's result is not a measurement (the driver refuses it).
@@ -176,8 +208,10 @@ impl<'m> Engine<'m> {
             q_lines: vec![0; nt * nn],
             q_nodes: vec![0; nt * nn],
             q_count: vec![0; nt],
+            q_last: vec![0; nt],
             node_lines: vec![0; nn],
             node_floor: vec![0; nn],
+            node_used: Vec::with_capacity(nn),
             now: 0,
             overran: false,
             epochs: Vec::new(),
@@ -222,6 +256,7 @@ impl<'m> Engine<'m> {
         self.q_lines = vec![0; nt * nn];
         self.q_nodes = vec![0; nt * nn];
         self.q_count = vec![0; nt];
+        self.q_last = vec![0; nt];
         self.clocks = vec![0; nt];
         self.cursor = vec![0; nt];
         if let Some(d) = self.dynamic.as_mut() {
@@ -585,7 +620,19 @@ impl<'m> Engine<'m> {
         // The nodes the thread fetched from in this quantum: lines are added only for records
         // consumed, so a thread whose clock was already past the quantum's end (one record may
         // span several quanta) has none, and its row is not scanned.
-        self.q_count[t] = if i > start { touched_nodes(&self.q_lines[t * nn..(t + 1) * nn], &mut self.q_nodes[t * nn..(t + 1) * nn]) } else { 0 };
+        // A turn of a few records (as in a system run's many short quanta) is summed and its
+        // thread's last nodes tried first; a longer one is cheaper to scan.
+        if i > start {
+            let (row, listed) = (&self.q_lines[t * nn..(t + 1) * nn], &mut self.q_nodes[t * nn..(t + 1) * nn]);
+            self.q_count[t] = if i - start <= nn {
+                touched_nodes_from(row, listed, self.q_last[t], txns[start..i].iter().map(|x| x.count as u64).sum())
+            } else {
+                touched_nodes(row, listed)
+            };
+            self.q_last[t] = self.q_count[t];
+        } else {
+            self.q_count[t] = 0;
+        }
         let unfinished = i < txns.len();
         if unfinished {
             let homes = self.mem.pt.homes().as_ptr();
@@ -625,15 +672,19 @@ impl<'m> Engine<'m> {
             qend - self.quantum_ps,
             &mut self.node_lines,
             &mut self.node_floor,
+            &mut self.node_used,
         );
-        for (served, lines) in self.mem.served.iter_mut().zip(&self.node_lines) {
-            *served += lines;
+        // The nodes that served nothing add nothing (a zero to a sum, to the bit).
+        for &h in &self.node_used {
+            self.mem.served[h as usize] += self.node_lines[h as usize];
         }
         // The delay these lines were charged: the one solved before the quantum.
         if epoch.iteration > 0 {
-            for ((w, s), (&lines, &wait)) in self.timed_wait.iter_mut().zip(self.timed_served.iter_mut()).zip(self.node_lines.iter().zip(self.timing.wait_ps())) {
-                *w += lines as f64 * wait;
-                *s += lines;
+            let wait = self.timing.wait_ps();
+            for &h in &self.node_used {
+                let h = h as usize;
+                self.timed_wait[h] += self.node_lines[h] as f64 * wait[h];
+                self.timed_served[h] += self.node_lines[h];
             }
         }
         // The bus sampler's bursts of this quantum reach the counters before the timer reads them.

@@ -267,7 +267,8 @@ fn dense_guard(q_lines: &[u64], clocks: &mut [Ps], service_ps: &[f64], qstart: P
 
 proptest::proptest! {
     /// Listing each thread's touched nodes and guarding only those gives the dense guard's
-    /// clocks and per-node lines exactly, whatever the rows (mostly zeros, as quanta are).
+    /// clocks and per-node lines exactly, whatever the rows (mostly zeros, as quanta are) and
+    /// whatever the last quantum left in the scratch; it lists the nodes that served lines.
     #[test]
     fn the_sparse_bandwidth_guard_is_the_dense_one(
         nn in 1usize..70,
@@ -288,9 +289,33 @@ proptest::proptest! {
             let nonzero: Vec<u32> = (0..nn as u32).filter(|&h| q_lines[t * nn + h as usize] != 0).collect();
             proptest::prop_assert_eq!(listed, nonzero.as_slice());
         }
-        let (mut sparse, mut node_lines, mut floor) = (clocks0, vec![0; nn], vec![0; nn]);
-        bandwidth_guard(&q_lines, &touched, &counts, &mut sparse, &service_ps, qstart, &mut node_lines, &mut floor);
+        // The scratch as a previous quantum left it: its lines at the nodes it used.
+        let (mut node_lines, mut floor, mut used) = (vec![0; nn], vec![0; nn], Vec::new());
+        let before: Vec<u64> = (0..nt * nn).map(|_| if rng.below(3) == 0 { rng.below(1000) } else { 0 }).collect();
+        let mut before_touched = vec![0u32; nt * nn];
+        let before_counts: Vec<u32> = (0..nt).map(|t| touched_nodes(&before[t * nn..(t + 1) * nn], &mut before_touched[t * nn..(t + 1) * nn])).collect();
+        bandwidth_guard(&before, &before_touched, &before_counts, &mut vec![0; nt], &service_ps, 0, &mut node_lines, &mut floor, &mut used);
+        let mut sparse = clocks0;
+        bandwidth_guard(&q_lines, &touched, &counts, &mut sparse, &service_ps, qstart, &mut node_lines, &mut floor, &mut used);
         proptest::prop_assert_eq!(sparse, dense);
+        used.sort_unstable();
+        let serving: Vec<u32> = (0..nn as u32).filter(|&h| want[h as usize] != 0).collect();
+        proptest::prop_assert_eq!(used, serving);
         proptest::prop_assert_eq!(node_lines, want);
+    }
+
+    /// Trying the last turn's nodes first lists the same nodes as scanning the row, whichever
+    /// nodes the last list held (all, some or none of this turn's).
+    #[test]
+    fn the_last_nodes_tried_first_give_the_scan(nn in 1usize..70, seed in proptest::prelude::any::<u64>()) {
+        let mut rng = numaplace_model::rng::SplitMix64::new(seed);
+        let row: Vec<u64> = (0..nn).map(|_| if rng.below(4) == 0 { rng.below(1000) } else { 0 }).collect();
+        let mut scanned = vec![0u32; nn];
+        let k = touched_nodes(&row, &mut scanned) as usize;
+        let mut tried = vec![0u32; nn];
+        let last: Vec<u32> = (0..nn as u32).filter(|_| rng.below(3) == 0).collect();
+        tried[..last.len()].copy_from_slice(&last);
+        let got = touched_nodes_from(&row, &mut tried, last.len() as u32, row.iter().sum()) as usize;
+        proptest::prop_assert_eq!(&tried[..got], &scanned[..k]);
     }
 }
