@@ -378,7 +378,9 @@ fn merge(chunks: &Epoch, p: usize, out: &mut Epoch) {
         // fetches, so its `think_ns` per fetched line is many times another's.)
         let (mut lines, mut think, mut inv_mlp) = (0.0f64, 0.0f64, 0.0f64);
         for c in group {
-            let n: f64 = c.txns.iter().map(|x| f64::from(x.count)).sum();
+            // Summed as integers (a float sum of integers below 2^53 is exact: the same bits,
+            // without a chain of dependent float additions).
+            let n = c.txns.iter().map(|x| u64::from(x.count)).sum::<u64>() as f64;
             lines += n;
             think += n * c.think_ns;
             inv_mlp += n / c.mlp;
