@@ -39,6 +39,13 @@ const TOLERANCE: f64 = 1e-3;
 /// `model::MAX_TIME_PS` (2^62).
 pub const MAX_LINE_PS: Ps = 1 << 40;
 
+/// The set bits of `words` (bit `i` of word `c` is `64 c + i`), ascending.
+fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(c, &word)| {
+        std::iter::successors((word != 0).then_some(word), |&m| Some(m & (m - 1)).filter(|&m| m != 0)).map(move |m| c * 64 + m.trailing_zeros() as usize)
+    })
+}
+
 /// State of the contention model for one run.
 #[derive(Clone, Debug)]
 pub struct Timing {
@@ -282,16 +289,11 @@ impl Timing {
         }
         // The nodes' rows, in ascending order of node.
         let mut pairs = 0;
-        for (c, &word) in self.in_play.iter().enumerate() {
-            let mut m = word;
-            while m != 0 {
-                let h = c * 64 + m.trailing_zeros() as usize;
-                m &= m - 1;
-                self.node_start[h] = pairs;
-                pairs += self.node_fill[h];
-                self.node_end[h] = pairs;
-                self.node_fill[h] = self.node_start[h];
-            }
+        for h in set_bits(&self.in_play) {
+            self.node_start[h] = pairs;
+            pairs += self.node_fill[h];
+            self.node_end[h] = pairs;
+            self.node_fill[h] = self.node_start[h];
         }
         self.node_thread.resize(pairs, 0);
         self.node_v.resize(pairs, 0.0);
@@ -312,27 +314,22 @@ impl Timing {
         }
         // The sweep, in ascending order of node (each node's new delay feeds the next).
         let mut changed = false;
-        for c in 0..self.in_play.len() {
-            let mut m = self.in_play[c];
-            while m != 0 {
-                let h = c * 64 + m.trailing_zeros() as usize;
-                m &= m - 1;
-                self.node_fill[h] = 0;
-                let w = self.solve_node(h);
-                let dw = w - self.wait_ps[h];
-                if dw != 0.0 {
-                    for k in self.node_start[h]..self.node_end[h] {
-                        self.per_line[self.node_thread[k] as usize] += self.node_b[k] * dw;
-                    }
-                    self.wait_ps[h] = w;
-                    if w == 0.0 {
-                        self.waiting[c] &= !(1 << (h % 64));
-                    } else {
-                        self.waiting[c] |= 1 << (h % 64);
-                    }
-                    self.stale_nodes.push(h as u32);
-                    changed = true;
+        for h in set_bits(&self.in_play) {
+            self.node_fill[h] = 0;
+            let w = self.solve_node(h);
+            let dw = w - self.wait_ps[h];
+            if dw != 0.0 {
+                for k in self.node_start[h]..self.node_end[h] {
+                    self.per_line[self.node_thread[k] as usize] += self.node_b[k] * dw;
                 }
+                self.wait_ps[h] = w;
+                if w == 0.0 {
+                    self.waiting[h / 64] &= !(1 << (h % 64));
+                } else {
+                    self.waiting[h / 64] |= 1 << (h % 64);
+                }
+                self.stale_nodes.push(h as u32);
+                changed = true;
             }
         }
         self.settled = !changed;
